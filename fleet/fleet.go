@@ -1,0 +1,80 @@
+// Package fleet holds the immutable snapshot of one project's resources that
+// the poller produces and the collector renders: API -> snapshot ->
+// exposition. Nothing in a published Snapshot is ever modified; a change
+// produces a new Snapshot.
+package fleet
+
+import (
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// Parts of a collection cycle, also the values of the `collector` label of
+// the exporter's self-metrics.
+const (
+	PartServices    = "services"
+	PartReplicaSets = "replica_sets"
+	PartVPCs        = "vpcs"
+	PartPeerings    = "peerings"
+	PartAuth        = "auth"
+)
+
+// Parts lists every part in a fixed order.
+var Parts = []string{PartServices, PartReplicaSets, PartVPCs, PartPeerings, PartAuth}
+
+// Snapshot is the state of one project as last observed.
+type Snapshot struct {
+	ProjectID string
+	// Taken is when the snapshot was assembled.
+	Taken time.Time
+	// Services are sorted by ServiceID.
+	Services []Service
+	// ReplicaSets are sorted by ServiceID, then ID.
+	ReplicaSets []ReplicaSet
+	// VPCs are sorted by ID.
+	VPCs []apiclient.VPC
+	// Peerings are sorted by VPCID, then ID.
+	Peerings []Peering
+	// Auth is nil when auth info is not collected (no API key) or has never
+	// been fetched successfully within the staleness bound.
+	Auth *apiclient.AuthInfo
+	// Parts reports the health of each collected part, in Parts order. A
+	// part that is not collected (auth without an API key) is absent.
+	Parts []PartHealth
+}
+
+// Service is a service with what the exporter knows of its history.
+type Service struct {
+	apiclient.Service
+	// StatusSince is when the exporter first saw the current status.
+	StatusSince time.Time
+}
+
+// ReplicaSet is a replica set with the service it belongs to.
+type ReplicaSet struct {
+	ServiceID string
+	apiclient.ReplicaSet
+	// StatusSince is when the exporter first saw the current status.
+	StatusSince time.Time
+}
+
+// Peering is a VPC peering with the VPC it belongs to.
+type Peering struct {
+	VPCID string
+	apiclient.Peering
+	// StatusSince is when the exporter first saw the current status.
+	StatusSince time.Time
+}
+
+// PartHealth is the outcome of the last attempt to collect one part.
+type PartHealth struct {
+	Name string
+	// Success is true when every API call of the part's last attempt
+	// succeeded.
+	Success bool
+	// Duration is how long the part's last attempt took.
+	Duration time.Duration
+	// LastSuccess is when the part last succeeded completely; zero if never.
+	LastSuccess time.Time
+}

@@ -1,0 +1,86 @@
+// Package logging builds the exporter's *slog.Logger from the --log.level and
+// --log.format flags: tint for people at a terminal, logfmt or JSON (through
+// promslog, as every Prometheus project does) for machines.
+package logging
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/lmittmann/tint"
+	"github.com/prometheus/common/promslog"
+	promslogflag "github.com/prometheus/common/promslog/flag"
+)
+
+// Log formats accepted by --log.format.
+const (
+	FormatAuto    = "auto"
+	FormatConsole = "console"
+	FormatLogfmt  = "logfmt"
+	FormatJSON    = "json"
+)
+
+// Formats lists the accepted --log.format values.
+var Formats = []string{FormatAuto, FormatConsole, FormatLogfmt, FormatJSON}
+
+// Config is what the log flags set.
+type Config struct {
+	Level  *promslog.Level
+	Format string
+}
+
+// AddFlags registers --log.level and --log.format on app. The flags are
+// registered here rather than through promslogflag.AddFlags so that the
+// console and auto formats can be offered.
+func AddFlags(app *kingpin.Application) *Config {
+	c := &Config{Level: promslog.NewLevel()}
+	app.Flag(promslogflag.LevelFlagName, promslogflag.LevelFlagHelp).
+		Default("info").Envar("CLOUDDB_LOG_LEVEL").SetValue(c.Level)
+	app.Flag(promslogflag.FormatFlagName,
+		"Output format of log messages: auto (console on a terminal, logfmt otherwise), console, logfmt or json.").
+		Default(FormatAuto).Envar("CLOUDDB_LOG_FORMAT").EnumVar(&c.Format, Formats...)
+	return c
+}
+
+// New returns a logger writing to w. terminal tells whether w is an
+// interactive terminal; it picks the auto format and turns colour on.
+func New(w io.Writer, c *Config, terminal bool) (*slog.Logger, error) {
+	level := c.Level
+	if level == nil {
+		level = promslog.NewLevel()
+	}
+	format := c.Format
+	if format == FormatAuto || format == "" {
+		format = FormatLogfmt
+		if terminal {
+			format = FormatConsole
+		}
+	}
+	switch format {
+	case FormatConsole:
+		return slog.New(tint.NewTextHandler(w, &tint.Options{
+			Level:      level,
+			TimeFormat: time.TimeOnly,
+			NoColor:    !terminal,
+		})), nil
+	case FormatLogfmt, FormatJSON:
+		f := promslog.NewFormat()
+		if err := f.Set(format); err != nil {
+			return nil, err
+		}
+		return promslog.New(&promslog.Config{Level: level, Format: f, Writer: w}), nil
+	default:
+		return nil, fmt.Errorf("--log.format: unknown format %q, want one of %v", c.Format, Formats)
+	}
+}
+
+// IsTerminal reports whether f is a character device, which is how an
+// interactive terminal shows itself without a cgo or x/term dependency.
+func IsTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
