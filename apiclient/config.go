@@ -1,7 +1,9 @@
 package apiclient
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -69,4 +71,38 @@ type Observer interface {
 	// ObserveRateLimitWait is called with the time a request waited for the
 	// token bucket, when it waited at all.
 	ObserveRateLimitWait(operation string, wait time.Duration)
+}
+
+// String describes the Config without its credentials, which only show
+// whether they are set.
+func (c Config) String() string {
+	set := func(s Secret) string {
+		if s == "" {
+			return "unset"
+		}
+		return redacted
+	}
+	return fmt.Sprintf("apiclient.Config{BaseURL:%s ProjectID:%s AccessKey:%s SecretKey:%s APIKey:%s Timeout:%s RateLimit:%g Burst:%d MaxRetries:%d}",
+		redactURL(c.BaseURL), c.ProjectID, set(c.AccessKey), set(c.SecretKey), set(c.APIKey), c.Timeout, c.RateLimit, c.Burst, c.MaxRetries)
+}
+
+// GoString implements fmt.GoStringer so that %#v shows no credentials.
+func (c Config) GoString() string { return c.String() }
+
+// Format implements fmt.Formatter: every verb prints String, so that no
+// verb walks the struct.
+func (c Config) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
+
+// redactURL hides a password or query (which may hold a token) that a
+// BaseURL may wrongly carry; an unparsable one is hidden entirely, since it
+// cannot be redacted reliably.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return redacted
+	}
+	if u.RawQuery != "" {
+		u.RawQuery = redacted
+	}
+	return u.Redacted()
 }

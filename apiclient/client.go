@@ -1,0 +1,438 @@
+package apiclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// DefaultUserAgent is sent when Config.UserAgent is empty.
+const DefaultUserAgent = "clouddb_exporter-apiclient/1"
+
+// ErrNoAPIKey is returned by GetAuthInfo when the Client has no API key; no
+// request is sent then.
+var ErrNoAPIKey = errors.New("no API key configured")
+
+// ErrInvalidID is wrapped by the error returned when an operation is given an
+// empty id (or "." or ".."), which would address a different resource; no
+// request is sent then.
+var ErrInvalidID = errors.New("invalid id")
+
+// ErrBodyTooLarge is wrapped by the error returned when a successful
+// response's body exceeds Config.MaxBodyBytes.
+var ErrBodyTooLarge = errors.New("response body too large")
+
+// Client calls the API for one project with one set of credentials. It is
+// safe for concurrent use; all its calls share one token bucket.
+type Client struct {
+	base      string // BaseURL without trailing slash
+	projectID string
+	userAgent string
+	// creds sits behind a pointer so that even a reflective print of a
+	// Client value (whose unexported fields bypass Secret's methods) shows
+	// an address, not the keys.
+	creds    *credentials
+	http     *http.Client
+	limiter  *rate.Limiter
+	observer Observer
+
+	timeout        time.Duration
+	maxRetries     int
+	retryBaseDelay time.Duration
+	retryMaxDelay  time.Duration
+	maxRetryAfter  time.Duration
+	maxBodyBytes   int64
+
+	// Seams for tests: jitter returns a value in [0, n), sleep waits d or
+	// until ctx is done, now tells the time for HTTP-date Retry-After.
+	jitter func(n int64) int64
+	sleep  func(ctx context.Context, d time.Duration) error
+	now    func() time.Time
+}
+
+type credentials struct {
+	basic  string // full Authorization header value for the service API
+	bearer string // full Authorization header value for /auth/info, "" if none
+	// secrets are scrubbed from any server text that ends up in an error.
+	secrets []string
+}
+
+// New validates cfg, applies defaults and returns a Client.
+func New(cfg Config) (*Client, error) {
+	base, err := validateBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.TrimSpace(cfg.ProjectID) == "":
+		return nil, errors.New("apiclient: ProjectID must not be empty")
+	case cfg.AccessKey == "":
+		return nil, errors.New("apiclient: AccessKey must not be empty")
+	case cfg.SecretKey == "":
+		return nil, errors.New("apiclient: SecretKey must not be empty")
+	case cfg.Timeout < 0, cfg.RetryBaseDelay < 0, cfg.RetryMaxDelay < 0, cfg.MaxRetryAfter < 0, cfg.MaxBodyBytes < 0:
+		return nil, errors.New("apiclient: durations and MaxBodyBytes must not be negative")
+	case cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit):
+		return nil, errors.New("apiclient: RateLimit must not be negative")
+	case cfg.Burst < 0:
+		return nil, errors.New("apiclient: Burst must not be negative")
+	}
+
+	c := &Client{
+		base:           base,
+		projectID:      cfg.ProjectID,
+		userAgent:      orDefault(cfg.UserAgent, DefaultUserAgent),
+		http:           cfg.HTTPClient,
+		observer:       cfg.Observer,
+		timeout:        orDefault(cfg.Timeout, DefaultTimeout),
+		maxRetries:     cfg.MaxRetries,
+		retryBaseDelay: orDefault(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
+		retryMaxDelay:  orDefault(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter:  orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
+		maxBodyBytes:   orDefault(cfg.MaxBodyBytes, DefaultMaxBodyBytes),
+		jitter:         rand.Int64N,
+		sleep:          sleepCtx,
+		now:            time.Now,
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = DefaultMaxRetries
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	c.limiter = rate.NewLimiter(rate.Limit(orDefault(cfg.RateLimit, DefaultRateLimit)), max(cfg.Burst, 1))
+	if c.observer == nil {
+		c.observer = nopObserver{}
+	}
+	if c.http == nil {
+		c.http = newHTTPClient()
+	}
+
+	basic := cfg.AccessKey.Reveal() + ":" + cfg.SecretKey.Reveal()
+	c.creds = &credentials{
+		basic: "Basic " + base64.StdEncoding.EncodeToString([]byte(basic)),
+	}
+	for _, s := range []Secret{cfg.AccessKey, cfg.SecretKey, cfg.APIKey} {
+		if s != "" {
+			c.creds.secrets = append(c.creds.secrets, s.Reveal())
+		}
+	}
+	c.creds.secrets = append(c.creds.secrets, strings.TrimPrefix(c.creds.basic, "Basic "))
+	if cfg.APIKey != "" {
+		c.creds.bearer = "Bearer " + cfg.APIKey.Reveal()
+	}
+	return c, nil
+}
+
+// validateBaseURL checks that raw is an absolute http(s) URL without
+// userinfo, query or fragment, and returns it without a trailing slash.
+// Errors never quote raw: it may hold a password.
+func validateBaseURL(raw string) (string, error) {
+	if raw == "" {
+		return "", errors.New("apiclient: BaseURL must not be empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Parse errors quote the input, and parts of it in their
+		// inner error too (a misparsed password can become a "port").
+		return "", errors.New("apiclient: BaseURL is not a valid URL")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("apiclient: BaseURL %s: scheme must be http or https", u.Redacted())
+	case u.Host == "":
+		return "", fmt.Errorf("apiclient: BaseURL %s: host must not be empty", u.Redacted())
+	case u.User != nil:
+		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry user info; use AccessKey and SecretKey", u.Redacted())
+	case u.RawQuery != "" || u.ForceQuery:
+		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry a query", u.Redacted())
+	case u.Fragment != "":
+		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry a fragment", u.Redacted())
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// newHTTPClient clones the default transport, keeping its proxy, dial and
+// TLS settings, and keeps a few idle connections per host because the
+// poller calls the same host over and over.
+func newHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 32
+	t.MaxIdleConnsPerHost = 8
+	t.IdleConnTimeout = 90 * time.Second
+	return &http.Client{Transport: t}
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// ProjectID returns the project the Client addresses.
+func (c *Client) ProjectID() string { return c.projectID }
+
+// HasAPIKey reports whether an API key is configured, which GetAuthInfo needs.
+func (c *Client) HasAPIKey() bool { return c.creds.bearer != "" }
+
+// String describes the Client without its credentials.
+func (c *Client) String() string {
+	return fmt.Sprintf("apiclient.Client{base_url=%s project_id=%s api_key=%t}", c.base, c.projectID, c.HasAPIKey())
+}
+
+// GoString implements fmt.GoStringer so that %#v shows no credentials.
+func (c *Client) GoString() string { return c.String() }
+
+// Format implements fmt.Formatter: every verb prints String, so that no verb
+// (not even %d or %x) walks the struct and reaches the keys.
+func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
+// path fills the {name} placeholders of tmpl: {project_id} with the Client's
+// project, the others in order with ids, each path-escaped. An id that is
+// empty, "." or ".." is refused before anything is sent: it would address
+// another resource (the collection, or a parent after path cleaning).
+func (c *Client) path(tmpl string, ids ...string) (string, error) {
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(tmpl, '{')
+		if open < 0 {
+			b.WriteString(tmpl)
+			break
+		}
+		end := strings.IndexByte(tmpl[open:], '}') + open
+		name := tmpl[open+1 : end]
+		b.WriteString(tmpl[:open])
+		tmpl = tmpl[end+1:]
+
+		v := c.projectID
+		if name != "project_id" {
+			if len(ids) == 0 {
+				panic("apiclient: too few ids for path template") // programming error, covered by tests
+			}
+			v, ids = ids[0], ids[1:]
+		}
+		if strings.TrimSpace(v) == "" || v == "." || v == ".." {
+			return "", fmt.Errorf("%s %q: %w", name, v, ErrInvalidID)
+		}
+		b.WriteString(url.PathEscape(v))
+	}
+	if len(ids) != 0 {
+		panic("apiclient: too many ids for path template")
+	}
+	return b.String(), nil
+}
+
+// call describes one operation request.
+type call struct {
+	op     string
+	method string
+	tmpl   string   // path template, see Client.path
+	ids    []string // values for the template's placeholders after {project_id}
+	body   any      // request body, marshalled to JSON; nil for none
+	want   int      // the documented success status
+	out    any      // decode target; nil to ignore the body
+}
+
+// doValue runs cl and decodes the answer into a new T.
+func doValue[T any](ctx context.Context, c *Client, cl call) (*T, error) {
+	var v T
+	cl.out = &v
+	if err := c.do(ctx, cl); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// doList runs cl and decodes a JSON array; null decodes to an empty slice
+// so that callers can tell "nothing" from an error by err alone.
+func doList[T any](ctx context.Context, c *Client, cl call) ([]T, error) {
+	var v []T
+	cl.out = &v
+	if err := c.do(ctx, cl); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		v = []T{}
+	}
+	return v, nil
+}
+
+// do is the one request path of every operation: it builds the request,
+// waits for the rate limiter, runs attempts and retries them when that is
+// safe, and types the errors.
+func (c *Client) do(ctx context.Context, cl call) error {
+	path, err := c.path(cl.tmpl, cl.ids...)
+	if err != nil {
+		return fmt.Errorf("apiclient: %s: %w", cl.op, err)
+	}
+	var payload []byte
+	if cl.body != nil {
+		if payload, err = json.Marshal(cl.body); err != nil {
+			return fmt.Errorf("apiclient: %s: encoding request body: %w", cl.op, err)
+		}
+	}
+	attempts := 1 + c.maxRetries
+	for attempt := 0; ; attempt++ {
+		err := c.attempt(ctx, cl, path, payload)
+		if err == nil {
+			return nil
+		}
+		delay, retry := c.retryable(ctx, cl.method, err, attempt)
+		if !retry {
+			return err
+		}
+		if attempt+1 >= attempts {
+			return fmt.Errorf("apiclient: %s: giving up after %d attempts: %w", cl.op, attempts, err)
+		}
+		c.observer.ObserveRetry(cl.op)
+		if serr := c.sleep(ctx, delay); serr != nil {
+			return fmt.Errorf("apiclient: %s: stopped retrying after %d attempts: %w (last error: %w)", cl.op, attempt+1, serr, err)
+		}
+	}
+}
+
+// attempt sends one HTTP request and handles its answer.
+func (c *Client) attempt(ctx context.Context, cl call, path string, payload []byte) error {
+	if err := c.wait(ctx, cl.op); err != nil {
+		return &TransportError{Operation: cl.op, Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, cl.method, c.base+path, body)
+	if err != nil {
+		return fmt.Errorf("apiclient: %s: building request: %w", cl.op, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if cl.op == OpGetAuthInfo {
+		req.Header.Set("Authorization", c.creds.bearer)
+	} else {
+		req.Header.Set("Authorization", c.creds.basic)
+	}
+
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.observer.ObserveRequest(cl.op, "error", time.Since(start))
+		return &TransportError{Operation: cl.op, Err: err}
+	}
+	defer resp.Body.Close()
+	// Read one byte past the limit to tell "exactly the limit" from "more".
+	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBodyBytes+1))
+	if err != nil {
+		c.observer.ObserveRequest(cl.op, "error", time.Since(start))
+		return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", err)}
+	}
+	c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
+	tooLarge := int64(len(data)) > c.maxBodyBytes
+
+	if resp.StatusCode != cl.want {
+		// Even a too large error body yields an APIError: the status is
+		// what callers and the retry policy act on.
+		return c.newAPIError(cl, path, resp, data)
+	}
+	if tooLarge {
+		return fmt.Errorf("apiclient: %s: %w: more than %d bytes", cl.op, ErrBodyTooLarge, c.maxBodyBytes)
+	}
+	if cl.out == nil {
+		// 202/204 answers documented without a body may still carry one.
+		return nil
+	}
+	return decodeBody(cl.op, data, cl.out)
+}
+
+// wait takes a token from the shared bucket, reporting any wait.
+func (c *Client) wait(ctx context.Context, op string) error {
+	r := c.limiter.Reserve()
+	d := r.Delay()
+	if d <= 0 {
+		return nil
+	}
+	c.observer.ObserveRateLimitWait(op, d)
+	if err := sleepCtx(ctx, d); err != nil {
+		r.Cancel() // give the token back: no request was sent
+		return err
+	}
+	return nil
+}
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// decodeBody decodes a success body into out. Unknown fields are ignored on
+// purpose: the API may grow fields, and a poller must not break on them.
+func decodeBody(op string, data []byte, out any) error {
+	if err := json.Unmarshal(data, out); err != nil {
+		return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data), Err: err}
+	}
+	return nil
+}
+
+// secretResponses are operations whose success body carries a secret
+// (initial_password): their bodies are never quoted in errors.
+var secretResponses = map[string]bool{OpCreateService: true, OpForkService: true}
+
+func decodeSnippet(op string, data []byte) string {
+	if secretResponses[op] {
+		return "<omitted: response carries a secret>"
+	}
+	return snippet(data, 64)
+}
+
+// snippet returns at most n bytes of data as valid UTF-8 text.
+func snippet(data []byte, n int) string {
+	if len(data) > n {
+		data = data[:n]
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD")
+}
+
+// scrub removes the Client's credentials from text a server sent back, in
+// case it echoes a header: error strings end up in logs.
+func (c *Client) scrub(s string) string {
+	for _, secret := range c.creds.secrets {
+		s = strings.ReplaceAll(s, secret, redacted)
+	}
+	return s
+}
+
+type nopObserver struct{}
+
+func (nopObserver) ObserveRequest(string, string, time.Duration) {}
+func (nopObserver) ObserveRetry(string)                          {}
+func (nopObserver) ObserveRateLimitWait(string, time.Duration)   {}

@@ -1,0 +1,160 @@
+package apiclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// maxErrorSnippet bounds APIError.Body.
+const maxErrorSnippet = 256
+
+// APIError is an answer with a status other than the operation's documented
+// success status (an undocumented 2xx included). Its text never holds
+// credentials or headers.
+type APIError struct {
+	Operation  string
+	Method     string
+	Path       string // request path below the base URL, ids escaped
+	StatusCode int
+	// Code and Message come from the JSON error body {code, message}.
+	Code    string
+	Message string
+	// Body is a short raw snippet (at most 256 bytes) of a body that is not
+	// a JSON {code, message} object.
+	Body string
+	// RetryAfter is the wait the server asked for in Retry-After, uncapped;
+	// 0 when it sent none.
+	RetryAfter time.Duration
+}
+
+// Error implements error.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiclient: %s %s %s: ", e.Operation, e.Method, e.Path)
+	if e.StatusCode >= 200 && e.StatusCode < 300 {
+		b.WriteString("unexpected status ")
+	}
+	fmt.Fprintf(&b, "%d", e.StatusCode)
+	if t := http.StatusText(e.StatusCode); t != "" {
+		b.WriteString(" " + t)
+	}
+	switch {
+	case e.Code != "" || e.Message != "":
+		fmt.Fprintf(&b, ": %s: %s", e.Code, e.Message)
+	case e.Body != "":
+		fmt.Fprintf(&b, ": body %q", e.Body)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	return b.String()
+}
+
+// newAPIError types an unexpected answer. Server text is scrubbed of the
+// Client's credentials in case the server echoes them.
+func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []byte) *APIError {
+	e := errorFromBody(data)
+	e.Operation, e.Method, e.Path, e.StatusCode = cl.op, cl.method, path, resp.StatusCode
+	e.Code, e.Message, e.Body = c.scrub(e.Code), c.scrub(e.Message), c.scrub(e.Body)
+	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
+	return e
+}
+
+// errorFromBody reads the JSON {code, message} of section 7, or keeps a raw
+// snippet when the body is something else (an HTML page from a proxy, say).
+func errorFromBody(data []byte) *APIError {
+	var body ErrorBody
+	if err := json.Unmarshal(data, &body); err == nil && (body.Code != "" || body.Message != "") {
+		return &APIError{Code: snippet([]byte(body.Code), maxErrorSnippet), Message: snippet([]byte(body.Message), maxErrorSnippet)}
+	}
+	return &APIError{Body: snippet(data, maxErrorSnippet)}
+}
+
+// TransportError is a failure to get an answer at all: connection refused or
+// dropped, a per-attempt timeout, the caller's context ending.
+type TransportError struct {
+	Operation string
+	Err       error
+}
+
+// Error implements error.
+func (e *TransportError) Error() string {
+	return fmt.Sprintf("apiclient: %s: transport: %v", e.Operation, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Timeout reports whether the failure was a timeout.
+func (e *TransportError) Timeout() bool {
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		return true
+	}
+	var t interface{ Timeout() bool }
+	return errors.As(e.Err, &t) && t.Timeout()
+}
+
+// DecodeError is a success answer whose body could not be decoded.
+type DecodeError struct {
+	Operation string
+	// Snippet is the start of the body; omitted for operations whose body
+	// carries a secret.
+	Snippet string
+	Err     error
+}
+
+// Error implements error.
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("apiclient: %s: decoding response: %v (body starts %q)", e.Operation, e.Err, e.Snippet)
+}
+
+// Unwrap returns the underlying JSON error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// StatusCode returns the HTTP status of the APIError in err's chain, or 0.
+func StatusCode(err error) int {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
+}
+
+// IsBadRequest reports whether err is a 400 answer.
+func IsBadRequest(err error) bool { return StatusCode(err) == http.StatusBadRequest }
+
+// IsUnauthorized reports whether err is a 401 answer (missing or wrong credentials).
+func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnauthorized }
+
+// IsForbidden reports whether err is a 403 answer (insufficient permissions).
+func IsForbidden(err error) bool { return StatusCode(err) == http.StatusForbidden }
+
+// IsNotFound reports whether err is a 404 answer.
+func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
+
+// IsConflict reports whether err is a 409 answer.
+func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
+
+// IsRateLimited reports whether err is a 429 answer.
+func IsRateLimited(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }
+
+// IsServerError reports whether err is a 5xx answer.
+func IsServerError(err error) bool {
+	code := StatusCode(err)
+	return code >= 500 && code <= 599
+}
+
+// IsTimeout reports whether err is a timeout: a per-attempt timeout or the
+// caller's deadline.
+func IsTimeout(err error) bool {
+	var t *TransportError
+	if errors.As(err, &t) && t.Timeout() {
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded)
+}
