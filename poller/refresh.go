@@ -1,0 +1,177 @@
+package poller
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// Transitional states: a resource in one of them is followed every
+// TransitionInterval until it settles.
+var (
+	transitionalServiceStatuses = []string{
+		apiclient.ServiceQueued, apiclient.ServiceConfiguring, apiclient.ServiceDeleting,
+		apiclient.ServicePausing, apiclient.ServiceResuming, apiclient.ServiceUpgrading,
+		apiclient.ServiceOptimizing,
+	}
+	transitionalReplicaSetStatuses = []string{
+		apiclient.ReplicaSetCreating, apiclient.ReplicaSetResizing, apiclient.ReplicaSetDeleting,
+	}
+)
+
+// IsTransitional reports whether a service, replica set or peering status is
+// one the resource is expected to leave by itself.
+func IsTransitional(status string) bool {
+	return slices.Contains(transitionalServiceStatuses, status) ||
+		slices.Contains(transitionalReplicaSetStatuses, status) ||
+		status == apiclient.PeeringPending
+}
+
+type peeringRef struct{ vpcID, peeringID string }
+
+// PollTransitions refreshes every resource that is in a transitional state
+// and publishes a snapshot if anything changed: getService for services,
+// listReplicaSets of the service for replica sets (they have no get), and
+// getPeering for pending peerings.
+func (p *Poller) PollTransitions(ctx context.Context) {
+	var services, rsServices []string
+	var peerings []peeringRef
+	p.mu.Lock()
+	for _, id := range sortedKeys(p.st.services) {
+		if slices.Contains(transitionalServiceStatuses, p.st.services[id].v.Status) {
+			services = append(services, id)
+		}
+	}
+	for _, id := range sortedKeys(p.st.replicaSets) {
+		if slices.ContainsFunc(p.st.replicaSets[id].v, func(rs apiclient.ReplicaSet) bool {
+			return slices.Contains(transitionalReplicaSetStatuses, rs.Status)
+		}) {
+			rsServices = append(rsServices, id)
+		}
+	}
+	for _, vpcID := range sortedKeys(p.st.peerings) {
+		for _, peering := range p.st.peerings[vpcID].v {
+			if peering.Status == apiclient.PeeringPending {
+				peerings = append(peerings, peeringRef{vpcID, peering.ID})
+			}
+		}
+	}
+	p.mu.Unlock()
+	if len(services)+len(rsServices)+len(peerings) == 0 {
+		return
+	}
+
+	var changed atomic.Bool
+	follow := func(what string, fetch func() (bool, error), attrs ...any) func() error {
+		return func() error {
+			c, err := fetch()
+			if err != nil {
+				p.logger.Debug("Following a transition failed", append(attrs, "call", what, "err", err)...)
+			}
+			if c {
+				changed.Store(true)
+			}
+			return nil
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(p.opts.Concurrency)
+	for _, id := range services {
+		g.Go(follow(apiclient.OpGetService, func() (bool, error) { return p.fetchService(ctx, id) }, "service_id", id))
+	}
+	for _, id := range rsServices {
+		g.Go(follow(apiclient.OpListReplicaSets, func() (bool, error) { return p.fetchReplicaSets(ctx, id) }, "service_id", id))
+	}
+	for _, ref := range peerings {
+		g.Go(follow(apiclient.OpGetPeering, func() (bool, error) { return p.fetchPeering(ctx, ref.vpcID, ref.peeringID) },
+			"vpc_id", ref.vpcID, "peering_id", ref.peeringID))
+	}
+	_ = g.Wait()
+	if changed.Load() {
+		p.mu.Lock()
+		p.publishLocked()
+		p.mu.Unlock()
+	}
+}
+
+// RefreshService reads one service at once (a new one is added, a gone one
+// removed) and publishes the result.
+func (p *Poller) RefreshService(ctx context.Context, serviceID string) error {
+	return p.refresh(func() (bool, error) { return p.fetchService(ctx, serviceID) })
+}
+
+// RefreshReplicaSets lists the replica sets of one service at once and
+// publishes the result.
+func (p *Poller) RefreshReplicaSets(ctx context.Context, serviceID string) error {
+	return p.refresh(func() (bool, error) { return p.fetchReplicaSets(ctx, serviceID) })
+}
+
+// RefreshVPC reads one VPC at once and publishes the result.
+func (p *Poller) RefreshVPC(ctx context.Context, vpcID string) error {
+	return p.refresh(func() (bool, error) { return p.fetchVPC(ctx, vpcID) })
+}
+
+// RefreshPeering reads one peering at once and publishes the result.
+func (p *Poller) RefreshPeering(ctx context.Context, vpcID, peeringID string) error {
+	return p.refresh(func() (bool, error) { return p.fetchPeering(ctx, vpcID, peeringID) })
+}
+
+func (p *Poller) refresh(fetch func() (bool, error)) error {
+	changed, err := fetch()
+	if changed {
+		p.mu.Lock()
+		p.publishLocked()
+		p.mu.Unlock()
+	}
+	return err
+}
+
+// fetchService reads one service into the state; 404 removes it.
+func (p *Poller) fetchService(ctx context.Context, serviceID string) (bool, error) {
+	svc, err := p.client.GetService(ctx, serviceID)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case apiclient.IsNotFound(err):
+		_, had := p.st.services[serviceID]
+		p.st.removeService(serviceID)
+		return had, nil
+	case err != nil:
+		return false, err
+	}
+	return p.st.putService(*svc, p.opts.Now()), nil
+}
+
+// fetchVPC reads one VPC into the state; 404 removes it and its peerings.
+func (p *Poller) fetchVPC(ctx context.Context, vpcID string) (bool, error) {
+	vpc, err := p.client.GetVPC(ctx, vpcID)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case apiclient.IsNotFound(err):
+		_, had := p.st.vpcs[vpcID]
+		p.st.removeVPC(vpcID)
+		return had, nil
+	case err != nil:
+		return false, err
+	}
+	return p.st.putVPC(*vpc, p.opts.Now()), nil
+}
+
+// fetchPeering reads one peering into the state; 404 removes it.
+func (p *Poller) fetchPeering(ctx context.Context, vpcID, peeringID string) (bool, error) {
+	peering, err := p.client.GetPeering(ctx, vpcID, peeringID)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case apiclient.IsNotFound(err):
+		return p.st.removePeering(vpcID, peeringID), nil
+	case err != nil:
+		return false, err
+	}
+	return p.st.putPeering(vpcID, *peering, p.opts.Now()), nil
+}

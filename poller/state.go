@@ -1,0 +1,343 @@
+package poller
+
+import (
+	"log/slog"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// observed is a value with the time it was last read successfully from the
+// API; that time is what staleness is measured from.
+type observed[T any] struct {
+	v  T
+	at time.Time
+}
+
+// statusSeen is the last status seen of one resource and since when.
+type statusSeen struct {
+	status string
+	since  time.Time
+}
+
+// state is the mutable knowledge of one project. It is only touched with
+// Poller.mu held; snapshots are copies of it.
+type state struct {
+	logger      *slog.Logger
+	services    map[string]observed[apiclient.Service]
+	replicaSets map[string]observed[[]apiclient.ReplicaSet] // by service id
+	vpcs        map[string]observed[apiclient.VPC]
+	peerings    map[string]observed[[]apiclient.Peering] // by VPC id
+	auth        *observed[apiclient.AuthInfo]
+	parts       map[string]fleet.PartHealth
+	// statuses and peeringErrors are keyed by statusKey.
+	statuses      map[string]statusSeen
+	peeringErrors map[string]string
+}
+
+func newState(logger *slog.Logger) *state {
+	return &state{
+		logger:        logger,
+		services:      map[string]observed[apiclient.Service]{},
+		replicaSets:   map[string]observed[[]apiclient.ReplicaSet]{},
+		vpcs:          map[string]observed[apiclient.VPC]{},
+		peerings:      map[string]observed[[]apiclient.Peering]{},
+		parts:         map[string]fleet.PartHealth{},
+		statuses:      map[string]statusSeen{},
+		peeringErrors: map[string]string{},
+	}
+}
+
+func statusKey(kind string, ids ...string) string {
+	return kind + "/" + strings.Join(ids, "/")
+}
+
+// observeStatus records status for key and returns since when the resource
+// has had it. A change is logged as an event; attrs identify the resource.
+func (s *state) observeStatus(key, status string, now time.Time, attrs ...any) time.Time {
+	prev, ok := s.statuses[key]
+	if ok && prev.status == status {
+		return prev.since
+	}
+	if ok {
+		s.logger.Info("Status changed", append(attrs, "old", prev.status, "new", status)...)
+	}
+	s.statuses[key] = statusSeen{status: status, since: now}
+	return now
+}
+
+func (s *state) forgetStatus(key string) {
+	delete(s.statuses, key)
+	delete(s.peeringErrors, key)
+}
+
+// setServices replaces the services with a complete list.
+func (s *state) setServices(list []apiclient.Service, now time.Time) {
+	seen := make(map[string]bool, len(list))
+	for _, svc := range list {
+		seen[svc.ServiceID] = true
+		s.putService(svc, now)
+	}
+	for id := range s.services {
+		if !seen[id] {
+			s.removeService(id)
+		}
+	}
+}
+
+// putService records one service and reports whether anything changed.
+func (s *state) putService(svc apiclient.Service, now time.Time) bool {
+	// initial_password is never kept: only create and fork send it, and a
+	// snapshot is no place for a secret.
+	svc.InitialPassword = ""
+	old, ok := s.services[svc.ServiceID]
+	s.observeStatus(statusKey("service", svc.ServiceID), svc.Status, now, "service_id", svc.ServiceID)
+	s.services[svc.ServiceID] = observed[apiclient.Service]{v: svc, at: now}
+	return !ok || !reflect.DeepEqual(old.v, svc)
+}
+
+// removeService forgets a service and its replica sets.
+func (s *state) removeService(id string) {
+	if _, ok := s.services[id]; ok {
+		s.logger.Info("Resource gone", "service_id", id)
+	}
+	delete(s.services, id)
+	s.forgetStatus(statusKey("service", id))
+	s.removeReplicaSets(id)
+}
+
+// setReplicaSets replaces the replica sets of one service and reports
+// whether anything changed.
+func (s *state) setReplicaSets(serviceID string, list []apiclient.ReplicaSet, now time.Time) bool {
+	old := s.replicaSets[serviceID]
+	seen := make(map[string]bool, len(list))
+	for _, rs := range list {
+		seen[rs.ID] = true
+		s.observeStatus(statusKey("replica_set", serviceID, rs.ID), rs.Status, now,
+			"service_id", serviceID, "replica_set_id", rs.ID)
+	}
+	for _, rs := range old.v {
+		if !seen[rs.ID] {
+			s.forgetStatus(statusKey("replica_set", serviceID, rs.ID))
+		}
+	}
+	s.replicaSets[serviceID] = observed[[]apiclient.ReplicaSet]{v: list, at: now}
+	return !reflect.DeepEqual(old.v, list)
+}
+
+func (s *state) removeReplicaSets(serviceID string) {
+	for _, rs := range s.replicaSets[serviceID].v {
+		s.forgetStatus(statusKey("replica_set", serviceID, rs.ID))
+	}
+	delete(s.replicaSets, serviceID)
+}
+
+// setVPCs replaces the VPCs with a complete list.
+func (s *state) setVPCs(list []apiclient.VPC, now time.Time) {
+	seen := make(map[string]bool, len(list))
+	for _, vpc := range list {
+		seen[vpc.ID] = true
+		s.putVPC(vpc, now)
+	}
+	for id := range s.vpcs {
+		if !seen[id] {
+			s.removeVPC(id)
+		}
+	}
+}
+
+func (s *state) putVPC(vpc apiclient.VPC, now time.Time) bool {
+	old, ok := s.vpcs[vpc.ID]
+	s.vpcs[vpc.ID] = observed[apiclient.VPC]{v: vpc, at: now}
+	return !ok || old.v != vpc
+}
+
+// removeVPC forgets a VPC and its peerings.
+func (s *state) removeVPC(id string) {
+	if _, ok := s.vpcs[id]; ok {
+		s.logger.Info("Resource gone", "vpc_id", id)
+	}
+	delete(s.vpcs, id)
+	s.removePeerings(id)
+}
+
+func (s *state) removePeerings(vpcID string) {
+	for _, p := range s.peerings[vpcID].v {
+		s.forgetStatus(statusKey("peering", vpcID, p.ID))
+	}
+	delete(s.peerings, vpcID)
+}
+
+func (s *state) observePeering(vpcID string, p apiclient.Peering, now time.Time) {
+	key := statusKey("peering", vpcID, p.ID)
+	s.observeStatus(key, p.Status, now, "vpc_id", vpcID, "peering_id", p.ID)
+	msg := ""
+	if p.ErrorMessage != nil {
+		msg = *p.ErrorMessage
+	}
+	if prev := s.peeringErrors[key]; prev != msg {
+		if msg != "" {
+			// The message is free text: it belongs in the log, never in a label.
+			s.logger.Warn("Peering reports an error", "vpc_id", vpcID, "peering_id", p.ID, "error_message", msg)
+		} else {
+			s.logger.Info("Peering error cleared", "vpc_id", vpcID, "peering_id", p.ID)
+		}
+	}
+	if msg == "" {
+		delete(s.peeringErrors, key)
+	} else {
+		s.peeringErrors[key] = msg
+	}
+}
+
+// setPeerings replaces the peerings of one VPC and reports whether anything
+// changed.
+func (s *state) setPeerings(vpcID string, list []apiclient.Peering, now time.Time) bool {
+	old := s.peerings[vpcID]
+	seen := make(map[string]bool, len(list))
+	for _, p := range list {
+		seen[p.ID] = true
+		s.observePeering(vpcID, p, now)
+	}
+	for _, p := range old.v {
+		if !seen[p.ID] {
+			s.forgetStatus(statusKey("peering", vpcID, p.ID))
+		}
+	}
+	s.peerings[vpcID] = observed[[]apiclient.Peering]{v: list, at: now}
+	return !reflect.DeepEqual(old.v, list)
+}
+
+// putPeering records one peering read through getPeering. The group keeps
+// its own read time: one fresh peering does not make its siblings fresh.
+func (s *state) putPeering(vpcID string, p apiclient.Peering, now time.Time) bool {
+	group, ok := s.peerings[vpcID]
+	if !ok {
+		group.at = now
+	}
+	list := slices.Clone(group.v)
+	i := slices.IndexFunc(list, func(q apiclient.Peering) bool { return q.ID == p.ID })
+	if i >= 0 && reflect.DeepEqual(list[i], p) {
+		return false
+	}
+	if i >= 0 {
+		list[i] = p
+	} else {
+		list = append(list, p)
+	}
+	s.observePeering(vpcID, p, now)
+	s.peerings[vpcID] = observed[[]apiclient.Peering]{v: list, at: group.at}
+	return true
+}
+
+func (s *state) removePeering(vpcID, peeringID string) bool {
+	group, ok := s.peerings[vpcID]
+	if !ok {
+		return false
+	}
+	list := slices.DeleteFunc(slices.Clone(group.v), func(q apiclient.Peering) bool { return q.ID == peeringID })
+	if len(list) == len(group.v) {
+		return false
+	}
+	s.forgetStatus(statusKey("peering", vpcID, peeringID))
+	s.peerings[vpcID] = observed[[]apiclient.Peering]{v: list, at: group.at}
+	return true
+}
+
+// pruneStale drops everything last read longer than maxStaleness ago, so
+// that an outage never shows old values as current.
+func (s *state) pruneStale(now time.Time, maxStaleness time.Duration) {
+	stale := func(at time.Time) bool { return now.Sub(at) > maxStaleness }
+	for id, o := range s.services {
+		if stale(o.at) {
+			s.logger.Warn("Dropping stale data", "service_id", id, "last_read", o.at)
+			s.removeService(id)
+		}
+	}
+	for id, o := range s.replicaSets {
+		if stale(o.at) {
+			s.logger.Warn("Dropping stale data", "replica_sets_of", id, "last_read", o.at)
+			s.removeReplicaSets(id)
+		}
+	}
+	for id, o := range s.vpcs {
+		if stale(o.at) {
+			s.logger.Warn("Dropping stale data", "vpc_id", id, "last_read", o.at)
+			s.removeVPC(id)
+		}
+	}
+	for id, o := range s.peerings {
+		if stale(o.at) {
+			s.logger.Warn("Dropping stale data", "peerings_of", id, "last_read", o.at)
+			s.removePeerings(id)
+		}
+	}
+	if s.auth != nil && stale(s.auth.at) {
+		s.logger.Warn("Dropping stale data", "auth_info_read", s.auth.at)
+		s.auth = nil
+	}
+}
+
+// snapshot prunes stale data and copies the state into a new Snapshot.
+func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Duration) *fleet.Snapshot {
+	s.pruneStale(now, maxStaleness)
+	snap := &fleet.Snapshot{
+		ProjectID: projectID,
+		Taken:     now,
+		Services:  make([]fleet.Service, 0, len(s.services)),
+		VPCs:      make([]apiclient.VPC, 0, len(s.vpcs)),
+	}
+	for _, id := range sortedKeys(s.services) {
+		svc := s.services[id].v
+		snap.Services = append(snap.Services, fleet.Service{
+			Service:     svc,
+			StatusSince: s.statuses[statusKey("service", id)].since,
+		})
+	}
+	for _, serviceID := range sortedKeys(s.replicaSets) {
+		list := slices.SortedFunc(slices.Values(s.replicaSets[serviceID].v), func(a, b apiclient.ReplicaSet) int {
+			return strings.Compare(a.ID, b.ID)
+		})
+		for _, rs := range list {
+			snap.ReplicaSets = append(snap.ReplicaSets, fleet.ReplicaSet{
+				ServiceID:   serviceID,
+				ReplicaSet:  rs,
+				StatusSince: s.statuses[statusKey("replica_set", serviceID, rs.ID)].since,
+			})
+		}
+	}
+	for _, id := range sortedKeys(s.vpcs) {
+		snap.VPCs = append(snap.VPCs, s.vpcs[id].v)
+	}
+	for _, vpcID := range sortedKeys(s.peerings) {
+		list := slices.SortedFunc(slices.Values(s.peerings[vpcID].v), func(a, b apiclient.Peering) int {
+			return strings.Compare(a.ID, b.ID)
+		})
+		for _, p := range list {
+			snap.Peerings = append(snap.Peerings, fleet.Peering{
+				VPCID:       vpcID,
+				Peering:     p,
+				StatusSince: s.statuses[statusKey("peering", vpcID, p.ID)].since,
+			})
+		}
+	}
+	if s.auth != nil {
+		auth := s.auth.v
+		snap.Auth = &auth
+	}
+	for _, name := range fleet.Parts {
+		if h, ok := s.parts[name]; ok {
+			snap.Parts = append(snap.Parts, h)
+		}
+	}
+	return snap
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
