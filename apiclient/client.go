@@ -41,10 +41,10 @@ type Client struct {
 	base      string // BaseURL without trailing slash
 	projectID string
 	userAgent string
-	// creds sits behind a pointer so that even a reflective print of a
-	// Client value (whose unexported fields bypass Secret's methods) shows
-	// an address, not the keys.
-	creds    *credentials
+	// creds hides the keys inside a closure: a reflective print of a
+	// Client value (whose unexported fields bypass Secret's methods, even
+	// behind a pointer) shows only a func address.
+	creds    func() credentials
 	http     *http.Client
 	limiter  *rate.Limiter
 	observer Observer
@@ -56,8 +56,9 @@ type Client struct {
 	maxRetryAfter  time.Duration
 	maxBodyBytes   int64
 
-	// Seams for tests: jitter returns a value in [0, n), sleep waits d or
-	// until ctx is done, now tells the time for HTTP-date Retry-After.
+	// Seams for tests: jitter returns a value in [0, n); sleep waits d or
+	// until ctx is done, for backoff and for the token bucket; now tells the
+	// time for HTTP-date Retry-After.
 	jitter func(n int64) int64
 	sleep  func(ctx context.Context, d time.Duration) error
 	now    func() time.Time
@@ -121,19 +122,17 @@ func New(cfg Config) (*Client, error) {
 		c.http = newHTTPClient()
 	}
 
-	basic := cfg.AccessKey.Reveal() + ":" + cfg.SecretKey.Reveal()
-	c.creds = &credentials{
-		basic: "Basic " + base64.StdEncoding.EncodeToString([]byte(basic)),
-	}
+	encoded := base64.StdEncoding.EncodeToString([]byte(cfg.AccessKey.Reveal() + ":" + cfg.SecretKey.Reveal()))
+	creds := credentials{basic: "Basic " + encoded, secrets: []string{encoded}}
 	for _, s := range []Secret{cfg.AccessKey, cfg.SecretKey, cfg.APIKey} {
 		if s != "" {
-			c.creds.secrets = append(c.creds.secrets, s.Reveal())
+			creds.secrets = append(creds.secrets, s.Reveal())
 		}
 	}
-	c.creds.secrets = append(c.creds.secrets, strings.TrimPrefix(c.creds.basic, "Basic "))
 	if cfg.APIKey != "" {
-		c.creds.bearer = "Bearer " + cfg.APIKey.Reveal()
+		creds.bearer = "Bearer " + cfg.APIKey.Reveal()
 	}
+	c.creds = func() credentials { return creds }
 	return c, nil
 }
 
@@ -150,17 +149,20 @@ func validateBaseURL(raw string) (string, error) {
 		// inner error too (a misparsed password can become a "port").
 		return "", errors.New("apiclient: BaseURL is not a valid URL")
 	}
+	// Show neither password nor query (which may hold a token) in errors.
+	shown := *u
+	shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = "", false, "", ""
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("apiclient: BaseURL %s: scheme must be http or https", u.Redacted())
+		return "", fmt.Errorf("apiclient: BaseURL %s: scheme must be http or https", shown.Redacted())
 	case u.Host == "":
-		return "", fmt.Errorf("apiclient: BaseURL %s: host must not be empty", u.Redacted())
+		return "", fmt.Errorf("apiclient: BaseURL %s: host must not be empty", shown.Redacted())
 	case u.User != nil:
-		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry user info; use AccessKey and SecretKey", u.Redacted())
+		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry user info; use AccessKey and SecretKey", shown.Redacted())
 	case u.RawQuery != "" || u.ForceQuery:
-		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry a query", u.Redacted())
+		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry a query", shown.Redacted())
 	case u.Fragment != "":
-		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry a fragment", u.Redacted())
+		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry a fragment", shown.Redacted())
 	}
 	return strings.TrimRight(u.String(), "/"), nil
 }
@@ -188,7 +190,7 @@ func orDefault[T comparable](v, def T) T {
 func (c *Client) ProjectID() string { return c.projectID }
 
 // HasAPIKey reports whether an API key is configured, which GetAuthInfo needs.
-func (c *Client) HasAPIKey() bool { return c.creds.bearer != "" }
+func (c *Client) HasAPIKey() bool { return c.creds().bearer != "" }
 
 // String describes the Client without its credentials.
 func (c *Client) String() string {
@@ -328,9 +330,9 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if cl.op == OpGetAuthInfo {
-		req.Header.Set("Authorization", c.creds.bearer)
+		req.Header.Set("Authorization", c.creds().bearer)
 	} else {
-		req.Header.Set("Authorization", c.creds.basic)
+		req.Header.Set("Authorization", c.creds().basic)
 	}
 
 	start := time.Now()
@@ -372,7 +374,7 @@ func (c *Client) wait(ctx context.Context, op string) error {
 		return nil
 	}
 	c.observer.ObserveRateLimitWait(op, d)
-	if err := sleepCtx(ctx, d); err != nil {
+	if err := c.sleep(ctx, d); err != nil {
 		r.Cancel() // give the token back: no request was sent
 		return err
 	}
@@ -425,7 +427,7 @@ func snippet(data []byte, n int) string {
 // scrub removes the Client's credentials from text a server sent back, in
 // case it echoes a header: error strings end up in logs.
 func (c *Client) scrub(s string) string {
-	for _, secret := range c.creds.secrets {
+	for _, secret := range c.creds().secrets {
 		s = strings.ReplaceAll(s, secret, redacted)
 	}
 	return s

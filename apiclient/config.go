@@ -36,7 +36,8 @@ type Config struct {
 	// Timeout bounds each HTTP attempt (not the retries together).
 	Timeout time.Duration
 	// RateLimit is the token bucket rate in requests per second shared by all
-	// calls of the Client; Burst is its size (at least 1).
+	// calls of the Client; Burst is its size (at least 1). 0 means
+	// DefaultRateLimit; float64(rate.Inf) disables limiting.
 	RateLimit float64
 	Burst     int
 	// MaxRetries is how many times a retryable request is tried again;
