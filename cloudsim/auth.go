@@ -1,0 +1,90 @@
+package cloudsim
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+func unauthorized(msg string) error {
+	return &apiError{status: http.StatusUnauthorized, code: "UNAUTHORIZED", message: msg}
+}
+
+func forbidden(msg string) error {
+	return &apiError{status: http.StatusForbidden, code: "FORBIDDEN", message: msg}
+}
+
+// equal compares secrets in constant time, so that the simulator does not
+// teach a timing side channel as acceptable.
+func equal(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// authenticate finds the credential of the request. The service API takes
+// only HTTP Basic and the auth info operation only Bearer; the wrong scheme is
+// as unauthenticated as none.
+func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) {
+	header := r.Header.Get("Authorization")
+	if header == "" {
+		return nil, unauthorized("missing credentials")
+	}
+	switch kind {
+	case authBearer:
+		scheme, token, ok := strings.Cut(header, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			return nil, unauthorized("this operation takes a Bearer API key")
+		}
+		for i := range s.creds {
+			if c := &s.creds[i]; c.APIKey != "" && equal(c.APIKey, token) {
+				return c, nil
+			}
+		}
+		return nil, unauthorized("invalid API key")
+	default:
+		access, secret, ok := r.BasicAuth()
+		if !ok {
+			return nil, unauthorized("this operation takes HTTP Basic access_key:secret_key")
+		}
+		for i := range s.creds {
+			c := &s.creds[i]
+			// Both comparisons always run, so the time does not tell
+			// which half was wrong.
+			a, b := equal(c.AccessKey, access), equal(c.SecretKey, secret)
+			if c.AccessKey != "" && a && b {
+				return c, nil
+			}
+		}
+		return nil, unauthorized("invalid access key or secret key")
+	}
+}
+
+// authorize checks that the credential may address the project and, for a
+// write, that it may write.
+func authorize(c *Credential, projectID string, write bool) error {
+	if projectID != "" && c.ProjectID != "" && c.ProjectID != projectID {
+		return forbidden("credential does not belong to project " + projectID)
+	}
+	if write && c.ReadOnly {
+		return forbidden("credential is read-only")
+	}
+	return nil
+}
+
+func (s *Sim) getAuthInfo(c *call) (int, any, error) {
+	return http.StatusOK, apiclient.AuthInfo{
+		Type: "apiKey",
+		APIKey: apiclient.APIKeyInfo{
+			Created: apiclient.Time{Time: s.credsCreated},
+			IssuingUser: apiclient.User{
+				ID:    "sim-user",
+				Email: "operator@sim.clouddb.invalid",
+				Name:  "Simulated Operator",
+			},
+			Name:      c.cred.Name,
+			Project:   apiclient.AuthProject{ID: c.cred.ProjectID, Name: c.cred.ProjectID, PlanType: "SIMULATED"},
+			PublicKey: c.cred.AccessKey,
+		},
+	}, nil
+}

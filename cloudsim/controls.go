@@ -1,0 +1,254 @@
+package cloudsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// ErrNotFound is returned by the control methods when the addressed resource
+// does not exist.
+var ErrNotFound = errors.New("cloudsim: not found")
+
+// maxForcedStatus bounds a forced status: any string is allowed, so that
+// clients can be tested against statuses the spec does not list.
+const maxForcedStatus = 64
+
+// SetServiceStatus forces the visible status of a service until its next
+// write or another control; an empty status removes the override.
+func (s *Sim) SetServiceStatus(projectID, serviceID, status string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	svc, err := s.controlService(projectID, serviceID)
+	if err != nil {
+		return err
+	}
+	svc.life.forced = status
+	return nil
+}
+
+// SetReplicaSetStatus forces the visible status of a replica set until its
+// next write or another control; an empty status removes the override.
+func (s *Sim) SetReplicaSetStatus(projectID, serviceID, replicaSetID, status string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	svc, err := s.controlService(projectID, serviceID)
+	if err != nil {
+		return err
+	}
+	rs := svc.replicaSets[replicaSetID]
+	if rs == nil || rs.life.gone(s.clock()) {
+		return fmt.Errorf("%w: replica set %s", ErrNotFound, replicaSetID)
+	}
+	rs.life.forced = status
+	return nil
+}
+
+// SetPeeringStatus forces the visible status of a peering until another
+// control; an empty status removes the override.
+func (s *Sim) SetPeeringStatus(projectID, vpcID, peeringID, status string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr, err := s.controlPeering(projectID, vpcID, peeringID)
+	if err != nil {
+		return err
+	}
+	pr.life.forced = status
+	return nil
+}
+
+// SetPeeringError sets the error_message of a peering; nil clears it.
+func (s *Sim) SetPeeringError(projectID, vpcID, peeringID string, message *string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr, err := s.controlPeering(projectID, vpcID, peeringID)
+	if err != nil {
+		return err
+	}
+	if message != nil {
+		msg := *message
+		message = &msg
+	}
+	pr.errorMessage = message
+	return nil
+}
+
+// controlService finds a live service for a control. The caller holds s.mu.
+func (s *Sim) controlService(projectID, serviceID string) (*service, error) {
+	p := s.projects[projectID]
+	if p == nil {
+		return nil, fmt.Errorf("%w: project %s", ErrNotFound, projectID)
+	}
+	svc, err := p.lookupService(serviceID, s.clock())
+	if err != nil {
+		return nil, fmt.Errorf("%w: service %s", ErrNotFound, serviceID)
+	}
+	return svc, nil
+}
+
+// controlPeering finds a peering for a control. The caller holds s.mu.
+func (s *Sim) controlPeering(projectID, vpcID, peeringID string) (*peering, error) {
+	p := s.projects[projectID]
+	if p == nil {
+		return nil, fmt.Errorf("%w: project %s", ErrNotFound, projectID)
+	}
+	v := p.vpcs[vpcID]
+	if v == nil {
+		return nil, fmt.Errorf("%w: VPC %s", ErrNotFound, vpcID)
+	}
+	pr := v.peerings[peeringID]
+	if pr == nil {
+		return nil, fmt.Errorf("%w: peering %s", ErrNotFound, peeringID)
+	}
+	return pr, nil
+}
+
+// registerControls adds the HTTP forms of the controls under /_sim. They
+// take no authentication, which is why the simulator must only listen on
+// loopback.
+func (s *Sim) registerControls() {
+	const (
+		svc = "/_sim/projects/{project_id}/services/{service_id}"
+		pr  = "/_sim/projects/{project_id}/vpcs/{vpc_id}/peerings/{peering_id}"
+	)
+	s.control("GET /_sim/healthz", func(*http.Request) (int, any, error) {
+		return http.StatusOK, map[string]string{"status": "ok"}, nil
+	})
+	s.control("GET /_sim/requests", func(*http.Request) (int, any, error) {
+		return http.StatusOK, s.RequestCounts(), nil
+	})
+	s.control("DELETE /_sim/requests", func(*http.Request) (int, any, error) {
+		s.ResetRequestCounts()
+		return http.StatusNoContent, nil, nil
+	})
+	s.control("POST /_sim/faults", s.postFault)
+	s.control("DELETE /_sim/faults", func(*http.Request) (int, any, error) {
+		s.ClearFaults()
+		return http.StatusNoContent, nil, nil
+	})
+	s.control("POST "+svc+"/status", func(r *http.Request) (int, any, error) {
+		return forcedStatus(r, func(status string) error {
+			return s.SetServiceStatus(r.PathValue("project_id"), r.PathValue("service_id"), status)
+		})
+	})
+	s.control("POST "+svc+"/replicaSets/{replica_set_id}/status", func(r *http.Request) (int, any, error) {
+		return forcedStatus(r, func(status string) error {
+			return s.SetReplicaSetStatus(r.PathValue("project_id"), r.PathValue("service_id"),
+				r.PathValue("replica_set_id"), status)
+		})
+	})
+	s.control("POST "+pr+"/status", func(r *http.Request) (int, any, error) {
+		return forcedStatus(r, func(status string) error {
+			return s.SetPeeringStatus(r.PathValue("project_id"), r.PathValue("vpc_id"), r.PathValue("peering_id"), status)
+		})
+	})
+	s.control("POST "+pr+"/error", func(r *http.Request) (int, any, error) {
+		b, err := readControlBody(r)
+		if err != nil {
+			return 0, nil, err
+		}
+		msg := b.nullableString("error_message")
+		if err := b.err(); err != nil {
+			return 0, nil, err
+		}
+		return controlResult(s.SetPeeringError(r.PathValue("project_id"), r.PathValue("vpc_id"),
+			r.PathValue("peering_id"), msg))
+	})
+}
+
+// control registers one control route with JSON answers and errors.
+func (s *Sim) control(pattern string, h func(r *http.Request) (int, any, error)) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		status, out, err := h(r)
+		if err != nil {
+			writeResponse(w, errorResponse(err))
+			return
+		}
+		writeResponse(w, jsonResponse(status, out))
+	})
+}
+
+func readControlBody(r *http.Request) (*body, error) {
+	raw, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return parseBody(raw)
+}
+
+// forcedStatus reads {"status": "..."} and applies it with set.
+func forcedStatus(r *http.Request, set func(status string) error) (int, any, error) {
+	b, err := readControlBody(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	status := b.string("status")
+	if err := b.err(); err != nil {
+		return 0, nil, err
+	}
+	if len(status) > maxForcedStatus {
+		return 0, nil, invalidf("status must be at most %d bytes", maxForcedStatus)
+	}
+	return controlResult(set(status))
+}
+
+// controlResult maps a control method's error to an answer.
+func controlResult(err error) (int, any, error) {
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil, notFoundf("%s", err.Error())
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusNoContent, nil, nil
+}
+
+// faultRequest is the JSON form of a Fault: the latency is a Go duration
+// string such as "200ms". Unknown fields are refused, because a misspelt
+// fault that silently never fires makes a test pass for the wrong reason.
+type faultRequest struct {
+	Fault
+	Latency string `json:"latency"`
+}
+
+// maxFaultLatency keeps a control from parking handlers for ever.
+const maxFaultLatency = 10 * time.Minute
+
+func (s *Sim) postFault(r *http.Request) (int, any, error) {
+	raw, err := readBody(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	var fr faultRequest
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&fr); err != nil {
+		return 0, nil, invalidf("fault must be a JSON object with known fields: %v", err)
+	}
+	f := fr.Fault
+	if fr.Latency != "" {
+		d, err := time.ParseDuration(fr.Latency)
+		if err != nil || d < 0 || d > maxFaultLatency {
+			return 0, nil, invalidf("latency must be a Go duration between 0 and %s, got %q", maxFaultLatency, fr.Latency)
+		}
+		f.Latency = d
+	}
+	switch {
+	case f.Operation != "" && !slices.Contains(apiclient.Operations, f.Operation):
+		return 0, nil, invalidf("operation %q is not an operation name", f.Operation)
+	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+		return 0, nil, invalidf("status must be 0 or 400..599, got %d", f.Status)
+	case f.Rate < 0 || f.Rate > 1:
+		return 0, nil, invalidf("rate must be in 0..1, got %v", f.Rate)
+	case f.Count < 0:
+		return 0, nil, invalidf("count must be >= 0, got %d", f.Count)
+	}
+	s.AddFault(f)
+	return http.StatusCreated, fr, nil
+}

@@ -1,0 +1,168 @@
+package cloudsim
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Fault is an injected failure. It applies to requests that reach an
+// operation's route, before authentication and handling: first the latency,
+// then at most one of Status, Malformed, Truncated or DropConnection. A
+// fault with only a latency delays the request and lets it be handled.
+type Fault struct {
+	// Operation is the apiclient.Op* name the fault applies to; "" means
+	// every operation.
+	Operation string `json:"operation"`
+	// Status, when non-zero, answers with this status and an error body.
+	Status int `json:"status"`
+	// Code and Message fill the error body; the code defaults from the
+	// status (RATE_LIMITED for 429, INTERNAL_ERROR for 500).
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// RetryAfter is sent as the Retry-After header: seconds or an HTTP date.
+	RetryAfter string `json:"retry_after"`
+	// Latency delays the response (real time, not the simulated clock).
+	Latency time.Duration `json:"-"`
+	// Malformed answers 200 with a body that is not valid JSON.
+	Malformed bool `json:"malformed"`
+	// Truncated handles the request, then sends only the first half of
+	// the response body.
+	Truncated bool `json:"truncated"`
+	// DropConnection closes the connection without an answer.
+	DropConnection bool `json:"drop_connection"`
+	// Rate is the probability that the fault applies, in (0, 1]; 0 means
+	// always.
+	Rate float64 `json:"rate"`
+	// Count is how many times the fault applies before it is spent; 0
+	// means without limit.
+	Count int `json:"count"`
+}
+
+// terminal reports whether the fault answers in place of the handler.
+func (f Fault) terminal() bool {
+	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection
+}
+
+// activeFault is a Fault with the applications it has left.
+type activeFault struct {
+	Fault
+	remaining int
+}
+
+// AddFault adds a fault after the existing ones.
+func (s *Sim) AddFault(f Fault) {
+	s.mu.Lock()
+	s.faults = append(s.faults, &activeFault{Fault: f, remaining: f.Count})
+	s.mu.Unlock()
+}
+
+// ClearFaults removes every fault.
+func (s *Sim) ClearFaults() {
+	s.mu.Lock()
+	s.faults = nil
+	s.mu.Unlock()
+}
+
+// firing returns the faults that apply to one request of op, in the order
+// they were added, and spends one application of each.
+func (s *Sim) firing(op string) []Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Fault
+	kept := s.faults[:0]
+	for _, f := range s.faults {
+		fires := (f.Operation == "" || f.Operation == op) && (f.Rate <= 0 || f.Rate >= 1 || s.faultRNG.Float64() < f.Rate)
+		if fires {
+			out = append(out, f.Fault)
+			if f.Count > 0 {
+				f.remaining--
+			}
+		}
+		if f.Count == 0 || f.remaining > 0 {
+			kept = append(kept, f)
+		}
+	}
+	clear(s.faults[len(kept):])
+	s.faults = kept
+	return out
+}
+
+// applyFaults applies the faults firing for this request. It reports whether
+// a fault answered (or dropped) the request, in which case the caller must
+// not. serve produces the real response for a truncating fault.
+func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, serve func() response) bool {
+	for _, f := range s.firing(op) {
+		if f.Latency > 0 {
+			t := time.NewTimer(f.Latency)
+			select {
+			case <-r.Context().Done():
+				t.Stop()
+				return true
+			case <-t.C:
+			}
+		}
+		if !f.terminal() {
+			continue
+		}
+		logger := s.logger.With("op", op, "path", r.URL.Path)
+		if f.RetryAfter != "" {
+			w.Header().Set("Retry-After", f.RetryAfter)
+		}
+		switch {
+		case f.DropConnection:
+			logger.Info("Fault injected", "fault", "drop_connection")
+			dropConnection(w)
+		case f.Status != 0:
+			logger.Info("Fault injected", "fault", "status", "status", f.Status)
+			writeResponse(w, errorResponse(&apiError{status: f.Status, code: faultCode(f), message: faultMessage(f)}))
+		case f.Malformed:
+			logger.Info("Fault injected", "fault", "malformed")
+			writeResponse(w, response{status: http.StatusOK, body: []byte(`{"service_id": "sim", "status": [tru`),
+				header: http.Header{"Content-Type": {"application/json"}}})
+		case f.Truncated:
+			logger.Info("Fault injected", "fault", "truncated")
+			resp := serve()
+			resp.body = resp.body[:len(resp.body)/2]
+			writeResponse(w, resp)
+		}
+		return true
+	}
+	return false
+}
+
+// dropConnection closes the connection under the request, so that the
+// client sees a network error rather than an HTTP answer.
+func dropConnection(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	// Without hijacking (HTTP/2), aborting the handler resets the stream.
+	panic(http.ErrAbortHandler)
+}
+
+func faultCode(f Fault) string {
+	if f.Code != "" {
+		return f.Code
+	}
+	switch f.Status {
+	case http.StatusTooManyRequests:
+		return "RATE_LIMITED"
+	case http.StatusInternalServerError:
+		return "INTERNAL_ERROR"
+	}
+	if text := http.StatusText(f.Status); text != "" {
+		return strings.ToUpper(strings.ReplaceAll(text, " ", "_"))
+	}
+	return "ERROR"
+}
+
+func faultMessage(f Fault) string {
+	if f.Message != "" {
+		return f.Message
+	}
+	return "simulated fault"
+}

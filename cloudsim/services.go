@@ -1,0 +1,427 @@
+package cloudsim
+
+import (
+	cryptorand "crypto/rand"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// service is the state of one database service.
+type service struct {
+	id, projectID, name, region, serviceType string
+	created                                  time.Time
+	cpuMillis, memoryGBs                     int64
+	// resourceIDs holds the primary resource first and one entry per HA
+	// replica after it.
+	resourceIDs []string
+	environment string
+	pooler      bool
+	vpcID       string
+	port        int
+	life        lifecycle
+	replicaSets map[string]*replicaSet
+	rsOrder     []string
+}
+
+// serviceType derives the service type from the addons: time-series wins,
+// ai alone means vector extensions, none is plain Postgres.
+func serviceType(addons []string) string {
+	switch {
+	case slices.Contains(addons, apiclient.AddonTimeSeries):
+		return apiclient.ServiceTypeTimeSeries
+	case slices.Contains(addons, apiclient.AddonAI):
+		return apiclient.ServiceTypeVector
+	default:
+		return apiclient.ServiceTypePostgres
+	}
+}
+
+// creationTime is now with fractional seconds kept even on a whole-second
+// fake clock, because the real API sends them and clients must parse them.
+func creationTime(now time.Time) time.Time {
+	t := now.UTC().Truncate(time.Microsecond)
+	if t.Nanosecond() == 0 {
+		t = t.Add(time.Microsecond)
+	}
+	return t
+}
+
+// newService builds and registers a service at rest in READY; the caller
+// starts a transition if there is one. The caller holds s.mu.
+func (s *Sim) newService(p *project, rng *rand.Rand, name, region, stype string, cpu, mem int64, created time.Time) *service {
+	svc := &service{
+		id:          s.newID(rng),
+		projectID:   p.id,
+		name:        name,
+		region:      region,
+		serviceType: stype,
+		created:     created,
+		cpuMillis:   cpu,
+		memoryGBs:   mem,
+		environment: apiclient.EnvironmentProd,
+		port:        newPort(rng),
+		life:        settle(apiclient.ServiceReady),
+		replicaSets: map[string]*replicaSet{},
+	}
+	svc.resourceIDs = []string{s.newID(rng)}
+	p.services[svc.id] = svc
+	p.serviceOrder = append(p.serviceOrder, svc.id)
+	return svc
+}
+
+// setReplicaCount resizes the HA replicas, keeping existing resource ids.
+func (s *Sim) setReplicaCount(svc *service, rng *rand.Rand, n int) {
+	if want := 1 + n; want <= len(svc.resourceIDs) {
+		svc.resourceIDs = svc.resourceIDs[:want]
+		return
+	}
+	for len(svc.resourceIDs) < 1+n {
+		svc.resourceIDs = append(svc.resourceIDs, s.newID(rng))
+	}
+}
+
+// wire renders the service as the API shows it at now.
+func (svc *service) wire(now time.Time) apiclient.Service {
+	status := svc.life.status(now)
+	out := apiclient.Service{
+		ServiceID:   svc.id,
+		ProjectID:   svc.projectID,
+		Name:        svc.name,
+		RegionCode:  svc.region,
+		ServiceType: svc.serviceType,
+		Status:      status,
+		Created:     apiclient.Time{Time: svc.created},
+		Paused:      status == apiclient.ServicePaused,
+		Resources:   make([]apiclient.Resource, len(svc.resourceIDs)),
+		Metadata:    &apiclient.Metadata{Environment: svc.environment},
+	}
+	for i, id := range svc.resourceIDs {
+		out.Resources[i] = apiclient.Resource{ID: id, Spec: &apiclient.ResourceSpec{
+			CPUMillis: apiclient.Int(svc.cpuMillis), MemoryGBs: apiclient.Int(svc.memoryGBs),
+		}}
+	}
+	if status != apiclient.ServiceQueued {
+		out.Endpoint = endpoint(svc.id, svc.projectID, svc.port)
+	}
+	if svc.pooler {
+		out.ConnectionPooler = pooler(svc.id, svc.projectID)
+	}
+	return out
+}
+
+// lookupService finds a live service, forgetting it once its deletion has
+// completed.
+func (p *project) lookupService(id string, now time.Time) (*service, error) {
+	svc := p.services[id]
+	if svc != nil && svc.life.gone(now) {
+		delete(p.services, id)
+		svc = nil
+	}
+	if svc == nil {
+		return nil, notFoundf("service %s not found in project %s", id, p.id)
+	}
+	return svc, nil
+}
+
+// liveServices returns the live services in creation order, compacting away
+// the ones whose deletion has completed.
+func (p *project) liveServices(now time.Time) []*service {
+	out := make([]*service, 0, len(p.serviceOrder))
+	kept := p.serviceOrder[:0]
+	for _, id := range p.serviceOrder {
+		svc := p.services[id]
+		if svc != nil && svc.life.gone(now) {
+			delete(p.services, id)
+			svc = nil
+		}
+		if svc == nil {
+			continue
+		}
+		kept = append(kept, id)
+		out = append(out, svc)
+	}
+	clear(p.serviceOrder[len(kept):])
+	p.serviceOrder = kept
+	return out
+}
+
+// checkWritable refuses every write but delete on a service being deleted.
+func (svc *service) checkWritable(now time.Time) error {
+	if svc.life.removed || svc.life.status(now) == apiclient.ServiceDeleting {
+		return conflictf("service %s is being deleted", svc.id)
+	}
+	return nil
+}
+
+// checkChangeable refuses changes that need a settled service: they are only
+// accepted while it is READY or UNSTABLE.
+func (svc *service) checkChangeable(now time.Time) error {
+	if err := svc.checkWritable(now); err != nil {
+		return err
+	}
+	switch status := svc.life.status(now); status {
+	case apiclient.ServiceReady, apiclient.ServiceUnstable:
+		return nil
+	default:
+		return conflictf("service %s is %s; retry when it is READY", svc.id, status)
+	}
+}
+
+// reconfigure starts a CONFIGURING transition back to READY.
+func (s *Sim) reconfigure(svc *service, now time.Time) {
+	svc.life.begin(now, apiclient.ServiceReady, step{apiclient.ServiceConfiguring, s.timings.Configure})
+}
+
+// provision starts the creation transition of a new service or fork.
+func (s *Sim) provision(svc *service, now time.Time) {
+	svc.life.begin(now, apiclient.ServiceReady,
+		step{apiclient.ServiceQueued, s.timings.Provision},
+		step{apiclient.ServiceConfiguring, s.timings.Provision})
+}
+
+func initialPassword() apiclient.Secret { return apiclient.Secret(cryptorand.Text()) }
+
+func (s *Sim) serviceOf(c *call) (*service, error) {
+	return c.project.lookupService(c.r.PathValue("service_id"), c.now)
+}
+
+func (s *Sim) listServices(c *call) (int, any, error) {
+	live := c.project.liveServices(c.now)
+	out := make([]apiclient.Service, len(live))
+	for i, svc := range live {
+		out[i] = svc.wire(c.now)
+	}
+	return http.StatusOK, out, nil
+}
+
+func (s *Sim) createService(c *call) (int, any, error) {
+	b, err := parseBody(c.body)
+	if err != nil {
+		return 0, nil, err
+	}
+	name := b.text("name")
+	addons := b.set("addons", apiclient.AddonTimeSeries, apiclient.AddonAI)
+	region := b.text("region_code")
+	cpu, mem := b.size("cpu_millis"), b.size("memory_gbs")
+	if err := b.err(); err != nil {
+		return 0, nil, err
+	}
+	svc := s.newService(c.project, s.rng, name, region, serviceType(addons), cpu, mem, creationTime(c.now))
+	s.provision(svc, c.now)
+	out := svc.wire(c.now)
+	out.InitialPassword = initialPassword()
+	return http.StatusAccepted, out, nil
+}
+
+func (s *Sim) getService(c *call) (int, any, error) {
+	svc, err := s.serviceOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, svc.wire(c.now), nil
+}
+
+func (s *Sim) deleteService(c *call) (int, any, error) {
+	svc, err := s.serviceOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	// A second delete is accepted and does not restart the clock.
+	if !svc.life.removed {
+		svc.life.remove(c.now, apiclient.ServiceDeleting, s.timings.Delete)
+	}
+	return http.StatusAccepted, nil, nil
+}
+
+func (s *Sim) resizeService(c *call) (int, any, error) {
+	b, err := parseBody(c.body)
+	if err != nil {
+		return 0, nil, err
+	}
+	cpu, mem := b.size("cpu_millis"), b.size("memory_gbs")
+	if err := b.err(); err != nil {
+		return 0, nil, err
+	}
+	svc, err := s.serviceOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := svc.checkChangeable(c.now); err != nil {
+		return 0, nil, err
+	}
+	svc.cpuMillis, svc.memoryGBs = cpu, mem
+	s.reconfigure(svc, c.now)
+	return http.StatusAccepted, nil, nil
+}
+
+func (s *Sim) updatePassword(c *call) (int, any, error) {
+	b, err := parseBody(c.body)
+	if err != nil {
+		return 0, nil, err
+	}
+	b.nonEmpty("password")
+	if err := b.err(); err != nil {
+		return 0, nil, err
+	}
+	svc, err := s.serviceOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := svc.checkWritable(c.now); err != nil {
+		return 0, nil, err
+	}
+	// The password itself is not kept: nothing in the simulator reads it.
+	svc.life.touch()
+	return http.StatusNoContent, nil, nil
+}
+
+func (s *Sim) setServiceEnvironment(c *call) (int, any, error) {
+	b, err := parseBody(c.body)
+	if err != nil {
+		return 0, nil, err
+	}
+	env := b.enum("environment", apiclient.EnvironmentProd, apiclient.EnvironmentDev)
+	if err := b.err(); err != nil {
+		return 0, nil, err
+	}
+	svc, err := s.serviceOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := svc.checkWritable(c.now); err != nil {
+		return 0, nil, err
+	}
+	svc.environment = env
+	svc.life.touch()
+	return http.StatusOK, message("Environment set to " + env), nil
+}
+
+func (s *Sim) setHA(c *call) (int, any, error) {
+	b, err := parseBody(c.body)
+	if err != nil {
+		return 0, nil, err
+	}
+	n := b.int("replica_count", 0, maxReplicaCount)
+	if err := b.err(); err != nil {
+		return 0, nil, err
+	}
+	svc, err := s.serviceOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := svc.checkChangeable(c.now); err != nil {
+		return 0, nil, err
+	}
+	s.setReplicaCount(svc, s.rng, int(n))
+	s.reconfigure(svc, c.now)
+	return http.StatusAccepted, nil, nil
+}
+
+func (s *Sim) enableServicePooler(c *call) (int, any, error) {
+	return s.setServicePooler(c, true)
+}
+
+func (s *Sim) disableServicePooler(c *call) (int, any, error) {
+	return s.setServicePooler(c, false)
+}
+
+func (s *Sim) setServicePooler(c *call, enabled bool) (int, any, error) {
+	svc, err := s.serviceOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := svc.checkWritable(c.now); err != nil {
+		return 0, nil, err
+	}
+	svc.pooler = enabled
+	svc.life.touch()
+	return http.StatusOK, message(poolerMessage(enabled)), nil
+}
+
+func poolerMessage(enabled bool) string {
+	if enabled {
+		return "Connection pooler enabled"
+	}
+	return "Connection pooler disabled"
+}
+
+func (s *Sim) forkService(c *call) (int, any, error) {
+	b, err := parseBody(c.body)
+	if err != nil {
+		return 0, nil, err
+	}
+	name, region := b.text("name"), b.text("region_code")
+	cpu, mem := b.size("cpu_millis"), b.size("memory_gbs")
+	if err := b.err(); err != nil {
+		return 0, nil, err
+	}
+	src, err := s.serviceOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := src.checkChangeable(c.now); err != nil {
+		return 0, nil, err
+	}
+	fork := s.newService(c.project, s.rng, name, region, src.serviceType, cpu, mem, creationTime(c.now))
+	fork.environment = src.environment
+	s.provision(fork, c.now)
+	out := fork.wire(c.now)
+	out.InitialPassword = initialPassword()
+	out.ForkedFrom = &apiclient.ForkedFrom{ProjectID: src.projectID, ServiceID: src.id}
+	return http.StatusAccepted, out, nil
+}
+
+// vpcAttachment reads the body of attach and detach and finds the service
+// and the VPC, checking that the service can change.
+func (s *Sim) vpcAttachment(c *call) (*service, *vpc, error) {
+	b, err := parseBody(c.body)
+	if err != nil {
+		return nil, nil, err
+	}
+	vpcID := b.text("vpc_id")
+	if err := b.err(); err != nil {
+		return nil, nil, err
+	}
+	svc, err := s.serviceOf(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := c.project.lookupVPC(vpcID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := svc.checkChangeable(c.now); err != nil {
+		return nil, nil, err
+	}
+	return svc, v, nil
+}
+
+func (s *Sim) attachToVPC(c *call) (int, any, error) {
+	svc, v, err := s.vpcAttachment(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if svc.vpcID != "" {
+		return 0, nil, conflictf("service %s is already attached to VPC %s", svc.id, svc.vpcID)
+	}
+	svc.vpcID = v.id
+	s.reconfigure(svc, c.now)
+	return http.StatusAccepted, nil, nil
+}
+
+func (s *Sim) detachFromVPC(c *call) (int, any, error) {
+	svc, v, err := s.vpcAttachment(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if svc.vpcID != v.id {
+		return 0, nil, conflictf("service %s is not attached to VPC %s", svc.id, v.id)
+	}
+	svc.vpcID = ""
+	s.reconfigure(svc, c.now)
+	return http.StatusAccepted, nil, nil
+}

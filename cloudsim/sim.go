@@ -1,0 +1,431 @@
+package cloudsim
+
+import (
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// Credential is one set of credentials the simulator accepts.
+type Credential struct {
+	// AccessKey and SecretKey authenticate the service API (HTTP Basic).
+	AccessKey, SecretKey string
+	// APIKey authenticates GET /v1/auth/info (Bearer).
+	APIKey string
+	// ProjectID is the only project the credential may address; empty means
+	// any project.
+	ProjectID string
+	// Name is reported by the auth info operation.
+	Name string
+	// ReadOnly credentials are refused (403) on every write.
+	ReadOnly bool
+}
+
+// Timings are the durations of the simulated asynchronous operations. A zero
+// duration completes at once.
+type Timings struct {
+	// Provision is the duration of each creation step of a service or fork:
+	// QUEUED to CONFIGURING and CONFIGURING to READY.
+	Provision time.Duration
+	// Configure is how long resize, setHA, attach and detach stay CONFIGURING.
+	Configure time.Duration
+	// Delete is how long a deleted service stays DELETING before it is gone.
+	Delete time.Duration
+	// ReplicaSet is how long a replica set is creating, resizing or deleting.
+	ReplicaSet time.Duration
+	// Peering is how long a new peering stays pending.
+	Peering time.Duration
+}
+
+// Options configure a Sim.
+type Options struct {
+	// Credentials are the accepted credentials. With none, every API request
+	// is answered 401.
+	Credentials []Credential
+	Timings     Timings
+	// Seed seeds identifiers, ports, fault rates and scenarios.
+	Seed int64
+	// Clock tells the time for state transitions; nil means time.Now. Tests
+	// inject a fake clock to drive state machines without sleeping.
+	Clock func() time.Time
+	// Logger receives request and fault logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Sim is a simulated cloud API. It implements http.Handler and is safe for
+// concurrent use.
+type Sim struct {
+	clock   func() time.Time
+	logger  *slog.Logger
+	timings Timings
+	seed    int64
+	creds   []Credential
+	// credsCreated is reported as the creation time of every credential.
+	credsCreated time.Time
+	mux          *http.ServeMux
+
+	mu       sync.Mutex
+	rng      *rand.Rand
+	faultRNG *rand.Rand
+	ids      map[string]struct{}
+	projects map[string]*project
+	faults   []*activeFault
+	counts   map[string]int
+}
+
+// project holds the resources of one project. Maps give O(1) lookups and the
+// order slices keep lists stable (creation order) without sorting 10,000
+// services on every list.
+type project struct {
+	id           string
+	services     map[string]*service
+	serviceOrder []string
+	vpcs         map[string]*vpc
+	vpcOrder     []string
+}
+
+// New returns a simulator with no resources.
+func New(opts Options) *Sim {
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Sim{
+		clock:        clock,
+		logger:       logger,
+		timings:      opts.Timings,
+		seed:         opts.Seed,
+		creds:        append([]Credential(nil), opts.Credentials...),
+		credsCreated: clock().UTC().Add(-90 * 24 * time.Hour).Truncate(time.Millisecond).Add(123 * time.Millisecond),
+		mux:          http.NewServeMux(),
+		rng:          newRand(opts.Seed, "api"),
+		faultRNG:     newRand(opts.Seed, "faults"),
+		ids:          map[string]struct{}{},
+		projects:     map[string]*project{},
+		counts:       map[string]int{},
+	}
+	for _, rt := range s.apiRoutes() {
+		s.handleOperation(rt)
+	}
+	s.registerControls()
+	s.mux.HandleFunc("/", s.notFound)
+	return s
+}
+
+// newRand returns a random source derived from the seed and a purpose, so
+// that scenarios, faults and API calls draw from independent sequences and
+// one does not shift the ids of another.
+func newRand(seed int64, purpose string) *rand.Rand {
+	h := fnv.New64a()
+	_, _ = io.WriteString(h, purpose)
+	return rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mux.ServeHTTP(w, r)
+}
+
+// authKind is the authentication scheme an operation takes.
+type authKind int
+
+const (
+	authBasic authKind = iota
+	authBearer
+)
+
+// call is one authenticated request to an operation, handed to its handler
+// with the state lock held.
+type call struct {
+	r       *http.Request
+	body    []byte
+	cred    *Credential
+	project *project
+	now     time.Time
+}
+
+// handlerFunc serves one operation. It returns the status and a body to
+// encode as JSON (nil for none), or an *apiError.
+type handlerFunc func(c *call) (int, any, error)
+
+// route binds an operation to its method pattern.
+type route struct {
+	pattern string
+	op      string
+	auth    authKind
+	handler handlerFunc
+}
+
+func (s *Sim) apiRoutes() []route {
+	const (
+		svc  = "/v1/projects/{project_id}/services"
+		one  = svc + "/{service_id}"
+		rs   = one + "/replicaSets"
+		vpcs = "/v1/projects/{project_id}/vpcs"
+		vpc  = vpcs + "/{vpc_id}"
+	)
+	return []route{
+		{"GET /v1/auth/info", apiclient.OpGetAuthInfo, authBearer, s.getAuthInfo},
+
+		{"GET " + svc, apiclient.OpListServices, authBasic, s.listServices},
+		{"POST " + svc, apiclient.OpCreateService, authBasic, s.createService},
+		{"GET " + one, apiclient.OpGetService, authBasic, s.getService},
+		{"DELETE " + one, apiclient.OpDeleteService, authBasic, s.deleteService},
+		{"POST " + one + "/resize", apiclient.OpResizeService, authBasic, s.resizeService},
+		{"POST " + one + "/updatePassword", apiclient.OpUpdatePassword, authBasic, s.updatePassword},
+		{"POST " + one + "/setEnvironment", apiclient.OpSetServiceEnvironment, authBasic, s.setServiceEnvironment},
+		{"POST " + one + "/setHA", apiclient.OpSetHA, authBasic, s.setHA},
+		{"POST " + one + "/enablePooler", apiclient.OpEnableServicePooler, authBasic, s.enableServicePooler},
+		{"POST " + one + "/disablePooler", apiclient.OpDisableServicePooler, authBasic, s.disableServicePooler},
+		{"POST " + one + "/forkService", apiclient.OpForkService, authBasic, s.forkService},
+		{"POST " + one + "/attachToVPC", apiclient.OpAttachToVPC, authBasic, s.attachToVPC},
+		{"POST " + one + "/detachFromVPC", apiclient.OpDetachFromVPC, authBasic, s.detachFromVPC},
+
+		{"GET " + rs, apiclient.OpListReplicaSets, authBasic, s.listReplicaSets},
+		{"POST " + rs, apiclient.OpCreateReplicaSet, authBasic, s.createReplicaSet},
+		{"DELETE " + rs + "/{replica_set_id}", apiclient.OpDeleteReplicaSet, authBasic, s.deleteReplicaSet},
+		{"POST " + rs + "/{replica_set_id}/resize", apiclient.OpResizeReplicaSet, authBasic, s.resizeReplicaSet},
+		{"POST " + rs + "/{replica_set_id}/enablePooler", apiclient.OpEnableReplicaSetPooler, authBasic, s.enableReplicaSetPooler},
+		{"POST " + rs + "/{replica_set_id}/disablePooler", apiclient.OpDisableReplicaSetPooler, authBasic, s.disableReplicaSetPooler},
+		{"POST " + rs + "/{replica_set_id}/setEnvironment", apiclient.OpSetReplicaSetEnvironment, authBasic, s.setReplicaSetEnvironment},
+
+		{"GET " + vpcs, apiclient.OpListVPCs, authBasic, s.listVPCs},
+		{"POST " + vpcs, apiclient.OpCreateVPC, authBasic, s.createVPC},
+		{"GET " + vpc, apiclient.OpGetVPC, authBasic, s.getVPC},
+		{"POST " + vpc + "/rename", apiclient.OpRenameVPC, authBasic, s.renameVPC},
+		{"DELETE " + vpc, apiclient.OpDeleteVPC, authBasic, s.deleteVPC},
+
+		{"GET " + vpc + "/peerings", apiclient.OpListPeerings, authBasic, s.listPeerings},
+		{"POST " + vpc + "/peerings", apiclient.OpCreatePeering, authBasic, s.createPeering},
+		{"GET " + vpc + "/peerings/{peering_id}", apiclient.OpGetPeering, authBasic, s.getPeering},
+		{"DELETE " + vpc + "/peerings/{peering_id}", apiclient.OpDeletePeering, authBasic, s.deletePeering},
+	}
+}
+
+// response is an encoded answer, kept as bytes so that a fault can cut it.
+type response struct {
+	status int
+	body   []byte
+	header http.Header
+}
+
+// handleOperation registers one operation: count it, apply faults, then
+// authenticate and handle it.
+func (s *Sim) handleOperation(rt route) {
+	s.mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+		s.count(rt.op)
+		serve := func() response { return s.serveOperation(r, rt) }
+		if s.applyFaults(w, r, rt.op, serve) {
+			return
+		}
+		resp := serve()
+		writeResponse(w, resp)
+		s.logger.Debug("Request served", "op", rt.op, "method", r.Method, "path", r.URL.Path, "status", resp.status)
+	})
+}
+
+// maxBodyBytes bounds request bodies; the spec sets no limit, real APIs do.
+const maxBodyBytes = 1 << 20
+
+// readBody reads a request body of at most maxBodyBytes.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, invalidf("request body could not be read")
+	}
+	if len(body) > maxBodyBytes {
+		return nil, invalidf("request body is larger than 1 MiB")
+	}
+	return body, nil
+}
+
+func (s *Sim) serveOperation(r *http.Request, rt route) response {
+	cred, err := s.authenticate(r, rt.auth)
+	if err != nil {
+		return errorResponse(err)
+	}
+	projectID := r.PathValue("project_id")
+	if err := authorize(cred, projectID, r.Method != http.MethodGet); err != nil {
+		return errorResponse(err)
+	}
+	var body []byte
+	if r.Method == http.MethodPost {
+		if body, err = readBody(r); err != nil {
+			return errorResponse(err)
+		}
+	}
+
+	s.mu.Lock()
+	c := &call{r: r, body: body, cred: cred, now: s.clock()}
+	if projectID != "" {
+		c.project = s.project(projectID)
+	}
+	status, out, err := rt.handler(c)
+	s.mu.Unlock()
+
+	if err != nil {
+		return errorResponse(err)
+	}
+	return jsonResponse(status, out)
+}
+
+// project returns the project, creating it empty on first use: a valid
+// credential for a project always sees it, if only as empty lists.
+func (s *Sim) project(id string) *project {
+	p := s.projects[id]
+	if p == nil {
+		p = &project{id: id, services: map[string]*service{}, vpcs: map[string]*vpc{}}
+		s.projects[id] = p
+	}
+	return p
+}
+
+// notFound answers every path that no route matches: 405 when the path is
+// known under another method, 404 otherwise, both with a JSON error body.
+func (s *Sim) notFound(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host, Header: http.Header{}}
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeResponse(w, errorResponse(&apiError{status: http.StatusMethodNotAllowed, code: "METHOD_NOT_ALLOWED",
+			message: "method " + r.Method + " is not allowed on this path"}))
+		return
+	}
+	writeResponse(w, errorResponse(&apiError{status: http.StatusNotFound, code: "NOT_FOUND", message: "no such path"}))
+}
+
+// apiError is an error answer of section 7 of the spec.
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.message }
+
+func jsonResponse(status int, body any) response {
+	if body == nil {
+		return response{status: status}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return errorResponse(err)
+	}
+	return response{status: status, body: b, header: http.Header{"Content-Type": {"application/json"}}}
+}
+
+func errorResponse(err error) response {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = &apiError{status: http.StatusInternalServerError, code: "INTERNAL_ERROR", message: "internal error"}
+	}
+	resp := jsonResponse(ae.status, apiclient.ErrorBody{Code: ae.code, Message: ae.message})
+	switch ae.code {
+	case "UNAUTHORIZED":
+		resp.header.Set("WWW-Authenticate", `Basic realm="clouddb"`)
+	}
+	return resp
+}
+
+func writeResponse(w http.ResponseWriter, resp response) {
+	for k, v := range resp.header {
+		w.Header()[k] = v
+	}
+	if resp.body != nil {
+		w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+	}
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
+
+func (s *Sim) count(op string) {
+	s.mu.Lock()
+	s.counts[op]++
+	s.mu.Unlock()
+}
+
+// RequestCount returns how many requests reached the operation's route since
+// the simulator started or the counts were reset, whatever their answer.
+func (s *Sim) RequestCount(operation string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[operation]
+}
+
+// RequestCounts returns a copy of all non-zero request counts by operation.
+func (s *Sim) RequestCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.counts))
+	for op, n := range s.counts {
+		out[op] = n
+	}
+	return out
+}
+
+// ResetRequestCounts sets every request count to zero.
+func (s *Sim) ResetRequestCounts() {
+	s.mu.Lock()
+	s.counts = map[string]int{}
+	s.mu.Unlock()
+}
+
+// idAlphabet is the alphabet of identifiers: lowercase alphanumerics.
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// newID draws a fresh 10-character identifier from rng, unique across the
+// simulator. The caller holds s.mu.
+func (s *Sim) newID(rng *rand.Rand) string {
+	for {
+		var b [10]byte
+		for i := range b {
+			b[i] = idAlphabet[rng.IntN(len(idAlphabet))]
+		}
+		id := string(b[:])
+		if _, dup := s.ids[id]; !dup {
+			s.ids[id] = struct{}{}
+			return id
+		}
+	}
+}
+
+// newPort draws a deterministic port for an endpoint.
+func newPort(rng *rand.Rand) int {
+	return 30000 + rng.IntN(10000)
+}
+
+func host(id, projectID string) string {
+	return id + "." + projectID + ".sim.clouddb.invalid"
+}
+
+// poolerPort is where every simulated connection pooler listens.
+const poolerPort = 6432
+
+func endpoint(id, projectID string, port int) *apiclient.Endpoint {
+	return &apiclient.Endpoint{Host: host(id, projectID), Port: apiclient.Int(port)}
+}
+
+func pooler(id, projectID string) *apiclient.ConnectionPooler {
+	return &apiclient.ConnectionPooler{Endpoint: endpoint(id, projectID, poolerPort)}
+}
+
+func message(text string) apiclient.Message { return apiclient.Message{Message: text} }

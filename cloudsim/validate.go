@@ -1,0 +1,222 @@
+package cloudsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+func invalidf(format string, args ...any) error {
+	return &apiError{status: http.StatusBadRequest, code: "INVALID_REQUEST", message: fmt.Sprintf(format, args...)}
+}
+
+func notFoundf(format string, args ...any) error {
+	return &apiError{status: http.StatusNotFound, code: "NOT_FOUND", message: fmt.Sprintf(format, args...)}
+}
+
+func conflictf(format string, args ...any) error {
+	return &apiError{status: http.StatusConflict, code: "CONFLICT", message: fmt.Sprintf(format, args...)}
+}
+
+// Bounds of request values. The spec gives none; these are the simulator's.
+const (
+	maxNameRunes    = 128
+	maxSize         = math.MaxInt32
+	maxReplicaCount = 5
+)
+
+// body is a request body decoded as a JSON object. Its getters read one field
+// each, check it, and record the first failure, so that a handler reads all
+// its fields and then asks err() once.
+type body struct {
+	fields map[string]json.RawMessage
+	first  error
+}
+
+// parseBody decodes raw as a JSON object.
+func parseBody(raw []byte) (*body, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, invalidf("request body is required")
+	}
+	if !json.Valid(raw) {
+		return nil, invalidf("request body is not valid JSON")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, invalidf("request body must be a JSON object")
+	}
+	return &body{fields: fields}, nil
+}
+
+func (b *body) err() error { return b.first }
+
+func (b *body) fail(err error) {
+	if b.first == nil {
+		b.first = err
+	}
+}
+
+// raw returns a present, non-null field; a missing or null field is recorded
+// as required.
+func (b *body) raw(name string) (json.RawMessage, bool) {
+	v, ok := b.fields[name]
+	v = bytes.TrimSpace(v)
+	if !ok || len(v) == 0 || bytes.Equal(v, []byte("null")) {
+		b.fail(invalidf("%s is required", name))
+		return nil, false
+	}
+	return v, true
+}
+
+// string reads a required string field, which may be empty.
+func (b *body) string(name string) string {
+	v, ok := b.raw(name)
+	if !ok {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		b.fail(invalidf("%s must be a string", name))
+		return ""
+	}
+	return s
+}
+
+// text reads a required string field that is not blank and at most
+// maxNameRunes characters long: names, identifiers and region codes.
+func (b *body) text(name string) string {
+	s := b.string(name)
+	if b.first != nil {
+		return ""
+	}
+	if strings.TrimSpace(s) == "" {
+		b.fail(invalidf("%s must not be blank", name))
+		return ""
+	}
+	if n := utf8.RuneCountInString(s); n > maxNameRunes {
+		b.fail(invalidf("%s must be at most %d characters, got %d", name, maxNameRunes, n))
+		return ""
+	}
+	return s
+}
+
+// nonEmpty reads a required, non-empty string field such as a password.
+func (b *body) nonEmpty(name string) string {
+	s := b.string(name)
+	if b.first == nil && s == "" {
+		b.fail(invalidf("%s must not be empty", name))
+	}
+	return s
+}
+
+// int reads a required integer field in [lo, hi].
+func (b *body) int(name string, lo, hi int64) int64 {
+	v, ok := b.raw(name)
+	if !ok {
+		return 0
+	}
+	if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		b.fail(invalidf("%s must be an integer", name))
+		return 0
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		if _, ferr := strconv.ParseFloat(string(v), 64); ferr == nil && !bytes.ContainsAny(v, ".eE") {
+			// A whole number too large for int64.
+			b.fail(invalidf("%s must be between %d and %d", name, lo, hi))
+		} else {
+			b.fail(invalidf("%s must be an integer", name))
+		}
+		return 0
+	}
+	if n < lo || n > hi {
+		b.fail(invalidf("%s must be between %d and %d, got %d", name, lo, hi, n))
+		return 0
+	}
+	return n
+}
+
+// size reads a resource size (cpu_millis, memory_gbs, nodes): at least 1.
+func (b *body) size(name string) int64 { return b.int(name, 1, maxSize) }
+
+// enum reads a required string field that must be one of allowed.
+func (b *body) enum(name string, allowed ...string) string {
+	s := b.string(name)
+	if b.first == nil && !slices.Contains(allowed, s) {
+		b.fail(invalidf("%s must be one of %s, got %q", name, strings.Join(allowed, ", "), s))
+		return ""
+	}
+	return s
+}
+
+// set reads a required array of distinct strings, each one of allowed. The
+// empty array is valid.
+func (b *body) set(name string, allowed ...string) []string {
+	v, ok := b.raw(name)
+	if !ok {
+		return nil
+	}
+	var items []string
+	if err := json.Unmarshal(v, &items); err != nil {
+		b.fail(invalidf("%s must be an array of strings", name))
+		return nil
+	}
+	for i, item := range items {
+		if !slices.Contains(allowed, item) {
+			b.fail(invalidf("%s must contain only %s, got %q", name, strings.Join(allowed, ", "), item))
+			return nil
+		}
+		if slices.Contains(items[:i], item) {
+			b.fail(invalidf("%s must not repeat %q", name, item))
+			return nil
+		}
+	}
+	return items
+}
+
+// cidr reads a required IPv4 CIDR block such as 10.0.0.0/16.
+func (b *body) cidr(name string) string {
+	s := b.string(name)
+	if b.first != nil {
+		return ""
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil || !p.Addr().Is4() {
+		b.fail(invalidf("%s must be an IPv4 CIDR block such as 10.0.0.0/16, got %q", name, truncate(s, 64)))
+		return ""
+	}
+	return s
+}
+
+// nullableString reads a field that must be present and is a string or null.
+func (b *body) nullableString(name string) *string {
+	v, ok := b.fields[name]
+	if !ok {
+		b.fail(invalidf("%s is required (a string or null)", name))
+		return nil
+	}
+	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		b.fail(invalidf("%s must be a string or null", name))
+		return nil
+	}
+	return &s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
