@@ -118,7 +118,9 @@ var opCases = []opCase{
 	},
 	{
 		op: OpSetHA, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/setHA", status: 202,
-		call: func(ctx context.Context, c *Client) (any, error) { return nil, c.SetHA(ctx, sID, SetHARequest{ReplicaCount: 2}) },
+		call: func(ctx context.Context, c *Client) (any, error) {
+			return nil, c.SetHA(ctx, sID, SetHARequest{ReplicaCount: 2})
+		},
 		body: `{"replica_count":2}`,
 	},
 	{
@@ -213,7 +215,9 @@ var opCases = []opCase{
 	},
 	{
 		op: OpRenameVPC, method: "POST", uri: "/v1/projects/proj-1/vpcs/" + vIDEsc + "/rename", status: 200,
-		call: func(ctx context.Context, c *Client) (any, error) { return c.RenameVPC(ctx, vID, RenameVPCRequest{Name: "net"}) },
+		call: func(ctx context.Context, c *Client) (any, error) {
+			return c.RenameVPC(ctx, vID, RenameVPCRequest{Name: "net"})
+		},
 		body: `{"name":"net"}`, resp: vpcJSON, want: &vpcWant,
 	},
 	{
