@@ -1,0 +1,41 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+var (
+	collectorSuccessDesc = newDesc("clouddb_exporter_collector_success",
+		"Whether the last poll of one part of a project (services, replica_sets, vpcs, peerings, auth) succeeded completely (1) or not (0). Cached from the last poll of the API.",
+		"project_id", "collector")
+	collectorDurationDesc = newDesc("clouddb_exporter_collector_duration_seconds",
+		"How long the last poll of one part of a project took, in seconds. Cached from the last poll of the API.",
+		"project_id", "collector")
+	collectorLastSuccessDesc = newDesc("clouddb_exporter_collector_last_success_timestamp_seconds",
+		"Unix seconds of the last poll of one part of a project that succeeded completely, 0 if none has. Cached from the last poll of the API.",
+		"project_id", "collector")
+	snapshotTimestampDesc = newDesc("clouddb_exporter_snapshot_timestamp_seconds",
+		"Unix seconds at which the snapshot of a project that this exposition shows was assembled. Cached from the last poll of the API.",
+		"project_id")
+)
+
+// collectHealth sends the per-part health of s and its age. A part that
+// failed still reports here while the other parts keep their series: one
+// failing part never fails the scrape.
+func collectHealth(ch chan<- prometheus.Metric, s *fleet.Snapshot) {
+	p := s.ProjectID
+	for _, part := range s.Parts {
+		gauge(ch, collectorSuccessDesc, boolValue(part.Success), p, part.Name)
+		gauge(ch, collectorDurationDesc, part.Duration.Seconds(), p, part.Name)
+		// Zero rather than absent: "never" is a state worth alerting on,
+		// and time() - 0 makes any staleness alert fire.
+		lastSuccess := 0.0
+		if !part.LastSuccess.IsZero() {
+			lastSuccess = unixSeconds(part.LastSuccess)
+		}
+		gauge(ch, collectorLastSuccessDesc, lastSuccess, p, part.Name)
+	}
+	gauge(ch, snapshotTimestampDesc, unixSeconds(s.Taken), p)
+}
