@@ -1,0 +1,139 @@
+// Command cloudsim serves the simulated cloud database API of package
+// cloudsim, for demos and for running the exporter without a real account.
+//
+// It is a simulator: its credentials default to the well-known, public demo
+// values demo-access-key, demo-secret-key and demo-api-key (override them
+// with CLOUDSIM_ACCESS_KEY, CLOUDSIM_SECRET_KEY and CLOUDSIM_API_KEY), and
+// its /_sim control routes take no authentication. Keep it on loopback.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/lmittmann/tint"
+
+	"github.com/clouddb/clouddb_exporter/cloudsim"
+)
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	app := kingpin.New("cloudsim", "Simulated cloud database management API, for demos and tests. Not a real service: keep it on loopback.")
+	var (
+		listen   = app.Flag("web.listen-address", "Address to listen on. The /_sim controls take no authentication, so keep this on loopback.").Default("127.0.0.1:8090").String()
+		scenario = app.Flag("scenario", "Resources to load at startup: demo, fleet or empty.").Default("demo").Enum("demo", "fleet", "empty")
+		project  = app.Flag("project-id", "Project the credentials belong to and the scenario is loaded into.").Default("demo-project").String()
+		seed     = app.Flag("seed", "Seed for identifiers, ports, fault rates and churn.").Default("1").Int64()
+
+		fleetServices = app.Flag("fleet.services", "Services of the fleet scenario.").Default("1000").Int()
+		fleetRS       = app.Flag("fleet.replica-sets-per-service", "Replica sets per service of the fleet scenario.").Default("1").Int()
+		fleetVPCs     = app.Flag("fleet.vpcs", "VPCs of the fleet scenario.").Default("10").Int()
+		fleetPeerings = app.Flag("fleet.peerings-per-vpc", "Peerings per VPC of the fleet scenario.").Default("2").Int()
+
+		provision = app.Flag("timing.provision", "Duration of each creation step of a service (QUEUED, then CONFIGURING).").Default("5s").Duration()
+		configure = app.Flag("timing.configure", "How long resize, setHA, attach and detach stay CONFIGURING.").Default("10s").Duration()
+		deletion  = app.Flag("timing.delete", "How long a deleted service stays DELETING.").Default("8s").Duration()
+		rsTiming  = app.Flag("timing.replica-set", "How long a replica set is creating, resizing or deleting.").Default("12s").Duration()
+		peering   = app.Flag("timing.peering", "How long a new peering stays pending.").Default("20s").Duration()
+
+		churn    = app.Flag("churn.interval", "Interval of demo churn (resizes, pooler toggles, environment flips, status blips); 0 disables it.").Default("0s").Duration()
+		logLevel = app.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").Enum("debug", "info", "warn", "error")
+	)
+	// Credentials come from the environment only, never from flags, so that
+	// real-looking keys do not end up in shell history or process lists.
+	accessKey := envOr("CLOUDSIM_ACCESS_KEY", "demo-access-key")
+	secretKey := envOr("CLOUDSIM_SECRET_KEY", "demo-secret-key")
+	apiKey := envOr("CLOUDSIM_API_KEY", "demo-api-key")
+
+	if _, err := app.Parse(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	logger := newLogger(*logLevel)
+
+	sim := cloudsim.New(cloudsim.Options{
+		Credentials: []cloudsim.Credential{{
+			AccessKey: accessKey, SecretKey: secretKey, APIKey: apiKey,
+			ProjectID: *project, Name: "cloudsim-demo",
+		}},
+		Timings: cloudsim.Timings{
+			Provision: *provision, Configure: *configure, Delete: *deletion,
+			ReplicaSet: *rsTiming, Peering: *peering,
+		},
+		Seed:   *seed,
+		Logger: logger,
+	})
+	switch *scenario {
+	case "demo":
+		sim.LoadDemo(*project)
+	case "fleet":
+		sim.LoadFleet(*project, cloudsim.Fleet{
+			Services: *fleetServices, ReplicaSetsPerService: *fleetRS,
+			VPCs: *fleetVPCs, PeeringsPerVPC: *fleetPeerings,
+		})
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		logger.Error("Cannot listen", "address", *listen, "err", err)
+		return 1
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		logger.Warn("Listening beyond loopback: the /_sim controls take no authentication", "address", ln.Addr().String())
+	}
+	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
+	go sim.Churn(ctx, *churn)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	logger.Info("Serving simulated cloud API", "address", ln.Addr().String(),
+		"base_url", "http://"+ln.Addr().String()+"/v1", "scenario", *scenario, "project_id", *project)
+
+	select {
+	case err := <-errc:
+		logger.Error("Server failed", "err", err)
+		return 1
+	case <-ctx.Done():
+	}
+	logger.Info("Shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		logger.Error("Shutdown failed", "err", err)
+		return 1
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("Server failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// newLogger logs through tint, with colour only when stderr is a terminal.
+func newLogger(level string) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(level)) // kingpin's Enum already checked it.
+	fi, err := os.Stderr.Stat()
+	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return slog.New(tint.NewTextHandler(os.Stderr, &tint.Options{Level: lvl, NoColor: !tty, TimeFormat: time.RFC3339}))
+}
