@@ -1,0 +1,150 @@
+// Package config resolves which projects the exporter polls and how: from
+// flags and environment variables for a single project, or from a strict
+// YAML file (--config.file) listing several, each with its own credentials.
+// Credentials come from environment variables or files, never from flags.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// API holds how one project's API is reached.
+type API struct {
+	URL            string
+	Timeout        time.Duration
+	RateLimit      float64
+	Burst          int
+	MaxRetries     int
+	RetryBaseDelay time.Duration
+	RetryMaxDelay  time.Duration
+}
+
+// Collect holds how one project is polled.
+type Collect struct {
+	Interval           time.Duration
+	TransitionInterval time.Duration
+	MaxStaleness       time.Duration
+	Concurrency        int
+}
+
+// Credentials authenticate one project.
+type Credentials struct {
+	AccessKey apiclient.Secret
+	SecretKey apiclient.Secret
+	// APIKey is optional: without it the auth collector is off.
+	APIKey apiclient.Secret
+}
+
+// Project is one fully resolved project.
+type Project struct {
+	ID          string
+	API         API
+	Collect     Collect
+	Credentials Credentials
+}
+
+// ClientConfig returns the apiclient configuration of the project.
+func (p Project) ClientConfig() apiclient.Config {
+	return apiclient.Config{
+		BaseURL:        p.API.URL,
+		ProjectID:      p.ID,
+		AccessKey:      p.Credentials.AccessKey,
+		SecretKey:      p.Credentials.SecretKey,
+		APIKey:         p.Credentials.APIKey,
+		Timeout:        p.API.Timeout,
+		RateLimit:      p.API.RateLimit,
+		Burst:          p.API.Burst,
+		MaxRetries:     p.API.MaxRetries,
+		RetryBaseDelay: p.API.RetryBaseDelay,
+		RetryMaxDelay:  p.API.RetryMaxDelay,
+	}
+}
+
+// validate checks what both the flags and the file can get wrong. where
+// names the setting's origin for the message ("--api.url (CLOUDDB_API_URL)"
+// or "projects[0].api_url").
+func (p Project) validate(where func(setting string) string) error {
+	var errs []error
+	if p.ID == "" {
+		errs = append(errs, fmt.Errorf("%s is required", where("project_id")))
+	}
+	if err := validateURL(p.API.URL); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", where("url"), err))
+	}
+	positive := []struct {
+		name string
+		ok   bool
+	}{
+		{"timeout", p.API.Timeout > 0},
+		{"rate_limit", p.API.RateLimit > 0},
+		{"max_retries", p.API.MaxRetries >= 0},
+		{"interval", p.Collect.Interval > 0},
+		{"transition_interval", p.Collect.TransitionInterval > 0},
+		{"max_staleness", p.Collect.MaxStaleness > 0},
+		{"concurrency", p.Collect.Concurrency > 0},
+	}
+	for _, c := range positive {
+		if !c.ok {
+			errs = append(errs, fmt.Errorf("%s must be positive", where(c.name)))
+		}
+	}
+	if p.Collect.MaxStaleness > 0 && p.Collect.MaxStaleness < p.Collect.Interval {
+		errs = append(errs, fmt.Errorf("%s (%s) must not be shorter than %s (%s): every cycle would drop data",
+			where("max_staleness"), p.Collect.MaxStaleness, where("interval"), p.Collect.Interval))
+	}
+	return errors.Join(errs...)
+}
+
+func validateURL(raw string) error {
+	if raw == "" {
+		return errors.New("is required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("is not a valid URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("%q must be an absolute http or https URL", u.Redacted())
+	}
+	if u.User != nil {
+		// Credentials in a URL end up in logs and process listings.
+		return fmt.Errorf("%q must not carry credentials: use the key files or environment variables", u.Redacted())
+	}
+	return nil
+}
+
+// secretSource reads one credential from an environment variable or a file,
+// whichever is set; both set is a contradiction, neither is an error when
+// required.
+func secretSource(envName, envValue, fileSetting, file string, required bool) (apiclient.Secret, error) {
+	switch {
+	case envValue != "" && file != "":
+		return "", fmt.Errorf("both %s and %s are set: use one", envName, fileSetting)
+	case envValue != "":
+		return apiclient.Secret(strings.TrimSpace(envValue)), nil
+	case file != "":
+		return readSecretFile(fileSetting, file)
+	case required:
+		return "", fmt.Errorf("%s or %s is required", envName, fileSetting)
+	}
+	return "", nil
+}
+
+func readSecretFile(setting, path string) (apiclient.Secret, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", setting, err)
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "", fmt.Errorf("%s: %s is empty", setting, path)
+	}
+	return apiclient.Secret(s), nil
+}

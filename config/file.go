@@ -1,0 +1,147 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// File is the YAML configuration file.
+type File struct {
+	Projects []FileProject `yaml:"projects"`
+}
+
+// FileProject is one project of the configuration file. Unset optional
+// settings inherit the flags' values.
+type FileProject struct {
+	ID            string `yaml:"id"`
+	APIURL        string `yaml:"api_url"`
+	AccessKeyFile string `yaml:"access_key_file"`
+	SecretKeyFile string `yaml:"secret_key_file"`
+	APIKeyFile    string `yaml:"api_key_file"`
+	AccessKeyEnv  string `yaml:"access_key_env"`
+	SecretKeyEnv  string `yaml:"secret_key_env"`
+	APIKeyEnv     string `yaml:"api_key_env"`
+	API           struct {
+		Timeout    *time.Duration `yaml:"timeout"`
+		RateLimit  *float64       `yaml:"rate_limit"`
+		Burst      *int           `yaml:"burst"`
+		MaxRetries *int           `yaml:"max_retries"`
+	} `yaml:"api"`
+	Collect struct {
+		Interval           *time.Duration `yaml:"interval"`
+		TransitionInterval *time.Duration `yaml:"transition_interval"`
+		MaxStaleness       *time.Duration `yaml:"max_staleness"`
+		Concurrency        *int           `yaml:"concurrency"`
+	} `yaml:"collect"`
+}
+
+// LoadFile reads and resolves the configuration file at path. Unknown keys,
+// duplicate project ids and missing or contradictory credentials are errors;
+// every problem is reported, not just the first.
+func LoadFile(path string, api API, collect Collect, getenv func(string) string) ([]Project, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--config.file: %w", err)
+	}
+	return Parse(b, api, collect, getenv)
+}
+
+// Parse resolves a configuration file's content; see LoadFile.
+func Parse(b []byte, api API, collect Collect, getenv func(string) string) ([]Project, error) {
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("--config.file: the file is empty")
+		}
+		return nil, fmt.Errorf("--config.file: %w", err)
+	}
+	if len(f.Projects) == 0 {
+		return nil, errors.New("--config.file: no projects listed")
+	}
+	var errs []error
+	seen := map[string]bool{}
+	projects := make([]Project, 0, len(f.Projects))
+	for i, fp := range f.Projects {
+		where := func(setting string) string { return fmt.Sprintf("--config.file: projects[%d].%s", i, setting) }
+		if fp.ID != "" && seen[fp.ID] {
+			errs = append(errs, fmt.Errorf("%s: duplicate project %q", where("id"), fp.ID))
+		}
+		seen[fp.ID] = true
+		p, err := fp.resolve(api, collect, getenv, where)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		projects = append(projects, p)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return projects, nil
+}
+
+func (fp FileProject) resolve(api API, collect Collect, getenv func(string) string, where func(string) string) (Project, error) {
+	p := Project{ID: fp.ID, API: api, Collect: collect}
+	if fp.APIURL != "" {
+		p.API.URL = fp.APIURL
+	}
+	set(&p.API.Timeout, fp.API.Timeout)
+	set(&p.API.RateLimit, fp.API.RateLimit)
+	set(&p.API.Burst, fp.API.Burst)
+	set(&p.API.MaxRetries, fp.API.MaxRetries)
+	set(&p.Collect.Interval, fp.Collect.Interval)
+	set(&p.Collect.TransitionInterval, fp.Collect.TransitionInterval)
+	set(&p.Collect.MaxStaleness, fp.Collect.MaxStaleness)
+	set(&p.Collect.Concurrency, fp.Collect.Concurrency)
+
+	var errs []error
+	secret := func(envKey, envName, fileKey, file string, required bool) apiclient.Secret {
+		value := ""
+		if envName != "" {
+			if value = getenv(envName); value == "" {
+				errs = append(errs, fmt.Errorf("%s: environment variable %s is empty or unset", where(envKey), envName))
+				return ""
+			}
+		}
+		s, err := secretSource(where(envKey), value, where(fileKey), file, required)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return s
+	}
+	p.Credentials.AccessKey = secret("access_key_env", fp.AccessKeyEnv, "access_key_file", fp.AccessKeyFile, true)
+	p.Credentials.SecretKey = secret("secret_key_env", fp.SecretKeyEnv, "secret_key_file", fp.SecretKeyFile, true)
+	p.Credentials.APIKey = secret("api_key_env", fp.APIKeyEnv, "api_key_file", fp.APIKeyFile, false)
+	if err := p.validate(func(s string) string { return where(fileKeys[s]) }); err != nil {
+		errs = append(errs, err)
+	}
+	return p, errors.Join(errs...)
+}
+
+// fileKeys maps a setting to its key in a file's project.
+var fileKeys = map[string]string{
+	"project_id":          "id",
+	"url":                 "api_url (or --api.url)",
+	"timeout":             "api.timeout",
+	"rate_limit":          "api.rate_limit",
+	"max_retries":         "api.max_retries",
+	"interval":            "collect.interval",
+	"transition_interval": "collect.transition_interval",
+	"max_staleness":       "collect.max_staleness",
+	"concurrency":         "collect.concurrency",
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}

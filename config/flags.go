@@ -1,0 +1,139 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/poller"
+)
+
+// Environment variables that carry credentials. They are read directly, not
+// bound to flags, so that no value can ever show in --help.
+const (
+	EnvAccessKey = "CLOUDDB_ACCESS_KEY"
+	EnvSecretKey = "CLOUDDB_SECRET_KEY"
+	EnvAPIKey    = "CLOUDDB_API_KEY"
+)
+
+// Flags are the api.*, collect.* and config.file flags.
+type Flags struct {
+	URL           string
+	ProjectID     string
+	AccessKeyFile string
+	SecretKeyFile string
+	APIKeyFile    string
+	API           API
+	Collect       Collect
+	ConfigFile    string
+}
+
+// AddFlags registers the flags on app.
+func AddFlags(app *kingpin.Application) *Flags {
+	f := &Flags{}
+	app.Flag("api.url", "Base URL of the cloud API, ending in its version segment (e.g. https://api.example.net/v1).").
+		Envar("CLOUDDB_API_URL").StringVar(&f.URL)
+	app.Flag("api.project-id", "Project to poll (single-project mode).").
+		Envar("CLOUDDB_PROJECT_ID").StringVar(&f.ProjectID)
+	app.Flag("api.access-key-file", "File holding the API access key (alternative to $"+EnvAccessKey+").").
+		Envar("CLOUDDB_ACCESS_KEY_FILE").StringVar(&f.AccessKeyFile)
+	app.Flag("api.secret-key-file", "File holding the API secret key (alternative to $"+EnvSecretKey+").").
+		Envar("CLOUDDB_SECRET_KEY_FILE").StringVar(&f.SecretKeyFile)
+	app.Flag("api.key-file", "File holding the API key for GET /auth/info (alternative to $"+EnvAPIKey+"; optional: without it the auth collector is off).").
+		Envar("CLOUDDB_API_KEY_FILE").StringVar(&f.APIKeyFile)
+	app.Flag("api.timeout", "Timeout of one API request attempt.").
+		Default(apiclient.DefaultTimeout.String()).Envar("CLOUDDB_API_TIMEOUT").DurationVar(&f.API.Timeout)
+	app.Flag("api.rate-limit", "Client-side rate limit per project, in API requests per second.").
+		Default(fmt.Sprint(apiclient.DefaultRateLimit)).Envar("CLOUDDB_API_RATE_LIMIT").Float64Var(&f.API.RateLimit)
+	app.Flag("api.rate-burst", "Burst of the client-side rate limit.").
+		Default("5").Envar("CLOUDDB_API_RATE_BURST").IntVar(&f.API.Burst)
+	app.Flag("api.max-retries", "Retries of a failed read (network errors, 429, 5xx); writes are only retried on 429.").
+		Default(fmt.Sprint(apiclient.DefaultMaxRetries)).Envar("CLOUDDB_API_MAX_RETRIES").IntVar(&f.API.MaxRetries)
+	app.Flag("api.retry-base-delay", "Base delay of the exponential backoff with full jitter.").
+		Default(apiclient.DefaultRetryBaseDelay.String()).Envar("CLOUDDB_API_RETRY_BASE_DELAY").DurationVar(&f.API.RetryBaseDelay)
+	app.Flag("api.retry-max-delay", "Cap of one backoff delay.").
+		Default(apiclient.DefaultRetryMaxDelay.String()).Envar("CLOUDDB_API_RETRY_MAX_DELAY").DurationVar(&f.API.RetryMaxDelay)
+	app.Flag("collect.interval", "Interval of full poll cycles (all list endpoints).").
+		Default(poller.DefaultInterval.String()).Envar("CLOUDDB_COLLECT_INTERVAL").DurationVar(&f.Collect.Interval)
+	app.Flag("collect.transition-interval", "Interval at which resources in a transitional state are followed through the get endpoints.").
+		Default(poller.DefaultTransitionInterval.String()).Envar("CLOUDDB_COLLECT_TRANSITION_INTERVAL").DurationVar(&f.Collect.TransitionInterval)
+	app.Flag("collect.max-staleness", "How long a part that fails keeps its last good data before its series are dropped.").
+		Default(poller.DefaultMaxStaleness.String()).Envar("CLOUDDB_COLLECT_MAX_STALENESS").DurationVar(&f.Collect.MaxStaleness)
+	app.Flag("collect.concurrency", "API calls one project's poll cycle may have in flight.").
+		Default(fmt.Sprint(poller.DefaultConcurrency)).Envar("CLOUDDB_COLLECT_CONCURRENCY").IntVar(&f.Collect.Concurrency)
+	app.Flag("config.file", "YAML file listing several projects with their own credentials (see README). Reloaded on SIGHUP and POST /-/reload.").
+		Envar("CLOUDDB_CONFIG_FILE").StringVar(&f.ConfigFile)
+	return f
+}
+
+// Defaults returns the API and collect settings of the flags, which a
+// config file's projects inherit.
+func (f *Flags) Defaults() (API, Collect) {
+	api := f.API
+	api.URL = f.URL
+	return api, f.Collect
+}
+
+// flagNames maps a setting to its flag and environment variable for
+// messages about the single-project configuration.
+var flagNames = map[string]string{
+	"project_id":          "--api.project-id (CLOUDDB_PROJECT_ID)",
+	"url":                 "--api.url (CLOUDDB_API_URL)",
+	"timeout":             "--api.timeout",
+	"rate_limit":          "--api.rate-limit",
+	"max_retries":         "--api.max-retries",
+	"interval":            "--collect.interval",
+	"transition_interval": "--collect.transition-interval",
+	"max_staleness":       "--collect.max-staleness",
+	"concurrency":         "--collect.concurrency",
+}
+
+// SingleProject resolves the one project the flags describe. getenv reads
+// the credential environment variables.
+func (f *Flags) SingleProject(getenv func(string) string) (Project, error) {
+	api, collect := f.Defaults()
+	p := Project{ID: f.ProjectID, API: api, Collect: collect}
+	var errs []error
+	var err error
+	if p.Credentials.AccessKey, err = secretSource(EnvAccessKey, getenv(EnvAccessKey), "--api.access-key-file", f.AccessKeyFile, true); err != nil {
+		errs = append(errs, err)
+	}
+	if p.Credentials.SecretKey, err = secretSource(EnvSecretKey, getenv(EnvSecretKey), "--api.secret-key-file", f.SecretKeyFile, true); err != nil {
+		errs = append(errs, err)
+	}
+	if p.Credentials.APIKey, err = secretSource(EnvAPIKey, getenv(EnvAPIKey), "--api.key-file", f.APIKeyFile, false); err != nil {
+		errs = append(errs, err)
+	}
+	if err := p.validate(func(s string) string { return flagNames[s] }); err != nil {
+		errs = append(errs, err)
+	}
+	return p, errors.Join(errs...)
+}
+
+// SingleProjectSettingsGiven reports which single-project settings are set,
+// by flag or environment: with --config.file or --simulate they would be
+// silently ignored, so they are a contradiction. --api.url is reported only
+// when withURL is set: a config file's projects inherit it.
+func (f *Flags) SingleProjectSettingsGiven(getenv func(string) string, withURL bool) []string {
+	var given []string
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{
+		{"--api.url (CLOUDDB_API_URL)", withURL && f.URL != ""},
+		{"--api.project-id (CLOUDDB_PROJECT_ID)", f.ProjectID != ""},
+		{"--api.access-key-file", f.AccessKeyFile != ""},
+		{"--api.secret-key-file", f.SecretKeyFile != ""},
+		{"--api.key-file", f.APIKeyFile != ""},
+		{EnvAccessKey, getenv(EnvAccessKey) != ""},
+		{EnvSecretKey, getenv(EnvSecretKey) != ""},
+		{EnvAPIKey, getenv(EnvAPIKey) != ""},
+	} {
+		if c.set {
+			given = append(given, c.name)
+		}
+	}
+	return given
+}

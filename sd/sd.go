@@ -1,0 +1,106 @@
+// Package sd serves the fleet as Prometheus HTTP service discovery
+// (http_sd_configs) target groups, so that data-plane exporters and probers
+// follow the services, replica sets and poolers without hand-kept lists.
+package sd
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// TargetGroup is one entry of the http_sd_configs format.
+type TargetGroup struct {
+	Targets []string          `json:"targets"`
+	Labels  map[string]string `json:"labels"`
+}
+
+const metaPrefix = "__meta_clouddb_"
+
+// Kinds of targets.
+const (
+	KindServices    = "services"
+	KindReplicaSets = "replica-sets"
+	KindPoolers     = "poolers"
+)
+
+// Handler serves the targets of one kind from the latest snapshots. It never
+// calls the API.
+func Handler(kind string, snapshots func() []*fleet.Snapshot) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		groups := Targets(kind, snapshots())
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(groups)
+	})
+}
+
+// Targets returns the target groups of one kind: one group per endpoint,
+// skipping resources that have no endpoint yet.
+func Targets(kind string, snaps []*fleet.Snapshot) []TargetGroup {
+	groups := []TargetGroup{}
+	add := func(ep *apiclient.Endpoint, labels map[string]string) {
+		if ep == nil || ep.Host == "" {
+			return
+		}
+		groups = append(groups, TargetGroup{
+			Targets: []string{net.JoinHostPort(ep.Host, strconv.FormatInt(int64(ep.Port), 10))},
+			Labels:  labels,
+		})
+	}
+	for _, snap := range snaps {
+		services := make(map[string]*fleet.Service, len(snap.Services))
+		for i := range snap.Services {
+			services[snap.Services[i].ServiceID] = &snap.Services[i]
+		}
+		serviceLabels := func(svc *fleet.Service, target string) map[string]string {
+			return map[string]string{
+				metaPrefix + "project_id":   snap.ProjectID,
+				metaPrefix + "service_id":   svc.ServiceID,
+				metaPrefix + "service_name": svc.Name,
+				metaPrefix + "service_type": svc.ServiceType,
+				metaPrefix + "region_code":  svc.RegionCode,
+				metaPrefix + "environment":  svc.Environment(),
+				metaPrefix + "status":       svc.Status,
+				metaPrefix + "target_kind":  target,
+			}
+		}
+		switch kind {
+		case KindServices:
+			for i := range snap.Services {
+				add(snap.Services[i].Endpoint, serviceLabels(&snap.Services[i], "service"))
+			}
+		case KindPoolers:
+			for i := range snap.Services {
+				svc := &snap.Services[i]
+				if svc.ConnectionPooler != nil {
+					add(svc.ConnectionPooler.Endpoint, serviceLabels(svc, "service_pooler"))
+				}
+			}
+			for _, rs := range snap.ReplicaSets {
+				if rs.ConnectionPooler != nil && services[rs.ServiceID] != nil {
+					add(rs.ConnectionPooler.Endpoint, replicaSetLabels(serviceLabels(services[rs.ServiceID], "replica_set_pooler"), rs))
+				}
+			}
+		case KindReplicaSets:
+			for _, rs := range snap.ReplicaSets {
+				if svc := services[rs.ServiceID]; svc != nil {
+					add(rs.Endpoint, replicaSetLabels(serviceLabels(svc, "replica_set"), rs))
+				}
+			}
+		}
+	}
+	return groups
+}
+
+// replicaSetLabels overlays a replica set's own labels on its service's.
+func replicaSetLabels(labels map[string]string, rs fleet.ReplicaSet) map[string]string {
+	labels[metaPrefix+"replica_set_id"] = rs.ID
+	labels[metaPrefix+"replica_set_name"] = rs.Name
+	labels[metaPrefix+"environment"] = rs.Environment()
+	labels[metaPrefix+"status"] = rs.Status
+	return labels
+}
