@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/time/rate"
 )
@@ -416,12 +417,21 @@ func decodeSnippet(op string, data []byte) string {
 	return snippet(data, 64)
 }
 
-// snippet returns at most n bytes of data as valid UTF-8 text.
+// snippet returns at most n bytes of data as valid UTF-8 text, cut at a
+// rune boundary. Invalid bytes are replaced before cutting, because each
+// replacement is longer than the byte it replaces.
 func snippet(data []byte, n int) string {
-	if len(data) > n {
-		data = data[:n]
+	if len(data) > 4*n {
+		data = data[:4*n] // enough for n bytes of output, whatever the input
 	}
-	return strings.ToValidUTF8(string(data), "\uFFFD")
+	s := strings.ToValidUTF8(string(data), "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // scrub removes the Client's credentials from text a server sent back, in

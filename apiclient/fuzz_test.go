@@ -1,0 +1,50 @@
+package apiclient
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzDecode feeds arbitrary bytes to the decoding of every response shape the
+// poller depends on and to error-body parsing: none of them may panic, and an
+// error body's snippet must stay short, valid text.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		`[{"service_id":"s1","created":"2024-05-01T10:00:00.123Z","resources":[{"id":"r","spec":{"cpu_millis":"1000"}}],"endpoint":null}]`,
+		`[{"id":"r1","nodes":"2","cpu_millis":null,"metadata":{"environment":"DEV"}}]`,
+		`{"id":"p1","status":"pending","error_message":null}`,
+		`{"apiKey":{"created":"2024-01-02T03:04:05","issuing_user":{},"project":{"plan_type":"x"}},"type":"apiKey"}`,
+		`{"code":"INVALID_REQUEST","message":"service_type is required"}`,
+		`<html>502</html>`,
+		`null`,
+		`[]`,
+		`[{"port":1e400}]`,
+		"\xff\xfe",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var services []Service
+		_ = decodeBody(OpListServices, data, &services)
+		var replicaSets []ReplicaSet
+		_ = decodeBody(OpListReplicaSets, data, &replicaSets)
+		var peering Peering
+		_ = decodeBody(OpGetPeering, data, &peering)
+		var info AuthInfo
+		_ = decodeBody(OpGetAuthInfo, data, &info)
+		var created Service
+		if err := decodeBody(OpCreateService, data, &created); err != nil {
+			if d, ok := err.(*DecodeError); ok && len(data) > 0 && d.Snippet != "<omitted: response carries a secret>" {
+				t.Fatalf("createService decode error quotes the body: %q", d.Snippet)
+			}
+		}
+
+		e := errorFromBody(data)
+		for _, s := range []string{e.Body, e.Code, e.Message} {
+			if len(s) > maxErrorSnippet || !utf8.ValidString(s) {
+				t.Fatalf("error text %q is too long or not UTF-8", s)
+			}
+		}
+		_ = e.Error()
+	})
+}
