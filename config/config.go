@@ -75,7 +75,9 @@ func (p Project) validate(where func(setting string) string) error {
 	if p.ID == "" {
 		errs = append(errs, fmt.Errorf("%s is required", where("project_id")))
 	}
-	if err := validateURL(p.API.URL); err != nil {
+	if p.API.URL == "" {
+		errs = append(errs, fmt.Errorf("%s is required", where("url")))
+	} else if err := validateURL(p.API.URL); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", where("url"), err))
 	}
 	positive := []struct {
@@ -103,9 +105,6 @@ func (p Project) validate(where func(setting string) string) error {
 }
 
 func validateURL(raw string) error {
-	if raw == "" {
-		return errors.New("is required")
-	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return errors.New("is not a valid URL")

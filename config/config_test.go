@@ -1,0 +1,210 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+func parseFlags(t *testing.T, args ...string) *Flags {
+	t.Helper()
+	app := kingpin.New("test", "")
+	f := AddFlags(app)
+	if _, err := app.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func env(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSingleProject(t *testing.T) {
+	keyFile := writeFile(t, "from-file\n")
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantErr []string // substrings; empty means success
+		check   func(t *testing.T, p Project)
+	}{
+		{
+			name: "env credentials",
+			args: []string{"--api.url=https://api.example.net/v1", "--api.project-id=p1"},
+			env:  map[string]string{EnvAccessKey: "ak", EnvSecretKey: "sk"},
+			check: func(t *testing.T, p Project) {
+				if p.Credentials.AccessKey.Reveal() != "ak" || p.Credentials.SecretKey.Reveal() != "sk" || p.Credentials.APIKey != "" {
+					t.Errorf("credentials not taken from env: %+v", p.Credentials)
+				}
+				if p.Collect.Interval != 60*time.Second || p.API.RateLimit != 5 {
+					t.Errorf("defaults not applied: %+v %+v", p.Collect, p.API)
+				}
+			},
+		},
+		{
+			name: "file credentials, trimmed",
+			args: []string{"--api.url=https://api.example.net/v1", "--api.project-id=p1",
+				"--api.access-key-file=" + keyFile, "--api.secret-key-file=" + keyFile, "--api.key-file=" + keyFile},
+			check: func(t *testing.T, p Project) {
+				if p.Credentials.SecretKey.Reveal() != "from-file" || p.Credentials.APIKey.Reveal() != "from-file" {
+					t.Errorf("credentials not read from file: %q", p.Credentials.SecretKey.Reveal())
+				}
+			},
+		},
+		{
+			name:    "missing everything names flags and env vars",
+			wantErr: []string{"--api.url (CLOUDDB_API_URL) is required", "--api.project-id (CLOUDDB_PROJECT_ID) is required", "CLOUDDB_ACCESS_KEY or --api.access-key-file is required", "CLOUDDB_SECRET_KEY or --api.secret-key-file"},
+		},
+		{
+			name:    "contradictory credential sources",
+			args:    []string{"--api.url=https://api.example.net/v1", "--api.project-id=p1", "--api.access-key-file=" + keyFile},
+			env:     map[string]string{EnvAccessKey: "ak", EnvSecretKey: "sk"},
+			wantErr: []string{"both CLOUDDB_ACCESS_KEY and --api.access-key-file are set"},
+		},
+		{
+			name:    "credentials in the URL are refused without echoing them",
+			args:    []string{"--api.url=https://user:hunter2@api.example.net/v1", "--api.project-id=p1"},
+			env:     map[string]string{EnvAccessKey: "ak", EnvSecretKey: "sk"},
+			wantErr: []string{"--api.url (CLOUDDB_API_URL)", "must not carry credentials"},
+		},
+		{
+			name:    "relative URL",
+			args:    []string{"--api.url=api.example.net/v1", "--api.project-id=p1"},
+			env:     map[string]string{EnvAccessKey: "ak", EnvSecretKey: "sk"},
+			wantErr: []string{"--api.url (CLOUDDB_API_URL)", "absolute http or https URL"},
+		},
+		{
+			name:    "non-positive settings",
+			args:    []string{"--api.url=https://api.example.net/v1", "--api.project-id=p1", "--collect.concurrency=0", "--api.rate-limit=0", "--collect.max-staleness=10s"},
+			env:     map[string]string{EnvAccessKey: "ak", EnvSecretKey: "sk"},
+			wantErr: []string{"--collect.concurrency must be positive", "--api.rate-limit must be positive", "--collect.max-staleness (10s) must not be shorter than --collect.interval"},
+		},
+		{
+			name:    "unreadable key file",
+			args:    []string{"--api.url=https://api.example.net/v1", "--api.project-id=p1", "--api.access-key-file=/nonexistent/key"},
+			env:     map[string]string{EnvSecretKey: "sk"},
+			wantErr: []string{"--api.access-key-file: open /nonexistent/key"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := parseFlags(t, tc.args...).SingleProject(env(tc.env))
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.check(t, p)
+				return
+			}
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("error leaks a password: %q", err)
+			}
+		})
+	}
+}
+
+func TestParseFile(t *testing.T) {
+	keyFile := writeFile(t, "file-secret")
+	api := API{URL: "https://default.example.net/v1", Timeout: time.Second, RateLimit: 5, MaxRetries: 3}
+	collect := Collect{Interval: time.Minute, TransitionInterval: 10 * time.Second, MaxStaleness: 5 * time.Minute, Concurrency: 4}
+	getenv := env(map[string]string{"A_KEY": "a-access", "A_SECRET": "a-secret"})
+
+	good := fmt.Sprintf(`
+projects:
+  - id: prod
+    access_key_env: A_KEY
+    secret_key_env: A_SECRET
+  - id: dev
+    api_url: https://other.example.net/v1
+    access_key_file: %[1]s
+    secret_key_file: %[1]s
+    api_key_file: %[1]s
+    api:
+      rate_limit: 1.5
+    collect:
+      interval: 2m
+      concurrency: 8
+`, keyFile)
+	projects, err := Parse([]byte(good), api, collect, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(projects) != 2 {
+		t.Fatalf("got %d projects", len(projects))
+	}
+	prod, dev := projects[0], projects[1]
+	if prod.API.URL != api.URL || prod.Collect != collect || prod.Credentials.AccessKey.Reveal() != "a-access" {
+		t.Errorf("prod does not inherit the flags: %+v", prod)
+	}
+	if dev.API.URL != "https://other.example.net/v1" || dev.API.RateLimit != 1.5 || dev.Collect.Interval != 2*time.Minute ||
+		dev.Collect.Concurrency != 8 || dev.Collect.TransitionInterval != 10*time.Second || dev.Credentials.APIKey.Reveal() != "file-secret" {
+		t.Errorf("dev overrides not applied: %+v", dev)
+	}
+
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"unknown key", "projects:\n  - id: a\n    acess_key_env: A_KEY\n", []string{"field acess_key_env not found"}},
+		{"empty file", "", []string{"the file is empty"}},
+		{"no projects", "projects: []\n", []string{"no projects listed"}},
+		{"duplicate ids", "projects:\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET}\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET}\n",
+			[]string{`projects[1].id: duplicate project "a"`}},
+		{"missing credentials and id", "projects:\n  - {}\n",
+			[]string{"projects[0].id is required", "projects[0].access_key_env or --config.file: projects[0].access_key_file is required"}},
+		{"unset env var", "projects:\n  - {id: a, access_key_env: NOPE, secret_key_env: A_SECRET}\n",
+			[]string{"projects[0].access_key_env: environment variable NOPE is empty or unset"}},
+		{"both sources", fmt.Sprintf("projects:\n  - {id: a, access_key_env: A_KEY, access_key_file: %s, secret_key_env: A_SECRET}\n", keyFile),
+			[]string{"both --config.file: projects[0].access_key_env and --config.file: projects[0].access_key_file are set"}},
+		{"bad override", "projects:\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET, collect: {concurrency: 0}}\n",
+			[]string{"projects[0].collect.concurrency must be positive"}},
+		{"bad duration", "projects:\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET, collect: {interval: soon}}\n",
+			[]string{"--config.file"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml), api, collect, getenv)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestSingleProjectSettingsGiven(t *testing.T) {
+	f := parseFlags(t, "--api.url=https://x.example/v1", "--api.key-file=/k")
+	got := f.SingleProjectSettingsGiven(env(map[string]string{EnvSecretKey: "s"}), true)
+	want := []string{"--api.url (CLOUDDB_API_URL)", "--api.key-file", EnvSecretKey}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := f.SingleProjectSettingsGiven(env(nil), false); fmt.Sprint(got) != "[--api.key-file]" {
+		t.Errorf("without URL: got %v", got)
+	}
+}
