@@ -1,0 +1,361 @@
+package collector
+
+import (
+	"bytes"
+	"compress/flate"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// Formats the resource exposition is rendered in, as indexes of per-format
+// arrays.
+const (
+	formatText = iota
+	formatOpenMetrics
+	numFormats
+)
+
+// Exposition is the /metrics handler. It renders the resource metrics of a
+// project once per snapshot change, in both the Prometheus text format and
+// OpenMetrics, and serves the cached bytes on every scrape followed by the
+// live self-metrics. Rendering goes through a FleetCollector on a private
+// registry, so the exposition holds exactly what a registry with the
+// collector would serve. It is safe for concurrent use.
+type Exposition struct {
+	self   prometheus.Gatherer
+	logger *slog.Logger
+
+	// mu serialises SetSnapshot and RemoveProject, so that two snapshots of
+	// one project can never be installed out of order.
+	mu       sync.Mutex
+	projects map[string]*projectRender // guarded by mu
+
+	// current is what scrapes serve; it is replaced, never modified.
+	current atomic.Pointer[rendered]
+
+	// selfFailing remembers that the last self-metrics gather failed, so
+	// that a lasting failure is logged once rather than on every scrape.
+	selfFailing atomic.Bool
+
+	buffers      sync.Pool // of *bytes.Buffer, for the per-scrape self-metrics
+	flateWriters sync.Pool // of *flate.Writer at selfDeflateLevel
+}
+
+// NewExposition returns an Exposition with no project yet. self gathers the
+// live self-metrics appended to every scrape (API metrics, build info,
+// process and Go metrics: whatever the caller registers); it may be nil. It
+// must not hold the resource metrics, which would then appear twice.
+func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Exposition{
+		self:     self,
+		logger:   logger,
+		projects: map[string]*projectRender{},
+		buffers:  sync.Pool{New: func() any { return new(bytes.Buffer) }},
+		flateWriters: sync.Pool{New: func() any {
+			fw, _ := flate.NewWriter(nil, selfDeflateLevel) // The level is valid.
+			return fw
+		}},
+	}
+	e.current.Store(merge(nil))
+	return e
+}
+
+// SetSnapshot replaces the snapshot of s.ProjectID and renders it. Only
+// that project is gathered and encoded again; the others keep their bytes.
+// A series that failed to render is logged and left out, and the rest of the
+// snapshot is still served.
+func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
+	if s == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var sizeHint [numFormats]int
+	if old := e.projects[s.ProjectID]; old != nil {
+		sizeHint = old.size
+	}
+	p, err := renderProject(s, sizeHint)
+	if err != nil {
+		e.logger.Error("Some metrics of the snapshot could not be rendered.", "project_id", s.ProjectID, "err", err)
+	}
+	e.projects[s.ProjectID] = p
+	e.current.Store(merge(e.projects))
+}
+
+// RemoveProject drops a project's series from the exposition, for a project
+// dropped by a configuration reload.
+func (e *Exposition) RemoveProject(projectID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.projects[projectID]; !ok {
+		return
+	}
+	delete(e.projects, projectID)
+	e.current.Store(merge(e.projects))
+}
+
+// ServeHTTP serves the cached resource metrics and the live self-metrics
+// in the negotiated format, gzip-compressed when the client accepts it.
+// Protocol buffers are never offered: a client asking only for them gets the
+// text format, which every Prometheus reads.
+func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	negotiated := expfmt.NegotiateIncludingOpenMetrics(r.Header)
+	format, contentType := formatText, negotiated
+	switch negotiated.FormatType() {
+	case expfmt.TypeOpenMetrics:
+		format = formatOpenMetrics
+	case expfmt.TypeTextPlain:
+	default:
+		contentType = expfmt.FmtText.WithEscapingScheme(negotiated.ToEscapingScheme())
+	}
+	cur := e.current.Load().formats[format]
+
+	self := e.buffers.Get().(*bytes.Buffer)
+	defer e.putBuffer(self)
+	self.Reset()
+	e.encodeSelf(self, contentType)
+
+	h := w.Header()
+	h.Set("Content-Type", string(contentType))
+	h.Add("Vary", "Accept-Encoding")
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		e.serveGzip(w, cur, self.Bytes())
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(cur.size+self.Len()))
+	for _, seg := range cur.segments {
+		if _, err := w.Write(seg.raw); err != nil {
+			return // The client went away; nothing left to tell it.
+		}
+	}
+	_, _ = w.Write(self.Bytes())
+}
+
+// putBuffer returns a buffer to the pool unless it grew unusually large, so
+// that one huge self-exposition does not pin its memory forever.
+func (e *Exposition) putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 4<<20 {
+		e.buffers.Put(b)
+	}
+}
+
+// encodeSelf gathers the self-metrics and appends them to buf in format,
+// closed by "# EOF" for OpenMetrics. A failing gatherer or family costs only
+// its own series: what was gathered is still encoded, and the resource part
+// is served in any case.
+func (e *Exposition) encodeSelf(buf *bytes.Buffer, format expfmt.Format) {
+	enc := expfmt.NewEncoder(buf, format)
+	var errs []error
+	if e.self != nil {
+		mfs, err := e.self.Gather()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, mf := range mfs {
+			mark := buf.Len()
+			if err := enc.Encode(mf); err != nil {
+				// Drop the half-written family: a torn line would make
+				// the whole exposition unparsable.
+				buf.Truncate(mark)
+				errs = append(errs, fmt.Errorf("encoding %s: %w", mf.GetName(), err))
+			}
+		}
+	}
+	if closer, ok := enc.(expfmt.Closer); ok {
+		if err := closer.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		e.selfFailing.Store(false)
+		return
+	}
+	if e.selfFailing.CompareAndSwap(false, true) {
+		e.logger.Error("Self-metrics could not be gathered completely; serving the rest until this recovers.", "err", errors.Join(errs...))
+	}
+}
+
+// familyRender is one metric family of one project, encoded in both
+// formats. header is the family's comment lines (HELP, TYPE), written once
+// per exposition; samples are the project's sample lines.
+type familyRender struct {
+	name    string
+	header  [numFormats][]byte
+	samples [numFormats][]byte
+}
+
+// projectRender is the rendering of one project's snapshot. It is immutable
+// but for the compressed form, made on first use.
+type projectRender struct {
+	families []familyRender // sorted by name
+	size     [numFormats]int
+	deflated [numFormats]lazyDeflate
+}
+
+// renderProject gathers the FleetCollector over s alone through a private
+// registry and encodes every family in both formats. sizeHint, the sizes of
+// the project's previous rendering, saves the buffers from growing step by
+// step. A family that fails to encode is left out; the error says which.
+func renderProject(s *fleet.Snapshot, sizeHint [numFormats]int) (*projectRender, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewFleetCollectorOf(s))
+	mfs, gatherErr := reg.Gather()
+	errs := []error{gatherErr}
+
+	type span struct{ start, headerEnd, end int }
+	encoders := [numFormats]func(*bytes.Buffer, *dto.MetricFamily) error{
+		formatText: func(b *bytes.Buffer, mf *dto.MetricFamily) error {
+			_, err := expfmt.MetricFamilyToText(b, mf)
+			return err
+		},
+		formatOpenMetrics: func(b *bytes.Buffer, mf *dto.MetricFamily) error {
+			_, err := expfmt.MetricFamilyToOpenMetrics(b, mf)
+			return err
+		},
+	}
+	var bufs [numFormats][]byte
+	spans := make([][numFormats]span, len(mfs))
+	encoded := make([]int, len(mfs)) // formats that encoded family i
+	for f, encode := range encoders {
+		var b bytes.Buffer
+		b.Grow(sizeHint[f] + sizeHint[f]/8)
+		for i, mf := range mfs {
+			start := b.Len()
+			if err := encode(&b, mf); err != nil {
+				b.Truncate(start)
+				if f == formatText {
+					errs = append(errs, fmt.Errorf("encoding %s: %w", mf.GetName(), err))
+				}
+				continue
+			}
+			encoded[i]++
+			spans[i][f] = span{start, start + headerLen(b.Bytes()[start:]), b.Len()}
+		}
+		bufs[f] = b.Bytes()
+	}
+
+	p := &projectRender{families: make([]familyRender, 0, len(mfs))}
+	for i, mf := range mfs {
+		// A family is kept only if both formats encoded it, so that the
+		// two expositions always hold the same series.
+		if encoded[i] != numFormats {
+			continue
+		}
+		fr := familyRender{name: mf.GetName()}
+		for f := range numFormats {
+			sp := spans[i][f]
+			fr.header[f] = bufs[f][sp.start:sp.headerEnd:sp.headerEnd]
+			fr.samples[f] = bufs[f][sp.headerEnd:sp.end:sp.end]
+			p.size[f] += sp.end - sp.start
+		}
+		p.families = append(p.families, fr)
+	}
+	return p, errors.Join(errs...)
+}
+
+// headerLen returns the length of the comment lines (# HELP, # TYPE,
+// # UNIT) that open an encoded family. Sample lines never start with '#'.
+func headerLen(block []byte) int {
+	n := 0
+	for n < len(block) && block[n] == '#' {
+		nl := bytes.IndexByte(block[n:], '\n')
+		if nl < 0 {
+			return len(block)
+		}
+		n += nl + 1
+	}
+	return n
+}
+
+// segment is one piece of a merged exposition: a family's header or one
+// project's samples of it.
+type segment struct {
+	raw     []byte
+	project *projectRender
+	family  int
+	samples bool
+}
+
+// rendered is the merged resource exposition of every project, as served
+// by scrapes until the next change. It is immutable but for the compressed
+// form, made on first use.
+type rendered struct {
+	formats [numFormats]*mergedFormat
+}
+
+// mergedFormat is the merged exposition in one format.
+type mergedFormat struct {
+	format   int
+	segments []segment
+	size     int
+	gzip     lazyGzip
+}
+
+// merge lays out the families of every project in one exposition per
+// format: families sorted by name, each with its HELP and TYPE once and then
+// the samples of every project in project order. It copies no sample bytes,
+// so a change in one project costs the others nothing.
+func merge(projects map[string]*projectRender) *rendered {
+	ids := make([]string, 0, len(projects))
+	for id := range projects {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	type ref struct {
+		p *projectRender
+		i int
+	}
+	byName := map[string][]ref{}
+	var names []string
+	for _, id := range ids {
+		p := projects[id]
+		for i := range p.families {
+			name := p.families[i].name
+			if _, seen := byName[name]; !seen {
+				names = append(names, name)
+			}
+			byName[name] = append(byName[name], ref{p, i})
+		}
+	}
+	slices.Sort(names)
+
+	r := &rendered{}
+	for f := range numFormats {
+		m := &mergedFormat{format: f}
+		for _, name := range names {
+			refs := byName[name]
+			// Every project's header of a family is the same: the
+			// descriptors are shared.
+			first := refs[0]
+			m.add(segment{raw: first.p.families[first.i].header[f], project: first.p, family: first.i})
+			for _, rf := range refs {
+				m.add(segment{raw: rf.p.families[rf.i].samples[f], project: rf.p, family: rf.i, samples: true})
+			}
+		}
+		r.formats[f] = m
+	}
+	return r
+}
+
+func (m *mergedFormat) add(s segment) {
+	if len(s.raw) == 0 {
+		return
+	}
+	m.segments = append(m.segments, s)
+	m.size += len(s.raw)
+}
