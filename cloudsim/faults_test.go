@@ -1,0 +1,175 @@
+package cloudsim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+func TestFaults(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault Fault
+		// auth is the credential option; faults apply before
+		// authentication, so most cases send none.
+		auth  reqOpt
+		check func(t *testing.T, status int, raw []byte, h http.Header)
+	}{
+		{"rate limited with Retry-After", Fault{Status: 429, RetryAfter: "7"}, nil, func(t *testing.T, status int, raw []byte, h http.Header) {
+			eb := decode[apiclient.ErrorBody](t, raw)
+			if status != 429 || eb.Code != "RATE_LIMITED" || h.Get("Retry-After") != "7" {
+				t.Errorf("status %d body %s Retry-After %q", status, raw, h.Get("Retry-After"))
+			}
+		}},
+		{"internal error", Fault{Status: 500}, nil, func(t *testing.T, status int, raw []byte, h http.Header) {
+			if eb := decode[apiclient.ErrorBody](t, raw); status != 500 || eb.Code != "INTERNAL_ERROR" {
+				t.Errorf("status %d body %s", status, raw)
+			}
+		}},
+		{"custom code", Fault{Status: 503, Code: "MAINTENANCE", Message: "back soon", RetryAfter: "Wed, 21 Oct 2015 07:28:00 GMT"}, nil,
+			func(t *testing.T, status int, raw []byte, h http.Header) {
+				eb := decode[apiclient.ErrorBody](t, raw)
+				if status != 503 || eb.Code != "MAINTENANCE" || eb.Message != "back soon" || h.Get("Retry-After") == "" {
+					t.Errorf("status %d body %s", status, raw)
+				}
+			}},
+		{"malformed", Fault{Malformed: true}, nil, func(t *testing.T, status int, raw []byte, h http.Header) {
+			if status != 200 || json.Valid(raw) {
+				t.Errorf("status %d, valid JSON %v: %s", status, json.Valid(raw), raw)
+			}
+		}},
+		{"truncated", Fault{Truncated: true}, as(rwCred), func(t *testing.T, status int, raw []byte, h http.Header) {
+			if status != 200 || json.Valid(raw) || len(raw) == 0 || raw[0] != '[' {
+				t.Errorf("status %d: %s", status, raw)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Timings{})
+			e.createService("a")
+			e.sim.AddFault(tt.fault)
+			// Faults apply before authentication.
+			auth := tt.auth
+			if auth == nil {
+				auth = noAuth
+			}
+			status, raw, h := e.do("GET", servicesPath, nil, auth)
+			tt.check(t, status, raw, h)
+			if n := e.sim.RequestCount(apiclient.OpListServices); n != 1 {
+				t.Errorf("count %d, want 1", n)
+			}
+			e.sim.ClearFaults()
+			e.must(http.StatusOK, "GET", servicesPath, nil)
+		})
+	}
+}
+
+func TestFaultDropConnection(t *testing.T) {
+	e := newEnv(t, Timings{})
+	e.sim.AddFault(Fault{Operation: apiclient.OpGetAuthInfo, DropConnection: true, Count: 1})
+	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/auth/info", nil)
+	req.Header.Set("Authorization", "Bearer api")
+	resp, err := e.srv.Client().Do(req)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("dropped connection answered %d", resp.StatusCode)
+	}
+	// Count 1: spent after one application.
+	e.must(http.StatusOK, "GET", "/v1/auth/info", nil, bearer("api"))
+}
+
+func TestFaultLatency(t *testing.T) {
+	e := newEnv(t, Timings{})
+	// A latency far beyond the client's deadline proves the delay without
+	// timing the request.
+	e.sim.AddFault(Fault{Latency: time.Hour, Count: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+servicesPath, nil)
+	req.SetBasicAuth("ak", "sk")
+	resp, err := e.srv.Client().Do(req)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("request with an hour of latency answered")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v, want a deadline", err)
+	}
+	// A latency-only fault lets the request be handled.
+	e.sim.AddFault(Fault{Latency: time.Millisecond})
+	e.must(http.StatusOK, "GET", servicesPath, nil)
+}
+
+func TestFaultSelection(t *testing.T) {
+	e := newEnv(t, Timings{})
+	e.sim.AddFault(Fault{Operation: apiclient.OpCreateService, Status: 500, Count: 2})
+	e.must(http.StatusOK, "GET", servicesPath, nil) // another operation
+	e.must(http.StatusInternalServerError, "POST", servicesPath, createBody("a"))
+	e.must(http.StatusInternalServerError, "POST", servicesPath, createBody("a"))
+	e.must(http.StatusAccepted, "POST", servicesPath, createBody("a"))
+	if n := e.sim.RequestCount(apiclient.OpCreateService); n != 3 {
+		t.Errorf("createService counted %d times, want 3", n)
+	}
+
+	// Rate: about half of 400 requests fail; the bounds are loose enough
+	// never to flake with the seeded source, tight enough to catch 0 or 1.
+	e.sim.AddFault(Fault{Operation: apiclient.OpListVPCs, Status: 500, Rate: 0.5})
+	failed := 0
+	for range 400 {
+		if status, _, _ := e.do("GET", vpcsPath, nil); status == 500 {
+			failed++
+		}
+	}
+	if failed < 120 || failed > 280 {
+		t.Errorf("%d of 400 failed with rate 0.5", failed)
+	}
+}
+
+func TestFaultControlOverHTTP(t *testing.T) {
+	e := newEnv(t, Timings{})
+	e.must(http.StatusCreated, "POST", "/_sim/faults", `{"operation":"listServices","status":429,"retry_after":"3","latency":"1ms","count":1}`, noAuth)
+	status, _, h := e.do("GET", servicesPath, nil)
+	if status != 429 || h.Get("Retry-After") != "3" {
+		t.Errorf("status %d Retry-After %q", status, h.Get("Retry-After"))
+	}
+	e.must(http.StatusOK, "GET", servicesPath, nil)
+	e.must(http.StatusCreated, "POST", "/_sim/faults", `{"status":500}`, noAuth)
+	e.must(http.StatusInternalServerError, "GET", vpcsPath, nil)
+	e.must(http.StatusNoContent, "DELETE", "/_sim/faults", nil, noAuth)
+	e.must(http.StatusOK, "GET", vpcsPath, nil)
+	for _, bad := range []string{
+		`{"operation":"listServicez","status":500}`,
+		`{"status":200}`,
+		`{"latency":"soon"}`,
+		`{"rate":2}`,
+		`{"count":-1}`,
+		`{"retryAfter":"1"}`,
+		`[`,
+	} {
+		e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/faults", bad, noAuth)
+	}
+}
+
+func TestTruncatedKeepsHalf(t *testing.T) {
+	e := newEnv(t, Timings{})
+	full := e.must(http.StatusOK, "GET", "/v1/auth/info", nil, bearer("api"))
+	e.sim.AddFault(Fault{Truncated: true})
+	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/auth/info", nil)
+	req.Header.Set("Authorization", "Bearer api")
+	resp, err := e.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	half, _ := io.ReadAll(resp.Body)
+	if string(half) != string(full[:len(full)/2]) {
+		t.Errorf("truncated body %q, want the first half of %q", half, full)
+	}
+}
