@@ -29,7 +29,7 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 	m := &APIMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_requests_total",
-			Help: "HTTP attempts made to the cloud API, by operation and HTTP status code (\"error\" for a transport error or timeout). Each retry counts as an attempt.",
+			Help: "HTTP attempts made to the cloud API, by operation and HTTP status code (error for a transport error or timeout). Each retry counts as an attempt.",
 		}, []string{"project_id", "operation", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "clouddb_exporter_api_request_duration_seconds",

@@ -1,0 +1,552 @@
+package collector
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// Accept headers that Prometheus servers send.
+const (
+	acceptPrometheus3 = "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,*/*;q=0.1"
+	acceptPrometheus2 = "application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2"
+	acceptText        = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
+	acceptProtobuf    = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited"
+)
+
+// newTestExposition returns an Exposition over testSnapshots whose self
+// registry holds APIMetrics with a few deterministic observations.
+func newTestExposition(t *testing.T, logger *slog.Logger) (*Exposition, *APIMetrics) {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	m := NewAPIMetrics(reg)
+	o := m.Observer("proj-a")
+	o.ObserveRequest(apiclient.OpListServices, "200", 120*time.Millisecond)
+	o.ObserveRequest(apiclient.OpListServices, "503", 2*time.Second)
+	o.ObserveRetry(apiclient.OpListServices)
+	o.ObserveRateLimitWait(apiclient.OpListServices, 250*time.Millisecond)
+	e := NewExposition(reg, logger)
+	for _, s := range testSnapshots() {
+		e.SetSnapshot(s)
+	}
+	return e, m
+}
+
+// scrape calls h as Prometheus would and returns the response.
+func scrape(t *testing.T, h http.Handler, accept, acceptEncoding string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	if acceptEncoding != "" {
+		req.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	resp := rec.Result()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	return resp
+}
+
+func readBody(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl := resp.Header.Get("Content-Length"); cl != strconv.Itoa(len(b)) {
+		t.Errorf("Content-Length %q, body is %d bytes", cl, len(b))
+	}
+	return b
+}
+
+// scrapeText returns the uncompressed text exposition of h.
+func scrapeText(t *testing.T, h http.Handler) string {
+	t.Helper()
+	return string(readBody(t, scrape(t, h, acceptText, "")))
+}
+
+// parseText parses a text exposition, failing the test if it is invalid
+// (a HELP or TYPE line twice for a family is invalid).
+func parseText(t *testing.T, body []byte) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("exposition does not parse: %v\n%s", err, body)
+	}
+	return mfs
+}
+
+func TestExpositionGolden(t *testing.T) {
+	e, _ := newTestExposition(t, nil)
+	for _, tc := range []struct {
+		golden, accept string
+	}{
+		{"exposition.prom", acceptText},
+		{"exposition_openmetrics.txt", acceptPrometheus3},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			got := readBody(t, scrape(t, e, tc.accept, ""))
+			want := readGolden(t, tc.golden, got)
+			if !bytes.Equal(got, want) {
+				t.Errorf("exposition differs from %s (run with -update and review the diff):\n%s", tc.golden, got)
+			}
+		})
+	}
+}
+
+func TestExpositionParsesAndLints(t *testing.T) {
+	e, _ := newTestExposition(t, nil)
+	body := []byte(scrapeText(t, e))
+	mfs := parseText(t, body)
+	for _, name := range append(catalog, "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
+		"clouddb_exporter_api_retries_total", "clouddb_exporter_api_rate_limit_wait_seconds_total") {
+		if mfs[name] == nil {
+			t.Errorf("exposition has no %s", name)
+		}
+	}
+	problems, err := promlint.New(bytes.NewReader(body)).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	}
+}
+
+// The cached exposition holds exactly what a registry with the
+// FleetCollector serves.
+func TestExpositionMatchesRegistry(t *testing.T) {
+	e := NewExposition(nil, nil)
+	for _, s := range testSnapshots() {
+		e.SetSnapshot(s)
+	}
+	got := parseText(t, []byte(scrapeText(t, e)))
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewFleetCollectorOf(testSnapshots()...))
+	want, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d families, the registry has %d", len(got), len(want))
+	}
+	for _, w := range want {
+		var a, b bytes.Buffer
+		if _, err := expfmt.MetricFamilyToText(&a, w); err != nil {
+			t.Fatal(err)
+		}
+		g := got[w.GetName()]
+		if g == nil {
+			t.Errorf("no %s", w.GetName())
+			continue
+		}
+		if _, err := expfmt.MetricFamilyToText(&b, g); err != nil {
+			t.Fatal(err)
+		}
+		// Series order within a family is free: the exposition keeps
+		// projects together, the registry sorts by label values.
+		if sortedLines(a.String()) != sortedLines(b.String()) {
+			t.Errorf("%s differs:\nexposition:\n%s\nregistry:\n%s", w.GetName(), b.String(), a.String())
+		}
+	}
+}
+
+func sortedLines(s string) string {
+	lines := strings.Split(s, "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+func TestExpositionNegotiation(t *testing.T) {
+	e, _ := newTestExposition(t, nil)
+	for _, tc := range []struct {
+		name, accept string
+		contentType  string // media type and version
+		openMetrics  bool
+	}{
+		{"none", "", "text/plain; version=0.0.4", false},
+		{"text", acceptText, "text/plain; version=0.0.4", false},
+		{"prometheus 2", acceptPrometheus2, "application/openmetrics-text; version=1.0.0", true},
+		{"prometheus 3", acceptPrometheus3, "application/openmetrics-text; version=1.0.0", true},
+		{"openmetrics without version", "application/openmetrics-text", "application/openmetrics-text; version=0.0.1", true},
+		{"protobuf only", acceptProtobuf, "text/plain; version=0.0.4", false},
+		{"protobuf first", acceptProtobuf + ";q=0.6,text/plain;version=0.0.4;q=0.3", "text/plain; version=0.0.4", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := scrape(t, e, tc.accept, "")
+			body := readBody(t, resp)
+			ct := resp.Header.Get("Content-Type")
+			if !strings.HasPrefix(ct, tc.contentType+"; charset=utf-8") {
+				t.Errorf("Content-Type %q, want %q", ct, tc.contentType)
+			}
+			eofs := bytes.Count(body, []byte("# EOF"))
+			if tc.openMetrics {
+				if eofs != 1 || !bytes.HasSuffix(body, []byte("\n# EOF\n")) {
+					t.Errorf("OpenMetrics body has %d \"# EOF\" and ends with %q", eofs, body[max(0, len(body)-40):])
+				}
+				// OpenMetrics names a counter family without _total.
+				if !bytes.Contains(body, []byte("# TYPE clouddb_exporter_api_requests counter\n")) {
+					t.Error("no OpenMetrics counter family clouddb_exporter_api_requests")
+				}
+			} else {
+				if eofs != 0 {
+					t.Errorf("text body has %d \"# EOF\"", eofs)
+				}
+				parseText(t, body)
+			}
+			for _, want := range []string{"clouddb_service_info{", "clouddb_exporter_api_requests_total{"} {
+				if !bytes.Contains(body, []byte(want)) {
+					t.Errorf("body has no %s", want)
+				}
+			}
+		})
+	}
+}
+
+func TestExpositionGzip(t *testing.T) {
+	e, m := newTestExposition(t, nil)
+	for _, accept := range []string{acceptText, acceptPrometheus3} {
+		t.Run(accept[:strings.IndexByte(accept, ';')], func(t *testing.T) {
+			identity := readBody(t, scrape(t, e, accept, ""))
+			// Twice: the first gzip scrape compresses the cached part, the
+			// second reuses it.
+			for i := range 2 {
+				resp := scrape(t, e, accept, "gzip")
+				if ce := resp.Header.Get("Content-Encoding"); ce != "gzip" {
+					t.Fatalf("Content-Encoding %q", ce)
+				}
+				checkGzip(t, readBody(t, resp), identity)
+				if i == 0 && len(identity) < 1000 {
+					t.Fatalf("identity body is only %d bytes", len(identity))
+				}
+			}
+			// Live self-metrics change between scrapes: the fresh part
+			// must follow.
+			m.Observer("proj-c")
+			identity = readBody(t, scrape(t, e, accept, ""))
+			checkGzip(t, readBody(t, scrape(t, e, accept, "gzip")), identity)
+			// A new snapshot must not be served from the old compressed form.
+			changed := testSnapshots()[1]
+			changed.Services[0].Name = "renamed"
+			e.SetSnapshot(changed)
+			identity = readBody(t, scrape(t, e, accept, ""))
+			if !bytes.Contains(identity, []byte(`name="renamed"`)) {
+				t.Fatal("new snapshot not served")
+			}
+			checkGzip(t, readBody(t, scrape(t, e, accept, "deflate, gzip;q=0.8, br")), identity)
+		})
+	}
+}
+
+// checkGzip asserts that gz is exactly one gzip member that decodes to want,
+// both with a reader that stops after one member and with the default one.
+func checkGzip(t *testing.T, gz, want []byte) {
+	t.Helper()
+	r := bytes.NewReader(gz)
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	got, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("single-member read: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("gzip body decodes to %d bytes that differ from the %d-byte identity body", len(got), len(want))
+	}
+	if r.Len() != 0 {
+		t.Errorf("%d bytes after the gzip member", r.Len())
+	}
+	zr2, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = io.ReadAll(zr2)
+	if err != nil {
+		t.Fatalf("multistream read: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("multistream gzip read differs from the identity body")
+	}
+	if bytes.HasPrefix(want, []byte("# HELP")) && !bytes.Contains(want, []byte("# EOF")) {
+		parseText(t, got)
+	}
+}
+
+func TestExpositionGzipRefused(t *testing.T) {
+	e, _ := newTestExposition(t, nil)
+	for _, ae := range []string{"", "gzip;q=0", "identity", "br", "*;q=0", "gzip;q=0, *"} {
+		resp := scrape(t, e, acceptText, ae)
+		if ce := resp.Header.Get("Content-Encoding"); ce != "" {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q", ae, ce)
+		}
+		parseText(t, readBody(t, resp))
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for header, want := range map[string]bool{
+		"":                        false,
+		"gzip":                    true,
+		"GZIP":                    true,
+		"x-gzip":                  true,
+		"gzip, deflate, br":       true,
+		"deflate;q=1, gzip;q=0.1": true,
+		"br":                      false,
+		"gzip;q=0":                false,
+		"gzip; q=0.0":             false,
+		"*":                       true,
+		"*;q=0":                   false,
+		"gzip;q=0, *":             false,
+		"identity;q=1, *;q=0.5":   true,
+	} {
+		if got := acceptsGzip(header); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", header, got, want)
+		}
+	}
+}
+
+func TestExpositionSelfMetricsAfterObserver(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewAPIMetrics(reg)
+	e := NewExposition(reg, nil)
+	e.SetSnapshot(testSnapshots()[0])
+	if body := scrapeText(t, e); strings.Contains(body, "clouddb_exporter_api_") {
+		t.Fatalf("API metrics before any Observer:\n%s", body)
+	}
+	o := m.Observer("proj-a")
+	mfs := parseText(t, []byte(scrapeText(t, e)))
+	if n := len(mfs["clouddb_exporter_api_retries_total"].GetMetric()); n != len(apiclient.Operations) {
+		t.Errorf("%d clouddb_exporter_api_retries_total series after Observer, want one per operation (%d)", n, len(apiclient.Operations))
+	}
+	if n := len(mfs["clouddb_exporter_api_rate_limit_wait_seconds_total"].GetMetric()); n != 1 {
+		t.Errorf("%d clouddb_exporter_api_rate_limit_wait_seconds_total series, want 1", n)
+	}
+	o.ObserveRequest(apiclient.OpListVPCs, "200", 80*time.Millisecond)
+	body := scrapeText(t, e)
+	for _, want := range []string{
+		`clouddb_exporter_api_requests_total{code="200",operation="listVPCs",project_id="proj-a"} 1`,
+		`clouddb_exporter_api_request_duration_seconds_bucket{operation="listVPCs",project_id="proj-a",le="0.1"} 1`,
+		`clouddb_service_info{`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %s in\n%s", want, body)
+		}
+	}
+}
+
+func TestExpositionSetSnapshotAndRemoveProject(t *testing.T) {
+	e := NewExposition(nil, nil)
+	if body := scrapeText(t, e); body != "" {
+		t.Errorf("no snapshot yet, body %q", body)
+	}
+	snaps := testSnapshots()
+	for _, s := range snaps {
+		e.SetSnapshot(s)
+	}
+	body := scrapeText(t, e)
+	for _, want := range []string{`service_id="svc-1"`, `service_id="svc-2"`, `service_id="svc-9"`, `rs-2`, `peer-2`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %s", want)
+		}
+	}
+	// Both projects' services are under one HELP and TYPE.
+	if n := strings.Count(body, "# TYPE clouddb_service_info gauge\n"); n != 1 {
+		t.Errorf("%d TYPE lines for clouddb_service_info, want 1", n)
+	}
+
+	// A new snapshot of proj-a in which svc-2, rs-2 and peer-2 vanished
+	// and svc-1 changed status.
+	a := testSnapshots()[0]
+	a.Services = a.Services[:1]
+	a.Services[0].Status = apiclient.ServiceUpgrading
+	a.ReplicaSets = a.ReplicaSets[:1]
+	a.Peerings = []fleet.Peering{a.Peerings[0], a.Peerings[2]}
+	e.SetSnapshot(a)
+	body = scrapeText(t, e)
+	for _, gone := range []string{`service_id="svc-2"`, `replica_set_id="rs-2"`, `peering_id="peer-2"`, `status="MIGRATING"`, `status="rebuilding"`} {
+		if strings.Contains(body, gone) {
+			t.Errorf("%s still served after it vanished from the snapshot", gone)
+		}
+	}
+	for _, want := range []string{
+		`clouddb_service_status{project_id="proj-a",service_id="svc-1",status="UPGRADING"} 1`,
+		`clouddb_service_status{project_id="proj-a",service_id="svc-1",status="READY"} 0`,
+		`clouddb_service_info{environment="DEV",host="vectors.example.net"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %s", want)
+		}
+	}
+
+	e.RemoveProject("proj-a")
+	body = scrapeText(t, e)
+	if strings.Contains(body, `project_id="proj-a"`) {
+		t.Error("proj-a series served after RemoveProject")
+	}
+	// Only proj-a had auth info: its families must vanish with their
+	// HELP and TYPE, not stay as empty headers.
+	if strings.Contains(body, "clouddb_api_key_info") || strings.Contains(body, "clouddb_vpc_info") {
+		t.Errorf("families of proj-a only are still announced:\n%s", body)
+	}
+	if !strings.Contains(body, `project_id="proj-b"`) {
+		t.Error("proj-b vanished with proj-a")
+	}
+	parseText(t, []byte(body))
+	e.RemoveProject("proj-b")
+	e.RemoveProject("never-seen")
+	if body := scrapeText(t, e); body != "" {
+		t.Errorf("every project removed, body %q", body)
+	}
+	if body := string(readBody(t, scrape(t, e, acceptPrometheus3, ""))); body != "# EOF\n" {
+		t.Errorf("every project removed, OpenMetrics body %q", body)
+	}
+}
+
+// A label value that is not valid UTF-8 costs its own series only.
+func TestExpositionInvalidSeries(t *testing.T) {
+	logs := &countingHandler{}
+	e := NewExposition(nil, slog.New(logs))
+	s := testSnapshots()[1]
+	s.Services[0].Name = "bad\xff"
+	e.SetSnapshot(s)
+	body := scrapeText(t, e)
+	if strings.Contains(body, "clouddb_service_info{") {
+		t.Error("invalid clouddb_service_info series served")
+	}
+	if !strings.Contains(body, `clouddb_service_paused{project_id="proj-b",service_id="svc-9"} 0`) {
+		t.Error("the valid series of the service are missing")
+	}
+	parseText(t, []byte(body))
+	if logs.count.Load() != 1 {
+		t.Errorf("%d log records, want 1", logs.count.Load())
+	}
+}
+
+// failingGatherer returns one family and an error, as a registry does when
+// one collector fails.
+type failingGatherer struct{ fail atomic.Bool }
+
+func (g *failingGatherer) Gather() ([]*dto.MetricFamily, error) {
+	mf := &dto.MetricFamily{
+		Name: new("clouddb_exporter_build_info"), Help: new("Build."), Type: dto.MetricType_GAUGE.Enum(),
+		Metric: []*dto.Metric{{Gauge: &dto.Gauge{Value: new(1.0)}}},
+	}
+	if g.fail.Load() {
+		return []*dto.MetricFamily{mf}, errors.New("collector exploded")
+	}
+	return []*dto.MetricFamily{mf}, nil
+}
+
+// countingHandler counts the log records at error level.
+type countingHandler struct{ count atomic.Int32 }
+
+func (h *countingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError {
+		h.count.Add(1)
+	}
+	return nil
+}
+func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
+
+func TestExpositionSelfGatherFailure(t *testing.T) {
+	logs := &countingHandler{}
+	g := &failingGatherer{}
+	g.fail.Store(true)
+	e := NewExposition(g, slog.New(logs))
+	e.SetSnapshot(testSnapshots()[0])
+	for range 3 {
+		for _, accept := range []string{acceptText, acceptPrometheus3} {
+			body := readBody(t, scrape(t, e, accept, "gzip"))
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, err := io.ReadAll(zr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"clouddb_service_info{", "clouddb_exporter_build_info 1"} {
+				if !bytes.Contains(plain, []byte(want)) {
+					t.Errorf("failing self gather: no %s", want)
+				}
+			}
+		}
+	}
+	if n := logs.count.Load(); n != 1 {
+		t.Errorf("a lasting failure logged %d times, want once", n)
+	}
+	g.fail.Store(false)
+	scrapeText(t, e)
+	g.fail.Store(true)
+	scrapeText(t, e)
+	if n := logs.count.Load(); n != 2 {
+		t.Errorf("a failure after recovery: %d log records in all, want 2", n)
+	}
+}
+
+// Scrapes running while snapshots change always see a whole exposition.
+// Run with -race to check the synchronisation.
+func TestExpositionConcurrent(t *testing.T) {
+	e, m := newTestExposition(t, nil)
+	snaps := testSnapshots()
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for j := range 20 {
+				switch (i + j) % 3 {
+				case 0:
+					e.SetSnapshot(snaps[j%2])
+				case 1:
+					m.Observer("proj-a").ObserveRetry(apiclient.OpGetVPC)
+				default:
+					resp := scrape(t, e, acceptText, "gzip")
+					zr, err := gzip.NewReader(resp.Body)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					body, err := io.ReadAll(zr)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					p := expfmt.NewTextParser(model.UTF8Validation)
+					if _, err := p.TextToMetricFamilies(bytes.NewReader(body)); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
