@@ -170,13 +170,20 @@ func validateBaseURL(raw string) (string, error) {
 
 // newHTTPClient clones the default transport, keeping its proxy, dial and
 // TLS settings, and keeps a few idle connections per host because the
-// poller calls the same host over and over.
+// poller calls the same host over and over. Redirects are not followed: the
+// API documents none, and following one would resend credentials and, for
+// a 307/308, repeat a write; a 3xx becomes an *APIError instead.
 func newHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 32
 	t.MaxIdleConnsPerHost = 8
 	t.IdleConnTimeout = 90 * time.Second
-	return &http.Client{Transport: t}
+	return &http.Client{
+		Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
 }
 
 func orDefault[T comparable](v, def T) T {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -215,5 +216,18 @@ func TestDecodeError(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "s3cretpw") {
 		t.Errorf("decode error quotes the initial password: %v", err)
+	}
+}
+
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	var hits atomic.Int32
+	elsewhere := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { hits.Add(1); writeJSON(w, 201, `{"id":"v"}`) })
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/v1/projects/proj-1/vpcs", http.StatusTemporaryRedirect)
+	})
+	c, _, _ := newTestClient(t, srv, nil)
+	_, err := c.CreateVPC(t.Context(), CreateVPCRequest{Name: "v"})
+	if StatusCode(err) != http.StatusTemporaryRedirect || hits.Load() != 0 {
+		t.Fatalf("err = %v, redirect target hit %d times; want a 307 *APIError and no hit", err, hits.Load())
 	}
 }
