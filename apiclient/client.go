@@ -307,6 +307,9 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			return err
 		}
 		if attempt+1 >= attempts {
+			if attempts == 1 {
+				return err // retries are disabled: there was no budget to use up
+			}
 			return fmt.Errorf("apiclient: %s: giving up after %d attempts: %w", cl.op, attempts, err)
 		}
 		c.observer.ObserveRetry(cl.op)
