@@ -20,10 +20,10 @@ LDFLAGS := -s -w \
 all: lint build test
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BINARY) .
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/$(BINARY) .
 
 build-sim:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o cloudsim ./cmd/cloudsim
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/cloudsim ./cmd/cloudsim
 
 test:
 	scripts/test.sh
@@ -38,4 +38,4 @@ run:
 	$(GO) run . --simulate
 
 clean:
-	rm -f $(BINARY) cloudsim
+	rm -rf bin

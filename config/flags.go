@@ -7,6 +7,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/poller"
 )
 
@@ -43,26 +44,26 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_SECRET_KEY_FILE").StringVar(&f.SecretKeyFile)
 	app.Flag("api.key-file", "File holding the API key for GET /auth/info (alternative to $"+EnvAPIKey+"; optional: without it the auth collector is off).").
 		Envar("CLOUDDB_API_KEY_FILE").StringVar(&f.APIKeyFile)
-	app.Flag("api.timeout", "Timeout of one API request attempt.").
-		Default(apiclient.DefaultTimeout.String()).Envar("CLOUDDB_API_TIMEOUT").DurationVar(&f.API.Timeout)
-	app.Flag("api.rate-limit", "Client-side rate limit per project, in API requests per second.").
-		Default(fmt.Sprint(apiclient.DefaultRateLimit)).Envar("CLOUDDB_API_RATE_LIMIT").Float64Var(&f.API.RateLimit)
-	app.Flag("api.rate-burst", "Burst of the client-side rate limit.").
-		Default("5").Envar("CLOUDDB_API_RATE_BURST").IntVar(&f.API.Burst)
-	app.Flag("api.max-retries", "Retries of a failed read (network errors, 429, 5xx); writes are only retried on 429.").
-		Default(fmt.Sprint(apiclient.DefaultMaxRetries)).Envar("CLOUDDB_API_MAX_RETRIES").IntVar(&f.API.MaxRetries)
-	app.Flag("api.retry-base-delay", "Base delay of the exponential backoff with full jitter.").
-		Default(apiclient.DefaultRetryBaseDelay.String()).Envar("CLOUDDB_API_RETRY_BASE_DELAY").DurationVar(&f.API.RetryBaseDelay)
-	app.Flag("api.retry-max-delay", "Cap of one backoff delay.").
-		Default(apiclient.DefaultRetryMaxDelay.String()).Envar("CLOUDDB_API_RETRY_MAX_DELAY").DurationVar(&f.API.RetryMaxDelay)
-	app.Flag("collect.interval", "Interval of full poll cycles (all list endpoints).").
-		Default(poller.DefaultInterval.String()).Envar("CLOUDDB_COLLECT_INTERVAL").DurationVar(&f.Collect.Interval)
-	app.Flag("collect.transition-interval", "Interval at which resources in a transitional state are followed through the get endpoints.").
-		Default(poller.DefaultTransitionInterval.String()).Envar("CLOUDDB_COLLECT_TRANSITION_INTERVAL").DurationVar(&f.Collect.TransitionInterval)
-	app.Flag("collect.max-staleness", "How long a part that fails keeps its last good data before its series are dropped.").
-		Default(poller.DefaultMaxStaleness.String()).Envar("CLOUDDB_COLLECT_MAX_STALENESS").DurationVar(&f.Collect.MaxStaleness)
-	app.Flag("collect.concurrency", "API calls one project's poll cycle may have in flight.").
-		Default(fmt.Sprint(poller.DefaultConcurrency)).Envar("CLOUDDB_COLLECT_CONCURRENCY").IntVar(&f.Collect.Concurrency)
+	flagval.Duration(app, "api.timeout", "Timeout of one API request attempt.",
+		apiclient.DefaultTimeout.String(), "CLOUDDB_API_TIMEOUT", &f.API.Timeout)
+	flagval.Float(app, "api.rate-limit", "Client-side rate limit per project, in API requests per second.",
+		fmt.Sprint(apiclient.DefaultRateLimit), "CLOUDDB_API_RATE_LIMIT", &f.API.RateLimit)
+	flagval.Int(app, "api.rate-burst", "Burst of the client-side rate limit.",
+		"5", "CLOUDDB_API_RATE_BURST", &f.API.Burst)
+	flagval.Int(app, "api.max-retries", "Retries of a failed read (network errors, 429, 5xx); writes are only retried on 429.",
+		fmt.Sprint(apiclient.DefaultMaxRetries), "CLOUDDB_API_MAX_RETRIES", &f.API.MaxRetries)
+	flagval.Duration(app, "api.retry-base-delay", "Base delay of the exponential backoff with full jitter.",
+		apiclient.DefaultRetryBaseDelay.String(), "CLOUDDB_API_RETRY_BASE_DELAY", &f.API.RetryBaseDelay)
+	flagval.Duration(app, "api.retry-max-delay", "Cap of one backoff delay.",
+		apiclient.DefaultRetryMaxDelay.String(), "CLOUDDB_API_RETRY_MAX_DELAY", &f.API.RetryMaxDelay)
+	flagval.Duration(app, "collect.interval", "Interval of full poll cycles (all list endpoints).",
+		poller.DefaultInterval.String(), "CLOUDDB_COLLECT_INTERVAL", &f.Collect.Interval)
+	flagval.Duration(app, "collect.transition-interval", "Interval at which resources in a transitional state are followed through the get endpoints.",
+		poller.DefaultTransitionInterval.String(), "CLOUDDB_COLLECT_TRANSITION_INTERVAL", &f.Collect.TransitionInterval)
+	flagval.Duration(app, "collect.max-staleness", "How long a part that fails keeps its last good data before its series are dropped.",
+		poller.DefaultMaxStaleness.String(), "CLOUDDB_COLLECT_MAX_STALENESS", &f.Collect.MaxStaleness)
+	flagval.Int(app, "collect.concurrency", "API calls one project's poll cycle may have in flight.",
+		fmt.Sprint(poller.DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
 	app.Flag("config.file", "YAML file listing several projects with their own credentials (see README). Reloaded on SIGHUP and POST /-/reload.").
 		Envar("CLOUDDB_CONFIG_FILE").StringVar(&f.ConfigFile)
 	return f

@@ -14,6 +14,8 @@ import (
 	"github.com/lmittmann/tint"
 	"github.com/prometheus/common/promslog"
 	promslogflag "github.com/prometheus/common/promslog/flag"
+
+	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
 
 // Log formats accepted by --log.format.
@@ -40,9 +42,9 @@ func AddFlags(app *kingpin.Application) *Config {
 	c := &Config{Level: promslog.NewLevel()}
 	app.Flag(promslogflag.LevelFlagName, promslogflag.LevelFlagHelp).
 		Default("info").Envar("CLOUDDB_LOG_LEVEL").SetValue(c.Level)
-	app.Flag(promslogflag.FormatFlagName,
-		"Output format of log messages: auto (console on a terminal, logfmt otherwise), console, logfmt or json.").
-		Default(FormatAuto).Envar("CLOUDDB_LOG_FORMAT").EnumVar(&c.Format, Formats...)
+	flagval.Enum(app, promslogflag.FormatFlagName,
+		"Output format of log messages: auto (console on a terminal, logfmt otherwise), console, logfmt or json.",
+		FormatAuto, "CLOUDDB_LOG_FORMAT", &c.Format, Formats...)
 	return c
 }
 

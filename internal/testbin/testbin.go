@@ -1,0 +1,300 @@
+// Package testbin runs the project's real binaries in tests: it builds them
+// once per test process, starts them on free loopback ports, waits for
+// conditions with a deadline instead of sleeping, and reads their metrics.
+package testbin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+var (
+	buildMu  sync.Mutex
+	built    = map[string]string{}
+	buildDir string
+)
+
+// moduleRoot is the repository root, found from this file's location.
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Build compiles the main package at pkg (relative to the module root, e.g.
+// "." or "./cmd/cloudsim") once per test process and returns the binary.
+func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if bin, ok := built[pkg]; ok {
+		return bin
+	}
+	if buildDir == "" {
+		dir, err := os.MkdirTemp("", "testbin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		buildDir = dir
+	}
+	name := filepath.Base(pkg)
+	if pkg == "." {
+		name = "clouddb_exporter"
+	}
+	bin := filepath.Join(buildDir, name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = moduleRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	built[pkg] = bin
+	return bin
+}
+
+// FreeAddr returns a loopback address with a port that was free a moment ago.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// Process is a started binary.
+type Process struct {
+	cmd    *exec.Cmd
+	output *syncBuffer
+	done   chan struct{}
+	err    error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Start runs bin with args and the extra environment env (on top of a
+// minimal one: PATH and HOME only, so the developer's CLOUDDB_* variables
+// never leak into a test). The process is stopped when the test ends and
+// its output is logged if the test failed.
+func Start(t testing.TB, bin string, env []string, args ...string) *Process {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	p := &Process{cmd: cmd, output: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.output, p.output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.Stop(t)
+		if t.Failed() {
+			t.Logf("output of %s:\n%s", filepath.Base(bin), p.Output())
+		}
+	})
+	return p
+}
+
+// Output returns what the process printed so far (stdout and stderr).
+func (p *Process) Output() string { return p.output.String() }
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Signal sends sig to the process.
+func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Stop sends SIGTERM, waits up to 10s (then kills) and returns the exit code.
+func (p *Process) Stop(t testing.TB) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	default:
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+			t.Errorf("%s did not stop within 10s of SIGTERM", p.cmd.Path)
+		}
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// Wait waits for the process to exit by itself and returns its exit code.
+func (p *Process) Wait(t testing.TB, timeout time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(timeout):
+		t.Fatalf("%s still running after %s", p.cmd.Path, timeout)
+		return -1
+	}
+}
+
+// Run runs bin to completion and returns its exit code and output.
+func Run(t testing.TB, bin string, env []string, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	out, _ := cmd.CombinedOutput()
+	return cmd.ProcessState.ExitCode(), string(out)
+}
+
+// WaitFor polls cond every 50ms until it returns true, failing the test
+// with what after timeout. The deadline is a bound for liveness, not a
+// speed goal: keep it generous.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Get fetches url and returns the status code and body; a transport error
+// is status 0.
+func Get(url string, header ...string) (int, string) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err.Error()
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Post sends body as JSON to url and returns the status code and body.
+func Post(url, body string) (int, string) {
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Families parses a Prometheus text exposition.
+func Families(text string) (map[string]*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(strings.NewReader(text))
+}
+
+// Value returns the value of the first series of family name whose labels
+// include all of labels (name, value pairs).
+func Value(families map[string]*dto.MetricFamily, name string, labels ...string) (float64, bool) {
+	mf, ok := families[name]
+	if !ok {
+		return 0, false
+	}
+	for _, m := range mf.GetMetric() {
+		if matches(m, labels) {
+			switch {
+			case m.Gauge != nil:
+				return m.GetGauge().GetValue(), true
+			case m.Counter != nil:
+				return m.GetCounter().GetValue(), true
+			case m.Untyped != nil:
+				return m.GetUntyped().GetValue(), true
+			case m.Histogram != nil:
+				return float64(m.GetHistogram().GetSampleCount()), true
+			}
+		}
+	}
+	return 0, false
+}
+
+func matches(m *dto.Metric, labels []string) bool {
+	have := map[string]string{}
+	for _, lp := range m.GetLabel() {
+		have[lp.GetName()] = lp.GetValue()
+	}
+	for i := 0; i+1 < len(labels); i += 2 {
+		if have[labels[i]] != labels[i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// MetricEquals returns a condition that scrapes url and checks that the
+// series of name with labels has value want.
+func MetricEquals(url, name string, want float64, labels ...string) func() bool {
+	return func() bool {
+		code, body := Get(url)
+		if code != http.StatusOK {
+			return false
+		}
+		fams, err := Families(body)
+		if err != nil {
+			return false
+		}
+		v, ok := Value(fams, name, labels...)
+		return ok && v == want
+	}
+}
+
+// Describe formats labels for messages.
+func Describe(name string, labels ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(labels); i += 2 {
+		parts = append(parts, fmt.Sprintf("%s=%q", labels[i], labels[i+1]))
+	}
+	return name + "{" + strings.Join(parts, ",") + "}"
+}
