@@ -1,7 +1,9 @@
 package cloudsim
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"net/http"
 	"strings"
 
@@ -84,7 +86,15 @@ func (s *Sim) getAuthInfo(c *call) (int, any, error) {
 			},
 			Name:      c.cred.Name,
 			Project:   apiclient.AuthProject{ID: c.cred.ProjectID, Name: c.cred.ProjectID, PlanType: "SIMULATED"},
-			PublicKey: c.cred.AccessKey,
+			PublicKey: publicKey(c.cred),
 		},
 	}, nil
+}
+
+// publicKey derives a stable public identifier of a credential. It is not
+// the access key: that is half of a secret pair, and the public key is
+// exported as a label, so tests can demand that no credential ever shows.
+func publicKey(c *Credential) string {
+	sum := sha256.Sum256([]byte(c.AccessKey + "\x00" + c.APIKey))
+	return "pk-" + hex.EncodeToString(sum[:8])
 }
