@@ -1,9 +1,16 @@
 package collector
 
 import (
+	"bytes"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -20,6 +27,25 @@ type APIMetrics struct {
 	duration      *prometheus.HistogramVec
 	retries       *prometheus.CounterVec
 	rateLimitWait *prometheus.CounterVec
+
+	// own holds the vectors whatever reg is, so that the Exposition can
+	// gather them alone.
+	own *prometheus.Registry
+	// generation counts changes; the encoding below is valid while it
+	// stays the same. API calls are rarer than scrapes between polls, and
+	// gathering and encoding some thirty histograms costs over a thousand
+	// allocations per scrape.
+	generation atomic.Uint64
+	cacheMu    sync.Mutex
+	cache      [numFormats]encodedAPIMetrics // guarded by cacheMu
+}
+
+// encodedAPIMetrics is the exposition of the API metrics in one format as of
+// one generation. bytes is replaced, never modified.
+type encodedAPIMetrics struct {
+	valid      bool
+	generation uint64
+	bytes      []byte
 }
 
 // NewAPIMetrics creates the API self-metrics and registers them with reg,
@@ -45,10 +71,85 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 			Help: "Time requests to the cloud API spent waiting for the client's own rate limiter, in seconds.",
 		}, []string{"project_id"}),
 	}
+	m.own = prometheus.NewRegistry()
+	m.own.MustRegister(m.requests, m.duration, m.retries, m.rateLimitWait)
 	if reg != nil {
 		reg.MustRegister(m.requests, m.duration, m.retries, m.rateLimitWait)
 	}
 	return m
+}
+
+// isAPIMetric reports whether name is one of the families of APIMetrics.
+func isAPIMetric(name string) bool {
+	switch name {
+	case "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
+		"clouddb_exporter_api_retries_total", "clouddb_exporter_api_rate_limit_wait_seconds_total":
+		return true
+	}
+	return false
+}
+
+// encoded returns the exposition of the API metrics in format f (formatText
+// or formatOpenMetrics), encoded again only if an API call or a project
+// change happened since the last time. The result must not be modified.
+func (m *APIMetrics) encoded(f int) ([]byte, error) {
+	// Read before gathering: what is gathered is at least this recent, so
+	// a change racing with the gather only causes one more encoding later.
+	gen := m.generation.Load()
+	m.cacheMu.Lock()
+	defer m.cacheMu.Unlock()
+	c := &m.cache[f]
+	if c.valid && c.generation == gen {
+		return c.bytes, nil
+	}
+	mfs, err := m.own.Gather()
+	var buf bytes.Buffer
+	buf.Grow(len(c.bytes))
+	for _, mf := range mfs {
+		mark := buf.Len()
+		var encErr error
+		if f == formatOpenMetrics {
+			_, encErr = expfmt.MetricFamilyToOpenMetrics(&buf, mf)
+		} else {
+			_, encErr = expfmt.MetricFamilyToText(&buf, mf)
+		}
+		if encErr != nil {
+			buf.Truncate(mark)
+			err = errors.Join(err, encErr)
+		}
+	}
+	if err != nil {
+		// Not cached: the next scrape tries again.
+		return buf.Bytes(), err
+	}
+	*c = encodedAPIMetrics{valid: true, generation: gen, bytes: buf.Bytes()}
+	return c.bytes, nil
+}
+
+// SelfGatherer returns the Gatherer of the exporter's self-metrics to give
+// NewExposition: the metrics of api and those of others (build info, Go and
+// process metrics). Through it, the Exposition serves the API metrics from
+// an encoding kept until the next API call instead of gathering them on
+// every scrape. api is best created with NewAPIMetrics(nil); if it is also
+// registered with others, its families there are ignored by the Exposition.
+// Other users see a plain Gatherer of both.
+func SelfGatherer(api *APIMetrics, others prometheus.Gatherer) prometheus.Gatherer {
+	return &selfGatherer{api: api, others: others}
+}
+
+type selfGatherer struct {
+	api    *APIMetrics
+	others prometheus.Gatherer
+}
+
+// Gather implements prometheus.Gatherer.
+func (g *selfGatherer) Gather() ([]*dto.MetricFamily, error) {
+	if g.others == nil {
+		return g.api.own.Gather()
+	}
+	mfs, err := g.others.Gather()
+	mfs = slices.DeleteFunc(mfs, func(mf *dto.MetricFamily) bool { return isAPIMetric(mf.GetName()) })
+	return prometheus.Gatherers{g.api.own, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, err })}.Gather()
 }
 
 // Observer returns the apiclient.Observer for the client of one project.
@@ -58,12 +159,14 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 // duration series appear with the first attempt, since the status code is
 // not known before.
 func (m *APIMetrics) Observer(projectID string) apiclient.Observer {
+	defer m.generation.Add(1)
 	project := prometheus.Labels{"project_id": projectID}
 	o := &apiObserver{
-		requests: m.requests.MustCurryWith(project),
-		duration: m.duration.MustCurryWith(project),
-		retries:  m.retries.MustCurryWith(project),
-		wait:     m.rateLimitWait.WithLabelValues(projectID),
+		generation: &m.generation,
+		requests:   m.requests.MustCurryWith(project),
+		duration:   m.duration.MustCurryWith(project),
+		retries:    m.retries.MustCurryWith(project),
+		wait:       m.rateLimitWait.WithLabelValues(projectID),
 	}
 	for _, op := range apiclient.Operations {
 		o.retries.WithLabelValues(op)
@@ -75,6 +178,7 @@ func (m *APIMetrics) Observer(projectID string) apiclient.Observer {
 // a configuration reload. Call it after the project's client has stopped:
 // an Observer still in use would create the series again.
 func (m *APIMetrics) RemoveProject(projectID string) {
+	defer m.generation.Add(1)
 	project := prometheus.Labels{"project_id": projectID}
 	m.requests.DeletePartialMatch(project)
 	m.duration.DeletePartialMatch(project)
@@ -85,24 +189,28 @@ func (m *APIMetrics) RemoveProject(projectID string) {
 // apiObserver is the Observer of one project: its vectors are curried with
 // the project's id.
 type apiObserver struct {
-	requests *prometheus.CounterVec
-	duration prometheus.ObserverVec
-	retries  *prometheus.CounterVec
-	wait     prometheus.Counter
+	generation *atomic.Uint64 // of the APIMetrics, bumped after each change
+	requests   *prometheus.CounterVec
+	duration   prometheus.ObserverVec
+	retries    *prometheus.CounterVec
+	wait       prometheus.Counter
 }
 
 // ObserveRequest implements apiclient.Observer.
 func (o *apiObserver) ObserveRequest(operation, code string, duration time.Duration) {
 	o.requests.WithLabelValues(operation, code).Inc()
 	o.duration.WithLabelValues(operation).Observe(duration.Seconds())
+	o.generation.Add(1)
 }
 
 // ObserveRetry implements apiclient.Observer.
 func (o *apiObserver) ObserveRetry(operation string) {
 	o.retries.WithLabelValues(operation).Inc()
+	o.generation.Add(1)
 }
 
 // ObserveRateLimitWait implements apiclient.Observer.
 func (o *apiObserver) ObserveRateLimitWait(_ string, wait time.Duration) {
 	o.wait.Add(wait.Seconds())
+	o.generation.Add(1)
 }

@@ -34,7 +34,10 @@ const (
 // registry, so the exposition holds exactly what a registry with the
 // collector would serve. It is safe for concurrent use.
 type Exposition struct {
+	// self gathers the live self-metrics; api, when self came from
+	// SelfGatherer, serves the API metrics from their cached encoding.
 	self   prometheus.Gatherer
+	api    *APIMetrics
 	logger *slog.Logger
 
 	// mu serialises SetSnapshot and RemoveProject, so that two snapshots of
@@ -56,7 +59,9 @@ type Exposition struct {
 // NewExposition returns an Exposition with no project yet. self gathers the
 // live self-metrics appended to every scrape (API metrics, build info,
 // process and Go metrics: whatever the caller registers); it may be nil. It
-// must not hold the resource metrics, which would then appear twice.
+// must not hold the resource metrics, which would then appear twice. Pass
+// SelfGatherer(api, reg) rather than reg to spare each scrape the gathering
+// of the API metrics.
 func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -70,6 +75,9 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 			fw, _ := flate.NewWriter(nil, selfDeflateLevel) // The level is valid.
 			return fw
 		}},
+	}
+	if sg, ok := self.(*selfGatherer); ok {
+		e.api, e.self = sg.api, sg.others
 	}
 	e.current.Store(merge(nil))
 	return e
@@ -128,7 +136,7 @@ func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	self := e.buffers.Get().(*bytes.Buffer)
 	defer e.putBuffer(self)
 	self.Reset()
-	e.encodeSelf(self, contentType)
+	e.encodeSelf(self, contentType, format)
 
 	h := w.Header()
 	h.Set("Content-Type", string(contentType))
@@ -154,19 +162,30 @@ func (e *Exposition) putBuffer(b *bytes.Buffer) {
 	}
 }
 
-// encodeSelf gathers the self-metrics and appends them to buf in format,
+// encodeSelf gathers the self-metrics and appends them to buf in
+// contentType (format is its index),
 // closed by "# EOF" for OpenMetrics. A failing gatherer or family costs only
 // its own series: what was gathered is still encoded, and the resource part
 // is served in any case.
-func (e *Exposition) encodeSelf(buf *bytes.Buffer, format expfmt.Format) {
-	enc := expfmt.NewEncoder(buf, format)
+func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, format int) {
+	enc := expfmt.NewEncoder(buf, contentType)
 	var errs []error
+	if e.api != nil {
+		b, err := e.api.encoded(format)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		buf.Write(b)
+	}
 	if e.self != nil {
 		mfs, err := e.self.Gather()
 		if err != nil {
 			errs = append(errs, err)
 		}
 		for _, mf := range mfs {
+			if e.api != nil && isAPIMetric(mf.GetName()) {
+				continue // Served from e.api; registered twice by mistake.
+			}
 			mark := buf.Len()
 			if err := enc.Encode(mf); err != nil {
 				// Drop the half-written family: a torn line would make

@@ -1,9 +1,3 @@
-// Package collector turns fleet snapshots into Prometheus metrics and serves
-// them: a FleetCollector that builds const metrics from snapshots, an
-// Exposition that renders them once per snapshot change and serves the
-// cached bytes on every scrape, and APIMetrics, the API client's
-// self-metrics. Scrapes never call the API: data flows API -> snapshot ->
-// exposition.
 package collector
 
 import (

@@ -1,0 +1,180 @@
+package collector
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+var _ apiclient.Observer = (*apiObserver)(nil)
+
+func TestAPIMetrics(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewAPIMetrics(reg)
+	a := m.Observer("proj-a")
+	b := m.Observer("proj-b")
+
+	// Pre-initialised: every operation's retries and the wait at 0.
+	if n, err := testutil.GatherAndCount(reg, "clouddb_exporter_api_retries_total"); err != nil || n != 2*len(apiclient.Operations) {
+		t.Errorf("clouddb_exporter_api_retries_total: %d series (err %v), want %d", n, err, 2*len(apiclient.Operations))
+	}
+	if n, _ := testutil.GatherAndCount(reg, "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds"); n != 0 {
+		t.Errorf("%d request series before any request", n)
+	}
+
+	a.ObserveRequest(apiclient.OpListServices, "200", 40*time.Millisecond)
+	a.ObserveRequest(apiclient.OpListServices, "200", 3*time.Second)
+	a.ObserveRequest(apiclient.OpListServices, "error", 31*time.Second)
+	a.ObserveRetry(apiclient.OpListServices)
+	a.ObserveRateLimitWait(apiclient.OpListServices, 1500*time.Millisecond)
+	a.ObserveRateLimitWait(apiclient.OpGetVPC, 500*time.Millisecond)
+	b.ObserveRequest(apiclient.OpGetAuthInfo, "401", 10*time.Millisecond)
+
+	want := `
+# HELP clouddb_exporter_api_rate_limit_wait_seconds_total Time requests to the cloud API spent waiting for the client's own rate limiter, in seconds.
+# TYPE clouddb_exporter_api_rate_limit_wait_seconds_total counter
+clouddb_exporter_api_rate_limit_wait_seconds_total{project_id="proj-a"} 2
+clouddb_exporter_api_rate_limit_wait_seconds_total{project_id="proj-b"} 0
+# HELP clouddb_exporter_api_requests_total HTTP attempts made to the cloud API, by operation and HTTP status code (error for a transport error or timeout). Each retry counts as an attempt.
+# TYPE clouddb_exporter_api_requests_total counter
+clouddb_exporter_api_requests_total{code="200",operation="listServices",project_id="proj-a"} 2
+clouddb_exporter_api_requests_total{code="error",operation="listServices",project_id="proj-a"} 1
+clouddb_exporter_api_requests_total{code="401",operation="getAuthInfo",project_id="proj-b"} 1
+# HELP clouddb_exporter_api_request_duration_seconds Duration of HTTP attempts to the cloud API in seconds, by operation, whatever their outcome.
+# TYPE clouddb_exporter_api_request_duration_seconds histogram
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="0.05"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="0.1"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="0.25"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="0.5"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="1"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="2.5"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="5"} 2
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="10"} 2
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="30"} 2
+clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="+Inf"} 3
+clouddb_exporter_api_request_duration_seconds_sum{operation="listServices",project_id="proj-a"} 34.04
+clouddb_exporter_api_request_duration_seconds_count{operation="listServices",project_id="proj-a"} 3
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="0.05"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="0.1"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="0.25"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="0.5"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="1"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="2.5"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="5"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="10"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="30"} 1
+clouddb_exporter_api_request_duration_seconds_bucket{operation="getAuthInfo",project_id="proj-b",le="+Inf"} 1
+clouddb_exporter_api_request_duration_seconds_sum{operation="getAuthInfo",project_id="proj-b"} 0.01
+clouddb_exporter_api_request_duration_seconds_count{operation="getAuthInfo",project_id="proj-b"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"clouddb_exporter_api_rate_limit_wait_seconds_total",
+		"clouddb_exporter_api_requests_total",
+		"clouddb_exporter_api_request_duration_seconds",
+	); err != nil {
+		t.Error(err)
+	}
+	if got := testutil.ToFloat64(m.retries.WithLabelValues("proj-a", apiclient.OpListServices)); got != 1 {
+		t.Errorf("clouddb_exporter_api_retries_total{proj-a,listServices} = %g, want 1", got)
+	}
+
+	problems, err := testutil.GatherAndLint(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	}
+
+	m.RemoveProject("proj-a")
+	for _, name := range []string{
+		"clouddb_exporter_api_rate_limit_wait_seconds_total", "clouddb_exporter_api_requests_total",
+		"clouddb_exporter_api_request_duration_seconds", "clouddb_exporter_api_retries_total",
+	} {
+		out, err := testutil.GatherAndFormat(reg, expfmt.TypeTextPlain, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), `project_id="proj-a"`) {
+			t.Errorf("%s keeps proj-a series after RemoveProject", name)
+		}
+	}
+	if n, _ := testutil.GatherAndCount(reg, "clouddb_exporter_api_retries_total"); n != len(apiclient.Operations) {
+		t.Errorf("proj-b: %d clouddb_exporter_api_retries_total series after removing proj-a, want %d", n, len(apiclient.Operations))
+	}
+}
+
+func TestNewAPIMetricsWithoutRegisterer(t *testing.T) {
+	m := NewAPIMetrics(nil)
+	m.Observer("p").ObserveRetry(apiclient.OpGetVPC)
+	if got := testutil.ToFloat64(m.retries.WithLabelValues("p", apiclient.OpGetVPC)); got != 1 {
+		t.Errorf("retries = %g, want 1", got)
+	}
+}
+
+func TestSelfGatherer(t *testing.T) {
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{Name: "clouddb_exporter_build_info", Help: "Build."})
+	buildInfo.Set(1)
+	for _, tc := range []struct {
+		name string
+		// registerTwice also registers the API metrics with others, the
+		// mistake SelfGatherer must absorb.
+		registerTwice bool
+	}{{"separate", false}, {"registered twice", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			others := prometheus.NewRegistry()
+			others.MustRegister(buildInfo)
+			var api *APIMetrics
+			if tc.registerTwice {
+				api = NewAPIMetrics(others)
+			} else {
+				api = NewAPIMetrics(nil)
+			}
+			self := SelfGatherer(api, others)
+			e := NewExposition(self, nil)
+			e.SetSnapshot(testSnapshots()[1])
+			o := api.Observer("proj-b")
+
+			// Each change must show in the next scrape, in both formats,
+			// although the API metrics are served from a cache.
+			for i := 1; i <= 3; i++ {
+				o.ObserveRequest(apiclient.OpListServices, "200", time.Second)
+				want := `clouddb_exporter_api_requests_total{code="200",operation="listServices",project_id="proj-b"} ` + strconv.Itoa(i)
+				for _, accept := range []string{acceptText, acceptPrometheus3} {
+					body := string(readBody(t, scrape(t, e, accept, "")))
+					if !strings.Contains(body, want) {
+						t.Fatalf("scrape %d (%s): no %s in\n%s", i, accept[:10], want, body)
+					}
+					if n := strings.Count(body, "# TYPE clouddb_exporter_api_retries"); n != 1 {
+						t.Errorf("%d TYPE lines for clouddb_exporter_api_retries_total", n)
+					}
+					for _, other := range []string{"clouddb_exporter_build_info 1", `clouddb_service_info{`} {
+						if !strings.Contains(body, other) {
+							t.Errorf("no %s", other)
+						}
+					}
+					if accept == acceptText {
+						parseText(t, []byte(body))
+					}
+				}
+			}
+			api.RemoveProject("proj-b")
+			if body := scrapeText(t, e); strings.Contains(body, "clouddb_exporter_api_") {
+				t.Errorf("API metrics of a removed project still served:\n%s", body)
+			}
+
+			// Outside the Exposition it is a plain Gatherer of both.
+			api.Observer("proj-c")
+			if n, err := testutil.GatherAndCount(self, "clouddb_exporter_api_retries_total", "clouddb_exporter_build_info"); err != nil || n != len(apiclient.Operations)+1 {
+				t.Errorf("SelfGatherer gathers %d series (err %v), want %d", n, err, len(apiclient.Operations)+1)
+			}
+		})
+	}
+}
