@@ -119,17 +119,17 @@ func (e *Exposition) RemoveProject(projectID string) {
 
 // ServeHTTP serves the cached resource metrics and the live self-metrics
 // in the negotiated format, gzip-compressed when the client accepts it.
-// Protocol buffers are never offered: a client asking only for them gets the
+// Protocol buffers are not offered: a client asking only for them gets the
 // text format, which every Prometheus reads.
 func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	negotiated := expfmt.NegotiateIncludingOpenMetrics(r.Header)
+	// NegotiateAccept with the formats served is what the deprecated
+	// NegotiateIncludingOpenMetrics became; offering no protobuf format
+	// makes a client that asks only for protobuf fall back to text.
+	negotiated := expfmt.NegotiateAccept(r.Header, expfmt.FmtOpenMetrics_1_0_0, expfmt.FmtOpenMetrics_0_0_1, expfmt.FmtText)
 	format, contentType := formatText, negotiated
-	switch negotiated.FormatType() {
-	case expfmt.TypeOpenMetrics:
+	if negotiated.FormatType() == expfmt.TypeOpenMetrics {
+		// OpenMetrics 0.0.1 and 1.0.0 encode these families alike.
 		format = formatOpenMetrics
-	case expfmt.TypeTextPlain:
-	default:
-		contentType = expfmt.FmtText.WithEscapingScheme(negotiated.ToEscapingScheme())
 	}
 	cur := e.current.Load().formats[format]
 

@@ -550,3 +550,28 @@ func TestExpositionConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A change in one project renders that project only.
+func TestExpositionRendersChangedProjectOnly(t *testing.T) {
+	e := NewExposition(nil, nil)
+	snaps := testSnapshots()
+	for _, s := range snaps {
+		e.SetSnapshot(s)
+	}
+	a := e.projects["proj-a"]
+	e.SetSnapshot(snaps[1])
+	if e.projects["proj-a"] != a {
+		t.Error("proj-a was rendered again for a change in proj-b")
+	}
+}
+
+func FuzzAcceptsGzip(f *testing.F) {
+	for _, seed := range []string{"", "gzip", "gzip;q=0", "*;q=0.5", "deflate, gzip;q=1.0, *;q=0.5", "gzip;q=x", ";;,,", "GZip ; Q=0.001"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		if acceptsGzip(header) && !strings.Contains(strings.ToLower(header), "gzip") && !strings.Contains(header, "*") {
+			t.Errorf("acceptsGzip(%q) without gzip or *", header)
+		}
+	})
+}
