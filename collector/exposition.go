@@ -163,10 +163,9 @@ func (e *Exposition) putBuffer(b *bytes.Buffer) {
 }
 
 // encodeSelf gathers the self-metrics and appends them to buf in
-// contentType (format is its index),
-// closed by "# EOF" for OpenMetrics. A failing gatherer or family costs only
-// its own series: what was gathered is still encoded, and the resource part
-// is served in any case.
+// contentType (format is its index), closed by "# EOF" for OpenMetrics. A
+// failing gatherer or family costs only its own series: what was gathered is
+// still encoded, and the resource part is served in any case.
 func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, format int) {
 	enc := expfmt.NewEncoder(buf, contentType)
 	var errs []error
