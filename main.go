@@ -74,8 +74,10 @@ func run(args []string, getenv func(string) string) int {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	apiMetrics := collector.NewAPIMetrics(reg)
-	exposition := collector.NewExposition(reg, logger)
+	// The API metrics stay out of reg: through SelfGatherer the exposition
+	// re-encodes them only after an API call, not on every scrape.
+	apiMetrics := collector.NewAPIMetrics(nil)
+	exposition := collector.NewExposition(collector.SelfGatherer(apiMetrics, reg), logger)
 	manager := projects.New(ctx, logger, apiMetrics, exposition, version.ComponentUserAgent(exporterName))
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, logger)
