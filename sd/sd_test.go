@@ -1,0 +1,68 @@
+package sd
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+func snapshot() *fleet.Snapshot {
+	ep := func(host string, port int64) *apiclient.Endpoint { return &apiclient.Endpoint{Host: host, Port: apiclient.Int(port)} }
+	return &fleet.Snapshot{
+		ProjectID: "p1",
+		Services: []fleet.Service{
+			{Service: apiclient.Service{ServiceID: "s1", Name: "orders", ServiceType: "POSTGRES", RegionCode: "eu-west-1", Status: "READY",
+				Metadata: &apiclient.Metadata{Environment: "PROD"}, Endpoint: ep("s1.example", 5432),
+				ConnectionPooler: &apiclient.ConnectionPooler{Endpoint: ep("s1-pool.example", 6432)}}},
+			// Still QUEUED: no endpoint, no target.
+			{Service: apiclient.Service{ServiceID: "s2", Status: "QUEUED"}},
+		},
+		ReplicaSets: []fleet.ReplicaSet{
+			{ServiceID: "s1", ReplicaSet: apiclient.ReplicaSet{ID: "r1", Name: "read", Status: "active", Endpoint: ep("r1.example", 5433),
+				Metadata: &apiclient.Metadata{Environment: "DEV"}, ConnectionPooler: &apiclient.ConnectionPooler{Endpoint: ep("r1-pool.example", 6433)}}},
+			{ServiceID: "s1", ReplicaSet: apiclient.ReplicaSet{ID: "r2", Status: "creating"}},
+		},
+	}
+}
+
+func TestTargets(t *testing.T) {
+	snaps := []*fleet.Snapshot{snapshot()}
+	services := Targets(KindServices, snaps)
+	if len(services) != 1 || services[0].Targets[0] != "s1.example:5432" {
+		t.Fatalf("services: %+v", services)
+	}
+	want := map[string]string{
+		"__meta_clouddb_project_id": "p1", "__meta_clouddb_service_id": "s1", "__meta_clouddb_service_name": "orders",
+		"__meta_clouddb_service_type": "POSTGRES", "__meta_clouddb_region_code": "eu-west-1", "__meta_clouddb_environment": "PROD",
+		"__meta_clouddb_status": "READY", "__meta_clouddb_target_kind": "service",
+	}
+	for k, v := range want {
+		if services[0].Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, services[0].Labels[k], v)
+		}
+	}
+
+	rs := Targets(KindReplicaSets, snaps)
+	if len(rs) != 1 || rs[0].Targets[0] != "r1.example:5433" || rs[0].Labels["__meta_clouddb_replica_set_id"] != "r1" ||
+		rs[0].Labels["__meta_clouddb_environment"] != "DEV" || rs[0].Labels["__meta_clouddb_service_name"] != "orders" {
+		t.Fatalf("replica sets: %+v", rs)
+	}
+
+	poolers := Targets(KindPoolers, snaps)
+	if len(poolers) != 2 || poolers[0].Targets[0] != "s1-pool.example:6432" || poolers[0].Labels["__meta_clouddb_target_kind"] != "service_pooler" ||
+		poolers[1].Targets[0] != "r1-pool.example:6433" || poolers[1].Labels["__meta_clouddb_target_kind"] != "replica_set_pooler" {
+		t.Fatalf("poolers: %+v", poolers)
+	}
+}
+
+func TestHandlerEmptyIsAList(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Handler(KindServices, func() []*fleet.Snapshot { return nil }).ServeHTTP(rec, httptest.NewRequest("GET", "/sd/services", nil))
+	var groups []TargetGroup
+	if err := json.Unmarshal(rec.Body.Bytes(), &groups); err != nil || groups == nil || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("empty fleet must answer [] as JSON: %q %v", rec.Body.String(), err)
+	}
+}
