@@ -146,10 +146,8 @@ func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.Set("Content-Length", strconv.Itoa(cur.size+self.Len()))
-	for _, seg := range cur.segments {
-		if _, err := w.Write(seg.raw); err != nil {
-			return // The client went away; nothing left to tell it.
-		}
+	if _, err := w.Write(cur.identity()); err != nil {
+		return // The client went away; nothing left to tell it.
 	}
 	_, _ = w.Write(self.Bytes())
 }
@@ -322,6 +320,25 @@ type mergedFormat struct {
 	segments []segment
 	size     int
 	gzip     lazyGzip
+
+	// flat is the segments in one contiguous buffer, made on the first
+	// uncompressed scrape. Writing one buffer measured twice as fast as
+	// writing the segments at 10k services (BenchmarkScrape), and most
+	// Prometheus servers ask for gzip, which is served from the segments'
+	// own compressed pieces, so the copy is only paid for when used.
+	flatOnce sync.Once
+	flat     []byte
+}
+
+// identity returns the uncompressed exposition as one buffer.
+func (m *mergedFormat) identity() []byte {
+	m.flatOnce.Do(func() {
+		m.flat = make([]byte, 0, m.size)
+		for _, seg := range m.segments {
+			m.flat = append(m.flat, seg.raw...)
+		}
+	})
+	return m.flat
 }
 
 // merge lays out the families of every project in one exposition per
