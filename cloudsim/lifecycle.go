@@ -75,3 +75,26 @@ func (l *lifecycle) status(now time.Time) string {
 	}
 	return l.settled
 }
+
+// compactLive returns the resources of byID in the order of *order, dropping
+// from both the ones that are gone (deletion completed) or missing, so that
+// lists stay in creation order without ever re-sorting.
+func compactLive[T any](order *[]string, byID map[string]*T, gone func(*T) bool) []*T {
+	out := make([]*T, 0, len(*order))
+	kept := (*order)[:0]
+	for _, id := range *order {
+		r := byID[id]
+		if r != nil && gone(r) {
+			delete(byID, id)
+			r = nil
+		}
+		if r == nil {
+			continue
+		}
+		kept = append(kept, id)
+		out = append(out, r)
+	}
+	clear((*order)[len(kept):])
+	*order = kept
+	return out
+}

@@ -67,23 +67,7 @@ func (rs *replicaSet) wire(projectID string, now time.Time) apiclient.ReplicaSet
 // liveReplicaSets returns the service's live replica sets in creation order,
 // compacting away deleted ones.
 func (svc *service) liveReplicaSets(now time.Time) []*replicaSet {
-	out := make([]*replicaSet, 0, len(svc.rsOrder))
-	kept := svc.rsOrder[:0]
-	for _, id := range svc.rsOrder {
-		rs := svc.replicaSets[id]
-		if rs != nil && rs.life.gone(now) {
-			delete(svc.replicaSets, id)
-			rs = nil
-		}
-		if rs == nil {
-			continue
-		}
-		kept = append(kept, id)
-		out = append(out, rs)
-	}
-	clear(svc.rsOrder[len(kept):])
-	svc.rsOrder = kept
-	return out
+	return compactLive(&svc.rsOrder, svc.replicaSets, func(rs *replicaSet) bool { return rs.life.gone(now) })
 }
 
 // replicaSetOf finds the service and the replica set of the path and checks

@@ -130,23 +130,7 @@ func (p *project) lookupService(id string, now time.Time) (*service, error) {
 // liveServices returns the live services in creation order, compacting away
 // the ones whose deletion has completed.
 func (p *project) liveServices(now time.Time) []*service {
-	out := make([]*service, 0, len(p.serviceOrder))
-	kept := p.serviceOrder[:0]
-	for _, id := range p.serviceOrder {
-		svc := p.services[id]
-		if svc != nil && svc.life.gone(now) {
-			delete(p.services, id)
-			svc = nil
-		}
-		if svc == nil {
-			continue
-		}
-		kept = append(kept, id)
-		out = append(out, svc)
-	}
-	clear(p.serviceOrder[len(kept):])
-	p.serviceOrder = kept
-	return out
+	return compactLive(&p.serviceOrder, p.services, func(svc *service) bool { return svc.life.gone(now) })
 }
 
 // checkWritable refuses every write but delete on a service being deleted.
