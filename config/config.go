@@ -52,6 +52,12 @@ type Project struct {
 
 // ClientConfig returns the apiclient configuration of the project.
 func (p Project) ClientConfig() apiclient.Config {
+	maxRetries := p.API.MaxRetries
+	if maxRetries == 0 {
+		// apiclient reads 0 as "the default"; a user who says 0 retries
+		// means none.
+		maxRetries = -1
+	}
 	return apiclient.Config{
 		BaseURL:        p.API.URL,
 		ProjectID:      p.ID,
@@ -61,7 +67,7 @@ func (p Project) ClientConfig() apiclient.Config {
 		Timeout:        p.API.Timeout,
 		RateLimit:      p.API.RateLimit,
 		Burst:          p.API.Burst,
-		MaxRetries:     p.API.MaxRetries,
+		MaxRetries:     maxRetries,
 		RetryBaseDelay: p.API.RetryBaseDelay,
 		RetryMaxDelay:  p.API.RetryMaxDelay,
 	}

@@ -208,3 +208,12 @@ func TestSingleProjectSettingsGiven(t *testing.T) {
 		t.Errorf("without URL: got %v", got)
 	}
 }
+
+func TestClientConfigRetries(t *testing.T) {
+	for flagValue, want := range map[int]int{0: -1, 1: 1, 5: 5} {
+		p := Project{API: API{MaxRetries: flagValue}}
+		if got := p.ClientConfig().MaxRetries; got != want {
+			t.Errorf("--api.max-retries=%d gives apiclient MaxRetries %d, want %d (apiclient reads 0 as its default)", flagValue, got, want)
+		}
+	}
+}
