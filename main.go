@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,9 +35,18 @@ import (
 
 const exporterName = "clouddb_exporter"
 
+// versionFile is the release version; builds with ldflags (make build, the
+// Dockerfile) also set the revision, branch and build date.
+//
+//go:embed VERSION
+var versionFile string
+
 func main() { os.Exit(run(os.Args[1:], os.Getenv)) }
 
 func run(args []string, getenv func(string) string) int {
+	if version.Version == "" {
+		version.Version = strings.TrimSpace(versionFile)
+	}
 	app := kingpin.New(exporterName, "Prometheus exporter for a managed cloud-database control plane.")
 	webFlags := kingpinflag.AddFlags(app, ":9866")
 	telemetryPath := app.Flag("web.telemetry-path", "Path under which to expose metrics.").

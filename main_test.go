@@ -169,6 +169,10 @@ func TestSimulateDemo(t *testing.T) {
 			t.Errorf("/metrics lacks %s", name)
 		}
 	}
+	want, _ := os.ReadFile("VERSION")
+	if _, ok := testbin.Value(fams, "clouddb_exporter_build_info", "version", strings.TrimSpace(string(want))); !ok {
+		t.Errorf("build_info lacks the version of the VERSION file: %v", fams["clouddb_exporter_build_info"])
+	}
 	if v, ok := testbin.Value(fams, "clouddb_exporter_api_requests_total", "operation", "listServices", "code", "200"); !ok || v < 1 {
 		t.Errorf("API request metrics not counted: %v %v", v, ok)
 	}

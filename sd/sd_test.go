@@ -10,7 +10,9 @@ import (
 )
 
 func snapshot() *fleet.Snapshot {
-	ep := func(host string, port int64) *apiclient.Endpoint { return &apiclient.Endpoint{Host: host, Port: apiclient.Int(port)} }
+	ep := func(host string, port int64) *apiclient.Endpoint {
+		return &apiclient.Endpoint{Host: host, Port: apiclient.Int(port)}
+	}
 	return &fleet.Snapshot{
 		ProjectID: "p1",
 		Services: []fleet.Service{
