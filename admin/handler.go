@@ -1,0 +1,392 @@
+package admin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// Query parameters of the write routes.
+const (
+	queryDryRun  = "dry_run"
+	queryConfirm = "confirm"
+)
+
+// redactedValue replaces secrets in dry-run answers.
+const redactedValue = "<redacted>"
+
+// request is a write request that passed validation.
+type request struct {
+	ep      *endpoint
+	project Project
+	ids     ids
+	body    any
+	dryRun  bool
+	confirm string
+	key     string
+}
+
+// write serves one write endpoint.
+func (s *Server) write(ep *endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rec := recordOf(r.Context())
+		v := ids{idProject: r.PathValue(idProject)}
+		for _, name := range ep.ids {
+			v[name] = r.PathValue(name)
+		}
+		for name, value := range v {
+			rec.setID(name, value)
+		}
+		if !s.allow[ep.op] {
+			s.writeError(w, r, &apiError{status: http.StatusForbidden, code: codeOperationNotAllowed,
+				message: ep.op + " is not in --admin.allow; allowed: " + joinComma(s.allowedOps())})
+			return
+		}
+		p, ok := s.opts.Projects(v[idProject])
+		if !ok {
+			s.writeError(w, r, &apiError{status: http.StatusForbidden, code: codeProjectNotConfigured,
+				message: "the project is not configured in this exporter"})
+			return
+		}
+		req, err := s.validate(r, ep, v)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		req.project = p
+		rec.DryRun = req.dryRun
+		if req.dryRun {
+			s.dryRun(w, req)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+		defer cancel()
+		if ep.guarded && req.confirm == "" {
+			if err := s.guard(ctx, req); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
+		s.execute(ctx, w, r, req)
+	}
+}
+
+// validate checks the path ids, the query, the Idempotency-Key and the body.
+func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error) {
+	for _, name := range append([]string{idProject}, ep.ids...) {
+		if err := checkPathID(name, v[name]); err != nil {
+			return nil, err
+		}
+	}
+	req := &request{ep: ep, ids: v}
+	query := r.URL.Query()
+	for name, values := range query {
+		switch {
+		case name != queryDryRun && !(name == queryConfirm && ep.guarded):
+			// A misspelt dry_run must not run the operation for real.
+			return nil, invalidf("%s: unknown query parameter", truncateForMessage(name))
+		case len(values) != 1:
+			return nil, invalidf("%s: given more than once", name)
+		}
+	}
+	if values, ok := query[queryDryRun]; ok {
+		switch values[0] {
+		case "true", "1":
+			req.dryRun = true
+			recordOf(r.Context()).DryRun = true
+		case "false", "0":
+		default:
+			return nil, invalidf("dry_run: must be true, 1, false or 0")
+		}
+	}
+	if values, ok := query[queryConfirm]; ok {
+		id := v[idService]
+		if ep.op == apiclient.OpDeleteReplicaSet {
+			id = v[idReplicaSet]
+		}
+		if values[0] != id {
+			return nil, invalidf("confirm: must be the id of the resource to delete")
+		}
+		req.confirm = values[0]
+	}
+	keys := r.Header.Values(idempotencyHeader)
+	switch {
+	case len(keys) > 1:
+		return nil, invalidf("%s: given more than once", idempotencyHeader)
+	case len(keys) == 1 && !ep.idempotent:
+		return nil, invalidf("%s: only the create operations (createService, forkService, createReplicaSet, createVPC, createPeering) take one", idempotencyHeader)
+	case len(keys) == 1 && (keys[0] == "" || len(keys[0]) > maxKeyLen || strings.ContainsFunc(keys[0], func(c rune) bool { return c < 0x21 || c > 0x7e })):
+		return nil, invalidf("%s: must be 1 to %d printable ASCII characters", idempotencyHeader, maxKeyLen)
+	case len(keys) == 1:
+		req.key = keys[0]
+	}
+	raw, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if req.body, err = ep.decode(raw); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// truncateForMessage keeps a client-chosen name short in a message.
+func truncateForMessage(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+// dryRun answers with the upstream request that would be sent.
+func (s *Server) dryRun(w http.ResponseWriter, req *request) {
+	out := map[string]any{
+		"dry_run":   true,
+		"operation": req.ep.op,
+		"method":    req.ep.method,
+		"path":      req.ep.upstreamPath(req.ids),
+		"body":      redactBody(req.body),
+	}
+	if req.ep.guarded {
+		if req.confirm != "" {
+			out["confirmation"] = "given: the delete would run whatever the environment"
+		} else {
+			out["confirmation"] = "checked at execution time: if the resource's environment is not DEV, the delete needs ?confirm=<its id>"
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// redactBody is the upstream body as JSON, the password replaced.
+func redactBody(body any) any {
+	if body == nil {
+		return nil
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil
+	}
+	if _, ok := m["password"]; ok {
+		m["password"] = redactedValue
+	}
+	return m
+}
+
+// guard refuses to delete a service or replica set whose environment is
+// not known to be DEV without ?confirm=<id>: the API has no delete
+// protection for PROD. The environment is read fresh, not from a snapshot.
+func (s *Server) guard(ctx context.Context, req *request) error {
+	c := req.project.Client
+	var env, what, id string
+	switch req.ep.op {
+	case apiclient.OpDeleteService:
+		what, id = "service", req.ids[idService]
+		svc, err := c.GetService(ctx, id)
+		if err != nil {
+			return readError(err)
+		}
+		env = svc.Environment()
+	case apiclient.OpDeleteReplicaSet:
+		what, id = "replica set", req.ids[idReplicaSet]
+		list, err := c.ListReplicaSets(ctx, req.ids[idService])
+		if err != nil {
+			return readError(err)
+		}
+		found := false
+		for _, rs := range list {
+			if rs.ID == id {
+				env, found = rs.Environment(), true
+				break
+			}
+		}
+		if !found {
+			return &apiError{status: http.StatusNotFound, code: codeNotFound, message: "the replica set does not exist"}
+		}
+	}
+	if env == apiclient.EnvironmentDev {
+		return nil
+	}
+	shown := env
+	if shown == "" {
+		shown = "unknown"
+	}
+	return &apiError{status: http.StatusPreconditionRequired, code: codeConfirmationRequired,
+		message: "the " + what + "'s environment is " + shown + ": to delete it, repeat the request with ?confirm=" + id}
+}
+
+// execute runs the write upstream, with the idempotency store around it
+// when the request carries a key.
+func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Request, req *request) {
+	rec := recordOf(r.Context())
+	var key idemKey
+	if req.key != "" {
+		key = idemKey{project: req.ids[idProject], op: req.ep.op, key: req.key}
+		switch outcome, answer := s.idem.begin(key, fingerprint(req)); outcome {
+		case idemReplay:
+			rec.Replayed = true
+			for k, v := range answer.header {
+				w.Header()[k] = v
+			}
+			w.Header().Set(replayedHeader, "true")
+			w.WriteHeader(answer.status)
+			_, _ = w.Write(answer.body)
+			return
+		case idemReused:
+			s.writeError(w, r, &apiError{status: http.StatusConflict, code: codeIdempotencyKeyReused,
+				message: "this Idempotency-Key was used with a different request in the last 24h"})
+			return
+		case idemInProgress:
+			s.writeError(w, r, &apiError{status: http.StatusConflict, code: codeIdempotencyInProgress,
+				message: "a request with this Idempotency-Key is still in progress; retry later"})
+			return
+		}
+	}
+
+	op := &Operation{
+		ID: rec.RequestID, Operation: req.ep.op, ProjectID: req.ids[idProject],
+		ServiceID: req.ids[idService], ReplicaSetID: req.ids[idReplicaSet], VPCID: req.ids[idVPC], PeeringID: req.ids[idPeering],
+		State: statePending, RequestedAt: rec.Time,
+	}
+	result, err := req.ep.call(ctx, req.project.Client, req.ids, req.body)
+	now := time.Now()
+	if err != nil {
+		if req.key != "" {
+			s.idem.abort(key)
+		}
+		e := upstreamError(err, req.body)
+		op.State, op.HTTPStatus, op.ErrorCode, op.SettledAt = stateFailed, e.status, e.code, &now
+		s.recent.add(op)
+		s.writeError(w, r, e)
+		return
+	}
+
+	status := successStatus(req.ep.op)
+	t := req.ep.target(req.ids, result)
+	op.ServiceID, op.ReplicaSetID, op.VPCID, op.PeeringID = t.serviceID, t.replicaSetID, t.vpcID, t.peeringID
+	op.HTTPStatus, op.AcceptedAt = status, &now
+	s.recent.add(op)
+
+	header := http.Header{}
+	var body []byte
+	if result != nil {
+		if body, err = marshal(result); err != nil {
+			body = nil
+		} else {
+			header.Set("Content-Type", "application/json")
+		}
+		if svc, ok := result.(*apiclient.Service); ok && svc.InitialPassword != "" {
+			header.Set("Cache-Control", "no-store")
+		}
+	}
+	if req.ep.async {
+		header.Set("Location", apiPrefix+"/operations/"+op.ID)
+	}
+	if req.key != "" {
+		s.idem.complete(key, storedAnswer{status: status, header: header.Clone(), body: body})
+	}
+	for k, v := range header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+
+	if req.ep.async {
+		go s.track(op, req.project, t)
+	} else {
+		s.settle(op, stateSucceeded, now)
+		go s.refreshOnce(op, req.project, t)
+	}
+}
+
+// successStatus is the documented success status of a write operation.
+func successStatus(op string) int {
+	switch op {
+	case apiclient.OpUpdatePassword, apiclient.OpDeleteVPC, apiclient.OpDeletePeering:
+		return http.StatusNoContent
+	case apiclient.OpCreateVPC, apiclient.OpCreatePeering:
+		return http.StatusCreated
+	case apiclient.OpSetServiceEnvironment, apiclient.OpEnableServicePooler, apiclient.OpDisableServicePooler,
+		apiclient.OpEnableReplicaSetPooler, apiclient.OpDisableReplicaSetPooler, apiclient.OpSetReplicaSetEnvironment,
+		apiclient.OpRenameVPC:
+		return http.StatusOK
+	default:
+		return http.StatusAccepted
+	}
+}
+
+// fingerprint identifies a request for the idempotency store: its
+// operation, path ids and canonical body (the typed body re-encoded, so
+// that key order and spacing do not matter).
+func fingerprint(req *request) [sha256.Size]byte {
+	body, _ := json.Marshal(req.body)
+	h := sha256.New()
+	for _, name := range append([]string{idProject}, req.ep.ids...) {
+		h.Write([]byte(name + "=" + req.ids[name] + "\x00"))
+	}
+	h.Write(body)
+	var sum [sha256.Size]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
+}
+
+// readError maps the error of the guard's read.
+func readError(err error) *apiError {
+	e := upstreamError(err, nil)
+	e.message = strings.TrimSuffix(e.message, mayHaveHappened)
+	return e
+}
+
+// mayHaveHappened ends the message of an error after which a write's fate
+// is unknown.
+const mayHaveHappened = " The write may or may not have been applied: check before retrying."
+
+// upstreamError maps an error of the API client to the answer: the
+// upstream status and {code, message} for an API error, 504 for a timeout,
+// 502 for anything else. A password of the request never reaches the
+// message, even if the API echoed it.
+func upstreamError(err error, body any) *apiError {
+	var apiErr *apiclient.APIError
+	var transport *apiclient.TransportError
+	switch {
+	case errors.As(err, &apiErr):
+		code, msg := apiErr.Code, apiErr.Message
+		if code == "" {
+			code = codeUpstreamError
+		}
+		if msg == "" {
+			msg = "the API answered " + http.StatusText(apiErr.StatusCode)
+		}
+		if pw, ok := body.(apiclient.UpdatePasswordRequest); ok && pw.Password != "" {
+			msg = strings.ReplaceAll(msg, pw.Password.Reveal(), redactedValue)
+			code = strings.ReplaceAll(code, pw.Password.Reveal(), redactedValue)
+		}
+		switch {
+		case apiErr.StatusCode == http.StatusUnauthorized:
+			return &apiError{status: http.StatusBadGateway, code: codeUpstreamUnauthorized,
+				message: "the API refused the exporter's credentials for this project"}
+		case apiErr.StatusCode < 400 || apiErr.StatusCode > 599:
+			return &apiError{status: http.StatusBadGateway, code: codeUpstreamBadResponse,
+				message: "the API answered with the undocumented status " + http.StatusText(apiErr.StatusCode) + "." + mayHaveHappened}
+		}
+		return &apiError{status: apiErr.StatusCode, code: code, message: msg}
+	case errors.As(err, &transport) && transport.Timeout(), apiclient.IsTimeout(err):
+		return &apiError{status: http.StatusGatewayTimeout, code: codeUpstreamTimeout,
+			message: "the API did not answer in time." + mayHaveHappened}
+	case errors.As(err, &transport):
+		return &apiError{status: http.StatusBadGateway, code: codeUpstreamUnavailable,
+			message: "the API could not be reached." + mayHaveHappened}
+	default:
+		return &apiError{status: http.StatusBadGateway, code: codeUpstreamBadResponse,
+			message: "the API's answer could not be read." + mayHaveHappened}
+	}
+}

@@ -1,0 +1,115 @@
+package admin
+
+import (
+	"crypto/sha256"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Idempotency keys.
+const (
+	idempotencyHeader = "Idempotency-Key"
+	replayedHeader    = "Idempotent-Replayed"
+	maxKeyLen         = 255
+	// idempotencyTTL is how long a stored answer is replayed.
+	idempotencyTTL = 24 * time.Hour
+	// maxIdempotencyKeys bounds the store; the oldest key is evicted first.
+	maxIdempotencyKeys = 10000
+)
+
+// storedAnswer is a successful answer kept for replay.
+type storedAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+type idemEntry struct {
+	fingerprint [sha256.Size]byte
+	created     time.Time
+	done        bool
+	answer      storedAnswer
+}
+
+// idemKey scopes a key to a project and an operation.
+type idemKey struct{ project, op, key string }
+
+// idempotencyStore keeps the answers of creates by Idempotency-Key, in
+// memory: a restart forgets them.
+type idempotencyStore struct {
+	now func() time.Time
+	max int
+
+	mu      sync.Mutex
+	entries map[idemKey]*idemEntry
+	order   []idemKey // insertion order, for eviction
+}
+
+func newIdempotencyStore(now func() time.Time, max int) *idempotencyStore {
+	return &idempotencyStore{now: now, max: max, entries: map[idemKey]*idemEntry{}}
+}
+
+// Outcomes of begin.
+const (
+	idemNew = iota
+	idemReplay
+	idemReused
+	idemInProgress
+)
+
+// begin looks a key up. For idemNew the key is now held in flight and the
+// caller must end it with complete or abort.
+func (s *idempotencyStore) begin(k idemKey, fingerprint [sha256.Size]byte) (int, storedAnswer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if e, ok := s.entries[k]; ok && now.Sub(e.created) < idempotencyTTL {
+		switch {
+		case e.fingerprint != fingerprint:
+			return idemReused, storedAnswer{}
+		case !e.done:
+			return idemInProgress, storedAnswer{}
+		default:
+			return idemReplay, e.answer
+		}
+	}
+	s.dropLocked(k)
+	for len(s.order) >= s.max {
+		delete(s.entries, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.entries[k] = &idemEntry{fingerprint: fingerprint, created: now}
+	s.order = append(s.order, k)
+	return idemNew, storedAnswer{}
+}
+
+// complete stores the successful answer of a key begun with idemNew.
+func (s *idempotencyStore) complete(k idemKey, a storedAnswer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.entries[k]; ok {
+		e.done, e.answer = true, a
+	}
+}
+
+// abort forgets a key begun with idemNew whose request failed: only
+// successful answers are replayed, so the client may retry.
+func (s *idempotencyStore) abort(k idemKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropLocked(k)
+}
+
+func (s *idempotencyStore) dropLocked(k idemKey) {
+	if _, ok := s.entries[k]; !ok {
+		return
+	}
+	delete(s.entries, k)
+	for i, o := range s.order {
+		if o == k {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package admin
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Results of a settled operation, values of the result label.
+const (
+	resultSucceeded = "succeeded"
+	resultFailed    = "failed"
+	resultTimedOut  = "timed_out"
+)
+
+type metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// newMetrics creates the admin surface's metrics and registers them on reg
+// when it is not nil. Nothing is pre-initialised: a zero for an operation
+// nobody called says nothing an absent series does not.
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clouddb_exporter_admin_requests_total",
+			Help: "Requests to the admin surface by write operation and the HTTP status code answered, refused and dry-run requests included. Counted by the exporter, not read from the API.",
+		}, []string{"operation", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "clouddb_exporter_admin_operation_duration_seconds",
+			Help: "Time in seconds from an admin request to its operation settling (asynchronous operations: the resource observed READY, active or gone through the poller; synchronous ones: the API's answer), by result. Accepted operations only.",
+			// Provisioning takes minutes; synchronous writes take well
+			// under a second.
+			Buckets: []float64{0.5, 1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600},
+		}, []string{"operation", "result"}),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.requests, m.duration} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}

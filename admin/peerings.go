@@ -1,0 +1,60 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+const (
+	peeringsPath = vpcPath + "/peerings"
+	peeringPath  = peeringsPath + "/{peering_id}"
+)
+
+type createPeeringBody struct {
+	PeerAccountID  *string `json:"peer_account_id"`
+	PeerRegionCode *string `json:"peer_region_code"`
+	PeerVPCID      *string `json:"peer_vpc_id"`
+}
+
+func decodeCreatePeering(raw []byte) (any, error) {
+	b, err := decodeStrict[createPeeringBody](raw)
+	if err != nil {
+		return nil, err
+	}
+	var c checker
+	req := apiclient.CreatePeeringRequest{
+		PeerAccountID:  c.ident("peer_account_id", b.PeerAccountID),
+		PeerRegionCode: c.ident("peer_region_code", b.PeerRegionCode),
+		PeerVPCID:      c.ident("peer_vpc_id", b.PeerVPCID),
+	}
+	return req, c.err()
+}
+
+func peeringTarget(v ids, result any) target {
+	t := target{kind: kindPeering, vpcID: v[idVPC], peeringID: v[idPeering]}
+	if p, ok := result.(*apiclient.Peering); ok && p != nil && t.peeringID == "" {
+		t.peeringID = p.ID
+	}
+	return t
+}
+
+func peeringEndpoints() []*endpoint {
+	return []*endpoint{
+		{
+			op: apiclient.OpCreatePeering, method: http.MethodPost, path: peeringsPath, ids: []string{idVPC},
+			idempotent: true, decode: decodeCreatePeering, target: peeringTarget,
+			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
+				return c.CreatePeering(ctx, v[idVPC], body.(apiclient.CreatePeeringRequest))
+			},
+		},
+		{
+			op: apiclient.OpDeletePeering, method: http.MethodDelete, path: peeringPath, ids: []string{idVPC, idPeering},
+			decode: bodyless, target: peeringTarget,
+			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
+				return nil, c.DeletePeering(ctx, v[idVPC], v[idPeering])
+			},
+		},
+	}
+}

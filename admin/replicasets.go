@@ -1,0 +1,112 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+const (
+	replicaSetsPath = servicePath + "/replicaSets"
+	replicaSetPath  = replicaSetsPath + "/{replica_set_id}"
+)
+
+type createReplicaSetBody struct {
+	Name      *string `json:"name"`
+	CPUMillis *int64  `json:"cpu_millis"`
+	MemoryGBs *int64  `json:"memory_gbs"`
+	Nodes     *int64  `json:"nodes"`
+}
+
+func decodeCreateReplicaSet(raw []byte) (any, error) {
+	b, err := decodeStrict[createReplicaSetBody](raw)
+	if err != nil {
+		return nil, err
+	}
+	var c checker
+	req := apiclient.CreateReplicaSetRequest{
+		Name:      c.name("name", b.Name),
+		CPUMillis: c.atLeast("cpu_millis", b.CPUMillis, 1),
+		MemoryGBs: c.atLeast("memory_gbs", b.MemoryGBs, 1),
+		Nodes:     c.atLeast("nodes", b.Nodes, 1),
+	}
+	return req, c.err()
+}
+
+type resizeReplicaSetBody struct {
+	CPUMillis *int64 `json:"cpu_millis"`
+	MemoryGBs *int64 `json:"memory_gbs"`
+	Nodes     *int64 `json:"nodes"`
+}
+
+func decodeResizeReplicaSet(raw []byte) (any, error) {
+	b, err := decodeStrict[resizeReplicaSetBody](raw)
+	if err != nil {
+		return nil, err
+	}
+	var c checker
+	req := apiclient.ResizeReplicaSetRequest{
+		CPUMillis: c.atLeast("cpu_millis", b.CPUMillis, 1),
+		MemoryGBs: c.atLeast("memory_gbs", b.MemoryGBs, 1),
+		Nodes:     c.atLeast("nodes", b.Nodes, 1),
+	}
+	return req, c.err()
+}
+
+// newReplicaSetTarget is the replica set a create answer names.
+func newReplicaSetTarget(v ids, result any) target {
+	t := target{kind: kindReplicaSet, serviceID: v[idService], settle: settleReady}
+	if rs, ok := result.(*apiclient.ReplicaSet); ok && rs != nil {
+		t.replicaSetID = rs.ID
+	}
+	return t
+}
+
+func replicaSetEndpoints() []*endpoint {
+	rs := []string{idService, idReplicaSet}
+	return []*endpoint{
+		{
+			op: apiclient.OpCreateReplicaSet, method: http.MethodPost, path: replicaSetsPath, ids: []string{idService},
+			async: true, idempotent: true, decode: decodeCreateReplicaSet, target: newReplicaSetTarget,
+			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
+				return c.CreateReplicaSet(ctx, v[idService], body.(apiclient.CreateReplicaSetRequest))
+			},
+		},
+		{
+			op: apiclient.OpDeleteReplicaSet, method: http.MethodDelete, path: replicaSetPath, ids: rs,
+			async: true, guarded: true, decode: bodyless, target: replicaSetTarget(settleGone),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
+				return nil, c.DeleteReplicaSet(ctx, v[idService], v[idReplicaSet])
+			},
+		},
+		{
+			op: apiclient.OpResizeReplicaSet, method: http.MethodPost, path: replicaSetPath + "/resize", ids: rs,
+			async: true, decode: decodeResizeReplicaSet, target: replicaSetTarget(settleReady),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
+				return c.ResizeReplicaSet(ctx, v[idService], v[idReplicaSet], body.(apiclient.ResizeReplicaSetRequest))
+			},
+		},
+		{
+			op: apiclient.OpEnableReplicaSetPooler, method: http.MethodPost, path: replicaSetPath + "/enablePooler", ids: rs,
+			decode: bodyless, target: replicaSetTarget(settleNone),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
+				return c.EnableReplicaSetPooler(ctx, v[idService], v[idReplicaSet])
+			},
+		},
+		{
+			op: apiclient.OpDisableReplicaSetPooler, method: http.MethodPost, path: replicaSetPath + "/disablePooler", ids: rs,
+			decode: bodyless, target: replicaSetTarget(settleNone),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
+				return c.DisableReplicaSetPooler(ctx, v[idService], v[idReplicaSet])
+			},
+		},
+		{
+			op: apiclient.OpSetReplicaSetEnvironment, method: http.MethodPost, path: replicaSetPath + "/setEnvironment", ids: rs,
+			decode: decodeSetEnvironment, target: replicaSetTarget(settleNone),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
+				return c.SetReplicaSetEnvironment(ctx, v[idService], v[idReplicaSet], body.(apiclient.SetEnvironmentRequest))
+			},
+		},
+	}
+}

@@ -1,0 +1,374 @@
+// Package admin is the exporter's admin surface: one guarded place to
+// trigger the API's write operations. It serves the upstream write paths
+// and bodies under /api/v1/ on a separate listener, for configured projects
+// only, and checks every request in a fixed order: authentication, the
+// allow list, the project, the path ids and body, the PROD delete guard,
+// then dry run or idempotency, and only then calls the API with the
+// project's client. Every attempt is audited; accepted writes are refreshed
+// through the project's poller at once, and asynchronous ones are tracked
+// until they settle.
+package admin
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// apiPrefix is where the surface serves the upstream paths.
+const apiPrefix = "/api/v1"
+
+// Defaults for Options fields left at their zero value.
+const (
+	DefaultOperationTimeout = 30 * time.Minute
+	DefaultRequestTimeout   = time.Minute
+	defaultTrackInterval    = 10 * time.Second
+	// refreshTimeout bounds one refresh through the poller.
+	refreshTimeout = 30 * time.Second
+)
+
+// Error codes of the surface's own answers. Upstream errors keep the
+// upstream code.
+const (
+	codeUnauthorized          = "UNAUTHORIZED"
+	codeOperationNotAllowed   = "OPERATION_NOT_ALLOWED"
+	codeProjectNotConfigured  = "PROJECT_NOT_CONFIGURED"
+	codeInvalidRequest        = "INVALID_REQUEST"
+	codeConfirmationRequired  = "CONFIRMATION_REQUIRED"
+	codeIdempotencyKeyReused  = "IDEMPOTENCY_KEY_REUSED"
+	codeIdempotencyInProgress = "IDEMPOTENCY_KEY_IN_PROGRESS"
+	codeNotFound              = "NOT_FOUND"
+	codeMethodNotAllowed      = "METHOD_NOT_ALLOWED"
+	codeUpstreamTimeout       = "UPSTREAM_TIMEOUT"
+	codeUpstreamUnavailable   = "UPSTREAM_UNAVAILABLE"
+	codeUpstreamBadResponse   = "UPSTREAM_BAD_RESPONSE"
+	codeUpstreamUnauthorized  = "UPSTREAM_UNAUTHORIZED"
+	codeUpstreamError         = "UPSTREAM_ERROR"
+	codeInternal              = "INTERNAL_ERROR"
+)
+
+// Operation names of the read routes, in metrics and audit records.
+const (
+	opListOperations = "listOperations"
+	opGetOperation   = "getOperation"
+	opUnknown        = "unknown"
+)
+
+// Poller is the part of *poller.Poller the admin surface uses.
+type Poller interface {
+	RefreshService(ctx context.Context, serviceID string) error
+	RefreshReplicaSets(ctx context.Context, serviceID string) error
+	RefreshVPC(ctx context.Context, vpcID string) error
+	RefreshPeering(ctx context.Context, vpcID, peeringID string) error
+	Snapshot() *fleet.Snapshot
+}
+
+// Project is a configured project the surface may address.
+type Project struct {
+	Client *apiclient.Client
+	Poller Poller
+	// TrackInterval is how often a tracked resource is refreshed; the
+	// poller's transition interval is a good choice.
+	TrackInterval time.Duration
+}
+
+// Options configure a Server.
+type Options struct {
+	// Projects returns the running project with an id. The surface never
+	// addresses anything else.
+	Projects func(id string) (Project, bool)
+	// Allow lists the permitted operations; nil means DefaultAllow.
+	Allow []string
+	// Token is the bearer token; BasicAuthUsers maps user names to bcrypt
+	// hashes. Exactly one of them must be set.
+	Token          string
+	BasicAuthUsers map[string]string
+	// AuditLog receives one JSON line per request; nil means the logger
+	// only.
+	AuditLog io.Writer
+	// OperationTimeout is how long an asynchronous operation is tracked.
+	OperationTimeout time.Duration
+	// TrackInterval, when positive, overrides every Project.TrackInterval.
+	TrackInterval time.Duration
+	// RequestTimeout bounds the upstream calls of one request.
+	RequestTimeout time.Duration
+	// Registerer receives the surface's metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+	Logger     *slog.Logger
+}
+
+// Server is the admin surface, an http.Handler.
+type Server struct {
+	ctx    context.Context
+	opts   Options
+	logger *slog.Logger
+	auth   *authenticator
+	allow  map[string]bool
+	mux    *http.ServeMux
+	// patterns maps route patterns to operation names.
+	patterns map[string]string
+	idem     *idempotencyStore
+	recent   *operationStore
+	metrics  *metrics
+	audit    *auditor
+}
+
+// New returns the admin surface. Background work (refreshes, tracking)
+// stops when ctx is done.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Projects == nil {
+		return nil, errors.New("admin: Options.Projects is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.OperationTimeout <= 0 {
+		opts.OperationTimeout = DefaultOperationTimeout
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.Allow == nil {
+		opts.Allow = DefaultAllow()
+	}
+	if err := CheckAllow("allow list", opts.Allow); err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	auth, err := newAuthenticator(opts.Token, opts.BasicAuthUsers)
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	m, err := newMetrics(opts.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	logger := opts.Logger.With("component", "admin")
+	s := &Server{
+		ctx:      ctx,
+		opts:     opts,
+		logger:   logger,
+		auth:     auth,
+		allow:    map[string]bool{},
+		mux:      http.NewServeMux(),
+		patterns: map[string]string{},
+		idem:     newIdempotencyStore(time.Now, maxIdempotencyKeys),
+		recent:   &operationStore{max: maxOperations},
+		metrics:  m,
+		audit:    &auditor{logger: logger, w: opts.AuditLog},
+	}
+	for _, op := range opts.Allow {
+		s.allow[op] = true
+	}
+	for _, e := range endpoints() {
+		s.mux.Handle(e.pattern(), s.write(e))
+		s.patterns[e.pattern()] = e.op
+	}
+	s.mux.HandleFunc("GET "+apiPrefix+"/operations", s.listOperations)
+	s.patterns["GET "+apiPrefix+"/operations"] = opListOperations
+	s.mux.HandleFunc("GET "+apiPrefix+"/operations/{id}", s.getOperation)
+	s.patterns["GET "+apiPrefix+"/operations/{id}"] = opGetOperation
+	return s, nil
+}
+
+// apiError is an answer with an error status and a {code, message} body.
+type apiError struct {
+	status        int
+	code, message string
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.message }
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// ServeHTTP authenticates the request, routes it, and audits and counts it
+// whatever happens.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &auditRecord{
+		Time:       start.UTC(),
+		RequestID:  newID(),
+		RemoteAddr: r.RemoteAddr,
+		Method:     r.Method,
+		Operation:  opUnknown,
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	sw.Header().Set("X-Request-Id", rec.RequestID)
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.logger.Error("Admin handler panicked", "request_id", rec.RequestID, "operation", rec.Operation, "panic", fmt.Sprint(v))
+			if sw.status == 0 {
+				s.writeError(sw, r, &apiError{status: http.StatusInternalServerError, code: codeInternal, message: "internal error; see the exporter's log for request " + rec.RequestID})
+			}
+		}
+		if sw.status == 0 {
+			sw.WriteHeader(http.StatusOK)
+		}
+		rec.Status = sw.status
+		rec.Duration = time.Since(start).Seconds()
+		s.audit.write(rec)
+		s.metrics.requests.WithLabelValues(rec.Operation, strconv.Itoa(rec.Status)).Inc()
+	}()
+	r = r.WithContext(withRecord(r.Context(), rec))
+
+	_, pattern := s.mux.Handler(r)
+	if op, ok := s.patterns[pattern]; ok {
+		rec.Operation = op
+	}
+	caller, ok := s.auth.authenticate(r)
+	if !ok {
+		sw.Header().Set("WWW-Authenticate", s.auth.scheme())
+		s.writeError(sw, r, &apiError{status: http.StatusUnauthorized, code: codeUnauthorized, message: "authentication required"})
+		return
+	}
+	rec.Caller = caller
+	if pattern == "" || path.Clean(r.URL.Path) != r.URL.Path {
+		s.notRouted(sw, r)
+		return
+	}
+	s.mux.ServeHTTP(sw, r)
+}
+
+// notRouted answers a request no route takes: 405 when the path exists
+// with other methods, 404 otherwise, in JSON either way.
+func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
+	if path.Clean(r.URL.Path) == r.URL.Path {
+		var allowed []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := s.mux.Handler(probe); pattern != "" {
+				allowed = append(allowed, m)
+			}
+		}
+		if len(allowed) > 0 {
+			w.Header().Set("Allow", joinComma(allowed))
+			s.writeError(w, r, &apiError{status: http.StatusMethodNotAllowed, code: codeMethodNotAllowed,
+				message: "method " + r.Method + " is not allowed here; allowed: " + joinComma(allowed)})
+			return
+		}
+	}
+	s.writeError(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "no such route; see the README for the admin surface's routes"})
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, v := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}
+
+// writeJSON answers status with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := marshal(v)
+	if err != nil {
+		status, body = http.StatusInternalServerError, []byte(`{"code":"INTERNAL_ERROR","message":"cannot encode the answer"}`+"\n")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// marshal encodes v as one line of JSON without HTML escaping (messages
+// say ">= 1", not "\u003e= 1").
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeError answers an error and records its code for the audit.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
+	recordOf(r.Context()).ErrorCode = e.code
+	writeJSON(w, e.status, apiclient.ErrorBody{Code: e.code, Message: e.message})
+}
+
+// fail answers err: an *apiError as it is, anything else as a 500 that is
+// logged (it should never happen).
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var e *apiError
+	if !errors.As(err, &e) {
+		rec := recordOf(r.Context())
+		s.logger.Error("Admin request failed unexpectedly", "request_id", rec.RequestID, "operation", rec.Operation, "err", err)
+		e = &apiError{status: http.StatusInternalServerError, code: codeInternal, message: "internal error; see the exporter's log for request " + rec.RequestID}
+	}
+	s.writeError(w, r, e)
+}
+
+// newID returns a random request id.
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (s *Server) listOperations(w http.ResponseWriter, r *http.Request) {
+	if len(r.URL.Query()) > 0 {
+		s.fail(w, r, invalidf("query: this route takes no parameters"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"operations": s.recent.list()})
+}
+
+func (s *Server) getOperation(w http.ResponseWriter, r *http.Request) {
+	op, ok := s.recent.get(r.PathValue("id"))
+	if !ok {
+		s.writeError(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "no recent operation with this id"})
+		return
+	}
+	writeJSON(w, http.StatusOK, op)
+}
+
+// allowedOps returns the allow list, sorted, for messages.
+func (s *Server) allowedOps() []string {
+	var out []string
+	for op := range s.allow {
+		out = append(out, op)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,261 @@
+package admin
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// Limits of request validation.
+const (
+	maxBodyBytes = 64 << 10
+	maxNameRunes = 128
+	// maxIDLen bounds path ids, region codes and other identifiers, as the
+	// simulator documents for the API.
+	maxIDLen = 128
+	// maxPasswordBytes is generous; it only keeps a password field from
+	// being the whole 64 KiB body.
+	maxPasswordBytes = 1024
+)
+
+// errorf returns a 400 INVALID_REQUEST error.
+func invalidf(format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, code: codeInvalidRequest, message: fmt.Sprintf(format, args...)}
+}
+
+// readBody reads at most maxBodyBytes of the request body.
+func readBody(r *http.Request) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, invalidf("body: cannot be read")
+	}
+	if len(raw) > maxBodyBytes {
+		return nil, invalidf("body: larger than the limit of %d bytes", maxBodyBytes)
+	}
+	return raw, nil
+}
+
+// decodeStrict decodes one JSON object into a new T: unknown fields,
+// trailing data and wrong JSON types are refused with a message naming the
+// field. Absent and null fields stay nil in T's pointer fields.
+func decodeStrict[T any](raw []byte) (*T, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 {
+		return nil, invalidf("body: a JSON object is required")
+	}
+	if trimmed[0] != '{' {
+		return nil, invalidf("body: must be a JSON object")
+	}
+	if !utf8.Valid(trimmed) {
+		return nil, invalidf("body: must be valid UTF-8")
+	}
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return nil, jsonError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, invalidf("body: unexpected data after the JSON object")
+	}
+	return &v, nil
+}
+
+// decodeEmpty accepts the body of an operation that takes none: nothing at
+// all, or an empty JSON object.
+func decodeEmpty(raw []byte) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	_, err := decodeStrict[struct{}](raw)
+	return err
+}
+
+// jsonError turns a decoding error into a 400 that names the field without
+// quoting the value (it may be a password).
+func jsonError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return invalidf("body: must be a JSON object")
+		}
+		return invalidf("%s: must be %s, got a JSON %s", typeErr.Field, jsonKind(typeErr.Type.String()), typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return invalidf("body: malformed JSON at byte %d", syntaxErr.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return invalidf("body: truncated JSON")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return invalidf("%s: unknown field", strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
+	default:
+		return invalidf("body: not a valid JSON object")
+	}
+}
+
+// jsonKind names a Go type as the JSON a client should send.
+func jsonKind(goType string) string {
+	goType = strings.TrimPrefix(goType, "*")
+	switch {
+	case goType == "int64":
+		return "an integer"
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array of strings"
+	default:
+		return "a JSON object"
+	}
+}
+
+// checker collects validation failures so that one answer names every
+// wrong field.
+type checker struct{ problems []string }
+
+func (c *checker) fail(field, format string, args ...any) {
+	c.problems = append(c.problems, field+": "+fmt.Sprintf(format, args...))
+}
+
+func (c *checker) err() error {
+	if len(c.problems) == 0 {
+		return nil
+	}
+	return invalidf("%s", strings.Join(c.problems, "; "))
+}
+
+// required reports whether a field is present, recording it if not.
+func required[T any](c *checker, field string, v *T) bool {
+	if v == nil {
+		c.fail(field, "is required")
+		return false
+	}
+	return true
+}
+
+// atLeast checks an integer field against a lower bound.
+func (c *checker) atLeast(field string, v *int64, lowest int64) int64 {
+	if !required(c, field, v) {
+		return 0
+	}
+	if *v < lowest {
+		c.fail(field, "must be >= %d", lowest)
+	}
+	return *v
+}
+
+// name checks a name: 1-128 characters and not blank.
+func (c *checker) name(field string, v *string) string {
+	if !required(c, field, v) {
+		return ""
+	}
+	switch n := utf8.RuneCountInString(*v); {
+	case strings.TrimSpace(*v) == "":
+		c.fail(field, "must not be blank")
+	case n > maxNameRunes:
+		c.fail(field, "must be at most %d characters", maxNameRunes)
+	}
+	return *v
+}
+
+// ident checks an identifier or region code: not blank, at most 128 bytes.
+func (c *checker) ident(field string, v *string) string {
+	if !required(c, field, v) {
+		return ""
+	}
+	switch {
+	case strings.TrimSpace(*v) == "":
+		c.fail(field, "must not be blank")
+	case len(*v) > maxIDLen:
+		c.fail(field, "must be at most %d bytes", maxIDLen)
+	}
+	return *v
+}
+
+// environment checks an environment label.
+func (c *checker) environment(field string, v *string) string {
+	if !required(c, field, v) {
+		return ""
+	}
+	if *v != apiclient.EnvironmentProd && *v != apiclient.EnvironmentDev {
+		c.fail(field, "must be %s or %s", apiclient.EnvironmentProd, apiclient.EnvironmentDev)
+	}
+	return *v
+}
+
+// addons checks the addons of a new service: a subset of the known ones,
+// without repeats; [] is a plain Postgres service.
+func (c *checker) addons(field string, v *[]string) []string {
+	if !required(c, field, v) {
+		return nil
+	}
+	known := []string{apiclient.AddonTimeSeries, apiclient.AddonAI}
+	for i, a := range *v {
+		switch {
+		case !slices.Contains(known, a):
+			c.fail(field, "must only hold %s", strings.Join(known, " and "))
+			return nil
+		case slices.Contains((*v)[:i], a):
+			c.fail(field, "must not repeat an addon")
+			return nil
+		}
+	}
+	return slices.Clone(*v)
+}
+
+// cidr checks an IPv4 CIDR block in canonical form (10.0.0.0/16, not
+// 10.0.0.1/16): a block with host bits set is most often a typo.
+func (c *checker) cidr(field string, v *string) string {
+	if !required(c, field, v) {
+		return ""
+	}
+	p, err := netip.ParsePrefix(*v)
+	switch {
+	case err != nil || !p.Addr().Is4():
+		c.fail(field, "must be an IPv4 CIDR block such as 10.0.0.0/16")
+	case p.Masked() != p || p.String() != *v:
+		c.fail(field, "must be in canonical form (%s)", p.Masked())
+	}
+	return *v
+}
+
+// password checks a password without ever quoting it.
+func (c *checker) password(field string, v *string) string {
+	if !required(c, field, v) {
+		return ""
+	}
+	switch {
+	case *v == "":
+		c.fail(field, "must not be empty")
+	case len(*v) > maxPasswordBytes:
+		c.fail(field, "must be at most %d bytes", maxPasswordBytes)
+	}
+	return *v
+}
+
+// checkPathID checks one id taken from the request path: the mux unescapes
+// segments, so an id could hold a slash or be a dot segment that addresses
+// another resource upstream.
+func checkPathID(name, v string) error {
+	switch {
+	case strings.TrimSpace(v) == "":
+		return invalidf("%s: must not be empty", name)
+	case v == "." || v == "..":
+		return invalidf("%s: must not be a dot segment", name)
+	case strings.ContainsAny(v, "/\\"):
+		return invalidf("%s: must not contain a slash", name)
+	case len(v) > maxIDLen:
+		return invalidf("%s: must be at most %d bytes", name, maxIDLen)
+	case !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return invalidf("%s: must be printable text", name)
+	}
+	return nil
+}
