@@ -1,8 +1,6 @@
 package collector
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -15,12 +13,12 @@ var (
 		"project_id", "public_key")
 )
 
-// collectAuth sends the metrics of the authentication info of s, if any.
-func collectAuth(ch chan<- prometheus.Metric, s *fleet.Snapshot) {
+// collectAuth emits the metrics of the authentication info of s, if any.
+func collectAuth(out *sink, s *fleet.Snapshot) {
 	if s.Auth == nil {
 		return
 	}
 	k := &s.Auth.APIKey
-	gauge(ch, apiKeyInfoDesc, 1, s.ProjectID, k.Name, k.PublicKey, k.Project.Name, k.Project.PlanType, k.IssuingUser.ID)
-	timestamp(ch, apiKeyCreatedDesc, k.Created.Time, s.ProjectID, k.PublicKey)
+	out.gauge(apiKeyInfoDesc, 1, s.ProjectID, k.Name, k.PublicKey, k.Project.Name, k.Project.PlanType, k.IssuingUser.ID)
+	timestamp(out, apiKeyCreatedDesc, k.Created.Time, s.ProjectID, k.PublicKey)
 }

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -30,9 +29,10 @@ const (
 // Exposition is the /metrics handler. It renders the resource metrics of a
 // project once per snapshot change, in both the Prometheus text format and
 // OpenMetrics, and serves the cached bytes on every scrape followed by the
-// live self-metrics. Rendering goes through a FleetCollector on a private
-// registry, so the exposition holds exactly what a registry with the
-// collector would serve. It is safe for concurrent use.
+// live self-metrics. Rendering runs the collect functions of the
+// FleetCollector with a sink that writes exposition lines, so the exposition
+// holds what a registry with the collector would serve (series in snapshot
+// order rather than sorted). It is safe for concurrent use.
 type Exposition struct {
 	// self gathers the live self-metrics; api, when self came from
 	// SelfGatherer, serves the API metrics from their cached encoding.
@@ -84,7 +84,7 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 }
 
 // SetSnapshot replaces the snapshot of s.ProjectID and renders it. Only
-// that project is gathered and encoded again; the others keep their bytes.
+// that project is rendered again; the others keep their bytes.
 // A series that failed to render is logged and left out, and the rest of the
 // snapshot is still served.
 func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
@@ -93,11 +93,7 @@ func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var sizeHint [numFormats]int
-	if old := e.projects[s.ProjectID]; old != nil {
-		sizeHint = old.size
-	}
-	p, err := renderProject(s, sizeHint)
+	p, err := renderProject(s, e.projects[s.ProjectID])
 	if err != nil {
 		e.logger.Error("Some metrics of the snapshot could not be rendered.", "project_id", s.ProjectID, "err", err)
 	}
@@ -208,9 +204,11 @@ func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, fo
 
 // familyRender is one metric family of one project, encoded in both
 // formats. header is the family's comment lines (HELP, TYPE), written once
-// per exposition; samples are the project's sample lines.
+// per exposition and shared by every project; samples are the project's
+// sample lines.
 type familyRender struct {
 	name    string
+	family  int // index in familyDescs
 	header  [numFormats][]byte
 	samples [numFormats][]byte
 }
@@ -223,79 +221,59 @@ type projectRender struct {
 	deflated [numFormats]lazyDeflate
 }
 
-// renderProject gathers the FleetCollector over s alone through a private
-// registry and encodes every family in both formats. sizeHint, the sizes of
-// the project's previous rendering, saves the buffers from growing step by
-// step. A family that fails to encode is left out; the error says which.
-func renderProject(s *fleet.Snapshot, sizeHint [numFormats]int) (*projectRender, error) {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(NewFleetCollectorOf(s))
-	mfs, gatherErr := reg.Gather()
-	errs := []error{gatherErr}
-
-	type span struct{ start, headerEnd, end int }
-	encoders := [numFormats]func(*bytes.Buffer, *dto.MetricFamily) error{
-		formatText: func(b *bytes.Buffer, mf *dto.MetricFamily) error {
-			_, err := expfmt.MetricFamilyToText(b, mf)
-			return err
-		},
-		formatOpenMetrics: func(b *bytes.Buffer, mf *dto.MetricFamily) error {
-			_, err := expfmt.MetricFamilyToOpenMetrics(b, mf)
-			return err
-		},
+// renderProject writes the resource metrics of s straight into exposition
+// lines, one buffer per family and format, through the same collect
+// functions that FleetCollector.Collect runs: the lines are those expfmt
+// would encode from a registry Gather of the collector, without building the
+// const metrics and protocol buffers in between. prev, the project's
+// previous rendering or nil, sizes the buffers. A series that cannot be
+// written is left out; the error says which.
+func renderProject(s *fleet.Snapshot, prev *projectRender) (*projectRender, error) {
+	w := newLineWriter()
+	if prev != nil {
+		w.reserve(prev)
 	}
-	var bufs [numFormats][]byte
-	spans := make([][numFormats]span, len(mfs))
-	encoded := make([]int, len(mfs)) // formats that encoded family i
-	for f, encode := range encoders {
-		var b bytes.Buffer
-		b.Grow(sizeHint[f] + sizeHint[f]/8)
-		for i, mf := range mfs {
-			start := b.Len()
-			if err := encode(&b, mf); err != nil {
-				b.Truncate(start)
-				if f == formatText {
-					errs = append(errs, fmt.Errorf("encoding %s: %w", mf.GetName(), err))
-				}
-				continue
-			}
-			encoded[i]++
-			spans[i][f] = span{start, start + headerLen(b.Bytes()[start:]), b.Len()}
-		}
-		bufs[f] = b.Bytes()
-	}
-
-	p := &projectRender{families: make([]familyRender, 0, len(mfs))}
-	for i, mf := range mfs {
-		// A family is kept only if both formats encoded it, so that the
-		// two expositions always hold the same series.
-		if encoded[i] != numFormats {
+	collectSnapshot(&sink{w: w}, s)
+	p := &projectRender{}
+	for i, d := range familyDescs {
+		samples := w.samples[i]
+		// Both formats hold the same lines: one is empty only if the
+		// other is.
+		if len(samples[formatText]) == 0 {
 			continue
 		}
-		fr := familyRender{name: mf.GetName()}
+		fr := familyRender{name: d.name, family: i}
 		for f := range numFormats {
-			sp := spans[i][f]
-			fr.header[f] = bufs[f][sp.start:sp.headerEnd:sp.headerEnd]
-			fr.samples[f] = bufs[f][sp.headerEnd:sp.end:sp.end]
-			p.size[f] += sp.end - sp.start
+			n := len(samples[f])
+			fr.header[f] = d.header[f]
+			fr.samples[f] = samples[f][:n:n]
+			p.size[f] += len(fr.header[f]) + n
 		}
 		p.families = append(p.families, fr)
 	}
-	return p, errors.Join(errs...)
+	return p, errors.Join(w.errs...)
 }
 
-// headerLen returns the length of the comment lines (# HELP, # TYPE,
-// # UNIT) that open an encoded family. Sample lines never start with '#'.
-func headerLen(block []byte) int {
-	n := 0
-	for n < len(block) && block[n] == '#' {
-		nl := bytes.IndexByte(block[n:], '\n')
-		if nl < 0 {
-			return len(block)
+// reserve carves the buffers of every family out of one allocation per
+// format, sized after prev with some room to grow: a fleet rarely changes
+// much between two polls. A family that outgrows its room moves to a buffer
+// of its own, as append does.
+func (w *lineWriter) reserve(prev *projectRender) {
+	room := func(n int) int { return n + n/32 + 256 }
+	for f := range numFormats {
+		total := 0
+		for i := range prev.families {
+			total += room(len(prev.families[i].samples[f]))
 		}
-		n += nl + 1
+		slab := make([]byte, 0, total)
+		off := 0
+		for i := range prev.families {
+			fr := &prev.families[i]
+			n := room(len(fr.samples[f]))
+			w.samples[fr.family][f] = slab[off : off : off+n]
+			off += n
+		}
 	}
-	return n
 }
 
 // segment is one piece of a merged exposition: a family's header or one

@@ -1,13 +1,16 @@
 package collector
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // allDescs lists the descriptor of every metric the FleetCollector can emit.
-var allDescs = []*prometheus.Desc{
+var allDescs = []*metricDesc{
 	serviceInfoDesc, serviceStatusDesc, servicePausedDesc, serviceCreatedDesc,
 	serviceStatusChangedDesc, serviceResourcesDesc, serviceCPUDesc, serviceMemoryDesc,
 	serviceVolumeDesc, servicePoolerDesc,
@@ -17,6 +20,19 @@ var allDescs = []*prometheus.Desc{
 	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc,
 	apiKeyInfoDesc, apiKeyCreatedDesc,
 	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc,
+}
+
+// familyDescs is allDescs sorted by name, the order of the families in an
+// exposition; each descriptor's family is its index here.
+var familyDescs = sortFamilies(allDescs)
+
+func sortFamilies(descs []*metricDesc) []*metricDesc {
+	sorted := slices.Clone(descs)
+	slices.SortFunc(sorted, func(a, b *metricDesc) int { return cmp.Compare(a.name, b.name) })
+	for i, d := range sorted {
+		d.family = i
+	}
+	return sorted
 }
 
 // FleetCollector is a prometheus.Collector that emits the resource metrics
@@ -42,21 +58,27 @@ func NewFleetCollectorOf(snapshots ...*fleet.Snapshot) *FleetCollector {
 // Describe implements prometheus.Collector.
 func (c *FleetCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range allDescs {
-		ch <- d
+		ch <- d.desc
 	}
 }
 
 // Collect implements prometheus.Collector.
 func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
+	out := &sink{ch: ch}
 	for _, s := range c.source() {
-		if s == nil {
-			continue
+		if s != nil {
+			collectSnapshot(out, s)
 		}
-		collectServices(ch, s)
-		collectReplicaSets(ch, s)
-		collectVPCs(ch, s)
-		collectPeerings(ch, s)
-		collectAuth(ch, s)
-		collectHealth(ch, s)
 	}
+}
+
+// collectSnapshot emits every resource metric of s: the one description of
+// what the FleetCollector and the Exposition's rendering hold.
+func collectSnapshot(out *sink, s *fleet.Snapshot) {
+	collectServices(out, s)
+	collectReplicaSets(out, s)
+	collectVPCs(out, s)
+	collectPeerings(out, s)
+	collectAuth(out, s)
+	collectHealth(out, s)
 }

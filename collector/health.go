@@ -1,8 +1,6 @@
 package collector
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -21,21 +19,21 @@ var (
 		"project_id")
 )
 
-// collectHealth sends the per-part health of s and its age. A part that
+// collectHealth emits the per-part health of s and its age. A part that
 // failed still reports here while the other parts keep their series: one
 // failing part never fails the scrape.
-func collectHealth(ch chan<- prometheus.Metric, s *fleet.Snapshot) {
+func collectHealth(out *sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for _, part := range s.Parts {
-		gauge(ch, collectorSuccessDesc, boolValue(part.Success), p, part.Name)
-		gauge(ch, collectorDurationDesc, part.Duration.Seconds(), p, part.Name)
+		out.gauge(collectorSuccessDesc, boolValue(part.Success), p, part.Name)
+		out.gauge(collectorDurationDesc, part.Duration.Seconds(), p, part.Name)
 		// Zero rather than absent: "never" is a state worth alerting on,
 		// and time() - 0 makes any staleness alert fire.
 		lastSuccess := 0.0
 		if !part.LastSuccess.IsZero() {
 			lastSuccess = unixSeconds(part.LastSuccess)
 		}
-		gauge(ch, collectorLastSuccessDesc, lastSuccess, p, part.Name)
+		out.gauge(collectorLastSuccessDesc, lastSuccess, p, part.Name)
 	}
-	gauge(ch, snapshotTimestampDesc, unixSeconds(s.Taken), p)
+	out.gauge(snapshotTimestampDesc, unixSeconds(s.Taken), p)
 }

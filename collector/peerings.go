@@ -1,8 +1,6 @@
 package collector
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -22,17 +20,17 @@ var (
 		"project_id", "vpc_id", "peering_id")
 )
 
-// collectPeerings sends the metrics of every VPC peering of s.
-func collectPeerings(ch chan<- prometheus.Metric, s *fleet.Snapshot) {
+// collectPeerings emits the metrics of every VPC peering of s.
+func collectPeerings(out *sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.Peerings {
 		pr := &s.Peerings[i]
 		vpc, id := pr.VPCID, pr.ID
-		gauge(ch, peeringInfoDesc, 1, p, vpc, id, pr.PeerAccountID, pr.PeerRegionCode, pr.PeerVPCID, pr.ProvisionedID)
-		stateSet(ch, peeringStatusDesc, apiclient.PeeringStatuses, pr.Status, p, vpc, id)
-		timestamp(ch, peeringStatusChangedDesc, pr.StatusSince, p, vpc, id)
+		out.gauge(peeringInfoDesc, 1, p, vpc, id, pr.PeerAccountID, pr.PeerRegionCode, pr.PeerVPCID, pr.ProvisionedID)
+		stateSet(out, peeringStatusDesc, apiclient.PeeringStatuses, pr.Status, p, vpc, id)
+		timestamp(out, peeringStatusChangedDesc, pr.StatusSince, p, vpc, id)
 		// The message is free text of unbounded variety: it never becomes
 		// a label, only its presence does.
-		gauge(ch, peeringErrorDesc, boolValue(pr.ErrorMessage != nil && *pr.ErrorMessage != ""), p, vpc, id)
+		out.gauge(peeringErrorDesc, boolValue(pr.ErrorMessage != nil && *pr.ErrorMessage != ""), p, vpc, id)
 	}
 }

@@ -1,8 +1,6 @@
 package collector
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -31,19 +29,19 @@ var (
 		"project_id", "service_id", "replica_set_id")
 )
 
-// collectReplicaSets sends the metrics of every replica set of s.
-func collectReplicaSets(ch chan<- prometheus.Metric, s *fleet.Snapshot) {
+// collectReplicaSets emits the metrics of every replica set of s.
+func collectReplicaSets(out *sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.ReplicaSets {
 		rs := &s.ReplicaSets[i]
 		svc, id := rs.ServiceID, rs.ID
 		host, port := endpointLabels(rs.Endpoint)
-		gauge(ch, replicaSetInfoDesc, 1, p, svc, id, rs.Name, rs.Environment(), host, port)
-		stateSet(ch, replicaSetStatusDesc, apiclient.ReplicaSetStatuses, rs.Status, p, svc, id)
-		timestamp(ch, replicaSetStatusChangedDesc, rs.StatusSince, p, svc, id)
-		gauge(ch, replicaSetNodesDesc, float64(rs.Nodes), p, svc, id)
-		gauge(ch, replicaSetCPUDesc, milliCoresToCores(rs.CPUMillis), p, svc, id)
-		gauge(ch, replicaSetMemoryDesc, gigabytesToBytes(rs.MemoryGBs), p, svc, id)
-		gauge(ch, replicaSetPoolerDesc, boolValue(rs.ConnectionPooler != nil), p, svc, id)
+		out.gauge(replicaSetInfoDesc, 1, p, svc, id, rs.Name, rs.Environment(), host, port)
+		stateSet(out, replicaSetStatusDesc, apiclient.ReplicaSetStatuses, rs.Status, p, svc, id)
+		timestamp(out, replicaSetStatusChangedDesc, rs.StatusSince, p, svc, id)
+		out.gauge(replicaSetNodesDesc, float64(rs.Nodes), p, svc, id)
+		out.gauge(replicaSetCPUDesc, milliCoresToCores(rs.CPUMillis), p, svc, id)
+		out.gauge(replicaSetMemoryDesc, gigabytesToBytes(rs.MemoryGBs), p, svc, id)
+		out.gauge(replicaSetPoolerDesc, boolValue(rs.ConnectionPooler != nil), p, svc, id)
 	}
 }

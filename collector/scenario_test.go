@@ -81,6 +81,7 @@ func (s *scenario) poll() []*fleet.Snapshot {
 func (s *scenario) golden(name string, snaps []*fleet.Snapshot, metrics ...string) {
 	s.t.Helper()
 	compareCollectorGolden(s.t, NewFleetCollectorOf(snaps...), name, metrics...)
+	checkRendering(s.t, snaps...)
 }
 
 func TestScenarioDemo(t *testing.T) {

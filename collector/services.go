@@ -1,8 +1,6 @@
 package collector
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -40,29 +38,29 @@ var (
 		"project_id", "service_id")
 )
 
-// collectServices sends the metrics of every service of s.
-func collectServices(ch chan<- prometheus.Metric, s *fleet.Snapshot) {
+// collectServices emits the metrics of every service of s.
+func collectServices(out *sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.Services {
 		svc := &s.Services[i]
 		id := svc.ServiceID
 		host, port := endpointLabels(svc.Endpoint)
-		gauge(ch, serviceInfoDesc, 1, p, id, svc.Name, svc.RegionCode, svc.ServiceType, svc.Environment(), host, port)
-		stateSet(ch, serviceStatusDesc, apiclient.ServiceStatuses, svc.Status, p, id)
-		gauge(ch, servicePausedDesc, boolValue(svc.Paused), p, id)
-		timestamp(ch, serviceCreatedDesc, svc.Created.Time, p, id)
-		timestamp(ch, serviceStatusChangedDesc, svc.StatusSince, p, id)
-		gauge(ch, serviceResourcesDesc, float64(len(svc.Resources)), p, id)
+		out.gauge(serviceInfoDesc, 1, p, id, svc.Name, svc.RegionCode, svc.ServiceType, svc.Environment(), host, port)
+		stateSet(out, serviceStatusDesc, apiclient.ServiceStatuses, svc.Status, p, id)
+		out.gauge(servicePausedDesc, boolValue(svc.Paused), p, id)
+		timestamp(out, serviceCreatedDesc, svc.Created.Time, p, id)
+		timestamp(out, serviceStatusChangedDesc, svc.StatusSince, p, id)
+		out.gauge(serviceResourcesDesc, float64(len(svc.Resources)), p, id)
 		for _, r := range svc.Resources {
 			// A resource without a spec has no size to report; it still
 			// counts in clouddb_service_resources.
 			if r.Spec == nil {
 				continue
 			}
-			gauge(ch, serviceCPUDesc, milliCoresToCores(r.Spec.CPUMillis), p, id, r.ID)
-			gauge(ch, serviceMemoryDesc, gigabytesToBytes(r.Spec.MemoryGBs), p, id, r.ID)
-			gauge(ch, serviceVolumeDesc, 1, p, id, r.ID, r.Spec.VolumeType)
+			out.gauge(serviceCPUDesc, milliCoresToCores(r.Spec.CPUMillis), p, id, r.ID)
+			out.gauge(serviceMemoryDesc, gigabytesToBytes(r.Spec.MemoryGBs), p, id, r.ID)
+			out.gauge(serviceVolumeDesc, 1, p, id, r.ID, r.Spec.VolumeType)
 		}
-		gauge(ch, servicePoolerDesc, boolValue(svc.ConnectionPooler != nil), p, id)
+		out.gauge(servicePoolerDesc, boolValue(svc.ConnectionPooler != nil), p, id)
 	}
 }

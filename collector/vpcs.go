@@ -1,18 +1,14 @@
 package collector
 
-import (
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/clouddb/clouddb_exporter/fleet"
-)
+import "github.com/clouddb/clouddb_exporter/fleet"
 
 var vpcInfoDesc = newDesc("clouddb_vpc_info",
 	"Static attributes of a VPC, value 1, from the list of VPCs (id, name, cidr, region_code)."+cachedNote,
 	"project_id", "vpc_id", "name", "cidr", "region_code")
 
-// collectVPCs sends the metrics of every VPC of s.
-func collectVPCs(ch chan<- prometheus.Metric, s *fleet.Snapshot) {
+// collectVPCs emits the metrics of every VPC of s.
+func collectVPCs(out *sink, s *fleet.Snapshot) {
 	for _, v := range s.VPCs {
-		gauge(ch, vpcInfoDesc, 1, s.ProjectID, v.ID, v.Name, v.CIDR, v.RegionCode)
+		out.gauge(vpcInfoDesc, 1, s.ProjectID, v.ID, v.Name, v.CIDR, v.RegionCode)
 	}
 }
