@@ -301,10 +301,10 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 	_, _ = w.Write(body)
 
 	if req.ep.async {
-		go s.track(op, req.project, t)
+		s.background.Go(func() { s.track(op, req.project, t) })
 	} else {
 		s.settle(op, stateSucceeded, now)
-		go s.refreshOnce(op, req.project, t)
+		s.background.Go(func() { s.refreshOnce(op, req.project, t) })
 	}
 }
 

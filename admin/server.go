@@ -23,6 +23,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -127,6 +128,8 @@ type Server struct {
 	recent   *operationStore
 	metrics  *metrics
 	audit    *auditor
+	// background counts the refresh and tracking goroutines.
+	background sync.WaitGroup
 }
 
 // New returns the admin surface. Background work (refreshes, tracking)

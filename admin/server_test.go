@@ -1,0 +1,594 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/cloudsim"
+)
+
+// route is one write operation exercised by the table tests.
+type route struct {
+	op, method, path string
+	good             string // a valid body
+	bad              string // an invalid body
+	badField         string // the field the 400 must name
+	want             int    // success status
+}
+
+// routes builds a valid and an invalid request for each write operation on
+// the demo fleet. Resources are chosen so that the operations do not
+// conflict with each other with zero timings.
+func routes(d demoIDs) []route {
+	p := "/api/v1/projects/" + testProject
+	dev := p + "/services/" + d.service["dev-sandbox"]
+	emb := p + "/services/" + d.service["embeddings"]
+	search := p + "/services/" + d.service["search-ai"]
+	rs := d.rs["orders-read"]
+	rsPath := p + "/services/" + rs[0] + "/replicaSets/" + rs[1]
+	analytics := p + "/vpcs/" + d.vpc["analytics-vpc"]
+	prodVPC := p + "/vpcs/" + d.vpc["prod-vpc"]
+	return []route{
+		{apiclient.OpCreateService, "POST", p + "/services", `{"name":"new-db","addons":["time-series"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`,
+			`{"name":"new-db","addons":["gpu"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`, "addons", 202},
+		{apiclient.OpResizeService, "POST", emb + "/resize", `{"cpu_millis":4000,"memory_gbs":16}`, `{"cpu_millis":4000,"memory_gbs":0}`, "memory_gbs", 202},
+		{apiclient.OpUpdatePassword, "POST", emb + "/updatePassword", `{"password":"n3w-s3cret"}`, `{"password":""}`, "password", 204},
+		{apiclient.OpSetServiceEnvironment, "POST", emb + "/setEnvironment", `{"environment":"DEV"}`, `{"environment":"prod"}`, "environment", 200},
+		{apiclient.OpSetHA, "POST", search + "/setHA", `{"replica_count":1}`, `{"replica_count":-1}`, "replica_count", 202},
+		{apiclient.OpEnableServicePooler, "POST", emb + "/enablePooler", ``, `{"x":1}`, "x", 200},
+		{apiclient.OpDisableServicePooler, "POST", emb + "/disablePooler", `{}`, `[]`, "body", 200},
+		{apiclient.OpForkService, "POST", search + "/forkService", `{"name":"search-fork","region_code":"us-west-2","cpu_millis":1000,"memory_gbs":4}`,
+			`{"name":"  ","region_code":"us-west-2","cpu_millis":1000,"memory_gbs":4}`, "name", 202},
+		{apiclient.OpAttachToVPC, "POST", dev + "/attachToVPC", `{"vpc_id":"` + d.vpc["analytics-vpc"] + `"}`, `{"vpc_id":7}`, "vpc_id", 202},
+		{apiclient.OpDetachFromVPC, "POST", dev + "/detachFromVPC", `{"vpc_id":"` + d.vpc["analytics-vpc"] + `"}`, `{}`, "vpc_id", 202},
+		{apiclient.OpCreateReplicaSet, "POST", emb + "/replicaSets", `{"name":"emb-read","cpu_millis":1000,"memory_gbs":4,"nodes":1}`,
+			`{"name":"emb-read","cpu_millis":1000,"memory_gbs":4,"nodes":0}`, "nodes", 202},
+		{apiclient.OpResizeReplicaSet, "POST", rsPath + "/resize", `{"cpu_millis":1000,"memory_gbs":4,"nodes":2}`, `{"cpu_millis":1000,"memory_gbs":4}`, "nodes", 202},
+		{apiclient.OpEnableReplicaSetPooler, "POST", rsPath + "/enablePooler", ``, `{"a":`, "body", 200},
+		{apiclient.OpDisableReplicaSetPooler, "POST", rsPath + "/disablePooler", ``, `{} {}`, "body", 200},
+		{apiclient.OpSetReplicaSetEnvironment, "POST", rsPath + "/setEnvironment", `{"environment":"PROD"}`, `{"environment":null}`, "environment", 200},
+		{apiclient.OpDeleteReplicaSet, "DELETE", rsPath + "?confirm=" + rs[1], ``, `{"x":true}`, "x", 202},
+		{apiclient.OpCreateVPC, "POST", p + "/vpcs", `{"name":"new-vpc","cidr":"10.30.0.0/16","region_code":"us-east-1"}`,
+			`{"name":"new-vpc","cidr":"10.30.0.1/16","region_code":"us-east-1"}`, "cidr", 201},
+		{apiclient.OpRenameVPC, "POST", analytics + "/rename", `{"name":"analytics-vpc-2"}`, `{"name":"` + strings.Repeat("x", 129) + `"}`, "name", 200},
+		{apiclient.OpCreatePeering, "POST", analytics + "/peerings", `{"peer_account_id":"111122223333","peer_region_code":"eu-west-1","peer_vpc_id":"vpc-1"}`,
+			`{"peer_account_id":"111122223333","peer_region_code":"eu-west-1"}`, "peer_vpc_id", 201},
+		{apiclient.OpDeletePeering, "DELETE", prodVPC + "/peerings/" + d.peerings["prod-vpc"][0], ``, `null`, "body", 204},
+		{apiclient.OpDeleteService, "DELETE", dev, ``, `{"confirm":"x"}`, "confirm", 202},
+		// deleteVPC last: the analytics VPC still has a peering, so the
+		// upstream answers 409, which passes through.
+		{apiclient.OpDeleteVPC, "DELETE", analytics, ``, `{"force":true}`, "force", 409},
+	}
+}
+
+func TestEveryWriteOperation(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	rs := routes(d)
+	var covered []string
+	for _, r := range rs {
+		covered = append(covered, r.op)
+	}
+	for _, op := range WriteOperations() {
+		if !slices.Contains(covered, op) {
+			t.Errorf("no test route for %s", op)
+		}
+	}
+	for _, r := range rs {
+		t.Run(r.op, func(t *testing.T) {
+			e.srv.background.Wait() // the refreshes of the previous write
+			e.sent()
+			bad := e.do(r.method, r.path, r.bad)
+			if bad.status != http.StatusBadRequest || bad.json(t)["code"] != codeInvalidRequest || !strings.Contains(bad.json(t)["message"].(string), r.badField) {
+				t.Errorf("invalid body %s: %d %s, want 400 naming %s", r.bad, bad.status, bad.body, r.badField)
+			}
+			if sent := e.sent(); len(sent) != 0 {
+				t.Errorf("an invalid request reached the API: %v", sent)
+			}
+			good := e.do(r.method, r.path, r.good)
+			if good.status != r.want {
+				t.Fatalf("%s %s: %d %s, want %d", r.method, r.path, good.status, good.body, r.want)
+			}
+			e.srv.background.Wait()
+			if n := e.sent()[r.op]; n != 1 {
+				t.Errorf("%s sent %d times upstream, want 1", r.op, n)
+			}
+			if good.header.Get("X-Request-Id") == "" {
+				t.Error("no X-Request-Id")
+			}
+		})
+	}
+	if v := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues(apiclient.OpResizeService, "202")); v != 1 {
+		t.Errorf("admin_requests_total{resizeService,202} = %v", v)
+	}
+	if v := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues(apiclient.OpResizeService, "400")); v != 1 {
+		t.Errorf("admin_requests_total{resizeService,400} = %v", v)
+	}
+	if problems, err := testutil.GatherAndLint(e.reg); err != nil || len(problems) > 0 {
+		t.Errorf("metrics lint: %v %v", err, problems)
+	}
+}
+
+func TestValidation(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	p := "/api/v1/projects/" + testProject
+	svc := p + "/services/" + d.service["embeddings"]
+	create := func(body string) route { return route{method: "POST", path: p + "/services", bad: body} }
+	for _, tc := range []struct {
+		name  string
+		r     route
+		field string
+	}{
+		{"missing name", create(`{"addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1}`), "name: is required"},
+		{"null name", create(`{"name":null,"addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1}`), "name: is required"},
+		{"blank name", create(`{"name":" \t","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1}`), "name: must not be blank"},
+		{"long name", create(`{"name":"` + strings.Repeat("é", 129) + `","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1}`), "name: must be at most 128"},
+		{"name of 128 runes ok but cpu missing", create(`{"name":"` + strings.Repeat("é", 128) + `","addons":[],"region_code":"r","memory_gbs":1}`), "cpu_millis: is required"},
+		{"addons missing", create(`{"name":"n","region_code":"r","cpu_millis":1,"memory_gbs":1}`), "addons: is required"},
+		{"addons repeated", create(`{"name":"n","addons":["ai","ai"],"region_code":"r","cpu_millis":1,"memory_gbs":1}`), "addons: must not repeat"},
+		{"addons not strings", create(`{"name":"n","addons":[1],"region_code":"r","cpu_millis":1,"memory_gbs":1}`), "addons"},
+		{"cpu as string", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":"1000","memory_gbs":1}`), "cpu_millis: must be an integer"},
+		{"cpu fractional", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1.5,"memory_gbs":1}`), "cpu_millis: must be an integer"},
+		{"cpu zero", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":0,"memory_gbs":1}`), "cpu_millis: must be >= 1"},
+		{"memory negative", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":-4}`), "memory_gbs: must be >= 1"},
+		{"region blank", create(`{"name":"n","addons":[],"region_code":"","cpu_millis":1,"memory_gbs":1}`), "region_code: must not be blank"},
+		{"unknown field", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1,"service_type":"POSTGRES"}`), "service_type: unknown field"},
+		{"trailing data", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1}x`), "body: unexpected data"},
+		{"not an object", create(`"hello"`), "body: must be a JSON object"},
+		{"empty", create(``), "body: a JSON object is required"},
+		{"malformed", create(`{"name":`), "body:"},
+		{"too large", create(`{"name":"` + strings.Repeat("a", maxBodyBytes) + `"}`), "body: larger than"},
+		{"cidr ipv6", route{method: "POST", path: p + "/vpcs", bad: `{"name":"v","cidr":"fd00::/8","region_code":"r"}`}, "cidr: must be an IPv4"},
+		{"cidr garbage", route{method: "POST", path: p + "/vpcs", bad: `{"name":"v","cidr":"10.0.0.0","region_code":"r"}`}, "cidr: must be an IPv4"},
+		{"environment lower case", route{method: "POST", path: svc + "/setEnvironment", bad: `{"environment":"dev"}`}, "environment: must be PROD or DEV"},
+		{"two problems named", route{method: "POST", path: svc + "/resize", bad: `{}`}, "cpu_millis: is required; memory_gbs: is required"},
+		{"slash in path id", route{method: "POST", path: p + "/services/a%2Fb/resize", bad: `{"cpu_millis":1,"memory_gbs":1}`}, "service_id: must not contain a slash"},
+		{"misspelt dry_run", route{method: "POST", path: svc + "/resize?dryrun=true", bad: `{"cpu_millis":1,"memory_gbs":1}`}, "dryrun: unknown query parameter"},
+		{"bad dry_run value", route{method: "POST", path: svc + "/resize?dry_run=yes", bad: `{"cpu_millis":1,"memory_gbs":1}`}, "dry_run: must be"},
+		{"confirm where none is taken", route{method: "POST", path: svc + "/resize?confirm=x", bad: `{"cpu_millis":1,"memory_gbs":1}`}, "confirm: unknown query parameter"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := e.do(tc.r.method, tc.r.path, tc.r.bad)
+			if a.status != http.StatusBadRequest || a.json(t)["code"] != codeInvalidRequest || !strings.Contains(a.json(t)["message"].(string), tc.field) {
+				t.Errorf("%d %s, want 400 with %q", a.status, a.body, tc.field)
+			}
+			if sent := e.sent(); len(sent) != 0 {
+				t.Errorf("sent upstream: %v", sent)
+			}
+		})
+	}
+	// A password is never quoted, even when its type is wrong.
+	a := e.do("POST", svc+"/updatePassword", `{"password":["hunter2-secret"]}`)
+	if a.status != http.StatusBadRequest || strings.Contains(a.body, "hunter2") {
+		t.Errorf("updatePassword with a wrong type: %d %s", a.status, a.body)
+	}
+	// Idempotency-Key: only on creates, and bounded.
+	a = e.do("POST", svc+"/resize", `{"cpu_millis":1,"memory_gbs":1}`, idempotencyHeader, "k1")
+	if a.status != http.StatusBadRequest || !strings.Contains(a.body, idempotencyHeader) {
+		t.Errorf("Idempotency-Key on resize: %d %s", a.status, a.body)
+	}
+	a = e.do("POST", p+"/vpcs", `{"name":"v","cidr":"10.40.0.0/16","region_code":"r"}`, idempotencyHeader, strings.Repeat("k", 256))
+	if a.status != http.StatusBadRequest || !strings.Contains(a.body, idempotencyHeader) {
+		t.Errorf("256-character Idempotency-Key: %d %s", a.status, a.body)
+	}
+	if sent := e.sent(); len(sent) != 0 {
+		t.Errorf("sent upstream: %v", sent)
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("right-password"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenEnv := newEnv(t)
+	basicEnv := newEnv(t, withOptions(func(o *Options) {
+		o.Token, o.BasicAuthUsers = "", map[string]string{"alice": string(hash)}
+	}))
+	d := tokenEnv.demo()
+	path := "/api/v1/projects/" + testProject + "/services/" + d.service["embeddings"] + "/resize"
+	body := `{"cpu_millis":1000,"memory_gbs":4}`
+	for _, tc := range []struct {
+		name string
+		e    *env
+		auth string
+		want int
+	}{
+		{"no credentials", tokenEnv, "", 401},
+		{"wrong token", tokenEnv, "Bearer not-the-token", 401},
+		{"token as basic", tokenEnv, "Basic " + "YWxpY2U6cmlnaHQtcGFzc3dvcmQ=", 401},
+		{"right token", tokenEnv, "Bearer " + testToken, 202},
+		{"basic: no credentials", basicEnv, "", 401},
+		{"basic: wrong password", basicEnv, "Basic YWxpY2U6d3Jvbmc=", 401},             // alice:wrong
+		{"basic: unknown user", basicEnv, "Basic Ym9iOnJpZ2h0LXBhc3N3b3Jk", 401},       // bob:right-password
+		{"basic: a token", basicEnv, "Bearer " + testToken, 401},                       //
+		{"basic: right password", basicEnv, "Basic YWxpY2U6cmlnaHQtcGFzc3dvcmQ=", 202}, // alice:right-password
+		{"basic: right password, cached", basicEnv, "Basic YWxpY2U6cmlnaHQtcGFzc3dvcmQ=", 202},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := tc.e.do("POST", path, body, "Authorization", tc.auth)
+			want := tc.want
+			if a.status != want {
+				t.Fatalf("%d %s, want %d", a.status, a.body, want)
+			}
+			if want == 401 {
+				if a.json(t)["code"] != codeUnauthorized || a.header.Get("WWW-Authenticate") == "" {
+					t.Errorf("401 without code or challenge: %v %s", a.header, a.body)
+				}
+				if sent := tc.e.sent(); len(sent) != 0 {
+					t.Errorf("sent upstream: %v", sent)
+				}
+			}
+		})
+	}
+	if !strings.Contains(basicEnv.audit.String(), `"caller":"alice"`) {
+		t.Errorf("audit does not name the basic-auth user:\n%s", basicEnv.audit.String())
+	}
+	if !strings.Contains(tokenEnv.audit.String(), `"caller":"token"`) {
+		t.Errorf("audit does not name the token caller:\n%s", tokenEnv.audit.String())
+	}
+	// Unauthenticated requests to unknown routes are 401 too: routes are
+	// not revealed.
+	if a := tokenEnv.do("GET", "/nothing", "", "Authorization", ""); a.status != 401 {
+		t.Errorf("unknown route without credentials: %d", a.status)
+	}
+}
+
+func TestNewRefusesContradictions(t *testing.T) {
+	projects := func(string) (Project, bool) { return Project{}, false }
+	for name, opts := range map[string]Options{
+		"no auth":        {Projects: projects},
+		"token and user": {Projects: projects, Token: "t", BasicAuthUsers: map[string]string{"a": "$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi"}},
+		"bad hash":       {Projects: projects, BasicAuthUsers: map[string]string{"a": "plain"}},
+		"read op":        {Projects: projects, Token: "t", Allow: []string{apiclient.OpGetService}},
+		"unknown op":     {Projects: projects, Token: "t", Allow: []string{"dropDatabase"}},
+	} {
+		if _, err := New(context.Background(), opts); err == nil {
+			t.Errorf("%s: New accepted it", name)
+		}
+	}
+}
+
+func TestAllowListAndProjects(t *testing.T) {
+	e := newEnv(t, withOptions(func(o *Options) { o.Allow = nil }))
+	d := e.demo()
+	p := "/api/v1/projects/" + testProject
+	for _, r := range []struct{ method, path, body string }{
+		{"DELETE", p + "/services/" + d.service["dev-sandbox"], ""},
+		{"POST", p + "/services/" + d.service["dev-sandbox"] + "/updatePassword", `{"password":"x"}`},
+		{"DELETE", p + "/vpcs/" + d.vpc["prod-vpc"], ""},
+	} {
+		a := e.do(r.method, r.path, r.body)
+		if a.status != http.StatusForbidden || a.json(t)["code"] != codeOperationNotAllowed {
+			t.Errorf("%s %s by default: %d %s", r.method, r.path, a.status, a.body)
+		}
+	}
+	// The allow list is checked before the body.
+	if a := e.do("POST", p+"/services/x/updatePassword", `garbage`); a.status != http.StatusForbidden {
+		t.Errorf("disallowed with a bad body: %d %s", a.status, a.body)
+	}
+	a := e.do("POST", "/api/v1/projects/other-project/services/"+d.service["dev-sandbox"]+"/resize", `{"cpu_millis":1000,"memory_gbs":4}`)
+	if a.status != http.StatusForbidden || a.json(t)["code"] != codeProjectNotConfigured {
+		t.Errorf("unknown project: %d %s", a.status, a.body)
+	}
+	if sent := e.sent(); len(sent) != 0 {
+		t.Errorf("sent upstream: %v", sent)
+	}
+	for _, tc := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/api/v1/nothing", 404},
+		{"GET", p + "/services", 405},
+		{"PUT", p + "/services/x/resize", 405},
+		{"POST", "/api/v1/projects/" + testProject + "/services/x/../y/resize", 404},
+		{"POST", "/api/v1/projects/" + testProject + "/services/%2E%2E/resize", 404},
+	} {
+		a := e.do(tc.method, tc.path, "")
+		if a.status != tc.want || a.json(t)["code"] == "" {
+			t.Errorf("%s %s: %d %s, want %d with a code", tc.method, tc.path, a.status, a.body, tc.want)
+		}
+	}
+}
+
+func TestProdDeleteGuard(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	p := "/api/v1/projects/" + testProject
+	orders := d.service["orders-db"]
+	a := e.do("DELETE", p+"/services/"+orders, "")
+	if a.status != http.StatusPreconditionRequired || a.json(t)["code"] != codeConfirmationRequired || !strings.Contains(a.body, "?confirm="+orders) {
+		t.Fatalf("PROD delete without confirm: %d %s", a.status, a.body)
+	}
+	if sent := e.sent(); sent[apiclient.OpGetService] != 1 || sent[apiclient.OpDeleteService] != 0 {
+		t.Errorf("want one fresh getService and no delete, sent %v", sent)
+	}
+	if a := e.do("DELETE", p+"/services/"+orders+"?confirm=wrong", ""); a.status != http.StatusBadRequest {
+		t.Errorf("wrong confirm: %d %s", a.status, a.body)
+	}
+	if sent := e.sent(); len(sent) != 0 {
+		t.Errorf("a wrong confirm sent %v", sent)
+	}
+	if a := e.do("DELETE", p+"/services/"+orders+"?confirm="+orders, ""); a.status != http.StatusAccepted {
+		t.Errorf("confirmed PROD delete: %d %s", a.status, a.body)
+	}
+	if sent := e.sent(); sent[apiclient.OpDeleteService] != 1 {
+		t.Errorf("confirmed delete sent %v", sent)
+	}
+
+	rs := d.rs["metrics-read"]
+	rsPath := p + "/services/" + rs[0] + "/replicaSets/" + rs[1]
+	if a := e.do("DELETE", rsPath, ""); a.status != http.StatusPreconditionRequired {
+		t.Errorf("PROD replica set delete without confirm: %d %s", a.status, a.body)
+	}
+	if sent := e.sent(); sent[apiclient.OpListReplicaSets] != 1 || sent[apiclient.OpDeleteReplicaSet] != 0 {
+		t.Errorf("want one fresh listReplicaSets and no delete, sent %v", sent)
+	}
+	// A DEV resource needs no confirmation.
+	if a := e.do("POST", rsPath+"/setEnvironment", `{"environment":"DEV"}`); a.status != http.StatusOK {
+		t.Fatalf("setEnvironment: %d %s", a.status, a.body)
+	}
+	if a := e.do("DELETE", rsPath, ""); a.status != http.StatusAccepted {
+		t.Errorf("DEV replica set delete: %d %s", a.status, a.body)
+	}
+	// A service that does not exist: the read's 404 passes through.
+	if a := e.do("DELETE", p+"/services/nosuchsvc", ""); a.status != http.StatusNotFound {
+		t.Errorf("delete of a missing service: %d %s", a.status, a.body)
+	}
+}
+
+func TestDryRun(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	p := "/api/v1/projects/" + testProject
+	svc := d.service["embeddings"]
+	a := e.do("POST", p+"/services/"+svc+"/resize?dry_run=true", `{"memory_gbs":8, "cpu_millis":2000}`)
+	m := a.json(t)
+	body, _ := m["body"].(map[string]any)
+	if a.status != 200 || m["dry_run"] != true || m["operation"] != apiclient.OpResizeService || m["method"] != "POST" ||
+		m["path"] != "/projects/"+testProject+"/services/"+svc+"/resize" || body["cpu_millis"] != 2000.0 {
+		t.Errorf("dry run: %d %s", a.status, a.body)
+	}
+	a = e.do("POST", p+"/services/"+svc+"/updatePassword?dry_run=1", `{"password":"dry-run-secret"}`)
+	if a.status != 200 || strings.Contains(a.body, "dry-run-secret") || !strings.Contains(a.body, redactedValue) {
+		t.Errorf("dry run of updatePassword: %d %s", a.status, a.body)
+	}
+	a = e.do("DELETE", p+"/services/"+d.service["orders-db"]+"?dry_run=true", "")
+	if a.status != 200 || !strings.Contains(a.body, "checked at execution time") {
+		t.Errorf("dry run of a delete: %d %s", a.status, a.body)
+	}
+	a = e.do("POST", p+"/services?dry_run=true", `{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1}`, idempotencyHeader, "dry")
+	if a.status != 200 || a.json(t)["body"].(map[string]any)["addons"] == nil {
+		t.Errorf("dry run of a create: %d %s", a.status, a.body)
+	}
+	if sent := e.sent(); len(sent) != 0 {
+		t.Errorf("a dry run sent %v", sent)
+	}
+	if !strings.Contains(e.audit.String(), `"dry_run":true`) {
+		t.Error("dry runs are not audited as such")
+	}
+}
+
+func TestIdempotency(t *testing.T) {
+	e := newEnv(t)
+	path := "/api/v1/projects/" + testProject + "/services"
+	body := `{"name":"idem","addons":[],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`
+	first := e.do("POST", path, body, idempotencyHeader, "key-1")
+	if first.status != http.StatusAccepted || first.header.Get("Cache-Control") != "no-store" || first.json(t)["initial_password"] == "" {
+		t.Fatalf("first create: %d %v %s", first.status, first.header, first.body)
+	}
+	// Same body, other spacing and key order: a replay.
+	again := e.do("POST", path, `{"memory_gbs":4, "cpu_millis":1000, "region_code":"us-east-1", "addons":[], "name":"idem"}`, idempotencyHeader, "key-1")
+	if again.status != first.status || again.body != first.body || again.header.Get(replayedHeader) != "true" || again.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("replay: %d %v %s", again.status, again.header, again.body)
+	}
+	if n := e.sent()[apiclient.OpCreateService]; n != 1 {
+		t.Errorf("createService sent %d times, want 1", n)
+	}
+	reused := e.do("POST", path, strings.Replace(body, `"idem"`, `"other"`, 1), idempotencyHeader, "key-1")
+	if reused.status != http.StatusConflict || reused.json(t)["code"] != codeIdempotencyKeyReused {
+		t.Errorf("reused key: %d %s", reused.status, reused.body)
+	}
+	// Keys are scoped by operation: the same key on createVPC is new.
+	vpc := e.do("POST", "/api/v1/projects/"+testProject+"/vpcs", `{"name":"v","cidr":"10.50.0.0/16","region_code":"r"}`, idempotencyHeader, "key-1")
+	if vpc.status != http.StatusCreated {
+		t.Errorf("same key on another operation: %d %s", vpc.status, vpc.body)
+	}
+	// A failed answer is not stored: the key can be retried.
+	e.sim.AddFault(cloudsim.Fault{Operation: apiclient.OpCreateService, Status: 500, Count: 1})
+	if a := e.do("POST", path, body, idempotencyHeader, "key-2"); a.status != 500 {
+		t.Errorf("create with a fault: %d %s", a.status, a.body)
+	}
+	if a := e.do("POST", path, body, idempotencyHeader, "key-2"); a.status != 202 || a.header.Get(replayedHeader) != "" {
+		t.Errorf("retry after a failure: %d %v %s", a.status, a.header, a.body)
+	}
+
+	// In flight: hold the upstream with a latency fault.
+	e.sim.AddFault(cloudsim.Fault{Operation: apiclient.OpCreateService, Latency: 2 * time.Second, Count: 1})
+	done := make(chan answer)
+	go func() { done <- e.do("POST", path, body, idempotencyHeader, "key-3") }()
+	waitFor(t, "the first request to hold its key", func() bool {
+		e.srv.idem.mu.Lock()
+		defer e.srv.idem.mu.Unlock()
+		entry, ok := e.srv.idem.entries[idemKey{testProject, apiclient.OpCreateService, "key-3"}]
+		return ok && !entry.done
+	})
+	if a := e.do("POST", path, body, idempotencyHeader, "key-3"); a.status != http.StatusConflict || a.json(t)["code"] != codeIdempotencyInProgress {
+		t.Errorf("key in flight: %d %s", a.status, a.body)
+	}
+	if a := <-done; a.status != http.StatusAccepted {
+		t.Errorf("held request: %d %s", a.status, a.body)
+	}
+}
+
+func TestIdempotencyStoreBounds(t *testing.T) {
+	now := time.Unix(0, 0)
+	s := newIdempotencyStore(func() time.Time { return now }, 2)
+	fp := [32]byte{1}
+	for _, k := range []string{"a", "b", "c"} {
+		if out, _ := s.begin(idemKey{"p", "op", k}, fp); out != idemNew {
+			t.Fatalf("%s: %d", k, out)
+		}
+		s.complete(idemKey{"p", "op", k}, storedAnswer{status: 201})
+	}
+	if out, _ := s.begin(idemKey{"p", "op", "a"}, [32]byte{2}); out != idemNew {
+		t.Errorf("the oldest key was not evicted: %d", out)
+	}
+	if out, a := s.begin(idemKey{"p", "op", "c"}, fp); out != idemReplay || a.status != 201 {
+		t.Errorf("a kept key: %d", out)
+	}
+	now = now.Add(idempotencyTTL)
+	if out, _ := s.begin(idemKey{"p", "op", "c"}, [32]byte{3}); out != idemNew {
+		t.Errorf("a key older than 24h: %d", out)
+	}
+}
+
+func TestUpstreamErrors(t *testing.T) {
+	e := newEnv(t, withOptions(func(o *Options) { o.RequestTimeout = 300 * time.Millisecond }))
+	d := e.demo()
+	p := "/api/v1/projects/" + testProject
+	resize := p + "/services/" + d.service["embeddings"] + "/resize"
+	body := `{"cpu_millis":1000,"memory_gbs":4}`
+	for _, tc := range []struct {
+		name  string
+		fault *cloudsim.Fault
+		path  string
+		want  int
+		code  string
+	}{
+		{"404", nil, p + "/services/nosuchsvc/resize", 404, "NOT_FOUND"},
+		{"409", nil, p + "/services/" + d.service["legacy-reports"] + "/resize", 409, "CONFLICT"},
+		{"500", &cloudsim.Fault{Operation: apiclient.OpResizeService, Status: 500, Count: 1}, resize, 500, "INTERNAL_ERROR"},
+		{"503", &cloudsim.Fault{Operation: apiclient.OpResizeService, Status: 503, Code: "MAINTENANCE", Message: "back soon", Count: 1}, resize, 503, "MAINTENANCE"},
+		{"401 upstream", &cloudsim.Fault{Operation: apiclient.OpResizeService, Status: 401, Count: 1}, resize, 502, codeUpstreamUnauthorized},
+		{"dropped", &cloudsim.Fault{Operation: apiclient.OpResizeService, DropConnection: true, Count: 1}, resize, 502, codeUpstreamUnavailable},
+		{"timeout", &cloudsim.Fault{Operation: apiclient.OpResizeService, Latency: 3 * time.Second, Count: 1}, resize, 504, codeUpstreamTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.fault != nil {
+				e.sim.AddFault(*tc.fault)
+			}
+			a := e.do("POST", tc.path, body)
+			if a.status != tc.want || a.json(t)["code"] != tc.code {
+				t.Errorf("%d %s, want %d %s", a.status, a.body, tc.want, tc.code)
+			}
+		})
+	}
+	ops := e.do("GET", "/api/v1/operations", "")
+	if !strings.Contains(ops.body, `"state":"failed"`) || !strings.Contains(ops.body, `"http_status":504`) {
+		t.Errorf("failed operations not listed: %s", ops.body)
+	}
+}
+
+func TestOperationTracking(t *testing.T) {
+	e := newEnv(t, withTimings(cloudsim.Timings{Configure: time.Minute, Provision: time.Minute, Delete: time.Minute, ReplicaSet: time.Minute}))
+	d := e.demo()
+	p := "/api/v1/projects/" + testProject
+	svc := d.service["embeddings"]
+	a := e.do("POST", p+"/services/"+svc+"/resize", `{"cpu_millis":4000,"memory_gbs":16}`)
+	if a.status != http.StatusAccepted {
+		t.Fatalf("resize: %d %s", a.status, a.body)
+	}
+	id := a.header.Get("X-Request-Id")
+	if a.header.Get("Location") != "/api/v1/operations/"+id {
+		t.Errorf("Location %q", a.header.Get("Location"))
+	}
+	state := func(want, status string) func() bool {
+		return func() bool {
+			op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
+			return op["state"] == want && (status == "" || op["last_status"] == status)
+		}
+	}
+	waitFor(t, "the resize to be seen CONFIGURING", state(statePending, apiclient.ServiceConfiguring))
+	// The poller's snapshot has the new size at once (refresh on write).
+	snap := e.poller.Snapshot()
+	for _, s := range snap.Services {
+		if s.ServiceID == svc && s.Resources[0].Spec.CPUMillis != 4000 {
+			t.Errorf("the snapshot was not refreshed: %+v", s.Resources)
+		}
+	}
+	e.clock.advance(2 * time.Minute)
+	waitFor(t, "the resize to succeed", state(stateSucceeded, apiclient.ServiceReady))
+	op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
+	if op["accepted_at"] == nil || op["settled_at"] == nil || op["duration_seconds"] == nil {
+		t.Errorf("timings missing: %v", op)
+	}
+	if n := testutil.CollectAndCount(e.srv.metrics.duration, "clouddb_exporter_admin_operation_duration_seconds"); n != 1 {
+		t.Errorf("%d duration series, want 1", n)
+	}
+
+	// A delete settles when the service is gone.
+	a = e.do("DELETE", p+"/services/"+d.service["dev-sandbox"], "")
+	delID := a.header.Get("X-Request-Id")
+	waitFor(t, "the delete to be seen DELETING", func() bool {
+		return e.do("GET", "/api/v1/operations/"+delID, "").json(t)["last_status"] == apiclient.ServiceDeleting
+	})
+	e.clock.advance(2 * time.Minute)
+	waitFor(t, "the delete to succeed", func() bool {
+		op := e.do("GET", "/api/v1/operations/"+delID, "").json(t)
+		return op["state"] == stateSucceeded && op["last_status"] == lastStatusGone
+	})
+
+	// Listing: newest first.
+	var list struct{ Operations []Operation }
+	if err := jsonUnmarshal(e.do("GET", "/api/v1/operations", "").body, &list); err != nil || len(list.Operations) != 2 || list.Operations[0].ID != delID {
+		t.Errorf("operations list: %v %+v", err, list)
+	}
+	if a := e.do("GET", "/api/v1/operations/nope", ""); a.status != http.StatusNotFound {
+		t.Errorf("unknown operation: %d", a.status)
+	}
+}
+
+func TestOperationTimeout(t *testing.T) {
+	e := newEnv(t, withTimings(cloudsim.Timings{ReplicaSet: time.Hour}), withOptions(func(o *Options) { o.OperationTimeout = 200 * time.Millisecond }))
+	d := e.demo()
+	rs := d.rs["orders-read"]
+	a := e.do("POST", "/api/v1/projects/"+testProject+"/services/"+rs[0]+"/replicaSets/"+rs[1]+"/resize", `{"cpu_millis":1000,"memory_gbs":4,"nodes":3}`)
+	if a.status != http.StatusAccepted {
+		t.Fatalf("resize: %d %s", a.status, a.body)
+	}
+	id := a.header.Get("X-Request-Id")
+	waitFor(t, "the operation to time out", func() bool {
+		op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
+		return op["state"] == stateTimedOut && op["last_status"] == apiclient.ReplicaSetResizing
+	})
+	if v := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues(apiclient.OpResizeReplicaSet, "202")); v != 1 {
+		t.Errorf("requests counter %v", v)
+	}
+}
+
+func TestAuditHasNoSecrets(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	p := "/api/v1/projects/" + testProject
+	create := e.do("POST", p+"/services", `{"name":"audited","addons":["ai"],"region_code":"r","cpu_millis":1000,"memory_gbs":4}`)
+	initial, _ := create.json(t)["initial_password"].(string)
+	fork := e.do("POST", p+"/services/"+d.service["search-ai"]+"/forkService", `{"name":"f","region_code":"r","cpu_millis":1000,"memory_gbs":4}`)
+	forked, _ := fork.json(t)["initial_password"].(string)
+	if initial == "" || forked == "" || fork.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("create/fork: %s %s", create.body, fork.body)
+	}
+	e.do("POST", p+"/services/"+d.service["embeddings"]+"/updatePassword", `{"password":"new-master-password"}`)
+	e.do("POST", p+"/services/"+d.service["embeddings"]+"/updatePassword?dry_run=true", `{"password":"dry-master-password"}`)
+	e.do("POST", p+"/services/"+d.service["embeddings"]+"/updatePassword", `{"password":"bad-master-password", "x": 1}`)
+	e.do("GET", "/api/v1/operations", "")
+	waitFor(t, "the audit records", func() bool { return strings.Count(e.audit.String(), "\n") == 6 })
+	out := e.audit.String() + e.logs.String()
+	for _, secret := range []string{initial, forked, "new-master-password", "dry-master-password", "bad-master-password", testToken, testSecretKey, testAccessKey} {
+		if strings.Contains(out, secret) {
+			t.Errorf("secret %q in the audit or log:\n%s", secret, out)
+		}
+	}
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
