@@ -45,8 +45,18 @@ type Exposition struct {
 	mu       sync.Mutex
 	projects map[string]*projectRender // guarded by mu
 
-	// current is what scrapes serve; it is replaced, never modified.
+	// current is what scrapes serve; it is replaced, never modified while
+	// a scrape reads it (see acquire).
 	current atomic.Pointer[rendered]
+
+	// Rendering a project reuses the buffers of the rendering before its
+	// current one, double buffering: at fleet scale they are some hundred
+	// megabytes per snapshot change that would otherwise be allocated and
+	// collected again. spare holds that rendering per project; retired
+	// holds the replaced renderings that scrapes may still read, whose
+	// projects' buffers must not be reused yet.
+	spare   map[string]*projectRender // guarded by mu
+	retired []*rendered               // guarded by mu
 
 	// selfFailing remembers that the last self-metrics gather failed, so
 	// that a lasting failure is logged once rather than on every scrape.
@@ -70,6 +80,7 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 		self:     self,
 		logger:   logger,
 		projects: map[string]*projectRender{},
+		spare:    map[string]*projectRender{},
 		buffers:  sync.Pool{New: func() any { return new(bytes.Buffer) }},
 		flateWriters: sync.Pool{New: func() any {
 			fw, _ := flate.NewWriter(nil, selfDeflateLevel) // The level is valid.
@@ -93,12 +104,16 @@ func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p, err := renderProject(s, e.projects[s.ProjectID])
+	old := e.projects[s.ProjectID]
+	p, err := renderProject(s, old, e.takeSpare(s.ProjectID))
 	if err != nil {
 		e.logger.Error("Some metrics of the snapshot could not be rendered.", "project_id", s.ProjectID, "err", err)
 	}
 	e.projects[s.ProjectID] = p
-	e.current.Store(merge(e.projects))
+	e.install(merge(e.projects))
+	if old != nil {
+		e.spare[s.ProjectID] = old
+	}
 }
 
 // RemoveProject drops a project's series from the exposition, for a project
@@ -110,8 +125,54 @@ func (e *Exposition) RemoveProject(projectID string) {
 		return
 	}
 	delete(e.projects, projectID)
-	e.current.Store(merge(e.projects))
+	delete(e.spare, projectID)
+	e.install(merge(e.projects))
 }
+
+// install makes r the rendering that scrapes serve. Called with mu held.
+func (e *Exposition) install(r *rendered) {
+	// A replaced rendering that nobody reads is never read again (see
+	// acquire): forget it.
+	e.retired = slices.DeleteFunc(e.retired, func(r *rendered) bool { return r.readers.Load() == 0 })
+	if old := e.current.Swap(r); old.readers.Load() > 0 {
+		e.retired = append(e.retired, old)
+	}
+}
+
+// takeSpare returns the spare rendering of a project for its buffers to be
+// reused, or nil if there is none or a scrape may still read it. Called
+// with mu held.
+func (e *Exposition) takeSpare(projectID string) *projectRender {
+	sp := e.spare[projectID]
+	if sp == nil {
+		return nil
+	}
+	for _, r := range e.retired {
+		if r.readers.Load() > 0 && slices.Contains(r.projects, sp) {
+			return nil
+		}
+	}
+	delete(e.spare, projectID)
+	return sp
+}
+
+// acquire returns the rendering to serve, counted as read until the caller
+// calls its release. Counting first and checking that it is still current
+// then makes the count reliable for the writer: a rendering it has
+// replaced and found unread can only be counted by a scrape that will then
+// see it replaced and let go without reading it.
+func (e *Exposition) acquire() *rendered {
+	for {
+		r := e.current.Load()
+		r.readers.Add(1)
+		if e.current.Load() == r {
+			return r
+		}
+		r.release()
+	}
+}
+
+func (r *rendered) release() { r.readers.Add(-1) }
 
 // ServeHTTP serves the cached resource metrics and the live self-metrics
 // in the negotiated format, gzip-compressed when the client accepts it.
@@ -127,7 +188,9 @@ func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// OpenMetrics 0.0.1 and 1.0.0 encode these families alike.
 		format = formatOpenMetrics
 	}
-	cur := e.current.Load().formats[format]
+	served := e.acquire()
+	defer served.release()
+	cur := served.formats[format]
 
 	self := e.buffers.Get().(*bytes.Buffer)
 	defer e.putBuffer(self)
@@ -214,11 +277,15 @@ type familyRender struct {
 }
 
 // projectRender is the rendering of one project's snapshot. It is immutable
-// but for the compressed form, made on first use.
+// but for the compressed form, made on first use, until the Exposition
+// reuses its slabs for a later rendering of the project.
 type projectRender struct {
 	families []familyRender // sorted by name
 	size     [numFormats]int
 	deflated [numFormats]lazyDeflate
+	// slabs are the allocations most families' samples are carved from,
+	// at full capacity, for reuse; nil for a first rendering.
+	slabs [numFormats][]byte
 }
 
 // renderProject writes the resource metrics of s straight into exposition
@@ -226,15 +293,16 @@ type projectRender struct {
 // functions that FleetCollector.Collect runs: the lines are those expfmt
 // would encode from a registry Gather of the collector, without building the
 // const metrics and protocol buffers in between. prev, the project's
-// previous rendering or nil, sizes the buffers. A series that cannot be
-// written is left out; the error says which.
-func renderProject(s *fleet.Snapshot, prev *projectRender) (*projectRender, error) {
+// previous rendering or nil, sizes the buffers; spare, nil or a rendering
+// that nobody reads any more, lends them. A series that cannot be written is
+// left out; the error says which.
+func renderProject(s *fleet.Snapshot, prev, spare *projectRender) (*projectRender, error) {
 	w := newLineWriter()
+	p := &projectRender{}
 	if prev != nil {
-		w.reserve(prev)
+		p.slabs = w.reserve(prev, spare)
 	}
 	collectSnapshot(&sink{w: w}, s)
-	p := &projectRender{}
 	for i, d := range familyDescs {
 		samples := w.samples[i]
 		// Both formats hold the same lines: one is empty only if the
@@ -254,18 +322,24 @@ func renderProject(s *fleet.Snapshot, prev *projectRender) (*projectRender, erro
 	return p, errors.Join(w.errs...)
 }
 
-// reserve carves the buffers of every family out of one allocation per
-// format, sized after prev with some room to grow: a fleet rarely changes
-// much between two polls. A family that outgrows its room moves to a buffer
-// of its own, as append does.
-func (w *lineWriter) reserve(prev *projectRender) {
+// reserve carves the buffers of every family out of one slab per format,
+// sized after prev with some room to grow: a fleet rarely changes much
+// between two polls. The slab is spare's if large enough. A family that
+// outgrows its room moves to a buffer of its own, as append does.
+func (w *lineWriter) reserve(prev, spare *projectRender) (slabs [numFormats][]byte) {
 	room := func(n int) int { return n + n/32 + 256 }
 	for f := range numFormats {
 		total := 0
 		for i := range prev.families {
 			total += room(len(prev.families[i].samples[f]))
 		}
-		slab := make([]byte, 0, total)
+		var slab []byte
+		if spare != nil && cap(spare.slabs[f]) >= total {
+			slab = spare.slabs[f][:0]
+		} else {
+			slab = make([]byte, 0, total+total/16)
+		}
+		slabs[f] = slab
 		off := 0
 		for i := range prev.families {
 			fr := &prev.families[i]
@@ -274,6 +348,7 @@ func (w *lineWriter) reserve(prev *projectRender) {
 			off += n
 		}
 	}
+	return slabs
 }
 
 // segment is one piece of a merged exposition: a family's header or one
@@ -289,7 +364,9 @@ type segment struct {
 // by scrapes until the next change. It is immutable but for the compressed
 // form, made on first use.
 type rendered struct {
-	formats [numFormats]*mergedFormat
+	formats  [numFormats]*mergedFormat
+	projects []*projectRender // whose bytes the segments are
+	readers  atomic.Int64     // scrapes serving it, see acquire
 }
 
 // mergedFormat is the merged exposition in one format.
@@ -348,6 +425,9 @@ func merge(projects map[string]*projectRender) *rendered {
 	slices.Sort(names)
 
 	r := &rendered{}
+	for _, id := range ids {
+		r.projects = append(r.projects, projects[id])
+	}
 	for f := range numFormats {
 		m := &mergedFormat{format: f}
 		for _, name := range names {

@@ -58,12 +58,12 @@ func checkRendering(t *testing.T, snaps ...*fleet.Snapshot) {
 	}
 	projects := map[string]*projectRender{}
 	for _, s := range snaps {
-		p, err := renderProject(s, nil)
+		p, err := renderProject(s, nil, nil)
 		if err != nil {
 			t.Fatalf("rendering %s: %v", s.ProjectID, err)
 		}
 		// Buffers sized after a previous rendering hold the same bytes.
-		again, err := renderProject(s, p)
+		again, err := renderProject(s, p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,12 +248,12 @@ func headerLen(block []byte) int {
 // only allocations, and with a size hint they are one per format.
 func TestRenderAllocations(t *testing.T) {
 	s := syntheticSnapshot("p", 200)
-	prev, err := renderProject(s, nil)
+	prev, err := renderProject(s, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	allocs := testing.AllocsPerRun(5, func() {
-		if _, err := renderProject(s, prev); err != nil {
+		if _, err := renderProject(s, prev, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
