@@ -7,9 +7,10 @@
 //     clouddb_api_key_*, clouddb_exporter_collector_*) of a set of
 //     snapshots as const metrics.
 //   - Exposition is the /metrics handler. It renders a project's snapshot
-//     through a FleetCollector once per change, in the Prometheus text
-//     format and OpenMetrics, and on each scrape writes the cached bytes
-//     (gzip included) followed by the live self-metrics.
+//     once per change, in the Prometheus text format and OpenMetrics, by
+//     running the FleetCollector's collect functions with a sink that
+//     writes exposition lines (sink.go), and on each scrape writes the
+//     cached bytes (gzip included) followed by the live self-metrics.
 //   - APIMetrics is the API client's Observer: request, duration, retry and
 //     rate-limit metrics per project and operation.
 //
