@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clouddb/clouddb_exporter/dashboards"
 	"github.com/clouddb/clouddb_exporter/e2e"
@@ -157,15 +158,23 @@ func TestExportedMetrics(t *testing.T) {
 	fams := exp.Scrape(t)
 	allowed := e2e.MetricNames(fams)
 	if exp.AdminURL != "" {
-		services := e2e.LabelValues(fams, "clouddb_service_info", "service_id")
-		if len(services) == 0 {
-			t.Fatal("the demo has no services")
+		// A dry run, then a real enablePooler on a service without one
+		// (the embedded simulator's): the duration histogram only
+		// records accepted operations.
+		withPooler := e2e.LabelValues(fams, "clouddb_service_connection_pooler_enabled", "service_id")
+		all := e2e.LabelValues(fams, "clouddb_service_info", "service_id")
+		all = slices.DeleteFunc(all, func(id string) bool { return slices.Contains(withPooler, id) })
+		if len(all) == 0 {
+			t.Fatal("every demo service has a pooler")
 		}
-		if code := exp.AdminDryRun(t, services[0]); code == 0 {
-			t.Fatal("the admin request got no answer")
+		for _, dry := range []bool{true, false} {
+			if code := exp.AdminPooler(t, all[0], dry); code/100 != 2 {
+				t.Fatalf("admin enablePooler (dry run %v): %d", dry, code)
+			}
 		}
-		testbin.WaitFor(t, 10e9, "the admin metrics", func() bool {
-			return e2e.MetricNames(exp.Scrape(t))["clouddb_exporter_admin_requests_total"]
+		testbin.WaitFor(t, 30*time.Second, "the admin metrics", func() bool {
+			names := e2e.MetricNames(exp.Scrape(t))
+			return names["clouddb_exporter_admin_requests_total"] && names["clouddb_exporter_admin_operation_duration_seconds_bucket"]
 		})
 		allowed = e2e.MetricNames(exp.Scrape(t))
 	} else {

@@ -102,11 +102,18 @@ func AdminSupported(t testing.TB) bool {
 	return strings.Contains(out, "--admin.listen-address")
 }
 
-// AdminDryRun makes one admin request (a dry-run enablePooler of serviceID)
-// so that the admin metrics exist, and returns its status code.
-func (e *Exporter) AdminDryRun(t testing.TB, serviceID string) int {
+// AdminPooler makes one admin request, enablePooler of serviceID (a dry
+// run or for real), and returns its status code. The admin metrics only
+// exist once a request was made: requests_total counts every request,
+// dry runs included, and the operation duration histogram only accepted
+// operations.
+func (e *Exporter) AdminPooler(t testing.TB, serviceID string, dryRun bool) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, e.AdminURL+"/api/v1/projects/"+ProjectID+"/services/"+serviceID+"/enablePooler?dry_run=true", nil)
+	u := e.AdminURL + "/api/v1/projects/" + ProjectID + "/services/" + serviceID + "/enablePooler"
+	if dryRun {
+		u += "?dry_run=true"
+	}
+	req, err := http.NewRequest(http.MethodPost, u, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,499 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clouddb/clouddb_exporter/dashboards"
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+const (
+	composePrometheusConfig = "deploy/docker-compose/prometheus/prometheus.yml"
+	rulesFile               = "alerts/clouddb.rules.yml"
+	job                     = "clouddb"
+	// rateInterval stands for Grafana's $__rate_interval: at least four
+	// scrape intervals (1s here) and a few exporter poll cycles (2s).
+	rateInterval = "15s"
+)
+
+// emptyWhileHealthy are the dashboard queries (file, panel title, refId)
+// that legitimately return nothing while the API answers every request:
+// they only count errors. They are checked after the API fault instead.
+var emptyWhileHealthy = map[string]bool{
+	"exporter-health.json/API errors by operation and code/A": true,
+	"exporter-health.json/API error ratio/A":                  true,
+}
+
+// adminPanels need the admin surface of issue 4 (--admin.listen-address)
+// and one admin request; while the binary lacks it they are reported as
+// skipped instead of failing.
+var adminPanels = map[string]bool{
+	"exporter-health.json/Admin requests by operation and code/A": true,
+	"exporter-health.json/Admin operations by result/A":           true,
+	"exporter-health.json/Admin operation latency/A":              true,
+}
+
+// TestPrometheus runs the simulator, the exporter and a real Prometheus
+// with the shipped rules, evaluates every dashboard query and drives faults
+// through the simulator until the matching alerts are active.
+func TestPrometheus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator, the exporter and Prometheus")
+	}
+	promBin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("prometheus is missing: scripts/test.sh installs Debian's prometheus package")
+		}
+		t.Skip("prometheus not found: run scripts/test.sh, which installs it")
+	}
+
+	sim := StartSim(t)
+	simURL := "http://" + sim
+	exp := StartExporter(t, sim,
+		"--collect.interval=2s", "--collect.transition-interval=1s", "--collect.max-staleness=1m",
+		"--api.rate-limit=200", "--api.rate-burst=200",
+		"--api.max-retries=1", "--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms")
+	prom := startPrometheus(t, promBin, exp.Addr)
+
+	// Every rule of the shipped file is loaded and evaluates without error.
+	rules := prom.rules(t)
+	if want := countAlerts(t); len(rules) != want {
+		t.Fatalf("Prometheus loaded %d alerting rules, the file has %d", len(rules), want)
+	}
+
+	testbin.WaitFor(t, 60*time.Second, "five scrapes of the exporter", func() bool {
+		r, _ := prom.query(fmt.Sprintf(`count_over_time(up{job=%q} [1m]) >= 5 and up{job=%q} == 1`, job, job))
+		return len(r) == 1
+	})
+	for _, r := range prom.rules(t) {
+		if r.Health == "err" {
+			t.Errorf("rule %s: %s", r.Name, r.LastError)
+		}
+	}
+
+	// Pick the resources to break: a READY PROD service, an active replica
+	// set and a peering without an error.
+	fams := exp.Scrape(t)
+	var service string
+	for _, id := range LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY") {
+		if len(LabelValues(fams, "clouddb_service_info", "service_id", "service_id", id, "environment", "PROD")) == 1 {
+			service = id
+			break
+		}
+	}
+	rsIDs := LabelValues(fams, "clouddb_replica_set_status", "replica_set_id", "status", "active")
+	peeringIDs := LabelValues(fams, "clouddb_vpc_peering_info", "peering_id")
+	if service == "" || len(rsIDs) == 0 || len(peeringIDs) == 0 {
+		t.Fatal("the demo lacks a READY PROD service, an active replica set or a peering")
+	}
+	replicaSet := rsIDs[0]
+	rsService := LabelValues(fams, "clouddb_replica_set_info", "service_id", "replica_set_id", replicaSet)[0]
+	var peering, vpc string
+	for _, id := range peeringIDs {
+		if len(LabelValues(fams, "clouddb_vpc_peering_error", "peering_id", "peering_id", id)) == 0 {
+			peering = id
+			vpc = LabelValues(fams, "clouddb_vpc_peering_info", "vpc_id", "peering_id", id)[0]
+			break
+		}
+	}
+	if peering == "" {
+		t.Fatal("every demo peering already reports an error")
+	}
+
+	if exp.AdminURL != "" {
+		// For the admin panels: a dry run and a real enablePooler (the
+		// duration histogram records accepted operations only).
+		// The service is one the faults below leave alone, without a pooler.
+		withPooler := LabelValues(fams, "clouddb_service_connection_pooler_enabled", "service_id")
+		other := slices.DeleteFunc(LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY"), func(id string) bool {
+			return id == service || id == rsService || slices.Contains(withPooler, id)
+		})
+		if len(other) == 0 {
+			t.Fatal("the demo lacks a third READY service without a pooler")
+		}
+		for _, dry := range []bool{true, false} {
+			if code := exp.AdminPooler(t, other[0], dry); code/100 != 2 {
+				t.Fatalf("admin enablePooler (dry run %v): %d", dry, code)
+			}
+		}
+	} else {
+		t.Log("the exporter has no --admin.listen-address yet: admin panels are not evaluated")
+	}
+
+	// Dashboards, while the fleet and the API are healthy.
+	vars := map[string]string{
+		"$__rate_interval": rateInterval, "${datasource}": "", "$datasource": "",
+		"$job": job, "$instance": exp.Addr, "$project_id": ProjectID, "$service_id": rsService,
+	}
+	deferred := checkDashboards(t, prom, vars, func(key string) bool {
+		return emptyWhileHealthy[key] || (exp.AdminURL == "" && adminPanels[key])
+	})
+
+	// The demo's own faults (a peering in error, a pending peering, a
+	// service in transition) have made some alerts pending by now: proof
+	// that the rules evaluate the exporter's data. Our targets are absent.
+	testbin.WaitFor(t, 30*time.Second, "the demo's peering error to be pending", func() bool {
+		return len(prom.alerts(t, "CloudDBVPCPeeringError")) > 0
+	})
+	type want struct {
+		alert  string
+		labels []string
+	}
+	fleetAlerts := []want{
+		{"CloudDBServiceUnstable", []string{"service_id", service}},
+		{"CloudDBProdServiceNotReady", []string{"service_id", service}},
+		{"CloudDBReplicaSetError", []string{"replica_set_id", replicaSet}},
+		{"CloudDBVPCPeeringError", []string{"peering_id", peering}},
+	}
+	apiAlerts := []want{{"CloudDBAPIErrors", nil}, {"CloudDBCollectorFailing", []string{"collector", "services"}}}
+	for _, w := range append(append(fleetAlerts, apiAlerts...), want{"CloudDBExporterDown", nil}) {
+		if a := prom.alerts(t, w.alert, w.labels...); len(a) > 0 {
+			t.Errorf("%s is active before any fault: %+v", w.alert, a)
+		}
+	}
+
+	// Fleet faults through the simulator's controls.
+	control := func(path, body string) {
+		t.Helper()
+		if code, out := testbin.Post(simURL+"/_sim/"+path, body); code/100 != 2 {
+			t.Fatalf("control %s: %d %s", path, code, out)
+		}
+	}
+	p := "projects/" + ProjectID + "/"
+	control(p+"services/"+service+"/status", `{"status":"UNSTABLE"}`)
+	control(p+"services/"+rsService+"/replicaSets/"+replicaSet+"/status", `{"status":"error"}`)
+	control(p+"vpcs/"+vpc+"/peerings/"+peering+"/error", `{"error_message":"peer account rejected the request"}`)
+	for _, w := range fleetAlerts {
+		prom.waitAlert(t, w.alert, w.labels...)
+	}
+	// The description template resolved the joined name.
+	if a := prom.alerts(t, "CloudDBServiceUnstable", "service_id", service); len(a) != 1 || a[0].Labels["name"] == "" ||
+		!strings.Contains(a[0].Annotations["description"], a[0].Labels["name"]) {
+		t.Errorf("CloudDBServiceUnstable lacks the service name: %+v", a)
+	}
+
+	// The API failing for every operation.
+	control("faults", `{"operation":"","status":500}`)
+	for _, w := range apiAlerts {
+		prom.waitAlert(t, w.alert, w.labels...)
+	}
+	checkDeferred(t, prom, deferred)
+	req, _ := http.NewRequest(http.MethodDelete, simURL+"/_sim/faults", nil)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode/100 != 2 {
+		t.Fatalf("clearing the faults: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	// The exporter gone.
+	exp.Stop(t)
+	prom.waitAlert(t, "CloudDBExporterDown", "instance", exp.Addr)
+}
+
+// startPrometheus writes the docker-compose demo's Prometheus configuration
+// with loopback targets, 1s intervals, no Alertmanager and the repository's
+// rule file (unchanged, by absolute path), and starts Prometheus on it.
+func startPrometheus(t *testing.T, bin, exporterAddr string) *promAPI {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(RepoRoot(), composePrometheusConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	addr := testbin.FreeAddr(t)
+	global, _ := cfg["global"].(map[string]any)
+	if global == nil {
+		t.Fatalf("%s has no global section", composePrometheusConfig)
+	}
+	global["scrape_interval"], global["evaluation_interval"] = "1s", "1s"
+	delete(cfg, "alerting")
+	rules, _ := cfg["rule_files"].([]any)
+	if len(rules) != 1 || filepath.Base(fmt.Sprint(rules[0])) != filepath.Base(rulesFile) {
+		t.Fatalf("%s: rule_files %v, want the one shipped rule file", composePrometheusConfig, rules)
+	}
+	cfg["rule_files"] = []any{filepath.Join(RepoRoot(), rulesFile)}
+	scrapes, _ := cfg["scrape_configs"].([]any)
+	found := false
+	for _, s := range scrapes {
+		sc := s.(map[string]any)
+		delete(sc, "scrape_interval")
+		target := addr // the prometheus job scrapes Prometheus itself
+		if sc["job_name"] == job {
+			target, found = exporterAddr, true
+		}
+		sc["static_configs"] = []any{map[string]any{"targets": []any{target}}}
+	}
+	if !found {
+		t.Fatalf("%s has no job %q", composePrometheusConfig, job)
+	}
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(file, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := testbin.Start(t, bin, nil, "--config.file="+file, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	api := &promAPI{url: "http://" + addr}
+	testbin.WaitFor(t, 60*time.Second, "Prometheus to be ready", func() bool {
+		if p.Exited() {
+			t.Fatalf("prometheus exited:\n%s", p.Output())
+		}
+		code, _ := testbin.Get(api.url + "/-/ready")
+		return code == http.StatusOK
+	})
+	return api
+}
+
+func countAlerts(t *testing.T) int {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(RepoRoot(), rulesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Groups []struct {
+			Rules []struct {
+				Alert string `yaml:"alert"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range f.Groups {
+		n += len(g.Rules)
+	}
+	return n
+}
+
+// checkDashboards evaluates every panel query and variable query of every
+// dashboard; each must parse and return data, except those skip selects,
+// which are returned for a later check.
+func checkDashboards(t *testing.T, prom *promAPI, vars map[string]string, skip func(key string) bool) map[string]string {
+	t.Helper()
+	ds, err := dashboards.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	substitute := func(expr string) string {
+		for k, v := range vars {
+			expr = strings.ReplaceAll(expr, k, v)
+		}
+		return expr
+	}
+	queries := map[string]string{} // key -> expr
+	deferred := map[string]string{}
+	for _, d := range ds {
+		for _, v := range d.Templating.List {
+			if expr, label, ok := dashboards.LabelValuesQuery(v.Expr()); ok {
+				queries[d.File+"/variable "+v.Name+"/"+label] = substitute(expr)
+			}
+		}
+		for _, p := range d.AllPanels() {
+			for _, tg := range p.Targets {
+				key := d.File + "/" + p.Title + "/" + tg.RefID
+				if skip(key) {
+					deferred[key] = substitute(tg.Expr)
+					continue
+				}
+				queries[key] = substitute(tg.Expr)
+			}
+		}
+	}
+	if len(queries) < 40 {
+		t.Fatalf("only %d dashboard queries found", len(queries))
+	}
+	// Rates need a few samples: retry until all return data or the deadline.
+	var missing []string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		missing = missing[:0]
+		for key, expr := range queries {
+			result, err := prom.query(expr)
+			if err != nil {
+				t.Errorf("%s: %v\n%s", key, err, expr)
+				delete(queries, key)
+				continue
+			}
+			if !hasData(key, result) {
+				missing = append(missing, key)
+			}
+		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	slices.Sort(missing)
+	t.Logf("%d dashboard queries evaluated, %d deferred", len(queries), len(deferred))
+	for _, key := range missing {
+		t.Errorf("dashboard query returns no data: %s\n%s", key, queries[key])
+	}
+	for key := range deferred {
+		if !emptyWhileHealthy[key] {
+			t.Logf("not evaluated: %s", key)
+		}
+	}
+	return deferred
+}
+
+// checkDeferred evaluates, during the API fault, the queries that are empty
+// while all is well.
+func checkDeferred(t *testing.T, prom *promAPI, deferred map[string]string) {
+	t.Helper()
+	for key, expr := range deferred {
+		if !emptyWhileHealthy[key] {
+			continue
+		}
+		testbin.WaitFor(t, 30*time.Second, "data from "+key, func() bool {
+			result, err := prom.query(expr)
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", key, err, expr)
+			}
+			return hasData(key, result)
+		})
+	}
+}
+
+// hasData reports whether a query result has samples; for a variable's
+// label_values query, samples carrying the label.
+func hasData(key string, result []sample) bool {
+	label := ""
+	if strings.Contains(key, "/variable ") {
+		label = key[strings.LastIndex(key, "/")+1:]
+	}
+	for _, s := range result {
+		if label == "" || s.Metric[label] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// promAPI is a minimal client of Prometheus' HTTP API.
+type promAPI struct{ url string }
+
+type sample struct {
+	Metric map[string]string `json:"metric"`
+	Value  []any             `json:"value"`
+}
+
+func (p *promAPI) get(path string, out any) error {
+	code, body := testbin.Get(p.url + path)
+	var env struct {
+		Status string          `json:"status"`
+		Error  string          `json:"error"`
+		Data   json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(body), &env); err != nil {
+		return fmt.Errorf("GET %s: %d %s", path, code, body)
+	}
+	if env.Status != "success" {
+		return fmt.Errorf("GET %s: %d %s", path, code, env.Error)
+	}
+	return json.Unmarshal(env.Data, out)
+}
+
+// query runs an instant query; an error is a query Prometheus refused.
+func (p *promAPI) query(expr string) ([]sample, error) {
+	var data struct {
+		Result []sample `json:"result"`
+	}
+	err := p.get("/api/v1/query?query="+url.QueryEscape(expr), &data)
+	return data.Result, err
+}
+
+type ruleState struct {
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Health    string `json:"health"`
+	LastError string `json:"lastError"`
+}
+
+func (p *promAPI) rules(t *testing.T) []ruleState {
+	t.Helper()
+	var data struct {
+		Groups []struct {
+			Rules []ruleState `json:"rules"`
+		} `json:"groups"`
+	}
+	if err := p.get("/api/v1/rules?type=alert", &data); err != nil {
+		t.Fatal(err)
+	}
+	var out []ruleState
+	for _, g := range data.Groups {
+		out = append(out, g.Rules...)
+	}
+	return out
+}
+
+type alert struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	State       string            `json:"state"`
+}
+
+// alerts returns the pending or firing alerts called name whose labels
+// include labels (name, value pairs).
+func (p *promAPI) alerts(t *testing.T, name string, labels ...string) []alert {
+	t.Helper()
+	var data struct {
+		Alerts []alert `json:"alerts"`
+	}
+	if err := p.get("/api/v1/alerts", &data); err != nil {
+		t.Fatal(err)
+	}
+	var out []alert
+	for _, a := range data.Alerts {
+		ok := a.Labels["alertname"] == name
+		for i := 0; i+1 < len(labels); i += 2 {
+			ok = ok && a.Labels[labels[i]] == labels[i+1]
+		}
+		if ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// waitAlert waits until alert name with labels is pending or firing, in
+// /api/v1/alerts and in the ALERTS series. Firing would take the rule's
+// whole for: (minutes); pending proves the expression matched, and the
+// promtool tests in alerts/tests prove the for: timing.
+func (p *promAPI) waitAlert(t *testing.T, name string, labels ...string) {
+	t.Helper()
+	matchers := []string{fmt.Sprintf("alertname=%q", name)}
+	for i := 0; i+1 < len(labels); i += 2 {
+		matchers = append(matchers, fmt.Sprintf("%s=%q", labels[i], labels[i+1]))
+	}
+	what := "ALERTS{" + strings.Join(matchers, ",") + "}"
+	testbin.WaitFor(t, 60*time.Second, what, func() bool {
+		a := p.alerts(t, name, labels...)
+		if len(a) == 0 || (a[0].State != "pending" && a[0].State != "firing") {
+			return false
+		}
+		r, err := p.query(what)
+		return err == nil && len(r) > 0
+	})
+}
