@@ -21,9 +21,10 @@ import (
 // ends the stream with a final block and extends the cached CRC over them.
 
 // cachedDeflateLevel is paid once per snapshot change and format, by the
-// first gzip scrape after it, for bytes then sent many times: spend a little
-// more CPU than the per-scrape level for a smaller body.
-const cachedDeflateLevel = flate.DefaultCompression
+// first gzip scrape after it. Measured on a 10k-service exposition (52 MB):
+// BestSpeed took 0.16 s for 4.83 MB, DefaultCompression 0.36 s for 4.49 MB.
+// Half the CPU of every change is worth 7% more bytes per scrape.
+const cachedDeflateLevel = flate.BestSpeed
 
 // selfDeflateLevel is paid on every scrape, for a few kilobytes.
 const selfDeflateLevel = flate.BestSpeed
