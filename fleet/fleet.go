@@ -23,7 +23,10 @@ const (
 // Parts lists every part in a fixed order.
 var Parts = []string{PartServices, PartReplicaSets, PartVPCs, PartPeerings, PartAuth}
 
-// Snapshot is the state of one project as last observed.
+// Snapshot is the state of one project as last observed. Ids are unique
+// within each list (services, the resources of a service, the replica sets
+// of a service, VPCs, the peerings of a VPC): the poller drops duplicates
+// the API may send, so no series is ever exported twice.
 type Snapshot struct {
 	ProjectID string
 	// Taken is when the snapshot was assembled.

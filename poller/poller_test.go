@@ -327,3 +327,30 @@ func TestRefresh(t *testing.T) {
 		t.Errorf("a failed refresh changed the snapshot: %s", got)
 	}
 }
+
+func TestUniqueIDs(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 1, 1)
+	c.services[0].Resources = []apiclient.Resource{{ID: "a"}, {ID: "b"}, {ID: "a", Spec: &apiclient.ResourceSpec{CPUMillis: 2000}}}
+	c.replicaSets["svc00"] = append(c.replicaSets["svc00"], apiclient.ReplicaSet{ID: "rs-svc00", Status: apiclient.ReplicaSetError})
+	c.peerings["vpc00"] = append(c.peerings["vpc00"], c.peerings["vpc00"][0])
+	h := newHarness(t, c)
+	snap := h.poller.Poll(context.Background())
+
+	res := snap.Services[0].Resources
+	if len(res) != 2 || res[0].ID != "a" || res[0].Spec == nil || res[0].Spec.CPUMillis != 2000 || res[1].ID != "b" {
+		t.Errorf("resources %+v: want a (last copy), b", res)
+	}
+	if len(snap.ReplicaSets) != 1 || snap.ReplicaSets[0].Status != apiclient.ReplicaSetError {
+		t.Errorf("replica sets %+v: want one, the last copy", snap.ReplicaSets)
+	}
+	if len(snap.Peerings) != 1 {
+		t.Errorf("peerings %+v: want one", snap.Peerings)
+	}
+	if !strings.Contains(h.logs.String(), "Duplicate id in an API response") {
+		t.Error("duplicates not logged")
+	}
+	if c.services[0].Resources[2].ID != "a" || len(c.services[0].Resources) != 3 {
+		t.Error("the API's own slice was modified")
+	}
+}

@@ -76,6 +76,37 @@ func (s *state) forgetStatus(key string) {
 	delete(s.peeringErrors, key)
 }
 
+// unique keeps the last entry of each id, in the order of first sight:
+// snapshots promise unique ids, so that no series is ever exported twice,
+// whatever the API sends. Duplicates are logged.
+func unique[T any](logger *slog.Logger, list []T, id func(T) string, what string) []T {
+	if len(list) < 2 {
+		return list
+	}
+	at := make(map[string]int, len(list))
+	var out []T
+	for i, v := range list {
+		j, dup := at[id(v)]
+		switch {
+		case dup && out == nil:
+			out = slices.Clone(list[:i])
+			fallthrough
+		case dup:
+			out[j] = v
+			logger.Warn("Duplicate id in an API response; keeping the last", "in", what, "id", id(v))
+		default:
+			at[id(v)] = len(at)
+			if out != nil {
+				out = append(out, v)
+			}
+		}
+	}
+	if out == nil {
+		return list
+	}
+	return out
+}
+
 // setServices replaces the services with a complete list.
 func (s *state) setServices(list []apiclient.Service, now time.Time) {
 	seen := make(map[string]bool, len(list))
@@ -95,6 +126,7 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	// initial_password is never kept: only create and fork send it, and a
 	// snapshot is no place for a secret.
 	svc.InitialPassword = ""
+	svc.Resources = unique(s.logger, svc.Resources, func(r apiclient.Resource) string { return r.ID }, "resources of service "+svc.ServiceID)
 	old, ok := s.services[svc.ServiceID]
 	s.observeStatus(statusKey("service", svc.ServiceID), svc.Status, now, "service_id", svc.ServiceID)
 	s.services[svc.ServiceID] = observed[apiclient.Service]{v: svc, at: now}
@@ -114,6 +146,7 @@ func (s *state) removeService(id string) {
 // setReplicaSets replaces the replica sets of one service and reports
 // whether anything changed.
 func (s *state) setReplicaSets(serviceID string, list []apiclient.ReplicaSet, now time.Time) bool {
+	list = unique(s.logger, list, func(rs apiclient.ReplicaSet) string { return rs.ID }, "replica sets of service "+serviceID)
 	old := s.replicaSets[serviceID]
 	seen := make(map[string]bool, len(list))
 	for _, rs := range list {
@@ -198,6 +231,7 @@ func (s *state) observePeering(vpcID string, p apiclient.Peering, now time.Time)
 // setPeerings replaces the peerings of one VPC and reports whether anything
 // changed.
 func (s *state) setPeerings(vpcID string, list []apiclient.Peering, now time.Time) bool {
+	list = unique(s.logger, list, func(p apiclient.Peering) string { return p.ID }, "peerings of VPC "+vpcID)
 	old := s.peerings[vpcID]
 	seen := make(map[string]bool, len(list))
 	for _, p := range list {
