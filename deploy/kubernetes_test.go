@@ -147,10 +147,10 @@ func TestGeneratedRulesMatch(t *testing.T) {
 }
 
 type container struct {
-	Name            string   `yaml:"name"`
-	Image           string   `yaml:"image"`
-	Args            []string `yaml:"args"`
-	Ports           []struct {
+	Name  string   `yaml:"name"`
+	Image string   `yaml:"image"`
+	Args  []string `yaml:"args"`
+	Ports []struct {
 		Name          string `yaml:"name"`
 		ContainerPort int    `yaml:"containerPort"`
 	} `yaml:"ports"`
