@@ -1,0 +1,179 @@
+package admin
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/clouddb/clouddb_exporter/internal/flagval"
+)
+
+// Flags are the admin.* flags.
+type Flags struct {
+	listen, webConfig, tokenFile, auditLog string
+	allow                                  []string
+	operationTimeout                       time.Duration
+}
+
+// AddFlags registers the admin.* flags on app.
+func AddFlags(app *kingpin.Application) *Flags {
+	f := &Flags{}
+	app.Flag("admin.listen-address", "Address of the admin surface's listener (write operations; see the README). Empty disables it.").
+		Envar("CLOUDDB_ADMIN_LISTEN_ADDRESS").StringVar(&f.listen)
+	app.Flag("admin.web-config.file", "TLS and basic-auth configuration of the admin listener (exporter-toolkit format, bcrypt hashes).").
+		Envar("CLOUDDB_ADMIN_WEB_CONFIG_FILE").StringVar(&f.webConfig)
+	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
+		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
+	app.Flag("admin.allow", "Write operation the admin surface permits (repeatable, e.g. resizeService). Default: every write operation except deleteService, deleteReplicaSet, deleteVPC, deletePeering and updatePassword.").
+		StringsVar(&f.allow)
+	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log.").
+		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
+	flagval.Duration(app, "admin.operation-timeout", "How long an asynchronous admin operation is tracked before it counts as timed out.",
+		DefaultOperationTimeout.String(), "CLOUDDB_ADMIN_OPERATION_TIMEOUT", &f.operationTimeout)
+	return f
+}
+
+// Listener is the admin surface's own HTTP listener.
+type Listener struct {
+	srv       *http.Server
+	listen    string
+	webConfig string
+}
+
+// Serve serves the admin surface until Shutdown; it returns
+// http.ErrServerClosed after a clean shutdown.
+func (a *Listener) Serve(logger *slog.Logger) error {
+	systemd := false
+	err := web.ListenAndServe(a.srv, &web.FlagConfig{
+		WebListenAddresses: &[]string{a.listen},
+		WebSystemdSocket:   &systemd,
+		WebConfigFile:      &a.webConfig,
+	}, logger.With("listener", "admin"))
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	return err
+}
+
+// Shutdown stops the listener gracefully.
+func (a *Listener) Shutdown(ctx context.Context) error { return a.srv.Shutdown(ctx) }
+
+// Listener checks the admin flags and builds the admin surface's listener,
+// or returns nil when --admin.listen-address is empty. opts carries what
+// the flags do not (projects, registerer, logger); the flags fill in the
+// rest. Starting it without authentication is refused, except for
+// --simulate on loopback, where a token is generated and printed once to
+// stdout (not to the log). The returned cleanup closes the audit log and
+// removes the private web config copy.
+func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdout io.Writer) (*Listener, func(), error) {
+	nop := func() {}
+	if f.listen == "" {
+		for flag, v := range map[string]string{"--admin.web-config.file": f.webConfig, "--admin.token-file": f.tokenFile, "--admin.audit-log": f.auditLog} {
+			if v != "" {
+				return nil, nop, fmt.Errorf("%s is set but --admin.listen-address is empty: set both or neither", flag)
+			}
+		}
+		if len(f.allow) > 0 {
+			return nil, nop, errors.New("--admin.allow is set but --admin.listen-address is empty: set both or neither")
+		}
+		return nil, nop, nil
+	}
+	allow := f.allow
+	if len(allow) == 0 {
+		allow = DefaultAllow()
+	}
+	if err := CheckAllow("--admin.allow", allow); err != nil {
+		return nil, nop, err
+	}
+	opts.Allow, opts.OperationTimeout = allow, f.operationTimeout
+	if f.operationTimeout <= 0 {
+		return nil, nop, errors.New("--admin.operation-timeout (CLOUDDB_ADMIN_OPERATION_TIMEOUT) must be positive")
+	}
+	cleanups := []func(){}
+	cleanup := func() {
+		for _, c := range slices.Backward(cleanups) {
+			c()
+		}
+	}
+	fail := func(err error) (*Listener, func(), error) {
+		cleanup()
+		return nil, nop, err
+	}
+	serveConfig := ""
+	if f.webConfig != "" {
+		if err := web.Validate(f.webConfig); err != nil {
+			return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
+		}
+		wc, err := LoadWebConfig(f.webConfig)
+		if err != nil {
+			return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
+		}
+		cleanups = append(cleanups, wc.Close)
+		opts.BasicAuthUsers, serveConfig = wc.Users, wc.ServeFile
+	}
+	if f.tokenFile != "" {
+		raw, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return fail(fmt.Errorf("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): %w", err))
+		}
+		opts.Token = strings.TrimSpace(string(raw))
+		if opts.Token == "" {
+			return fail(errors.New("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the file is empty"))
+		}
+	}
+	switch {
+	case opts.Token != "" && len(opts.BasicAuthUsers) > 0:
+		return fail(errors.New("--admin.token-file and basic_auth_users in --admin.web-config.file both use the Authorization header: configure one"))
+	case opts.Token == "" && len(opts.BasicAuthUsers) == 0 && simulate && isLoopback(f.listen):
+		opts.Token = rand.Text()
+		fmt.Fprintf(stdout, "Admin token for this --simulate run (shown once): %s\n", opts.Token)
+	case opts.Token == "" && len(opts.BasicAuthUsers) == 0:
+		return fail(errors.New("--admin.listen-address needs authentication: set --admin.token-file or basic_auth_users in --admin.web-config.file"))
+	}
+	if f.auditLog != "" {
+		file, err := os.OpenFile(f.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fail(fmt.Errorf("--admin.audit-log (CLOUDDB_ADMIN_AUDIT_LOG): %w", err))
+		}
+		cleanups = append(cleanups, func() { _ = file.Close() })
+		opts.AuditLog = file
+	}
+	handler, err := New(ctx, opts)
+	if err != nil {
+		return fail(err)
+	}
+	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(allow, ","),
+		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
+	return &Listener{
+		srv:       &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second},
+		listen:    f.listen,
+		webConfig: serveConfig,
+	}, cleanup, nil
+}
+
+// isLoopback reports whether a listen address only accepts local
+// connections.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
