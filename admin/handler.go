@@ -260,12 +260,24 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 	result, err := req.ep.call(ctx, req.project.Client, req.ids, req.body)
 	now := time.Now()
 	if err != nil {
-		if req.key != "" {
-			s.idem.abort(key)
-		}
 		e := upstreamError(err, req.body)
 		op.State, op.HTTPStatus, op.ErrorCode, op.SettledAt = stateFailed, e.status, e.code, &now
 		s.recent.add(op)
+		if req.key != "" {
+			if e.status >= http.StatusInternalServerError {
+				// The create may have happened (a timeout, a lost
+				// connection, a 5xx): a retry with the same key must not
+				// send it again and risk a twin. The answer, which says to
+				// check first, is replayed instead.
+				body, _ := marshal(apiclient.ErrorBody{Code: e.code, Message: e.message})
+				header := http.Header{"Content-Type": {"application/json"}}
+				s.idem.complete(key, storedAnswer{status: e.status, header: header, body: body})
+			} else {
+				// A 4xx was refused before anything happened: the key is
+				// free for a corrected retry.
+				s.idem.abort(key)
+			}
+		}
 		s.writeError(w, r, e)
 		return
 	}

@@ -18,7 +18,8 @@ const (
 	maxIdempotencyKeys = 10000
 )
 
-// storedAnswer is a successful answer kept for replay.
+// storedAnswer is an answer kept for replay: a success, or a failure after
+// which the create may have happened.
 type storedAnswer struct {
 	status int
 	header http.Header

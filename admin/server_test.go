@@ -404,13 +404,26 @@ func TestIdempotency(t *testing.T) {
 	if vpc.status != http.StatusCreated {
 		t.Errorf("same key on another operation: %d %s", vpc.status, vpc.body)
 	}
-	// A failed answer is not stored: the key can be retried.
+	// After a 5xx the create may have happened: the failure is replayed and
+	// nothing is sent again, so a blind retry cannot make a twin.
 	e.sim.AddFault(cloudsim.Fault{Operation: apiclient.OpCreateService, Status: 500, Count: 1})
 	if a := e.do("POST", path, body, idempotencyHeader, "key-2"); a.status != 500 {
 		t.Errorf("create with a fault: %d %s", a.status, a.body)
 	}
-	if a := e.do("POST", path, body, idempotencyHeader, "key-2"); a.status != 202 || a.header.Get(replayedHeader) != "" {
-		t.Errorf("retry after a failure: %d %v %s", a.status, a.header, a.body)
+	creates := e.sim.RequestCount(apiclient.OpCreateService)
+	if a := e.do("POST", path, body, idempotencyHeader, "key-2"); a.status != 500 || a.header.Get(replayedHeader) != "true" {
+		t.Errorf("retry after a 5xx: %d %v %s, want the failure replayed", a.status, a.header, a.body)
+	}
+	if n := e.sim.RequestCount(apiclient.OpCreateService); n != creates {
+		t.Errorf("a retry after a 5xx reached the API (%d creates, want %d)", n, creates)
+	}
+	// A 4xx was refused before anything happened: the key is free again.
+	e.sim.AddFault(cloudsim.Fault{Operation: apiclient.OpCreateService, Status: 409, Count: 1})
+	if a := e.do("POST", path, body, idempotencyHeader, "key-4"); a.status != 409 {
+		t.Errorf("create with a 409 fault: %d %s", a.status, a.body)
+	}
+	if a := e.do("POST", path, body, idempotencyHeader, "key-4"); a.status != 202 || a.header.Get(replayedHeader) != "" {
+		t.Errorf("retry after a 4xx: %d %v %s", a.status, a.header, a.body)
 	}
 
 	// In flight: hold the upstream with a latency fault.
