@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,8 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
+	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
+	"github.com/clouddb/clouddb_exporter/internal/syncbuf"
 	"github.com/clouddb/clouddb_exporter/poller"
 )
 
@@ -28,54 +28,19 @@ const (
 	testSecretKey = "SKadmintopsecret"
 )
 
-// fakeClock is the simulator's clock, moved by the test.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // env is an admin surface in front of an in-process simulator with the
 // demo scenario.
 type env struct {
 	t      testing.TB
 	sim    *cloudsim.Sim
-	clock  *fakeClock
+	clock  *fakeclock.Clock
 	client *apiclient.Client
 	poller *poller.Poller
 	srv    *Server
 	url    string
 	reg    *prometheus.Registry
-	audit  *syncBuffer
-	logs   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	audit  *syncbuf.Buffer
+	logs   *syncbuf.Buffer
 }
 
 type envOption func(*Options, *cloudsim.Timings)
@@ -90,7 +55,7 @@ func withTimings(t cloudsim.Timings) envOption {
 
 func newEnv(t testing.TB, options ...envOption) *env {
 	t.Helper()
-	clock := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := fakeclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	opts := Options{
 		Token:            testToken,
 		Allow:            WriteOperations(),
@@ -106,7 +71,7 @@ func newEnv(t testing.TB, options ...envOption) *env {
 		Credentials: []cloudsim.Credential{{AccessKey: testAccessKey, SecretKey: testSecretKey, ProjectID: testProject}},
 		Timings:     timings,
 		Seed:        1,
-		Clock:       clock.now,
+		Clock:       clock.Now,
 	})
 	sim.LoadDemo(testProject)
 	upstream := httptest.NewServer(sim)
@@ -124,7 +89,7 @@ func newEnv(t testing.TB, options ...envOption) *env {
 	t.Cleanup(cancel)
 	p.Poll(ctx)
 
-	e := &env{t: t, sim: sim, clock: clock, client: client, poller: p, reg: prometheus.NewRegistry(), audit: &syncBuffer{}, logs: &syncBuffer{}}
+	e := &env{t: t, sim: sim, clock: clock, client: client, poller: p, reg: prometheus.NewRegistry(), audit: &syncbuf.Buffer{}, logs: &syncbuf.Buffer{}}
 	opts.Projects = func(id string) (Project, bool) {
 		if id != testProject {
 			return Project{}, false

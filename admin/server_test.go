@@ -530,7 +530,7 @@ func TestOperationTracking(t *testing.T) {
 			t.Errorf("the snapshot was not refreshed: %+v", s.Resources)
 		}
 	}
-	e.clock.advance(2 * time.Minute)
+	e.clock.Advance(2 * time.Minute)
 	waitFor(t, "the resize to succeed", state(stateSucceeded, apiclient.ServiceReady))
 	op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
 	if op["accepted_at"] == nil || op["settled_at"] == nil || op["duration_seconds"] == nil {
@@ -546,7 +546,7 @@ func TestOperationTracking(t *testing.T) {
 	waitFor(t, "the delete to be seen DELETING", func() bool {
 		return e.do("GET", "/api/v1/operations/"+delID, "").json(t)["last_status"] == apiclient.ServiceDeleting
 	})
-	e.clock.advance(2 * time.Minute)
+	e.clock.Advance(2 * time.Minute)
 	waitFor(t, "the delete to succeed", func() bool {
 		op := e.do("GET", "/api/v1/operations/"+delID, "").json(t)
 		return op["state"] == stateSucceeded && op["last_status"] == lastStatusGone

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 )
 
 // FuzzRequestBody throws arbitrary bodies at every write endpoint and
@@ -20,7 +22,7 @@ func FuzzRequestBody(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := fakeclock.New(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	sim := New(Options{Credentials: []Credential{rwCred}, Seed: 1, Clock: clock.Now})
 	sim.LoadDemo(testProject)
 	sim.mu.Lock()

@@ -7,35 +7,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 )
 
 const (
 	testProject  = "p1"
 	otherProject = "p2"
 )
-
-// fakeClock is a clock the tests move by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 var (
 	rwCred    = Credential{AccessKey: "ak", SecretKey: "sk", APIKey: "api", ProjectID: testProject, Name: "rw"}
@@ -48,12 +30,12 @@ type env struct {
 	t     *testing.T
 	sim   *Sim
 	srv   *httptest.Server
-	clock *fakeClock
+	clock *fakeclock.Clock
 }
 
 func newEnv(t *testing.T, timings Timings) *env {
 	t.Helper()
-	clock := &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := fakeclock.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	sim := New(Options{
 		Credentials: []Credential{rwCred, roCred, otherCred},
 		Timings:     timings,

@@ -3,39 +3,22 @@ package collector
 import (
 	"context"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 	"github.com/clouddb/clouddb_exporter/poller"
 )
 
 // The scenario tests run the whole pipeline — simulator, API client, poller,
 // collector — on one fake clock, so that the golden files are exact.
 
-type scenarioClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *scenarioClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *scenarioClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 type scenario struct {
 	t       *testing.T
-	clock   *scenarioClock
+	clock   *fakeclock.Clock
 	sim     *cloudsim.Sim
 	url     string
 	pollers []*poller.Poller
@@ -44,7 +27,7 @@ type scenario struct {
 
 func newScenario(t *testing.T, timings cloudsim.Timings, projects ...string) *scenario {
 	t.Helper()
-	clock := &scenarioClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	clock := fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	var creds []cloudsim.Credential
 	for _, p := range projects {
 		creds = append(creds, cloudsim.Credential{AccessKey: p + "-ak", SecretKey: p + "-sk", APIKey: p + "-api", ProjectID: p, Name: p + "-key"})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -173,22 +172,4 @@ func fleetOf(f *fakeClient, n, v int) {
 		f.vpcs = append(f.vpcs, apiclient.VPC{ID: id, Name: id})
 		f.peerings[id] = []apiclient.Peering{{ID: "pr-" + id, Status: apiclient.PeeringActive}}
 	}
-}
-
-// fakeClock is a manually advanced clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }

@@ -1,46 +1,29 @@
 package poller
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
+	"github.com/clouddb/clouddb_exporter/internal/syncbuf"
 )
 
 type harness struct {
 	client    *fakeClient
-	clock     *fakeClock
+	clock     *fakeclock.Clock
 	poller    *Poller
-	logs      *syncBuffer
+	logs      *syncbuf.Buffer
 	published []*fleet.Snapshot
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newHarness(t *testing.T, client *fakeClient) *harness {
 	t.Helper()
-	h := &harness{client: client, clock: &fakeClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}, logs: &syncBuffer{}}
+	h := &harness{client: client, clock: fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)), logs: &syncbuf.Buffer{}}
 	h.poller = New(client, Options{
 		Interval:     time.Minute,
 		MaxStaleness: 5 * time.Minute,
