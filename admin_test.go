@@ -38,7 +38,7 @@ type adminRun struct {
 // admin surface, a token file and fast tracking, plus args.
 func startAdmin(t *testing.T, simArgs []string, args ...string) *adminRun {
 	t.Helper()
-	sim := startSim(t, simArgs...)
+	sim := testbin.StartSim(t, simArgs...)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(adminToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func startAdmin(t *testing.T, simArgs []string, args ...string) *adminRun {
 	if !hasAuth {
 		base = append(base, "--admin.token-file="+tokenFile)
 	}
-	p, url := startExporter(t, exporterEnv(sim), append(base, args...)...)
+	p, url := startExporter(t, testbin.ExporterEnv(sim), append(base, args...)...)
 	r := &adminRun{t: t, proc: p, sim: "http://" + sim, url: url, admin: "http://" + adminAddr, auth: "Bearer " + adminToken}
 	testbin.WaitFor(t, 30*time.Second, "the admin listener", func() bool {
 		code, _, _ := r.do("GET", "/api/v1/operations", "")
@@ -134,7 +134,7 @@ type fleetIDs struct {
 
 func (r *adminRun) ids() fleetIDs {
 	r.t.Helper()
-	_, fams := scrape(r.t, r.url)
+	_, fams := testbin.Scrape(r.t, r.url)
 	f := fleetIDs{service: map[string]string{}, vpc: map[string]string{}, rs: map[string][2]string{}, peerings: map[string][]string{}}
 	labels := func(name string, each func(map[string]string)) {
 		for _, m := range fams[name].GetMetric() {
@@ -251,7 +251,7 @@ func TestAdminEveryWriteOperation(t *testing.T) {
 	}
 	testbin.WaitFor(t, 30*time.Second, "the request counter", r.metricIs("clouddb_exporter_admin_requests_total", 1, "operation", "resizeService", "code", "202"))
 	testbin.WaitFor(t, 30*time.Second, "the deleted service to leave /metrics", func() bool {
-		body, _ := scrape(t, r.url)
+		body, _ := testbin.Scrape(t, r.url)
 		return !strings.Contains(body, `service_id="`+dev+`"`)
 	})
 }
@@ -509,7 +509,7 @@ func TestAdminLeaksNoSecrets(t *testing.T) {
 	r := startAdmin(t, instantSim, "--admin.audit-log="+audit, "--admin.allow=createService", "--admin.allow=forkService", "--admin.allow=updatePassword")
 	f := r.ids()
 	p := "/api/v1/projects/demo-project"
-	secrets := []string{adminToken, "e2e-access", "e2e-secret-value", "e2e-api-key-value", "e2e-first-password", "e2e-second-password"}
+	secrets := []string{adminToken, testbin.SimAccessKey, testbin.SimSecretKey, testbin.SimAPIKey, "e2e-first-password", "e2e-second-password"}
 	for i, call := range []struct{ path, body string }{
 		{p + "/services", `{"name":"leak-a","addons":["ai"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`},
 		{p + "/services/" + f.service["search-ai"] + "/forkService", `{"name":"leak-fork","region_code":"us-west-2","cpu_millis":1000,"memory_gbs":4}`},
@@ -544,7 +544,7 @@ func TestAdminLeaksNoSecrets(t *testing.T) {
 		t.Errorf("audit file mode: %v %v", info.Mode(), err)
 	}
 	auditLog, _ := os.ReadFile(audit)
-	metrics, _ := scrape(t, r.url)
+	metrics, _ := testbin.Scrape(t, r.url)
 	for where, text := range map[string]string{"output": r.proc.Output(), "audit log": string(auditLog), "/metrics": metrics} {
 		for _, secret := range secrets {
 			if strings.Contains(text, secret) {

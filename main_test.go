@@ -13,82 +13,14 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
-// Demo credentials of the standalone simulator (cmd/cloudsim's defaults).
-var simEnv = []string{"CLOUDSIM_ACCESS_KEY=e2e-access", "CLOUDSIM_SECRET_KEY=e2e-secret-value", "CLOUDSIM_API_KEY=e2e-api-key-value"}
-
-func exporterEnv(simAddr string) []string {
-	return []string{
-		"CLOUDDB_API_URL=http://" + simAddr + "/v1",
-		"CLOUDDB_PROJECT_ID=demo-project",
-		"CLOUDDB_ACCESS_KEY=e2e-access",
-		"CLOUDDB_SECRET_KEY=e2e-secret-value",
-		"CLOUDDB_API_KEY=e2e-api-key-value",
-	}
-}
-
-// startSim starts the standalone simulator with the demo scenario.
-func startSim(t *testing.T, args ...string) string {
-	t.Helper()
-	addr := testbin.FreeAddr(t)
-	testbin.Start(t, testbin.Build(t, "./cmd/cloudsim"), simEnv, append([]string{"--web.listen-address=" + addr}, args...)...)
-	testbin.WaitFor(t, 30*time.Second, "the simulator", func() bool {
-		code, _ := testbin.Get("http://" + addr + "/_sim/healthz")
-		return code == http.StatusOK
-	})
-	return addr
-}
-
-// startExporter starts the exporter and waits until it is ready.
+// startExporter starts the exporter at debug level: tests read its logs.
 func startExporter(t *testing.T, env []string, args ...string) (*testbin.Process, string) {
 	t.Helper()
-	addr := testbin.FreeAddr(t)
-	p := testbin.Start(t, testbin.Build(t, "."), env, append([]string{"--web.listen-address=" + addr, "--log.level=debug"}, args...)...)
-	testbin.WaitFor(t, 60*time.Second, "the exporter to be ready", func() bool {
-		if p.Exited() {
-			t.Fatalf("the exporter exited:\n%s", p.Output())
-		}
-		code, _ := testbin.Get("http://" + addr + "/-/ready")
-		return code == http.StatusOK
-	})
-	return p, "http://" + addr
-}
-
-func scrape(t *testing.T, url string) (string, map[string]*dto.MetricFamily) {
-	t.Helper()
-	code, body := testbin.Get(url + "/metrics")
-	if code != http.StatusOK {
-		t.Fatalf("GET /metrics: %d %s", code, body)
-	}
-	fams, err := testbin.Families(body)
-	if err != nil {
-		t.Fatalf("/metrics does not parse: %v", err)
-	}
-	return body, fams
-}
-
-// seriesWith returns the value of label key of every series of name whose
-// value is 1 and whose labels include match.
-func seriesWith(fams map[string]*dto.MetricFamily, name, key string, match ...string) []string {
-	var out []string
-	for _, m := range fams[name].GetMetric() {
-		labels := map[string]string{}
-		for _, lp := range m.GetLabel() {
-			labels[lp.GetName()] = lp.GetValue()
-		}
-		ok := m.GetGauge().GetValue() == 1
-		for i := 0; i+1 < len(match); i += 2 {
-			ok = ok && labels[match[i]] == match[i+1]
-		}
-		if ok {
-			out = append(out, labels[key])
-		}
-	}
-	return out
+	return testbin.StartExporter(t, env, append([]string{"--log.level=debug"}, args...)...)
 }
 
 func TestStartupErrors(t *testing.T) {
@@ -151,7 +83,7 @@ func TestVersionAndHelp(t *testing.T) {
 // the built binary and checks what a new user sees.
 func TestSimulateDemo(t *testing.T) {
 	p, url := startExporter(t, nil, "--simulate")
-	body, fams := scrape(t, url)
+	body, fams := testbin.Scrape(t, url)
 
 	for _, name := range []string{
 		"clouddb_exporter_build_info", "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
@@ -233,17 +165,17 @@ func TestSimulateDemo(t *testing.T) {
 // TestChangesReachMetrics forces faults through the standalone simulator's
 // controls and waits for each to show on /metrics.
 func TestChangesReachMetrics(t *testing.T) {
-	sim := startSim(t, "--timing.provision=2s", "--timing.configure=2s")
+	sim := testbin.StartSim(t, "--timing.provision=2s", "--timing.configure=2s")
 	simURL := "http://" + sim
 
 	// Full cycles every second: forced statuses on settled resources are
 	// seen by the next cycle.
-	_, url := startExporter(t, exporterEnv(sim), "--collect.interval=1s", "--collect.transition-interval=300ms")
-	_, fams := scrape(t, url)
-	services := seriesWith(fams, "clouddb_service_status", "service_id", "status", "READY")
-	replicaSets := seriesWith(fams, "clouddb_replica_set_status", "replica_set_id", "status", "active")
-	rsServices := seriesWith(fams, "clouddb_replica_set_status", "service_id", "status", "active")
-	peerings := seriesWith(fams, "clouddb_vpc_peering_error", "peering_id")
+	_, url := startExporter(t, testbin.ExporterEnv(sim), "--collect.interval=1s", "--collect.transition-interval=300ms")
+	_, fams := testbin.Scrape(t, url)
+	services := testbin.LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY")
+	replicaSets := testbin.LabelValues(fams, "clouddb_replica_set_status", "replica_set_id", "status", "active")
+	rsServices := testbin.LabelValues(fams, "clouddb_replica_set_status", "service_id", "status", "active")
+	peerings := testbin.LabelValues(fams, "clouddb_vpc_peering_error", "peering_id")
 	if len(services) == 0 || len(replicaSets) == 0 || len(fams["clouddb_vpc_peering_info"].GetMetric()) == 0 {
 		t.Fatalf("demo scenario lacks ready services, active replica sets or peerings")
 	}
@@ -298,12 +230,12 @@ func TestChangesReachMetrics(t *testing.T) {
 // then settles can only be seen READY through getService calls of the
 // transition follow-up.
 func TestTransitionsFollowedBetweenCycles(t *testing.T) {
-	sim := startSim(t)
-	_, url := startExporter(t, exporterEnv(sim), "--collect.interval=1h", "--collect.max-staleness=2h", "--collect.transition-interval=300ms")
-	_, fams := scrape(t, url)
+	sim := testbin.StartSim(t)
+	_, url := startExporter(t, testbin.ExporterEnv(sim), "--collect.interval=1h", "--collect.max-staleness=2h", "--collect.transition-interval=300ms")
+	_, fams := testbin.Scrape(t, url)
 	var transitional []string
 	for _, status := range []string{"QUEUED", "CONFIGURING"} {
-		transitional = append(transitional, seriesWith(fams, "clouddb_service_status", "service_id", "status", status)...)
+		transitional = append(transitional, testbin.LabelValues(fams, "clouddb_service_status", "service_id", "status", status)...)
 	}
 	if len(transitional) == 0 {
 		t.Fatal("the demo has no service in transition at startup")
@@ -325,9 +257,9 @@ func TestTransitionsFollowedBetweenCycles(t *testing.T) {
 }
 
 func TestConfigReload(t *testing.T) {
-	sim := startSim(t)
+	sim := testbin.StartSim(t)
 	dir := t.TempDir()
-	for name, content := range map[string]string{"access": "e2e-access", "secret": "e2e-secret-value"} {
+	for name, content := range map[string]string{"access": testbin.SimAccessKey, "secret": testbin.SimSecretKey} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +308,7 @@ func TestConfigReload(t *testing.T) {
 	if _, body := testbin.Get(url + "/metrics"); strings.Contains(body, `project_id="other-project"`) {
 		t.Error("series of a removed project remain")
 	}
-	if strings.Contains(p.Output(), "e2e-secret-value") {
+	if strings.Contains(p.Output(), testbin.SimSecretKey) {
 		t.Error("the secret key is in the log")
 	}
 }

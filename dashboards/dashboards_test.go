@@ -16,17 +16,6 @@ import (
 // not serve: up is added by Prometheus to every scrape.
 var notFromExporter = []string{"up"}
 
-// adminAllowlist holds the admin metrics of issue 4 while the exporter
-// binary does not have --admin.listen-address yet; TestExportedMetrics then
-// cannot make them appear. REMOVE once the admin surface has landed: the
-// test then enables it and reads the names from /metrics like all others.
-var adminAllowlist = []string{
-	"clouddb_exporter_admin_requests_total",
-	"clouddb_exporter_admin_operation_duration_seconds_bucket",
-	"clouddb_exporter_admin_operation_duration_seconds_count",
-	"clouddb_exporter_admin_operation_duration_seconds_sum",
-}
-
 func load(t *testing.T) []dashboards.Dashboard {
 	t.Helper()
 	ds, err := dashboards.Load()
@@ -148,7 +137,7 @@ func TestMetricNames(t *testing.T) {
 
 // TestExportedMetrics checks that every metric a dashboard names is one the
 // real exporter serves: it runs the built binary on its embedded simulator
-// (with the admin surface enabled and used once, when the binary has it)
+// (with the admin surface enabled and used once)
 // and reads the names from /metrics.
 func TestExportedMetrics(t *testing.T) {
 	if testing.Short() {
@@ -156,33 +145,12 @@ func TestExportedMetrics(t *testing.T) {
 	}
 	exp := e2e.StartExporter(t, "", "--simulate")
 	fams := exp.Scrape(t)
-	allowed := e2e.MetricNames(fams)
-	if exp.AdminURL != "" {
-		// A dry run, then a real enablePooler on a service without one
-		// (the embedded simulator's): the duration histogram only
-		// records accepted operations.
-		withPooler := e2e.LabelValues(fams, "clouddb_service_connection_pooler_enabled", "service_id")
-		all := e2e.LabelValues(fams, "clouddb_service_info", "service_id")
-		all = slices.DeleteFunc(all, func(id string) bool { return slices.Contains(withPooler, id) })
-		if len(all) == 0 {
-			t.Fatal("every demo service has a pooler")
-		}
-		for _, dry := range []bool{true, false} {
-			if code := exp.AdminPooler(t, all[0], dry); code/100 != 2 {
-				t.Fatalf("admin enablePooler (dry run %v): %d", dry, code)
-			}
-		}
-		testbin.WaitFor(t, 30*time.Second, "the admin metrics", func() bool {
-			names := e2e.MetricNames(exp.Scrape(t))
-			return names["clouddb_exporter_admin_requests_total"] && names["clouddb_exporter_admin_operation_duration_seconds_bucket"]
-		})
-		allowed = e2e.MetricNames(exp.Scrape(t))
-	} else {
-		t.Logf("the exporter has no --admin.listen-address yet: admin metrics allowed from a fixed list %v", adminAllowlist)
-		for _, name := range adminAllowlist {
-			allowed[name] = true
-		}
-	}
+	exp.ExerciseAdmin(t, fams)
+	testbin.WaitFor(t, 30*time.Second, "the admin metrics", func() bool {
+		names := e2e.MetricNames(exp.Scrape(t))
+		return names["clouddb_exporter_admin_requests_total"] && names["clouddb_exporter_admin_operation_duration_seconds_bucket"]
+	})
+	allowed := e2e.MetricNames(exp.Scrape(t))
 	for _, name := range notFromExporter {
 		allowed[name] = true
 	}

@@ -36,15 +36,6 @@ var emptyWhileHealthy = map[string]bool{
 	"exporter-health.json/API error ratio/A":                  true,
 }
 
-// adminPanels need the admin surface of issue 4 (--admin.listen-address)
-// and one admin request; while the binary lacks it they are reported as
-// skipped instead of failing.
-var adminPanels = map[string]bool{
-	"exporter-health.json/Admin requests by operation and code/A": true,
-	"exporter-health.json/Admin operations by result/A":           true,
-	"exporter-health.json/Admin operation latency/A":              true,
-}
-
 // TestPrometheus runs the simulator, the exporter and a real Prometheus
 // with the shipped rules, evaluates every dashboard query and drives faults
 // through the simulator until the matching alerts are active.
@@ -60,7 +51,7 @@ func TestPrometheus(t *testing.T) {
 		t.Skip("prometheus not found: run scripts/test.sh, which installs it")
 	}
 
-	sim := StartSim(t)
+	sim := testbin.StartSim(t)
 	simURL := "http://" + sim
 	exp := StartExporter(t, sim,
 		"--collect.interval=2s", "--collect.transition-interval=1s", "--collect.max-staleness=1m",
@@ -88,24 +79,24 @@ func TestPrometheus(t *testing.T) {
 	// set and a peering without an error.
 	fams := exp.Scrape(t)
 	var service string
-	for _, id := range LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY") {
-		if len(LabelValues(fams, "clouddb_service_info", "service_id", "service_id", id, "environment", "PROD")) == 1 {
+	for _, id := range testbin.LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY") {
+		if len(testbin.LabelValues(fams, "clouddb_service_info", "service_id", "service_id", id, "environment", "PROD")) == 1 {
 			service = id
 			break
 		}
 	}
-	rsIDs := LabelValues(fams, "clouddb_replica_set_status", "replica_set_id", "status", "active")
-	peeringIDs := LabelValues(fams, "clouddb_vpc_peering_info", "peering_id")
+	rsIDs := testbin.LabelValues(fams, "clouddb_replica_set_status", "replica_set_id", "status", "active")
+	peeringIDs := testbin.LabelValues(fams, "clouddb_vpc_peering_info", "peering_id")
 	if service == "" || len(rsIDs) == 0 || len(peeringIDs) == 0 {
 		t.Fatal("the demo lacks a READY PROD service, an active replica set or a peering")
 	}
 	replicaSet := rsIDs[0]
-	rsService := LabelValues(fams, "clouddb_replica_set_info", "service_id", "replica_set_id", replicaSet)[0]
+	rsService := testbin.LabelValues(fams, "clouddb_replica_set_info", "service_id", "replica_set_id", replicaSet)[0]
 	var peering, vpc string
 	for _, id := range peeringIDs {
-		if len(LabelValues(fams, "clouddb_vpc_peering_error", "peering_id", "peering_id", id)) == 0 {
+		if len(testbin.LabelValues(fams, "clouddb_vpc_peering_error", "peering_id", "peering_id", id)) == 0 {
 			peering = id
-			vpc = LabelValues(fams, "clouddb_vpc_peering_info", "vpc_id", "peering_id", id)[0]
+			vpc = testbin.LabelValues(fams, "clouddb_vpc_peering_info", "vpc_id", "peering_id", id)[0]
 			break
 		}
 	}
@@ -113,25 +104,8 @@ func TestPrometheus(t *testing.T) {
 		t.Fatal("every demo peering already reports an error")
 	}
 
-	if exp.AdminURL != "" {
-		// For the admin panels: a dry run and a real enablePooler (the
-		// duration histogram records accepted operations only).
-		// The service is one the faults below leave alone, without a pooler.
-		withPooler := LabelValues(fams, "clouddb_service_connection_pooler_enabled", "service_id")
-		other := slices.DeleteFunc(LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY"), func(id string) bool {
-			return id == service || id == rsService || slices.Contains(withPooler, id)
-		})
-		if len(other) == 0 {
-			t.Fatal("the demo lacks a third READY service without a pooler")
-		}
-		for _, dry := range []bool{true, false} {
-			if code := exp.AdminPooler(t, other[0], dry); code/100 != 2 {
-				t.Fatalf("admin enablePooler (dry run %v): %d", dry, code)
-			}
-		}
-	} else {
-		t.Log("the exporter has no --admin.listen-address yet: admin panels are not evaluated")
-	}
+	// For the admin panels; the service is one the faults below leave alone.
+	exp.ExerciseAdmin(t, fams, service, rsService)
 
 	// Dashboards, while the fleet and the API are healthy.
 	vars := map[string]string{
@@ -139,7 +113,7 @@ func TestPrometheus(t *testing.T) {
 		"$job": job, "$instance": exp.Addr, "$project_id": ProjectID, "$service_id": rsService,
 	}
 	deferred := checkDashboards(t, prom, vars, func(key string) bool {
-		return emptyWhileHealthy[key] || (exp.AdminURL == "" && adminPanels[key])
+		return emptyWhileHealthy[key]
 	})
 
 	// The demo's own faults (a peering in error, a pending peering, a
@@ -208,7 +182,7 @@ func TestPrometheus(t *testing.T) {
 // rule file (unchanged, by absolute path), and starts Prometheus on it.
 func startPrometheus(t *testing.T, bin, exporterAddr string) *promAPI {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(RepoRoot(), composePrometheusConfig))
+	raw, err := os.ReadFile(filepath.Join(testbin.RepoRoot(), composePrometheusConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +201,7 @@ func startPrometheus(t *testing.T, bin, exporterAddr string) *promAPI {
 	if len(rules) != 1 || filepath.Base(fmt.Sprint(rules[0])) != filepath.Base(rulesFile) {
 		t.Fatalf("%s: rule_files %v, want the one shipped rule file", composePrometheusConfig, rules)
 	}
-	cfg["rule_files"] = []any{filepath.Join(RepoRoot(), rulesFile)}
+	cfg["rule_files"] = []any{filepath.Join(testbin.RepoRoot(), rulesFile)}
 	scrapes, _ := cfg["scrape_configs"].([]any)
 	found := false
 	for _, s := range scrapes {
@@ -266,7 +240,7 @@ func startPrometheus(t *testing.T, bin, exporterAddr string) *promAPI {
 
 func countAlerts(t *testing.T) int {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(RepoRoot(), rulesFile))
+	raw, err := os.ReadFile(filepath.Join(testbin.RepoRoot(), rulesFile))
 	if err != nil {
 		t.Fatal(err)
 	}

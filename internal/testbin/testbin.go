@@ -32,8 +32,8 @@ var (
 	buildDir string
 )
 
-// moduleRoot is the repository root, found from this file's location.
-func moduleRoot() string {
+// RepoRoot is the repository root, found from this file's location.
+func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
@@ -60,7 +60,7 @@ func Build(t testing.TB, pkg string) string {
 	}
 	bin := filepath.Join(buildDir, name)
 	cmd := exec.Command("go", "build", "-o", bin, pkg)
-	cmd.Dir = moduleRoot()
+	cmd.Dir = RepoRoot()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
@@ -229,19 +229,24 @@ func Value(families map[string]*dto.MetricFamily, name string, labels ...string)
 	}
 	for _, m := range mf.GetMetric() {
 		if matches(m, labels) {
-			switch {
-			case m.Gauge != nil:
-				return m.GetGauge().GetValue(), true
-			case m.Counter != nil:
-				return m.GetCounter().GetValue(), true
-			case m.Untyped != nil:
-				return m.GetUntyped().GetValue(), true
-			case m.Histogram != nil:
-				return float64(m.GetHistogram().GetSampleCount()), true
-			}
+			return value(m), true
 		}
 	}
 	return 0, false
+}
+
+// value is a series' value; a histogram's is its sample count.
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.Gauge != nil:
+		return m.GetGauge().GetValue()
+	case m.Counter != nil:
+		return m.GetCounter().GetValue()
+	case m.Histogram != nil:
+		return float64(m.GetHistogram().GetSampleCount())
+	default:
+		return m.GetUntyped().GetValue()
+	}
 }
 
 func matches(m *dto.Metric, labels []string) bool {
