@@ -158,35 +158,40 @@ func (p *Poller) recordPart(run *partRun) {
 	p.st.parts[run.name] = h
 }
 
-// fetchReplicaSets lists the replica sets of one service into the state. A
-// 404 means the service went away since it was listed: not a failure.
-func (p *Poller) fetchReplicaSets(ctx context.Context, serviceID string) (bool, error) {
-	list, err := p.client.ListReplicaSets(ctx, serviceID)
+// fetch reads one resource (or one list) from the API and records it under
+// p.mu: apply stores a value, gone handles a 404 (the resource went away
+// since it was listed: not a failure). Both report whether the state changed.
+func fetch[T any](p *Poller, get func() (T, error), apply func(T) bool, gone func() bool) (bool, error) {
+	v, err := get()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
 	case apiclient.IsNotFound(err):
-		_, had := p.st.replicaSets[serviceID]
-		p.st.removeReplicaSets(serviceID)
-		return had, nil
+		return gone(), nil
 	case err != nil:
 		return false, err
 	}
-	return p.st.setReplicaSets(serviceID, list, p.opts.Now()), nil
+	return apply(v), nil
+}
+
+// fetchReplicaSets lists the replica sets of one service into the state.
+func (p *Poller) fetchReplicaSets(ctx context.Context, serviceID string) (bool, error) {
+	return fetch(p, func() ([]apiclient.ReplicaSet, error) { return p.client.ListReplicaSets(ctx, serviceID) },
+		func(list []apiclient.ReplicaSet) bool { return p.st.setReplicaSets(serviceID, list, p.opts.Now()) },
+		func() bool {
+			_, had := p.st.replicaSets[serviceID]
+			p.st.removeReplicaSets(serviceID)
+			return had
+		})
 }
 
 // fetchPeerings lists the peerings of one VPC into the state.
 func (p *Poller) fetchPeerings(ctx context.Context, vpcID string) (bool, error) {
-	list, err := p.client.ListPeerings(ctx, vpcID)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case apiclient.IsNotFound(err):
-		_, had := p.st.peerings[vpcID]
-		p.st.removePeerings(vpcID)
-		return had, nil
-	case err != nil:
-		return false, err
-	}
-	return p.st.setPeerings(vpcID, list, p.opts.Now()), nil
+	return fetch(p, func() ([]apiclient.Peering, error) { return p.client.ListPeerings(ctx, vpcID) },
+		func(list []apiclient.Peering) bool { return p.st.setPeerings(vpcID, list, p.opts.Now()) },
+		func() bool {
+			_, had := p.st.peerings[vpcID]
+			p.st.removePeerings(vpcID)
+			return had
+		})
 }

@@ -132,46 +132,29 @@ func (p *Poller) refresh(fetch func() (bool, error)) error {
 
 // fetchService reads one service into the state; 404 removes it.
 func (p *Poller) fetchService(ctx context.Context, serviceID string) (bool, error) {
-	svc, err := p.client.GetService(ctx, serviceID)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case apiclient.IsNotFound(err):
-		_, had := p.st.services[serviceID]
-		p.st.removeService(serviceID)
-		return had, nil
-	case err != nil:
-		return false, err
-	}
-	return p.st.putService(*svc, p.opts.Now()), nil
+	return fetch(p, func() (*apiclient.Service, error) { return p.client.GetService(ctx, serviceID) },
+		func(svc *apiclient.Service) bool { return p.st.putService(*svc, p.opts.Now()) },
+		func() bool {
+			_, had := p.st.services[serviceID]
+			p.st.removeService(serviceID)
+			return had
+		})
 }
 
 // fetchVPC reads one VPC into the state; 404 removes it and its peerings.
 func (p *Poller) fetchVPC(ctx context.Context, vpcID string) (bool, error) {
-	vpc, err := p.client.GetVPC(ctx, vpcID)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case apiclient.IsNotFound(err):
-		_, had := p.st.vpcs[vpcID]
-		p.st.removeVPC(vpcID)
-		return had, nil
-	case err != nil:
-		return false, err
-	}
-	return p.st.putVPC(*vpc, p.opts.Now()), nil
+	return fetch(p, func() (*apiclient.VPC, error) { return p.client.GetVPC(ctx, vpcID) },
+		func(vpc *apiclient.VPC) bool { return p.st.putVPC(*vpc, p.opts.Now()) },
+		func() bool {
+			_, had := p.st.vpcs[vpcID]
+			p.st.removeVPC(vpcID)
+			return had
+		})
 }
 
 // fetchPeering reads one peering into the state; 404 removes it.
 func (p *Poller) fetchPeering(ctx context.Context, vpcID, peeringID string) (bool, error) {
-	peering, err := p.client.GetPeering(ctx, vpcID, peeringID)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case apiclient.IsNotFound(err):
-		return p.st.removePeering(vpcID, peeringID), nil
-	case err != nil:
-		return false, err
-	}
-	return p.st.putPeering(vpcID, *peering, p.opts.Now()), nil
+	return fetch(p, func() (*apiclient.Peering, error) { return p.client.GetPeering(ctx, vpcID, peeringID) },
+		func(peering *apiclient.Peering) bool { return p.st.putPeering(vpcID, *peering, p.opts.Now()) },
+		func() bool { return p.st.removePeering(vpcID, peeringID) })
 }
