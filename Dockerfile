@@ -42,7 +42,7 @@ RUN version="${VERSION:-$(cat VERSION)}" && \
 FROM ${RUNTIME_IMAGE} AS cloudsim
 LABEL org.opencontainers.image.title="cloudsim" \
       org.opencontainers.image.description="Simulator of the cloud database management API, for demos and tests" \
-      org.opencontainers.image.source="https://github.com/clouddb/clouddb_exporter" \
+      org.opencontainers.image.source="https://github.com/clouddb/clouddb_exporter"
 COPY --from=builder /out/cloudsim /bin/cloudsim
 USER 65532:65532
 EXPOSE 8090

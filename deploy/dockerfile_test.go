@@ -115,6 +115,12 @@ func TestDockerfile(t *testing.T) {
 		if e := s.instructions("ENTRYPOINT"); len(e) != 1 || !strings.HasPrefix(e[0], "[") {
 			t.Errorf("%s: ENTRYPOINT %v, want one in exec form", name, e)
 		}
+		// A stray line continuation (a LABEL ending in a backslash) would
+		// swallow the COPY into the instruction before it.
+		binary := map[string]string{"exporter": "clouddb_exporter", "cloudsim": "cloudsim"}[name]
+		if c := s.instructions("COPY"); len(c) != 1 || c[0] != "--from=builder /out/"+binary+" /bin/"+binary {
+			t.Errorf("%s: COPY %v, want the binary copied from the builder stage", name, c)
+		}
 		labels := strings.Join(s.instructions("LABEL"), " ")
 		for _, l := range []string{"org.opencontainers.image.title", "org.opencontainers.image.source", "org.opencontainers.image.description"} {
 			if !strings.Contains(labels, l+"=") {
