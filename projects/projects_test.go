@@ -1,0 +1,103 @@
+package projects
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/cloudsim"
+	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+func project(url, id string) config.Project {
+	return config.Project{
+		ID:          id,
+		API:         config.API{URL: url, Timeout: 5 * time.Second, RateLimit: 100, Burst: 10, MaxRetries: 1},
+		Collect:     config.Collect{Interval: time.Hour, TransitionInterval: time.Hour, MaxStaleness: 2 * time.Hour, Concurrency: 2},
+		Credentials: config.Credentials{AccessKey: apiclient.Secret("ak-" + id), SecretKey: apiclient.Secret("sk-" + id)},
+	}
+}
+
+func TestApply(t *testing.T) {
+	sim := cloudsim.New(cloudsim.Options{Seed: 1, Credentials: []cloudsim.Credential{
+		{AccessKey: "ak-a", SecretKey: "sk-a", ProjectID: "a"},
+		{AccessKey: "ak-b", SecretKey: "sk-b", ProjectID: "b"},
+	}})
+	sim.LoadDemo("a")
+	sim.LoadFleet("b", cloudsim.Fleet{Services: 2})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	url := srv.URL + "/v1"
+
+	api := collector.NewAPIMetrics(nil)
+	expo := collector.NewExposition(collector.SelfGatherer(api, prometheus.NewRegistry()), nil)
+	m := New(context.Background(), slog.New(slog.DiscardHandler), api, expo, "test")
+	defer m.Stop()
+
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		expo.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}
+	ready := func() bool { return m.Ready() }
+
+	if m.Ready() {
+		t.Error("ready with no project")
+	}
+	if err := m.Apply([]config.Project{project(url, "a"), project(url, "b")}); err != nil {
+		t.Fatal(err)
+	}
+	testbin.WaitFor(t, 10*time.Second, "both projects' first cycle", ready)
+	if got := strings.Join(m.IDs(), ","); got != "a,b" {
+		t.Errorf("ids %s", got)
+	}
+	if snaps := m.Snapshots(); len(snaps) != 2 || snaps[0].ProjectID != "a" || len(snaps[1].Services) != 2 {
+		t.Errorf("snapshots: %d", len(snaps))
+	}
+	a1, _ := m.Get("a")
+	b1, _ := m.Get("b")
+
+	// Unchanged a keeps its poller; changed b restarts.
+	changed := project(url, "b")
+	changed.Collect.Concurrency = 3
+	if err := m.Apply([]config.Project{project(url, "a"), changed}); err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := m.Get("a")
+	b2, _ := m.Get("b")
+	if a2 != a1 || b2 == b1 {
+		t.Errorf("unchanged project restarted (%v) or changed one kept (%v)", a2 != a1, b2 == b1)
+	}
+
+	// A configuration that cannot be applied leaves everything running.
+	bad := project("not a url", "c")
+	if err := m.Apply([]config.Project{project(url, "a"), bad}); err == nil {
+		t.Fatal("want an error for an invalid project")
+	}
+	if got := strings.Join(m.IDs(), ","); got != "a,b" {
+		t.Errorf("after a failed apply: %s, want a,b still running", got)
+	}
+
+	// Removing b stops it and drops its series.
+	testbin.WaitFor(t, 10*time.Second, "b's restarted cycle", ready)
+	if !strings.Contains(scrape(), `project_id="b"`) {
+		t.Fatal("b's series missing before removal")
+	}
+	if err := m.Apply([]config.Project{project(url, "a")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Get("b"); ok {
+		t.Error("b still running")
+	}
+	if out := scrape(); strings.Contains(out, `project_id="b"`) || !strings.Contains(out, `project_id="a"`) {
+		t.Error("b's series not removed, or a's lost")
+	}
+}
