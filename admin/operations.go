@@ -195,6 +195,15 @@ func (s *Server) track(op *Operation, p Project, t target) {
 			return
 		case <-timer.C:
 		}
+		// Look the project up again: a configuration reload may have
+		// replaced its poller (the old one no longer refreshes) or removed it.
+		cur, ok := s.opts.Projects(op.ProjectID)
+		if !ok {
+			s.recent.update(op, func(op *Operation) { op.LastStatus = "project no longer configured" })
+			s.settle(op, stateFailed, time.Now())
+			return
+		}
+		p = cur
 		ctx, cancel := context.WithTimeout(s.ctx, max(interval, refreshTimeout))
 		err := refresh(ctx, p.Poller, t)
 		cancel()

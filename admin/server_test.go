@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -605,3 +606,32 @@ func TestAuditHasNoSecrets(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestTrackingFollowsReload: tracking looks the project up on every tick,
+// so an operation whose project a reload removed ends failed at once
+// instead of refreshing through a stopped poller until it times out.
+func TestTrackingFollowsReload(t *testing.T) {
+	e := newEnv(t, withTimings(cloudsim.Timings{Configure: time.Hour}))
+	var removed atomic.Bool
+	configured := e.srv.opts.Projects
+	e.srv.opts.Projects = func(id string) (Project, bool) {
+		if removed.Load() {
+			return Project{}, false
+		}
+		return configured(id)
+	}
+	d := e.demo()
+	a := e.do("POST", "/api/v1/projects/"+testProject+"/services/"+d.service["orders-db"]+"/resize", `{"cpu_millis":2000,"memory_gbs":8}`)
+	if a.status != http.StatusAccepted {
+		t.Fatalf("resize: %d %s", a.status, a.body)
+	}
+	id := a.header.Get("X-Request-Id")
+	waitFor(t, "the resize to be tracked", func() bool {
+		return e.do("GET", "/api/v1/operations/"+id, "").json(t)["last_status"] == apiclient.ServiceConfiguring
+	})
+	removed.Store(true)
+	waitFor(t, "the operation to fail with its project gone", func() bool {
+		op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
+		return op["state"] == stateFailed && op["last_status"] == "project no longer configured"
+	})
+}

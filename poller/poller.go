@@ -16,6 +16,7 @@ package poller
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,8 @@ type Poller struct {
 	mu     sync.Mutex
 	st     *state
 	latest atomic.Pointer[fleet.Snapshot]
+	// closed is set by Close; guarded by mu.
+	closed bool
 
 	readyOnce sync.Once
 	ready     chan struct{}
@@ -141,9 +144,26 @@ func (p *Poller) Run(ctx context.Context) {
 	}
 }
 
-// publishLocked builds a snapshot from the state and publishes it. p.mu must
-// be held.
+// ErrClosed is returned by the Refresh methods of a closed Poller.
+var ErrClosed = errors.New("poller: closed")
+
+// Close stops the Poller from publishing and makes its Refresh methods fail
+// with ErrClosed. Call it once Run has returned, when the project is
+// removed or replaced: a caller still holding the Poller (an admin
+// operation being tracked across a reload) must not bring back the series
+// of a project that is gone, nor overwrite those of its successor.
+func (p *Poller) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+}
+
+// publishLocked builds a snapshot from the state and publishes it, unless
+// the Poller is closed. p.mu must be held.
 func (p *Poller) publishLocked() *fleet.Snapshot {
+	if p.closed {
+		return p.latest.Load()
+	}
 	snap := p.st.snapshot(p.client.ProjectID(), p.opts.Now(), p.opts.MaxStaleness)
 	p.latest.Store(snap)
 	if p.opts.Publish != nil {

@@ -121,6 +121,12 @@ func (p *Poller) RefreshPeering(ctx context.Context, vpcID, peeringID string) er
 }
 
 func (p *Poller) refresh(fetch func() (bool, error)) error {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
 	changed, err := fetch()
 	if changed {
 		p.mu.Lock()

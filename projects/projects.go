@@ -121,6 +121,7 @@ func (m *Manager) start(p *Project) {
 func (m *Manager) stopLocked(p *Project, removed bool) {
 	p.cancel()
 	<-p.done
+	p.Poller.Close()
 	if removed {
 		m.exposition.RemoveProject(p.Config.ID)
 		m.apiMetrics.RemoveProject(p.Config.ID)
@@ -135,6 +136,7 @@ func (m *Manager) Stop() {
 	for _, p := range m.running {
 		p.cancel()
 		<-p.done
+		p.Poller.Close()
 	}
 }
 

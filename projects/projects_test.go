@@ -101,3 +101,35 @@ func TestApply(t *testing.T) {
 		t.Error("b's series not removed, or a's lost")
 	}
 }
+
+// TestStoppedPollerNeverPublishes: a caller still holding a removed
+// project's poller (an admin operation being tracked across a reload) must
+// not bring its series back.
+func TestStoppedPollerNeverPublishes(t *testing.T) {
+	sim := cloudsim.New(cloudsim.Options{Seed: 1, Credentials: []cloudsim.Credential{{AccessKey: "ak-a", SecretKey: "sk-a", ProjectID: "a"}}})
+	sim.LoadDemo("a")
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	api := collector.NewAPIMetrics(nil)
+	expo := collector.NewExposition(collector.SelfGatherer(api, prometheus.NewRegistry()), nil)
+	m := New(context.Background(), slog.New(slog.DiscardHandler), api, expo, "test")
+	defer m.Stop()
+	if err := m.Apply([]config.Project{project(srv.URL+"/v1", "a")}); err != nil {
+		t.Fatal(err)
+	}
+	testbin.WaitFor(t, 10*time.Second, "the first cycle", m.Ready)
+	held, _ := m.Get("a")
+	serviceID := held.Poller.Snapshot().Services[0].ServiceID
+	if err := m.Apply(nil); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetServiceStatus("a", serviceID, "UNSTABLE") // a change the refresh would publish
+	if err := held.Poller.RefreshService(context.Background(), serviceID); err == nil {
+		t.Error("a stopped poller refreshed without an error")
+	}
+	rec := httptest.NewRecorder()
+	expo.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if strings.Contains(rec.Body.String(), `project_id="a"`) {
+		t.Error("a stopped poller published: the removed project's series are back")
+	}
+}
