@@ -15,7 +15,8 @@ type churnBlip struct{ projectID, serviceID string }
 // demo graphs move: small resizes, pooler toggles, environment flips,
 // replica set resizes and short UNSTABLE blips that end at the next step. It
 // returns at once when every is not positive. Changes go through the same
-// transitions as API writes.
+// transitions as API writes; a resource whose status is forced through the
+// controls is left alone.
 func (s *Sim) Churn(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		return
@@ -34,7 +35,7 @@ func (s *Sim) Churn(ctx context.Context, every time.Duration) {
 		now := s.clock()
 		for _, b := range blips {
 			if p := s.projects[b.projectID]; p != nil {
-				if svc := p.services[b.serviceID]; svc != nil && svc.life.forced == apiclient.ServiceUnstable {
+				if svc := p.services[b.serviceID]; svc != nil && svc.life.forced == apiclient.ServiceUnstable && !svc.life.pinned {
 					svc.life.touch()
 				}
 			}
@@ -53,7 +54,9 @@ func (s *Sim) Churn(ctx context.Context, every time.Duration) {
 				continue
 			}
 			svc := live[rng.IntN(len(live))]
-			if svc.checkWritable(now) != nil {
+			// A status forced through the controls stays until it is
+			// cleared: the demo's "break something" must not be undone.
+			if svc.checkWritable(now) != nil || svc.life.forced != "" {
 				continue
 			}
 			switch rng.IntN(5) {
@@ -82,7 +85,7 @@ func (s *Sim) Churn(ctx context.Context, every time.Duration) {
 					continue
 				}
 				rs := sets[rng.IntN(len(sets))]
-				if rs.life.status(now) == apiclient.ReplicaSetActive {
+				if rs.life.forced == "" && rs.life.status(now) == apiclient.ReplicaSetActive {
 					rs.nodes = int64(1 + rng.IntN(3))
 					rs.life.begin(now, apiclient.ReplicaSetActive, step{apiclient.ReplicaSetResizing, s.timings.ReplicaSet})
 				}

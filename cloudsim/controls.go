@@ -21,7 +21,8 @@ var ErrNotFound = errors.New("cloudsim: not found")
 const maxForcedStatus = 64
 
 // SetServiceStatus forces the visible status of a service until its next
-// write or another control; an empty status removes the override.
+// write or another control, whatever the demo churn does; an empty status
+// removes the override.
 func (s *Sim) SetServiceStatus(projectID, serviceID, status string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -29,7 +30,7 @@ func (s *Sim) SetServiceStatus(projectID, serviceID, status string) error {
 	if err != nil {
 		return err
 	}
-	svc.life.forced = status
+	svc.life.force(status)
 	return nil
 }
 
@@ -46,7 +47,7 @@ func (s *Sim) SetReplicaSetStatus(projectID, serviceID, replicaSetID, status str
 	if rs == nil || rs.life.gone(s.clock()) {
 		return fmt.Errorf("%w: replica set %s", ErrNotFound, replicaSetID)
 	}
-	rs.life.forced = status
+	rs.life.force(status)
 	return nil
 }
 
@@ -59,7 +60,7 @@ func (s *Sim) SetPeeringStatus(projectID, vpcID, peeringID, status string) error
 	if err != nil {
 		return err
 	}
-	pr.life.forced = status
+	pr.life.force(status)
 	return nil
 }
 
@@ -248,6 +249,8 @@ func (s *Sim) postFault(r *http.Request) (int, any, error) {
 		return 0, nil, invalidf("rate must be in 0..1, got %v", f.Rate)
 	case f.Count < 0:
 		return 0, nil, invalidf("count must be >= 0, got %d", f.Count)
+	case f.Edit != nil && (f.Edit.Field == "" || !json.Valid(f.Edit.Value) || f.Edit.Index < 0):
+		return 0, nil, invalidf("edit needs a field, a JSON value and an index >= 0")
 	}
 	s.AddFault(f)
 	return http.StatusCreated, fr, nil

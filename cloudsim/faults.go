@@ -1,7 +1,10 @@
 package cloudsim
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,6 +34,9 @@ type Fault struct {
 	Truncated bool `json:"truncated"`
 	// DropConnection closes the connection without an answer.
 	DropConnection bool `json:"drop_connection"`
+	// Edit handles the request, then rewrites one element of its JSON
+	// array answer: poisoned records and duplicate ids for testing clients.
+	Edit *Edit `json:"edit,omitempty"`
 	// Rate is the probability that the fault applies, in (0, 1]; 0 means
 	// always.
 	Rate float64 `json:"rate"`
@@ -41,7 +47,83 @@ type Fault struct {
 
 // terminal reports whether the fault answers in place of the handler.
 func (f Fault) terminal() bool {
-	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection
+	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection || f.Edit != nil
+}
+
+// Edit rewrites one element of a list answer. A real API drifts: a number
+// that overflows, a date that is not one, the same id twice in one answer.
+type Edit struct {
+	// Index is the element of the JSON array to edit, from 0.
+	Index int `json:"index"`
+	// Field is a dot-separated path inside the element, with numbers
+	// indexing arrays: "cpu_millis", "resources.0.spec.cpu_millis".
+	Field string `json:"field"`
+	// Value is the JSON value set at Field.
+	Value json.RawMessage `json:"value"`
+	// Append adds the edited copy at the end of the answer instead of
+	// replacing the element: the answer then holds its id twice.
+	Append bool `json:"append"`
+}
+
+// apply rewrites a JSON array answer; an answer it cannot edit (not an
+// array, index out of range, path not found) is returned unchanged.
+func (e *Edit) apply(body []byte) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var list []any
+	if dec.Decode(&list) != nil || e.Index < 0 || e.Index >= len(list) {
+		return body, false
+	}
+	// A deep copy, so that an appended duplicate does not share its maps.
+	var elem any
+	raw, _ := json.Marshal(list[e.Index])
+	dec = json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&elem) != nil {
+		return body, false
+	}
+	if !setPath(elem, strings.Split(e.Field, "."), e.Value) {
+		return body, false
+	}
+	if e.Append {
+		list = append(list, elem)
+	} else {
+		list[e.Index] = elem
+	}
+	out, err := json.Marshal(list)
+	if err != nil {
+		return body, false
+	}
+	return out, true
+}
+
+// setPath sets the value at path inside v (maps and arrays decoded from
+// JSON) and reports whether the path existed up to its last step.
+func setPath(v any, path []string, value json.RawMessage) bool {
+	for i, key := range path {
+		last := i == len(path)-1
+		switch node := v.(type) {
+		case map[string]any:
+			if last {
+				node[key] = value
+				return true
+			}
+			v = node[key]
+		case []any:
+			n, err := strconv.Atoi(key)
+			if err != nil || n < 0 || n >= len(node) {
+				return false
+			}
+			if last {
+				node[n] = value
+				return true
+			}
+			v = node[n]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // activeFault is a Fault with the applications it has left.
@@ -120,6 +202,12 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, ser
 			logger.Info("Fault injected", "fault", "malformed")
 			writeResponse(w, response{status: http.StatusOK, body: []byte(`{"service_id": "sim", "status": [tru`),
 				header: http.Header{"Content-Type": {"application/json"}}})
+		case f.Edit != nil:
+			resp := serve()
+			edited, ok := f.Edit.apply(resp.body)
+			logger.Info("Fault injected", "fault", "edit", "field", f.Edit.Field, "applied", ok)
+			resp.body = edited
+			writeResponse(w, resp)
 		case f.Truncated:
 			logger.Info("Fault injected", "fault", "truncated")
 			resp := serve()

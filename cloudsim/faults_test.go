@@ -173,3 +173,52 @@ func TestTruncatedKeepsHalf(t *testing.T) {
 		t.Errorf("truncated body %q, want the first half of %q", half, full)
 	}
 }
+
+func TestFaultEdit(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  Edit
+		check func(t *testing.T, list []map[string]any)
+	}{
+		{"poisoned number", Edit{Index: 0, Field: "resources.0.spec.cpu_millis", Value: json.RawMessage(`1e308`)},
+			func(t *testing.T, list []map[string]any) {
+				spec := list[0]["resources"].([]any)[0].(map[string]any)["spec"].(map[string]any)
+				if len(list) != 2 || spec["cpu_millis"] != 1e308 {
+					t.Errorf("got %v", list)
+				}
+			}},
+		{"poisoned date", Edit{Index: 1, Field: "created", Value: json.RawMessage(`"yesterday"`)},
+			func(t *testing.T, list []map[string]any) {
+				if len(list) != 2 || list[1]["created"] != "yesterday" || list[0]["created"] == "yesterday" {
+					t.Errorf("got %v", list)
+				}
+			}},
+		{"duplicate id", Edit{Index: 0, Field: "status", Value: json.RawMessage(`"UNSTABLE"`), Append: true},
+			func(t *testing.T, list []map[string]any) {
+				if len(list) != 3 || list[2]["service_id"] != list[0]["service_id"] || list[2]["status"] != "UNSTABLE" || list[0]["status"] == "UNSTABLE" {
+					t.Errorf("got %v", list)
+				}
+			}},
+		{"path not found leaves the answer", Edit{Index: 0, Field: "no.such.path", Value: json.RawMessage(`1`)},
+			func(t *testing.T, list []map[string]any) {
+				if len(list) != 2 || list[0]["no"] != nil {
+					t.Errorf("got %v", list)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Timings{})
+			e.createService("a")
+			e.createService("b")
+			e.sim.AddFault(Fault{Operation: apiclient.OpListServices, Edit: &tt.edit})
+			var list []map[string]any
+			if err := json.Unmarshal(e.must(http.StatusOK, "GET", servicesPath, nil), &list); err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, list)
+		})
+	}
+	e := newEnv(t, Timings{})
+	e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/faults", map[string]any{"edit": map[string]any{"field": ""}}, noAuth)
+}

@@ -24,6 +24,9 @@ type lifecycle struct {
 	// removed is set when the transition ends with the resource gone.
 	removed bool
 	forced  string
+	// pinned tells a status forced by a control, which demo churn never
+	// ends, from a churn blip.
+	pinned bool
 }
 
 // settle puts the lifecycle at rest in status, with no transition.
@@ -32,7 +35,7 @@ func settle(status string) lifecycle { return lifecycle{settled: status} }
 // begin starts a transition through steps that ends in settled. It is a
 // write, so it also ends any forced status.
 func (l *lifecycle) begin(now time.Time, settled string, steps ...step) {
-	l.forced = ""
+	l.forced, l.pinned = "", false
 	l.phases = l.phases[:0]
 	t := now
 	for _, st := range steps {
@@ -50,7 +53,10 @@ func (l *lifecycle) remove(now time.Time, status string, d time.Duration) {
 }
 
 // touch records a write that has no transition: it ends a forced status.
-func (l *lifecycle) touch() { l.forced = "" }
+func (l *lifecycle) touch() { l.forced, l.pinned = "", false }
+
+// force sets or, with "", clears a status forced by a control.
+func (l *lifecycle) force(status string) { l.forced, l.pinned = status, status != "" }
 
 // inTransition reports whether a phase has not ended yet.
 func (l *lifecycle) inTransition(now time.Time) bool {

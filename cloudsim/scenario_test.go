@@ -182,3 +182,41 @@ func TestChurnChangesState(t *testing.T) {
 	<-done
 	e.sim.Churn(context.Background(), 0) // returns at once when disabled
 }
+
+// TestChurnKeepsForcedStatus: a status forced through the controls stays
+// while churn runs, so that the demo's "break something" works.
+func TestChurnKeepsForcedStatus(t *testing.T) {
+	e := newEnv(t, Timings{})
+	e.sim.LoadDemo(testProject)
+	services := decode[[]apiclient.Service](t, e.must(http.StatusOK, "GET", servicesPath, nil))
+	for _, svc := range services {
+		if err := e.sim.SetServiceStatus(testProject, svc.ServiceID, apiclient.ServiceUnstable); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.sim.Churn(ctx, time.Millisecond); close(done) }()
+	// Many churn steps: each would pick a service and, before the fix,
+	// resize it or end its "blip".
+	for range 200 {
+		for _, svc := range decode[[]apiclient.Service](t, e.must(http.StatusOK, "GET", servicesPath, nil)) {
+			if svc.Status != apiclient.ServiceUnstable {
+				cancel()
+				<-done
+				t.Fatalf("service %s is %s under churn, want the forced UNSTABLE", svc.ServiceID, svc.Status)
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	// Clearing the override ends it.
+	id := services[0].ServiceID
+	if err := e.sim.SetServiceStatus(testProject, id, ""); err != nil {
+		t.Fatal(err)
+	}
+	if svc := decode[apiclient.Service](t, e.must(http.StatusOK, "GET", servicesPath+"/"+id, nil)); svc.Status == apiclient.ServiceUnstable {
+		t.Errorf("status still forced after clearing: %s", svc.Status)
+	}
+}
