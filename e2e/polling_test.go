@@ -1,0 +1,475 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+// The tests of this file run the exporter against the standalone simulator
+// through the failures of the field: fleets larger than one interval's
+// budget, cycles longer than the staleness bound, huge Retry-After values,
+// poisoned records, duplicate ids and long outages. Most run for minutes of
+// real time, so they run in parallel; none asserts a duration, only what
+// every scrape shows while they run.
+
+// startPolling starts the exporter against sim with args and waits until
+// /metrics answers, not until it is ready: readiness is part of what the
+// tests check.
+func startPolling(t *testing.T, sim string, args ...string) (*testbin.Process, string) {
+	t.Helper()
+	addr := testbin.FreeAddr(t)
+	p := testbin.Start(t, testbin.Build(t, "."), testbin.ExporterEnv(sim), append([]string{"--web.listen-address=" + addr}, args...)...)
+	url := "http://" + addr
+	testbin.WaitFor(t, 60*time.Second, "the exporter to serve /metrics", func() bool {
+		if p.Exited() {
+			t.Fatalf("the exporter exited:\n%s", p.Output())
+		}
+		code, _ := testbin.Get(url + "/metrics")
+		return code == http.StatusOK
+	})
+	return p, url
+}
+
+// scrape fetches and parses /metrics; ok is false when it cannot.
+func scrape(url string) (map[string]*dto.MetricFamily, bool) {
+	code, body := testbin.Get(url + "/metrics")
+	if code != http.StatusOK {
+		return nil, false
+	}
+	fams, err := testbin.Families(body)
+	return fams, err == nil
+}
+
+func ids(fams map[string]*dto.MetricFamily, family, label string) []string {
+	return testbin.LabelValues(fams, family, label)
+}
+
+// simFault posts a fault to the simulator's controls.
+func simFault(t *testing.T, sim, fault string) {
+	t.Helper()
+	if code, body := testbin.Post("http://"+sim+"/_sim/faults", fault); code != http.StatusCreated {
+		t.Fatalf("POST /_sim/faults %s: %d %s", fault, code, body)
+	}
+}
+
+func clearFaults(t *testing.T, sim string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodDelete, "http://"+sim+"/_sim/faults", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
+	t.Helper()
+	v, ok := testbin.Value(fams, name, labels...)
+	if !ok {
+		t.Fatalf("no series %s", testbin.Describe(name, labels...))
+	}
+	return v
+}
+
+// TestPollingLargeFleetDefaultFlags: at the default flags, a fleet whose
+// per-service calls do not fit in one interval still shows every service
+// within seconds, never fewer afterwards, every replica set within the
+// refresh period the exporter announces, and a WARN line that says why.
+func TestPollingLargeFleetDefaultFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for minutes")
+	}
+	t.Parallel()
+	const services = 1500
+	sim := testbin.StartSim(t, "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
+		"--fleet.replica-sets-per-service=1", "--fleet.vpcs=10", "--fleet.peerings-per-vpc=2")
+	p, url := startPolling(t, sim)
+
+	// The services come from one listServices call: they are published
+	// at once, not at the end of a cycle that needs 1,500 more calls.
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "every service on /metrics", func() bool {
+		var ok bool
+		fams, ok = scrape(url)
+		return ok && len(ids(fams, "clouddb_service_info", "service_id")) == services
+	})
+	start := time.Now()
+	testbin.WaitFor(t, 60*time.Second, "the refresh period", func() bool {
+		fams, _ = scrape(url)
+		_, ok := testbin.Value(fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", ProjectID)
+		return ok
+	})
+	period := time.Duration(value(t, fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", ProjectID) * float64(time.Second))
+	if period <= time.Minute {
+		t.Fatalf("refresh period %s: %d services cannot be refreshed in one default interval", period, services)
+	}
+	if out := p.Output(); !strings.Contains(out, "WARN") || !strings.Contains(out, "--api.rate-limit") {
+		t.Errorf("no WARN line about the call budget:\n%s", out)
+	}
+
+	// Over the announced period (and one interval of slack for the cycle
+	// boundaries), no scrape shows fewer services, and every replica set
+	// shows up.
+	seen := map[string]bool{}
+	minRS := 0
+	for time.Since(start) < period+time.Minute {
+		fams, ok := scrape(url)
+		if !ok {
+			t.Fatal("/metrics failed")
+		}
+		if n := len(ids(fams, "clouddb_service_info", "service_id")); n != services {
+			t.Fatalf("%s after all were shown: %d services, want %d", time.Since(start).Round(time.Second), n, services)
+		}
+		rs := ids(fams, "clouddb_replica_set_info", "replica_set_id")
+		if len(rs) < minRS {
+			t.Fatalf("replica sets went from %d to %d", minRS, len(rs))
+		}
+		minRS = len(rs)
+		for _, id := range rs {
+			seen[id] = true
+		}
+		if len(seen) == services && time.Since(start) > 2*time.Minute {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	if len(seen) != services {
+		t.Errorf("%d of %d replica sets seen within the announced refresh period %s", len(seen), services, period)
+	}
+}
+
+// TestPollingLongCycleKeepsData: a cycle longer than --collect.max-staleness
+// (300 services at 5 requests/s need a minute) never expires what it has
+// just read.
+func TestPollingLongCycleKeepsData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for minutes")
+	}
+	t.Parallel()
+	const services = 300
+	sim := testbin.StartSim(t, "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
+		"--fleet.replica-sets-per-service=1", "--fleet.vpcs=5", "--fleet.peerings-per-vpc=1")
+	_, url := startPolling(t, sim, "--collect.interval=10s", "--collect.max-staleness=30s")
+	testbin.WaitFor(t, 60*time.Second, "every service on /metrics", func() bool {
+		fams, ok := scrape(url)
+		return ok && len(ids(fams, "clouddb_service_info", "service_id")) == services
+	})
+	maxRS := 0
+	for start := time.Now(); time.Since(start) < 90*time.Second; time.Sleep(time.Second) {
+		fams, ok := scrape(url)
+		if !ok {
+			t.Fatal("/metrics failed")
+		}
+		if n := len(ids(fams, "clouddb_service_info", "service_id")); n != services {
+			t.Fatalf("after %s: %d services, want %d", time.Since(start).Round(time.Second), n, services)
+		}
+		for _, family := range []string{"clouddb_replica_set_info", "clouddb_vpc_info"} {
+			if n := len(ids(fams, family, "project_id")); n == 0 && (family == "clouddb_vpc_info" || maxRS > 0) {
+				t.Fatalf("after %s: no %s", time.Since(start).Round(time.Second), family)
+			}
+		}
+		maxRS = max(maxRS, len(ids(fams, "clouddb_replica_set_info", "replica_set_id")))
+		if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services"); v != 1 {
+			t.Fatalf("collector_success{services} = %v with a healthy API", v)
+		}
+	}
+	if maxRS == 0 {
+		t.Error("no replica set was ever shown")
+	}
+}
+
+// TestPollingHugeRetryAfter: one 429 with Retry-After far beyond the retry
+// cap fails that call for the cycle instead of stalling publication.
+func TestPollingHugeRetryAfter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator and the exporter")
+	}
+	t.Parallel()
+	sim := testbin.StartSim(t)
+	p, url := startPolling(t, sim, "--collect.interval=5s")
+	var before map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "services on /metrics", func() bool {
+		var ok bool
+		before, ok = scrape(url)
+		return ok && len(ids(before, "clouddb_service_info", "service_id")) > 0
+	})
+	services := len(ids(before, "clouddb_service_info", "service_id"))
+	simFault(t, sim, `{"operation": "listReplicaSets", "status": 429, "retry_after": "999999", "count": 1}`)
+	faulted := time.Now()
+	// Publication goes on: snapshots taken after the fault keep coming, with
+	// every service, while the failed part reports its failure.
+	testbin.WaitFor(t, 60*time.Second, "a snapshot three intervals after the fault, with the replica sets failing", func() bool {
+		fams, ok := scrape(url)
+		if !ok {
+			return false
+		}
+		if n := len(ids(fams, "clouddb_service_info", "service_id")); n != services {
+			t.Fatalf("%d services after the fault, want %d", n, services)
+		}
+		taken, ok := testbin.Value(fams, "clouddb_exporter_snapshot_timestamp_seconds", "project_id", ProjectID)
+		return ok && time.Unix(int64(taken), 0).After(faulted.Add(15*time.Second)) &&
+			value(t, fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services") == 1
+	})
+	if !strings.Contains(p.Output(), "Retry-After") {
+		t.Errorf("the deferred call was not logged:\n%s", p.Output())
+	}
+}
+
+// TestPollingPoisonedRecords: a number that overflows, a "NaN" and a date
+// that is not one cost their own field, not the whole list.
+func TestPollingPoisonedRecords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator and the exporter")
+	}
+	t.Parallel()
+	sim := testbin.StartSim(t)
+	listed := simServices(t, sim)
+	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 0, "field": "resources.0.spec.cpu_millis", "value": 1e308}}`)
+	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 1, "field": "resources.0.spec.memory_gbs", "value": "NaN"}}`)
+	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 2, "field": "created", "value": "yesterday"}}`)
+	p, url := startPolling(t, sim, "--collect.interval=2s")
+
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "services and a decode error count on /metrics", func() bool {
+		var ok bool
+		fams, ok = scrape(url)
+		if !ok || len(ids(fams, "clouddb_service_info", "service_id")) < 3 {
+			return false
+		}
+		v, ok := testbin.Value(fams, "clouddb_exporter_api_decode_errors_total", "operation", "listServices")
+		return ok && v >= 3
+	})
+	if got := ids(fams, "clouddb_service_info", "service_id"); len(got) != len(listed) {
+		t.Errorf("%d services exported, want all %d", len(got), len(listed))
+	}
+	if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services"); v != 1 {
+		t.Errorf("collector_success{services} = %v: a bad field failed the list", v)
+	}
+	first, second, third := listed[0], listed[1], listed[2]
+	has := func(name string, labels ...string) bool { _, ok := testbin.Value(fams, name, labels...); return ok }
+	if has("clouddb_service_cpu_cores", "service_id", first) {
+		t.Errorf("service %s: cpu_cores exported from a cpu_millis of 1e308", first)
+	}
+	if !has("clouddb_service_memory_bytes", "service_id", first) {
+		t.Errorf("service %s lost its memory, whose value was fine", first)
+	}
+	if has("clouddb_service_memory_bytes", "service_id", second) || !has("clouddb_service_cpu_cores", "service_id", second) {
+		t.Errorf("service %s: want memory dropped and CPU kept", second)
+	}
+	if has("clouddb_service_created_timestamp_seconds", "service_id", third) || !has("clouddb_service_status", "service_id", third) {
+		t.Errorf("service %s: want created dropped and the status kept", third)
+	}
+	out := p.Output()
+	for _, want := range []string{first, second, third} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log does not name service %s", want)
+		}
+	}
+	// Logged once, not once per cycle: wait for more cycles, then count.
+	n := value(t, fams, "clouddb_exporter_api_decode_errors_total", "operation", "listServices")
+	testbin.WaitFor(t, 60*time.Second, "three more cycles", func() bool {
+		fams, ok := scrape(url)
+		v, _ := testbin.Value(fams, "clouddb_exporter_api_decode_errors_total", "operation", "listServices")
+		return ok && v >= n+9
+	})
+	lines := 0
+	for line := range strings.Lines(p.Output()) {
+		if strings.Contains(line, third) && strings.Contains(line, "created") {
+			lines++
+		}
+	}
+	if lines != 1 {
+		t.Errorf("the bad created field was logged %d times, want once:\n%s", lines, p.Output())
+	}
+}
+
+// TestPollingDuplicateIDs: the same service twice in one answer, with two
+// statuses, keeps one of them, stably, and logs it at most once per cycle.
+func TestPollingDuplicateIDs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator and the exporter")
+	}
+	t.Parallel()
+	sim := testbin.StartSim(t)
+	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 0, "field": "status", "value": "UNSTABLE", "append": true}}`)
+	p, url := startPolling(t, sim, "--collect.interval=1s", "--collect.transition-interval=1s")
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "services on /metrics", func() bool {
+		var ok bool
+		fams, ok = scrape(url)
+		return ok && len(ids(fams, "clouddb_service_info", "service_id")) > 0
+	})
+	id := ids(fams, "clouddb_service_info", "service_id")[0]
+	status := testbin.LabelValues(fams, "clouddb_service_status", "status", "service_id", id)
+	since := value(t, fams, "clouddb_service_status_changed_timestamp_seconds", "service_id", id)
+	start := time.Now()
+	for time.Since(start) < 15*time.Second {
+		fams, ok := scrape(url)
+		if !ok {
+			t.Fatal("/metrics failed")
+		}
+		if got := testbin.LabelValues(fams, "clouddb_service_status", "status", "service_id", id); !slices.Equal(got, status) {
+			t.Fatalf("service %s flapped from %v to %v", id, status, got)
+		}
+		if got := value(t, fams, "clouddb_service_status_changed_timestamp_seconds", "service_id", id); got != since {
+			t.Fatalf("service %s: status changed at %v, then at %v", id, since, got)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var counts map[string]int
+	_, body := testbin.Get("http://" + sim + "/_sim/requests")
+	if err := json.Unmarshal([]byte(body), &counts); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(p.Output(), "Duplicate"); c == 0 || c > counts["listServices"] {
+		t.Errorf("duplicates logged %d times over %d lists of the services", c, counts["listServices"])
+	}
+}
+
+// TestPollingOutageDefaultFlags: an API outage longer than every timeout
+// and than the old staleness bound keeps the last known fleet, flagged as
+// failing, and /sd keeps serving its targets.
+func TestPollingOutageDefaultFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for minutes")
+	}
+	t.Parallel()
+	sim := testbin.StartSim(t)
+	_, url := startPolling(t, sim)
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "services and replica sets on /metrics", func() bool {
+		var ok bool
+		fams, ok = scrape(url)
+		return ok && len(ids(fams, "clouddb_service_info", "service_id")) > 0 && len(ids(fams, "clouddb_replica_set_info", "replica_set_id")) > 0
+	})
+
+	simFault(t, sim, `{"status": 500}`)
+	start := time.Now()
+	// The baseline is the first scrape that shows the outage: no call can
+	// succeed after it.
+	testbin.WaitFor(t, 3*time.Minute, "collector_success{services} to show the outage", func() bool {
+		var ok bool
+		fams, ok = scrape(url)
+		v, _ := testbin.Value(fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services")
+		return ok && v == 0
+	})
+	services := ids(fams, "clouddb_service_info", "service_id")
+	replicaSets := ids(fams, "clouddb_replica_set_info", "replica_set_id")
+	if len(services) == 0 || len(replicaSets) == 0 {
+		t.Fatalf("the outage removed the fleet: %d services, %d replica sets", len(services), len(replicaSets))
+	}
+	_, sdBefore := testbin.Get(url + "/sd/services")
+	if targets := sdTargets(t, sdBefore); len(targets) == 0 {
+		t.Fatalf("/sd/services during the outage: %s", sdBefore)
+	}
+	for time.Since(start) < 6*time.Minute+30*time.Second {
+		fams, ok := scrape(url)
+		if !ok {
+			t.Fatal("/metrics failed")
+		}
+		if got := ids(fams, "clouddb_service_info", "service_id"); !slices.Equal(got, services) {
+			t.Fatalf("%s into the outage: services %v, want %v", time.Since(start).Round(time.Second), got, services)
+		}
+		if got := ids(fams, "clouddb_replica_set_info", "replica_set_id"); !slices.Equal(got, replicaSets) {
+			t.Fatalf("%s into the outage: replica sets %v, want %v", time.Since(start).Round(time.Second), got, replicaSets)
+		}
+		if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services"); v != 0 {
+			t.Fatalf("collector_success{services} = %v during the outage", v)
+		}
+		if code, body := testbin.Get(url + "/sd/services"); code != http.StatusOK || !slices.Equal(sdTargets(t, body), sdTargets(t, sdBefore)) {
+			t.Fatalf("%s into the outage: /sd/services %d %s, want the targets from before", time.Since(start).Round(time.Second), code, body)
+		}
+		time.Sleep(5 * time.Second)
+	}
+	clearFaults(t, sim)
+}
+
+// TestSDDuringOutage: /sd/* never answer an empty list because of a
+// failure: with no known target, they answer an error, and Prometheus keeps
+// its previous targets.
+func TestSDDuringOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator and the exporter")
+	}
+	t.Parallel()
+	sim := testbin.StartSim(t)
+	simFault(t, sim, `{"status": 500}`)
+	// Opting in to dropping stale data, so that the exporter also loses
+	// the targets it knew.
+	p, url := startPolling(t, sim, "--collect.interval=2s", "--collect.max-staleness=4s", "--api.max-retries=0")
+	testbin.WaitFor(t, 30*time.Second, "a failed first cycle", func() bool {
+		return strings.Contains(p.Output(), "Collector failed")
+	})
+	for _, path := range []string{"/sd/services", "/sd/replica-sets", "/sd/poolers"} {
+		if code, body := testbin.Get(url + path); code == http.StatusOK {
+			t.Errorf("%s before any successful list: 200 %s, want an error status", path, body)
+		}
+	}
+	clearFaults(t, sim)
+	var targets []json.RawMessage
+	testbin.WaitFor(t, 60*time.Second, "targets after the outage", func() bool {
+		code, body := testbin.Get(url + "/sd/services")
+		return code == http.StatusOK && json.Unmarshal([]byte(body), &targets) == nil && len(targets) > 0
+	})
+	simFault(t, sim, `{"status": 500}`)
+	testbin.WaitFor(t, 60*time.Second, "the fleet dropped as stale", func() bool {
+		fams, ok := scrape(url)
+		return ok && len(ids(fams, "clouddb_service_info", "service_id")) == 0
+	})
+	for range 10 {
+		code, body := testbin.Get(url + "/sd/services")
+		if code == http.StatusOK && strings.TrimSpace(body) == "[]" {
+			t.Fatalf("/sd/services answers 200 [] during an outage")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// simServices lists the ids of the simulator's services, in its order.
+func simServices(t *testing.T, sim string) []string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, "http://"+sim+"/v1/projects/"+ProjectID+"/services", nil)
+	req.SetBasicAuth(testbin.SimAccessKey, testbin.SimSecretKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list []struct {
+		ServiceID string `json:"service_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || len(list) < 3 {
+		t.Fatalf("listing the simulator's services: %v (%d)", err, len(list))
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = s.ServiceID
+	}
+	return out
+}
+
+// sdTargets returns the sorted targets of an /sd answer.
+func sdTargets(t *testing.T, body string) []string {
+	t.Helper()
+	var groups []struct {
+		Targets []string `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(body), &groups); err != nil {
+		t.Fatalf("/sd answer %q: %v", body, err)
+	}
+	var out []string
+	for _, g := range groups {
+		out = append(out, g.Targets...)
+	}
+	slices.Sort(out)
+	return out
+}
