@@ -374,7 +374,11 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		// 202/204 answers documented without a body may still carry one.
 		return nil
 	}
-	return decodeBody(cl.op, data, cl.out)
+	if cl.method != http.MethodGet {
+		// The answer to a write is read whole or not at all.
+		return decodeBody(cl.op, data, cl.out, nil)
+	}
+	return c.decodeBody(cl.op, data, cl.out)
 }
 
 // wait takes a token from the shared bucket, reporting any wait.
@@ -409,11 +413,23 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // decodeBody decodes a success body into out. Unknown fields are ignored on
 // purpose: the API may grow fields, and a poller must not break on them.
-func decodeBody(op string, data []byte, out any) error {
-	if err := json.Unmarshal(data, out); err != nil {
-		return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data), Err: err}
+// A field that does not decode costs only itself (see decodeLenient): one
+// bad record must not blind the exporter to a whole fleet.
+func (c *Client) decodeBody(op string, data []byte, out any) error {
+	return decodeBody(op, data, out, func(FieldError) { c.observer.ObserveDecodeError(op) })
+}
+
+// decodeBody is Client.decodeBody with drop called for each field left out;
+// with a nil drop, the body is decoded whole or not at all.
+func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
+	err := json.Unmarshal(data, out)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if drop != nil && decodeLenient(data, out, drop) {
+		return nil
+	}
+	return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data), Err: err}
 }
 
 // secretResponses are operations whose success body carries a secret
@@ -458,3 +474,4 @@ type nopObserver struct{}
 func (nopObserver) ObserveRequest(string, string, time.Duration) {}
 func (nopObserver) ObserveRetry(string)                          {}
 func (nopObserver) ObserveRateLimitWait(string, time.Duration)   {}
+func (nopObserver) ObserveDecodeError(string)                    {}

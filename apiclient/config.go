@@ -72,6 +72,9 @@ type Observer interface {
 	// ObserveRateLimitWait is called with the time a request waited for the
 	// token bucket, when it waited at all.
 	ObserveRateLimitWait(operation string, wait time.Duration)
+	// ObserveDecodeError is called for each field (or list element) of a
+	// successful answer that did not decode and was left out.
+	ObserveDecodeError(operation string)
 }
 
 // String describes the Config without its credentials, which only show

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"context"
 	"net/http"
 	"reflect"
 	"testing"
@@ -122,7 +123,7 @@ func TestDecodeServices(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []Service
-			if err := decodeBody(OpListServices, []byte(tt.json), &got); err != nil {
+			if err := decodeBody(OpListServices, []byte(tt.json), &got, nil); err != nil {
 				t.Fatalf("decode: %v", err)
 			}
 			if len(got) != 1 {
@@ -161,7 +162,7 @@ func TestDecodeOtherResources(t *testing.T) {
 
 func mustDecode(t *testing.T, data string, out any) {
 	t.Helper()
-	if err := decodeBody("test", []byte(data), out); err != nil {
+	if err := decodeBody("test", []byte(data), out, nil); err != nil {
 		t.Fatalf("decode %s: %v", data, err)
 	}
 }
@@ -192,10 +193,70 @@ func TestNullAndEmptyLists(t *testing.T) {
 }
 
 func TestDecodeRejectsWrongShapes(t *testing.T) {
-	for _, data := range []string{``, `{`, `{"service_id":"s"}`, `[{"created":"yesterday"}]`, `[{"endpoint":{"port":"eighty"}}]`, `[{"paused":"yes"}]`} {
+	for _, data := range []string{``, `{`, `{"service_id":"s"}`, `"services"`, `[{"service_id":"s"}`} {
 		var got []Service
-		if err := decodeBody(OpListServices, []byte(data), &got); err == nil {
+		if err := decodeBody(OpListServices, []byte(data), &got, func(FieldError) {}); err == nil {
 			t.Errorf("decode %q: no error", data)
 		}
+	}
+}
+
+// TestDecodeOneBadFieldCostsOneField: a value that does not decode drops
+// that field of that element only, and is recorded on the resource.
+func TestDecodeOneBadFieldCostsOneField(t *testing.T) {
+	data := `[
+		{"service_id": "a", "status": "READY", "created": "yesterday", "resources": [{"id": "r", "spec": {"cpu_millis": 1e308, "memory_gbs": 4}}]},
+		{"service_id": "b", "status": "READY", "paused": "yes", "endpoint": {"host": "h", "port": "eighty"}},
+		42,
+		{"service_id": "c", "status": "UNSTABLE", "resources": [{"id": "r", "spec": {"cpu_millis": "NaN", "memory_gbs": "8"}}]}
+	]`
+	var got []Service
+	var drops []FieldError
+	if err := decodeBody(OpListServices, []byte(data), &got, func(e FieldError) { drops = append(drops, e) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].ServiceID != "a" || got[1].ServiceID != "b" || got[2].ServiceID != "c" {
+		t.Fatalf("services %+v: want a, b, c (the non-object left out)", got)
+	}
+	fields := func(s Service) []string {
+		var out []string
+		for _, d := range s.Dropped {
+			out = append(out, d.Field)
+		}
+		return out
+	}
+	for i, want := range [][]string{{"created", "resources.0.spec.cpu_millis"}, {"paused", "endpoint.port"}, {"resources.0.spec.cpu_millis"}} {
+		if got := fields(got[i]); !reflect.DeepEqual(got, want) {
+			t.Errorf("service %s dropped %v, want %v", got, got, want)
+		}
+	}
+	if len(drops) != 6 { // five fields and one element
+		t.Errorf("%d drops reported, want 6: %+v", len(drops), drops)
+	}
+	a := got[0]
+	if a.Status != "READY" || a.Resources[0].Spec.MemoryGBs != 4 || a.Resources[0].ID != "r" || !a.Created.IsZero() {
+		t.Errorf("service a kept %+v", a)
+	}
+	if !a.FieldDropped("resources.0.spec.cpu_millis") || a.FieldDropped("resources.0.spec.memory_gbs") {
+		t.Error("FieldDropped does not tell the dropped field")
+	}
+	if got[1].Endpoint == nil || got[1].Endpoint.Host != "h" || got[2].Resources[0].Spec.MemoryGBs != 8 {
+		t.Errorf("siblings of a bad field lost: %+v %+v", got[1].Endpoint, got[2].Resources[0].Spec)
+	}
+}
+
+// TestDecodeErrorsObserved: each field left out is counted once for its
+// operation.
+func TestDecodeErrorsObserved(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, `[{"id": "rs", "nodes": "many", "cpu_millis": 1e308}]`)
+	})
+	c, _, obs := newTestClient(t, srv, nil)
+	list, err := c.ListReplicaSets(context.Background(), "s")
+	if err != nil || len(list) != 1 || len(list[0].Dropped) != 2 || !list[0].FieldDropped("nodes") {
+		t.Fatalf("list %+v err %v", list, err)
+	}
+	if !reflect.DeepEqual(obs.decodeErrors, []string{OpListReplicaSets, OpListReplicaSets}) {
+		t.Errorf("decode errors observed: %v", obs.decodeErrors)
 	}
 }

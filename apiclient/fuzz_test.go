@@ -25,15 +25,15 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var services []Service
-		_ = decodeBody(OpListServices, data, &services)
+		_ = decodeBody(OpListServices, data, &services, nil)
 		var replicaSets []ReplicaSet
-		_ = decodeBody(OpListReplicaSets, data, &replicaSets)
+		_ = decodeBody(OpListReplicaSets, data, &replicaSets, nil)
 		var peering Peering
-		_ = decodeBody(OpGetPeering, data, &peering)
+		_ = decodeBody(OpGetPeering, data, &peering, nil)
 		var info AuthInfo
-		_ = decodeBody(OpGetAuthInfo, data, &info)
+		_ = decodeBody(OpGetAuthInfo, data, &info, nil)
 		var created Service
-		if err := decodeBody(OpCreateService, data, &created); err != nil {
+		if err := decodeBody(OpCreateService, data, &created, nil); err != nil {
 			if d, ok := err.(*DecodeError); ok && len(data) > 0 && d.Snippet != "<omitted: response carries a secret>" {
 				t.Fatalf("createService decode error quotes the body: %q", d.Snippet)
 			}

@@ -33,6 +33,8 @@ type recordingObserver struct {
 	requests []string // "op code"
 	retries  []string
 	waits    []string
+	// decodeErrors has one operation per field left out.
+	decodeErrors []string
 }
 
 func (o *recordingObserver) ObserveRequest(op, code string, _ time.Duration) {
@@ -45,6 +47,12 @@ func (o *recordingObserver) ObserveRetry(op string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.retries = append(o.retries, op)
+}
+
+func (o *recordingObserver) ObserveDecodeError(op string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.decodeErrors = append(o.decodeErrors, op)
 }
 
 func (o *recordingObserver) ObserveRateLimitWait(op string, _ time.Duration) {

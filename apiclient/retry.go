@@ -12,7 +12,8 @@ import (
 // retryable decides whether a failed attempt is tried again and after how
 // long. attempt counts from 0 for the first try.
 //
-// Reads are retried on transport errors and on 429/500/502/503/504. Writes
+// Reads are retried on transport errors and on 429/500/502/503/504, after
+// the server's Retry-After when it sends one within MaxRetryAfter. Writes
 // are retried only on 429: the server refused them before doing anything,
 // while after a 5xx or a lost connection a write may have taken effect and
 // repeating it could, say, create a second service.
@@ -36,7 +37,18 @@ func (c *Client) retryable(ctx context.Context, method string, err error, attemp
 			return 0, false
 		}
 		if apiErr.RetryAfter > 0 && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable) {
-			return min(apiErr.RetryAfter, c.maxRetryAfter), true
+			// A wait longer than the cap, or than the caller's deadline
+			// allows, is not slept on: the call fails at once and the
+			// caller, who sees RetryAfter in the error, tries again no
+			// earlier than the server asked. Sleeping would stall a poll
+			// cycle for as long as a server cares to say.
+			if apiErr.RetryAfter > c.maxRetryAfter {
+				return 0, false
+			}
+			if deadline, ok := ctx.Deadline(); ok && c.now().Add(apiErr.RetryAfter).After(deadline) {
+				return 0, false
+			}
+			return apiErr.RetryAfter, true
 		}
 	case errors.As(err, &tErr):
 		if !read {

@@ -61,8 +61,7 @@ func TestReadsRecover(t *testing.T) {
 		{"dropped connection", []failure{{drop: true}}, []time.Duration{base - 1}, []string{"error", "200"}},
 		{"429 retry-after seconds", []failure{{status: 429, retryAfter: "7"}}, []time.Duration{7 * time.Second}, []string{"429", "200"}},
 		{"503 retry-after date", []failure{{status: 503, retryAfter: "Mon, 01 Jan 2024 00:00:09 GMT"}}, []time.Duration{9 * time.Second}, []string{"503", "200"}},
-		{"retry-after capped", []failure{{status: 429, retryAfter: "3600"}, {status: 503, retryAfter: "Tue, 02 Jan 2024 00:00:00 GMT"}},
-			[]time.Duration{time.Minute, time.Minute}, []string{"429", "503", "200"}},
+		{"retry-after at the cap", []failure{{status: 429, retryAfter: "60"}}, []time.Duration{time.Minute}, []string{"429", "200"}},
 		{"retry-after in the past falls back to backoff", []failure{{status: 429, retryAfter: "Sun, 31 Dec 2023 00:00:00 GMT"}},
 			[]time.Duration{base - 1}, []string{"429", "200"}},
 		{"retry-after ignored on 500", []failure{{status: 500, retryAfter: "7"}}, []time.Duration{base - 1}, []string{"500", "200"}},
@@ -94,6 +93,42 @@ func TestReadsRecover(t *testing.T) {
 			}
 			if len(obs.retries) != len(tt.script) {
 				t.Errorf("observed %d retries, want %d", len(obs.retries), len(tt.script))
+			}
+		})
+	}
+}
+
+// TestRetryAfterBeyondCapFailsAtOnce: a Retry-After longer than
+// MaxRetryAfter, or than the caller's deadline leaves, is not slept on: the
+// call fails at once with the server's wish in the error.
+func TestRetryAfterBeyondCapFailsAtOnce(t *testing.T) {
+	tests := []struct {
+		name       string
+		retryAfter string
+		deadline   time.Duration // from now; 0 for none
+		least      time.Duration
+	}{
+		{"seconds beyond the cap", "999999", 0, 999999 * time.Second},
+		{"date beyond the cap", time.Now().Add(24 * time.Hour).UTC().Format(http.TimeFormat), 0, 23 * time.Hour},
+		{"within the cap but beyond the deadline", "30", 10 * time.Second, 30 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, n := scriptedServer(t, []failure{{status: 429, retryAfter: tt.retryAfter}}, 200, `[]`)
+			c, clock, _ := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetryAfter = time.Minute })
+			ctx := t.Context()
+			if tt.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+				defer cancel()
+			}
+			_, err := c.ListServices(ctx)
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter < tt.least {
+				t.Fatalf("err = %v, want the 429 with a Retry-After of at least %s", err, tt.least)
+			}
+			if n.Load() != 1 || len(clock.recorded()) != 0 {
+				t.Errorf("%d requests, sleeps %v: want one request and no sleep", n.Load(), clock.recorded())
 			}
 		})
 	}

@@ -116,6 +116,9 @@ type Service struct {
 	// InitialPassword is only sent in the responses to creation and fork.
 	InitialPassword Secret      `json:"initial_password,omitempty"`
 	ForkedFrom      *ForkedFrom `json:"forked_from,omitempty"`
+	// Dropped lists the fields whose values did not decode; they are left
+	// at zero, which is not their value.
+	Dropped []FieldError `json:"-"`
 }
 
 // Environment returns the service's environment label, or "" when the API
@@ -139,6 +142,9 @@ type ReplicaSet struct {
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
 	ConnectionPooler *ConnectionPooler `json:"connection_pooler,omitempty"`
 	Metadata         *Metadata         `json:"metadata,omitempty"`
+	// Dropped lists the fields whose values did not decode; they are left
+	// at zero, which is not their value.
+	Dropped []FieldError `json:"-"`
 }
 
 // Environment returns the replica set's environment label, or "".
@@ -167,6 +173,8 @@ type Peering struct {
 	ProvisionedID  string  `json:"provisioned_id"`
 	Status         string  `json:"status"`
 	ErrorMessage   *string `json:"error_message"`
+	// Dropped lists the fields whose values did not decode.
+	Dropped []FieldError `json:"-"`
 }
 
 // AuthInfo reports the credentials in use (section 2.5).

@@ -27,6 +27,11 @@ type APIMetrics struct {
 	duration      *prometheus.HistogramVec
 	retries       *prometheus.CounterVec
 	rateLimitWait *prometheus.CounterVec
+	decodeErrors  *prometheus.CounterVec
+	// The poll cycle metrics, fed by each project's poller.
+	cycleDuration *prometheus.GaugeVec
+	refreshPeriod *prometheus.GaugeVec
+	overruns      *prometheus.CounterVec
 
 	// own holds the vectors whatever reg is, so that the Exposition can
 	// gather them alone.
@@ -70,20 +75,42 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 			Name: "clouddb_exporter_api_rate_limit_wait_seconds_total",
 			Help: "Time requests to the cloud API spent waiting for the client's own rate limiter, in seconds.",
 		}, []string{"project_id"}),
+		decodeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clouddb_exporter_api_decode_errors_total",
+			Help: "Fields (or list elements) of successful cloud API answers that did not decode and were left out, by operation; the rest of the answer was kept.",
+		}, []string{"project_id", "operation"}),
+		cycleDuration: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "clouddb_exporter_poll_cycle_duration_seconds",
+			Help: "How long the last full poll cycle of a project took, in seconds.",
+		}, []string{"project_id"}),
+		refreshPeriod: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "clouddb_exporter_poll_children_refresh_period_seconds",
+			Help: "How long refreshing every replica set list and peering list of a project takes at the call budget (--api.rate-limit times --collect.interval), in seconds: the poll interval when everything fits in one cycle, a multiple of it otherwise.",
+		}, []string{"project_id"}),
+		overruns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clouddb_exporter_poll_cycle_overruns_total",
+			Help: "Poll cycles of a project that did not finish their calls within the poll interval (their deadline).",
+		}, []string{"project_id"}),
 	}
 	m.own = prometheus.NewRegistry()
-	m.own.MustRegister(m.requests, m.duration, m.retries, m.rateLimitWait)
+	m.own.MustRegister(m.collectors()...)
 	if reg != nil {
-		reg.MustRegister(m.requests, m.duration, m.retries, m.rateLimitWait)
+		reg.MustRegister(m.collectors()...)
 	}
 	return m
+}
+
+func (m *APIMetrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.requests, m.duration, m.retries, m.rateLimitWait, m.decodeErrors, m.cycleDuration, m.refreshPeriod, m.overruns}
 }
 
 // isAPIMetric reports whether name is one of the families of APIMetrics.
 func isAPIMetric(name string) bool {
 	switch name {
 	case "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
-		"clouddb_exporter_api_retries_total", "clouddb_exporter_api_rate_limit_wait_seconds_total":
+		"clouddb_exporter_api_retries_total", "clouddb_exporter_api_rate_limit_wait_seconds_total",
+		"clouddb_exporter_api_decode_errors_total", "clouddb_exporter_poll_cycle_duration_seconds",
+		"clouddb_exporter_poll_children_refresh_period_seconds", "clouddb_exporter_poll_cycle_overruns_total":
 		return true
 	}
 	return false
@@ -166,12 +193,48 @@ func (m *APIMetrics) Observer(projectID string) apiclient.Observer {
 		requests:   m.requests.MustCurryWith(project),
 		duration:   m.duration.MustCurryWith(project),
 		retries:    m.retries.MustCurryWith(project),
+		decode:     m.decodeErrors.MustCurryWith(project),
 		wait:       m.rateLimitWait.WithLabelValues(projectID),
 	}
 	for _, op := range apiclient.Operations {
 		o.retries.WithLabelValues(op)
 	}
+	for _, op := range []string{apiclient.OpListServices, apiclient.OpGetService, apiclient.OpListReplicaSets,
+		apiclient.OpListVPCs, apiclient.OpGetVPC, apiclient.OpListPeerings, apiclient.OpGetPeering} {
+		o.decode.WithLabelValues(op)
+	}
 	return o
+}
+
+// PollObserver is what one project's poller reports about its cycles.
+type PollObserver struct {
+	generation    *atomic.Uint64
+	cycleDuration prometheus.Gauge
+	refreshPeriod prometheus.Gauge
+	overruns      prometheus.Counter
+}
+
+// PollObserver returns the observer of one project's poll cycles. Its
+// overrun counter starts at 0.
+func (m *APIMetrics) PollObserver(projectID string) *PollObserver {
+	defer m.generation.Add(1)
+	return &PollObserver{
+		generation:    &m.generation,
+		cycleDuration: m.cycleDuration.WithLabelValues(projectID),
+		refreshPeriod: m.refreshPeriod.WithLabelValues(projectID),
+		overruns:      m.overruns.WithLabelValues(projectID),
+	}
+}
+
+// ObserveCycle records a finished full cycle: its duration, the refresh
+// period of the children it planned, and whether it overran.
+func (o *PollObserver) ObserveCycle(duration, refreshPeriod time.Duration, overrun bool) {
+	o.cycleDuration.Set(duration.Seconds())
+	o.refreshPeriod.Set(refreshPeriod.Seconds())
+	if overrun {
+		o.overruns.Inc()
+	}
+	o.generation.Add(1)
 }
 
 // RemoveProject deletes every series of a project, for a project dropped by
@@ -184,6 +247,10 @@ func (m *APIMetrics) RemoveProject(projectID string) {
 	m.duration.DeletePartialMatch(project)
 	m.retries.DeletePartialMatch(project)
 	m.rateLimitWait.DeletePartialMatch(project)
+	m.decodeErrors.DeletePartialMatch(project)
+	m.cycleDuration.DeletePartialMatch(project)
+	m.refreshPeriod.DeletePartialMatch(project)
+	m.overruns.DeletePartialMatch(project)
 }
 
 // apiObserver is the Observer of one project: its vectors are curried with
@@ -193,6 +260,7 @@ type apiObserver struct {
 	requests   *prometheus.CounterVec
 	duration   prometheus.ObserverVec
 	retries    *prometheus.CounterVec
+	decode     *prometheus.CounterVec
 	wait       prometheus.Counter
 }
 
@@ -212,5 +280,11 @@ func (o *apiObserver) ObserveRetry(operation string) {
 // ObserveRateLimitWait implements apiclient.Observer.
 func (o *apiObserver) ObserveRateLimitWait(_ string, wait time.Duration) {
 	o.wait.Add(wait.Seconds())
+	o.generation.Add(1)
+}
+
+// ObserveDecodeError implements apiclient.Observer.
+func (o *apiObserver) ObserveDecodeError(operation string) {
+	o.decode.WithLabelValues(operation).Inc()
 	o.generation.Add(1)
 }

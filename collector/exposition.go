@@ -44,6 +44,8 @@ type Exposition struct {
 	// one project can never be installed out of order.
 	mu       sync.Mutex
 	projects map[string]*projectRender // guarded by mu
+	// seqs is the Seq of each project's installed snapshot; guarded by mu.
+	seqs map[string]uint64
 
 	// current is what scrapes serve; it is replaced, never modified while
 	// a scrape reads it (see acquire).
@@ -80,6 +82,7 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 		self:     self,
 		logger:   logger,
 		projects: map[string]*projectRender{},
+		seqs:     map[string]uint64{},
 		spare:    map[string]*projectRender{},
 		buffers:  sync.Pool{New: func() any { return new(bytes.Buffer) }},
 		flateWriters: sync.Pool{New: func() any {
@@ -97,13 +100,21 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 // SetSnapshot replaces the snapshot of s.ProjectID and renders it. Only
 // that project is rendered again; the others keep their bytes.
 // A series that failed to render is logged and left out, and the rest of the
-// snapshot is still served.
+// snapshot is still served. A numbered snapshot (Seq > 0) older than the one
+// installed is dropped: publishers run outside the poller's lock, and an
+// older snapshot must never replace a newer one.
 func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
 	if s == nil {
 		return
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if s.Seq != 0 {
+		if s.Seq <= e.seqs[s.ProjectID] {
+			return
+		}
+		e.seqs[s.ProjectID] = s.Seq
+	}
 	old := e.projects[s.ProjectID]
 	p, err := renderProject(s, old, e.takeSpare(s.ProjectID))
 	if err != nil {
@@ -125,6 +136,7 @@ func (e *Exposition) RemoveProject(projectID string) {
 		return
 	}
 	delete(e.projects, projectID)
+	delete(e.seqs, projectID)
 	delete(e.spare, projectID)
 	e.install(merge(e.projects))
 }

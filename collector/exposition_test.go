@@ -621,3 +621,70 @@ func TestExpositionBufferReuse(t *testing.T) {
 		t.Error("the last snapshot is not served")
 	}
 }
+
+// TestExpositionDropsOutOfOrderSnapshots: publishers run outside the
+// poller's lock, so a numbered snapshot may arrive after a newer one; it
+// must not replace it. A removed project starts afresh.
+func TestExpositionDropsOutOfOrderSnapshots(t *testing.T) {
+	e := NewExposition(nil, nil)
+	older, newer := testSnapshots()[0], testSnapshots()[0]
+	older.Seq, newer.Seq = 1, 2
+	newer.Services = newer.Services[:1]
+	newer.Services[0].Status = apiclient.ServiceUpgrading
+	const upgrading = `clouddb_service_status{project_id="proj-a",service_id="svc-1",status="UPGRADING"} 1`
+
+	e.SetSnapshot(newer)
+	e.SetSnapshot(older)
+	if body := scrapeText(t, e); !strings.Contains(body, upgrading) || strings.Contains(body, `service_id="svc-2"`) {
+		t.Errorf("an older snapshot replaced a newer one:\n%s", body)
+	}
+	same := testSnapshots()[0]
+	same.Seq = 2
+	e.SetSnapshot(same)
+	if body := scrapeText(t, e); !strings.Contains(body, upgrading) {
+		t.Error("a snapshot with the installed number replaced it")
+	}
+	// Another project's numbers are its own.
+	b := testSnapshots()[1]
+	b.Seq = 1
+	e.SetSnapshot(b)
+	if body := scrapeText(t, e); !strings.Contains(body, `project_id="proj-b"`) {
+		t.Error("proj-b's first snapshot dropped because of proj-a's numbers")
+	}
+	e.RemoveProject("proj-a")
+	e.SetSnapshot(older)
+	if body := scrapeText(t, e); !strings.Contains(body, `service_id="svc-2"`) {
+		t.Error("a removed project's numbers were kept")
+	}
+}
+
+// TestDroppedFieldsAreNotZero: a field the API sent that did not decode is
+// unknown: its series is left out rather than exported as 0, and the rest
+// of the resource stays.
+func TestDroppedFieldsAreNotZero(t *testing.T) {
+	s := testSnapshots()[0]
+	s.Services[0].Dropped = []apiclient.FieldError{{Field: "resources.1.spec.cpu_millis", Err: "bad"}}
+	s.ReplicaSets[0].Dropped = []apiclient.FieldError{{Field: "nodes", Err: "bad"}, {Field: "memory_gbs", Err: "bad"}}
+	e := NewExposition(nil, nil)
+	e.SetSnapshot(s)
+	body := scrapeText(t, e)
+	for _, gone := range []string{
+		`clouddb_service_cpu_cores{project_id="proj-a",resource_id="res-2"`,
+		`clouddb_replica_set_nodes{project_id="proj-a",replica_set_id="rs-1"`,
+		`clouddb_replica_set_memory_bytes{project_id="proj-a",replica_set_id="rs-1"`,
+	} {
+		if strings.Contains(body, gone) {
+			t.Errorf("%s exported from a value that did not decode", gone)
+		}
+	}
+	for _, kept := range []string{
+		`clouddb_service_cpu_cores{project_id="proj-a",resource_id="res-1"`,
+		`clouddb_service_memory_bytes{project_id="proj-a",resource_id="res-2"`,
+		`clouddb_replica_set_cpu_cores{project_id="proj-a",replica_set_id="rs-1"`,
+		`clouddb_replica_set_nodes{project_id="proj-a",replica_set_id="rs-2"`,
+	} {
+		if !strings.Contains(body, kept) {
+			t.Errorf("%s lost with a sibling field", kept)
+		}
+	}
+}

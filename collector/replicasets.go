@@ -39,9 +39,16 @@ func collectReplicaSets(out *sink, s *fleet.Snapshot) {
 		out.gauge(replicaSetInfoDesc, 1, p, svc, id, rs.Name, rs.Environment(), host, port)
 		stateSet(out, replicaSetStatusDesc, apiclient.ReplicaSetStatuses, rs.Status, p, svc, id)
 		timestamp(out, replicaSetStatusChangedDesc, rs.StatusSince, p, svc, id)
-		out.gauge(replicaSetNodesDesc, float64(rs.Nodes), p, svc, id)
-		out.gauge(replicaSetCPUDesc, milliCoresToCores(rs.CPUMillis), p, svc, id)
-		out.gauge(replicaSetMemoryDesc, gigabytesToBytes(rs.MemoryGBs), p, svc, id)
+		// A value that did not decode is unknown, not zero.
+		if !rs.FieldDropped("nodes") {
+			out.gauge(replicaSetNodesDesc, float64(rs.Nodes), p, svc, id)
+		}
+		if !rs.FieldDropped("cpu_millis") {
+			out.gauge(replicaSetCPUDesc, milliCoresToCores(rs.CPUMillis), p, svc, id)
+		}
+		if !rs.FieldDropped("memory_gbs") {
+			out.gauge(replicaSetMemoryDesc, gigabytesToBytes(rs.MemoryGBs), p, svc, id)
+		}
 		out.gauge(replicaSetPoolerDesc, boolValue(rs.ConnectionPooler != nil), p, svc, id)
 	}
 }

@@ -1,6 +1,8 @@
 package collector
 
 import (
+	"strconv"
+
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -51,16 +53,30 @@ func collectServices(out *sink, s *fleet.Snapshot) {
 		timestamp(out, serviceCreatedDesc, svc.Created.Time, p, id)
 		timestamp(out, serviceStatusChangedDesc, svc.StatusSince, p, id)
 		out.gauge(serviceResourcesDesc, float64(len(svc.Resources)), p, id)
-		for _, r := range svc.Resources {
+		for i, r := range svc.Resources {
 			// A resource without a spec has no size to report; it still
 			// counts in clouddb_service_resources.
 			if r.Spec == nil {
 				continue
 			}
-			out.gauge(serviceCPUDesc, milliCoresToCores(r.Spec.CPUMillis), p, id, r.ID)
-			out.gauge(serviceMemoryDesc, gigabytesToBytes(r.Spec.MemoryGBs), p, id, r.ID)
+			// A value that did not decode is unknown, not zero.
+			if !resourceFieldDropped(&svc.Service, i, "cpu_millis") {
+				out.gauge(serviceCPUDesc, milliCoresToCores(r.Spec.CPUMillis), p, id, r.ID)
+			}
+			if !resourceFieldDropped(&svc.Service, i, "memory_gbs") {
+				out.gauge(serviceMemoryDesc, gigabytesToBytes(r.Spec.MemoryGBs), p, id, r.ID)
+			}
 			out.gauge(serviceVolumeDesc, 1, p, id, r.ID, r.Spec.VolumeType)
 		}
 		out.gauge(servicePoolerDesc, boolValue(svc.ConnectionPooler != nil), p, id)
 	}
+}
+
+// resourceFieldDropped reports whether field of the spec of resource i of
+// svc did not decode.
+func resourceFieldDropped(svc *apiclient.Service, i int, field string) bool {
+	if len(svc.Dropped) == 0 {
+		return false // the common case, without building the path
+	}
+	return svc.FieldDropped("resources." + strconv.Itoa(i) + ".spec." + field)
 }

@@ -1,0 +1,212 @@
+package apiclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// FieldError is a field of a resource whose value did not decode. The
+// field is left at its zero value, which callers must not report as a
+// value: a bad cpu_millis is an unknown CPU, not zero cores.
+type FieldError struct {
+	// Field is the field's dot-separated path in the resource's JSON, with
+	// array indexes: "created", "resources.0.spec.cpu_millis".
+	Field string
+	Err   string
+}
+
+// resource is a type read leniently: it records the fields it lost in
+// decoding, and names its id field, without which it cannot be kept.
+type resource interface {
+	dropField(FieldError)
+	idField() string
+}
+
+func (s *Service) dropField(e FieldError)    { s.Dropped = append(s.Dropped, e) }
+func (r *ReplicaSet) dropField(e FieldError) { r.Dropped = append(r.Dropped, e) }
+func (*VPC) dropField(FieldError)            {} // comparable on purpose; its fields are all text
+func (p *Peering) dropField(e FieldError)    { p.Dropped = append(p.Dropped, e) }
+func (*Service) idField() string             { return "service_id" }
+func (*ReplicaSet) idField() string          { return "id" }
+func (*VPC) idField() string                 { return "id" }
+func (*Peering) idField() string             { return "id" }
+
+// FieldDropped reports whether field (a path as in FieldError) did not
+// decode.
+func (s *Service) FieldDropped(field string) bool { return fieldDropped(s.Dropped, field) }
+
+// FieldDropped reports whether field (a path as in FieldError) did not
+// decode.
+func (r *ReplicaSet) FieldDropped(field string) bool { return fieldDropped(r.Dropped, field) }
+
+func fieldDropped(dropped []FieldError, field string) bool {
+	for _, e := range dropped {
+		if e.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// decodeLenient decodes data into out, a pointer to a resource or to a
+// slice of resources, as json.Unmarshal would, except that a value that
+// does not decode costs only itself: the field is left at zero, recorded on
+// the resource and reported to drop. An element of a list that is not an
+// object, or whose id does not decode, is left out (and reported with its
+// index as Field). It reports false when out is not of such a type or data
+// is not of its shape (not valid JSON, not an array for a list, not an
+// object, or without a usable id, for a value).
+func decodeLenient(data []byte, out any, drop func(FieldError)) bool {
+	if !json.Valid(data) {
+		return false
+	}
+	v := reflect.ValueOf(out).Elem()
+	if v.Kind() != reflect.Slice {
+		if _, ok := v.Addr().Interface().(resource); !ok {
+			return false
+		}
+		var dropped []FieldError
+		if !decodeResource(data, v, func(e FieldError) { dropped = append(dropped, e) }) {
+			return false
+		}
+		for _, e := range dropped {
+			drop(e)
+		}
+		return true
+	}
+	if _, ok := reflect.New(v.Type().Elem()).Interface().(resource); !ok {
+		return false
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(data, &items) != nil {
+		return false
+	}
+	list := reflect.MakeSlice(v.Type(), 0, len(items))
+	for i, item := range items {
+		elem := reflect.New(v.Type().Elem()).Elem()
+		if !decodeResource(item, elem, drop) {
+			drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
+			continue
+		}
+		list = reflect.Append(list, elem)
+	}
+	v.Set(list)
+	return true
+}
+
+// decodeResource decodes one resource leniently into v, recording what it
+// drops on it. It reports false when the resource cannot be kept: data is
+// not an object, or its id does not decode.
+func decodeResource(data []byte, v reflect.Value, drop func(FieldError)) bool {
+	if !isObject(data) {
+		return false
+	}
+	r := v.Addr().Interface().(resource)
+	var dropped []FieldError
+	lenientValue(data, v, "", func(e FieldError) { dropped = append(dropped, e) })
+	for _, e := range dropped {
+		if e.Field == r.idField() {
+			return false
+		}
+	}
+	// Recorded once decoding is done, so that the decoding of the fields
+	// cannot overwrite the record.
+	for _, e := range dropped {
+		r.dropField(e)
+		drop(e)
+	}
+	return true
+}
+
+func isObject(data []byte) bool {
+	data = bytes.TrimSpace(data)
+	return len(data) > 0 && data[0] == '{'
+}
+
+// lenientValue decodes data into v; on failure it descends into structs,
+// pointers to structs and slices to keep what decodes, and reports the
+// smallest parts that do not.
+func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldError)) {
+	err := json.Unmarshal(data, v.Addr().Interface())
+	if err == nil {
+		return
+	}
+	v.SetZero()
+	t := v.Type()
+	custom := reflect.PointerTo(t).Implements(unmarshalerType)
+	switch {
+	case t.Kind() == reflect.Struct && !custom:
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(data, &fields) != nil {
+			break
+		}
+		for i := range t.NumField() {
+			name := jsonName(t.Field(i))
+			if name == "" {
+				continue
+			}
+			raw, ok := fields[name]
+			if !ok {
+				// encoding/json matches keys case-insensitively.
+				for k, r := range fields {
+					if strings.EqualFold(k, name) {
+						raw, ok = r, true
+						break
+					}
+				}
+			}
+			if ok {
+				lenientValue(raw, v.Field(i), join(path, name), drop)
+			}
+		}
+		return
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && !custom:
+		if !isObject(data) {
+			break
+		}
+		v.Set(reflect.New(t.Elem()))
+		lenientValue(data, v.Elem(), path, drop)
+		return
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		var items []json.RawMessage
+		if json.Unmarshal(data, &items) != nil {
+			break
+		}
+		s := reflect.MakeSlice(t, len(items), len(items))
+		for i, item := range items {
+			lenientValue(item, s.Index(i), join(path, strconv.Itoa(i)), drop)
+		}
+		v.Set(s)
+		return
+	}
+	drop(FieldError{Field: path, Err: err.Error()})
+}
+
+// jsonName is the JSON key of a struct field, "" for a field that JSON
+// ignores.
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return ""
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		name = f.Name
+	}
+	return name
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
