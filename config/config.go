@@ -95,7 +95,7 @@ func (p Project) validate(where func(setting string) string) error {
 		{"max_retries", p.API.MaxRetries >= 0},
 		{"interval", p.Collect.Interval > 0},
 		{"transition_interval", p.Collect.TransitionInterval > 0},
-		{"max_staleness", p.Collect.MaxStaleness > 0},
+		{"max_staleness", p.Collect.MaxStaleness >= 0},
 		{"concurrency", p.Collect.Concurrency > 0},
 	}
 	for _, c := range positive {

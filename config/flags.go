@@ -60,7 +60,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		poller.DefaultInterval.String(), "CLOUDDB_COLLECT_INTERVAL", &f.Collect.Interval)
 	flagval.Duration(app, "collect.transition-interval", "Interval at which resources in a transitional state are followed through the get endpoints.",
 		poller.DefaultTransitionInterval.String(), "CLOUDDB_COLLECT_TRANSITION_INTERVAL", &f.Collect.TransitionInterval)
-	flagval.Duration(app, "collect.max-staleness", "How long a part that fails keeps its last good data before its series are dropped.",
+	flagval.Duration(app, "collect.max-staleness", "Opt-in: drop a resource's series once refreshing it has failed for this long since its last good read. 0 (the default) never drops: an outage keeps the last known data, flagged by clouddb_exporter_collector_success.",
 		poller.DefaultMaxStaleness.String(), "CLOUDDB_COLLECT_MAX_STALENESS", &f.Collect.MaxStaleness)
 	flagval.Int(app, "collect.concurrency", "API calls one project's poll cycle may have in flight.",
 		fmt.Sprint(poller.DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)

@@ -2,7 +2,10 @@ package poller
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -20,6 +23,9 @@ type partRun struct {
 	end      time.Time
 	calls    int
 	failures int
+	// deferred counts the failures that are calls not made as the API
+	// asked: they were logged when the API asked.
+	deferred int
 	firstErr error
 	attrs    []any
 }
@@ -33,6 +39,10 @@ func (r *partRun) done(end time.Time, err error, attrs ...any) {
 	}
 	if err != nil {
 		r.failures++
+		if errors.As(err, new(errDeferred)) {
+			r.deferred++
+			return
+		}
 		if r.firstErr == nil {
 			r.firstErr = err
 			r.attrs = attrs
@@ -40,99 +50,209 @@ func (r *partRun) done(end time.Time, err error, attrs ...any) {
 	}
 }
 
-// Poll runs one full cycle and publishes its snapshot: list services, VPCs
-// and the auth info, then the replica sets of every service and the peerings
-// of every VPC. That is 2 + services + VPCs calls, plus one for the auth
-// info: the least the API allows.
+// errDeferred is the failure of a call not made because the API asked, with
+// a Retry-After, not to be called again before a time still to come.
+type errDeferred struct{ until time.Time }
+
+func (e errDeferred) Error() string {
+	return fmt.Sprintf("deferred until %s as the API asked (Retry-After)", e.until.UTC().Format(time.RFC3339))
+}
+
+// Poll runs one full cycle within a deadline of one Interval and returns
+// its last snapshot. It lists services, VPCs and the auth info and
+// publishes them at once; then it lists the replica sets of services and
+// the peerings of VPCs within the call budget (see plan), publishing in
+// batches as they arrive, and publishes the cycle's outcome at the end.
 func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
+	start := p.opts.Now()
+	cycleCtx, cancel := context.WithTimeout(ctx, p.opts.Interval)
+	defer cancel()
+
+	listFailed := p.pollLists(cycleCtx)
+	p.readyOnce.Do(func() { close(p.ready) })
+	period := p.pollChildren(cycleCtx, listFailed)
+	snap := p.publishNow()
+
+	overrun := ctx.Err() == nil && errors.Is(cycleCtx.Err(), context.DeadlineExceeded)
+	if overrun && !p.overrunning {
+		p.logger.Warn("A poll cycle did not finish within its interval; its remaining calls failed",
+			"interval", p.opts.Interval)
+	}
+	p.overrunning = overrun
+	if p.opts.Observer != nil && ctx.Err() == nil {
+		p.opts.Observer.ObserveCycle(p.opts.Now().Sub(start), period, overrun)
+	}
+	return snap
+}
+
+// pollLists reads the services, VPCs and the auth info, records them and
+// publishes. It returns the error of the list each child part depends on.
+func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	now := p.opts.Now
 	runs := map[string]*partRun{}
-	for _, name := range fleet.Parts {
+	for _, name := range []string{fleet.PartServices, fleet.PartVPCs, fleet.PartAuth} {
 		runs[name] = &partRun{name: name, start: now()}
 	}
-
 	var services []apiclient.Service
 	var vpcs []apiclient.VPC
 	var auth *apiclient.AuthInfo
-	var servicesErr, vpcsErr error
+	var servicesErr, vpcsErr, authErr error
 
 	var g errgroup.Group
 	g.SetLimit(p.opts.Concurrency)
 	g.Go(func() error {
-		services, servicesErr = p.client.ListServices(ctx)
+		servicesErr = p.call(apiclient.OpListServices, func() (err error) {
+			services, err = p.client.ListServices(ctx)
+			return err
+		})
 		runs[fleet.PartServices].done(now(), servicesErr)
 		return nil
 	})
 	g.Go(func() error {
-		vpcs, vpcsErr = p.client.ListVPCs(ctx)
+		vpcsErr = p.call(apiclient.OpListVPCs, func() (err error) {
+			vpcs, err = p.client.ListVPCs(ctx)
+			return err
+		})
 		runs[fleet.PartVPCs].done(now(), vpcsErr)
 		return nil
 	})
 	if p.client.HasAPIKey() {
 		g.Go(func() error {
-			var err error
-			auth, err = p.client.GetAuthInfo(ctx)
-			runs[fleet.PartAuth].done(now(), err)
+			authErr = p.call(apiclient.OpGetAuthInfo, func() (err error) {
+				auth, err = p.client.GetAuthInfo(ctx)
+				return err
+			})
+			runs[fleet.PartAuth].done(now(), authErr)
 			return nil
 		})
 	}
 	_ = g.Wait()
 
 	p.mu.Lock()
+	at := now()
 	if servicesErr == nil {
-		p.st.setServices(services, now())
+		p.st.setServices(services, at)
+	} else {
+		// Every service, and so every replica set, missed its refresh.
+		failedAll(p.st.services, at)
+		failedAll(p.st.replicaSets, at)
 	}
 	if vpcsErr == nil {
-		p.st.setVPCs(vpcs, now())
+		p.st.setVPCs(vpcs, at)
+	} else {
+		failedAll(p.st.vpcs, at)
+		failedAll(p.st.peerings, at)
 	}
 	if auth != nil {
-		p.st.auth = &observed[apiclient.AuthInfo]{v: *auth, at: now()}
+		p.st.auth = &observed[apiclient.AuthInfo]{v: *auth, at: at}
+	} else if authErr != nil && p.st.auth != nil {
+		p.st.auth.failed = at
 	}
-	serviceIDs := sortedKeys(p.st.services)
-	vpcIDs := sortedKeys(p.st.vpcs)
+	p.recordPart(runs[fleet.PartServices])
+	p.recordPart(runs[fleet.PartVPCs])
+	if p.client.HasAPIKey() {
+		p.recordPart(runs[fleet.PartAuth])
+	}
+	snap := p.snapshotLocked()
 	p.mu.Unlock()
+	p.publish(snap)
+	return map[string]error{fleet.PartReplicaSets: servicesErr, fleet.PartPeerings: vpcsErr}
+}
 
-	// When a parent list failed, its children are not listed: with the API
-	// failing, one call per service would only add load to an outage. They
-	// keep their last good data until it is stale.
-	rsRun, peeringRun := runs[fleet.PartReplicaSets], runs[fleet.PartPeerings]
-	rsRun.start, peeringRun.start = now(), now()
-	if servicesErr != nil {
-		rsRun.done(now(), servicesErr)
-		serviceIDs = nil
+// pollChildren lists the replica sets and peerings the plan picks,
+// publishing in batches, and returns the refresh period of the children.
+func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) time.Duration {
+	now := p.opts.Now
+	p.mu.Lock()
+	plan := p.planLocked(now(), listFailed)
+	p.mu.Unlock()
+	p.warnBudget(plan)
+
+	runs := map[string]*partRun{
+		fleet.PartReplicaSets: {name: fleet.PartReplicaSets, start: now()},
+		fleet.PartPeerings:    {name: fleet.PartPeerings, start: now()},
 	}
-	if vpcsErr != nil {
-		peeringRun.done(now(), vpcsErr)
-		vpcIDs = nil
+	for part, err := range listFailed {
+		if err != nil {
+			runs[part].done(now(), err)
+		}
 	}
-	for _, id := range serviceIDs {
+	for _, c := range plan.deferred {
+		runs[c.part].done(now(), errDeferred{c.until}, c.attrs()...)
+	}
+
+	// Publish every batch of answers, so that a large fleet appears as it
+	// is read rather than at the end of the cycle, without rendering once
+	// per call.
+	batch := max(100, len(plan.todo)/8)
+	var answered atomic.Int64
+	var dirty atomic.Bool
+	var g errgroup.Group
+	g.SetLimit(p.opts.Concurrency)
+	for _, c := range plan.todo {
 		g.Go(func() error {
-			_, err := p.fetchReplicaSets(ctx, id)
-			rsRun.done(now(), err, "service_id", id)
-			return nil
-		})
-	}
-	for _, id := range vpcIDs {
-		g.Go(func() error {
-			_, err := p.fetchPeerings(ctx, id)
-			peeringRun.done(now(), err, "vpc_id", id)
+			var changed bool
+			var err error
+			if ctx.Err() != nil {
+				err = ctx.Err() // the cycle's deadline passed: no more calls
+			} else {
+				changed, err = p.fetchChild(ctx, c)
+			}
+			runs[c.part].done(now(), err, c.attrs()...)
+			if changed {
+				dirty.Store(true)
+			}
+			if answered.Add(1)%int64(batch) == 0 && dirty.Swap(false) {
+				p.publishNow()
+			}
 			return nil
 		})
 	}
 	_ = g.Wait()
 
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, name := range fleet.Parts {
-		run := runs[name]
-		if name == fleet.PartAuth && !p.client.HasAPIKey() {
-			continue
+	p.recordPart(runs[fleet.PartReplicaSets])
+	p.recordPart(runs[fleet.PartPeerings])
+	p.mu.Unlock()
+	return plan.period
+}
+
+// fetchChild lists one child and records a Retry-After the API sent.
+func (p *Poller) fetchChild(ctx context.Context, c child) (bool, error) {
+	var changed bool
+	err := p.call(c.key(), func() (err error) {
+		if c.part == fleet.PartReplicaSets {
+			changed, err = p.fetchReplicaSets(ctx, c.id)
+		} else {
+			changed, err = p.fetchPeerings(ctx, c.id)
 		}
-		p.recordPart(run)
+		return err
+	})
+	return changed, err
+}
+
+// call runs one API call under key unless the API asked, through a
+// Retry-After, not to be called before a time still to come; then the call
+// fails with errDeferred. A Retry-After in the call's error sets that time
+// and is logged once.
+func (p *Poller) call(key string, do func() error) error {
+	p.mu.Lock()
+	until := p.st.notBefore[key]
+	p.mu.Unlock()
+	if p.opts.Now().Before(until) {
+		return errDeferred{until}
 	}
-	snap := p.publishLocked()
-	p.readyOnce.Do(func() { close(p.ready) })
-	return snap
+	err := do()
+	var apiErr *apiclient.APIError
+	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+		until := p.opts.Now().Add(apiErr.RetryAfter)
+		p.mu.Lock()
+		p.st.notBefore[key] = until
+		p.mu.Unlock()
+		p.logger.Warn("The API asked to wait before this call is made again (Retry-After); deferring it",
+			"call", key, "retry_after", apiErr.RetryAfter, "until", until.UTC().Format(time.RFC3339))
+	}
+	return err
 }
 
 // recordPart turns a finished partRun into the part's health and logs one
@@ -150,9 +270,12 @@ func (p *Poller) recordPart(run *partRun) {
 	}
 	if h.Success {
 		h.LastSuccess = run.end
-	} else {
+		if h.LastSuccess.IsZero() {
+			h.LastSuccess = run.start // a part with nothing to call
+		}
+	} else if run.failures > run.deferred {
 		p.logger.Warn("Collector failed", append([]any{
-			"collector", run.name, "failed_calls", run.failures, "calls", run.calls, "err", run.firstErr,
+			"collector", run.name, "failed_calls", run.failures, "deferred_calls", run.deferred, "calls", run.calls, "err", run.firstErr,
 		}, run.attrs...)...)
 	}
 	p.st.parts[run.name] = h
@@ -160,8 +283,9 @@ func (p *Poller) recordPart(run *partRun) {
 
 // fetch reads one resource (or one list) from the API and records it under
 // p.mu: apply stores a value, gone handles a 404 (the resource went away
-// since it was listed: not a failure). Both report whether the state changed.
-func fetch[T any](p *Poller, get func() (T, error), apply func(T) bool, gone func() bool) (bool, error) {
+// since it was listed: not a failure), failed records any other failure.
+// Both apply and gone report whether the state changed.
+func fetch[T any](p *Poller, get func() (T, error), apply func(T) bool, gone func() bool, failed func()) (bool, error) {
 	v, err := get()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -169,6 +293,7 @@ func fetch[T any](p *Poller, get func() (T, error), apply func(T) bool, gone fun
 	case apiclient.IsNotFound(err):
 		return gone(), nil
 	case err != nil:
+		failed()
 		return false, err
 	}
 	return apply(v), nil
@@ -182,7 +307,8 @@ func (p *Poller) fetchReplicaSets(ctx context.Context, serviceID string) (bool, 
 			_, had := p.st.replicaSets[serviceID]
 			p.st.removeReplicaSets(serviceID)
 			return had
-		})
+		},
+		func() { failed(p.st.replicaSets, serviceID, p.opts.Now()) })
 }
 
 // fetchPeerings lists the peerings of one VPC into the state.
@@ -193,5 +319,6 @@ func (p *Poller) fetchPeerings(ctx context.Context, vpcID string) (bool, error) 
 			_, had := p.st.peerings[vpcID]
 			p.st.removePeerings(vpcID)
 			return had
-		})
+		},
+		func() { failed(p.st.peerings, vpcID, p.opts.Now()) })
 }

@@ -2,22 +2,30 @@
 // background and publishes immutable fleet.Snapshots. Scrapes never reach the
 // API: they read the latest snapshot.
 //
-// A full cycle runs every Interval: list services, VPCs and the auth info,
-// then list the replica sets of every service and the peerings of every VPC
-// with bounded fan-out. Between cycles, resources in a transitional state are
-// followed every TransitionInterval through the get endpoints (replica sets,
-// which have no get, through their service's list), so that a change is seen
+// A full cycle runs every Interval, within a deadline of one Interval: list
+// services, VPCs and the auth info, publish, then list the replica sets of
+// services and the peerings of VPCs with bounded fan-out, publishing in
+// batches as they arrive. The lists run every cycle; the per-resource calls
+// share what is left of the call budget (RateLimit x Interval), transitional
+// resources first, then the least recently refreshed, so that a fleet too
+// large for one interval is refreshed completely every few cycles instead of
+// overrunning. Between cycles, resources in a transitional state are followed
+// every TransitionInterval through the get endpoints (replica sets, which
+// have no get, through their service's list), so that a change is seen
 // within seconds. Any caller may ask for the immediate refresh of one
 // resource.
 //
-// A part that fails keeps its last good data for at most MaxStaleness; after
-// that its resources are dropped rather than reported as if current.
+// A failure never removes what was known: a resource disappears when a
+// successful list no longer has it. With a MaxStaleness, a resource whose
+// refresh has failed for longer than that since its last good read is
+// dropped instead.
 package poller
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,23 +52,47 @@ type Client interface {
 const (
 	DefaultInterval           = 60 * time.Second
 	DefaultTransitionInterval = 10 * time.Second
-	DefaultMaxStaleness       = 5 * time.Minute
-	DefaultConcurrency        = 4
+	// DefaultMaxStaleness is 0: data is never dropped because the API
+	// fails; it stays, flagged by the part's health, until a successful
+	// list no longer has it.
+	DefaultMaxStaleness time.Duration = 0
+	DefaultConcurrency                = 4
 )
 
 // Options configure a Poller.
 type Options struct {
 	Interval           time.Duration
 	TransitionInterval time.Duration
-	MaxStaleness       time.Duration
+	// MaxStaleness, when positive, drops a resource whose refresh failed
+	// more than MaxStaleness after its last good read. 0 never drops.
+	MaxStaleness time.Duration
 	// Concurrency bounds how many API calls one cycle has in flight.
 	Concurrency int
-	Logger      *slog.Logger
-	// Publish receives every new snapshot, in order. It runs with the
-	// poller's lock held, so it must not call back into the Poller.
+	// RateLimit is the API client's rate limit in requests per second;
+	// with Interval it makes the call budget of a cycle. 0 or +Inf means
+	// no budget: every resource every cycle.
+	RateLimit float64
+	Logger    *slog.Logger
+	// Publish receives new snapshots, one call at a time and in
+	// increasing Seq order, outside the poller's lock: rendering does not
+	// hold up fetches. It must not call Close.
 	Publish func(*fleet.Snapshot)
+	// Sequence numbers the snapshots. Pollers that publish to one place
+	// share one, so that a project's new poller (after a reload) continues
+	// its predecessor's numbers; nil gives the Poller its own.
+	Sequence *atomic.Uint64
+	// Observer, when set, receives the outcome of every full cycle.
+	Observer CycleObserver
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+}
+
+// CycleObserver receives the outcome of full cycles.
+type CycleObserver interface {
+	// ObserveCycle reports a cycle's duration, the time it takes to
+	// refresh every child resource at the call budget, and whether the
+	// cycle overran its interval.
+	ObserveCycle(duration, refreshPeriod time.Duration, overrun bool)
 }
 
 // Poller polls one project. Its methods are safe for concurrent use.
@@ -69,13 +101,24 @@ type Poller struct {
 	opts   Options
 	logger *slog.Logger
 
-	// mu guards st and orders publication, so that snapshots are published
-	// in the order they are built.
+	// mu guards st, closed and the sequence of snapshots: a snapshot is
+	// built and numbered under mu, and published after it is released.
 	mu     sync.Mutex
 	st     *state
+	seq    *atomic.Uint64
 	latest atomic.Pointer[fleet.Snapshot]
-	// closed is set by Close; guarded by mu.
+	// closed is set by Close, under both mu and pubMu.
 	closed bool
+	// pubMu serialises Publish calls and orders them against Close;
+	// published is the Seq of the last snapshot handed to Publish.
+	pubMu     sync.Mutex
+	published uint64
+
+	// warnedCycles is the refresh period, in cycles, last logged; only
+	// Poll touches it.
+	warnedCycles int
+	// overrunning is whether the last cycle overran; only Poll touches it.
+	overrunning bool
 
 	readyOnce sync.Once
 	ready     chan struct{}
@@ -89,8 +132,14 @@ func New(client Client, opts Options) *Poller {
 	if opts.TransitionInterval <= 0 {
 		opts.TransitionInterval = DefaultTransitionInterval
 	}
-	if opts.MaxStaleness <= 0 {
+	if opts.MaxStaleness < 0 {
 		opts.MaxStaleness = DefaultMaxStaleness
+	}
+	if opts.Sequence == nil {
+		opts.Sequence = new(atomic.Uint64)
+	}
+	if opts.RateLimit < 0 || math.IsNaN(opts.RateLimit) {
+		opts.RateLimit = 0
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
@@ -107,6 +156,7 @@ func New(client Client, opts Options) *Poller {
 		opts:   opts,
 		logger: logger,
 		st:     newState(logger),
+		seq:    opts.Sequence,
 		ready:  make(chan struct{}),
 	}
 }
@@ -114,10 +164,12 @@ func New(client Client, opts Options) *Poller {
 // ProjectID returns the polled project's id.
 func (p *Poller) ProjectID() string { return p.client.ProjectID() }
 
-// Snapshot returns the latest snapshot, or nil before the first cycle ends.
+// Snapshot returns the latest snapshot, or nil before the first lists of
+// the first cycle are read.
 func (p *Poller) Snapshot() *fleet.Snapshot { return p.latest.Load() }
 
-// Ready is closed when the first full cycle has ended, whatever its outcome.
+// Ready is closed when the lists of the first cycle (services, VPCs, auth)
+// have been read and published, whatever their outcome.
 func (p *Poller) Ready() <-chan struct{} { return p.ready }
 
 // Run polls until ctx is done: a full cycle at once and every Interval, and
@@ -153,21 +205,51 @@ var ErrClosed = errors.New("poller: closed")
 // operation being tracked across a reload) must not bring back the series
 // of a project that is gone, nor overwrite those of its successor.
 func (p *Poller) Close() {
+	p.pubMu.Lock()
+	defer p.pubMu.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
 }
 
-// publishLocked builds a snapshot from the state and publishes it, unless
-// the Poller is closed. p.mu must be held.
-func (p *Poller) publishLocked() *fleet.Snapshot {
+// snapshotLocked builds and numbers a snapshot of the state, unless the
+// Poller is closed (then it returns nil). p.mu must be held; hand the
+// result to publish once p.mu is released.
+func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	if p.closed {
-		return p.latest.Load()
+		return nil
 	}
 	snap := p.st.snapshot(p.client.ProjectID(), p.opts.Now(), p.opts.MaxStaleness)
+	snap.Seq = p.seq.Add(1)
 	p.latest.Store(snap)
-	if p.opts.Publish != nil {
-		p.opts.Publish(snap)
+	return snap
+}
+
+// publish hands snap to Publish, unless it is nil, the Poller is closed, or
+// a later snapshot was published meanwhile (two publishers raced after
+// releasing p.mu). It must be called without p.mu held.
+func (p *Poller) publish(snap *fleet.Snapshot) {
+	if snap == nil || p.opts.Publish == nil {
+		return
+	}
+	p.pubMu.Lock()
+	defer p.pubMu.Unlock()
+	if p.closed || snap.Seq <= p.published {
+		return
+	}
+	p.published = snap.Seq
+	p.opts.Publish(snap)
+}
+
+// publishNow builds a snapshot of the state and publishes it, returning it
+// (or the latest one when the Poller is closed).
+func (p *Poller) publishNow() *fleet.Snapshot {
+	p.mu.Lock()
+	snap := p.snapshotLocked()
+	p.mu.Unlock()
+	p.publish(snap)
+	if snap == nil {
+		return p.latest.Load()
 	}
 	return snap
 }

@@ -89,8 +89,13 @@ func TestPollCallsTheMinimum(t *testing.T) {
 				t.Errorf("part %+v should have succeeded now", p)
 			}
 		}
-		if len(h.published) != 1 || h.poller.Snapshot() != snap {
-			t.Errorf("snapshot not published once: %d", len(h.published))
+		// Published after the lists, then at the end of the cycle.
+		if len(h.published) != 2 || h.published[1] != snap || h.poller.Snapshot() != snap {
+			t.Errorf("%d snapshots published, want the lists' and the cycle's", len(h.published))
+		}
+		if first := h.published[0]; len(first.Services) != 7 || len(first.ReplicaSets) != 0 || first.Seq >= snap.Seq {
+			t.Errorf("first snapshot: %d services, %d replica sets, seq %d (last %d): want the services alone, first",
+				len(first.Services), len(first.ReplicaSets), first.Seq, snap.Seq)
 		}
 		select {
 		case <-h.poller.Ready():
@@ -321,17 +326,17 @@ func TestUniqueIDs(t *testing.T) {
 	snap := h.poller.Poll(context.Background())
 
 	res := snap.Services[0].Resources
-	if len(res) != 2 || res[0].ID != "a" || res[0].Spec == nil || res[0].Spec.CPUMillis != 2000 || res[1].ID != "b" {
-		t.Errorf("resources %+v: want a (last copy), b", res)
+	if len(res) != 2 || res[0].ID != "a" || res[0].Spec != nil || res[1].ID != "b" {
+		t.Errorf("resources %+v: want a (first copy), b", res)
 	}
-	if len(snap.ReplicaSets) != 1 || snap.ReplicaSets[0].Status != apiclient.ReplicaSetError {
-		t.Errorf("replica sets %+v: want one, the last copy", snap.ReplicaSets)
+	if len(snap.ReplicaSets) != 1 || snap.ReplicaSets[0].Status != apiclient.ReplicaSetActive {
+		t.Errorf("replica sets %+v: want one, the first copy", snap.ReplicaSets)
 	}
 	if len(snap.Peerings) != 1 {
 		t.Errorf("peerings %+v: want one", snap.Peerings)
 	}
-	if !strings.Contains(h.logs.String(), "Duplicate id in an API response") {
-		t.Error("duplicates not logged")
+	if n := strings.Count(h.logs.String(), "Duplicate ids in an API response"); n != 3 {
+		t.Errorf("duplicates logged %d times, want once per list that has them (3):\n%s", n, h.logs)
 	}
 	if c.services[0].Resources[2].ID != "a" || len(c.services[0].Resources) != 3 {
 		t.Error("the API's own slice was modified")

@@ -92,9 +92,7 @@ func (p *Poller) PollTransitions(ctx context.Context) {
 	}
 	_ = g.Wait()
 	if changed.Load() {
-		p.mu.Lock()
-		p.publishLocked()
-		p.mu.Unlock()
+		p.publishNow()
 	}
 }
 
@@ -129,9 +127,7 @@ func (p *Poller) refresh(fetch func() (bool, error)) error {
 	}
 	changed, err := fetch()
 	if changed {
-		p.mu.Lock()
-		p.publishLocked()
-		p.mu.Unlock()
+		p.publishNow()
 	}
 	return err
 }
@@ -144,7 +140,8 @@ func (p *Poller) fetchService(ctx context.Context, serviceID string) (bool, erro
 			_, had := p.st.services[serviceID]
 			p.st.removeService(serviceID)
 			return had
-		})
+		},
+		func() { failed(p.st.services, serviceID, p.opts.Now()) })
 }
 
 // fetchVPC reads one VPC into the state; 404 removes it and its peerings.
@@ -155,12 +152,14 @@ func (p *Poller) fetchVPC(ctx context.Context, vpcID string) (bool, error) {
 			_, had := p.st.vpcs[vpcID]
 			p.st.removeVPC(vpcID)
 			return had
-		})
+		},
+		func() { failed(p.st.vpcs, vpcID, p.opts.Now()) })
 }
 
 // fetchPeering reads one peering into the state; 404 removes it.
 func (p *Poller) fetchPeering(ctx context.Context, vpcID, peeringID string) (bool, error) {
 	return fetch(p, func() (*apiclient.Peering, error) { return p.client.GetPeering(ctx, vpcID, peeringID) },
 		func(peering *apiclient.Peering) bool { return p.st.putPeering(vpcID, *peering, p.opts.Now()) },
-		func() bool { return p.st.removePeering(vpcID, peeringID) })
+		func() bool { return p.st.removePeering(vpcID, peeringID) },
+		func() { failed(p.st.peerings, vpcID, p.opts.Now()) })
 }

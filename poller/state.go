@@ -13,10 +13,35 @@ import (
 )
 
 // observed is a value with the time it was last read successfully from the
-// API; that time is what staleness is measured from.
+// API and, when an attempt to refresh it has failed since, the time of that
+// failure. Staleness is the time between the two: a value that is merely
+// old because nothing tried to refresh it yet (a long cycle, a call budget
+// spread over several cycles) is not stale.
 type observed[T any] struct {
-	v  T
-	at time.Time
+	v      T
+	at     time.Time
+	failed time.Time
+}
+
+// stale reports whether o's refresh has been failing for longer than
+// maxStaleness; 0 means never.
+func (o observed[T]) stale(maxStaleness time.Duration) bool {
+	return maxStaleness > 0 && !o.failed.IsZero() && o.failed.Sub(o.at) > maxStaleness
+}
+
+// failed records a failed attempt to refresh m[key], if it is known.
+func failed[T any](m map[string]observed[T], key string, now time.Time) {
+	if o, ok := m[key]; ok {
+		o.failed = now
+		m[key] = o
+	}
+}
+
+// failedAll records a failed attempt to refresh every value of m.
+func failedAll[T any](m map[string]observed[T], now time.Time) {
+	for key := range m {
+		failed(m, key, now)
+	}
 }
 
 // statusSeen is the last status seen of one resource and since when.
@@ -35,9 +60,16 @@ type state struct {
 	peerings    map[string]observed[[]apiclient.Peering] // by VPC id
 	auth        *observed[apiclient.AuthInfo]
 	parts       map[string]fleet.PartHealth
-	// statuses and peeringErrors are keyed by statusKey.
+	// statuses, peeringErrors and dropped are keyed by statusKey; dropped
+	// holds the fields of a resource that did not decode, as last logged.
 	statuses      map[string]statusSeen
 	peeringErrors map[string]string
+	dropped       map[string]string
+	// attempted is when each child (see childKey) was last asked for, the
+	// order of the round-robin; notBefore is when a call (see childKey and
+	// the list operations) may be tried again, as the API asked.
+	attempted map[string]time.Time
+	notBefore map[string]time.Time
 }
 
 func newState(logger *slog.Logger) *state {
@@ -50,6 +82,9 @@ func newState(logger *slog.Logger) *state {
 		parts:         map[string]fleet.PartHealth{},
 		statuses:      map[string]statusSeen{},
 		peeringErrors: map[string]string{},
+		dropped:       map[string]string{},
+		attempted:     map[string]time.Time{},
+		notBefore:     map[string]time.Time{},
 	}
 }
 
@@ -74,41 +109,64 @@ func (s *state) observeStatus(key, status string, now time.Time, attrs ...any) t
 func (s *state) forgetStatus(key string) {
 	delete(s.statuses, key)
 	delete(s.peeringErrors, key)
+	delete(s.dropped, key)
 }
 
-// unique keeps the last entry of each id, in the order of first sight:
-// snapshots promise unique ids, so that no series is ever exported twice,
-// whatever the API sends. Duplicates are logged.
+// observeDropped logs the fields of a resource that did not decode when
+// they change, so that a bad record is logged once, not once per cycle.
+// attrs identify the resource.
+func (s *state) observeDropped(key string, dropped []apiclient.FieldError, attrs ...any) {
+	parts := make([]string, len(dropped))
+	for i, e := range dropped {
+		parts[i] = e.Field + ": " + e.Err
+	}
+	now := strings.Join(parts, "; ")
+	if s.dropped[key] == now {
+		return
+	}
+	if now != "" {
+		s.logger.Warn("Fields of a resource did not decode; they are left out", append(attrs, "fields", now)...)
+		s.dropped[key] = now
+	} else {
+		s.logger.Info("Fields of a resource decode again", attrs...)
+		delete(s.dropped, key)
+	}
+}
+
+// unique keeps the first entry of each id: snapshots promise unique ids, so
+// that no series is ever exported twice, whatever the API sends. The first
+// is kept, not the last, so that the choice does not depend on how many
+// copies follow; a list with duplicates is logged in one line.
 func unique[T any](logger *slog.Logger, list []T, id func(T) string, what string) []T {
 	if len(list) < 2 {
 		return list
 	}
-	at := make(map[string]int, len(list))
+	seen := make(map[string]bool, len(list))
 	var out []T
+	var dups []string
 	for i, v := range list {
-		j, dup := at[id(v)]
-		switch {
-		case dup && out == nil:
-			out = slices.Clone(list[:i])
-			fallthrough
-		case dup:
-			out[j] = v
-			logger.Warn("Duplicate id in an API response; keeping the last", "in", what, "id", id(v))
-		default:
-			at[id(v)] = len(at)
+		if !seen[id(v)] {
+			seen[id(v)] = true
 			if out != nil {
 				out = append(out, v)
 			}
+			continue
 		}
+		if out == nil {
+			out = slices.Clone(list[:i])
+		}
+		dups = append(dups, id(v))
 	}
 	if out == nil {
 		return list
 	}
+	logger.Warn("Duplicate ids in an API response; keeping the first of each", "in", what, "ids", dups)
 	return out
 }
 
 // setServices replaces the services with a complete list.
 func (s *state) setServices(list []apiclient.Service, now time.Time) {
+	list = unique(s.logger, list, func(svc apiclient.Service) string { return svc.ServiceID }, "services")
 	seen := make(map[string]bool, len(list))
 	for _, svc := range list {
 		seen[svc.ServiceID] = true
@@ -128,7 +186,9 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	svc.InitialPassword = ""
 	svc.Resources = unique(s.logger, svc.Resources, func(r apiclient.Resource) string { return r.ID }, "resources of service "+svc.ServiceID)
 	old, ok := s.services[svc.ServiceID]
-	s.observeStatus(statusKey("service", svc.ServiceID), svc.Status, now, "service_id", svc.ServiceID)
+	key := statusKey("service", svc.ServiceID)
+	s.observeStatus(key, svc.Status, now, "service_id", svc.ServiceID)
+	s.observeDropped(key, svc.Dropped, "service_id", svc.ServiceID)
 	s.services[svc.ServiceID] = observed[apiclient.Service]{v: svc, at: now}
 	return !ok || !reflect.DeepEqual(old.v, svc)
 }
@@ -141,6 +201,7 @@ func (s *state) removeService(id string) {
 	delete(s.services, id)
 	s.forgetStatus(statusKey("service", id))
 	s.removeReplicaSets(id)
+	delete(s.notBefore, childKey(fleet.PartReplicaSets, id))
 }
 
 // setReplicaSets replaces the replica sets of one service and reports
@@ -151,8 +212,9 @@ func (s *state) setReplicaSets(serviceID string, list []apiclient.ReplicaSet, no
 	seen := make(map[string]bool, len(list))
 	for _, rs := range list {
 		seen[rs.ID] = true
-		s.observeStatus(statusKey("replica_set", serviceID, rs.ID), rs.Status, now,
-			"service_id", serviceID, "replica_set_id", rs.ID)
+		key := statusKey("replica_set", serviceID, rs.ID)
+		s.observeStatus(key, rs.Status, now, "service_id", serviceID, "replica_set_id", rs.ID)
+		s.observeDropped(key, rs.Dropped, "service_id", serviceID, "replica_set_id", rs.ID)
 	}
 	for _, rs := range old.v {
 		if !seen[rs.ID] {
@@ -168,10 +230,12 @@ func (s *state) removeReplicaSets(serviceID string) {
 		s.forgetStatus(statusKey("replica_set", serviceID, rs.ID))
 	}
 	delete(s.replicaSets, serviceID)
+	delete(s.attempted, childKey(fleet.PartReplicaSets, serviceID))
 }
 
 // setVPCs replaces the VPCs with a complete list.
 func (s *state) setVPCs(list []apiclient.VPC, now time.Time) {
+	list = unique(s.logger, list, func(vpc apiclient.VPC) string { return vpc.ID }, "VPCs")
 	seen := make(map[string]bool, len(list))
 	for _, vpc := range list {
 		seen[vpc.ID] = true
@@ -197,6 +261,7 @@ func (s *state) removeVPC(id string) {
 	}
 	delete(s.vpcs, id)
 	s.removePeerings(id)
+	delete(s.notBefore, childKey(fleet.PartPeerings, id))
 }
 
 func (s *state) removePeerings(vpcID string) {
@@ -204,11 +269,13 @@ func (s *state) removePeerings(vpcID string) {
 		s.forgetStatus(statusKey("peering", vpcID, p.ID))
 	}
 	delete(s.peerings, vpcID)
+	delete(s.attempted, childKey(fleet.PartPeerings, vpcID))
 }
 
 func (s *state) observePeering(vpcID string, p apiclient.Peering, now time.Time) {
 	key := statusKey("peering", vpcID, p.ID)
 	s.observeStatus(key, p.Status, now, "vpc_id", vpcID, "peering_id", p.ID)
+	s.observeDropped(key, p.Dropped, "vpc_id", vpcID, "peering_id", p.ID)
 	msg := ""
 	if p.ErrorMessage != nil {
 		msg = *p.ErrorMessage
@@ -283,35 +350,38 @@ func (s *state) removePeering(vpcID, peeringID string) bool {
 	return true
 }
 
-// pruneStale drops everything last read longer than maxStaleness ago, so
-// that an outage never shows old values as current.
-func (s *state) pruneStale(now time.Time, maxStaleness time.Duration) {
-	stale := func(at time.Time) bool { return now.Sub(at) > maxStaleness }
+// pruneStale drops everything whose refresh has been failing for longer
+// than maxStaleness since its last good read (0: never), for users who
+// prefer no data to old data.
+func (s *state) pruneStale(maxStaleness time.Duration) {
+	if maxStaleness <= 0 {
+		return
+	}
 	for id, o := range s.services {
-		if stale(o.at) {
+		if o.stale(maxStaleness) {
 			s.logger.Warn("Dropping stale data", "service_id", id, "last_read", o.at)
 			s.removeService(id)
 		}
 	}
 	for id, o := range s.replicaSets {
-		if stale(o.at) {
+		if o.stale(maxStaleness) {
 			s.logger.Warn("Dropping stale data", "replica_sets_of", id, "last_read", o.at)
 			s.removeReplicaSets(id)
 		}
 	}
 	for id, o := range s.vpcs {
-		if stale(o.at) {
+		if o.stale(maxStaleness) {
 			s.logger.Warn("Dropping stale data", "vpc_id", id, "last_read", o.at)
 			s.removeVPC(id)
 		}
 	}
 	for id, o := range s.peerings {
-		if stale(o.at) {
+		if o.stale(maxStaleness) {
 			s.logger.Warn("Dropping stale data", "peerings_of", id, "last_read", o.at)
 			s.removePeerings(id)
 		}
 	}
-	if s.auth != nil && stale(s.auth.at) {
+	if s.auth != nil && s.auth.stale(maxStaleness) {
 		s.logger.Warn("Dropping stale data", "auth_info_read", s.auth.at)
 		s.auth = nil
 	}
@@ -319,7 +389,7 @@ func (s *state) pruneStale(now time.Time, maxStaleness time.Duration) {
 
 // snapshot prunes stale data and copies the state into a new Snapshot.
 func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Duration) *fleet.Snapshot {
-	s.pruneStale(now, maxStaleness)
+	s.pruneStale(maxStaleness)
 	snap := &fleet.Snapshot{
 		ProjectID: projectID,
 		Taken:     now,

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
@@ -40,6 +41,10 @@ type Manager struct {
 
 	mu      sync.RWMutex
 	running map[string]*Project
+	// seq numbers the snapshots of every poller, so that a project's new
+	// poller after a reload continues where its predecessor stopped and
+	// the exposition can drop snapshots that arrive out of order.
+	seq atomic.Uint64
 }
 
 // New returns a Manager whose pollers live until ctx is done or Stop.
@@ -107,8 +112,11 @@ func (m *Manager) start(p *Project) {
 		TransitionInterval: p.Config.Collect.TransitionInterval,
 		MaxStaleness:       p.Config.Collect.MaxStaleness,
 		Concurrency:        p.Config.Collect.Concurrency,
+		RateLimit:          p.Config.API.RateLimit,
 		Logger:             m.logger,
 		Publish:            m.exposition.SetSnapshot,
+		Sequence:           &m.seq,
+		Observer:           m.apiMetrics.PollObserver(p.Config.ID),
 	})
 	go func() {
 		defer close(p.done)

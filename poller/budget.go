@@ -1,0 +1,145 @@
+package poller
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// budgetShare is the share of RateLimit x Interval that a cycle plans to
+// spend; the rest is left to the transition follow-ups between cycles,
+// admin refreshes and retries, which draw on the same rate limit.
+const budgetShare = 0.9
+
+// child is one per-resource call of a cycle: the replica sets of a
+// service, or the peerings of a VPC.
+type child struct {
+	part string // fleet.PartReplicaSets or fleet.PartPeerings
+	id   string // the service or VPC
+	// transitional is set when the parent or a child is in a transitional
+	// state: such children go first.
+	transitional bool
+	last         time.Time // last asked for; zero if never
+	until        time.Time // deferred until, as the API asked
+}
+
+func childKey(part, id string) string { return part + "/" + id }
+
+func (c child) key() string { return childKey(c.part, c.id) }
+
+func (c child) attrs() []any {
+	if c.part == fleet.PartReplicaSets {
+		return []any{"service_id", c.id}
+	}
+	return []any{"vpc_id", c.id}
+}
+
+// plan is what one cycle does with its children.
+type plan struct {
+	todo     []child // asked for this cycle, in order
+	deferred []child // not asked for: the API asked to wait
+	// lists is the calls of the cycle before its children; children is
+	// how many children there are; budget is how many of them a cycle may
+	// ask for, -1 for all.
+	lists, children, budget int
+	// cycles is how many cycles refreshing every child takes, and period
+	// that in time.
+	cycles int
+	period time.Duration
+}
+
+// childBudget returns how many per-resource calls a cycle may make after
+// its lists calls, -1 for no limit.
+func (p *Poller) childBudget(lists int) int {
+	r := p.opts.RateLimit
+	if r <= 0 || math.IsInf(r, 1) {
+		return -1
+	}
+	return max(int(r*p.opts.Interval.Seconds()*budgetShare)-lists, 1)
+}
+
+// planLocked picks the children of this cycle: every child whose parent
+// list succeeded and that the API did not ask to defer, transitional ones
+// first, then those asked for least recently (never first), as many as the
+// budget allows; they are then marked as asked for, which makes the next
+// cycle go on where this one stopped. p.mu must be held.
+func (p *Poller) planLocked(now time.Time, listFailed map[string]error) plan {
+	pl := plan{lists: 2, cycles: 1}
+	if p.client.HasAPIKey() {
+		pl.lists++
+	}
+	var all []child
+	add := func(part, id string, transitional bool) {
+		c := child{part: part, id: id, transitional: transitional, last: p.st.attempted[childKey(part, id)]}
+		if until := p.st.notBefore[c.key()]; now.Before(until) {
+			c.until = until
+			pl.deferred = append(pl.deferred, c)
+			return
+		}
+		all = append(all, c)
+	}
+	if listFailed[fleet.PartReplicaSets] == nil {
+		for id, svc := range p.st.services {
+			transitional := slices.Contains(transitionalServiceStatuses, svc.v.Status) ||
+				slices.ContainsFunc(p.st.replicaSets[id].v, func(rs apiclient.ReplicaSet) bool {
+					return slices.Contains(transitionalReplicaSetStatuses, rs.Status)
+				})
+			add(fleet.PartReplicaSets, id, transitional)
+		}
+	}
+	if listFailed[fleet.PartPeerings] == nil {
+		for id := range p.st.vpcs {
+			transitional := slices.ContainsFunc(p.st.peerings[id].v, func(pr apiclient.Peering) bool {
+				return pr.Status == apiclient.PeeringPending
+			})
+			add(fleet.PartPeerings, id, transitional)
+		}
+	}
+	slices.SortFunc(all, func(a, b child) int {
+		if a.transitional != b.transitional {
+			if a.transitional {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(a.last.Compare(b.last), cmp.Compare(a.part, b.part), cmp.Compare(a.id, b.id))
+	})
+	pl.children = len(all) + len(pl.deferred)
+	pl.budget = p.childBudget(pl.lists)
+	pl.todo = all
+	if pl.budget >= 0 {
+		pl.todo = all[:min(pl.budget, len(all))]
+		pl.cycles = max(1, (pl.children+pl.budget-1)/pl.budget)
+	}
+	pl.period = time.Duration(pl.cycles) * p.opts.Interval
+	for _, c := range pl.todo {
+		p.st.attempted[c.key()] = now
+	}
+	return pl
+}
+
+// warnBudget logs, once per change, that the children do not fit in one
+// interval: the numbers, and what to change.
+func (p *Poller) warnBudget(pl plan) {
+	switch {
+	case pl.cycles == p.warnedCycles:
+		return
+	case pl.cycles > 1:
+		calls := pl.lists + pl.children
+		perSecond := float64(calls) / budgetShare / p.opts.Interval.Seconds()
+		interval := time.Duration(math.Ceil(float64(calls)/budgetShare/p.opts.RateLimit)) * time.Second
+		p.logger.Warn("The API call budget does not cover every replica set and peering list in one interval; they are refreshed round-robin, transitional ones first",
+			"calls_needed", calls,
+			"budget_per_interval", int(p.opts.RateLimit*p.opts.Interval.Seconds()),
+			"refresh_period", pl.period,
+			"fix", fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.interval to %s, or split the project", perSecond, interval))
+	case p.warnedCycles > 1:
+		p.logger.Info("The API call budget covers every resource in one interval again", "calls_needed", pl.lists+pl.children)
+	}
+	p.warnedCycles = pl.cycles
+}
