@@ -29,13 +29,49 @@ const (
 )
 
 // Handler serves the targets of one kind from the latest snapshots. It never
-// calls the API.
+// calls the API. It never answers an empty list because of a failure: when
+// there is no target and a project's fleet is unknown (never listed, or
+// dropped as stale while its list fails), it answers 503, on which
+// Prometheus keeps the targets it had. During an outage the snapshots keep
+// the last known fleet, so the last known targets are served.
 func Handler(kind string, snapshots func() []*fleet.Snapshot) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		groups := Targets(kind, snapshots())
+		snaps := snapshots()
+		groups := Targets(kind, snaps)
 		w.Header().Set("Content-Type", "application/json")
+		if len(groups) == 0 && !fleetsKnown(snaps) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(map[string]string{
+				"code":    "FLEET_UNKNOWN",
+				"message": "no target is known: the fleet has not been listed successfully yet, or its last known state was dropped (--collect.max-staleness) while listing fails",
+			})
+			return
+		}
 		_ = json.NewEncoder(w).Encode(groups)
 	})
+}
+
+// fleetsKnown reports whether there are snapshots and each has a fleet to
+// tell: its services list last succeeded, or it still holds services.
+func fleetsKnown(snaps []*fleet.Snapshot) bool {
+	if len(snaps) == 0 {
+		return false
+	}
+	for _, snap := range snaps {
+		if len(snap.Services) > 0 {
+			continue
+		}
+		listed := false
+		for _, part := range snap.Parts {
+			if part.Name == fleet.PartServices {
+				listed = part.Success
+			}
+		}
+		if !listed {
+			return false
+		}
+	}
+	return true
 }
 
 // Targets returns the target groups of one kind: one group per endpoint,

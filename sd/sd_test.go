@@ -1,8 +1,9 @@
 package sd
 
 import (
-	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -60,11 +61,44 @@ func TestTargets(t *testing.T) {
 	}
 }
 
-func TestHandlerEmptyIsAList(t *testing.T) {
-	rec := httptest.NewRecorder()
-	Handler(KindServices, func() []*fleet.Snapshot { return nil }).ServeHTTP(rec, httptest.NewRequest("GET", "/sd/services", nil))
-	var groups []TargetGroup
-	if err := json.Unmarshal(rec.Body.Bytes(), &groups); err != nil || groups == nil || rec.Header().Get("Content-Type") != "application/json" {
-		t.Errorf("empty fleet must answer [] as JSON: %q %v", rec.Body.String(), err)
+// TestHandlerNeverEmptyBecauseOfAFailure: an empty list is only answered
+// for a fleet that was listed and is empty; an unknown fleet gets a 503,
+// on which Prometheus keeps its previous targets.
+func TestHandlerNeverEmptyBecauseOfAFailure(t *testing.T) {
+	listed := func(ok bool) []fleet.PartHealth {
+		return []fleet.PartHealth{{Name: fleet.PartServices, Success: ok}}
+	}
+	failingWithServices := &fleet.Snapshot{ProjectID: "p", Parts: listed(false), Services: []fleet.Service{{
+		Service: apiclient.Service{ServiceID: "s", Endpoint: &apiclient.Endpoint{Host: "h", Port: 5432}},
+	}}}
+	tests := []struct {
+		name   string
+		snaps  []*fleet.Snapshot
+		status int
+		body   string
+	}{
+		{"no snapshot yet", nil, http.StatusServiceUnavailable, ""},
+		{"never listed", []*fleet.Snapshot{{ProjectID: "p", Parts: listed(false)}}, http.StatusServiceUnavailable, ""},
+		{"listed and empty", []*fleet.Snapshot{{ProjectID: "p", Parts: listed(true)}}, http.StatusOK, "[]\n"},
+		{"one project unknown", []*fleet.Snapshot{{ProjectID: "p", Parts: listed(true)}, {ProjectID: "q", Parts: listed(false)}}, http.StatusServiceUnavailable, ""},
+		{"outage with last known targets", []*fleet.Snapshot{failingWithServices}, http.StatusOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			Handler(KindServices, func() []*fleet.Snapshot { return tt.snaps }).ServeHTTP(rec, httptest.NewRequest("GET", "/sd/services", nil))
+			if rec.Code != tt.status || rec.Header().Get("Content-Type") != "application/json" {
+				t.Fatalf("status %d %q, want %d", rec.Code, rec.Body.String(), tt.status)
+			}
+			if tt.body != "" && rec.Body.String() != tt.body {
+				t.Errorf("body %q, want %q", rec.Body.String(), tt.body)
+			}
+			if tt.status == http.StatusOK && tt.body == "" && !strings.Contains(rec.Body.String(), `"h:5432"`) {
+				t.Errorf("last known target not served: %s", rec.Body.String())
+			}
+			if tt.status != http.StatusOK && !strings.Contains(rec.Body.String(), `"code":"FLEET_UNKNOWN"`) {
+				t.Errorf("error body %s", rec.Body.String())
+			}
+		})
 	}
 }
