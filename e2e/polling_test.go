@@ -300,6 +300,7 @@ func TestPollingDuplicateIDs(t *testing.T) {
 	}
 	t.Parallel()
 	sim := testbin.StartSim(t)
+	id := simServices(t, sim)[0]
 	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 0, "field": "status", "value": "UNSTABLE", "append": true}}`)
 	p, url := startPolling(t, sim, "--collect.interval=1s", "--collect.transition-interval=1s")
 	var fams map[string]*dto.MetricFamily
@@ -308,7 +309,6 @@ func TestPollingDuplicateIDs(t *testing.T) {
 		fams, ok = scrape(url)
 		return ok && len(ids(fams, "clouddb_service_info", "service_id")) > 0
 	})
-	id := ids(fams, "clouddb_service_info", "service_id")[0]
 	status := testbin.LabelValues(fams, "clouddb_service_status", "status", "service_id", id)
 	since := value(t, fams, "clouddb_service_status_changed_timestamp_seconds", "service_id", id)
 	start := time.Now()
