@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The project's whole test suite, runnable on a fresh Debian machine with Go:
 # it installs what it needs (Debian's prometheus package, for promtool and a
-# real Prometheus), then runs the linters and every Go test, the whole-binary
-# ones included.
+# real Prometheus, and prometheus-alertmanager, for amtool and a real
+# Alertmanager to test the shipped inhibit rules), then runs the linters and
+# every Go test, the whole-binary ones included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
-	echo "Installing Debian's prometheus package (promtool and a real Prometheus for the tests)..."
+if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1 ||
+	! command -v amtool >/dev/null 2>&1 || ! command -v prometheus-alertmanager >/dev/null 2>&1; then
+	echo "Installing Debian's prometheus and prometheus-alertmanager packages (promtool, amtool, a real Prometheus and Alertmanager for the tests)..."
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo="sudo"
 	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager >/dev/null
 fi
 
 echo "== lint"
