@@ -168,9 +168,10 @@ func TestChangesReachMetrics(t *testing.T) {
 	sim := testbin.StartSim(t, "--timing.provision=2s", "--timing.configure=2s")
 	simURL := "http://" + sim
 
-	// Full cycles every second: forced statuses on settled resources are
-	// seen by the next cycle.
-	_, url := startExporter(t, testbin.ExporterEnv(sim), "--collect.interval=1s", "--collect.transition-interval=300ms")
+	// Full cycles every second, with the rate limit to match (the call
+	// budget of a cycle is 90% of rate x interval): forced statuses on
+	// settled resources are seen by the next cycle.
+	_, url := startExporter(t, testbin.ExporterEnv(sim), "--collect.interval=1s", "--collect.transition-interval=300ms", "--api.rate-limit=100")
 	_, fams := testbin.Scrape(t, url)
 	services := testbin.LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY")
 	replicaSets := testbin.LabelValues(fams, "clouddb_replica_set_status", "replica_set_id", "status", "active")

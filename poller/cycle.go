@@ -69,9 +69,11 @@ func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
 	defer cancel()
 
 	listFailed := p.pollLists(cycleCtx)
-	p.readyOnce.Do(func() { close(p.ready) })
 	period := p.pollChildren(cycleCtx, listFailed)
 	snap := p.publishNow()
+	// Ready once every part has been tried: within one interval, the
+	// cycle's deadline, whatever the size of the fleet.
+	p.readyOnce.Do(func() { close(p.ready) })
 
 	overrun := ctx.Err() == nil && errors.Is(cycleCtx.Err(), context.DeadlineExceeded)
 	if overrun && !p.overrunning {

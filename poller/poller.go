@@ -168,8 +168,9 @@ func (p *Poller) ProjectID() string { return p.client.ProjectID() }
 // the first cycle are read.
 func (p *Poller) Snapshot() *fleet.Snapshot { return p.latest.Load() }
 
-// Ready is closed when the lists of the first cycle (services, VPCs, auth)
-// have been read and published, whatever their outcome.
+// Ready is closed when the first full cycle has ended, whatever its
+// outcome: within one Interval, the cycle's deadline. Snapshots are
+// published before, as the cycle reads.
 func (p *Poller) Ready() <-chan struct{} { return p.ready }
 
 // Run polls until ctx is done: a full cycle at once and every Interval, and
