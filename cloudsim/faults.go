@@ -11,7 +11,8 @@ import (
 
 // Fault is an injected failure. It applies to requests that reach an
 // operation's route, before authentication and handling: first the latency,
-// then at most one of Status, Malformed, Truncated or DropConnection. A
+// then at most one of Status, Malformed, Truncated or DropConnection, or else
+// every Edit that fires, applied in turn to the real answer. A
 // fault with only a latency delays the request and lets it be handled.
 type Fault struct {
 	// Operation is the apiclient.Op* name the fault applies to; "" means
@@ -174,6 +175,7 @@ func (s *Sim) firing(op string) []Fault {
 // a fault answered (or dropped) the request, in which case the caller must
 // not. serve produces the real response for a truncating fault.
 func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, serve func() response) bool {
+	var edits []*Edit
 	for _, f := range s.firing(op) {
 		if f.Latency > 0 {
 			t := time.NewTimer(f.Latency)
@@ -185,6 +187,11 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, ser
 			}
 		}
 		if !f.terminal() {
+			continue
+		}
+		if f.Edit != nil {
+			// Edits combine: each rewrites the one real answer.
+			edits = append(edits, f.Edit)
 			continue
 		}
 		logger := s.logger.With("op", op, "path", r.URL.Path)
@@ -202,12 +209,6 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, ser
 			logger.Info("Fault injected", "fault", "malformed")
 			writeResponse(w, response{status: http.StatusOK, body: []byte(`{"service_id": "sim", "status": [tru`),
 				header: http.Header{"Content-Type": {"application/json"}}})
-		case f.Edit != nil:
-			resp := serve()
-			edited, ok := f.Edit.apply(resp.body)
-			logger.Info("Fault injected", "fault", "edit", "field", f.Edit.Field, "applied", ok)
-			resp.body = edited
-			writeResponse(w, resp)
 		case f.Truncated:
 			logger.Info("Fault injected", "fault", "truncated")
 			resp := serve()
@@ -216,7 +217,17 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, ser
 		}
 		return true
 	}
-	return false
+	if len(edits) == 0 {
+		return false
+	}
+	resp := serve()
+	for _, e := range edits {
+		var ok bool
+		resp.body, ok = e.apply(resp.body)
+		s.logger.Info("Fault injected", "op", op, "path", r.URL.Path, "fault", "edit", "field", e.Field, "applied", ok)
+	}
+	writeResponse(w, resp)
+	return true
 }
 
 // dropConnection closes the connection under the request, so that the

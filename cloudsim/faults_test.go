@@ -222,3 +222,15 @@ func TestFaultEdit(t *testing.T) {
 	e := newEnv(t, Timings{})
 	e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/faults", map[string]any{"edit": map[string]any{"field": ""}}, noAuth)
 }
+
+func TestFaultEditsCombine(t *testing.T) {
+	e := newEnv(t, Timings{})
+	e.createService("a")
+	e.createService("b")
+	e.sim.AddFault(Fault{Operation: apiclient.OpListServices, Edit: &Edit{Index: 0, Field: "name", Value: json.RawMessage(`"x"`)}})
+	e.sim.AddFault(Fault{Operation: apiclient.OpListServices, Edit: &Edit{Index: 1, Field: "name", Value: json.RawMessage(`"y"`)}})
+	list := decode[[]apiclient.Service](t, e.must(http.StatusOK, "GET", servicesPath, nil))
+	if len(list) != 2 || list[0].Name != "x" || list[1].Name != "y" {
+		t.Errorf("services %+v: want both edits", list)
+	}
+}

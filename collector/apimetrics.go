@@ -212,23 +212,25 @@ type PollObserver struct {
 	cycleDuration prometheus.Gauge
 	refreshPeriod prometheus.Gauge
 	overruns      prometheus.Counter
+	m             *APIMetrics
+	id            string
 }
 
 // PollObserver returns the observer of one project's poll cycles. Its
-// overrun counter starts at 0.
+// overrun counter starts at 0; the gauges appear with the first cycle.
 func (m *APIMetrics) PollObserver(projectID string) *PollObserver {
 	defer m.generation.Add(1)
-	return &PollObserver{
-		generation:    &m.generation,
-		cycleDuration: m.cycleDuration.WithLabelValues(projectID),
-		refreshPeriod: m.refreshPeriod.WithLabelValues(projectID),
-		overruns:      m.overruns.WithLabelValues(projectID),
-	}
+	return &PollObserver{generation: &m.generation, overruns: m.overruns.WithLabelValues(projectID), m: m, id: projectID}
 }
 
 // ObserveCycle records a finished full cycle: its duration, the refresh
-// period of the children it planned, and whether it overran.
+// period of the children it planned, and whether it overran. One poller
+// calls it, one cycle at a time.
 func (o *PollObserver) ObserveCycle(duration, refreshPeriod time.Duration, overrun bool) {
+	if o.cycleDuration == nil {
+		o.cycleDuration = o.m.cycleDuration.WithLabelValues(o.id)
+		o.refreshPeriod = o.m.refreshPeriod.WithLabelValues(o.id)
+	}
 	o.cycleDuration.Set(duration.Seconds())
 	o.refreshPeriod.Set(refreshPeriod.Seconds())
 	if overrun {

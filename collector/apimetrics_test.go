@@ -178,3 +178,33 @@ func TestSelfGatherer(t *testing.T) {
 		})
 	}
 }
+
+func TestPollObserver(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewAPIMetrics(reg)
+	o := m.PollObserver("p1")
+	names := []string{"clouddb_exporter_poll_cycle_duration_seconds", "clouddb_exporter_poll_children_refresh_period_seconds", "clouddb_exporter_poll_cycle_overruns_total"}
+	if n, err := testutil.GatherAndCount(reg, names...); err != nil || n != 1 {
+		t.Errorf("before a cycle: %d series (%v), want the overrun counter alone", n, err)
+	}
+	o.ObserveCycle(42*time.Second, 3*time.Minute, false)
+	o.ObserveCycle(61*time.Second, 3*time.Minute, true)
+	want := `
+# HELP clouddb_exporter_poll_cycle_duration_seconds How long the last full poll cycle of a project took, in seconds.
+# TYPE clouddb_exporter_poll_cycle_duration_seconds gauge
+clouddb_exporter_poll_cycle_duration_seconds{project_id="p1"} 61
+# HELP clouddb_exporter_poll_cycle_overruns_total Poll cycles of a project that did not finish their calls within the poll interval (their deadline).
+# TYPE clouddb_exporter_poll_cycle_overruns_total counter
+clouddb_exporter_poll_cycle_overruns_total{project_id="p1"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names[0], names[2]); err != nil {
+		t.Error(err)
+	}
+	if v := testutil.ToFloat64(m.refreshPeriod.WithLabelValues("p1")); v != 180 {
+		t.Errorf("refresh period %v, want 180", v)
+	}
+	m.RemoveProject("p1")
+	if n, _ := testutil.GatherAndCount(reg, names...); n != 0 {
+		t.Errorf("%d series after RemoveProject", n)
+	}
+}
