@@ -39,7 +39,7 @@ func Handler(kind string, snapshots func() []*fleet.Snapshot) http.Handler {
 		snaps := snapshots()
 		groups := Targets(kind, snaps)
 		w.Header().Set("Content-Type", "application/json")
-		if len(groups) == 0 && !fleetsKnown(snaps) {
+		if len(groups) == 0 && !fleetsKnown(kind, snaps) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_ = json.NewEncoder(w).Encode(map[string]string{
 				"code":    "FLEET_UNKNOWN",
@@ -51,27 +51,37 @@ func Handler(kind string, snapshots func() []*fleet.Snapshot) http.Handler {
 	})
 }
 
-// fleetsKnown reports whether there are snapshots and each has a fleet to
-// tell: its services list last succeeded, or it still holds services.
-func fleetsKnown(snaps []*fleet.Snapshot) bool {
+// fleetsKnown reports whether there are snapshots and each can tell the
+// targets of kind: the lists they come from (services, and for replica sets
+// and poolers the replica sets too) last succeeded, or still hold
+// resources from an earlier success.
+func fleetsKnown(kind string, snaps []*fleet.Snapshot) bool {
 	if len(snaps) == 0 {
 		return false
 	}
 	for _, snap := range snaps {
-		if len(snap.Services) > 0 {
-			continue
+		if !partKnown(snap, fleet.PartServices, len(snap.Services)) {
+			return false
 		}
-		listed := false
-		for _, part := range snap.Parts {
-			if part.Name == fleet.PartServices {
-				listed = part.Success
-			}
-		}
-		if !listed {
+		if kind != KindServices && !partKnown(snap, fleet.PartReplicaSets, len(snap.ReplicaSets)) {
 			return false
 		}
 	}
 	return true
+}
+
+// partKnown reports whether a part of snap last succeeded or still holds
+// some of the resources it read (n).
+func partKnown(snap *fleet.Snapshot, name string, n int) bool {
+	if n > 0 {
+		return true
+	}
+	for _, part := range snap.Parts {
+		if part.Name == name {
+			return part.Success
+		}
+	}
+	return false
 }
 
 // Targets returns the target groups of one kind: one group per endpoint,

@@ -66,27 +66,31 @@ func TestTargets(t *testing.T) {
 // on which Prometheus keeps its previous targets.
 func TestHandlerNeverEmptyBecauseOfAFailure(t *testing.T) {
 	listed := func(ok bool) []fleet.PartHealth {
-		return []fleet.PartHealth{{Name: fleet.PartServices, Success: ok}}
+		return []fleet.PartHealth{{Name: fleet.PartServices, Success: ok}, {Name: fleet.PartReplicaSets, Success: ok}}
 	}
 	failingWithServices := &fleet.Snapshot{ProjectID: "p", Parts: listed(false), Services: []fleet.Service{{
 		Service: apiclient.Service{ServiceID: "s", Endpoint: &apiclient.Endpoint{Host: "h", Port: 5432}},
 	}}}
+	servicesOnly := []fleet.PartHealth{{Name: fleet.PartServices, Success: true}, {Name: fleet.PartReplicaSets, Success: false}}
 	tests := []struct {
 		name   string
+		kind   string
 		snaps  []*fleet.Snapshot
 		status int
 		body   string
 	}{
-		{"no snapshot yet", nil, http.StatusServiceUnavailable, ""},
-		{"never listed", []*fleet.Snapshot{{ProjectID: "p", Parts: listed(false)}}, http.StatusServiceUnavailable, ""},
-		{"listed and empty", []*fleet.Snapshot{{ProjectID: "p", Parts: listed(true)}}, http.StatusOK, "[]\n"},
-		{"one project unknown", []*fleet.Snapshot{{ProjectID: "p", Parts: listed(true)}, {ProjectID: "q", Parts: listed(false)}}, http.StatusServiceUnavailable, ""},
-		{"outage with last known targets", []*fleet.Snapshot{failingWithServices}, http.StatusOK, ""},
+		{"replica sets never listed", KindReplicaSets, []*fleet.Snapshot{{ProjectID: "p", Parts: servicesOnly}}, http.StatusServiceUnavailable, ""},
+		{"services listed, replica sets failing", KindServices, []*fleet.Snapshot{{ProjectID: "p", Parts: servicesOnly}}, http.StatusOK, "[]\n"},
+		{"no snapshot yet", KindServices, nil, http.StatusServiceUnavailable, ""},
+		{"never listed", KindServices, []*fleet.Snapshot{{ProjectID: "p", Parts: listed(false)}}, http.StatusServiceUnavailable, ""},
+		{"listed and empty", KindServices, []*fleet.Snapshot{{ProjectID: "p", Parts: listed(true)}}, http.StatusOK, "[]\n"},
+		{"one project unknown", KindServices, []*fleet.Snapshot{{ProjectID: "p", Parts: listed(true)}, {ProjectID: "q", Parts: listed(false)}}, http.StatusServiceUnavailable, ""},
+		{"outage with last known targets", KindServices, []*fleet.Snapshot{failingWithServices}, http.StatusOK, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			Handler(KindServices, func() []*fleet.Snapshot { return tt.snaps }).ServeHTTP(rec, httptest.NewRequest("GET", "/sd/services", nil))
+			Handler(tt.kind, func() []*fleet.Snapshot { return tt.snaps }).ServeHTTP(rec, httptest.NewRequest("GET", "/sd/services", nil))
 			if rec.Code != tt.status || rec.Header().Get("Content-Type") != "application/json" {
 				t.Fatalf("status %d %q, want %d", rec.Code, rec.Body.String(), tt.status)
 			}
