@@ -39,6 +39,14 @@ func startPolling(t *testing.T, sim string, args ...string) (*testbin.Process, s
 	return p, url
 }
 
+// startFleetSim starts the simulator with a generated fleet: services with
+// one replica set each, and VPCs with two peerings each.
+func startFleetSim(t *testing.T, services, vpcs int) string {
+	t.Helper()
+	return testbin.StartSim(t, "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
+		"--fleet.replica-sets-per-service=1", fmt.Sprintf("--fleet.vpcs=%d", vpcs), "--fleet.peerings-per-vpc=2")
+}
+
 // scrape fetches and parses /metrics; ok is false when it cannot.
 func scrape(url string) (map[string]*dto.MetricFamily, bool) {
 	code, body := testbin.Get(url + "/metrics")
@@ -90,8 +98,7 @@ func TestPollingLargeFleetDefaultFlags(t *testing.T) {
 	}
 	t.Parallel()
 	const services = 1500
-	sim := testbin.StartSim(t, "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
-		"--fleet.replica-sets-per-service=1", "--fleet.vpcs=10", "--fleet.peerings-per-vpc=2")
+	sim := startFleetSim(t, services, 10)
 	p, url := startPolling(t, sim)
 
 	// The services come from one listServices call: they are published
@@ -156,8 +163,7 @@ func TestPollingLongCycleKeepsData(t *testing.T) {
 	}
 	t.Parallel()
 	const services = 300
-	sim := testbin.StartSim(t, "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
-		"--fleet.replica-sets-per-service=1", "--fleet.vpcs=5", "--fleet.peerings-per-vpc=1")
+	sim := startFleetSim(t, services, 5)
 	_, url := startPolling(t, sim, "--collect.interval=10s", "--collect.max-staleness=30s")
 	testbin.WaitFor(t, 60*time.Second, "every service on /metrics", func() bool {
 		fams, ok := scrape(url)
