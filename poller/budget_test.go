@@ -229,3 +229,33 @@ func TestPublishOutsideTheLock(t *testing.T) {
 		t.Error("an older snapshot was published after a newer one")
 	}
 }
+
+// TestPollCycleDeadline: a call that never answers cannot stall a cycle:
+// it fails at the cycle's deadline (one interval), the rest is published,
+// and the overrun is reported.
+func TestPollCycleDeadline(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 3, 1)
+	c.hang["svc01"] = true
+	h := newHarness(t, c)
+	obs := &recordingCycles{}
+	h.poller.opts.Interval, h.poller.opts.Observer = 50*time.Millisecond, obs
+	snap := h.poller.Poll(context.Background())
+	if got := replicaSetIDs(snap); got != "svc00/rs-svc00,svc02/rs-svc02" {
+		t.Errorf("replica sets %s: want the calls that answered", got)
+	}
+	if part(t, snap, fleet.PartReplicaSets).Success || !part(t, snap, fleet.PartServices).Success {
+		t.Errorf("parts %+v: want replica_sets failed, services fine", snap.Parts)
+	}
+	if len(obs.cycles) != 1 || !obs.cycles[0].overrun {
+		t.Errorf("cycles %+v: want one overrun", obs.cycles)
+	}
+	if !strings.Contains(h.logs.String(), "did not finish within its interval") {
+		t.Errorf("overrun not logged:\n%s", h.logs)
+	}
+	select {
+	case <-h.poller.Ready():
+	default:
+		t.Error("not ready after a cycle that hit its deadline")
+	}
+}

@@ -19,6 +19,8 @@ type fakeClient struct {
 	// fail maps "operation" or "operation/id" to the error to return.
 	fail  map[string]error
 	calls map[string]int
+	// hang lists the services whose replica sets never answer.
+	hang map[string]bool
 }
 
 func newFakeClient() *fakeClient {
@@ -27,6 +29,7 @@ func newFakeClient() *fakeClient {
 		peerings:    map[string][]apiclient.Peering{},
 		fail:        map[string]error{},
 		calls:       map[string]int{},
+		hang:        map[string]bool{},
 	}
 }
 
@@ -104,9 +107,16 @@ func (f *fakeClient) GetService(_ context.Context, id string) (*apiclient.Servic
 	return nil, errNotFound
 }
 
-func (f *fakeClient) ListReplicaSets(_ context.Context, serviceID string) ([]apiclient.ReplicaSet, error) {
+func (f *fakeClient) ListReplicaSets(ctx context.Context, serviceID string) ([]apiclient.ReplicaSet, error) {
 	if err := f.call(apiclient.OpListReplicaSets, serviceID); err != nil {
 		return nil, err
+	}
+	f.mu.Lock()
+	hang := f.hang[serviceID]
+	f.mu.Unlock()
+	if hang {
+		<-ctx.Done() // a call that never answers: only the caller's deadline ends it
+		return nil, ctx.Err()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
