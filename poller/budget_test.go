@@ -259,3 +259,30 @@ func TestPollCycleDeadline(t *testing.T) {
 		t.Error("not ready after a cycle that hit its deadline")
 	}
 }
+
+// TestPollTransitionsRespectRetryAfter: the transition follow-up does not
+// make a call the API asked to defer either.
+func TestPollTransitionsRespectRetryAfter(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 2, 0)
+	c.services[0].Status = apiclient.ServiceConfiguring
+	h := newHarness(t, c)
+	h.poller.Poll(context.Background())
+	c.set(func(f *fakeClient) {
+		f.fail[apiclient.OpGetService] = &apiclient.APIError{StatusCode: 503, RetryAfter: time.Hour}
+	})
+	h.poller.PollTransitions(context.Background())
+	c.resetCalls()
+	for range 5 {
+		h.clock.Advance(10 * time.Second)
+		h.poller.PollTransitions(context.Background())
+	}
+	if n := c.count(apiclient.OpGetService); n != 0 {
+		t.Errorf("%d getService calls within the Retry-After", n)
+	}
+	h.clock.Advance(time.Hour)
+	h.poller.PollTransitions(context.Background())
+	if n := c.count(apiclient.OpGetService); n != 1 {
+		t.Errorf("%d getService calls after the Retry-After, want 1", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // Transitional states: a resource in one of them is followed every
@@ -66,9 +67,15 @@ func (p *Poller) PollTransitions(ctx context.Context) {
 	}
 
 	var changed atomic.Bool
-	follow := func(what string, fetch func() (bool, error), attrs ...any) func() error {
+	// key is the call's key for Retry-After deferral (see call): a
+	// follow-up is not made before the time the API asked either.
+	follow := func(what, key string, fetch func() (bool, error), attrs ...any) func() error {
 		return func() error {
-			c, err := fetch()
+			var c bool
+			err := p.call(key, func() (err error) {
+				c, err = fetch()
+				return err
+			})
 			if err != nil {
 				p.logger.Debug("Following a transition failed", append(attrs, "call", what, "err", err)...)
 			}
@@ -81,13 +88,13 @@ func (p *Poller) PollTransitions(ctx context.Context) {
 	var g errgroup.Group
 	g.SetLimit(p.opts.Concurrency)
 	for _, id := range services {
-		g.Go(follow(apiclient.OpGetService, func() (bool, error) { return p.fetchService(ctx, id) }, "service_id", id))
+		g.Go(follow(apiclient.OpGetService, apiclient.OpGetService+"/"+id, func() (bool, error) { return p.fetchService(ctx, id) }, "service_id", id))
 	}
 	for _, id := range rsServices {
-		g.Go(follow(apiclient.OpListReplicaSets, func() (bool, error) { return p.fetchReplicaSets(ctx, id) }, "service_id", id))
+		g.Go(follow(apiclient.OpListReplicaSets, childKey(fleet.PartReplicaSets, id), func() (bool, error) { return p.fetchReplicaSets(ctx, id) }, "service_id", id))
 	}
 	for _, ref := range peerings {
-		g.Go(follow(apiclient.OpGetPeering, func() (bool, error) { return p.fetchPeering(ctx, ref.vpcID, ref.peeringID) },
+		g.Go(follow(apiclient.OpGetPeering, apiclient.OpGetPeering+"/"+ref.vpcID+"/"+ref.peeringID, func() (bool, error) { return p.fetchPeering(ctx, ref.vpcID, ref.peeringID) },
 			"vpc_id", ref.vpcID, "peering_id", ref.peeringID))
 	}
 	_ = g.Wait()
