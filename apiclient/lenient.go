@@ -27,7 +27,7 @@ type resource interface {
 
 func (s *Service) dropField(e FieldError)    { s.Dropped = append(s.Dropped, e) }
 func (r *ReplicaSet) dropField(e FieldError) { r.Dropped = append(r.Dropped, e) }
-func (*VPC) dropField(FieldError)            {} // comparable on purpose; its fields are all text
+func (*VPC) dropField(FieldError)            {} // keeps no record, so that VPC stays comparable: its fields are all text, a lost one reads ""
 func (p *Peering) dropField(e FieldError)    { p.Dropped = append(p.Dropped, e) }
 func (*Service) idField() string             { return "service_id" }
 func (*ReplicaSet) idField() string          { return "id" }
