@@ -15,7 +15,7 @@ LDFLAGS := -s -w \
 	-X $(VERSION_PKG).BuildUser=$(BUILDUSER) \
 	-X $(VERSION_PKG).BuildDate=$(BUILDDATE)
 
-.PHONY: all build build-sim test lint bench run clean
+.PHONY: all build build-sim crossbuild release test lint bench run clean
 
 all: lint build test
 
@@ -24,6 +24,37 @@ build:
 
 build-sim:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/cloudsim ./cmd/cloudsim
+
+# Release builds, laid out as the Prometheus project's promu does:
+# dist/clouddb_exporter-<version>.<os>-<arch>/clouddb_exporter[.exe], then
+# one tarball per platform with LICENSE and NOTICE, and sha256sums.txt.
+# Override PLATFORMS to build fewer (make crossbuild PLATFORMS=linux/arm64).
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+DIST      ?= dist
+RELEASE_NAME = $(BINARY)-$(VERSION)
+
+crossbuild:
+	@set -e; for platform in $(PLATFORMS); do \
+		os=$${platform%/*}; arch=$${platform#*/}; ext=; \
+		[ "$$os" = windows ] && ext=.exe; \
+		dir=$(DIST)/$(RELEASE_NAME).$$os-$$arch; \
+		echo ">> building $$dir/$(BINARY)$$ext"; \
+		mkdir -p "$$dir"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o "$$dir/$(BINARY)$$ext" .; \
+	done
+
+# Tarballs are reproducible (sorted, fixed owner and time) so that two
+# release builds of one commit give the same checksums.
+release: crossbuild
+	@set -e; cd $(DIST); rm -f sha256sums.txt; \
+	for platform in $(PLATFORMS); do \
+		name=$(RELEASE_NAME).$${platform%/*}-$${platform#*/}; \
+		cp $(CURDIR)/LICENSE $(CURDIR)/NOTICE "$$name/"; \
+		echo ">> packaging $(DIST)/$$name.tar.gz"; \
+		tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - "$$name" | gzip -9n > "$$name.tar.gz"; \
+	done; \
+	sha256sum *.tar.gz > sha256sums.txt; \
+	cat sha256sums.txt
 
 test:
 	scripts/test.sh
@@ -38,4 +69,4 @@ run:
 	$(GO) run . --simulate
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)
