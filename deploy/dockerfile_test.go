@@ -1,11 +1,12 @@
 package deploy
 
 import (
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,8 +14,8 @@ import (
 )
 
 type stage struct {
-	image, name string
-	lines       []string // instructions, continuation lines joined
+	image, name, platform string
+	lines                 []string // instructions, continuation lines joined
 }
 
 // parseDockerfile returns the stages of the Dockerfile with ARG defaults
@@ -38,8 +39,15 @@ func parseDockerfile(t *testing.T) []stage {
 			}
 		case "FROM":
 			f := strings.Fields(rest)
+			var platform string
+			for len(f) > 0 && strings.HasPrefix(f[0], "--") {
+				if v, ok := strings.CutPrefix(f[0], "--platform="); ok {
+					platform = v
+				}
+				f = f[1:]
+			}
 			image := os.Expand(f[0], func(k string) string { return args[k] })
-			s := stage{image: image}
+			s := stage{image: image, platform: platform}
 			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
 				s.name = f[2]
 			}
@@ -87,8 +95,18 @@ func TestDockerfile(t *testing.T) {
 	if !strings.HasPrefix(builder.image, "golang:"+goVersion+"-") && !strings.HasPrefix(builder.image, "golang:"+goVersion+"@") {
 		t.Errorf("builder image %s does not pin go.mod's Go %s", builder.image, goVersion)
 	}
+	// Multi-platform images (buildx --platform linux/amd64,linux/arm64):
+	// the builder runs natively and cross-compiles for the target.
+	if builder.platform != "${BUILDPLATFORM}" {
+		t.Errorf("builder FROM --platform=%q, want ${BUILDPLATFORM}", builder.platform)
+	}
+	for _, arg := range []string{"TARGETOS", "TARGETARCH"} {
+		if !slices.Contains(builder.instructions("ARG"), arg) {
+			t.Errorf("builder does not declare ARG %s", arg)
+		}
+	}
 	run := strings.Join(builder.instructions("RUN"), "\n")
-	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "-X github.com/prometheus/common/version.Version=", "-X github.com/prometheus/common/version.Revision=", "./cmd/cloudsim"} {
+	for _, want := range []string{"CGO_ENABLED=0", `GOOS="${TARGETOS}"`, `GOARCH="${TARGETARCH}"`, "-trimpath", "-X github.com/prometheus/common/version.Version=", "-X github.com/prometheus/common/version.Revision=", "./cmd/cloudsim"} {
 		if !strings.Contains(run, want) {
 			t.Errorf("builder RUN lacks %q", want)
 		}
@@ -150,10 +168,12 @@ func TestDockerfile(t *testing.T) {
 // TestDockerfileBuild runs the builder stage's build command itself (with
 // /out replaced by a temporary directory, as the image's build arguments
 // would set it) and checks that both binaries are static and carry the
-// version.
+// version: once as the classic builder runs it (no TARGETOS/TARGETARCH, a
+// binary for this machine) and once as buildx does for linux/arm64 (or
+// linux/amd64 on an arm64 machine).
 func TestDockerfileBuild(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds both binaries")
+		t.Skip("builds both binaries twice")
 	}
 	var build string
 	for _, r := range parseDockerfileStage(t, "builder").instructions("RUN") {
@@ -161,31 +181,37 @@ func TestDockerfileBuild(t *testing.T) {
 			build = r
 		}
 	}
-	out := t.TempDir()
-	cmd := exec.Command("sh", "-c", strings.ReplaceAll(build, "/out/", out+"/"))
-	cmd.Dir = repoRoot()
-	cmd.Env = append(os.Environ(), "VERSION=9.8.7-dockertest", "REVISION=0123abcd", "BRANCH=dockertest")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the Dockerfile's build: %v\n%s", err, b)
+	other := map[string]string{"arm64": "amd64"}[runtime.GOARCH]
+	if other == "" {
+		other = "arm64"
 	}
-	for _, bin := range []string{"clouddb_exporter", "cloudsim"} {
-		f, err := elf.Open(filepath.Join(out, bin))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
-				t.Errorf("%s is dynamically linked (program header %v)", bin, p.Type)
+	for _, target := range []string{"", other} {
+		t.Run("TARGETARCH="+target, func(t *testing.T) {
+			out := t.TempDir()
+			cmd := exec.Command("sh", "-c", strings.ReplaceAll(build, "/out/", out+"/"))
+			cmd.Dir = repoRoot()
+			cmd.Env = append(os.Environ(), "VERSION=9.8.7-dockertest", "REVISION=0123abcd", "BRANCH=dockertest", "TARGETARCH="+target)
+			if target != "" {
+				cmd.Env = append(cmd.Env, "TARGETOS=linux")
 			}
-		}
-		if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
-			t.Errorf("%s imports %v", bin, libs)
-		}
-		f.Close()
-	}
-	code, version := testbin.Run(t, filepath.Join(out, "clouddb_exporter"), nil, "--version")
-	if code != 0 || !strings.Contains(version, "version 9.8.7-dockertest") || !strings.Contains(version, "revision: 0123abcd") {
-		t.Errorf("--version of the image's binary: %d %q", code, version)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("the Dockerfile's build: %v\n%s", err, b)
+			}
+			for _, bin := range []string{"clouddb_exporter", "cloudsim"} {
+				arch := target
+				if arch == "" {
+					arch = runtime.GOARCH
+				}
+				checkBinary(t, bin, "linux", arch, filepath.Join(out, bin))
+			}
+			if target != "" {
+				return // not runnable here
+			}
+			code, version := testbin.Run(t, filepath.Join(out, "clouddb_exporter"), nil, "--version")
+			if code != 0 || !strings.Contains(version, "version 9.8.7-dockertest") || !strings.Contains(version, "revision: 0123abcd") {
+				t.Errorf("--version of the image's binary: %d %q", code, version)
+			}
+		})
 	}
 }
 
