@@ -3,7 +3,9 @@
 # it installs what it needs (Debian's prometheus package, for promtool and a
 # real Prometheus, and prometheus-alertmanager, for amtool and a real
 # Alertmanager to test the shipped inhibit rules), then runs the linters and
-# every Go test, the whole-binary ones included.
+# every Go test, the whole-binary ones and those of the tool modules (mixin/,
+# deploy/helm/) included. The tool modules fetch their Go dependencies
+# (go-jsonnet, the Helm library) from the Go module proxy like the exporter's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,3 +24,12 @@ scripts/lint.sh
 echo "== go test"
 # -race: the poller, exposition and admin surface are concurrent by design.
 go test -race -count=1 -timeout 20m ./...
+
+# The tool modules (the mixin's build, the Helm chart's rendering): no
+# concurrency of their own, so no -race (it would double the Helm library's
+# compile time).
+for module in $(scripts/modules.sh); do
+	[ "$module" = . ] && continue
+	echo "== go test ($module)"
+	(cd "$module" && go test -count=1 -timeout 20m ./...)
+done

@@ -1,0 +1,79 @@
+package mixin
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite alerts/ and dashboards/ from the mixin")
+
+// TestBuiltFilesUpToDate checks that alerts/clouddb.rules.yml and
+// dashboards/*.json are exactly what the mixin builds with its default
+// configuration, and that dashboards/ holds no dashboard the mixin does not
+// build. With -update it writes them instead.
+func TestBuiltFilesUpToDate(t *testing.T) {
+	files, err := Build("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(Dir(), "..")
+	if *update {
+		if err := Write(root, files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Errorf("%s: %v (run `go test ./... -update` in mixin/)", name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from the mixin's build: run `go test ./... -update` in mixin/ (and never edit it by hand)", name)
+		}
+	}
+	onDisk, _ := filepath.Glob(filepath.Join(root, DashboardsDir, "*.json"))
+	for _, path := range onDisk {
+		name := filepath.Join(DashboardsDir, filepath.Base(path))
+		if _, ok := files[name]; !ok {
+			t.Errorf("%s is not built by the mixin", name)
+		}
+	}
+	var names []string
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	t.Logf("built %v", names)
+}
+
+// TestConfigOverrides checks that the selectors and thresholds users set in
+// _config reach the built rules, the way a user's own jsonnet would set them.
+func TestConfigOverrides(t *testing.T) {
+	files, err := Build(`+ { _config+:: { exporterSelector: 'job="my-clouddb"', dataStaleThresholdSeconds: 1800, serviceUnstableFor: '10m', targetLabels: ['cluster', 'job', 'instance'] } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := string(files[RulesFile])
+	for _, want := range []string{
+		`up{job="my-clouddb"} == 0`,
+		`clouddb_exporter_collector_last_success_timestamp_seconds > 1800`,
+		`for: 10m`,
+		`has been UNSTABLE for more than 10 minutes.`,
+		`on (cluster, job, instance, project_id, service_id)`,
+	} {
+		if !strings.Contains(rules, want) {
+			t.Errorf("rules built with overrides lack %q", want)
+		}
+	}
+	for _, old := range []string{`up{job=~".*clouddb.*"}`, `> 900`} {
+		if strings.Contains(rules, old) {
+			t.Errorf("rules built with overrides still hold %q", old)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+// The mixin's settings. Override them when importing the mixin:
+//
+//   (import 'clouddb_exporter/mixin/mixin.libsonnet') + {
+//     _config+:: { exporterSelector: 'job="clouddb"', dataStaleThresholdSeconds: 1800 },
+//   }
+{
+  _config+:: {
+    // Selects the exporter's scrape targets in alerts on `up` (the only
+    // rule that cannot rely on a clouddb_ metric name).
+    exporterSelector: 'job=~".*clouddb.*"',
+
+    // Labels every join and aggregation keeps: two exporter replicas polling
+    // the same project are two targets and must never match many-to-many.
+    targetLabels: ['job', 'instance'],
+
+    // Thresholds, in the unit their name says.
+    serviceUnstableFor: '5m',
+    serviceTransitionFor: '1h',
+    serviceTransitionStatuses: ['QUEUED', 'CONFIGURING', 'UPGRADING', 'RESUMING', 'PAUSING', 'DELETING', 'OPTIMIZING'],
+    prodServiceNotReadyFor: '15m',
+    prodEnvironment: 'PROD',
+    replicaSetErrorFor: '5m',
+    replicaSetTransitionFor: '1h',
+    replicaSetTransitionStatuses: ['creating', 'resizing', 'deleting'],
+    peeringErrorFor: '5m',
+    peeringPendingFor: '1h',
+    credentialsMaxAgeDays: 365,
+    exporterDownFor: '5m',
+    collectorFailingFor: '10m',
+    // Fifteen default --collect.interval cycles; raise it if your interval
+    // is longer, or if the children refresh period
+    // (clouddb_exporter_poll_children_refresh_period_seconds) is.
+    dataStaleThresholdSeconds: 900,
+    dataStaleFor: '5m',
+    apiErrorRatioThreshold: 0.1,
+    apiErrorsFor: '10m',
+    apiRateLimitedRatioThreshold: 0.05,
+    apiRateLimitedFor: '15m',
+    configReloadFailedFor: '5m',
+
+    // Links in the alerts' annotations.
+    runbookURL: 'https://github.com/clouddb/clouddb_exporter/blob/main/alerts/runbook.md',
+    // Your Grafana; dashboard_url annotations are left out when empty.
+    grafanaURL: 'http://grafana.example.com',
+
+    // Dashboards.
+    dashboardTags: ['clouddb', 'clouddb_exporter'],
+    dashboardRefresh: '1m',
+    dashboardTimezone: '',
+    dashboardUIDs: {
+      'fleet-overview.json': 'clouddb-fleet-overview',
+      'service-detail.json': 'clouddb-service-detail',
+      'exporter-health.json': 'clouddb-exporter-health',
+    },
+  },
+}

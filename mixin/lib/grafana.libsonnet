@@ -1,0 +1,131 @@
+// Builders for the Grafana dashboards: every panel queries the dashboard's
+// ${datasource}, carries a title, a description and a unit, and gets its id
+// from its position in the dashboard.
+{
+  datasource:: { type: 'prometheus', uid: '${datasource}' },
+
+  // Queries. range: a time series; instant: the last value; table: the
+  // last value of each series, one row per series.
+  range(expr, legend='__auto'):: { datasource: $.datasource, expr: expr, legendFormat: legend, range: true },
+  instant(expr, legend='__auto'):: { datasource: $.datasource, expr: expr, legendFormat: legend, instant: true, range: false },
+  table(expr, legend='__auto'):: $.instant(expr, legend) { format: 'table' },
+
+  pos(x, y, w, h):: { x: x, y: y, w: w, h: h },
+
+  local refIDs = ['A', 'B', 'C', 'D', 'E', 'F'],
+  panel(type, title, description, unit, pos, targets, options={}, custom={}):: {
+    type: type,
+    title: title,
+    description: description,
+    datasource: $.datasource,
+    gridPos: pos,
+    fieldConfig: {
+      defaults: { unit: unit } + (if custom == {} then {} else { custom: custom }),
+      overrides: [],
+    },
+    options: options,
+    targets: std.mapWithIndex(function(i, t) t { refId: refIDs[i] }, targets),
+  },
+
+  row(title, y):: { type: 'row', title: title, collapsed: false, panels: [], gridPos: $.pos(0, y, 24, 1) },
+
+  stat(title, description, unit, pos, targets)::
+    $.panel('stat', title, description, unit, pos, targets, {
+      colorMode: 'value',
+      graphMode: 'none',
+      reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+      textMode: 'auto',
+    }),
+
+  piechart(title, description, unit, pos, targets)::
+    $.panel('piechart', title, description, unit, pos, targets, {
+      legend: { displayMode: 'table', placement: 'right', showLegend: true, values: ['value'] },
+      pieType: 'donut',
+      reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+    }),
+
+  tablePanel(title, description, unit, pos, targets)::
+    $.panel('table', title, description, unit, pos, targets, { showHeader: true }) {
+      transformations: [{ id: 'organize', options: { excludeByName: { Time: true, Value: true, __name__: true } } }],
+    },
+
+  stateTimeline(title, description, unit, pos, targets)::
+    $.panel('state-timeline', title, description, unit, pos, targets, {
+      alignValue: 'left',
+      legend: { displayMode: 'list', placement: 'bottom', showLegend: true },
+      mergeValues: true,
+      rowHeight: 0.9,
+      showValue: 'auto',
+    }, { fillOpacity: 80, lineWidth: 0 }),
+
+  // Sizes change in steps: draw them so (stepAfter).
+  timeseries(title, description, unit, pos, targets, steps=false)::
+    $.panel('timeseries', title, description, unit, pos, targets, {
+      legend: { displayMode: 'table', placement: 'right', showLegend: true },
+      tooltip: { mode: 'multi', sort: 'desc' },
+    }, { drawStyle: 'line', fillOpacity: 10, lineWidth: 1, showPoints: 'never' }
+       + (if steps then { lineInterpolation: 'stepAfter' } else {})),
+
+  // mappings turns {value: [text, color]} into a Grafana value mapping.
+  mappings(m):: {
+    fieldConfig+: { defaults+: { mappings: [{
+      type: 'value',
+      options: {
+        [k]: { text: m[k][0], color: m[k][1], index: std.parseInt(k) }
+        for k in std.objectFields(m)
+      },
+    }] } },
+  },
+
+  thresholds(steps):: {
+    fieldConfig+: { defaults+: { thresholds: { mode: 'absolute', steps: steps } } },
+  },
+
+  // A label_values variable on ${datasource}.
+  variable(name, label, query, all=true):: {
+    name: name,
+    label: label,
+    type: 'query',
+    datasource: $.datasource,
+    query: { query: query, refId: name },
+    definition: query,
+    current: {},
+    refresh: 2,
+    sort: 1,
+    hide: 0,
+    options: [],
+    regex: '',
+    includeAll: all,
+    multi: all,
+  } + (if all then { allValue: '.+' } else {}),
+
+  datasourceVariable:: {
+    name: 'datasource',
+    label: 'Data source',
+    type: 'datasource',
+    query: 'prometheus',
+    current: {},
+    hide: 0,
+    refresh: 1,
+    regex: '',
+    options: [],
+  },
+
+  dashboard(cfg, file, title, description, variables, panels):: {
+    uid: cfg.dashboardUIDs[file],
+    title: title,
+    description: description,
+    tags: cfg.dashboardTags,
+    editable: false,
+    graphTooltip: 1,
+    schemaVersion: 39,
+    version: 1,
+    time: { from: 'now-6h', to: 'now' },
+    refresh: cfg.dashboardRefresh,
+    timezone: cfg.dashboardTimezone,
+    links: [{ type: 'dashboards', tags: ['clouddb'], title: 'CloudDB dashboards', asDropdown: true, includeVars: true, keepTime: true }],
+    annotations: { list: [] },
+    templating: { list: [$.datasourceVariable] + variables },
+    panels: std.mapWithIndex(function(i, p) p { id: i + 1 }, panels),
+  },
+}

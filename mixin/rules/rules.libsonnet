@@ -1,0 +1,1 @@
+{ prometheusRules+:: { groups+: [] } }
