@@ -17,7 +17,7 @@ var allDescs = []*metricDesc{
 	replicaSetInfoDesc, replicaSetStatusDesc, replicaSetStatusChangedDesc, replicaSetNodesDesc,
 	replicaSetCPUDesc, replicaSetMemoryDesc, replicaSetPoolerDesc,
 	vpcInfoDesc,
-	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc,
+	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc, peeringErrorInfoDesc,
 	apiKeyInfoDesc, apiKeyCreatedDesc,
 	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc,
 }

@@ -45,6 +45,7 @@ var catalog = []string{
 	"clouddb_vpc_peering_status",
 	"clouddb_vpc_peering_status_changed_timestamp_seconds",
 	"clouddb_vpc_peering_error",
+	"clouddb_vpc_peering_error_info",
 	"clouddb_api_key_info",
 	"clouddb_api_key_created_timestamp_seconds",
 	"clouddb_exporter_collector_success",

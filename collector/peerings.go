@@ -1,6 +1,10 @@
 package collector
 
 import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -16,9 +20,17 @@ var (
 		"Unix seconds at which the exporter first saw the current status of a VPC peering (the API reports no transition times)."+cachedNote,
 		"project_id", "vpc_id", "peering_id")
 	peeringErrorDesc = newDesc("clouddb_vpc_peering_error",
-		"Whether a VPC peering reports an error (1) or not (0): 1 when error_message is present and not empty. The message itself is not exported."+cachedNote,
+		"Whether a VPC peering reports an error (1) or not (0): 1 when error_message is present and not empty. The message is in clouddb_vpc_peering_error_info."+cachedNote,
 		"project_id", "vpc_id", "peering_id")
+	peeringErrorInfoDesc = newDesc("clouddb_vpc_peering_error_info",
+		"The error message of a VPC peering, value 1, only while it reports one: error_message with control characters and runs of white space made one space, cut to 256 bytes (ending in ...) if longer. At most one series per peering."+cachedNote,
+		"project_id", "vpc_id", "peering_id", "message")
 )
+
+// maxPeeringMessage bounds the message label of clouddb_vpc_peering_error_info
+// in bytes: enough for the API's messages, and a hostile answer cannot make
+// a series of unbounded size.
+const maxPeeringMessage = 256
 
 // collectPeerings emits the metrics of every VPC peering of s.
 func collectPeerings(out *sink, s *fleet.Snapshot) {
@@ -29,8 +41,32 @@ func collectPeerings(out *sink, s *fleet.Snapshot) {
 		out.gauge(peeringInfoDesc, 1, p, vpc, id, pr.PeerAccountID, pr.PeerRegionCode, pr.PeerVPCID, pr.ProvisionedID)
 		stateSet(out, peeringStatusDesc, apiclient.PeeringStatuses, pr.Status, p, vpc, id)
 		timestamp(out, peeringStatusChangedDesc, pr.StatusSince, p, vpc, id)
-		// The message is free text of unbounded variety: it never becomes
-		// a label, only its presence does.
-		out.gauge(peeringErrorDesc, boolValue(pr.ErrorMessage != nil && *pr.ErrorMessage != ""), p, vpc, id)
+		// The message is free text, so it is a label of its own info
+		// metric only, cleaned and cut short: one series per peering in
+		// error, and the alerts read it in an annotation so that a changed
+		// message does not restart them.
+		failed := pr.ErrorMessage != nil && *pr.ErrorMessage != ""
+		out.gauge(peeringErrorDesc, boolValue(failed), p, vpc, id)
+		if failed {
+			out.gauge(peeringErrorInfoDesc, 1, p, vpc, id, peeringMessage(*pr.ErrorMessage))
+		}
 	}
+}
+
+// peeringMessage returns an error message fit for a label value: valid
+// UTF-8, no control characters, white space collapsed, trimmed, and at most
+// maxPeeringMessage bytes, cut at a character boundary and marked "..."
+// when cut.
+func peeringMessage(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if len(s) <= maxPeeringMessage {
+		return s
+	}
+	const ellipsis = "..."
+	cut := maxPeeringMessage - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimRight(s[:cut], " ") + ellipsis
 }

@@ -111,7 +111,7 @@ func TestScenarioUnusualValues(t *testing.T) {
 	s.golden("scenario_unusual.prom", snaps,
 		"clouddb_service_info", "clouddb_service_status", "clouddb_service_status_changed_timestamp_seconds",
 		"clouddb_service_connection_pooler_enabled", "clouddb_replica_set_status", "clouddb_replica_set_info",
-		"clouddb_vpc_peering_status", "clouddb_vpc_peering_error", "clouddb_vpc_peering_status_changed_timestamp_seconds")
+		"clouddb_vpc_peering_status", "clouddb_vpc_peering_error", "clouddb_vpc_peering_error_info", "clouddb_vpc_peering_status_changed_timestamp_seconds")
 }
 
 // TestScenarioDeletedAndStale: a deleted service and its replica sets
