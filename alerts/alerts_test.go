@@ -104,6 +104,9 @@ func TestRulesStyle(t *testing.T) {
 		if d := r.Annotations["description"]; !strings.Contains(d, "{{") {
 			t.Errorf("%s: description %q is not templated", r.Alert, d)
 		}
+		if d := r.Annotations["dashboard_url"]; !strings.HasPrefix(d, "http") || !strings.Contains(d, "/d/clouddb-") || !strings.Contains(d, "var-instance={{ $labels.instance | urlquery }}") {
+			t.Errorf("%s: dashboard_url %q, want a link to a clouddb dashboard on the alert's instance", r.Alert, d)
+		}
 		url := r.Annotations["runbook_url"]
 		anchor, ok := strings.CutPrefix(url, runbookPrefix)
 		if !ok || anchor != strings.ToLower(r.Alert) {

@@ -40,8 +40,9 @@
 
     // Links in the alerts' annotations.
     runbookURL: 'https://github.com/clouddb/clouddb_exporter/blob/main/alerts/runbook.md',
-    // Your Grafana; dashboard_url annotations are left out when empty.
-    grafanaURL: 'http://grafana.example.com',
+    // Your Grafana (the default is the docker-compose demo's); the alerts'
+    // dashboard_url annotations are left out when it is empty.
+    grafanaURL: 'http://localhost:3000',
 
     // Dashboards.
     dashboardTags: ['clouddb', 'clouddb_exporter'],

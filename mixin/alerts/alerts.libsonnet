@@ -15,7 +15,17 @@ local util = import '../lib/util.libsonnet';
   local cfg = $._config,
   local on(labels) = util.on(cfg.targetLabels, labels),
   local by(labels) = util.by(cfg.targetLabels, labels),
-  local alert(name, severity, for_, expr, summary, description) = {
+  // dashboard_url opens the dashboard on the alert's target (and project,
+  // service) through the dashboard's variables; none without grafanaURL.
+  local dashboard(file, vars) =
+    if cfg.grafanaURL == '' then {} else {
+      dashboard_url: '%s/d/%s?%s' % [
+        cfg.grafanaURL,
+        cfg.dashboardUIDs[file],
+        std.join('&', ['var-%s={{ $labels.%s | urlquery }}' % [v, v] for v in cfg.targetLabels + vars]),
+      ],
+    },
+  local alert(name, severity, for_, expr, summary, description, dashboardURL={}) = {
     alert: name,
     expr: expr,
     'for': for_,
@@ -24,8 +34,42 @@ local util = import '../lib/util.libsonnet';
       summary: summary,
       description: description,
       runbook_url: '%s#%s' % [cfg.runbookURL, std.asciiLower(name)],
-    },
+    } + dashboardURL,
   },
+
+  // Joins that name a resource: the service's name and environment, a
+  // replica set's service by name (service_name), a VPC's name (vpc_name),
+  // a peering's peer.
+  local withService(expr) = |||
+    %s
+    * %s group_left (name, environment)
+      clouddb_service_info
+  ||| % [expr, on(['project_id', 'service_id'])],
+  local withReplicaSet(expr) = |||
+    %s
+    * %s group_left (name, environment)
+      clouddb_replica_set_info
+    * %s group_left (service_name)
+      label_replace(clouddb_service_info, "service_name", "$1", "name", "(.*)")
+  ||| % [expr, on(['project_id', 'service_id', 'replica_set_id']), on(['project_id', 'service_id'])],
+  local withPeering(expr) = |||
+    %s
+    * %s group_left (peer_account_id, peer_region_code, peer_vpc_id)
+      clouddb_vpc_peering_info
+    * %s group_left (vpc_name)
+      label_replace(clouddb_vpc_info, "vpc_name", "$1", "name", "(.*)")
+  ||| % [expr, on(['project_id', 'vpc_id', 'peering_id']), on(['project_id', 'vpc_id'])],
+  local replicaSet = 'Replica set {{ $labels.name }} ({{ $labels.replica_set_id }}, {{ $labels.environment }}) of service {{ $labels.service_name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }}',
+  local peering = 'Peering {{ $labels.peering_id }} of VPC {{ $labels.vpc_name }} ({{ $labels.vpc_id }}) in project {{ $labels.project_id }} to VPC {{ $labels.peer_vpc_id }} of account {{ $labels.peer_account_id }} in {{ $labels.peer_region_code }}',
+  // The peering's message is read when the alert's annotations are
+  // rendered, not joined into its labels: a changed message must not
+  // restart the alert.
+  local peeringMessage = '{{ with printf "clouddb_vpc_peering_error_info{%s}" %s | query }}{{ . | first | label "message" }}{{ else }}(no message exported){{ end }}' % [
+    std.join(', ', ['%s=%%q' % l for l in cfg.targetLabels + ['project_id', 'vpc_id', 'peering_id']]),
+    std.join(' ', ['$labels.%s' % l for l in cfg.targetLabels + ['project_id', 'vpc_id', 'peering_id']]),
+  ],
+  local serviceDashboard = dashboard('service-detail.json', ['project_id', 'service_id']),
+  local fleetDashboard = dashboard('fleet-overview.json', ['project_id']),
 
   prometheusAlerts+:: {
     groups+: [
@@ -34,21 +78,17 @@ local util = import '../lib/util.libsonnet';
         rules: [
           alert(
             'CloudDBServiceUnstable', 'critical', cfg.serviceUnstableFor,
-            |||
-              (clouddb_service_status{status="UNSTABLE"} == 1)
-              * %s group_left (name, environment)
-                clouddb_service_info
-            ||| % on(['project_id', 'service_id']),
+            withService('(clouddb_service_status{status="UNSTABLE"} == 1)'),
             'A database service is UNSTABLE.',
             'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has been UNSTABLE for more than %s.' % util.human(cfg.serviceUnstableFor),
+            serviceDashboard,
           ),
           alert(
             'CloudDBServiceStuckInTransition', 'warning', cfg.serviceTransitionFor,
-            |||
-              clouddb_service_status{status=~"%s"} == 1
-            ||| % std.join('|', cfg.serviceTransitionStatuses),
+            withService('(clouddb_service_status{status=~"%s"} == 1)' % std.join('|', cfg.serviceTransitionStatuses)),
             'A database service has been in a transitional status for over an hour.',
-            'Service {{ $labels.service_id }} in project {{ $labels.project_id }} has been {{ $labels.status }} for more than %s.' % util.human(cfg.serviceTransitionFor),
+            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has been {{ $labels.status }} for more than %s.' % util.human(cfg.serviceTransitionFor),
+            serviceDashboard,
           ),
           // PAUSED is left out: pausing is a deliberate operator action.
           alert(
@@ -56,42 +96,52 @@ local util = import '../lib/util.libsonnet';
             |||
               (
                 (1 - sum without (status) (clouddb_service_status{status=~"READY|PAUSED"}))
-                * %s group_left (name)
+                * %s group_left (name, environment)
                   clouddb_service_info{environment="%s"}
               ) == 1
             ||| % [on(['project_id', 'service_id']), cfg.prodEnvironment],
             'A PROD database service is not READY.',
             'PROD service {{ $labels.name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }} has not been READY for more than %s.' % util.human(cfg.prodServiceNotReadyFor),
+            serviceDashboard,
           ),
           alert(
             'CloudDBReplicaSetError', 'critical', cfg.replicaSetErrorFor,
-            'clouddb_replica_set_status{status="error"} == 1',
+            withReplicaSet('(clouddb_replica_set_status{status="error"} == 1)'),
             'A read replica set is in error.',
-            'Replica set {{ $labels.replica_set_id }} of service {{ $labels.service_id }} in project {{ $labels.project_id }} has been in status error for more than %s.' % util.human(cfg.replicaSetErrorFor),
+            '%s has been in status error for more than %s.' % [replicaSet, util.human(cfg.replicaSetErrorFor)],
+            serviceDashboard,
           ),
           alert(
             'CloudDBReplicaSetStuck', 'warning', cfg.replicaSetTransitionFor,
-            'clouddb_replica_set_status{status=~"%s"} == 1' % std.join('|', cfg.replicaSetTransitionStatuses),
+            withReplicaSet('(clouddb_replica_set_status{status=~"%s"} == 1)' % std.join('|', cfg.replicaSetTransitionStatuses)),
             'A read replica set has been in a transitional status for over an hour.',
-            'Replica set {{ $labels.replica_set_id }} of service {{ $labels.service_id }} in project {{ $labels.project_id }} has been {{ $labels.status }} for more than %s.' % util.human(cfg.replicaSetTransitionFor),
+            '%s has been {{ $labels.status }} for more than %s.' % [replicaSet, util.human(cfg.replicaSetTransitionFor)],
+            serviceDashboard,
           ),
           alert(
             'CloudDBVPCPeeringError', 'warning', cfg.peeringErrorFor,
-            'clouddb_vpc_peering_error == 1',
+            withPeering('(clouddb_vpc_peering_error == 1)'),
             'A VPC peering reports an error.',
-            "Peering {{ $labels.peering_id }} of VPC {{ $labels.vpc_id }} in project {{ $labels.project_id }} has reported an error for more than %s; the message is in the exporter's log." % util.human(cfg.peeringErrorFor),
+            '%s has reported an error for more than %s: %s' % [peering, util.human(cfg.peeringErrorFor), peeringMessage],
+            fleetDashboard,
           ),
           alert(
             'CloudDBVPCPeeringPending', 'warning', cfg.peeringPendingFor,
-            'clouddb_vpc_peering_status{status="pending"} == 1',
+            withPeering('(clouddb_vpc_peering_status{status="pending"} == 1)'),
             'A VPC peering has been pending for over an hour.',
-            'Peering {{ $labels.peering_id }} of VPC {{ $labels.vpc_id }} in project {{ $labels.project_id }} has been pending for more than %s.' % util.human(cfg.peeringPendingFor),
+            '%s has been pending for more than %s.' % [peering, util.human(cfg.peeringPendingFor)],
+            fleetDashboard,
           ),
           alert(
             'CloudDBAPICredentialsOld', 'info', '1h',
-            'time() - clouddb_api_key_created_timestamp_seconds > %d * 86400' % cfg.credentialsMaxAgeDays,
+            |||
+              (time() - clouddb_api_key_created_timestamp_seconds > %d * 86400)
+              * %s group_left (name, project_name)
+                clouddb_api_key_info
+            ||| % [cfg.credentialsMaxAgeDays, on(['project_id', 'public_key'])],
             'The API credentials in use are older than a year.',
-            'Credentials {{ $labels.public_key }} of project {{ $labels.project_id }} were created {{ $value | humanizeDuration }} ago.',
+            'Credentials {{ $labels.name }} ({{ $labels.public_key }}) of project {{ $labels.project_name }} ({{ $labels.project_id }}) were created {{ $value | humanizeDuration }} ago.',
+            dashboard('exporter-health.json', ['project_id']),
           ),
         ],
       },
@@ -103,12 +153,14 @@ local util = import '../lib/util.libsonnet';
             'up{%s} == 0' % cfg.exporterSelector,
             'The clouddb exporter cannot be scraped.',
             'Target {{ $labels.instance }} of job {{ $labels.job }} has been down for more than %s: no fleet metrics and no fleet alerts while it lasts.' % util.human(cfg.exporterDownFor),
+            dashboard('exporter-health.json', []),
           ),
           alert(
             'CloudDBCollectorFailing', 'warning', cfg.collectorFailingFor,
             'clouddb_exporter_collector_success == 0',
             "A part of the exporter's collection keeps failing.",
             'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} has failed every attempt for more than %s.' % util.human(cfg.collectorFailingFor),
+            dashboard('exporter-health.json', ['project_id']),
           ),
           // The page for an outage. By default (--collect.max-staleness=0) an
           // API outage removes no series, so the fleet alerts stay as they
@@ -119,6 +171,7 @@ local util = import '../lib/util.libsonnet';
             'time() - clouddb_exporter_collector_last_success_timestamp_seconds > %d' % cfg.dataStaleThresholdSeconds,
             "The exporter's data is stale.",
             'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} last succeeded {{ $value | humanizeDuration }} ago: its metrics are gone or outdated.',
+            dashboard('exporter-health.json', ['project_id']),
           ),
           // Server errors, transport errors/timeouts and refused credentials.
           // 404 and 409 are left out: they are normal when resources
@@ -133,6 +186,7 @@ local util = import '../lib/util.libsonnet';
             ||| % { by: by(['project_id']), threshold: cfg.apiErrorRatioThreshold },
             'The cloud API answers many requests with errors.',
             '{{ $value | humanizePercentage }} of the API requests of project {{ $labels.project_id }} from {{ $labels.instance }} failed (5xx, 401/403, transport errors or timeouts) over the last 5 minutes.',
+            dashboard('exporter-health.json', ['project_id']),
           ),
           alert(
             'CloudDBAPIRateLimited', 'warning', cfg.apiRateLimitedFor,
@@ -144,12 +198,14 @@ local util = import '../lib/util.libsonnet';
             ||| % { by: by(['project_id']), threshold: cfg.apiRateLimitedRatioThreshold },
             'The cloud API rate-limits the exporter.',
             '{{ $value | humanizePercentage }} of the API requests of project {{ $labels.project_id }} from {{ $labels.instance }} were answered 429 over the last 5 minutes.',
+            dashboard('exporter-health.json', ['project_id']),
           ),
           alert(
             'CloudDBConfigReloadFailed', 'warning', cfg.configReloadFailedFor,
             'clouddb_exporter_config_last_reload_successful == 0',
             'The exporter refused its configuration file.',
             "The last reload of --config.file on {{ $labels.instance }} failed; the previous configuration is still running. The reason is in the exporter's log and in the answer of POST /-/reload.",
+            dashboard('exporter-health.json', []),
           ),
         ],
       },
