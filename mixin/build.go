@@ -29,6 +29,10 @@ const RulesFile = "alerts/clouddb.rules.yml"
 // grafanaDashboards.
 const DashboardsDir = "dashboards"
 
+// ChartFilesDir is where the Helm chart keeps its copies of the rules and
+// dashboards (Helm reads only files inside the chart).
+const ChartFilesDir = "deploy/helm/clouddb-exporter/files"
+
 const rulesHeader = `# Generated from mixin/ (jsonnet) with its default _config by
 # ` + "`cd mixin && go test ./... -update`" + `. Do not edit: change mixin/ and rebuild.
 #
@@ -76,6 +80,7 @@ func Build(extra string) (map[string][]byte, error) {
 		return nil, err
 	}
 	files[RulesFile] = rules
+	files[filepath.Join(ChartFilesDir, filepath.Base(RulesFile))] = rules
 
 	out, err := Evaluate(extra, "grafanaDashboards")
 	if err != nil {
@@ -92,6 +97,7 @@ func Build(extra string) (map[string][]byte, error) {
 		}
 		b.WriteByte('\n')
 		files[filepath.Join(DashboardsDir, name)] = b.Bytes()
+		files[filepath.Join(ChartFilesDir, DashboardsDir, name)] = b.Bytes()
 	}
 	return files, nil
 }

@@ -13,9 +13,9 @@ import (
 var update = flag.Bool("update", false, "rewrite alerts/ and dashboards/ from the mixin")
 
 // TestBuiltFilesUpToDate checks that alerts/clouddb.rules.yml and
-// dashboards/*.json are exactly what the mixin builds with its default
-// configuration, and that dashboards/ holds no dashboard the mixin does not
-// build. With -update it writes them instead.
+// dashboards/*.json (and the Helm chart's copies) are exactly what the mixin
+// builds with its default configuration, and that no dashboard is there
+// that the mixin does not build. With -update it writes them instead.
 func TestBuiltFilesUpToDate(t *testing.T) {
 	files, err := Build("")
 	if err != nil {
@@ -37,11 +37,13 @@ func TestBuiltFilesUpToDate(t *testing.T) {
 			t.Errorf("%s differs from the mixin's build: run `go test ./... -update` in mixin/ (and never edit it by hand)", name)
 		}
 	}
-	onDisk, _ := filepath.Glob(filepath.Join(root, DashboardsDir, "*.json"))
-	for _, path := range onDisk {
-		name := filepath.Join(DashboardsDir, filepath.Base(path))
-		if _, ok := files[name]; !ok {
-			t.Errorf("%s is not built by the mixin", name)
+	for _, dir := range []string{DashboardsDir, filepath.Join(ChartFilesDir, DashboardsDir)} {
+		onDisk, _ := filepath.Glob(filepath.Join(root, dir, "*.json"))
+		for _, path := range onDisk {
+			name := filepath.Join(dir, filepath.Base(path))
+			if _, ok := files[name]; !ok {
+				t.Errorf("%s is not built by the mixin", name)
+			}
 		}
 	}
 	var names []string

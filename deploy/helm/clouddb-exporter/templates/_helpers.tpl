@@ -1,0 +1,66 @@
+{{/* Name of the chart, overridable. */}}
+{{- define "clouddb-exporter.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Fully qualified app name, at most 63 characters (DNS names). */}}
+{{- define "clouddb-exporter.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "clouddb-exporter.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "clouddb-exporter.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "clouddb-exporter.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "clouddb-exporter.labels" -}}
+helm.sh/chart: {{ include "clouddb-exporter.chart" . }}
+{{ include "clouddb-exporter.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: clouddb-exporter
+{{- end }}
+
+{{- define "clouddb-exporter.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "clouddb-exporter.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The image, pinned to the chart's appVersion unless tag or digest is set. */}}
+{{- define "clouddb-exporter.image" -}}
+{{- $repo := printf "%s/%s" .Values.image.registry .Values.image.repository | trimPrefix "/" }}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" $repo .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" $repo (default (printf "v%s" .Chart.AppVersion) .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{- define "clouddb-exporter.credentialsSecret" -}}
+{{- default (printf "%s-credentials" (include "clouddb-exporter.fullname" .)) .Values.credentials.existingSecret }}
+{{- end }}
+
+{{- define "clouddb-exporter.hasConfig" -}}
+{{- if or .Values.config.existingConfigMap .Values.config.content }}true{{ end }}
+{{- end }}
+
+{{/* Namespace of an optional object: its own setting or the release's. */}}
+{{- define "clouddb-exporter.namespace" -}}
+{{- default .root.Release.Namespace .namespace }}
+{{- end }}
