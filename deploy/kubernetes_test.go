@@ -22,6 +22,10 @@ const (
 	appLabel   = "clouddb-exporter"
 	generated  = "# Generated from %s by `go test ./deploy/ -update`. Do not edit.\n"
 	ruleSource = "alerts/clouddb.rules.yml"
+	// A default kube-prometheus-stack selects ServiceMonitors and
+	// PrometheusRules labelled with its release name; this is the name its
+	// documentation installs it under.
+	kubePrometheusStack = "kube-prometheus-stack"
 )
 
 func encodeYAML(t *testing.T, docs ...any) []byte {
@@ -72,7 +76,7 @@ func prometheusRule(t *testing.T) []byte {
 			Groups *yaml.Node `yaml:"groups"`
 		} `yaml:"spec"`
 	}{APIVersion: "monitoring.coreos.com/v1", Kind: "PrometheusRule",
-		Metadata: objectMeta{Name: appLabel, Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/name": appLabel}}}
+		Metadata: objectMeta{Name: appLabel, Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/name": appLabel, "release": kubePrometheusStack}}}
 	rule.Spec.Groups = groups
 	return append([]byte(fmt.Sprintf(generated, ruleSource)), encodeYAML(t, rule)...)
 }
@@ -328,5 +332,27 @@ func TestKustomization(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(repoRoot(), k8sDir, r)); err != nil {
 			t.Errorf("kustomization.yaml lists %s, which does not exist", r)
 		}
+	}
+}
+
+// TestKubernetesSelectedAndPinned checks what a default kube-prometheus-stack
+// and a reproducible rollout need: the release label on the ServiceMonitor
+// and the PrometheusRule, and the image of this VERSION, never :latest.
+func TestKubernetesSelectedAndPinned(t *testing.T) {
+	for _, file := range []string{"servicemonitor.yaml", "prometheusrule.yaml"} {
+		var obj struct {
+			Metadata objectMeta `yaml:"metadata"`
+		}
+		if err := yaml.Unmarshal(readFile(t, filepath.Join(k8sDir, file)), &obj); err != nil {
+			t.Fatal(err)
+		}
+		if obj.Metadata.Labels["release"] != kubePrometheusStack {
+			t.Errorf("%s: labels %v lack release: %s", file, obj.Metadata.Labels, kubePrometheusStack)
+		}
+	}
+	version := strings.TrimSpace(string(readFile(t, "VERSION")))
+	dep := string(readFile(t, filepath.Join(k8sDir, "deployment.yaml")))
+	if want := "image: ghcr.io/clouddb/clouddb_exporter:v" + version + "\n"; !strings.Contains(dep, want) || strings.Contains(dep, ":latest") {
+		t.Errorf("deployment.yaml does not use %q", strings.TrimSpace(want))
 	}
 }
