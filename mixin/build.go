@@ -48,7 +48,7 @@ func Dir() string {
 }
 
 // Evaluate evaluates mixin.libsonnet with extra jsonnet appended to it (for
-// example `+ { _config+:: { grafanaURL: '' } }`) and returns the JSON of the
+// example `+ { _config+:: { grafanaURL: "" } }`) and returns the JSON of the
 // field named.
 func Evaluate(extra, field string) (string, error) {
 	vm := jsonnet.MakeVM()
