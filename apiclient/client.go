@@ -121,6 +121,15 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.http == nil {
 		c.http = newHTTPClient()
+		t := c.http.Transport.(*http.Transport)
+		if cfg.TLSConfig != nil {
+			t.TLSClientConfig = cfg.TLSConfig
+		}
+		if cfg.Proxy != nil {
+			t.Proxy = cfg.Proxy
+		}
+	} else if cfg.TLSConfig != nil || cfg.Proxy != nil {
+		return nil, errors.New("apiclient: TLSConfig and Proxy apply to the default client only: configure HTTPClient's transport instead")
 	}
 
 	encoded := base64.StdEncoding.EncodeToString([]byte(cfg.AccessKey.Reveal() + ":" + cfg.SecretKey.Reveal()))

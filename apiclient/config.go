@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -55,6 +56,11 @@ type Config struct {
 	// HTTPClient is used for requests; nil means a client with sane
 	// transport defaults. Its Timeout is not used: Timeout above is.
 	HTTPClient *http.Client
+	// TLSConfig and Proxy, when set, replace the TLS settings and the proxy
+	// (by default from the environment) of the default client's transport;
+	// they are not used with HTTPClient.
+	TLSConfig *tls.Config
+	Proxy     func(*http.Request) (*url.URL, error)
 	// UserAgent is sent with every request.
 	UserAgent string
 	// Observer receives instrumentation events; nil means none.

@@ -24,6 +24,9 @@ type API struct {
 	MaxRetries     int
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
+	// HTTPClient holds the TLS and proxy settings (http_client, or the
+	// --api.tls.* and --api.proxy-url flags).
+	HTTPClient HTTPClient
 }
 
 // Collect holds how one project is polled.
@@ -50,15 +53,22 @@ type Project struct {
 	Credentials Credentials
 }
 
-// ClientConfig returns the apiclient configuration of the project.
-func (p Project) ClientConfig() apiclient.Config {
+// ClientConfig returns the apiclient configuration of the project. It fails
+// only when the TLS files changed since the project was resolved.
+func (p Project) ClientConfig() (apiclient.Config, error) {
 	maxRetries := p.API.MaxRetries
 	if maxRetries == 0 {
 		// apiclient reads 0 as "the default"; a user who says 0 retries
 		// means none.
 		maxRetries = -1
 	}
+	tlsConfig, proxy, err := p.API.HTTPClient.build()
+	if err != nil {
+		return apiclient.Config{}, err
+	}
 	return apiclient.Config{
+		TLSConfig:      tlsConfig,
+		Proxy:          proxy,
 		BaseURL:        p.API.URL,
 		ProjectID:      p.ID,
 		AccessKey:      p.Credentials.AccessKey,
@@ -70,7 +80,7 @@ func (p Project) ClientConfig() apiclient.Config {
 		MaxRetries:     maxRetries,
 		RetryBaseDelay: p.API.RetryBaseDelay,
 		RetryMaxDelay:  p.API.RetryMaxDelay,
-	}
+	}, nil
 }
 
 // validate checks what both the flags and the file can get wrong. where

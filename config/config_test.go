@@ -212,7 +212,11 @@ func TestSingleProjectSettingsGiven(t *testing.T) {
 func TestClientConfigRetries(t *testing.T) {
 	for flagValue, want := range map[int]int{0: -1, 1: 1, 5: 5} {
 		p := Project{API: API{MaxRetries: flagValue}}
-		if got := p.ClientConfig().MaxRetries; got != want {
+		cc, err := p.ClientConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cc.MaxRetries; got != want {
 			t.Errorf("--api.max-retries=%d gives apiclient MaxRetries %d, want %d (apiclient reads 0 as its default)", flagValue, got, want)
 		}
 	}

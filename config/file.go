@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -29,7 +30,10 @@ type FileProject struct {
 	AccessKeyEnv  string `yaml:"access_key_env"`
 	SecretKeyEnv  string `yaml:"secret_key_env"`
 	APIKeyEnv     string `yaml:"api_key_env"`
-	API           struct {
+	// HTTPClient replaces the --api.tls.* and --api.proxy-url settings for
+	// this project; its relative file paths are relative to the file.
+	HTTPClient *HTTPClient `yaml:"http_client"`
+	API        struct {
 		Timeout    *time.Duration `yaml:"timeout"`
 		RateLimit  *float64       `yaml:"rate_limit"`
 		Burst      *int           `yaml:"burst"`
@@ -51,11 +55,16 @@ func LoadFile(path string, api API, collect Collect, getenv func(string) string)
 	if err != nil {
 		return nil, fmt.Errorf("--config.file: %w", err)
 	}
-	return Parse(b, api, collect, getenv)
+	return parse(b, filepath.Dir(path), api, collect, getenv)
 }
 
-// Parse resolves a configuration file's content; see LoadFile.
+// Parse resolves a configuration file's content; see LoadFile. Relative
+// paths in http_client are relative to the working directory.
 func Parse(b []byte, api API, collect Collect, getenv func(string) string) ([]Project, error) {
+	return parse(b, "", api, collect, getenv)
+}
+
+func parse(b []byte, dir string, api API, collect Collect, getenv func(string) string) ([]Project, error) {
 	var f File
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -77,7 +86,7 @@ func Parse(b []byte, api API, collect Collect, getenv func(string) string) ([]Pr
 			errs = append(errs, fmt.Errorf("%s: duplicate project %q", where("id"), fp.ID))
 		}
 		seen[fp.ID] = true
-		p, err := fp.resolve(api, collect, getenv, where)
+		p, err := fp.resolve(dir, api, collect, getenv, where)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -89,10 +98,16 @@ func Parse(b []byte, api API, collect Collect, getenv func(string) string) ([]Pr
 	return projects, nil
 }
 
-func (fp FileProject) resolve(api API, collect Collect, getenv func(string) string, where func(string) string) (Project, error) {
+func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(string) string, where func(string) string) (Project, error) {
 	p := Project{ID: fp.ID, API: api, Collect: collect}
 	if fp.APIURL != "" {
 		p.API.URL = fp.APIURL
+	}
+	if fp.HTTPClient != nil {
+		p.API.HTTPClient = *fp.HTTPClient
+		if dir != "" {
+			p.API.HTTPClient.TLSConfig.SetDirectory(dir)
+		}
 	}
 	set(&p.API.Timeout, fp.API.Timeout)
 	set(&p.API.RateLimit, fp.API.RateLimit)
@@ -123,6 +138,11 @@ func (fp FileProject) resolve(api API, collect Collect, getenv func(string) stri
 	p.Credentials.APIKey = secret("api_key_env", fp.APIKeyEnv, "api_key_file", fp.APIKeyFile, false)
 	if err := p.validate(func(s string) string { return where(fileKeys[s]) }); err != nil {
 		errs = append(errs, err)
+	}
+	if !p.API.HTTPClient.IsZero() {
+		if err := p.API.HTTPClient.check(where("http_client (or the inherited --api.tls.*, --api.proxy-url)")); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return p, errors.Join(errs...)
 }

@@ -3,8 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/alecthomas/kingpin/v2"
+	promconfig "github.com/prometheus/common/config"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
@@ -29,6 +31,7 @@ type Flags struct {
 	API           API
 	Collect       Collect
 	ConfigFile    string
+	proxyURL      string
 }
 
 // AddFlags registers the flags on app.
@@ -64,17 +67,49 @@ func AddFlags(app *kingpin.Application) *Flags {
 		poller.DefaultMaxStaleness.String(), "CLOUDDB_COLLECT_MAX_STALENESS", &f.Collect.MaxStaleness)
 	flagval.Int(app, "collect.concurrency", "API calls one project's poll cycle may have in flight.",
 		fmt.Sprint(poller.DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
+	tls := &f.API.HTTPClient.TLSConfig
+	app.Flag("api.tls.ca-file", "CA certificates (PEM) to verify the API's server certificate with, instead of the system's.").
+		Envar("CLOUDDB_API_TLS_CA_FILE").StringVar(&tls.CAFile)
+	app.Flag("api.tls.cert-file", "Client certificate (PEM) to present to the API (mutual TLS); needs --api.tls.key-file.").
+		Envar("CLOUDDB_API_TLS_CERT_FILE").StringVar(&tls.CertFile)
+	app.Flag("api.tls.key-file", "Private key (PEM) of --api.tls.cert-file.").
+		Envar("CLOUDDB_API_TLS_KEY_FILE").StringVar(&tls.KeyFile)
+	app.Flag("api.tls.server-name", "Name to verify the API's certificate against, when it differs from --api.url's host.").
+		Envar("CLOUDDB_API_TLS_SERVER_NAME").StringVar(&tls.ServerName)
+	app.Flag("api.tls.insecure-skip-verify", "Do not verify the API's certificate (testing only: anyone on the path can read the credentials).").
+		Envar("CLOUDDB_API_TLS_INSECURE_SKIP_VERIFY").BoolVar(&tls.InsecureSkipVerify)
+	app.Flag("api.proxy-url", "HTTP proxy for the API (http, https or socks5 URL). Default: $HTTPS_PROXY/$NO_PROXY.").
+		Envar("CLOUDDB_API_PROXY_URL").StringVar(&f.proxyURL)
 	app.Flag("config.file", "YAML file listing several projects with their own credentials (see README). Reloaded on SIGHUP and POST /-/reload.").
 		Envar("CLOUDDB_CONFIG_FILE").StringVar(&f.ConfigFile)
 	return f
 }
 
 // Defaults returns the API and collect settings of the flags, which a
-// config file's projects inherit.
+// config file's projects inherit (http_client, when a project sets it,
+// replaces the --api.tls.* and --api.proxy-url settings as a whole).
 func (f *Flags) Defaults() (API, Collect) {
 	api := f.API
 	api.URL = f.URL
+	if f.proxyURL != "" {
+		// Checked by CheckHTTPClient; an unparsable URL leaves no proxy.
+		if u, err := url.Parse(f.proxyURL); err == nil {
+			api.HTTPClient.ProxyURL = promconfig.URL{URL: u}
+		}
+	}
 	return api, f.Collect
+}
+
+// CheckHTTPClient validates the --api.tls.* and --api.proxy-url flags: the
+// files are read, the key must match the certificate.
+func (f *Flags) CheckHTTPClient() error {
+	if f.proxyURL != "" {
+		if _, err := url.Parse(f.proxyURL); err != nil {
+			return errors.New("--api.proxy-url is not a valid URL")
+		}
+	}
+	api, _ := f.Defaults()
+	return api.HTTPClient.check("--api.tls.* / --api.proxy-url")
 }
 
 // flagNames maps a setting to its flag and environment variable for
@@ -110,6 +145,9 @@ func (f *Flags) SingleProject(getenv func(string) string) (Project, error) {
 	if err := p.validate(func(s string) string { return flagNames[s] }); err != nil {
 		errs = append(errs, err)
 	}
+	if err := f.CheckHTTPClient(); err != nil {
+		errs = append(errs, err)
+	}
 	return p, errors.Join(errs...)
 }
 
@@ -124,6 +162,7 @@ func (f *Flags) SingleProjectSettingsGiven(getenv func(string) string, withURL b
 		set  bool
 	}{
 		{"--api.url (CLOUDDB_API_URL)", withURL && f.URL != ""},
+		{"--api.tls.* / --api.proxy-url", withURL && (!f.API.HTTPClient.IsZero() || f.proxyURL != "")},
 		{"--api.project-id (CLOUDDB_PROJECT_ID)", f.ProjectID != ""},
 		{"--api.access-key-file", f.AccessKeyFile != ""},
 		{"--api.secret-key-file", f.SecretKeyFile != ""},

@@ -74,7 +74,11 @@ func (m *Manager) Apply(projects []config.Project) error {
 			next[cfg.ID] = old
 			continue
 		}
-		clientCfg := cfg.ClientConfig()
+		clientCfg, err := cfg.ClientConfig()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("project %s: %w", cfg.ID, err))
+			continue
+		}
 		clientCfg.UserAgent = m.userAgent
 		clientCfg.Observer = m.apiMetrics.Observer(cfg.ID)
 		client, err := apiclient.New(clientCfg)
