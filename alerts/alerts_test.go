@@ -80,9 +80,13 @@ func TestRulesStyle(t *testing.T) {
 	}
 	name := regexp.MustCompile(`^CloudDB([A-Z][a-z0-9]*|[A-Z]+(?:[A-Z][a-z]|$))+$`)
 	seen := map[string]bool{}
+	recordName := regexp.MustCompile(`^[a-z_]+:clouddb_[a-z_]+:[a-z0-9_]+$`)
 	for _, r := range rules {
 		if r.Alert == "" {
-			t.Errorf("recording rule %q: this file holds alerts only", r.Record)
+			// The mixin's recording rules, for the dashboards.
+			if !recordName.MatchString(r.Record) {
+				t.Errorf("recording rule %q: want level:clouddb_metric:operations", r.Record)
+			}
 			continue
 		}
 		if seen[r.Alert] {
@@ -121,7 +125,7 @@ func TestRulesStyle(t *testing.T) {
 		}
 	}
 	for h := range headings {
-		if !slices.ContainsFunc(rules, func(r rule) bool { return strings.ToLower(r.Alert) == h }) {
+		if !slices.ContainsFunc(rules, func(r rule) bool { return r.Alert != "" && strings.ToLower(r.Alert) == h }) {
 			t.Errorf("%s: section #%s is not the runbook of any alert", runbookFile, h)
 		}
 	}
@@ -187,6 +191,9 @@ func TestEveryAlertUnitTested(t *testing.T) {
 		}
 	}
 	for _, r := range loadRules(t) {
+		if r.Alert == "" {
+			continue
+		}
 		if !fires[r.Alert] || !silent[r.Alert] {
 			t.Errorf("%s: promtool tests lack a case where it fires (%v) or one where it does not (%v)", r.Alert, fires[r.Alert], silent[r.Alert])
 		}

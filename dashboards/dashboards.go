@@ -68,6 +68,7 @@ type Variable struct {
 	Datasource *Ref            `json:"datasource"`
 	Multi      bool            `json:"multi"`
 	IncludeAll bool            `json:"includeAll"`
+	Regex      string          `json:"regex"`
 }
 
 // Expr is the variable's query text.
@@ -126,6 +127,20 @@ func (d Dashboard) AllPanels() []Panel {
 	}
 	walk(d.Panels)
 	return out
+}
+
+var queryResult = regexp.MustCompile(`^\s*query_result\(\s*(.*?)\s*\)\s*$`)
+
+// VariableQuery returns the PromQL expression a label_values(expr, label)
+// or query_result(expr) variable query runs; ok is false for other queries.
+func VariableQuery(q string) (expr string, ok bool) {
+	if expr, _, ok := LabelValuesQuery(q); ok {
+		return expr, true
+	}
+	if m := queryResult.FindStringSubmatch(q); m != nil {
+		return m[1], true
+	}
+	return "", false
 }
 
 var labelValues = regexp.MustCompile(`^\s*label_values\(\s*(.*?)\s*,\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\)\s*$`)

@@ -2,6 +2,8 @@ package dashboards_test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/dashboards"
 	"github.com/clouddb/clouddb_exporter/e2e"
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
+	"go.yaml.in/yaml/v3"
 )
 
 // notFromExporter are the names a dashboard may use that the exporter does
@@ -67,6 +70,12 @@ func TestStyle(t *testing.T) {
 				case name == "datasource":
 					if v.Type != "datasource" || v.Expr() != "prometheus" {
 						t.Errorf("variable datasource: type %q query %q, want a prometheus datasource variable", v.Type, v.Expr())
+					}
+				case name == "service_id":
+					// Services are picked by name, the value is the id.
+					if _, ok := dashboards.VariableQuery(v.Expr()); v.Type != "query" || !ok || v.Datasource == nil || v.Datasource.UID != "${datasource}" ||
+						!strings.Contains(v.Regex, "(?<text>") || !strings.Contains(v.Regex, "(?<value>") || !strings.Contains(v.Expr(), "clouddb_service_info") {
+						t.Errorf("variable %s: want a query of clouddb_service_info with a regex naming text and value, got %q %q", name, v.Expr(), v.Regex)
 					}
 				default:
 					if _, _, ok := dashboards.LabelValuesQuery(v.Expr()); v.Type != "query" || !ok || v.Datasource == nil || v.Datasource.UID != "${datasource}" {
@@ -154,6 +163,9 @@ func TestExportedMetrics(t *testing.T) {
 	for _, name := range notFromExporter {
 		allowed[name] = true
 	}
+	for _, name := range recordingRules(t) {
+		allowed[name] = true
+	}
 	if code, _ := testbin.Get(exp.URL + "/-/healthy"); code != http.StatusOK {
 		t.Fatalf("exporter not healthy: %d", code)
 	}
@@ -176,8 +188,64 @@ func TestExportedMetrics(t *testing.T) {
 			}
 		}
 		for _, v := range d.Templating.List {
-			if expr, _, ok := dashboards.LabelValuesQuery(v.Expr()); ok {
+			if expr, ok := dashboards.VariableQuery(v.Expr()); ok {
 				check("variable "+v.Name, expr)
+			}
+		}
+	}
+}
+
+// recordingRules returns the names the shipped rule file records: the
+// dashboards may use them (the rule file is loaded next to them).
+func recordingRules(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "alerts", "clouddb.rules.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Groups []struct {
+			Rules []struct {
+				Record string `yaml:"record"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			if r.Record != "" {
+				names = append(names, r.Record)
+			}
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("the rule file records nothing")
+	}
+	return names
+}
+
+// TestServiceLinks checks that the fleet tables link to the service
+// dashboard with the row's target, project and service.
+func TestServiceLinks(t *testing.T) {
+	raw, err := dashboards.Raw("fleet-overview.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"/d/clouddb-service-detail?var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&var-project_id=${__data.fields.project_id}&var-service_id=${__data.fields.service_id}",
+		"/d/clouddb-service-detail?var-job=${__field.labels.job}",
+	} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("fleet-overview.json has no link %s", want)
+		}
+	}
+	for _, d := range load(t) {
+		for _, p := range d.AllPanels() {
+			if d.File != "exporter-health.json" && strings.Contains(p.Title, "CPU") && p.FieldConfig.Defaults.Unit != "suffix: cores" {
+				t.Errorf("%s panel %q: unit %q, want cores", d.File, p.Title, p.FieldConfig.Defaults.Unit)
 			}
 		}
 	}

@@ -60,7 +60,7 @@ local g = import '../lib/grafana.libsonnet';
           [
           g.range('sum by (project_id) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id", code=~"5..|error|401|403"}[$__rate_interval])) / sum by (project_id) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id"}[$__rate_interval]))', '{{project_id}}'),
           ]
-        ),
+        ) + g.thresholdLine(cfg.apiErrorRatioThreshold),
         g.timeseries(
           'API latency',
           '99th and 50th percentile duration of request attempts by operation, from the clouddb_exporter_api_request_duration_seconds histogram.',
@@ -105,12 +105,12 @@ local g = import '../lib/grafana.libsonnet';
         ),
         g.timeseries(
           'Data age',
-          "Time since each part's last complete success: the age of its data. CloudDBDataStale fires above 15 minutes.",
+          "Time since each part's last complete success: the age of its data. CloudDBDataStale fires above the red line (%d seconds) after %s." % [cfg.dataStaleThresholdSeconds, cfg.dataStaleFor],
           's', g.pos(8, 38, 8, 8),
           [
           g.range('time() - clouddb_exporter_collector_last_success_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{project_id}} {{collector}}'),
           ]
-        ),
+        ) + g.thresholdLine(cfg.dataStaleThresholdSeconds),
         g.timeseries(
           'Snapshot age',
           "Time since each project's current snapshot was assembled.",
@@ -119,31 +119,34 @@ local g = import '../lib/grafana.libsonnet';
           g.range('time() - clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{project_id}}'),
           ]
         ),
-        g.row('Admin operations', 46),
-        g.timeseries(
-          'Admin requests by operation and code',
-          'Requests per second to the admin write surface (--admin.listen-address), by operation and HTTP status. Empty while the admin listener is off or unused.',
-          'reqps', g.pos(0, 47, 8, 8),
-          [
-          g.range('sum by (operation, code) (rate(clouddb_exporter_admin_requests_total{job=~"$job", instance=~"$instance"}[$__rate_interval]))', '{{operation}} {{code}}'),
-          ]
-        ),
-        g.timeseries(
-          'Admin operations by result',
-          'Admin operations per second by operation and result.',
-          'ops', g.pos(8, 47, 8, 8),
-          [
-          g.range('sum by (operation, result) (rate(clouddb_exporter_admin_operation_duration_seconds_count{job=~"$job", instance=~"$instance"}[$__rate_interval]))', '{{operation}} {{result}}'),
-          ]
-        ),
-        g.timeseries(
-          'Admin operation latency',
-          '99th percentile duration of admin operations by operation, from the clouddb_exporter_admin_operation_duration_seconds histogram.',
-          's', g.pos(16, 47, 8, 8),
-          [
-          g.range('histogram_quantile(0.99, sum by (le, operation) (rate(clouddb_exporter_admin_operation_duration_seconds_bucket{job=~"$job", instance=~"$instance"}[$__rate_interval])))', 'p99 {{operation}}'),
-          ]
-        ),
+        // Closed by default: the admin surface is off unless
+        // --admin.listen-address is set, and its panels are empty then.
+        g.collapsedRow('Admin operations (--admin.listen-address)', 46, [
+          g.timeseries(
+            'Admin requests by operation and code',
+            'Requests per second to the admin write surface (--admin.listen-address), by operation and HTTP status. Empty while the admin listener is off or unused.',
+            'reqps', g.pos(0, 47, 8, 8),
+            [
+            g.range('sum by (operation, code) (rate(clouddb_exporter_admin_requests_total{job=~"$job", instance=~"$instance"}[$__rate_interval]))', '{{operation}} {{code}}'),
+            ]
+          ),
+          g.timeseries(
+            'Admin operations by result',
+            'Admin operations per second by operation and result.',
+            'ops', g.pos(8, 47, 8, 8),
+            [
+            g.range('sum by (operation, result) (rate(clouddb_exporter_admin_operation_duration_seconds_count{job=~"$job", instance=~"$instance"}[$__rate_interval]))', '{{operation}} {{result}}'),
+            ]
+          ),
+          g.timeseries(
+            'Admin operation latency',
+            '99th percentile duration of admin operations by operation, from the clouddb_exporter_admin_operation_duration_seconds histogram.',
+            's', g.pos(16, 47, 8, 8),
+            [
+            g.range('histogram_quantile(0.99, sum by (le, operation) (rate(clouddb_exporter_admin_operation_duration_seconds_bucket{job=~"$job", instance=~"$instance"}[$__rate_interval])))', 'p99 {{operation}}'),
+            ]
+          ),
+        ]),
         g.row('Process', 55),
         g.timeseries(
           'CPU',

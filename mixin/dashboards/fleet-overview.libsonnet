@@ -27,11 +27,11 @@ local g = import '../lib/grafana.libsonnet';
           [
           g.instant('count(clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="READY"} == 0) or vector(0)', 'not READY'),
           ]
-        ) + g.thresholds([{"color": "green", "value": null}, {"color": "orange", "value": 1}]),
+        ) + g.serviceLinks(cfg) + g.thresholds([{"color": "green", "value": null}, {"color": "orange", "value": 1}]),
         g.stat(
           'CPU provisioned',
           'Total vCPU cores of all service resources (primary and HA replicas) and of all read replica sets, as the API reports them (cpu_millis / 1000).',
-          'short', g.pos(8, 1, 4, 4),
+          g.cores, g.pos(8, 1, 4, 4),
           [
           g.instant('sum(clouddb_service_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
           g.instant('sum(clouddb_replica_set_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
@@ -53,7 +53,7 @@ local g = import '../lib/grafana.libsonnet';
           [
           g.instant('count(clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
           ]
-        ),
+        ) + g.serviceLinks(cfg, ['service_id']),
         g.stat(
           'Connection poolers',
           'Services and read replica sets with a connection pooler enabled.',
@@ -62,7 +62,7 @@ local g = import '../lib/grafana.libsonnet';
           g.instant('sum(clouddb_service_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
           g.instant('sum(clouddb_replica_set_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
           ]
-        ),
+        ) + g.serviceLinks(cfg, ['service_id']),
         g.piechart(
           'Services by status',
           'Services per current status.',
@@ -110,14 +110,14 @@ local g = import '../lib/grafana.libsonnet';
           [
           g.range('(sum by (job, instance, project_id, service_id) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="READY"} * 1 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="UNSTABLE"} * 2 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="QUEUED"} * 3 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="CONFIGURING"} * 4 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="UPGRADING"} * 5 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="RESUMING"} * 6 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="PAUSING"} * 7 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="PAUSED"} * 8 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="OPTIMIZING"} * 9 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="DELETING"} * 10 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="DELETED"} * 11)) * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{name}} ({{service_id}})'),
           ]
-        ) + g.mappings({ "0": ['unknown', 'orange'], "1": ['READY', 'green'], "2": ['UNSTABLE', 'red'], "3": ['QUEUED', 'blue'], "4": ['CONFIGURING', 'blue'], "5": ['UPGRADING', 'blue'], "6": ['RESUMING', 'blue'], "7": ['PAUSING', 'blue'], "8": ['PAUSED', 'text'], "9": ['OPTIMIZING', 'blue'], "10": ['DELETING', 'purple'], "11": ['DELETED', 'purple'] }),
+        ) + g.seriesServiceLinks(cfg) + g.mappings({ "0": ['unknown', 'orange'], "1": ['READY', 'green'], "2": ['UNSTABLE', 'red'], "3": ['QUEUED', 'blue'], "4": ['CONFIGURING', 'blue'], "5": ['UPGRADING', 'blue'], "6": ['RESUMING', 'blue'], "7": ['PAUSING', 'blue'], "8": ['PAUSED', 'text'], "9": ['OPTIMIZING', 'blue'], "10": ['DELETING', 'purple'], "11": ['DELETED', 'purple'] }),
         g.timeseries(
           'CPU provisioned over time',
-          'Total vCPU cores of services and read replica sets over time: resizes show as steps.',
-          'short', g.pos(0, 30, 12, 8),
+          'Total vCPU cores of services and read replica sets over time, from the project:*:sum recording rules: resizes show as steps.',
+          g.cores, g.pos(0, 30, 12, 8),
           [
-          g.range('sum by (project_id) (clouddb_service_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services {{project_id}}'),
-          g.range('sum by (project_id) (clouddb_replica_set_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets {{project_id}}'),
+          g.range('sum by (project_id) (project:clouddb_service_cpu_cores:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services {{project_id}}'),
+          g.range('sum by (project_id) (project:clouddb_replica_set_cpu_cores:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets {{project_id}}'),
           ], steps=true
         ),
         g.timeseries(
@@ -125,8 +125,8 @@ local g = import '../lib/grafana.libsonnet';
           'Total memory of services and read replica sets over time.',
           'bytes', g.pos(12, 30, 12, 8),
           [
-          g.range('sum by (project_id) (clouddb_service_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services {{project_id}}'),
-          g.range('sum by (project_id) (clouddb_replica_set_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets {{project_id}}'),
+          g.range('sum by (project_id) (project:clouddb_service_memory_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services {{project_id}}'),
+          g.range('sum by (project_id) (project:clouddb_replica_set_memory_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets {{project_id}}'),
           ], steps=true
         ),
         g.row('Replica sets and poolers', 38),

@@ -4,12 +4,12 @@ local g = import '../lib/grafana.libsonnet';
   grafanaDashboards+:: {
     'service-detail.json': g.dashboard(
       cfg, 'service-detail.json', 'CloudDB / Service detail',
-      'One database service: status history, size history, replica sets, pooler and endpoints.',
+      'One database service, chosen by name: status history, size history, replica sets, pooler and endpoints.',
       [
         g.variable('job', 'Job', 'label_values(clouddb_exporter_build_info, job)'),
         g.variable('instance', 'Instance', 'label_values(clouddb_exporter_build_info{job=~"$job"}, instance)'),
         g.variable('project_id', 'Project', 'label_values(clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance"}, project_id)'),
-        g.variable('service_id', 'Service', 'label_values(clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}, service_id)', all=false),
+        g.serviceVariable('clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
       ],
       [
         g.row('Service', 0),
@@ -74,7 +74,7 @@ local g = import '../lib/grafana.libsonnet';
         g.timeseries(
           'CPU per resource',
           'vCPU cores of each resource (primary and HA replicas) over time: resizes show as steps.',
-          'short', g.pos(0, 17, 8, 8),
+          g.cores, g.pos(0, 17, 8, 8),
           [
           g.range('clouddb_service_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{resource_id}}'),
           ], steps=true
@@ -123,7 +123,7 @@ local g = import '../lib/grafana.libsonnet';
         g.timeseries(
           'Replica set CPU',
           'vCPU cores of each read replica set over time.',
-          'short', g.pos(6, 38, 6, 8),
+          g.cores, g.pos(6, 38, 6, 8),
           [
           g.range('clouddb_replica_set_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
           ], steps=true

@@ -29,6 +29,46 @@
 
   row(title, y):: { type: 'row', title: title, collapsed: false, panels: [], gridPos: $.pos(0, y, 24, 1) },
 
+  // A row closed by default, holding its panels: for parts of the exporter
+  // that are off unless configured (Grafana's schema cannot hide a row
+  // whose metrics are absent).
+  collapsedRow(title, y, panels):: $.row(title, y) { collapsed: true, panels: panels },
+
+  // Grafana's custom unit for vCPU cores ("4 cores").
+  cores:: 'suffix: cores',
+
+  // Draws an alert's threshold on a time series: green below, red from
+  // value on, as a line with a shaded area.
+  thresholdLine(value):: {
+    fieldConfig+: { defaults+: {
+      custom+: { thresholdsStyle: { mode: 'line+area' } },
+      thresholds: { mode: 'absolute', steps: [{ color: 'transparent', value: null }, { color: 'red', value: value }] },
+    } },
+  },
+
+  // Links a table's name and service_id columns to the service dashboard
+  // on the row's target, project and service.
+  serviceLinks(cfg, fields=['name', 'service_id']):: {
+    fieldConfig+: { overrides+: [
+      {
+        matcher: { id: 'byName', options: f },
+        properties: [{ id: 'links', value: [{
+          title: 'Service detail',
+          url: '/d/%s?var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&var-project_id=${__data.fields.project_id}&var-service_id=${__data.fields.service_id}&${__url_time_range}' % cfg.dashboardUIDs['service-detail.json'],
+        }] }],
+      }
+      for f in fields
+    ] },
+  },
+
+  // The same link from every series of a time series or state timeline.
+  seriesServiceLinks(cfg):: {
+    fieldConfig+: { defaults+: { links: [{
+      title: 'Service detail',
+      url: '/d/%s?var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&var-project_id=${__field.labels.project_id}&var-service_id=${__field.labels.service_id}&${__url_time_range}' % cfg.dashboardUIDs['service-detail.json'],
+    }] } },
+  },
+
   stat(title, description, unit, pos, targets)::
     $.panel('stat', title, description, unit, pos, targets, {
       colorMode: 'value',
@@ -81,6 +121,12 @@
     fieldConfig+: { defaults+: { thresholds: { mode: 'absolute', steps: steps } } },
   },
 
+  // A variable offering the services by name, with their id as the value
+  // (Grafana's regex with named groups text and value over query_result).
+  serviceVariable(query):: $.variable('service_id', 'Service', 'query_result(%s)' % query, all=false) {
+    regex: '/name="(?<text>[^"]*)".*service_id="(?<value>[^"]*)"/',
+  },
+
   // A label_values variable on ${datasource}.
   variable(name, label, query, all=true):: {
     name: name,
@@ -126,6 +172,14 @@
     links: [{ type: 'dashboards', tags: ['clouddb'], title: 'CloudDB dashboards', asDropdown: true, includeVars: true, keepTime: true }],
     annotations: { list: [] },
     templating: { list: [$.datasourceVariable] + variables },
-    panels: std.mapWithIndex(function(i, p) p { id: i + 1 }, panels),
+    // Ids by position; the panels of a collapsed row get 100 * the row's.
+    panels: std.mapWithIndex(
+      function(i, p) p { id: i + 1 } + (
+        if std.objectHas(p, 'panels')
+        then { panels: std.mapWithIndex(function(j, c) c { id: 100 * (i + 1) + j + 1 }, p.panels) }
+        else {}
+      ),
+      panels,
+    ),
   },
 }
