@@ -284,8 +284,14 @@ func checkDashboards(t *testing.T, prom *promAPI, vars map[string]string, skip f
 	deferred := map[string]string{}
 	for _, d := range ds {
 		for _, v := range d.Templating.List {
+			// label_values(expr, label), or query_result(expr) of a
+			// variable named after the label its regex takes the value from.
 			if expr, ok := dashboards.VariableQuery(v.Expr()); ok {
-				queries[d.File+"/variable "+v.Name] = substitute(expr)
+				label := v.Name
+				if _, l, ok := dashboards.LabelValuesQuery(v.Expr()); ok {
+					label = l
+				}
+				queries[d.File+"/variable "+v.Name+"/"+label] = substitute(expr)
 			}
 		}
 		for _, p := range d.AllPanels() {
