@@ -219,10 +219,15 @@ func TestChangesReachMetrics(t *testing.T) {
 		testbin.WaitFor(t, 30*time.Second, testbin.Describe(want.name, want.labels...)+" = 1",
 			testbin.MetricEquals(url+"/metrics", want.name, 1, want.labels...))
 	}
-	// The peering's message is free text: logged, never a label.
+	// The peering's message is free text: only the bounded message label
+	// of its one clouddb_vpc_peering_error_info series carries it.
+	testbin.WaitFor(t, 30*time.Second, "the peering's error message on /metrics",
+		testbin.MetricEquals(url+"/metrics", "clouddb_vpc_peering_error_info", 1, "peering_id", peeringID, "message", "peer account rejected the request"))
 	_, body := testbin.Get(url + "/metrics")
-	if strings.Contains(body, "peer account rejected") {
-		t.Error("an error message became a label value")
+	for _, line := range strings.Split(body, "\n") {
+		if strings.Contains(line, "peer account rejected") && !strings.HasPrefix(line, "clouddb_vpc_peering_error_info{") {
+			t.Errorf("the error message is outside clouddb_vpc_peering_error_info: %s", line)
+		}
 	}
 }
 
