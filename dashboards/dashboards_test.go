@@ -1,6 +1,7 @@
 package dashboards_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -234,13 +235,33 @@ func TestServiceLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		"/d/clouddb-service-detail?var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&var-project_id=${__data.fields.project_id}&var-service_id=${__data.fields.service_id}",
-		"/d/clouddb-service-detail?var-job=${__field.labels.job}",
-	} {
-		if !strings.Contains(string(raw), want) {
-			t.Errorf("fleet-overview.json has no link %s", want)
+	var d struct {
+		Panels []json.RawMessage `json:"panels"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"table/Services not READY":                "/d/clouddb-service-detail?var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&var-project_id=${__data.fields.project_id}&var-service_id=${__data.fields.service_id}",
+		"table/Replica sets":                      "var-service_id=${__data.fields.service_id}",
+		"table/Connection poolers":                "var-service_id=${__data.fields.service_id}",
+		"state-timeline/Service status over time": "/d/clouddb-service-detail?var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&var-project_id=${__field.labels.project_id}&var-service_id=${__field.labels.service_id}",
+	}
+	for _, p := range d.Panels {
+		var head struct{ Type, Title string }
+		_ = json.Unmarshal(p, &head)
+		key := head.Type + "/" + head.Title
+		if link, ok := want[key]; ok {
+			if !strings.Contains(string(p), link) {
+				t.Errorf("fleet-overview.json %s: no link %s", key, link)
+			}
+			delete(want, key)
+		} else if strings.Contains(string(p), "clouddb-service-detail") {
+			t.Errorf("fleet-overview.json %s links to the service dashboard, but has no service per row", key)
 		}
+	}
+	for key := range want {
+		t.Errorf("fleet-overview.json has no panel %s", key)
 	}
 	for _, d := range load(t) {
 		for _, p := range d.AllPanels() {

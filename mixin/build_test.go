@@ -3,11 +3,14 @@ package mixin
 import (
 	"bytes"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-jsonnet/formatter"
 )
 
 var update = flag.Bool("update", false, "rewrite alerts/ and dashboards/ from the mixin")
@@ -77,5 +80,41 @@ func TestConfigOverrides(t *testing.T) {
 		if strings.Contains(rules, old) {
 			t.Errorf("rules built with overrides still hold %q", old)
 		}
+	}
+}
+
+// TestFormatted keeps the jsonnet sources as jsonnetfmt formats them (its
+// default options); -update rewrites them.
+func TestFormatted(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(Dir(), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".libsonnet") || strings.HasSuffix(path, ".jsonnet")) {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no jsonnet files: %v", err)
+	}
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		formatted, err := formatter.Format(path, string(b), formatter.DefaultOptions())
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if formatted == string(b) {
+			continue
+		}
+		if *update {
+			if err := os.WriteFile(path, []byte(formatted), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s is not formatted as jsonnetfmt would: run go test ./... -update", path)
 	}
 }

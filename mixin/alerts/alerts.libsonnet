@@ -77,14 +77,18 @@ local util = import '../lib/util.libsonnet';
         name: 'clouddb-fleet',
         rules: [
           alert(
-            'CloudDBServiceUnstable', 'critical', cfg.serviceUnstableFor,
+            'CloudDBServiceUnstable',
+            'critical',
+            cfg.serviceUnstableFor,
             withService('(clouddb_service_status{status="UNSTABLE"} == 1)'),
             'A database service is UNSTABLE.',
             'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has been UNSTABLE for more than %s.' % util.human(cfg.serviceUnstableFor),
             serviceDashboard,
           ),
           alert(
-            'CloudDBServiceStuckInTransition', 'warning', cfg.serviceTransitionFor,
+            'CloudDBServiceStuckInTransition',
+            'warning',
+            cfg.serviceTransitionFor,
             withService('(clouddb_service_status{status=~"%s"} == 1)' % std.join('|', cfg.serviceTransitionStatuses)),
             'A database service has been in a transitional status for over an hour.',
             'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has been {{ $labels.status }} for more than %s.' % util.human(cfg.serviceTransitionFor),
@@ -92,7 +96,9 @@ local util = import '../lib/util.libsonnet';
           ),
           // PAUSED is left out: pausing is a deliberate operator action.
           alert(
-            'CloudDBProdServiceNotReady', 'critical', cfg.prodServiceNotReadyFor,
+            'CloudDBProdServiceNotReady',
+            'critical',
+            cfg.prodServiceNotReadyFor,
             |||
               (
                 (1 - sum without (status) (clouddb_service_status{status=~"READY|PAUSED"}))
@@ -105,35 +111,45 @@ local util = import '../lib/util.libsonnet';
             serviceDashboard,
           ),
           alert(
-            'CloudDBReplicaSetError', 'critical', cfg.replicaSetErrorFor,
+            'CloudDBReplicaSetError',
+            'critical',
+            cfg.replicaSetErrorFor,
             withReplicaSet('(clouddb_replica_set_status{status="error"} == 1)'),
             'A read replica set is in error.',
             '%s has been in status error for more than %s.' % [replicaSet, util.human(cfg.replicaSetErrorFor)],
             serviceDashboard,
           ),
           alert(
-            'CloudDBReplicaSetStuck', 'warning', cfg.replicaSetTransitionFor,
+            'CloudDBReplicaSetStuck',
+            'warning',
+            cfg.replicaSetTransitionFor,
             withReplicaSet('(clouddb_replica_set_status{status=~"%s"} == 1)' % std.join('|', cfg.replicaSetTransitionStatuses)),
             'A read replica set has been in a transitional status for over an hour.',
             '%s has been {{ $labels.status }} for more than %s.' % [replicaSet, util.human(cfg.replicaSetTransitionFor)],
             serviceDashboard,
           ),
           alert(
-            'CloudDBVPCPeeringError', 'warning', cfg.peeringErrorFor,
+            'CloudDBVPCPeeringError',
+            'warning',
+            cfg.peeringErrorFor,
             withPeering('(clouddb_vpc_peering_error == 1)'),
             'A VPC peering reports an error.',
             '%s has reported an error for more than %s: %s' % [peering, util.human(cfg.peeringErrorFor), peeringMessage],
             fleetDashboard,
           ),
           alert(
-            'CloudDBVPCPeeringPending', 'warning', cfg.peeringPendingFor,
+            'CloudDBVPCPeeringPending',
+            'warning',
+            cfg.peeringPendingFor,
             withPeering('(clouddb_vpc_peering_status{status="pending"} == 1)'),
             'A VPC peering has been pending for over an hour.',
             '%s has been pending for more than %s.' % [peering, util.human(cfg.peeringPendingFor)],
             fleetDashboard,
           ),
           alert(
-            'CloudDBAPICredentialsOld', 'info', '1h',
+            'CloudDBAPICredentialsOld',
+            'info',
+            '1h',
             |||
               (time() - clouddb_api_key_created_timestamp_seconds > %d * 86400)
               * %s group_left (name, project_name)
@@ -149,14 +165,18 @@ local util = import '../lib/util.libsonnet';
         name: 'clouddb-exporter',
         rules: [
           alert(
-            'CloudDBExporterDown', 'critical', cfg.exporterDownFor,
+            'CloudDBExporterDown',
+            'critical',
+            cfg.exporterDownFor,
             'up{%s} == 0' % cfg.exporterSelector,
             'The clouddb exporter cannot be scraped.',
             'Target {{ $labels.instance }} of job {{ $labels.job }} has been down for more than %s: no fleet metrics and no fleet alerts while it lasts.' % util.human(cfg.exporterDownFor),
             dashboard('exporter-health.json', []),
           ),
           alert(
-            'CloudDBCollectorFailing', 'warning', cfg.collectorFailingFor,
+            'CloudDBCollectorFailing',
+            'warning',
+            cfg.collectorFailingFor,
             'clouddb_exporter_collector_success == 0',
             "A part of the exporter's collection keeps failing.",
             'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} has failed every attempt for more than %s.' % util.human(cfg.collectorFailingFor),
@@ -167,7 +187,9 @@ local util = import '../lib/util.libsonnet';
           // were and this alert says how old their truth is. A collector that
           // never succeeded reports 0, which counts as stale.
           alert(
-            'CloudDBDataStale', 'critical', cfg.dataStaleFor,
+            'CloudDBDataStale',
+            'critical',
+            cfg.dataStaleFor,
             'time() - clouddb_exporter_collector_last_success_timestamp_seconds > %d' % cfg.dataStaleThresholdSeconds,
             "The exporter's data is stale.",
             'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} last succeeded {{ $value | humanizeDuration }} ago: its metrics are gone or outdated.',
@@ -177,7 +199,9 @@ local util = import '../lib/util.libsonnet';
           // 404 and 409 are left out: they are normal when resources
           // disappear or change between a list and a get.
           alert(
-            'CloudDBAPIErrors', 'warning', cfg.apiErrorsFor,
+            'CloudDBAPIErrors',
+            'warning',
+            cfg.apiErrorsFor,
             |||
               sum %(by)s (rate(clouddb_exporter_api_requests_total{code=~"5..|error|401|403"}[5m]))
               /
@@ -189,7 +213,9 @@ local util = import '../lib/util.libsonnet';
             dashboard('exporter-health.json', ['project_id']),
           ),
           alert(
-            'CloudDBAPIRateLimited', 'warning', cfg.apiRateLimitedFor,
+            'CloudDBAPIRateLimited',
+            'warning',
+            cfg.apiRateLimitedFor,
             |||
               sum %(by)s (rate(clouddb_exporter_api_requests_total{code="429"}[5m]))
               /
@@ -201,7 +227,9 @@ local util = import '../lib/util.libsonnet';
             dashboard('exporter-health.json', ['project_id']),
           ),
           alert(
-            'CloudDBConfigReloadFailed', 'warning', cfg.configReloadFailedFor,
+            'CloudDBConfigReloadFailed',
+            'warning',
+            cfg.configReloadFailedFor,
             'clouddb_exporter_config_last_reload_successful == 0',
             'The exporter refused its configuration file.',
             "The last reload of --config.file on {{ $labels.instance }} failed; the previous configuration is still running. The reason is in the exporter's log and in the answer of POST /-/reload.",

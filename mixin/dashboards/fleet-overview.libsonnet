@@ -3,7 +3,9 @@ local g = import '../lib/grafana.libsonnet';
   local cfg = $._config,
   grafanaDashboards+:: {
     'fleet-overview.json': g.dashboard(
-      cfg, 'fleet-overview.json', 'CloudDB / Fleet overview',
+      cfg,
+      'fleet-overview.json',
+      'CloudDB / Fleet overview',
       'The managed database fleet as seen by clouddb_exporter: services, replica sets, poolers, VPCs and peerings.',
       [
         g.variable('job', 'Job', 'label_values(clouddb_exporter_build_info, job)'),
@@ -15,178 +17,201 @@ local g = import '../lib/grafana.libsonnet';
         g.stat(
           'Services',
           "Services in the selected projects, as of the exporter's last poll.",
-          'short', g.pos(0, 1, 4, 4),
+          'short',
+          g.pos(0, 1, 4, 4),
           [
-          g.instant('count(clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
+            g.instant('count(clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
           ]
         ),
         g.stat(
           'Services not READY',
           'Services whose status is anything but READY (PAUSED included). The table below lists them.',
-          'short', g.pos(4, 1, 4, 4),
+          'short',
+          g.pos(4, 1, 4, 4),
           [
-          g.instant('count(clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="READY"} == 0) or vector(0)', 'not READY'),
+            g.instant('count(clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="READY"} == 0) or vector(0)', 'not READY'),
           ]
-        ) + g.serviceLinks(cfg) + g.thresholds([{"color": "green", "value": null}, {"color": "orange", "value": 1}]),
+        ) + g.thresholds([{ color: 'green', value: null }, { color: 'orange', value: 1 }]),
         g.stat(
           'CPU provisioned',
           'Total vCPU cores of all service resources (primary and HA replicas) and of all read replica sets, as the API reports them (cpu_millis / 1000).',
-          g.cores, g.pos(8, 1, 4, 4),
+          g.cores,
+          g.pos(8, 1, 4, 4),
           [
-          g.instant('sum(clouddb_service_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
-          g.instant('sum(clouddb_replica_set_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
+            g.instant('sum(clouddb_service_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
+            g.instant('sum(clouddb_replica_set_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
           ]
         ),
         g.stat(
           'Memory provisioned',
           'Total memory of all service resources and of all read replica sets (memory_gbs read as GiB).',
-          'bytes', g.pos(12, 1, 4, 4),
+          'bytes',
+          g.pos(12, 1, 4, 4),
           [
-          g.instant('sum(clouddb_service_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
-          g.instant('sum(clouddb_replica_set_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
+            g.instant('sum(clouddb_service_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
+            g.instant('sum(clouddb_replica_set_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
           ]
         ),
         g.stat(
           'Replica sets',
           'Read replica sets in the selected projects.',
-          'short', g.pos(16, 1, 4, 4),
+          'short',
+          g.pos(16, 1, 4, 4),
           [
-          g.instant('count(clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
+            g.instant('count(clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
           ]
-        ) + g.serviceLinks(cfg, ['service_id']),
+        ),
         g.stat(
           'Connection poolers',
           'Services and read replica sets with a connection pooler enabled.',
-          'short', g.pos(20, 1, 4, 4),
+          'short',
+          g.pos(20, 1, 4, 4),
           [
-          g.instant('sum(clouddb_service_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
-          g.instant('sum(clouddb_replica_set_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
+            g.instant('sum(clouddb_service_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services'),
+            g.instant('sum(clouddb_replica_set_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets'),
           ]
-        ) + g.serviceLinks(cfg, ['service_id']),
+        ),
         g.piechart(
           'Services by status',
           'Services per current status.',
-          'short', g.pos(0, 5, 6, 8),
+          'short',
+          g.pos(0, 5, 6, 8),
           [
-          g.instant('sum by (status) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id"} == 1)', '{{status}}'),
+            g.instant('sum by (status) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id"} == 1)', '{{status}}'),
           ]
         ),
         g.piechart(
           'Services by type',
           'Services per service_type (TIMESERIESDB, POSTGRES, VECTOR).',
-          'short', g.pos(6, 5, 6, 8),
+          'short',
+          g.pos(6, 5, 6, 8),
           [
-          g.instant('count by (service_type) (clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', '{{service_type}}'),
+            g.instant('count by (service_type) (clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', '{{service_type}}'),
           ]
         ),
         g.piechart(
           'Services by region',
           'Services per region_code.',
-          'short', g.pos(12, 5, 6, 8),
+          'short',
+          g.pos(12, 5, 6, 8),
           [
-          g.instant('count by (region_code) (clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', '{{region_code}}'),
+            g.instant('count by (region_code) (clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', '{{region_code}}'),
           ]
         ),
         g.piechart(
           'Services by environment',
           'Services per environment (PROD, DEV).',
-          'short', g.pos(18, 5, 6, 8),
+          'short',
+          g.pos(18, 5, 6, 8),
           [
-          g.instant('count by (environment) (clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', '{{environment}}'),
+            g.instant('count by (environment) (clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', '{{environment}}'),
           ]
         ),
         g.tablePanel(
           'Services not READY',
           'Every service whose current status is not READY, with its name, environment, type and region. PAUSED services are listed too: pausing is usually deliberate.',
-          'short', g.pos(0, 13, 24, 7),
+          'short',
+          g.pos(0, 13, 24, 7),
           [
-          g.table('(clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status!="READY"} == 1) * on (job, instance, project_id, service_id) group_left (name, environment, service_type, region_code) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+            g.table('(clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status!="READY"} == 1) * on (job, instance, project_id, service_id) group_left (name, environment, service_type, region_code) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
           ]
-        ),
+        ) + g.serviceLinks(cfg),
         g.stateTimeline(
           'Service status over time',
           "Status of every service over time, as polled by the exporter. 'unknown' is a status the API documentation does not list.",
-          'short', g.pos(0, 20, 24, 10),
+          'short',
+          g.pos(0, 20, 24, 10),
           [
-          g.range('(sum by (job, instance, project_id, service_id) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="READY"} * 1 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="UNSTABLE"} * 2 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="QUEUED"} * 3 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="CONFIGURING"} * 4 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="UPGRADING"} * 5 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="RESUMING"} * 6 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="PAUSING"} * 7 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="PAUSED"} * 8 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="OPTIMIZING"} * 9 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="DELETING"} * 10 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="DELETED"} * 11)) * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{name}} ({{service_id}})'),
+            g.range('(sum by (job, instance, project_id, service_id) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="READY"} * 1 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="UNSTABLE"} * 2 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="QUEUED"} * 3 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="CONFIGURING"} * 4 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="UPGRADING"} * 5 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="RESUMING"} * 6 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="PAUSING"} * 7 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="PAUSED"} * 8 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="OPTIMIZING"} * 9 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="DELETING"} * 10 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="DELETED"} * 11)) * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{name}} ({{service_id}})'),
           ]
-        ) + g.seriesServiceLinks(cfg) + g.mappings({ "0": ['unknown', 'orange'], "1": ['READY', 'green'], "2": ['UNSTABLE', 'red'], "3": ['QUEUED', 'blue'], "4": ['CONFIGURING', 'blue'], "5": ['UPGRADING', 'blue'], "6": ['RESUMING', 'blue'], "7": ['PAUSING', 'blue'], "8": ['PAUSED', 'text'], "9": ['OPTIMIZING', 'blue'], "10": ['DELETING', 'purple'], "11": ['DELETED', 'purple'] }),
+        ) + g.seriesServiceLinks(cfg) + g.mappings({ '0': ['unknown', 'orange'], '1': ['READY', 'green'], '2': ['UNSTABLE', 'red'], '3': ['QUEUED', 'blue'], '4': ['CONFIGURING', 'blue'], '5': ['UPGRADING', 'blue'], '6': ['RESUMING', 'blue'], '7': ['PAUSING', 'blue'], '8': ['PAUSED', 'text'], '9': ['OPTIMIZING', 'blue'], '10': ['DELETING', 'purple'], '11': ['DELETED', 'purple'] }),
         g.timeseries(
           'CPU provisioned over time',
           'Total vCPU cores of services and read replica sets over time, from the project:*:sum recording rules: resizes show as steps.',
-          g.cores, g.pos(0, 30, 12, 8),
+          g.cores,
+          g.pos(0, 30, 12, 8),
           [
-          g.range('sum by (project_id) (project:clouddb_service_cpu_cores:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services {{project_id}}'),
-          g.range('sum by (project_id) (project:clouddb_replica_set_cpu_cores:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets {{project_id}}'),
-          ], steps=true
+            g.range('sum by (project_id) (project:clouddb_service_cpu_cores:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services {{project_id}}'),
+            g.range('sum by (project_id) (project:clouddb_replica_set_cpu_cores:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets {{project_id}}'),
+          ],
+          steps=true
         ),
         g.timeseries(
           'Memory provisioned over time',
           'Total memory of services and read replica sets over time.',
-          'bytes', g.pos(12, 30, 12, 8),
+          'bytes',
+          g.pos(12, 30, 12, 8),
           [
-          g.range('sum by (project_id) (project:clouddb_service_memory_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services {{project_id}}'),
-          g.range('sum by (project_id) (project:clouddb_replica_set_memory_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets {{project_id}}'),
-          ], steps=true
+            g.range('sum by (project_id) (project:clouddb_service_memory_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'services {{project_id}}'),
+            g.range('sum by (project_id) (project:clouddb_replica_set_memory_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'replica sets {{project_id}}'),
+          ],
+          steps=true
         ),
         g.row('Replica sets and poolers', 38),
         g.piechart(
           'Replica sets by status',
           'Read replica sets per current status.',
-          'short', g.pos(0, 39, 6, 8),
+          'short',
+          g.pos(0, 39, 6, 8),
           [
-          g.instant('sum by (status) (clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id"} == 1)', '{{status}}'),
+            g.instant('sum by (status) (clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id"} == 1)', '{{status}}'),
           ]
         ),
         g.tablePanel(
           'Replica sets',
           'Every read replica set with its service, status, environment, nodes and pooler.',
-          'short', g.pos(6, 39, 18, 8),
+          'short',
+          g.pos(6, 39, 18, 8),
           [
-          g.table('(clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id"} == 1) * on (job, instance, project_id, service_id, replica_set_id) group_left (name, environment) clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+            g.table('(clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id"} == 1) * on (job, instance, project_id, service_id, replica_set_id) group_left (name, environment) clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
           ]
-        ),
+        ) + g.serviceLinks(cfg, ['service_id']),
         g.tablePanel(
           'Connection poolers',
           'Services and replica sets with their connection pooler state (1 = enabled).',
-          'short', g.pos(0, 47, 24, 8),
+          'short',
+          g.pos(0, 47, 24, 8),
           [
-          g.table('clouddb_service_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"} * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
-          g.table('clouddb_replica_set_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"} * on (job, instance, project_id, service_id, replica_set_id) group_left (name) clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+            g.table('clouddb_service_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"} * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+            g.table('clouddb_replica_set_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id"} * on (job, instance, project_id, service_id, replica_set_id) group_left (name) clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
           ]
-        ) + { transformations: [{"id": "merge", "options": {}}, {"id": "organize", "options": {"excludeByName": {"Time": true}}}] },
+        ) + g.serviceLinks(cfg, ['service_id']) + { transformations: [{ id: 'merge', options: {} }, { id: 'organize', options: { excludeByName: { Time: true } } }] },
         g.row('VPCs and peerings', 55),
         g.tablePanel(
           'VPCs',
           'VPCs with their CIDR and region.',
-          'short', g.pos(0, 56, 10, 8),
+          'short',
+          g.pos(0, 56, 10, 8),
           [
-          g.table('clouddb_vpc_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+            g.table('clouddb_vpc_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
           ]
         ),
         g.tablePanel(
           'Peerings',
           "VPC peerings with their status, peer account, region and VPC, and whether the API reports an error (error = 1; the message is in the exporter's log).",
-          'short', g.pos(10, 56, 14, 8),
+          'short',
+          g.pos(10, 56, 14, 8),
           [
-          g.table('(clouddb_vpc_peering_status{job=~"$job", instance=~"$instance", project_id=~"$project_id"} == 1) * on (job, instance, project_id, vpc_id, peering_id) group_left (peer_account_id, peer_region_code, peer_vpc_id) clouddb_vpc_peering_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
-          g.table('clouddb_vpc_peering_error{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+            g.table('(clouddb_vpc_peering_status{job=~"$job", instance=~"$instance", project_id=~"$project_id"} == 1) * on (job, instance, project_id, vpc_id, peering_id) group_left (peer_account_id, peer_region_code, peer_vpc_id) clouddb_vpc_peering_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+            g.table('clouddb_vpc_peering_error{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
           ]
-        ) + { transformations: [{"id": "merge", "options": {}}, {"id": "organize", "options": {"excludeByName": {"Time": true, "Value #A": true, "__name__": true}, "renameByName": {"Value #B": "error"}}}] },
+        ) + { transformations: [{ id: 'merge', options: {} }, { id: 'organize', options: { excludeByName: { Time: true, 'Value #A': true, __name__: true }, renameByName: { 'Value #B': 'error' } } }] },
         g.stat(
           'Peerings with an error',
           'Peerings whose API object carries an error_message.',
-          'short', g.pos(0, 64, 6, 4),
+          'short',
+          g.pos(0, 64, 6, 4),
           [
-          g.instant('sum(clouddb_vpc_peering_error{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'errors'),
+            g.instant('sum(clouddb_vpc_peering_error{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'errors'),
           ]
-        ) + g.thresholds([{"color": "green", "value": null}, {"color": "red", "value": 1}]),
+        ) + g.thresholds([{ color: 'green', value: null }, { color: 'red', value: 1 }]),
         g.stat(
           'Peerings pending',
           'Peerings waiting for the peer account to accept them.',
-          'short', g.pos(6, 64, 6, 4),
+          'short',
+          g.pos(6, 64, 6, 4),
           [
-          g.instant('sum(clouddb_vpc_peering_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="pending"})', 'pending'),
+            g.instant('sum(clouddb_vpc_peering_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="pending"})', 'pending'),
           ]
         ),
       ],

@@ -3,7 +3,9 @@ local g = import '../lib/grafana.libsonnet';
   local cfg = $._config,
   grafanaDashboards+:: {
     'service-detail.json': g.dashboard(
-      cfg, 'service-detail.json', 'CloudDB / Service detail',
+      cfg,
+      'service-detail.json',
+      'CloudDB / Service detail',
       'One database service, chosen by name: status history, size history, replica sets, pooler and endpoints.',
       [
         g.variable('job', 'Job', 'label_values(clouddb_exporter_build_info, job)'),
@@ -16,134 +18,157 @@ local g = import '../lib/grafana.libsonnet';
         g.stat(
           'Status',
           'Current status of the service.',
-          'short', g.pos(0, 1, 6, 4),
+          'short',
+          g.pos(0, 1, 6, 4),
           [
-          g.instant('(sum by (job, instance, project_id, service_id) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="READY"} * 1 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="UNSTABLE"} * 2 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="QUEUED"} * 3 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="CONFIGURING"} * 4 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="UPGRADING"} * 5 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="RESUMING"} * 6 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="PAUSING"} * 7 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="PAUSED"} * 8 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="OPTIMIZING"} * 9 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="DELETING"} * 10 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="DELETED"} * 11)) * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{name}}'),
+            g.instant('(sum by (job, instance, project_id, service_id) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="READY"} * 1 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="UNSTABLE"} * 2 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="QUEUED"} * 3 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="CONFIGURING"} * 4 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="UPGRADING"} * 5 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="RESUMING"} * 6 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="PAUSING"} * 7 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="PAUSED"} * 8 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="OPTIMIZING"} * 9 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="DELETING"} * 10 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="DELETED"} * 11)) * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{name}}'),
           ]
-        ) + g.mappings({ "0": ['unknown', 'orange'], "1": ['READY', 'green'], "2": ['UNSTABLE', 'red'], "3": ['QUEUED', 'blue'], "4": ['CONFIGURING', 'blue'], "5": ['UPGRADING', 'blue'], "6": ['RESUMING', 'blue'], "7": ['PAUSING', 'blue'], "8": ['PAUSED', 'text'], "9": ['OPTIMIZING', 'blue'], "10": ['DELETING', 'purple'], "11": ['DELETED', 'purple'] }),
+        ) + g.mappings({ '0': ['unknown', 'orange'], '1': ['READY', 'green'], '2': ['UNSTABLE', 'red'], '3': ['QUEUED', 'blue'], '4': ['CONFIGURING', 'blue'], '5': ['UPGRADING', 'blue'], '6': ['RESUMING', 'blue'], '7': ['PAUSING', 'blue'], '8': ['PAUSED', 'text'], '9': ['OPTIMIZING', 'blue'], '10': ['DELETING', 'purple'], '11': ['DELETED', 'purple'] }),
         g.stat(
           'Paused',
           'Whether the service is paused.',
-          'short', g.pos(6, 1, 3, 4),
+          'short',
+          g.pos(6, 1, 3, 4),
           [
-          g.instant('clouddb_service_paused{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'paused'),
+            g.instant('clouddb_service_paused{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'paused'),
           ]
-        ) + g.mappings({ "0": ['no', 'green'], "1": ['paused', 'text'] }),
+        ) + g.mappings({ '0': ['no', 'green'], '1': ['paused', 'text'] }),
         g.stat(
           'Connection pooler',
           "Whether the service's connection pooler is enabled.",
-          'short', g.pos(9, 1, 3, 4),
+          'short',
+          g.pos(9, 1, 3, 4),
           [
-          g.instant('clouddb_service_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'pooler'),
+            g.instant('clouddb_service_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'pooler'),
           ]
-        ) + g.mappings({ "0": ['off', 'text'], "1": ['on', 'green'] }),
+        ) + g.mappings({ '0': ['off', 'text'], '1': ['on', 'green'] }),
         g.stat(
           'Status since',
           'When the exporter first saw the current status (restarts with the exporter).',
-          'dateTimeFromNow', g.pos(12, 1, 6, 4),
+          'dateTimeFromNow',
+          g.pos(12, 1, 6, 4),
           [
-          g.instant('clouddb_service_status_changed_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"} * 1000', 'since'),
+            g.instant('clouddb_service_status_changed_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"} * 1000', 'since'),
           ]
         ),
         g.stat(
           'Created',
           'When the service was created.',
-          'dateTimeAsIso', g.pos(18, 1, 6, 4),
+          'dateTimeAsIso',
+          g.pos(18, 1, 6, 4),
           [
-          g.instant('clouddb_service_created_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"} * 1000', 'created'),
+            g.instant('clouddb_service_created_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"} * 1000', 'created'),
           ]
         ),
         g.stateTimeline(
           'Status over time',
           "The service's status over time, as polled by the exporter.",
-          'short', g.pos(0, 5, 24, 5),
+          'short',
+          g.pos(0, 5, 24, 5),
           [
-          g.range('(sum by (job, instance, project_id, service_id) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="READY"} * 1 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="UNSTABLE"} * 2 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="QUEUED"} * 3 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="CONFIGURING"} * 4 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="UPGRADING"} * 5 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="RESUMING"} * 6 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="PAUSING"} * 7 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="PAUSED"} * 8 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="OPTIMIZING"} * 9 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="DELETING"} * 10 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="DELETED"} * 11)) * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{name}}'),
+            g.range('(sum by (job, instance, project_id, service_id) (clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="READY"} * 1 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="UNSTABLE"} * 2 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="QUEUED"} * 3 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="CONFIGURING"} * 4 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="UPGRADING"} * 5 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="RESUMING"} * 6 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="PAUSING"} * 7 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="PAUSED"} * 8 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="OPTIMIZING"} * 9 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="DELETING"} * 10 or clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="DELETED"} * 11)) * on (job, instance, project_id, service_id) group_left (name) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{name}}'),
           ]
-        ) + g.mappings({ "0": ['unknown', 'orange'], "1": ['READY', 'green'], "2": ['UNSTABLE', 'red'], "3": ['QUEUED', 'blue'], "4": ['CONFIGURING', 'blue'], "5": ['UPGRADING', 'blue'], "6": ['RESUMING', 'blue'], "7": ['PAUSING', 'blue'], "8": ['PAUSED', 'text'], "9": ['OPTIMIZING', 'blue'], "10": ['DELETING', 'purple'], "11": ['DELETED', 'purple'] }),
+        ) + g.mappings({ '0': ['unknown', 'orange'], '1': ['READY', 'green'], '2': ['UNSTABLE', 'red'], '3': ['QUEUED', 'blue'], '4': ['CONFIGURING', 'blue'], '5': ['UPGRADING', 'blue'], '6': ['RESUMING', 'blue'], '7': ['PAUSING', 'blue'], '8': ['PAUSED', 'text'], '9': ['OPTIMIZING', 'blue'], '10': ['DELETING', 'purple'], '11': ['DELETED', 'purple'] }),
         g.tablePanel(
           'Endpoints',
           'Endpoints of the service and of its read replica sets (host and port from the API; empty while there is none). Poolers listen on the same host.',
-          'short', g.pos(0, 10, 24, 6),
+          'short',
+          g.pos(0, 10, 24, 6),
           [
-          g.table('clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
-          g.table('clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
+            g.table('clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
+            g.table('clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
           ]
-        ) + { transformations: [{"id": "merge", "options": {}}, {"id": "organize", "options": {"excludeByName": {"Time": true, "Value #A": true, "Value #B": true, "__name__": true}}}] },
+        ) + { transformations: [{ id: 'merge', options: {} }, { id: 'organize', options: { excludeByName: { Time: true, 'Value #A': true, 'Value #B': true, __name__: true } } }] },
         g.row('Size', 16),
         g.timeseries(
           'CPU per resource',
           'vCPU cores of each resource (primary and HA replicas) over time: resizes show as steps.',
-          g.cores, g.pos(0, 17, 8, 8),
+          g.cores,
+          g.pos(0, 17, 8, 8),
           [
-          g.range('clouddb_service_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{resource_id}}'),
-          ], steps=true
+            g.range('clouddb_service_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{resource_id}}'),
+          ],
+          steps=true
         ),
         g.timeseries(
           'Memory per resource',
           'Memory of each resource over time.',
-          'bytes', g.pos(8, 17, 8, 8),
+          'bytes',
+          g.pos(8, 17, 8, 8),
           [
-          g.range('clouddb_service_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{resource_id}}'),
-          ], steps=true
+            g.range('clouddb_service_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{resource_id}}'),
+          ],
+          steps=true
         ),
         g.timeseries(
           'Resources',
           "Entries in the service's resources: the primary plus HA replicas.",
-          'short', g.pos(16, 17, 8, 8),
+          'short',
+          g.pos(16, 17, 8, 8),
           [
-          g.range('clouddb_service_resources{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'resources'),
-          ], steps=true
+            g.range('clouddb_service_resources{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'resources'),
+          ],
+          steps=true
         ),
         g.row('Replica sets', 25),
         g.tablePanel(
           'Replica sets',
           'Read replica sets of the service with their status, environment and endpoint.',
-          'short', g.pos(0, 26, 24, 6),
+          'short',
+          g.pos(0, 26, 24, 6),
           [
-          g.table('(clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"} == 1) * on (job, instance, project_id, service_id, replica_set_id) group_left (name, environment, host, port) clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
+            g.table('(clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"} == 1) * on (job, instance, project_id, service_id, replica_set_id) group_left (name, environment, host, port) clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
           ]
         ),
         g.stateTimeline(
           'Replica set status over time',
           'Status of each read replica set over time.',
-          'short', g.pos(0, 32, 24, 6),
+          'short',
+          g.pos(0, 32, 24, 6),
           [
-          g.range('(sum by (job, instance, project_id, service_id, replica_set_id) (clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="creating"} * 1 or clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="active"} * 2 or clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="resizing"} * 3 or clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="deleting"} * 4 or clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="error"} * 5)) * on (job, instance, project_id, service_id, replica_set_id) group_left (name) clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{name}} ({{replica_set_id}})'),
+            g.range('(sum by (job, instance, project_id, service_id, replica_set_id) (clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="creating"} * 1 or clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="active"} * 2 or clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="resizing"} * 3 or clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="deleting"} * 4 or clouddb_replica_set_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id", status="error"} * 5)) * on (job, instance, project_id, service_id, replica_set_id) group_left (name) clouddb_replica_set_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{name}} ({{replica_set_id}})'),
           ]
-        ) + g.mappings({ "0": ['unknown', 'orange'], "1": ['creating', 'blue'], "2": ['active', 'green'], "3": ['resizing', 'blue'], "4": ['deleting', 'purple'], "5": ['error', 'red'] }),
+        ) + g.mappings({ '0': ['unknown', 'orange'], '1': ['creating', 'blue'], '2': ['active', 'green'], '3': ['resizing', 'blue'], '4': ['deleting', 'purple'], '5': ['error', 'red'] }),
         g.timeseries(
           'Replica set nodes',
           'Nodes of each read replica set over time.',
-          'short', g.pos(0, 38, 6, 8),
+          'short',
+          g.pos(0, 38, 6, 8),
           [
-          g.range('clouddb_replica_set_nodes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
-          ], steps=true
+            g.range('clouddb_replica_set_nodes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
+          ],
+          steps=true
         ),
         g.timeseries(
           'Replica set CPU',
           'vCPU cores of each read replica set over time.',
-          g.cores, g.pos(6, 38, 6, 8),
+          g.cores,
+          g.pos(6, 38, 6, 8),
           [
-          g.range('clouddb_replica_set_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
-          ], steps=true
+            g.range('clouddb_replica_set_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
+          ],
+          steps=true
         ),
         g.timeseries(
           'Replica set memory',
           'Memory of each read replica set over time.',
-          'bytes', g.pos(12, 38, 6, 8),
+          'bytes',
+          g.pos(12, 38, 6, 8),
           [
-          g.range('clouddb_replica_set_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
-          ], steps=true
+            g.range('clouddb_replica_set_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
+          ],
+          steps=true
         ),
         g.timeseries(
           'Replica set poolers',
           'Whether each read replica set has its connection pooler enabled (1) over time.',
-          'short', g.pos(18, 38, 6, 8),
+          'short',
+          g.pos(18, 38, 6, 8),
           [
-          g.range('clouddb_replica_set_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
-          ], steps=true
-        ) + g.mappings({ "0": ['off', 'text'], "1": ['on', 'green'] }),
+            g.range('clouddb_replica_set_connection_pooler_enabled{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', '{{replica_set_id}}'),
+          ],
+          steps=true
+        ) + g.mappings({ '0': ['off', 'text'], '1': ['on', 'green'] }),
       ],
     ),
   },
