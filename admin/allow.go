@@ -9,11 +9,15 @@ import (
 )
 
 // WriteOperations lists every write operation the admin surface serves, in
-// the spec's order.
-func WriteOperations() []string {
+// the spec's order: the catalog's write operations.
+func WriteOperations() []string { return writeOperations(apiclient.Catalog()) }
+
+func writeOperations(catalog []apiclient.Operation) []string {
 	var ops []string
-	for _, e := range endpoints() {
-		ops = append(ops, e.op)
+	for _, o := range catalog {
+		if o.Write {
+			ops = append(ops, o.Name)
+		}
 	}
 	return ops
 }
@@ -27,19 +31,25 @@ var destructive = []string{
 
 // DefaultAllow is the allow list when none is given: every write operation
 // except the deletes and updatePassword.
-func DefaultAllow() []string {
-	return slices.DeleteFunc(WriteOperations(), func(op string) bool { return slices.Contains(destructive, op) })
+func DefaultAllow() []string { return defaultAllow(apiclient.Catalog()) }
+
+func defaultAllow(catalog []apiclient.Operation) []string {
+	return slices.DeleteFunc(writeOperations(catalog), func(op string) bool { return slices.Contains(destructive, op) })
 }
 
 // CheckAllow checks an allow list: every name must be a write operation.
 // flag names the flag in the error.
 func CheckAllow(flag string, names []string) error {
-	writes := WriteOperations()
+	return checkAllow(flag, names, apiclient.Catalog())
+}
+
+func checkAllow(flag string, names []string, catalog []apiclient.Operation) error {
+	writes := writeOperations(catalog)
 	for _, name := range names {
 		if slices.Contains(writes, name) {
 			continue
 		}
-		if slices.Contains(apiclient.Operations, name) {
+		if slices.ContainsFunc(catalog, func(o apiclient.Operation) bool { return o.Name == name }) {
 			return fmt.Errorf("%s: %q is a read operation; only write operations can be allowed (%s)", flag, name, strings.Join(writes, ", "))
 		}
 		return fmt.Errorf("%s: %q is not an operation name; write operations are %s", flag, name, strings.Join(writes, ", "))

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -25,17 +26,17 @@ const (
 	idPeering    = "peering_id"
 )
 
-// endpoint is one write operation of the admin surface. Its route is the
-// upstream method and path under /api/v1.
+// endpoint is one write operation of the admin surface. Its route, success
+// status and asynchrony come from the operation's entry in the API's
+// catalog (apiclient.Catalog): the route is the upstream method and path
+// under /api/v1. What the catalog cannot know is here: the body's
+// validation, the call and the resource it affects.
 type endpoint struct {
-	op     string
-	method string
-	// path is the upstream path template below the API base URL.
-	path string
-	// ids are the path value names after project_id, in path order.
+	op string
+	// api is op's catalog entry and ids its path value names after
+	// project_id, in path order; bind fills both.
+	api apiclient.Operation
 	ids []string
-	// async operations answer 202 and are tracked until they settle.
-	async bool
 	// idempotent operations accept an Idempotency-Key.
 	idempotent bool
 	// guarded deletes need ?confirm=<id> when the resource is PROD.
@@ -53,7 +54,7 @@ type endpoint struct {
 
 // pattern is the ServeMux pattern of the endpoint.
 func (e *endpoint) pattern() string {
-	return e.method + " " + apiPrefix + e.path
+	return e.api.Method + " " + apiPrefix + e.api.Path
 }
 
 // ids are the path values of one request.
@@ -62,7 +63,7 @@ type ids map[string]string
 // upstreamPath fills the endpoint's path template with escaped ids.
 func (e *endpoint) upstreamPath(v ids) string {
 	var b strings.Builder
-	tmpl := e.path
+	tmpl := e.api.Path
 	for {
 		open := strings.IndexByte(tmpl, '{')
 		if open < 0 {
@@ -107,7 +108,8 @@ func replicaSetTarget(settle string) func(ids, any) target {
 	}
 }
 
-// endpoints lists every write operation, in the spec's order.
+// endpoints lists the admin side of every write operation, in the spec's
+// order.
 func endpoints() []*endpoint {
 	var all []*endpoint
 	all = append(all, serviceEndpoints()...)
@@ -115,4 +117,37 @@ func endpoints() []*endpoint {
 	all = append(all, vpcEndpoints()...)
 	all = append(all, peeringEndpoints()...)
 	return all
+}
+
+// bind joins the catalog's write operations with their endpoints, in the
+// catalog's order. Every write operation needs exactly one endpoint (its
+// validation) and every endpoint a write operation.
+func bind(catalog []apiclient.Operation, specs []*endpoint) ([]*endpoint, error) {
+	byOp := make(map[string]*endpoint, len(specs))
+	for _, e := range specs {
+		if byOp[e.op] != nil {
+			return nil, fmt.Errorf("operation %s has two admin endpoints", e.op)
+		}
+		byOp[e.op] = e
+	}
+	var bound []*endpoint
+	for _, o := range catalog {
+		e := byOp[o.Name]
+		delete(byOp, o.Name)
+		switch {
+		case !o.Write && e != nil:
+			return nil, fmt.Errorf("operation %s is a read: it has no admin endpoint", o.Name)
+		case !o.Write:
+			continue
+		case e == nil:
+			return nil, fmt.Errorf("write operation %s has no admin endpoint (its body's validation, call and target)", o.Name)
+		}
+		b := *e
+		b.api, b.ids = o, o.IDs()
+		bound = append(bound, &b)
+	}
+	for op := range byOp {
+		return nil, fmt.Errorf("admin endpoint %s is not in the operation catalog", op)
+	}
+	return bound, nil
 }

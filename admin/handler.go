@@ -45,7 +45,7 @@ func (s *Server) write(ep *endpoint) http.HandlerFunc {
 		}
 		if !s.allow[ep.op] {
 			s.writeError(w, r, &apiError{status: http.StatusForbidden, code: codeOperationNotAllowed,
-				message: ep.op + " is not in --admin.allow; allowed: " + joinComma(s.allowedOps())})
+				message: ep.op + " is not in --admin.allow; allowed: " + strings.Join(s.allowedOps(), ", ")})
 			return
 		}
 		p, ok := s.opts.Projects(v[idProject])
@@ -120,7 +120,7 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 	case len(keys) > 1:
 		return nil, invalidf("%s: given more than once", idempotencyHeader)
 	case len(keys) == 1 && !ep.idempotent:
-		return nil, invalidf("%s: only the create operations (createService, forkService, createReplicaSet, createVPC, createPeering) take one", idempotencyHeader)
+		return nil, invalidf("%s: only the create operations (%s) take one", idempotencyHeader, strings.Join(s.idempotentOps, ", "))
 	case len(keys) == 1 && (keys[0] == "" || len(keys[0]) > maxKeyLen || strings.ContainsFunc(keys[0], func(c rune) bool { return c < 0x21 || c > 0x7e })):
 		return nil, invalidf("%s: must be 1 to %d printable ASCII characters", idempotencyHeader, maxKeyLen)
 	case len(keys) == 1:
@@ -149,7 +149,7 @@ func (s *Server) dryRun(w http.ResponseWriter, req *request) {
 	out := map[string]any{
 		"dry_run":   true,
 		"operation": req.ep.op,
-		"method":    req.ep.method,
+		"method":    req.ep.api.Method,
 		"path":      req.ep.upstreamPath(req.ids),
 		"body":      redactBody(req.body),
 	}
@@ -282,7 +282,7 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 		return
 	}
 
-	status := successStatus(req.ep.op)
+	status := req.ep.api.Success
 	t := req.ep.target(req.ids, result)
 	op.ServiceID, op.ReplicaSetID, op.VPCID, op.PeeringID = t.serviceID, t.replicaSetID, t.vpcID, t.peeringID
 	op.HTTPStatus, op.AcceptedAt = status, &now
@@ -300,7 +300,7 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 			header.Set("Cache-Control", "no-store")
 		}
 	}
-	if req.ep.async {
+	if req.ep.api.Async {
 		header.Set("Location", apiPrefix+"/operations/"+op.ID)
 	}
 	if req.key != "" {
@@ -312,27 +312,11 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 
-	if req.ep.async {
+	if req.ep.api.Async {
 		s.background.Go(func() { s.track(op, req.project, t) })
 	} else {
 		s.settle(op, stateSucceeded, now)
 		s.background.Go(func() { s.refreshOnce(op, req.project, t) })
-	}
-}
-
-// successStatus is the documented success status of a write operation.
-func successStatus(op string) int {
-	switch op {
-	case apiclient.OpUpdatePassword, apiclient.OpDeleteVPC, apiclient.OpDeletePeering:
-		return http.StatusNoContent
-	case apiclient.OpCreateVPC, apiclient.OpCreatePeering:
-		return http.StatusCreated
-	case apiclient.OpSetServiceEnvironment, apiclient.OpEnableServicePooler, apiclient.OpDisableServicePooler,
-		apiclient.OpEnableReplicaSetPooler, apiclient.OpDisableReplicaSetPooler, apiclient.OpSetReplicaSetEnvironment,
-		apiclient.OpRenameVPC:
-		return http.StatusOK
-	default:
-		return http.StatusAccepted
 	}
 }
 

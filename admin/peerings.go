@@ -2,14 +2,8 @@ package admin
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-)
-
-const (
-	peeringsPath = vpcPath + "/peerings"
-	peeringPath  = peeringsPath + "/{peering_id}"
 )
 
 type createPeeringBody struct {
@@ -43,15 +37,13 @@ func peeringTarget(v ids, result any) target {
 func peeringEndpoints() []*endpoint {
 	return []*endpoint{
 		{
-			op: apiclient.OpCreatePeering, method: http.MethodPost, path: peeringsPath, ids: []string{idVPC},
-			idempotent: true, decode: decodeCreatePeering, target: peeringTarget,
+			op: apiclient.OpCreatePeering, idempotent: true, decode: decodeCreatePeering, target: peeringTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.CreatePeering(ctx, v[idVPC], body.(apiclient.CreatePeeringRequest))
 			},
 		},
 		{
-			op: apiclient.OpDeletePeering, method: http.MethodDelete, path: peeringPath, ids: []string{idVPC, idPeering},
-			decode: bodyless, target: peeringTarget,
+			op: apiclient.OpDeletePeering, decode: bodyless, target: peeringTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeletePeering(ctx, v[idVPC], v[idPeering])
 			},

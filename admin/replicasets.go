@@ -2,14 +2,8 @@ package admin
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-)
-
-const (
-	replicaSetsPath = servicePath + "/replicaSets"
-	replicaSetPath  = replicaSetsPath + "/{replica_set_id}"
 )
 
 type createReplicaSetBody struct {
@@ -64,46 +58,39 @@ func newReplicaSetTarget(v ids, result any) target {
 }
 
 func replicaSetEndpoints() []*endpoint {
-	rs := []string{idService, idReplicaSet}
 	return []*endpoint{
 		{
-			op: apiclient.OpCreateReplicaSet, method: http.MethodPost, path: replicaSetsPath, ids: []string{idService},
-			async: true, idempotent: true, decode: decodeCreateReplicaSet, target: newReplicaSetTarget,
+			op: apiclient.OpCreateReplicaSet, idempotent: true, decode: decodeCreateReplicaSet, target: newReplicaSetTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.CreateReplicaSet(ctx, v[idService], body.(apiclient.CreateReplicaSetRequest))
 			},
 		},
 		{
-			op: apiclient.OpDeleteReplicaSet, method: http.MethodDelete, path: replicaSetPath, ids: rs,
-			async: true, guarded: true, decode: bodyless, target: replicaSetTarget(settleGone),
+			op: apiclient.OpDeleteReplicaSet, guarded: true, decode: bodyless, target: replicaSetTarget(settleGone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteReplicaSet(ctx, v[idService], v[idReplicaSet])
 			},
 		},
 		{
-			op: apiclient.OpResizeReplicaSet, method: http.MethodPost, path: replicaSetPath + "/resize", ids: rs,
-			async: true, decode: decodeResizeReplicaSet, target: replicaSetTarget(settleReady),
+			op: apiclient.OpResizeReplicaSet, decode: decodeResizeReplicaSet, target: replicaSetTarget(settleReady),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.ResizeReplicaSet(ctx, v[idService], v[idReplicaSet], body.(apiclient.ResizeReplicaSetRequest))
 			},
 		},
 		{
-			op: apiclient.OpEnableReplicaSetPooler, method: http.MethodPost, path: replicaSetPath + "/enablePooler", ids: rs,
-			decode: bodyless, target: replicaSetTarget(settleNone),
+			op: apiclient.OpEnableReplicaSetPooler, decode: bodyless, target: replicaSetTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.EnableReplicaSetPooler(ctx, v[idService], v[idReplicaSet])
 			},
 		},
 		{
-			op: apiclient.OpDisableReplicaSetPooler, method: http.MethodPost, path: replicaSetPath + "/disablePooler", ids: rs,
-			decode: bodyless, target: replicaSetTarget(settleNone),
+			op: apiclient.OpDisableReplicaSetPooler, decode: bodyless, target: replicaSetTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.DisableReplicaSetPooler(ctx, v[idService], v[idReplicaSet])
 			},
 		},
 		{
-			op: apiclient.OpSetReplicaSetEnvironment, method: http.MethodPost, path: replicaSetPath + "/setEnvironment", ids: rs,
-			decode: decodeSetEnvironment, target: replicaSetTarget(settleNone),
+			op: apiclient.OpSetReplicaSetEnvironment, decode: decodeSetEnvironment, target: replicaSetTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.SetReplicaSetEnvironment(ctx, v[idService], v[idReplicaSet], body.(apiclient.SetEnvironmentRequest))
 			},

@@ -23,6 +23,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,6 +113,11 @@ type Options struct {
 	// Registerer receives the surface's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
+
+	// catalog and endpoints replace apiclient.Catalog() and endpoints()
+	// in the test that adds a hypothetical operation.
+	catalog   []apiclient.Operation
+	endpoints []*endpoint
 }
 
 // Server is the admin surface, an http.Handler.
@@ -128,6 +134,8 @@ type Server struct {
 	recent   *operationStore
 	metrics  *metrics
 	audit    *auditor
+	// idempotentOps names the operations that take an Idempotency-Key.
+	idempotentOps []string
 	// background counts the refresh and tracking goroutines.
 	background sync.WaitGroup
 }
@@ -147,10 +155,20 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
 	}
-	if opts.Allow == nil {
-		opts.Allow = DefaultAllow()
+	if opts.catalog == nil {
+		opts.catalog = apiclient.Catalog()
 	}
-	if err := CheckAllow("allow list", opts.Allow); err != nil {
+	if opts.endpoints == nil {
+		opts.endpoints = endpoints()
+	}
+	routes, err := bind(opts.catalog, opts.endpoints)
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	if opts.Allow == nil {
+		opts.Allow = defaultAllow(opts.catalog)
+	}
+	if err := checkAllow("allow list", opts.Allow, opts.catalog); err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
 	auth, err := newAuthenticator(opts.Token, opts.BasicAuthUsers)
@@ -178,9 +196,12 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	for _, op := range opts.Allow {
 		s.allow[op] = true
 	}
-	for _, e := range endpoints() {
+	for _, e := range routes {
 		s.mux.Handle(e.pattern(), s.write(e))
 		s.patterns[e.pattern()] = e.op
+		if e.idempotent {
+			s.idempotentOps = append(s.idempotentOps, e.op)
+		}
 	}
 	s.mux.HandleFunc("GET "+apiPrefix+"/operations", s.listOperations)
 	s.patterns["GET "+apiPrefix+"/operations"] = opListOperations
@@ -281,24 +302,13 @@ func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if len(allowed) > 0 {
-			w.Header().Set("Allow", joinComma(allowed))
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
 			s.writeError(w, r, &apiError{status: http.StatusMethodNotAllowed, code: codeMethodNotAllowed,
-				message: "method " + r.Method + " is not allowed here; allowed: " + joinComma(allowed)})
+				message: "method " + r.Method + " is not allowed here; allowed: " + strings.Join(allowed, ", ")})
 			return
 		}
 	}
 	s.writeError(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "no such route; see the README for the admin surface's routes"})
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, v := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
 }
 
 // writeJSON answers status with v as JSON.

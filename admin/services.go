@@ -2,14 +2,8 @@ package admin
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-)
-
-const (
-	servicesPath = "/projects/{project_id}/services"
-	servicePath  = servicesPath + "/{service_id}"
 )
 
 type createServiceBody struct {
@@ -142,81 +136,69 @@ func newServiceTarget(_ ids, result any) target {
 }
 
 func serviceEndpoints() []*endpoint {
-	svc := []string{idService}
 	return []*endpoint{
 		{
-			op: apiclient.OpCreateService, method: http.MethodPost, path: servicesPath,
-			async: true, idempotent: true, decode: decodeCreateService, target: newServiceTarget,
+			op: apiclient.OpCreateService, idempotent: true, decode: decodeCreateService, target: newServiceTarget,
 			call: func(ctx context.Context, c *apiclient.Client, _ ids, body any) (any, error) {
 				return c.CreateService(ctx, body.(apiclient.CreateServiceRequest))
 			},
 		},
 		{
-			op: apiclient.OpDeleteService, method: http.MethodDelete, path: servicePath, ids: svc,
-			async: true, guarded: true, decode: bodyless, target: serviceTarget(settleGone),
+			op: apiclient.OpDeleteService, guarded: true, decode: bodyless, target: serviceTarget(settleGone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteService(ctx, v[idService])
 			},
 		},
 		{
-			op: apiclient.OpResizeService, method: http.MethodPost, path: servicePath + "/resize", ids: svc,
-			async: true, decode: decodeResizeService, target: serviceTarget(settleReady),
+			op: apiclient.OpResizeService, decode: decodeResizeService, target: serviceTarget(settleReady),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.ResizeService(ctx, v[idService], body.(apiclient.ResizeServiceRequest))
 			},
 		},
 		{
-			op: apiclient.OpUpdatePassword, method: http.MethodPost, path: servicePath + "/updatePassword", ids: svc,
-			decode: decodeUpdatePassword, target: serviceTarget(settleNone),
+			op: apiclient.OpUpdatePassword, decode: decodeUpdatePassword, target: serviceTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.UpdatePassword(ctx, v[idService], body.(apiclient.UpdatePasswordRequest))
 			},
 		},
 		{
-			op: apiclient.OpSetServiceEnvironment, method: http.MethodPost, path: servicePath + "/setEnvironment", ids: svc,
-			decode: decodeSetEnvironment, target: serviceTarget(settleNone),
+			op: apiclient.OpSetServiceEnvironment, decode: decodeSetEnvironment, target: serviceTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.SetServiceEnvironment(ctx, v[idService], body.(apiclient.SetEnvironmentRequest))
 			},
 		},
 		{
-			op: apiclient.OpSetHA, method: http.MethodPost, path: servicePath + "/setHA", ids: svc,
-			async: true, decode: decodeSetHA, target: serviceTarget(settleReady),
+			op: apiclient.OpSetHA, decode: decodeSetHA, target: serviceTarget(settleReady),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.SetHA(ctx, v[idService], body.(apiclient.SetHARequest))
 			},
 		},
 		{
-			op: apiclient.OpEnableServicePooler, method: http.MethodPost, path: servicePath + "/enablePooler", ids: svc,
-			decode: bodyless, target: serviceTarget(settleNone),
+			op: apiclient.OpEnableServicePooler, decode: bodyless, target: serviceTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.EnableServicePooler(ctx, v[idService])
 			},
 		},
 		{
-			op: apiclient.OpDisableServicePooler, method: http.MethodPost, path: servicePath + "/disablePooler", ids: svc,
-			decode: bodyless, target: serviceTarget(settleNone),
+			op: apiclient.OpDisableServicePooler, decode: bodyless, target: serviceTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.DisableServicePooler(ctx, v[idService])
 			},
 		},
 		{
-			op: apiclient.OpForkService, method: http.MethodPost, path: servicePath + "/forkService", ids: svc,
-			async: true, idempotent: true, decode: decodeForkService, target: newServiceTarget,
+			op: apiclient.OpForkService, idempotent: true, decode: decodeForkService, target: newServiceTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.ForkService(ctx, v[idService], body.(apiclient.ForkServiceRequest))
 			},
 		},
 		{
-			op: apiclient.OpAttachToVPC, method: http.MethodPost, path: servicePath + "/attachToVPC", ids: svc,
-			async: true, decode: decodeVPCAttachment, target: serviceTarget(settleReady),
+			op: apiclient.OpAttachToVPC, decode: decodeVPCAttachment, target: serviceTarget(settleReady),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.AttachToVPC(ctx, v[idService], body.(apiclient.VPCAttachmentRequest))
 			},
 		},
 		{
-			op: apiclient.OpDetachFromVPC, method: http.MethodPost, path: servicePath + "/detachFromVPC", ids: svc,
-			async: true, decode: decodeVPCAttachment, target: serviceTarget(settleReady),
+			op: apiclient.OpDetachFromVPC, decode: decodeVPCAttachment, target: serviceTarget(settleReady),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.DetachFromVPC(ctx, v[idService], body.(apiclient.VPCAttachmentRequest))
 			},

@@ -2,14 +2,8 @@ package admin
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-)
-
-const (
-	vpcsPath = "/projects/{project_id}/vpcs"
-	vpcPath  = vpcsPath + "/{vpc_id}"
 )
 
 type createVPCBody struct {
@@ -55,25 +49,21 @@ func vpcTarget(v ids, result any) target {
 }
 
 func vpcEndpoints() []*endpoint {
-	vpc := []string{idVPC}
 	return []*endpoint{
 		{
-			op: apiclient.OpCreateVPC, method: http.MethodPost, path: vpcsPath,
-			idempotent: true, decode: decodeCreateVPC, target: vpcTarget,
+			op: apiclient.OpCreateVPC, idempotent: true, decode: decodeCreateVPC, target: vpcTarget,
 			call: func(ctx context.Context, c *apiclient.Client, _ ids, body any) (any, error) {
 				return c.CreateVPC(ctx, body.(apiclient.CreateVPCRequest))
 			},
 		},
 		{
-			op: apiclient.OpRenameVPC, method: http.MethodPost, path: vpcPath + "/rename", ids: vpc,
-			decode: decodeRenameVPC, target: vpcTarget,
+			op: apiclient.OpRenameVPC, decode: decodeRenameVPC, target: vpcTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.RenameVPC(ctx, v[idVPC], body.(apiclient.RenameVPCRequest))
 			},
 		},
 		{
-			op: apiclient.OpDeleteVPC, method: http.MethodDelete, path: vpcPath, ids: vpc,
-			decode: bodyless, target: vpcTarget,
+			op: apiclient.OpDeleteVPC, decode: bodyless, target: vpcTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteVPC(ctx, v[idVPC])
 			},

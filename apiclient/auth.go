@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 )
 
 // GetAuthInfo reports which credentials are in use (GET /auth/info). It
@@ -13,5 +12,5 @@ func (c *Client) GetAuthInfo(ctx context.Context) (*AuthInfo, error) {
 	if !c.HasAPIKey() {
 		return nil, fmt.Errorf("apiclient: %s: %w", OpGetAuthInfo, ErrNoAPIKey)
 	}
-	return doValue[AuthInfo](ctx, c, call{op: OpGetAuthInfo, method: http.MethodGet, tmpl: "/auth/info", want: http.StatusOK})
+	return doValue[AuthInfo](ctx, c, call{op: OpGetAuthInfo})
 }

@@ -256,15 +256,16 @@ func (c *Client) path(tmpl string, ids ...string) (string, error) {
 	return b.String(), nil
 }
 
-// call describes one operation request.
+// call describes one operation request; the method, path template and
+// success status come from the operation's catalog entry.
 type call struct {
-	op     string
-	method string
-	tmpl   string   // path template, see Client.path
-	ids    []string // values for the template's placeholders after {project_id}
-	body   any      // request body, marshalled to JSON; nil for none
-	want   int      // the documented success status
-	out    any      // decode target; nil to ignore the body
+	op   string
+	ids  []string // values for the template's placeholders after {project_id}
+	body any      // request body, marshalled to JSON; nil for none
+	out  any      // decode target; nil to ignore the body
+
+	method string // filled by do from the catalog
+	want   int    // filled by do from the catalog
 }
 
 // doValue runs cl and decodes the answer into a new T.
@@ -295,7 +296,12 @@ func doList[T any](ctx context.Context, c *Client, cl call) ([]T, error) {
 // waits for the rate limiter, runs attempts and retries them when that is
 // safe, and types the errors.
 func (c *Client) do(ctx context.Context, cl call) error {
-	path, err := c.path(cl.tmpl, cl.ids...)
+	o, ok := byName[cl.op]
+	if !ok {
+		panic("apiclient: operation " + cl.op + " is not in the catalog") // programming error, covered by tests
+	}
+	cl.method, cl.want = o.Method, o.Success
+	path, err := c.path(o.Path, cl.ids...)
 	if err != nil {
 		return fmt.Errorf("apiclient: %s: %w", cl.op, err)
 	}

@@ -1,0 +1,133 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// TestCatalogDerivesRoutesAndAllow checks the admin surface against the
+// API's operation catalog: every write operation is routed at its upstream
+// method and path under /api/v1 and can be allowed; no read operation is
+// routed or can be allowed.
+func TestCatalogDerivesRoutesAndAllow(t *testing.T) {
+	e := newEnv(t)
+	want := map[string]string{
+		"GET " + apiPrefix + "/operations":      opListOperations,
+		"GET " + apiPrefix + "/operations/{id}": opGetOperation,
+	}
+	for _, o := range apiclient.Catalog() {
+		if !o.Write {
+			if err := CheckAllow("--admin.allow", []string{o.Name}); err == nil || !strings.Contains(err.Error(), "read operation") {
+				t.Errorf("--admin.allow=%s: %v, want a read operation refused", o.Name, err)
+			}
+			if slices.Contains(WriteOperations(), o.Name) {
+				t.Errorf("read operation %s listed as a write operation", o.Name)
+			}
+			continue
+		}
+		want[o.Method+" "+apiPrefix+o.Path] = o.Name
+		if err := CheckAllow("--admin.allow", []string{o.Name}); err != nil {
+			t.Errorf("--admin.allow=%s refused: %v", o.Name, err)
+		}
+	}
+	for pattern, op := range want {
+		if got := e.srv.patterns[pattern]; got != op {
+			t.Errorf("route %q serves %q, want %q", pattern, got, op)
+		}
+	}
+	for pattern, op := range e.srv.patterns {
+		if _, ok := want[pattern]; !ok {
+			t.Errorf("route %q (%s) is not derived from the catalog", pattern, op)
+		}
+	}
+	if !slices.Equal(WriteOperations(), writeOperations(apiclient.Catalog())) || len(WriteOperations()) == 0 {
+		t.Errorf("WriteOperations() = %v", WriteOperations())
+	}
+	for _, op := range DefaultAllow() {
+		if slices.Contains(destructive, op) || !slices.Contains(WriteOperations(), op) {
+			t.Errorf("DefaultAllow() has %s", op)
+		}
+	}
+}
+
+// TestAddingAnOperation adds a hypothetical write operation (the 2026
+// revision's renameService) the way a developer would: one catalog entry
+// plus its admin endpoint (validation, call, target). The route, its
+// success status, its name in --admin.allow and in the metrics follow
+// from those two; the catalog entry alone is refused at startup.
+func TestAddingAnOperation(t *testing.T) {
+	rename := apiclient.Operation{
+		Name: "renameService", Method: http.MethodPost, Path: "/projects/{project_id}/services/{service_id}/rename",
+		Success: http.StatusOK, Write: true,
+	}
+	catalog := append(apiclient.Catalog(), rename)
+
+	if _, err := New(context.Background(), Options{Projects: func(string) (Project, bool) { return Project{}, false }, Token: testToken, catalog: catalog}); err == nil || !strings.Contains(err.Error(), "renameService has no admin endpoint") {
+		t.Fatalf("a catalog entry without its validation: %v, want an error naming it", err)
+	}
+
+	type renameBody struct {
+		Name *string `json:"name"`
+	}
+	var called []string
+	endpoint := &endpoint{
+		op: "renameService",
+		decode: func(raw []byte) (any, error) {
+			b, err := decodeStrict[renameBody](raw)
+			if err != nil {
+				return nil, err
+			}
+			var c checker
+			name := c.name("name", b.Name)
+			return name, c.err()
+		},
+		call: func(_ context.Context, _ *apiclient.Client, v ids, body any) (any, error) {
+			called = append(called, v[idService]+"="+body.(string))
+			return &apiclient.Service{ServiceID: v[idService], Name: body.(string)}, nil
+		},
+		target: serviceTarget(settleNone),
+	}
+	e := newEnv(t, withOptions(func(o *Options) {
+		o.catalog = catalog
+		o.endpoints = append(endpoints(), endpoint)
+		o.Allow = append(WriteOperations(), "renameService")
+	}))
+	if err := checkAllow("--admin.allow", []string{"renameService"}, catalog); err != nil {
+		t.Errorf("--admin.allow=renameService: %v", err)
+	}
+	if slices.Contains(defaultAllow(catalog), "renameService") != true {
+		t.Error("renameService is not allowed by default")
+	}
+	svc := e.demo().service["orders-db"]
+	if svc == "" {
+		t.Fatal("no orders-db in the demo")
+	}
+	path := apiPrefix + "/projects/" + testProject + "/services/" + svc + "/rename"
+	if a := e.do("POST", path, `{"name":""}`); a.status != http.StatusBadRequest || a.json(t)["code"] != codeInvalidRequest {
+		t.Errorf("invalid body: %d %s, want 400 invalid_request", a.status, a.body)
+	}
+	if a := e.do("GET", path, ""); a.status != http.StatusMethodNotAllowed {
+		t.Errorf("GET %s: %d, want 405", path, a.status)
+	}
+	a := e.do("POST", path, `{"name":"renamed"}`)
+	if a.status != http.StatusOK || !strings.Contains(a.body, `"renamed"`) {
+		t.Errorf("POST %s: %d %s, want the catalog's 200 with the service", path, a.status, a.body)
+	}
+	e.srv.background.Wait()
+	if !slices.Equal(called, []string{svc + "=renamed"}) {
+		t.Errorf("calls %v, want one with the path's service id and the validated name", called)
+	}
+	if n := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues("renameService", "200")); n != 1 {
+		t.Errorf("clouddb_exporter_admin_requests_total{operation=\"renameService\",code=\"200\"} = %v, want 1", n)
+	}
+	if !strings.Contains(e.audit.String(), `"operation":"renameService"`) {
+		t.Errorf("the audit log does not name renameService: %s", e.audit.String())
+	}
+}
