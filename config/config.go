@@ -29,7 +29,20 @@ type API struct {
 	HTTPClient HTTPClient
 }
 
-// Collect holds how one project is polled.
+// Defaults of the collect settings: the --collect.* flags' defaults, which
+// the poller also applies to settings left at zero.
+const (
+	DefaultInterval           = 60 * time.Second
+	DefaultTransitionInterval = 10 * time.Second
+	// DefaultMaxStaleness is 0: data is never dropped because the API
+	// fails; it stays, flagged by the part's health, until a successful
+	// list no longer has it.
+	DefaultMaxStaleness time.Duration = 0
+	DefaultConcurrency                = 4
+)
+
+// Collect holds how one project is polled: from the --collect.* flags
+// through a config file's project to the project's poller.
 type Collect struct {
 	Interval           time.Duration
 	TransitionInterval time.Duration

@@ -10,7 +10,6 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
-	"github.com/clouddb/clouddb_exporter/poller"
 )
 
 // Environment variables that carry credentials. They are read directly, not
@@ -60,13 +59,13 @@ func AddFlags(app *kingpin.Application) *Flags {
 	flagval.Duration(app, "api.retry-max-delay", "Cap of one backoff delay.",
 		apiclient.DefaultRetryMaxDelay.String(), "CLOUDDB_API_RETRY_MAX_DELAY", &f.API.RetryMaxDelay)
 	flagval.Duration(app, "collect.interval", "Interval of full poll cycles (all list endpoints).",
-		poller.DefaultInterval.String(), "CLOUDDB_COLLECT_INTERVAL", &f.Collect.Interval)
+		DefaultInterval.String(), "CLOUDDB_COLLECT_INTERVAL", &f.Collect.Interval)
 	flagval.Duration(app, "collect.transition-interval", "Interval at which resources in a transitional state are followed through the get endpoints.",
-		poller.DefaultTransitionInterval.String(), "CLOUDDB_COLLECT_TRANSITION_INTERVAL", &f.Collect.TransitionInterval)
+		DefaultTransitionInterval.String(), "CLOUDDB_COLLECT_TRANSITION_INTERVAL", &f.Collect.TransitionInterval)
 	flagval.Duration(app, "collect.max-staleness", "Opt-in: drop a resource's series once refreshing it has failed for this long since its last good read. 0 (the default) never drops: an outage keeps the last known data, flagged by clouddb_exporter_collector_success.",
-		poller.DefaultMaxStaleness.String(), "CLOUDDB_COLLECT_MAX_STALENESS", &f.Collect.MaxStaleness)
+		DefaultMaxStaleness.String(), "CLOUDDB_COLLECT_MAX_STALENESS", &f.Collect.MaxStaleness)
 	flagval.Int(app, "collect.concurrency", "API calls one project's poll cycle may have in flight.",
-		fmt.Sprint(poller.DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
+		fmt.Sprint(DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
 	tls := &f.API.HTTPClient.TLSConfig
 	app.Flag("api.tls.ca-file", "CA certificates (PEM) to verify the API's server certificate with, instead of the system's.").
 		Envar("CLOUDDB_API_TLS_CA_FILE").StringVar(&tls.CAFile)

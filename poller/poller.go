@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -48,15 +49,12 @@ type Client interface {
 	GetPeering(ctx context.Context, vpcID, peeringID string) (*apiclient.Peering, error)
 }
 
-// Defaults for Options fields left at their zero value.
+// Defaults for Options fields left at their zero value: the configuration's.
 const (
-	DefaultInterval           = 60 * time.Second
-	DefaultTransitionInterval = 10 * time.Second
-	// DefaultMaxStaleness is 0: data is never dropped because the API
-	// fails; it stays, flagged by the part's health, until a successful
-	// list no longer has it.
-	DefaultMaxStaleness time.Duration = 0
-	DefaultConcurrency                = 4
+	DefaultInterval           = config.DefaultInterval
+	DefaultTransitionInterval = config.DefaultTransitionInterval
+	DefaultMaxStaleness       = config.DefaultMaxStaleness
+	DefaultConcurrency        = config.DefaultConcurrency
 )
 
 // Options configure a Poller.
