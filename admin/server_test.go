@@ -15,6 +15,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
 // route is one write operation exercised by the table tests.
@@ -431,7 +432,7 @@ func TestIdempotency(t *testing.T) {
 	e.sim.AddFault(cloudsim.Fault{Operation: apiclient.OpCreateService, Latency: 2 * time.Second, Count: 1})
 	done := make(chan answer)
 	go func() { done <- e.do("POST", path, body, idempotencyHeader, "key-3") }()
-	waitFor(t, "the first request to hold its key", func() bool {
+	testbin.WaitFor(t, 20*time.Second, "the first request to hold its key", func() bool {
 		e.srv.idem.mu.Lock()
 		defer e.srv.idem.mu.Unlock()
 		entry, ok := e.srv.idem.entries[idemKey{testProject, apiclient.OpCreateService, "key-3"}]
@@ -523,7 +524,7 @@ func TestOperationTracking(t *testing.T) {
 			return op["state"] == want && (status == "" || op["last_status"] == status)
 		}
 	}
-	waitFor(t, "the resize to be seen CONFIGURING", state(statePending, apiclient.ServiceConfiguring))
+	testbin.WaitFor(t, 20*time.Second, "the resize to be seen CONFIGURING", state(statePending, apiclient.ServiceConfiguring))
 	// The poller's snapshot has the new size at once (refresh on write).
 	snap := e.poller.Snapshot()
 	for _, s := range snap.Services {
@@ -532,7 +533,7 @@ func TestOperationTracking(t *testing.T) {
 		}
 	}
 	e.clock.Advance(2 * time.Minute)
-	waitFor(t, "the resize to succeed", state(stateSucceeded, apiclient.ServiceReady))
+	testbin.WaitFor(t, 20*time.Second, "the resize to succeed", state(stateSucceeded, apiclient.ServiceReady))
 	op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
 	if op["accepted_at"] == nil || op["settled_at"] == nil || op["duration_seconds"] == nil {
 		t.Errorf("timings missing: %v", op)
@@ -544,11 +545,11 @@ func TestOperationTracking(t *testing.T) {
 	// A delete settles when the service is gone.
 	a = e.do("DELETE", p+"/services/"+d.service["dev-sandbox"], "")
 	delID := a.header.Get("X-Request-Id")
-	waitFor(t, "the delete to be seen DELETING", func() bool {
+	testbin.WaitFor(t, 20*time.Second, "the delete to be seen DELETING", func() bool {
 		return e.do("GET", "/api/v1/operations/"+delID, "").json(t)["last_status"] == apiclient.ServiceDeleting
 	})
 	e.clock.Advance(2 * time.Minute)
-	waitFor(t, "the delete to succeed", func() bool {
+	testbin.WaitFor(t, 20*time.Second, "the delete to succeed", func() bool {
 		op := e.do("GET", "/api/v1/operations/"+delID, "").json(t)
 		return op["state"] == stateSucceeded && op["last_status"] == lastStatusGone
 	})
@@ -572,7 +573,7 @@ func TestOperationTimeout(t *testing.T) {
 		t.Fatalf("resize: %d %s", a.status, a.body)
 	}
 	id := a.header.Get("X-Request-Id")
-	waitFor(t, "the operation to time out", func() bool {
+	testbin.WaitFor(t, 20*time.Second, "the operation to time out", func() bool {
 		op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
 		return op["state"] == stateTimedOut && op["last_status"] == apiclient.ReplicaSetResizing
 	})
@@ -596,7 +597,7 @@ func TestAuditHasNoSecrets(t *testing.T) {
 	e.do("POST", p+"/services/"+d.service["embeddings"]+"/updatePassword?dry_run=true", `{"password":"dry-master-password"}`)
 	e.do("POST", p+"/services/"+d.service["embeddings"]+"/updatePassword", `{"password":"bad-master-password", "x": 1}`)
 	e.do("GET", "/api/v1/operations", "")
-	waitFor(t, "the audit records", func() bool { return strings.Count(e.audit.String(), "\n") == 6 })
+	testbin.WaitFor(t, 20*time.Second, "the audit records", func() bool { return strings.Count(e.audit.String(), "\n") == 6 })
 	out := e.audit.String() + e.logs.String()
 	for _, secret := range []string{initial, forked, "new-master-password", "dry-master-password", "bad-master-password", testToken, testSecretKey, testAccessKey} {
 		if strings.Contains(out, secret) {
@@ -626,11 +627,11 @@ func TestTrackingFollowsReload(t *testing.T) {
 		t.Fatalf("resize: %d %s", a.status, a.body)
 	}
 	id := a.header.Get("X-Request-Id")
-	waitFor(t, "the resize to be tracked", func() bool {
+	testbin.WaitFor(t, 20*time.Second, "the resize to be tracked", func() bool {
 		return e.do("GET", "/api/v1/operations/"+id, "").json(t)["last_status"] == apiclient.ServiceConfiguring
 	})
 	removed.Store(true)
-	waitFor(t, "the operation to fail with its project gone", func() bool {
+	testbin.WaitFor(t, 20*time.Second, "the operation to fail with its project gone", func() bool {
 		op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
 		return op["state"] == stateFailed && op["last_status"] == "project no longer configured"
 	})

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/dashboards"
-	"github.com/clouddb/clouddb_exporter/e2e"
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 	"go.yaml.in/yaml/v3"
 )
@@ -153,14 +152,14 @@ func TestExportedMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the exporter")
 	}
-	exp := e2e.StartExporter(t, "", "--simulate")
+	exp := testbin.StartWithAdmin(t, "", "--simulate")
 	fams := exp.Scrape(t)
 	exp.ExerciseAdmin(t, fams)
 	testbin.WaitFor(t, 30*time.Second, "the admin metrics", func() bool {
-		names := e2e.MetricNames(exp.Scrape(t))
+		names := testbin.MetricNames(exp.Scrape(t))
 		return names["clouddb_exporter_admin_requests_total"] && names["clouddb_exporter_admin_operation_duration_seconds_bucket"]
 	})
-	allowed := e2e.MetricNames(exp.Scrape(t))
+	allowed := testbin.MetricNames(exp.Scrape(t))
 	for _, name := range notFromExporter {
 		allowed[name] = true
 	}

@@ -53,7 +53,7 @@ func TestPrometheus(t *testing.T) {
 
 	sim := testbin.StartSim(t)
 	simURL := "http://" + sim
-	exp := StartExporter(t, sim,
+	exp := testbin.StartWithAdmin(t, sim,
 		"--collect.interval=2s", "--collect.transition-interval=1s", "--collect.max-staleness=1m",
 		"--api.rate-limit=200", "--api.rate-burst=200",
 		"--api.max-retries=1", "--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms")
@@ -110,7 +110,7 @@ func TestPrometheus(t *testing.T) {
 	// Dashboards, while the fleet and the API are healthy.
 	vars := map[string]string{
 		"$__rate_interval": rateInterval, "${datasource}": "", "$datasource": "",
-		"$job": job, "$instance": exp.Addr, "$project_id": ProjectID, "$service_id": rsService,
+		"$job": job, "$instance": exp.Addr, "$project_id": testbin.SimProject, "$service_id": rsService,
 	}
 	deferred := checkDashboards(t, prom, vars, func(key string) bool {
 		return emptyWhileHealthy[key]
@@ -146,7 +146,7 @@ func TestPrometheus(t *testing.T) {
 			t.Fatalf("control %s: %d %s", path, code, out)
 		}
 	}
-	p := "projects/" + ProjectID + "/"
+	p := "projects/" + testbin.SimProject + "/"
 	control(p+"services/"+service+"/status", `{"status":"UNSTABLE"}`)
 	control(p+"services/"+rsService+"/replicaSets/"+replicaSet+"/status", `{"status":"error"}`)
 	control(p+"vpcs/"+vpc+"/peerings/"+peering+"/error", `{"error_message":"peer account rejected the request"}`)

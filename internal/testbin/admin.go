@@ -1,9 +1,4 @@
-// Package e2e runs the project's binaries together with a real Prometheus:
-// the standalone simulator, the exporter and Prometheus loading the shipped
-// alerting rules (prometheus_test.go). The helpers in this file start the
-// simulator and the exporter on loopback and are shared with the dashboards
-// tests, which need the set of metric names the real binary exports.
-package e2e
+package testbin
 
 import (
 	"net/http"
@@ -14,16 +9,11 @@ import (
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
-
-	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
-// ProjectID is the project of the simulator's demo scenario.
-const ProjectID = testbin.SimProject
-
-// Exporter is a started exporter.
+// Exporter is a started exporter with its admin listener.
 type Exporter struct {
-	*testbin.Process
+	*Process
 	// Addr is its loopback host:port, URL the same as http://host:port.
 	Addr, URL string
 	// AdminURL is the admin listener's base URL and AdminToken its bearer
@@ -31,22 +21,23 @@ type Exporter struct {
 	AdminURL, AdminToken string
 }
 
-// StartExporter starts the exporter with args and waits until it is ready.
-// With simAddr it polls that simulator's demo project with the simulator's
-// credentials; with an empty simAddr, args must configure it (--simulate).
-func StartExporter(t testing.TB, simAddr string, args ...string) *Exporter {
+// StartWithAdmin starts the exporter with args and an admin listener
+// (bearer token) and waits until it is ready. With simAddr it polls that
+// simulator's demo project with the simulator's credentials; with an empty
+// simAddr, args must configure it (--simulate).
+func StartWithAdmin(t testing.TB, simAddr string, args ...string) *Exporter {
 	t.Helper()
 	var env []string
 	if simAddr != "" {
-		env = testbin.ExporterEnv(simAddr)
+		env = ExporterEnv(simAddr)
 	}
-	e := &Exporter{AdminURL: "http://" + testbin.FreeAddr(t), AdminToken: "e2e-admin-token-0123456789abcdef"}
+	e := &Exporter{AdminURL: "http://" + FreeAddr(t), AdminToken: "e2e-admin-token-0123456789abcdef"}
 	tokenFile := filepath.Join(t.TempDir(), "admin-token")
 	if err := os.WriteFile(tokenFile, []byte(e.AdminToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	args = append(args, "--admin.listen-address="+strings.TrimPrefix(e.AdminURL, "http://"), "--admin.token-file="+tokenFile)
-	e.Process, e.URL = testbin.StartExporter(t, env, args...)
+	e.Process, e.URL = StartExporter(t, env, args...)
 	e.Addr = strings.TrimPrefix(e.URL, "http://")
 	return e
 }
@@ -57,15 +48,15 @@ func StartExporter(t testing.TB, simAddr string, args ...string) *Exporter {
 // accepted operations). fams is a scrape of the exporter.
 func (e *Exporter) ExerciseAdmin(t testing.TB, fams map[string]*dto.MetricFamily, avoid ...string) {
 	t.Helper()
-	withPooler := testbin.LabelValues(fams, "clouddb_service_connection_pooler_enabled", "service_id")
-	candidates := slices.DeleteFunc(testbin.LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY"), func(id string) bool {
+	withPooler := LabelValues(fams, "clouddb_service_connection_pooler_enabled", "service_id")
+	candidates := slices.DeleteFunc(LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY"), func(id string) bool {
 		return slices.Contains(avoid, id) || slices.Contains(withPooler, id)
 	})
 	if len(candidates) == 0 {
 		t.Fatal("the demo lacks a READY service without a pooler to exercise the admin surface with")
 	}
 	for _, query := range []string{"?dry_run=true", ""} {
-		u := e.AdminURL + "/api/v1/projects/" + ProjectID + "/services/" + candidates[0] + "/enablePooler" + query
+		u := e.AdminURL + "/api/v1/projects/" + SimProject + "/services/" + candidates[0] + "/enablePooler" + query
 		req, err := http.NewRequest(http.MethodPost, u, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +76,7 @@ func (e *Exporter) ExerciseAdmin(t testing.TB, fams map[string]*dto.MetricFamily
 // Scrape returns the exporter's metric families.
 func (e *Exporter) Scrape(t testing.TB) map[string]*dto.MetricFamily {
 	t.Helper()
-	_, fams := testbin.Scrape(t, e.URL)
+	_, fams := Scrape(t, e.URL)
 	return fams
 }
 
