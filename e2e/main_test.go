@@ -101,7 +101,7 @@ func TestSimulateDemo(t *testing.T) {
 			t.Errorf("/metrics lacks %s", name)
 		}
 	}
-	want, _ := os.ReadFile("VERSION")
+	want, _ := os.ReadFile(filepath.Join(testbin.RepoRoot(), "VERSION"))
 	if _, ok := testbin.Value(fams, "clouddb_exporter_build_info", "version", strings.TrimSpace(string(want))); !ok {
 		t.Errorf("build_info lacks the version of the VERSION file: %v", fams["clouddb_exporter_build_info"])
 	}
