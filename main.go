@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -27,11 +28,11 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/clouddb/clouddb_exporter/admin"
+	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/projects"
-	"github.com/clouddb/clouddb_exporter/sd"
 )
 
 const exporterName = "clouddb_exporter"
@@ -44,60 +45,151 @@ var versionFile string
 
 func main() { os.Exit(run(os.Args[1:], os.Getenv)) }
 
+// run is the exporter: it returns 0 after a clean shutdown, 1 when serving
+// fails and 2 for a configuration error.
 func run(args []string, getenv func(string) string) int {
 	if version.Version == "" {
 		version.Version = strings.TrimSpace(versionFile)
 	}
-	app := kingpin.New(exporterName, "Prometheus exporter for a managed cloud-database control plane.")
-	webFlags := kingpinflag.AddFlags(app, ":9866")
-	telemetryPath := app.Flag("web.telemetry-path", "Path under which to expose metrics.").
-		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").String()
-	logFlags := logging.AddFlags(app)
-	cfgFlags := config.AddFlags(app)
-	simulate := app.Flag("simulate", "Start the embedded API simulator (demo scenario) on loopback and poll it: a complete demo with no cloud account.").
-		Envar("CLOUDDB_SIMULATE").Bool()
-	adminFlags := admin.AddFlags(app)
-	app.Version(version.Print(exporterName))
-	app.HelpFlag.Short('h')
-	if _, err := app.Parse(args); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
-		return 2
-	}
-
-	logger, err := logging.New(os.Stderr, logFlags, logging.IsTerminal(os.Stderr))
+	f, err := parseFlags(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
 		return 2
+	}
+	logger, err := logging.New(os.Stderr, f.log, logging.IsTerminal(os.Stderr))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
+		return 2
+	}
+	if f.configCheck {
+		return checkConfig(logger, f, getenv)
 	}
 	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-
-	load, err := projectSource(ctx, logger, cfgFlags, *simulate, getenv)
+	load, err := projectSource(ctx, logger, f, getenv, false)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
 	}
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(
-		versioncollector.NewCollector(exporterName),
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
+	reg := newRegistry(!f.disableExporterMetrics)
 	// The API metrics stay out of reg: through SelfGatherer the exposition
 	// re-encodes them only after an API call, not on every scrape.
 	apiMetrics := collector.NewAPIMetrics(nil)
 	exposition := collector.NewExposition(collector.SelfGatherer(apiMetrics, reg), logger)
 	manager := projects.New(ctx, logger, apiMetrics, exposition, version.ComponentUserAgent(exporterName))
 	defer manager.Stop()
-	reloader := projects.NewReloader(reg, manager, load, logger)
+	reloader := projects.NewReloader(reg, manager, load, f.config.ConfigFile, logger)
 	if err := reloader.Reload(); err != nil {
 		return 2
 	}
-	adminSrv, adminCleanup, err := adminFlags.Listener(ctx, admin.Options{
+	go reloader.WatchSIGHUP(ctx)
+
+	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOptions(manager, reg, logger), f.simulate, os.Stdout)
+	if err != nil {
+		logger.Error("Invalid admin configuration", "err", err)
+		return 2
+	}
+	defer adminCleanup()
+
+	mux, err := newMux(routes{
+		telemetryPath: f.telemetryPath, metrics: exposition, ready: manager.Ready,
+		reload: reloader, snapshots: manager.Snapshots, pprof: f.enablePprof,
+	})
+	if err != nil {
+		logger.Error("Cannot build the landing page", "err", err)
+		return 1
+	}
+	return serve(ctx, logger, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, f.web, adminSrv)
+}
+
+// flags are the exporter's command line.
+type flags struct {
+	web                    *web.FlagConfig
+	telemetryPath          string
+	disableExporterMetrics bool
+	enablePprof            bool
+	log                    *logging.Config
+	config                 *config.Flags
+	configCheck            bool
+	simulate               bool
+	simulateAddress        string
+	admin                  *admin.Flags
+}
+
+func parseFlags(args []string) (*flags, error) {
+	app := kingpin.New(exporterName, "Prometheus exporter for a managed cloud-database control plane.")
+	f := &flags{web: kingpinflag.AddFlags(app, ":9866")}
+	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
+		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").StringVar(&f.telemetryPath)
+	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime, process and build metrics (go_*, process_*, clouddb_exporter_build_info) out of /metrics.").
+		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
+	app.Flag("web.enable-pprof", "Serve the Go profiler under /debug/pprof/ on the main listener (off by default: it shows internals and a profile costs CPU).").
+		Envar("CLOUDDB_WEB_ENABLE_PPROF").BoolVar(&f.enablePprof)
+	f.log = logging.AddFlags(app)
+	f.config = config.AddFlags(app)
+	app.Flag("config.check", "Check the configuration (flags, --config.file, credential files, admin settings, web configs) and exit: 0 when it is valid, 2 otherwise.").
+		BoolVar(&f.configCheck)
+	app.Flag("simulate", "Start the embedded API simulator (demo scenario) on loopback and poll it: a complete demo with no cloud account.").
+		Envar("CLOUDDB_SIMULATE").BoolVar(&f.simulate)
+	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the README's /_sim examples work against either.").
+		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").StringVar(&f.simulateAddress)
+	f.admin = admin.AddFlags(app)
+	app.Version(version.Print(exporterName))
+	app.HelpFlag.Short('h')
+	_, err := app.Parse(args)
+	return f, err
+}
+
+// checkConfig validates the configuration without polling or serving, as
+// blackbox_exporter's --config.check: 0 when it is valid, 2 otherwise.
+func checkConfig(logger *slog.Logger, f *flags, getenv func(string) string) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := projectSource(ctx, logger, f, getenv, true)
+	if err == nil && *f.web.WebConfigFile != "" {
+		if err = web.Validate(*f.web.WebConfigFile); err != nil {
+			err = fmt.Errorf("--web.config.file: %w", err)
+		}
+	}
+	if err == nil {
+		var cleanup func()
+		quiet := slog.New(slog.DiscardHandler)
+		_, cleanup, err = f.admin.Listener(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate, io.Discard)
+		cleanup()
+	}
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 2
+	}
+	logger.Info("Configuration is valid")
+	return 0
+}
+
+// newRegistry returns the registry of the exporter's own metrics, with the
+// Go runtime, process and build collectors unless they are disabled.
+func newRegistry(exporterMetrics bool) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	if exporterMetrics {
+		reg.MustRegister(
+			versioncollector.NewCollector(exporterName),
+			collectors.NewGoCollector(),
+			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		)
+	}
+	return reg
+}
+
+// adminOptions connects the admin surface to the running projects; a nil
+// manager has none (--config.check).
+func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *slog.Logger) admin.Options {
+	return admin.Options{
 		Projects: func(id string) (admin.Project, bool) {
+			if manager == nil {
+				return admin.Project{}, false
+			}
 			p, ok := manager.Get(id)
 			if !ok {
 				return admin.Project{}, false
@@ -106,106 +198,37 @@ func run(args []string, getenv func(string) string) int {
 		},
 		Registerer: reg,
 		Logger:     logger,
-	}, *simulate, os.Stdout)
-	if err != nil {
-		logger.Error("Invalid admin configuration", "err", err)
-		return 2
 	}
-	defer adminCleanup()
+}
 
-	mux := http.NewServeMux()
-	mux.Handle("GET "+*telemetryPath, exposition)
-	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = fmt.Fprintln(w, "Healthy")
-	})
-	mux.HandleFunc("GET /-/ready", func(w http.ResponseWriter, _ *http.Request) {
-		if !manager.Ready() {
-			http.Error(w, "Not ready: the first poll cycle has not finished", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = fmt.Fprintln(w, "Ready")
-	})
-	mux.HandleFunc("POST /-/reload", func(w http.ResponseWriter, _ *http.Request) {
-		if cfgFlags.ConfigFile == "" {
-			http.Error(w, "Nothing to reload: no --config.file given", http.StatusBadRequest)
-			return
-		}
-		if err := reloader.Reload(); err != nil {
-			http.Error(w, "Configuration not applied: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		_, _ = fmt.Fprintln(w, "Reloaded")
-	})
-	for path, kind := range map[string]string{
-		"/sd/services": sd.KindServices, "/sd/replica-sets": sd.KindReplicaSets, "/sd/poolers": sd.KindPoolers,
-	} {
-		mux.Handle("GET "+path, sd.Handler(kind, manager.Snapshots))
-	}
-	landing, err := web.NewLandingPage(web.LandingConfig{
-		Name:        "CloudDB Exporter",
-		Description: "Prometheus exporter for a managed cloud-database control plane",
-		Version:     version.Info(),
-		Links: []web.LandingLinks{
-			{Address: *telemetryPath, Text: "Metrics"},
-			{Address: "/sd/services", Text: "Service discovery: services"},
-			{Address: "/sd/replica-sets", Text: "Service discovery: replica sets"},
-			{Address: "/sd/poolers", Text: "Service discovery: connection poolers"},
-			{Address: "/-/healthy", Text: "Health"},
-			{Address: "/-/ready", Text: "Readiness"},
-		},
-	})
-	if err != nil {
-		logger.Error("Cannot build the landing page", "err", err)
-		return 1
-	}
-	if *telemetryPath != "/" {
-		mux.Handle("GET /{$}", landing)
-	}
-
-	go func() {
-		hup := make(chan os.Signal, 1)
-		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-hup:
-				if cfgFlags.ConfigFile == "" {
-					logger.Info("Ignoring SIGHUP: no --config.file given")
-					continue
-				}
-				_ = reloader.Reload()
-			}
-		}
-	}()
-
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+// serve runs the main listener and the admin listener (when not nil) until
+// ctx ends, then shuts both down: 0 for a clean exit, 1 when one fails.
+func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, webFlags *web.FlagConfig, adminSrv *admin.Listener) int {
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- web.ListenAndServe(srv, webFlags, logger) }()
 	if adminSrv != nil {
 		go func() { serveErr <- adminSrv.Serve(logger) }()
 	}
-
 	select {
 	case err := <-serveErr:
 		if !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("Cannot serve", "err", err)
 			return 1
 		}
+		return 0
 	case <-ctx.Done():
-		logger.Info("Shutting down")
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shutdownCtx); err != nil {
-			logger.Error("Unclean shutdown", "err", err)
+	}
+	logger.Info("Shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		logger.Error("Unclean shutdown", "err", err)
+		return 1
+	}
+	if adminSrv != nil {
+		if err := adminSrv.Shutdown(shutdownCtx); err != nil {
+			logger.Error("Unclean shutdown of the admin listener", "err", err)
 			return 1
-		}
-		if adminSrv != nil {
-			if err := adminSrv.Shutdown(shutdownCtx); err != nil {
-				logger.Error("Unclean shutdown of the admin listener", "err", err)
-				return 1
-			}
 		}
 	}
 	return 0
@@ -214,29 +237,34 @@ func run(args []string, getenv func(string) string) int {
 // projectSource resolves where the projects come from, failing fast on
 // missing or contradictory settings: the embedded simulator, a
 // configuration file (re-read on reload), or the single-project flags.
-func projectSource(ctx context.Context, logger *slog.Logger, f *config.Flags, simulate bool, getenv func(string) string) (func() ([]config.Project, error), error) {
+// With check set it only validates: the simulator is not started.
+func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, check bool) (func() ([]config.Project, error), error) {
+	cfg := f.config
 	switch {
-	case simulate && f.ConfigFile != "":
+	case f.simulate && cfg.ConfigFile != "":
 		return nil, errors.New("--simulate and --config.file (CLOUDDB_CONFIG_FILE) contradict each other: use one")
-	case simulate:
-		if given := f.SingleProjectSettingsGiven(getenv, true); len(given) > 0 {
+	case f.simulate:
+		if given := cfg.SingleProjectSettingsGiven(getenv, true); len(given) > 0 {
 			return nil, fmt.Errorf("--simulate polls its own simulator with generated credentials; unset %s", strings.Join(given, ", "))
 		}
-		project, err := startSimulator(ctx, logger, f)
+		if check {
+			return nil, nil
+		}
+		project, err := startSimulator(ctx, logger, cfg, f.simulateAddress)
 		if err != nil {
 			return nil, err
 		}
 		return func() ([]config.Project, error) { return []config.Project{project}, nil }, nil
-	case f.ConfigFile != "":
-		if given := f.SingleProjectSettingsGiven(getenv, false); len(given) > 0 {
+	case cfg.ConfigFile != "":
+		if given := cfg.SingleProjectSettingsGiven(getenv, false); len(given) > 0 {
 			return nil, fmt.Errorf("--config.file (CLOUDDB_CONFIG_FILE) lists the projects and their credentials; unset %s", strings.Join(given, ", "))
 		}
-		api, collect := f.Defaults()
-		load := func() ([]config.Project, error) { return config.LoadFile(f.ConfigFile, api, collect, getenv) }
+		api, collect := cfg.Defaults()
+		load := func() ([]config.Project, error) { return config.LoadFile(cfg.ConfigFile, api, collect, getenv) }
 		_, err := load()
 		return load, err
 	default:
-		project, err := f.SingleProject(getenv)
+		project, err := cfg.SingleProject(getenv)
 		if err != nil {
 			return nil, err
 		}

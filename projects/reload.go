@@ -1,8 +1,15 @@
 package projects
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,17 +23,24 @@ type Reloader struct {
 	mu      sync.Mutex
 	manager *Manager
 	load    func() ([]config.Project, error)
-	logger  *slog.Logger
+	// file is the configuration file load reads; without one there is
+	// nothing to reload.
+	file   string
+	logger *slog.Logger
 
 	successful prometheus.Gauge
 	lastOK     prometheus.Gauge
 }
 
-// NewReloader returns a Reloader that applies what load returns to m.
-func NewReloader(reg prometheus.Registerer, m *Manager, load func() ([]config.Project, error), logger *slog.Logger) *Reloader {
+// NewReloader returns a Reloader that applies what load returns to m. file
+// is the configuration file load reads (--config.file), "" when the
+// projects come from flags: then only the first Reload runs, and later
+// requests to reload are refused (POST /-/reload) or ignored (SIGHUP).
+func NewReloader(reg prometheus.Registerer, m *Manager, load func() ([]config.Project, error), file string, logger *slog.Logger) *Reloader {
 	r := &Reloader{
 		manager: m,
 		load:    load,
+		file:    file,
 		logger:  logger,
 		successful: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_config_last_reload_successful",
@@ -59,4 +73,45 @@ func (r *Reloader) Reload() error {
 	r.lastOK.Set(float64(time.Now().UnixNano()) / 1e9)
 	r.logger.Info("Configuration applied", "projects", len(projects))
 	return nil
+}
+
+// errNoConfigFile refuses a reload without a file to re-read.
+var errNoConfigFile = errors.New("nothing to reload: no --config.file given")
+
+// reloadRequested reloads if there is a file to re-read.
+func (r *Reloader) reloadRequested() error {
+	if r.file == "" {
+		return errNoConfigFile
+	}
+	return r.Reload()
+}
+
+// ServeHTTP serves POST /-/reload: 200 once the configuration is applied,
+// 400 with the reason when it is not (the previous one stays in use).
+func (r *Reloader) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	switch err := r.reloadRequested(); {
+	case errors.Is(err, errNoConfigFile):
+		http.Error(w, "Nothing to reload: no --config.file given", http.StatusBadRequest)
+	case err != nil:
+		http.Error(w, "Configuration not applied: "+err.Error(), http.StatusBadRequest)
+	default:
+		_, _ = fmt.Fprintln(w, "Reloaded")
+	}
+}
+
+// WatchSIGHUP reloads on every SIGHUP until ctx ends.
+func (r *Reloader) WatchSIGHUP(ctx context.Context) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if err := r.reloadRequested(); errors.Is(err, errNoConfigFile) {
+				r.logger.Info("Ignoring SIGHUP: no --config.file given")
+			}
+		}
+	}
 }

@@ -29,10 +29,11 @@ func main() { os.Exit(run()) }
 
 func run() int {
 	app := kingpin.New("cloudsim", "Simulated cloud database management API, for demos and tests. Not a real service: keep it on loopback.")
+	demo := cloudsim.DemoTimings()
 	var (
-		listen   = app.Flag("web.listen-address", "Address to listen on. The /_sim controls take no authentication, so keep this on loopback.").Default("127.0.0.1:8090").String()
+		listen   = app.Flag("web.listen-address", "Address to listen on. The /_sim controls take no authentication, so keep this on loopback.").Default(cloudsim.DemoAddress).String()
 		scenario = app.Flag("scenario", "Resources to load at startup: demo, fleet or empty.").Default("demo").Enum("demo", "fleet", "empty")
-		project  = app.Flag("project-id", "Project the credentials belong to and the scenario is loaded into.").Default("demo-project").String()
+		project  = app.Flag("project-id", "Project the credentials belong to and the scenario is loaded into.").Default(cloudsim.DemoProject).String()
 		seed     = app.Flag("seed", "Seed for identifiers, ports, fault rates and churn.").Default("1").Int64()
 
 		fleetServices = app.Flag("fleet.services", "Services of the fleet scenario.").Default("1000").Int()
@@ -40,11 +41,11 @@ func run() int {
 		fleetVPCs     = app.Flag("fleet.vpcs", "VPCs of the fleet scenario.").Default("10").Int()
 		fleetPeerings = app.Flag("fleet.peerings-per-vpc", "Peerings per VPC of the fleet scenario.").Default("2").Int()
 
-		provision = app.Flag("timing.provision", "Duration of each creation step of a service (QUEUED, then CONFIGURING).").Default("5s").Duration()
-		configure = app.Flag("timing.configure", "How long resize, setHA, attach and detach stay CONFIGURING.").Default("10s").Duration()
-		deletion  = app.Flag("timing.delete", "How long a deleted service stays DELETING.").Default("8s").Duration()
-		rsTiming  = app.Flag("timing.replica-set", "How long a replica set is creating, resizing or deleting.").Default("12s").Duration()
-		peering   = app.Flag("timing.peering", "How long a new peering stays pending.").Default("20s").Duration()
+		provision = app.Flag("timing.provision", "Duration of each creation step of a service (QUEUED, then CONFIGURING).").Default(demo.Provision.String()).Duration()
+		configure = app.Flag("timing.configure", "How long resize, setHA, attach and detach stay CONFIGURING.").Default(demo.Configure.String()).Duration()
+		deletion  = app.Flag("timing.delete", "How long a deleted service stays DELETING.").Default(demo.Delete.String()).Duration()
+		rsTiming  = app.Flag("timing.replica-set", "How long a replica set is creating, resizing or deleting.").Default(demo.ReplicaSet.String()).Duration()
+		peering   = app.Flag("timing.peering", "How long a new peering stays pending.").Default(demo.Peering.String()).Duration()
 
 		churn    = app.Flag("churn.interval", "Interval of demo churn (resizes, pooler toggles, environment flips, status blips); 0 disables it.").Default("0s").Duration()
 		logLevel = app.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").Enum("debug", "info", "warn", "error")

@@ -87,13 +87,31 @@ type Process struct {
 	err    error
 }
 
+// simulateOnFreePort gives the exporter's embedded simulator (--simulate) a
+// free port unless args choose one: its default port is fixed, and tests
+// run in parallel.
+func simulateOnFreePort(args []string) []string {
+	simulate := false
+	for _, a := range args {
+		if strings.HasPrefix(a, "--simulate.listen-address") {
+			return args
+		}
+		simulate = simulate || a == "--simulate" || a == "--simulate=true"
+	}
+	if !simulate {
+		return args
+	}
+	return append(args[:len(args):len(args)], "--simulate.listen-address=127.0.0.1:0")
+}
+
 // Start runs bin with args and the extra environment env (on top of a
 // minimal one: PATH and HOME only, so the developer's CLOUDDB_* variables
-// never leak into a test). The process is stopped when the test ends and
+// never leak into a test). With --simulate, the embedded simulator gets a
+// free port unless args set --simulate.listen-address. The process is stopped when the test ends and
 // its output is logged if the test failed.
 func Start(t testing.TB, bin string, env []string, args ...string) *Process {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, simulateOnFreePort(args)...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
 	p := &Process{cmd: cmd, output: &syncbuf.Buffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.output, p.output
@@ -164,7 +182,7 @@ func Run(t testing.TB, bin string, env []string, args ...string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := exec.CommandContext(ctx, bin, simulateOnFreePort(args)...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
 	out, _ := cmd.CombinedOutput()
 	return cmd.ProcessState.ExitCode(), string(out)

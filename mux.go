@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/pprof"
+
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/sd"
+)
+
+// routes are what the main listener serves.
+type routes struct {
+	telemetryPath string
+	metrics       http.Handler
+	// ready reports whether the first poll cycle has finished.
+	ready func() bool
+	// reload serves POST /-/reload.
+	reload    http.Handler
+	snapshots func() []*fleet.Snapshot
+	// pprof serves the Go profiler under /debug/pprof/.
+	pprof bool
+}
+
+// newMux routes the main listener and builds its landing page, which
+// links only to the pages served.
+func newMux(r routes) (*http.ServeMux, error) {
+	mux := http.NewServeMux()
+	links := []web.LandingLinks{{Address: r.telemetryPath, Text: "Metrics"}}
+	mux.Handle("GET "+r.telemetryPath, r.metrics)
+	for _, s := range []struct{ path, kind, text string }{
+		{"/sd/services", sd.KindServices, "Service discovery: services"},
+		{"/sd/replica-sets", sd.KindReplicaSets, "Service discovery: replica sets"},
+		{"/sd/poolers", sd.KindPoolers, "Service discovery: connection poolers"},
+	} {
+		mux.Handle("GET "+s.path, sd.Handler(s.kind, r.snapshots))
+		links = append(links, web.LandingLinks{Address: s.path, Text: s.text})
+	}
+	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = fmt.Fprintln(w, "Healthy")
+	})
+	mux.HandleFunc("GET /-/ready", func(w http.ResponseWriter, _ *http.Request) {
+		if !r.ready() {
+			http.Error(w, "Not ready: the first poll cycle has not finished", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = fmt.Fprintln(w, "Ready")
+	})
+	links = append(links, web.LandingLinks{Address: "/-/healthy", Text: "Health"}, web.LandingLinks{Address: "/-/ready", Text: "Readiness"})
+	mux.Handle("POST /-/reload", r.reload)
+	if r.pprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+		links = append(links, web.LandingLinks{Address: "/debug/pprof/", Text: "Profiling (pprof)"})
+	}
+	if r.telemetryPath != "/" {
+		landing, err := web.NewLandingPage(web.LandingConfig{
+			Name:        "CloudDB Exporter",
+			Description: "Prometheus exporter for a managed cloud-database control plane",
+			Version:     version.Info(),
+			Links:       links,
+			// The toolkit's own profiling links include a 60s CPU
+			// profile; the one link above leads to the pprof index.
+			Profiling: "false",
+		})
+		if err != nil {
+			return nil, err
+		}
+		mux.Handle("GET /{$}", landing)
+	}
+	return mux, nil
+}
