@@ -144,6 +144,9 @@ func (p *Process) Exited() bool {
 	}
 }
 
+// PID is the process id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
 // Signal sends sig to the process.
 func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
 

@@ -1,0 +1,169 @@
+package e2e
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+// TestLandingPageLinks follows every link of the landing page: each must
+// answer 200. The profiler is linked and served only with --web.enable-pprof.
+func TestLandingPageLinks(t *testing.T) {
+	href := regexp.MustCompile(`href="([^"]+)"`)
+	for _, pprof := range []bool{false, true} {
+		args := []string{"--simulate"}
+		if pprof {
+			args = append(args, "--web.enable-pprof")
+		}
+		_, url := testbin.StartExporter(t, nil, args...)
+		code, page := testbin.Get(url + "/")
+		if code != http.StatusOK {
+			t.Fatalf("GET /: %d", code)
+		}
+		var links []string
+		for _, m := range href.FindAllStringSubmatch(page, -1) {
+			if strings.HasPrefix(m[1], "http") { // the toolkit's links to the outside world
+				continue
+			}
+			links = append(links, m[1])
+			if code, body := testbin.Get(url + "/" + strings.TrimPrefix(m[1], "/")); code != http.StatusOK {
+				t.Errorf("pprof=%v: the landing page links to %s, which answers %d %.100s", pprof, m[1], code, body)
+			}
+		}
+		if len(links) < 6 {
+			t.Errorf("pprof=%v: only %d links on the landing page: %v", pprof, len(links), links)
+		}
+		linked := strings.Contains(page, "/debug/pprof/")
+		served, _ := testbin.Get(url + "/debug/pprof/")
+		if linked != pprof || (served == http.StatusOK) != pprof {
+			t.Errorf("--web.enable-pprof=%v: pprof linked %v, GET /debug/pprof/ %d", pprof, linked, served)
+		}
+	}
+}
+
+// TestSimulateListenAddress checks that the embedded simulator listens where
+// --simulate.listen-address says, logs its control URL there, and that a
+// taken port is a startup error naming the flag.
+func TestSimulateListenAddress(t *testing.T) {
+	addr := testbin.FreeAddr(t)
+	p, url := testbin.StartExporter(t, nil, "--simulate", "--simulate.listen-address="+addr, "--collect.interval=1s")
+	if !strings.Contains(p.Output(), "http://"+addr+"/_sim/") {
+		t.Errorf("the log does not give the simulator's control URL http://%s/_sim/:\n%s", addr, p.Output())
+	}
+	if code, body := testbin.Post("http://"+addr+"/_sim/faults", `{"operation":"listServices","status":500}`); code/100 != 2 {
+		t.Fatalf("injecting a fault at the documented control URL: %d %s", code, body)
+	}
+	testbin.WaitFor(t, 2*time.Minute, "the fault to reach /metrics", testbin.MetricEquals(url+"/metrics",
+		"clouddb_exporter_collector_success", 0, "collector", "services"))
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, out := testbin.Run(t, testbin.Build(t, "."), nil, "--simulate", "--simulate.listen-address="+ln.Addr().String())
+	if code != 2 || !strings.Contains(out, "--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS)") {
+		t.Errorf("a taken simulator port: exit %d, want 2 naming the flag:\n%s", code, out)
+	}
+	code, out = testbin.Run(t, testbin.Build(t, "."), nil, "--simulate", "--simulate.listen-address=0.0.0.0:0")
+	if code != 2 || !strings.Contains(out, "not a loopback address") {
+		t.Errorf("a simulator beyond loopback: exit %d, want 2:\n%s", code, out)
+	}
+}
+
+// TestConfigCheck runs --config.check on valid and invalid configurations:
+// it exits 0 or 2 without serving anything.
+func TestConfigCheck(t *testing.T) {
+	bin := testbin.Build(t, ".")
+	dir := t.TempDir()
+	key := filepath.Join(dir, "key")
+	if err := os.WriteFile(key, []byte("k\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.yml")
+	if err := os.WriteFile(good, []byte("projects:\n  - id: a\n    access_key_file: "+key+"\n    secret_key_file: "+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("projects:\n  - id: a\n    colect: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := []string{"CLOUDDB_API_URL=https://api.example.net/v1"}
+	listen := "--web.listen-address=" + testbin.FreeAddr(t)
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		want string
+	}{
+		{"simulate", nil, []string{"--simulate"}, 0, "Configuration is valid"},
+		{"config file", url, []string{"--config.file=" + good}, 0, "Configuration is valid"},
+		{"config file with an unknown key", url, []string{"--config.file=" + bad}, 2, "field colect not found"},
+		{"no credentials", url, []string{"--api.project-id=p"}, 2, "CLOUDDB_ACCESS_KEY or --api.access-key-file is required"},
+		{"admin without authentication", url, []string{"--config.file=" + good, "--admin.listen-address=127.0.0.1:0"}, 2, "needs authentication"},
+		{"admin allow of a read", url, []string{"--config.file=" + good, "--admin.listen-address=127.0.0.1:0", "--admin.token-file=" + key, "--admin.allow=listServices"}, 2, "is a read operation"},
+		{"missing web config", url, []string{"--config.file=" + good, "--web.config.file=" + filepath.Join(dir, "nope.yml")}, 2, "--web.config.file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := testbin.Run(t, bin, tc.env, append([]string{"--config.check", listen}, tc.args...)...)
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, want %d with %q:\n%s", code, tc.code, tc.want, out)
+			}
+			if strings.Contains(out, "Simulator started") || strings.Contains(out, "Listening on") {
+				t.Errorf("--config.check started something:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestDisableExporterMetrics checks that --web.disable-exporter-metrics
+// drops the Go, process and build metrics and nothing else.
+func TestDisableExporterMetrics(t *testing.T) {
+	own := []string{"go_goroutines", "process_open_fds", "clouddb_exporter_build_info"}
+	for _, disable := range []bool{false, true} {
+		args := []string{"--simulate"}
+		if disable {
+			args = append(args, "--web.disable-exporter-metrics")
+		}
+		_, url := testbin.StartExporter(t, nil, args...)
+		_, fams := testbin.Scrape(t, url)
+		for _, name := range own {
+			if _, ok := fams[name]; ok == disable {
+				t.Errorf("--web.disable-exporter-metrics=%v: %s present %v", disable, name, ok)
+			}
+		}
+		for _, name := range []string{"clouddb_service_status", "clouddb_exporter_collector_success", "clouddb_exporter_config_last_reload_successful"} {
+			if _, ok := fams[name]; !ok {
+				t.Errorf("--web.disable-exporter-metrics=%v: %s missing", disable, name)
+			}
+		}
+	}
+}
+
+// TestReloadWithoutConfigFile checks that without --config.file a reload
+// is refused over HTTP and ignored on SIGHUP, and the exporter keeps
+// serving.
+func TestReloadWithoutConfigFile(t *testing.T) {
+	p, url := testbin.StartExporter(t, nil, "--simulate")
+	if code, body := testbin.Post(url+"/-/reload", ""); code != http.StatusBadRequest || !strings.Contains(body, "no --config.file") {
+		t.Errorf("POST /-/reload: %d %q, want 400 naming --config.file", code, body)
+	}
+	if err := p.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	testbin.WaitFor(t, 10*time.Second, "SIGHUP to be ignored", func() bool {
+		return strings.Contains(p.Output(), "Ignoring SIGHUP: no --config.file given")
+	})
+	if code, _ := testbin.Get(url + "/-/healthy"); code != http.StatusOK || p.Exited() {
+		t.Errorf("after SIGHUP: /-/healthy %d, exited %v", code, p.Exited())
+	}
+}
