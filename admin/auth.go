@@ -3,14 +3,17 @@ package admin
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/prometheus/exporter-toolkit/web"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -107,84 +110,45 @@ func (a *authenticator) authenticate(r *http.Request) (string, bool) {
 	return user, true
 }
 
-// WebConfig is the admin listener's web configuration, split in two: the
-// basic_auth_users, which the admin surface checks itself so that a wrong
-// password gets a JSON answer and an audit record like every other refusal,
-// and a file with everything else (TLS, headers, rate limit) for
-// exporter-toolkit.
-type WebConfig struct {
-	// Users maps basic-auth user names to bcrypt hashes.
-	Users map[string]string
-	// ServeFile is the web configuration file to give exporter-toolkit.
-	ServeFile string
-	// Close removes ServeFile when it is a derived copy.
-	Close func()
-}
-
-// LoadWebConfig reads an exporter-toolkit web configuration file. Without
-// basic_auth_users, ServeFile is path itself; with them, it is a private
-// copy without them (TLS file paths made absolute, since exporter-toolkit
-// resolves relative ones against the file's directory). The caller should
-// have checked the whole file with web.Validate.
-func LoadWebConfig(path string) (*WebConfig, error) {
-	raw, err := os.ReadFile(path)
+// LoadWebConfig decodes an exporter-toolkit web configuration file into the
+// toolkit's own web.Config, with the toolkit's defaults (TLS 1.2 to 1.3,
+// HTTP/2) and relative TLS file paths resolved against the file's
+// directory. The caller should have checked the file with web.Validate.
+// Nothing is written: the admin listener serves from the decoded value
+// (see Listener.Serve), so a read-only root filesystem is fine.
+func LoadWebConfig(path string) (*web.Config, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("not valid YAML: %w", err)
+	defer f.Close()
+	c := &web.Config{
+		TLSConfig:  web.TLSConfig{MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS13, PreferServerCipherSuites: true},
+		HTTPConfig: web.HTTPConfig{HTTP2: true},
 	}
-	wc := &WebConfig{ServeFile: path, Close: func() {}}
-	usersNode, ok := doc["basic_auth_users"]
-	if !ok || usersNode == nil {
-		return wc, nil
+	dec := yaml.NewDecoder(f)
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("not a valid web configuration: %w", err)
 	}
-	users, ok := usersNode.(map[string]any)
-	if !ok {
-		return nil, errors.New("basic_auth_users must map user names to bcrypt hashes")
-	}
-	wc.Users = make(map[string]string, len(users))
-	for user, hash := range users {
-		s, ok := hash.(string)
-		if !ok {
-			return nil, fmt.Errorf("basic_auth_users: the hash of user %q must be a string", user)
-		}
-		wc.Users[user] = s
-	}
-	if len(wc.Users) == 0 {
-		return wc, nil
-	}
-	delete(doc, "basic_auth_users")
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
 		return nil, err
 	}
-	if tlsCfg, ok := doc["tls_server_config"].(map[string]any); ok {
-		for _, key := range []string{"cert_file", "key_file", "client_ca_file"} {
-			if p, ok := tlsCfg[key].(string); ok && p != "" && !filepath.IsAbs(p) {
-				tlsCfg[key] = filepath.Join(dir, p)
-			}
-		}
+	c.TLSConfig.SetDirectory(dir)
+	return c, nil
+}
+
+// users returns the basic-auth users of c, which the admin surface checks
+// itself so that a wrong password gets a JSON answer and an audit record
+// like every other refusal.
+func users(c *web.Config) map[string]string {
+	if len(c.Users) == 0 {
+		return nil
 	}
-	derived, err := yaml.Marshal(doc)
-	if err != nil {
-		return nil, err
+	m := make(map[string]string, len(c.Users))
+	for user, hash := range c.Users {
+		m[user] = string(hash)
 	}
-	f, err := os.CreateTemp("", "clouddb-admin-web-*.yml") // created 0600
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Write(derived); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return nil, err
-	}
-	wc.ServeFile = f.Name()
-	wc.Close = func() { _ = os.Remove(f.Name()) }
-	return wc, nil
+	return m
 }

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/exporter-toolkit/web"
+	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
@@ -48,24 +50,60 @@ func AddFlags(app *kingpin.Application) *Flags {
 
 // Listener is the admin surface's own HTTP listener.
 type Listener struct {
-	srv       *http.Server
-	listen    string
-	webConfig string
+	srv    *http.Server
+	listen string
+	// tls is the listener's TLS configuration, nil for clear text.
+	tls *tls.Config
 }
 
 // Serve serves the admin surface until Shutdown; it returns
 // http.ErrServerClosed after a clean shutdown.
 func (a *Listener) Serve(logger *slog.Logger) error {
-	systemd := false
-	err := web.ListenAndServe(a.srv, &web.FlagConfig{
-		WebListenAddresses: &[]string{a.listen},
-		WebSystemdSocket:   &systemd,
-		WebConfigFile:      &a.webConfig,
-	}, logger.With("listener", "admin"))
+	ln, err := net.Listen("tcp", a.listen)
+	if err != nil {
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil)
+	if a.tls != nil {
+		a.srv.TLSConfig = a.tls
+		err = a.srv.ServeTLS(ln, "", "")
+	} else {
+		err = a.srv.Serve(ln)
+	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("admin listener: %w", err)
 	}
 	return err
+}
+
+// withWebConfig applies what the admin surface does not handle itself of
+// an exporter-toolkit web configuration: the response headers, the rate
+// limit and TLS (the certificate and key files are re-read on each
+// handshake, as the toolkit does, so a rotated certificate is picked up).
+func withWebConfig(h http.Handler, c *web.Config) (http.Handler, *tls.Config, error) {
+	var limiter *rate.Limiter
+	if c.RateLimiterConfig.Interval != 0 {
+		limiter = rate.NewLimiter(rate.Every(c.RateLimiterConfig.Interval), c.RateLimiterConfig.Burst)
+	}
+	headers := c.HTTPConfig.Header
+	wrapped := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if limiter != nil && !limiter.Allow() {
+			http.Error(w, http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests)
+			return
+		}
+		for k, v := range headers {
+			w.Header().Set(k, v)
+		}
+		h.ServeHTTP(w, r)
+	})
+	if !c.TLSConfig.IsEnabled() {
+		return wrapped, nil, nil
+	}
+	tlsConfig, err := web.ConfigToTLSConfig(&c.TLSConfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	return wrapped, tlsConfig, nil
 }
 
 // Shutdown stops the listener gracefully.
@@ -77,7 +115,7 @@ func (a *Listener) Shutdown(ctx context.Context) error { return a.srv.Shutdown(c
 // rest. Starting it without authentication is refused, except for
 // --simulate on loopback, where a token is generated and printed once to
 // stdout (not to the log). The returned cleanup closes the audit log and
-// removes the private web config copy.
+// has nothing else to release.
 func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdout io.Writer) (*Listener, func(), error) {
 	nop := func() {}
 	if f.listen == "" {
@@ -112,7 +150,7 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		cleanup()
 		return nil, nop, err
 	}
-	serveConfig := ""
+	webConfig := &web.Config{}
 	if f.webConfig != "" {
 		if err := web.Validate(f.webConfig); err != nil {
 			return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
@@ -121,8 +159,7 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		if err != nil {
 			return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
 		}
-		cleanups = append(cleanups, wc.Close)
-		opts.BasicAuthUsers, serveConfig = wc.Users, wc.ServeFile
+		webConfig, opts.BasicAuthUsers = wc, users(wc)
 	}
 	if f.tokenFile != "" {
 		raw, err := os.ReadFile(f.tokenFile)
@@ -151,17 +188,21 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		cleanups = append(cleanups, func() { _ = file.Close() })
 		opts.AuditLog = file
 	}
-	handler, err := New(ctx, opts)
+	surface, err := New(ctx, opts)
 	if err != nil {
 		return fail(err)
 	}
+	handler, tlsConfig, err := withWebConfig(surface, webConfig)
+	if err != nil {
+		return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
+	}
 	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(allow, ","),
 		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
-	return &Listener{
-		srv:       &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second},
-		listen:    f.listen,
-		webConfig: serveConfig,
-	}, cleanup, nil
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	if !webConfig.HTTPConfig.HTTP2 {
+		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
+	}
+	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig}, cleanup, nil
 }
 
 // isLoopback reports whether a listen address only accepts local
