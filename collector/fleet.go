@@ -37,8 +37,10 @@ func sortFamilies(descs []*metricDesc) []*metricDesc {
 
 // FleetCollector is a prometheus.Collector that emits the resource metrics
 // of every snapshot its source returns, as const metrics built on each
-// Collect. It holds no state of its own, so the same code serves both a
-// registry scraped live and the Exposition's once-per-change rendering.
+// Collect. The exporter does not register it: the Exposition renders the
+// same collect functions straight to text once per change. It is the
+// oracle the tests hold that renderer to (client_golang's encoding of the
+// same series), and it holds no state of its own.
 type FleetCollector struct {
 	source func() []*fleet.Snapshot
 }

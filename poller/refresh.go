@@ -24,14 +24,6 @@ var (
 	}
 )
 
-// IsTransitional reports whether a service, replica set or peering status is
-// one the resource is expected to leave by itself.
-func IsTransitional(status string) bool {
-	return slices.Contains(transitionalServiceStatuses, status) ||
-		slices.Contains(transitionalReplicaSetStatuses, status) ||
-		status == apiclient.PeeringPending
-}
-
 type peeringRef struct{ vpcID, peeringID string }
 
 // PollTransitions refreshes every resource that is in a transitional state
