@@ -1,0 +1,111 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/clouddb/clouddb_exporter/"
+
+// mayImport is the rule of docs/architecture.md: which of the module's
+// packages each package's non-test code may import. Data flows one way,
+// apiclient -> poller -> fleet snapshot -> collector, and only main and
+// projects wire the parts together.
+var mayImport = map[string][]string{
+	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "fleet", "logging", "projects", "sd"},
+	"admin":              {"apiclient", "fleet", "internal/flagval"},
+	"apiclient":          {},
+	"cloudsim":           {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
+	"cmd/cloudsim":       {"cloudsim"},
+	"collector":          {"apiclient", "fleet"},
+	"config":             {"apiclient", "internal/flagval"},
+	"fleet":              {"apiclient"},
+	"logging":            {"internal/flagval"},
+	"poller":             {"apiclient", "config", "fleet"},
+	"projects":           {"apiclient", "collector", "config", "fleet", "poller"},
+	"sd":                 {"apiclient", "fleet"},
+	"internal/fakeclock": {},
+	"internal/flagval":   {},
+	"internal/syncbuf":   {},
+	"internal/testbin":   {"internal/syncbuf"},
+	"alerts":             {},
+	"dashboards":         {},
+	"deploy":             {},
+	"e2e":                {},
+}
+
+// sources maps each package directory to the parsed imports and the text
+// of its non-test Go files.
+func sources(t *testing.T) (imports map[string][]string, text map[string]string) {
+	t.Helper()
+	imports, text = map[string][]string{}, map[string]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if _, seen := imports[dir]; !seen {
+			imports[dir] = nil // a package without module imports is listed too
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if rest, ok := strings.CutPrefix(p, module); ok && !slices.Contains(imports[dir], rest) {
+				imports[dir] = append(imports[dir], rest)
+			}
+		}
+		raw, err := os.ReadFile(path)
+		text[dir] += string(raw)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imports, text
+}
+
+func TestPackageImports(t *testing.T) {
+	imports, _ := sources(t)
+	for _, dir := range slices.Sorted(maps.Keys(imports)) {
+		allowed, ok := mayImport[dir]
+		if !ok {
+			t.Errorf("package %s is not in docs/architecture.md's import rule (mayImport): add it to both", dir)
+			continue
+		}
+		for _, imp := range imports[dir] {
+			if !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s; it may import only %v (docs/architecture.md)", dir, imp, allowed)
+			}
+		}
+	}
+}
+
+// TestSimulatorKeepsItsOwnRoutes keeps the simulator an independent oracle
+// of the API: it shares the client's wire types, not its operation catalog,
+// so that a wrong catalog entry fails the client's tests against it.
+func TestSimulatorKeepsItsOwnRoutes(t *testing.T) {
+	_, text := sources(t)
+	for _, name := range []string{"apiclient.Catalog", "apiclient.Lookup", "apiclient.Operation{"} {
+		if strings.Contains(text["cloudsim"], name) {
+			t.Errorf("cloudsim uses %s: its routes must not be derived from the client's catalog", name)
+		}
+	}
+}
