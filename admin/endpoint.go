@@ -3,7 +3,9 @@ package admin
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -146,8 +148,8 @@ func bind(catalog []apiclient.Operation, specs []*endpoint) ([]*endpoint, error)
 		b.api, b.ids = o, o.IDs()
 		bound = append(bound, &b)
 	}
-	for op := range byOp {
-		return nil, fmt.Errorf("admin endpoint %s is not in the operation catalog", op)
+	if len(byOp) > 0 {
+		return nil, fmt.Errorf("admin endpoints %v are not in the operation catalog", slices.Sorted(maps.Keys(byOp)))
 	}
 	return bound, nil
 }
