@@ -39,7 +39,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_WEB_CONFIG_FILE").StringVar(&f.webConfig)
 	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
-	app.Flag("admin.allow", "Write operation the admin surface permits (repeatable, e.g. resizeService). Default: every write operation except deleteService, deleteReplicaSet, deleteVPC, deletePeering and updatePassword.").
+	app.Flag("admin.allow", "Write operation the admin surface permits (repeatable, e.g. resizeService). Default: every write operation except "+strings.Join(destructive, ", ")+".").
 		StringsVar(&f.allow)
 	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
