@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
 const composeDir = "deploy/docker-compose"
@@ -62,7 +64,7 @@ func TestComposeFiles(t *testing.T) {
 	}
 	for name, s := range c.Services {
 		if s.Build != nil {
-			if _, err := os.Stat(filepath.Join(repoRoot(), composeDir, s.Build.Context, "Dockerfile")); err != nil {
+			if _, err := os.Stat(filepath.Join(testbin.RepoRoot(), composeDir, s.Build.Context, "Dockerfile")); err != nil {
 				t.Errorf("%s: build context %s has no Dockerfile", name, s.Build.Context)
 			}
 			if !stages[s.Build.Target] {
@@ -77,7 +79,7 @@ func TestComposeFiles(t *testing.T) {
 				continue
 			}
 			rel := filepath.Join(composeDir, parts[0])
-			if _, err := os.Stat(filepath.Join(repoRoot(), rel)); err != nil {
+			if _, err := os.Stat(filepath.Join(testbin.RepoRoot(), rel)); err != nil {
 				t.Errorf("%s mounts %s, which does not exist in the repository", name, parts[0])
 			}
 			mounts[parts[1]] = filepath.Clean(rel)

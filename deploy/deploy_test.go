@@ -9,19 +9,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
-
-// repoRoot is the repository root, found from this file's location.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..")
-}
 
 // startSim starts the standalone simulator with args (a --web.listen-address
 // in args is replaced by a free loopback address) and env, and returns its
@@ -44,17 +37,8 @@ func startSim(t *testing.T, env []string, args ...string) string {
 // credentials are found and the first poll cycle succeeded.
 func runExporterReady(t *testing.T, env []string, args ...string) {
 	t.Helper()
-	addr := testbin.FreeAddr(t)
-	args = append(withoutFlag(args, "--web.listen-address"), "--web.listen-address="+addr)
-	p := testbin.Start(t, testbin.Build(t, "."), env, args...)
-	testbin.WaitFor(t, 60*time.Second, "the exporter to be ready", func() bool {
-		if p.Exited() {
-			t.Fatalf("the exporter exited with args %q:\n%s", args, p.Output())
-		}
-		code, _ := testbin.Get("http://" + addr + "/-/ready")
-		return code == http.StatusOK
-	})
-	code, body := testbin.Get("http://" + addr + "/metrics")
+	_, url := testbin.StartExporter(t, env, withoutFlag(args, "--web.listen-address")...)
+	code, body := testbin.Get(url + "/metrics")
 	if code != http.StatusOK || !strings.Contains(body, `clouddb_exporter_collector_success{collector="services"`) {
 		t.Errorf("/metrics after ready: %d, no services collector", code)
 	}
@@ -81,7 +65,7 @@ func flagValue(args []string, flag string) (string, bool) {
 
 func readFile(t *testing.T, rel string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(), rel))
+	b, err := os.ReadFile(filepath.Join(testbin.RepoRoot(), rel))
 	if err != nil {
 		t.Fatal(err)
 	}

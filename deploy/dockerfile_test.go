@@ -189,7 +189,7 @@ func TestDockerfileBuild(t *testing.T) {
 		t.Run("TARGETARCH="+target, func(t *testing.T) {
 			out := t.TempDir()
 			cmd := exec.Command("sh", "-c", strings.ReplaceAll(build, "/out/", out+"/"))
-			cmd.Dir = repoRoot()
+			cmd.Dir = testbin.RepoRoot()
 			cmd.Env = append(os.Environ(), "VERSION=9.8.7-dockertest", "REVISION=0123abcd", "BRANCH=dockertest", "TARGETARCH="+target)
 			if target != "" {
 				cmd.Env = append(cmd.Env, "TARGETOS=linux")

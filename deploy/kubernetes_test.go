@@ -12,6 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clouddb/clouddb_exporter/dashboards"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
 var update = flag.Bool("update", false, "regenerate deploy/kubernetes/prometheusrule.yaml and dashboards.yaml")
@@ -111,7 +113,7 @@ func TestGeneratedManifests(t *testing.T) {
 		"prometheusrule.yaml": prometheusRule(t),
 		"dashboards.yaml":     dashboardConfigMaps(t),
 	} {
-		path := filepath.Join(repoRoot(), k8sDir, file)
+		path := filepath.Join(testbin.RepoRoot(), k8sDir, file)
 		if *update {
 			if err := os.WriteFile(path, content, 0o644); err != nil {
 				t.Fatal(err)
@@ -314,7 +316,7 @@ func TestKustomization(t *testing.T) {
 	if err := yaml.Unmarshal(readFile(t, k8sDir+"/kustomization.yaml"), &k); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(repoRoot(), k8sDir, "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join(testbin.RepoRoot(), k8sDir, "*.yaml"))
 	for _, f := range files {
 		base := filepath.Base(f)
 		if base == "kustomization.yaml" {
@@ -329,7 +331,7 @@ func TestKustomization(t *testing.T) {
 		}
 	}
 	for _, r := range k.Resources {
-		if _, err := os.Stat(filepath.Join(repoRoot(), k8sDir, r)); err != nil {
+		if _, err := os.Stat(filepath.Join(testbin.RepoRoot(), k8sDir, r)); err != nil {
 			t.Errorf("kustomization.yaml lists %s, which does not exist", r)
 		}
 	}

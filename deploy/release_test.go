@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
 var releasePlatforms = []struct{ os, arch string }{
@@ -28,7 +30,7 @@ func TestReleasePlatforms(t *testing.T) {
 		t.Skip("make not found")
 	}
 	cmd := exec.Command("make", "-n", "-s", "crossbuild")
-	cmd.Dir = repoRoot()
+	cmd.Dir = testbin.RepoRoot()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("make -n crossbuild: %v\n%s", err, out)
@@ -69,7 +71,7 @@ func TestRelease(t *testing.T) {
 	dist := t.TempDir()
 	const version = "9.8.7-releasetest"
 	cmd := exec.Command("make", "release", "DIST="+dist, "VERSION="+version, "PLATFORMS="+strings.Join(names, " "))
-	cmd.Dir = repoRoot()
+	cmd.Dir = testbin.RepoRoot()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make release: %v\n%s", err, out)
 	}
