@@ -248,6 +248,9 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 			return nil, fmt.Errorf("--simulate polls its own simulator with generated credentials; unset %s", strings.Join(given, ", "))
 		}
 		if check {
+			if err := cloudsim.CheckDemoAddress(f.simulateAddress); err != nil {
+				return nil, fmt.Errorf("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS): %w", err)
+			}
 			return nil, nil
 		}
 		project, err := startSimulator(ctx, logger, cfg, f.simulateAddress)

@@ -47,6 +47,19 @@ type Demo struct {
 	Credential Credential
 }
 
+// CheckDemoAddress checks that addr is a loopback host:port: the
+// simulator's controls take no authentication.
+func CheckDemoAddress(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%s is not a loopback address: the simulator's controls take no authentication", addr)
+	}
+	return nil
+}
+
 // StartDemo serves a simulator with the demo scenario, DemoTimings and
 // churn every DemoChurnInterval on addr until ctx ends. addr must be a
 // loopback address: the controls take no authentication.
@@ -54,12 +67,8 @@ func StartDemo(ctx context.Context, addr string, logger *slog.Logger) (*Demo, er
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+	if err := CheckDemoAddress(addr); err != nil {
 		return nil, err
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("%s is not a loopback address: the simulator's controls take no authentication", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

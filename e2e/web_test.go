@@ -106,6 +106,7 @@ func TestConfigCheck(t *testing.T) {
 		want string
 	}{
 		{"simulate", nil, []string{"--simulate"}, 0, "Configuration is valid"},
+		{"simulate beyond loopback", nil, []string{"--simulate", "--simulate.listen-address=0.0.0.0:8090"}, 2, "not a loopback address"},
 		{"config file", url, []string{"--config.file=" + good}, 0, "Configuration is valid"},
 		{"config file with an unknown key", url, []string{"--config.file=" + bad}, 2, "field colect not found"},
 		{"no credentials", url, []string{"--api.project-id=p"}, 2, "CLOUDDB_ACCESS_KEY or --api.access-key-file is required"},
