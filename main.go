@@ -116,6 +116,7 @@ type flags struct {
 	configCheck            bool
 	simulate               bool
 	simulateAddress        string
+	simulateAddressSet     bool // on the command line; see projectSource for the environment
 	admin                  *admin.Flags
 }
 
@@ -135,7 +136,7 @@ func parseFlags(args []string) (*flags, error) {
 	app.Flag("simulate", "Start the embedded API simulator (demo scenario) on loopback and poll it: a complete demo with no cloud account.").
 		Envar("CLOUDDB_SIMULATE").BoolVar(&f.simulate)
 	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the README's /_sim examples work against either.").
-		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").StringVar(&f.simulateAddress)
+		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
 	f.admin = admin.AddFlags(app)
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
@@ -241,6 +242,8 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, webFlags 
 func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, check bool) (func() ([]config.Project, error), error) {
 	cfg := f.config
 	switch {
+	case !f.simulate && (f.simulateAddressSet || getenv("CLOUDDB_SIMULATE_LISTEN_ADDRESS") != ""):
+		return nil, errors.New("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS) is set but --simulate is not: set both or neither")
 	case f.simulate && cfg.ConfigFile != "":
 		return nil, errors.New("--simulate and --config.file (CLOUDDB_CONFIG_FILE) contradict each other: use one")
 	case f.simulate:

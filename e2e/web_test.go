@@ -107,6 +107,8 @@ func TestConfigCheck(t *testing.T) {
 	}{
 		{"simulate", nil, []string{"--simulate"}, 0, "Configuration is valid"},
 		{"simulate beyond loopback", nil, []string{"--simulate", "--simulate.listen-address=0.0.0.0:8090"}, 2, "not a loopback address"},
+		{"simulator address without --simulate", url, []string{"--config.file=" + good, "--simulate.listen-address=127.0.0.1:8091"}, 2, "is set but --simulate is not"},
+		{"simulator address from the environment without --simulate", append(url, "CLOUDDB_SIMULATE_LISTEN_ADDRESS=127.0.0.1:8091"), []string{"--config.file=" + good}, 2, "is set but --simulate is not"},
 		{"config file", url, []string{"--config.file=" + good}, 0, "Configuration is valid"},
 		{"config file with an unknown key", url, []string{"--config.file=" + bad}, 2, "field colect not found"},
 		{"no credentials", url, []string{"--api.project-id=p"}, 2, "CLOUDDB_ACCESS_KEY or --api.access-key-file is required"},
