@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
 func listIDs(t *testing.T, e *env) []string {
@@ -170,14 +171,9 @@ func TestChurnChangesState(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { e.sim.Churn(ctx, time.Millisecond); close(done) }()
-	// Poll with a deadline rather than sleeping a fixed time.
-	deadline := time.Now().Add(20 * time.Second)
-	for string(e.must(http.StatusOK, "GET", servicesPath, nil)) == before {
-		if time.Now().After(deadline) {
-			t.Fatal("churn changed nothing")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testbin.WaitFor(t, 20*time.Second, "churn to change something", func() bool {
+		return string(e.must(http.StatusOK, "GET", servicesPath, nil)) != before
+	})
 	cancel()
 	<-done
 	e.sim.Churn(context.Background(), 0) // returns at once when disabled
