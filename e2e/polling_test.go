@@ -112,10 +112,10 @@ func TestPollingLargeFleetDefaultFlags(t *testing.T) {
 	start := time.Now()
 	testbin.WaitFor(t, 2*time.Minute, "the refresh period", func() bool {
 		fams, _ = scrape(url)
-		v, ok := testbin.Value(fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", ProjectID)
+		v, ok := testbin.Value(fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", testbin.SimProject)
 		return ok && v > 0
 	})
-	period := time.Duration(value(t, fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", ProjectID) * float64(time.Second))
+	period := time.Duration(value(t, fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", testbin.SimProject) * float64(time.Second))
 	if period <= time.Minute {
 		t.Fatalf("refresh period %s: %d services cannot be refreshed in one default interval", period, services)
 	}
@@ -184,7 +184,7 @@ func TestPollingLongCycleKeepsData(t *testing.T) {
 			}
 		}
 		maxRS = max(maxRS, len(ids(fams, "clouddb_replica_set_info", "replica_set_id")))
-		if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services"); v != 1 {
+		if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", testbin.SimProject, "collector", "services"); v != 1 {
 			t.Fatalf("collector_success{services} = %v with a healthy API", v)
 		}
 	}
@@ -221,9 +221,9 @@ func TestPollingHugeRetryAfter(t *testing.T) {
 		if n := len(ids(fams, "clouddb_service_info", "service_id")); n != services {
 			t.Fatalf("%d services after the fault, want %d", n, services)
 		}
-		taken, ok := testbin.Value(fams, "clouddb_exporter_snapshot_timestamp_seconds", "project_id", ProjectID)
+		taken, ok := testbin.Value(fams, "clouddb_exporter_snapshot_timestamp_seconds", "project_id", testbin.SimProject)
 		return ok && time.Unix(int64(taken), 0).After(faulted.Add(15*time.Second)) &&
-			value(t, fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services") == 1
+			value(t, fams, "clouddb_exporter_collector_success", "project_id", testbin.SimProject, "collector", "services") == 1
 	})
 	if !strings.Contains(p.Output(), "Retry-After") {
 		t.Errorf("the deferred call was not logged:\n%s", p.Output())
@@ -257,7 +257,7 @@ func TestPollingPoisonedRecords(t *testing.T) {
 	if got := ids(fams, "clouddb_service_info", "service_id"); len(got) != len(listed) {
 		t.Errorf("%d services exported, want all %d", len(got), len(listed))
 	}
-	if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services"); v != 1 {
+	if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", testbin.SimProject, "collector", "services"); v != 1 {
 		t.Errorf("collector_success{services} = %v: a bad field failed the list", v)
 	}
 	first, second, third := listed[0], listed[1], listed[2]
@@ -380,7 +380,7 @@ func TestPollingOutageDefaultFlags(t *testing.T) {
 	testbin.WaitFor(t, 3*time.Minute, "collector_success{services} to show the outage", func() bool {
 		var ok bool
 		fams, ok = scrape(url)
-		v, _ := testbin.Value(fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services")
+		v, _ := testbin.Value(fams, "clouddb_exporter_collector_success", "project_id", testbin.SimProject, "collector", "services")
 		return ok && v == 0
 	})
 	services := ids(fams, "clouddb_service_info", "service_id")
@@ -403,7 +403,7 @@ func TestPollingOutageDefaultFlags(t *testing.T) {
 		if got := ids(fams, "clouddb_replica_set_info", "replica_set_id"); !slices.Equal(got, replicaSets) {
 			t.Fatalf("%s into the outage: replica sets %v, want %v", time.Since(start).Round(time.Second), got, replicaSets)
 		}
-		if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", ProjectID, "collector", "services"); v != 0 {
+		if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", testbin.SimProject, "collector", "services"); v != 0 {
 			t.Fatalf("collector_success{services} = %v during the outage", v)
 		}
 		if code, body := testbin.Get(url + "/sd/services"); code != http.StatusOK || !slices.Equal(sdTargets(t, body), sdTargets(t, sdBefore)) {
@@ -458,7 +458,7 @@ func TestSDDuringOutage(t *testing.T) {
 // simServices lists the ids of the simulator's services, in its order.
 func simServices(t *testing.T, sim string) []string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, "http://"+sim+"/v1/projects/"+ProjectID+"/services", nil)
+	req, _ := http.NewRequest(http.MethodGet, "http://"+sim+"/v1/projects/"+testbin.SimProject+"/services", nil)
 	req.SetBasicAuth(testbin.SimAccessKey, testbin.SimSecretKey)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
