@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -34,9 +35,12 @@ func TestLandingPageLinks(t *testing.T) {
 				continue
 			}
 			links = append(links, m[1])
-			if code, body := testbin.Get(url + "/" + strings.TrimPrefix(m[1], "/")); code != http.StatusOK {
-				t.Errorf("pprof=%v: the landing page links to %s, which answers %d %.100s", pprof, m[1], code, body)
-			}
+			// A service discovery page may answer 503 until the replica
+			// sets are listed: the link must lead to a 200 by then.
+			testbin.WaitFor(t, 30*time.Second, fmt.Sprintf("pprof=%v: the landing page's link %s to answer 200", pprof, m[1]), func() bool {
+				code, _ := testbin.Get(url + "/" + strings.TrimPrefix(m[1], "/"))
+				return code == http.StatusOK
+			})
 		}
 		if len(links) < 6 {
 			t.Errorf("pprof=%v: only %d links on the landing page: %v", pprof, len(links), links)
