@@ -79,6 +79,7 @@ func run(args []string, getenv func(string) string) int {
 	// re-encodes them only after an API call, not on every scrape.
 	apiMetrics := collector.NewAPIMetrics(nil)
 	exposition := collector.NewExposition(collector.SelfGatherer(apiMetrics, reg), logger)
+	defer exposition.Close()
 	manager := projects.New(ctx, logger, apiMetrics, exposition, version.ComponentUserAgent(exporterName))
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, f.config.ConfigFile, logger)

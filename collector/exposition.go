@@ -5,12 +5,15 @@ import (
 	"compress/flate"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
@@ -26,39 +29,70 @@ const (
 	numFormats
 )
 
-// Exposition is the /metrics handler. It renders the resource metrics of a
-// project once per snapshot change, in both the Prometheus text format and
-// OpenMetrics, and serves the cached bytes on every scrape followed by the
-// live self-metrics. Rendering runs the collect functions of the
+// A form is a format with or without gzip: what one scrape asks for, and
+// the unit in which renderings are kept. Prometheus asks for OpenMetrics
+// with gzip; the other forms are rendered only when some client asks.
+const numForms = 2 * numFormats
+
+func formOf(format int, gzip bool) int {
+	if gzip {
+		return 2*format + 1
+	}
+	return 2 * format
+}
+
+func formFormat(form int) int { return form / 2 }
+func formGzip(form int) bool  { return form%2 == 1 }
+
+// formIdle is how long a form nobody asks for keeps its rendering: past
+// it, the next change drops it (a one-off curl of the uncompressed text
+// must not double the memory for good).
+const formIdle = 10 * time.Minute
+
+// Exposition is the /metrics handler. It serves the resource metrics of
+// every project from renderings kept between snapshot changes, followed by
+// the live self-metrics. Rendering runs the collect functions of the
 // FleetCollector with a sink that writes exposition lines, so the exposition
 // holds what a registry with the collector would serve (series in snapshot
 // order rather than sorted). It is safe for concurrent use.
+//
+// SetSnapshot only records the snapshot: rendering happens on the first
+// scrape after it, in the form that scrape asks for, and only for the
+// chunks of resources that changed (chunks.go). So the poller never waits
+// for rendering, a form nobody asks for is never rendered, and an
+// unchanged poll costs a comparison.
 type Exposition struct {
 	// self gathers the live self-metrics; api, when self came from
-	// SelfGatherer, serves the API metrics from their cached encoding.
+	// SelfGatherer, serves the API metrics from their cached encoding, and
+	// others then holds the rest of the self-metrics, gathered on a
+	// schedule (self.go).
 	self   prometheus.Gatherer
 	api    *APIMetrics
+	others *scheduledGatherer
 	logger *slog.Logger
 
-	// mu serialises SetSnapshot and RemoveProject, so that two snapshots of
-	// one project can never be installed out of order.
-	mu       sync.Mutex
-	projects map[string]*projectRender // guarded by mu
+	// mu serialises SetSnapshot and RemoveProject; the snapshots they
+	// install are read without it.
+	mu     sync.Mutex
+	latest atomic.Pointer[snapshots]
 	// seqs is the Seq of each project's installed snapshot; guarded by mu.
 	seqs map[string]uint64
 
-	// current is what scrapes serve; it is replaced, never modified while
-	// a scrape reads it (see acquire).
-	current atomic.Pointer[rendered]
+	// renderMu serialises bringing the renderings up to date with latest.
+	// Only scrapes take it, never a publisher.
+	renderMu sync.Mutex
+	projects map[string]*projectChunks // guarded by renderMu
+	applied  uint64                    // generation of projects, guarded by renderMu
+	render   renderer                  // guarded by renderMu
+	// stats counts the work done, for tests and benchmarks.
+	stats renderStats // guarded by renderMu
 
-	// Rendering a project reuses the buffers of the rendering before its
-	// current one, double buffering: at fleet scale they are some hundred
-	// megabytes per snapshot change that would otherwise be allocated and
-	// collected again. spare holds that rendering per project; retired
-	// holds the replaced renderings that scrapes may still read, whose
-	// projects' buffers must not be reused yet.
-	spare   map[string]*projectRender // guarded by mu
-	retired []*rendered               // guarded by mu
+	// views are what scrapes serve, one per form; a view of an older
+	// generation is rebuilt on the next scrape of its form.
+	views [numForms]atomic.Pointer[view]
+	// asked is when each form was last asked for, in Unix nanoseconds.
+	asked [numForms]atomic.Int64
+	now   func() time.Time
 
 	// selfFailing remembers that the last self-metrics gather failed, so
 	// that a lasting failure is logged once rather than on every scrape.
@@ -68,12 +102,33 @@ type Exposition struct {
 	flateWriters sync.Pool // of *flate.Writer at selfDeflateLevel
 }
 
+// snapshots is the latest snapshot of every project, replaced as a whole.
+type snapshots struct {
+	generation uint64
+	byProject  map[string]*fleet.Snapshot
+}
+
+// projectChunks is the rendering state of one project.
+type projectChunks struct {
+	snap   *fleet.Snapshot
+	groups [][]*chunk // by index in groups
+}
+
+// renderStats counts chunk renderings.
+type renderStats struct {
+	// rendered counts chunk renderings by form.
+	rendered [numForms]int
+	// changed counts chunks found changed by a new snapshot.
+	changed int
+}
+
 // NewExposition returns an Exposition with no project yet. self gathers the
 // live self-metrics appended to every scrape (API metrics, build info,
 // process and Go metrics: whatever the caller registers); it may be nil. It
 // must not hold the resource metrics, which would then appear twice. Pass
 // SelfGatherer(api, reg) rather than reg to spare each scrape the gathering
-// of the API metrics.
+// of the API metrics, Go and process metrics (see SelfGatherer); call Close
+// when done with it.
 func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -81,9 +136,9 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 	e := &Exposition{
 		self:     self,
 		logger:   logger,
-		projects: map[string]*projectRender{},
+		projects: map[string]*projectChunks{},
 		seqs:     map[string]uint64{},
-		spare:    map[string]*projectRender{},
+		now:      time.Now,
 		buffers:  sync.Pool{New: func() any { return new(bytes.Buffer) }},
 		flateWriters: sync.Pool{New: func() any {
 			fw, _ := flate.NewWriter(nil, selfDeflateLevel) // The level is valid.
@@ -91,18 +146,28 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 		}},
 	}
 	if sg, ok := self.(*selfGatherer); ok {
-		e.api, e.self = sg.api, sg.others
+		e.api, e.self = sg.api, nil
+		if sg.others != nil {
+			e.others = newScheduledGatherer(sg.others, selfGatherInterval)
+		}
 	}
-	e.current.Store(merge(nil))
+	e.latest.Store(&snapshots{byProject: map[string]*fleet.Snapshot{}})
 	return e
 }
 
-// SetSnapshot replaces the snapshot of s.ProjectID and renders it. Only
-// that project is rendered again; the others keep their bytes.
-// A series that failed to render is logged and left out, and the rest of the
-// snapshot is still served. A numbered snapshot (Seq > 0) older than the one
-// installed is dropped: publishers run outside the poller's lock, and an
-// older snapshot must never replace a newer one.
+// Close stops the scheduled gathering of the self-metrics, if any. Scrapes
+// after Close gather them on each scrape.
+func (e *Exposition) Close() {
+	if e.others != nil {
+		e.others.stop()
+	}
+}
+
+// SetSnapshot replaces the snapshot of s.ProjectID. It only records it:
+// the next scrape renders what changed, so SetSnapshot costs the copy of
+// a map of projects, whatever the size of the fleet. A numbered snapshot
+// (Seq > 0) older than the one installed is dropped: publishers run outside
+// the poller's lock, and an older snapshot must never replace a newer one.
 func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
 	if s == nil {
 		return
@@ -115,16 +180,7 @@ func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
 		}
 		e.seqs[s.ProjectID] = s.Seq
 	}
-	old := e.projects[s.ProjectID]
-	p, err := renderProject(s, old, e.takeSpare(s.ProjectID))
-	if err != nil {
-		e.logger.Error("Some metrics of the snapshot could not be rendered.", "project_id", s.ProjectID, "err", err)
-	}
-	e.projects[s.ProjectID] = p
-	e.install(merge(e.projects))
-	if old != nil {
-		e.spare[s.ProjectID] = old
-	}
+	e.install(func(m map[string]*fleet.Snapshot) { m[s.ProjectID] = s })
 }
 
 // RemoveProject drops a project's series from the exposition, for a project
@@ -132,64 +188,280 @@ func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
 func (e *Exposition) RemoveProject(projectID string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, ok := e.projects[projectID]; !ok {
+	if _, ok := e.latest.Load().byProject[projectID]; !ok {
 		return
 	}
-	delete(e.projects, projectID)
 	delete(e.seqs, projectID)
-	delete(e.spare, projectID)
-	e.install(merge(e.projects))
+	e.install(func(m map[string]*fleet.Snapshot) { delete(m, projectID) })
 }
 
-// install makes r the rendering that scrapes serve. Called with mu held.
-func (e *Exposition) install(r *rendered) {
-	// A replaced rendering that nobody reads is never read again (see
-	// acquire): forget it.
-	e.retired = slices.DeleteFunc(e.retired, func(r *rendered) bool { return r.readers.Load() == 0 })
-	if old := e.current.Swap(r); old.readers.Load() > 0 {
-		e.retired = append(e.retired, old)
-	}
+// install replaces the snapshots with a changed copy. Called with mu held.
+func (e *Exposition) install(change func(map[string]*fleet.Snapshot)) {
+	cur := e.latest.Load()
+	next := &snapshots{generation: cur.generation + 1, byProject: maps.Clone(cur.byProject)}
+	change(next.byProject)
+	e.latest.Store(next)
 }
 
-// takeSpare returns the spare rendering of a project for its buffers to be
-// reused, or nil if there is none or a scrape may still read it. Called
-// with mu held.
-func (e *Exposition) takeSpare(projectID string) *projectRender {
-	sp := e.spare[projectID]
-	if sp == nil {
-		return nil
+// view returns the view of the latest snapshots in form f, rendering what
+// changed since the last view in that form.
+func (e *Exposition) view(f int) *view {
+	e.asked[f].Store(e.now().UnixNano())
+	latest := e.latest.Load()
+	if v := e.views[f].Load(); v != nil && v.generation == latest.generation {
+		return v
 	}
-	for _, r := range e.retired {
-		if r.readers.Load() > 0 && slices.Contains(r.projects, sp) {
-			return nil
+	e.renderMu.Lock()
+	defer e.renderMu.Unlock()
+	latest = e.latest.Load()
+	if v := e.views[f].Load(); v != nil && v.generation == latest.generation {
+		return v // Rendered by the scrape we waited for.
+	}
+	if e.applied != latest.generation || len(e.projects) != len(latest.byProject) {
+		e.apply(latest)
+		e.dropIdleForms(f)
+	}
+	v := e.build(f, latest.generation)
+	e.views[f].Store(v)
+	return v
+}
+
+// apply brings the chunks of every project in line with the latest
+// snapshots, keeping the renderings of the chunks that did not change.
+// Called with renderMu held.
+func (e *Exposition) apply(latest *snapshots) {
+	for id := range e.projects {
+		if _, ok := latest.byProject[id]; !ok {
+			delete(e.projects, id)
 		}
 	}
-	delete(e.spare, projectID)
-	return sp
+	for id, s := range latest.byProject {
+		p := e.projects[id]
+		if p == nil {
+			p = &projectChunks{groups: make([][]*chunk, len(groups))}
+			e.projects[id] = p
+		}
+		if p.snap == s {
+			continue
+		}
+		p.snap = s
+		for g := range groups {
+			var changed int
+			p.groups[g], changed = rechunk(&groups[g], s, p.groups[g])
+			e.stats.changed += changed
+		}
+	}
+	e.applied = latest.generation
 }
 
-// acquire returns the rendering to serve, counted as read until the caller
-// calls its release. Counting first and checking that it is still current
-// then makes the count reliable for the writer: a rendering it has
-// replaced and found unread can only be counted by a scrape that will then
-// see it replaced and let go without reading it.
-func (e *Exposition) acquire() *rendered {
-	for {
-		r := e.current.Load()
-		r.readers.Add(1)
-		if e.current.Load() == r {
-			return r
+// dropIdleForms forgets the renderings of the forms nobody asked for
+// within formIdle, but f's. Called with renderMu held.
+func (e *Exposition) dropIdleForms(f int) {
+	cutoff := e.now().Add(-formIdle).UnixNano()
+	for g := range numForms {
+		if g == f || e.asked[g].Load() >= cutoff || e.views[g].Load() == nil {
+			continue
 		}
-		r.release()
+		e.views[g].Store(nil)
+		for _, p := range e.projects {
+			for _, chunks := range p.groups {
+				for _, c := range chunks {
+					c.forms[g] = nil
+				}
+			}
+		}
 	}
 }
 
-func (r *rendered) release() { r.readers.Add(-1) }
+// view is the resource exposition of every project in one form, as served
+// by scrapes until the next change: the pieces in the order they are
+// written. It is immutable; its pieces are never modified.
+type view struct {
+	generation uint64
+	form       int
+	parts      [][]byte // for gzip, the member's header first
+	size       int      // of parts together
+	raw        int      // length of the uncompressed exposition
+	crc        uint32   // CRC-32 of the uncompressed exposition, for gzip
+}
 
-// ServeHTTP serves the cached resource metrics and the live self-metrics
-// in the negotiated format, gzip-compressed when the client accepts it.
-// Protocol buffers are not offered: a client asking only for them gets the
-// text format, which every Prometheus reads.
+// build renders in form f whatever chunk lacks it and lays the pieces out
+// in one exposition: families sorted by name, each with its HELP and TYPE
+// once and then the samples of every project in project order. Called with
+// renderMu held.
+func (e *Exposition) build(f int, generation uint64) *view {
+	ids := slices.Sorted(maps.Keys(e.projects))
+	r := &e.render
+	for i := range r.byFamily {
+		r.byFamily[i] = r.byFamily[i][:0]
+	}
+	var errs []error
+	for _, id := range ids {
+		p := e.projects[id]
+		for g := range groups {
+			for _, c := range p.groups[g] {
+				if c.forms[f] == nil {
+					var err error
+					c.forms[f], err = r.renderChunk(&groups[g], &c.src, f)
+					if err != nil {
+						errs = append(errs, fmt.Errorf("project %s: %w", id, err))
+					}
+					e.stats.rendered[f]++
+				}
+				for _, pc := range c.forms[f].pieces {
+					r.byFamily[pc.family] = append(r.byFamily[pc.family], pc)
+				}
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		e.logger.Error("Some metrics of the snapshot could not be rendered.", "err", err)
+	}
+	r.shrink()
+
+	n := 1
+	for _, pieces := range r.byFamily {
+		n += len(pieces) + 1
+	}
+	v := &view{generation: generation, form: f, parts: make([][]byte, 0, n)}
+	add := func(pc piece) {
+		v.parts = append(v.parts, pc.b)
+		v.size += len(pc.b)
+		v.crc = crc32Combine(v.crc, pc.crc, int64(pc.raw))
+		v.raw += pc.raw
+	}
+	if formGzip(f) {
+		v.parts = append(v.parts, []byte(gzipHeader))
+		v.size = len(gzipHeader)
+	}
+	for fam, pieces := range r.byFamily {
+		if len(pieces) == 0 {
+			continue
+		}
+		add(familyHeader(fam, f))
+		for _, pc := range pieces {
+			add(pc)
+		}
+	}
+	return v
+}
+
+// familyHeader returns the HELP and TYPE lines of a family in form f.
+func familyHeader(family, f int) piece {
+	if formGzip(f) {
+		return deflatedHeaders()[formFormat(f)][family]
+	}
+	h := familyDescs[family].header[formFormat(f)]
+	return piece{family: family, b: h, raw: len(h)}
+}
+
+// deflatedHeaders holds every family's header compressed, by format.
+var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
+	fw, _ := flate.NewWriter(nil, cachedDeflateLevel) // The level is valid.
+	var out bytes.Buffer
+	for f := range numFormats {
+		for i, d := range familyDescs {
+			out.Reset()
+			fw.Reset(&out)
+			_, _ = fw.Write(d.header[f])
+			_ = fw.Flush()
+			h[f] = append(h[f], piece{family: i, b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(d.header[f]), raw: len(d.header[f])})
+		}
+	}
+	return h
+})
+
+// renderer holds the scratch buffers of rendering, reused from one chunk
+// to the next.
+type renderer struct {
+	w        *lineWriter
+	out      bytes.Buffer
+	fw       *flate.Writer
+	spans    [][2]int // of each piece in out
+	byFamily [][]piece
+}
+
+// scratchLimit bounds the scratch buffers kept between renderings: after
+// a spike (a service with tens of thousands of replica sets), larger ones
+// are let go rather than held for good.
+const scratchLimit = 1 << 20
+
+// renderChunk renders the resources of src, a part of a snapshot, in form
+// f: all families in one allocation. A series that cannot be written is
+// left out; the error says which.
+func (r *renderer) renderChunk(g *group, src *fleet.Snapshot, f int) (*chunkForm, error) {
+	if r.w == nil {
+		r.w = newLineWriter()
+		r.byFamily = make([][]piece, len(familyDescs))
+	}
+	w := r.w
+	for i := range w.samples {
+		for ff := range numFormats {
+			w.samples[i][ff] = w.samples[i][ff][:0]
+		}
+	}
+	w.errs = w.errs[:0]
+	g.collect(&sink{w: w}, src)
+
+	format := formFormat(f)
+	cf := &chunkForm{}
+	r.out.Reset()
+	r.spans = r.spans[:0]
+	for i := range w.samples {
+		raw := w.samples[i][format]
+		if len(raw) == 0 {
+			continue
+		}
+		start := r.out.Len()
+		pc := piece{family: i, raw: len(raw)}
+		if formGzip(f) {
+			if r.fw == nil {
+				r.fw, _ = flate.NewWriter(nil, cachedDeflateLevel) // The level is valid.
+			}
+			r.fw.Reset(&r.out)
+			// Writes to a bytes.Buffer do not fail.
+			_, _ = r.fw.Write(raw)
+			_ = r.fw.Flush()
+			pc.crc = crc32.ChecksumIEEE(raw)
+		} else {
+			r.out.Write(raw)
+		}
+		cf.pieces = append(cf.pieces, pc)
+		r.spans = append(r.spans, [2]int{start, r.out.Len()})
+	}
+	slab := bytes.Clone(r.out.Bytes())
+	for i, sp := range r.spans {
+		cf.pieces[i].b = slab[sp[0]:sp[1]:sp[1]]
+	}
+	return cf, errors.Join(w.errs...)
+}
+
+// shrink lets go of scratch buffers grown past scratchLimit.
+func (r *renderer) shrink() {
+	if r.out.Cap() > scratchLimit {
+		r.out = bytes.Buffer{}
+	}
+	if r.w == nil {
+		return
+	}
+	for i := range r.w.samples {
+		for f := range numFormats {
+			if cap(r.w.samples[i][f]) > scratchLimit {
+				r.w.samples[i][f] = nil
+			}
+		}
+	}
+	for i := range r.byFamily {
+		if cap(r.byFamily[i]) > scratchLimit/32 {
+			r.byFamily[i] = nil
+		}
+	}
+}
+
+// ServeHTTP serves the resource metrics and the live self-metrics in the
+// negotiated format, gzip-compressed when the client accepts it. Protocol
+// buffers are not offered: a client asking only for them gets the text
+// format, which every Prometheus reads.
 func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// NegotiateAccept with the formats served is what the deprecated
 	// NegotiateIncludingOpenMetrics became; offering no protobuf format
@@ -200,9 +472,8 @@ func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// OpenMetrics 0.0.1 and 1.0.0 encode these families alike.
 		format = formatOpenMetrics
 	}
-	served := e.acquire()
-	defer served.release()
-	cur := served.formats[format]
+	gzip := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	v := e.view(formOf(format, gzip))
 
 	self := e.buffers.Get().(*bytes.Buffer)
 	defer e.putBuffer(self)
@@ -212,13 +483,15 @@ func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", string(contentType))
 	h.Add("Vary", "Accept-Encoding")
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		e.serveGzip(w, cur, self.Bytes())
+	if gzip {
+		e.serveGzip(w, v, self.Bytes())
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(cur.size+self.Len()))
-	if _, err := w.Write(cur.identity()); err != nil {
-		return // The client went away; nothing left to tell it.
+	h.Set("Content-Length", strconv.Itoa(v.size+self.Len()))
+	for _, part := range v.parts {
+		if _, err := w.Write(part); err != nil {
+			return // The client went away; nothing left to tell it.
+		}
 	}
 	_, _ = w.Write(self.Bytes())
 }
@@ -231,15 +504,21 @@ func (e *Exposition) putBuffer(b *bytes.Buffer) {
 	}
 }
 
-// encodeSelf gathers the self-metrics and appends them to buf in
-// contentType (format is its index), closed by "# EOF" for OpenMetrics. A
-// failing gatherer or family costs only its own series: what was gathered is
-// still encoded, and the resource part is served in any case.
+// encodeSelf appends the self-metrics to buf in contentType (format is its
+// index), closed by "# EOF" for OpenMetrics. A failing gatherer or family
+// costs only its own series: what was gathered is still encoded, and the
+// resource part is served in any case.
 func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, format int) {
-	enc := expfmt.NewEncoder(buf, contentType)
 	var errs []error
 	if e.api != nil {
 		b, err := e.api.encoded(format)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		buf.Write(b)
+	}
+	if e.others != nil {
+		b, err := e.others.encoded(format)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -250,23 +529,10 @@ func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, fo
 		if err != nil {
 			errs = append(errs, err)
 		}
-		for _, mf := range mfs {
-			if e.api != nil && isAPIMetric(mf.GetName()) {
-				continue // Served from e.api; registered twice by mistake.
-			}
-			mark := buf.Len()
-			if err := enc.Encode(mf); err != nil {
-				// Drop the half-written family: a torn line would make
-				// the whole exposition unparsable.
-				buf.Truncate(mark)
-				errs = append(errs, fmt.Errorf("encoding %s: %w", mf.GetName(), err))
-			}
-		}
+		errs = append(errs, encodeFamilies(buf, mfs, format, false)...)
 	}
-	if closer, ok := enc.(expfmt.Closer); ok {
-		if err := closer.Close(); err != nil {
-			errs = append(errs, err)
-		}
+	if format == formatOpenMetrics {
+		buf.WriteString("# EOF\n")
 	}
 	if len(errs) == 0 {
 		e.selfFailing.Store(false)
@@ -275,192 +541,4 @@ func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, fo
 	if e.selfFailing.CompareAndSwap(false, true) {
 		e.logger.Error("Self-metrics could not be gathered completely; serving the rest until this recovers.", "err", errors.Join(errs...))
 	}
-}
-
-// familyRender is one metric family of one project, encoded in both
-// formats. header is the family's comment lines (HELP, TYPE), written once
-// per exposition and shared by every project; samples are the project's
-// sample lines.
-type familyRender struct {
-	name    string
-	family  int // index in familyDescs
-	header  [numFormats][]byte
-	samples [numFormats][]byte
-}
-
-// projectRender is the rendering of one project's snapshot. It is immutable
-// but for the compressed form, made on first use, until the Exposition
-// reuses its slabs for a later rendering of the project.
-type projectRender struct {
-	families []familyRender // sorted by name
-	size     [numFormats]int
-	deflated [numFormats]lazyDeflate
-	// slabs are the allocations most families' samples are carved from,
-	// at full capacity, for reuse; nil for a first rendering.
-	slabs [numFormats][]byte
-}
-
-// renderProject writes the resource metrics of s straight into exposition
-// lines, one buffer per family and format, through the same collect
-// functions that FleetCollector.Collect runs: the lines are those expfmt
-// would encode from a registry Gather of the collector, without building the
-// const metrics and protocol buffers in between. prev, the project's
-// previous rendering or nil, sizes the buffers; spare, nil or a rendering
-// that nobody reads any more, lends them. A series that cannot be written is
-// left out; the error says which.
-func renderProject(s *fleet.Snapshot, prev, spare *projectRender) (*projectRender, error) {
-	w := newLineWriter()
-	p := &projectRender{}
-	if prev != nil {
-		p.slabs = w.reserve(prev, spare)
-	}
-	collectSnapshot(&sink{w: w}, s)
-	for i, d := range familyDescs {
-		samples := w.samples[i]
-		// Both formats hold the same lines: one is empty only if the
-		// other is.
-		if len(samples[formatText]) == 0 {
-			continue
-		}
-		fr := familyRender{name: d.name, family: i}
-		for f := range numFormats {
-			n := len(samples[f])
-			fr.header[f] = d.header[f]
-			fr.samples[f] = samples[f][:n:n]
-			p.size[f] += len(fr.header[f]) + n
-		}
-		p.families = append(p.families, fr)
-	}
-	return p, errors.Join(w.errs...)
-}
-
-// reserve carves the buffers of every family out of one slab per format,
-// sized after prev with some room to grow: a fleet rarely changes much
-// between two polls. The slab is spare's if large enough. A family that
-// outgrows its room moves to a buffer of its own, as append does.
-func (w *lineWriter) reserve(prev, spare *projectRender) (slabs [numFormats][]byte) {
-	room := func(n int) int { return n + n/32 + 256 }
-	for f := range numFormats {
-		total := 0
-		for i := range prev.families {
-			total += room(len(prev.families[i].samples[f]))
-		}
-		var slab []byte
-		if spare != nil && cap(spare.slabs[f]) >= total {
-			slab = spare.slabs[f][:0]
-		} else {
-			slab = make([]byte, 0, total+total/16)
-		}
-		slabs[f] = slab
-		off := 0
-		for i := range prev.families {
-			fr := &prev.families[i]
-			n := room(len(fr.samples[f]))
-			w.samples[fr.family][f] = slab[off : off : off+n]
-			off += n
-		}
-	}
-	return slabs
-}
-
-// segment is one piece of a merged exposition: a family's header or one
-// project's samples of it.
-type segment struct {
-	raw     []byte
-	project *projectRender
-	family  int
-	samples bool
-}
-
-// rendered is the merged resource exposition of every project, as served
-// by scrapes until the next change. It is immutable but for the compressed
-// form, made on first use.
-type rendered struct {
-	formats  [numFormats]*mergedFormat
-	projects []*projectRender // whose bytes the segments are
-	readers  atomic.Int64     // scrapes serving it, see acquire
-}
-
-// mergedFormat is the merged exposition in one format.
-type mergedFormat struct {
-	format   int
-	segments []segment
-	size     int
-	gzip     lazyGzip
-
-	// flat is the segments in one contiguous buffer, made on the first
-	// uncompressed scrape. Writing one buffer measured twice as fast as
-	// writing the segments at 10k services (BenchmarkScrape), and most
-	// Prometheus servers ask for gzip, which is served from the segments'
-	// own compressed pieces, so the copy is only paid for when used.
-	flatOnce sync.Once
-	flat     []byte
-}
-
-// identity returns the uncompressed exposition as one buffer.
-func (m *mergedFormat) identity() []byte {
-	m.flatOnce.Do(func() {
-		m.flat = make([]byte, 0, m.size)
-		for _, seg := range m.segments {
-			m.flat = append(m.flat, seg.raw...)
-		}
-	})
-	return m.flat
-}
-
-// merge lays out the families of every project in one exposition per
-// format: families sorted by name, each with its HELP and TYPE once and then
-// the samples of every project in project order. It copies no sample bytes,
-// so a change in one project costs the others nothing.
-func merge(projects map[string]*projectRender) *rendered {
-	ids := make([]string, 0, len(projects))
-	for id := range projects {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	type ref struct {
-		p *projectRender
-		i int
-	}
-	byName := map[string][]ref{}
-	var names []string
-	for _, id := range ids {
-		p := projects[id]
-		for i := range p.families {
-			name := p.families[i].name
-			if _, seen := byName[name]; !seen {
-				names = append(names, name)
-			}
-			byName[name] = append(byName[name], ref{p, i})
-		}
-	}
-	slices.Sort(names)
-
-	r := &rendered{}
-	for _, id := range ids {
-		r.projects = append(r.projects, projects[id])
-	}
-	for f := range numFormats {
-		m := &mergedFormat{format: f}
-		for _, name := range names {
-			refs := byName[name]
-			// Every project's header of a family is the same: the
-			// descriptors are shared.
-			first := refs[0]
-			m.add(segment{raw: first.p.families[first.i].header[f], project: first.p, family: first.i})
-			for _, rf := range refs {
-				m.add(segment{raw: rf.p.families[rf.i].samples[f], project: rf.p, family: rf.i, samples: true})
-			}
-		}
-		r.formats[f] = m
-	}
-	return r
-}
-
-func (m *mergedFormat) add(s segment) {
-	if len(s.raw) == 0 {
-		return
-	}
-	m.segments = append(m.segments, s)
-	m.size += len(s.raw)
 }

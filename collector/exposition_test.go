@@ -551,20 +551,6 @@ func TestExpositionConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// A change in one project renders that project only.
-func TestExpositionRendersChangedProjectOnly(t *testing.T) {
-	e := NewExposition(nil, nil)
-	snaps := testSnapshots()
-	for _, s := range snaps {
-		e.SetSnapshot(s)
-	}
-	a := e.projects["proj-a"]
-	e.SetSnapshot(snaps[1])
-	if e.projects["proj-a"] != a {
-		t.Error("proj-a was rendered again for a change in proj-b")
-	}
-}
-
 func FuzzAcceptsGzip(f *testing.F) {
 	for _, seed := range []string{"", "gzip", "gzip;q=0", "*;q=0.5", "deflate, gzip;q=1.0, *;q=0.5", "gzip;q=x", ";;,,", "GZip ; Q=0.001"} {
 		f.Add(seed)
@@ -574,52 +560,6 @@ func FuzzAcceptsGzip(f *testing.F) {
 			t.Errorf("acceptsGzip(%q) without gzip or *", header)
 		}
 	})
-}
-
-// A rendering's buffers are reused for a later rendering of its project
-// only once no scrape reads it.
-func TestExpositionBufferReuse(t *testing.T) {
-	e := NewExposition(nil, nil)
-	snap, changed := syntheticSnapshot("p", 20), syntheticSnapshot("p", 20)
-	changed.Services[0].Name = "changed"
-	e.SetSnapshot(snap)
-	e.SetSnapshot(snap)
-
-	// A scrape still writing the current rendering to a slow client.
-	held := e.acquire()
-	raw := func(r *rendered) []byte {
-		var b []byte
-		for f := range numFormats {
-			for _, s := range r.formats[f].segments {
-				b = append(b, s.raw...)
-			}
-		}
-		return b
-	}
-	want := raw(held)
-	for range 4 {
-		e.SetSnapshot(changed)
-	}
-	if !bytes.Equal(raw(held), want) {
-		t.Fatal("the buffers of a rendering being served were reused")
-	}
-	held.release()
-
-	slab := func() *byte {
-		s := e.projects["p"].slabs[formatText]
-		return &s[:cap(s)][0]
-	}
-	var slabs []*byte
-	for range 3 {
-		e.SetSnapshot(changed)
-		slabs = append(slabs, slab())
-	}
-	if slabs[2] != slabs[0] || slabs[1] == slabs[0] {
-		t.Error("no double buffering once nobody reads the old renderings")
-	}
-	if body := scrapeText(t, e); !strings.Contains(body, `name="changed"`) {
-		t.Error("the last snapshot is not served")
-	}
 }
 
 // TestExpositionDropsOutOfOrderSnapshots: publishers run outside the

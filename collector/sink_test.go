@@ -2,6 +2,8 @@ package collector
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -56,29 +58,29 @@ func checkRendering(t *testing.T, snaps ...*fleet.Snapshot) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	projects := map[string]*projectRender{}
+	e := NewExposition(nil, nil)
+	defer e.Close()
+	// Rendered once from other snapshots first: chunks replaced and kept
+	// by a change give the bytes of a first rendering.
+	before := NewExposition(nil, nil)
+	defer before.Close()
 	for _, s := range snaps {
-		p, err := renderProject(s, nil, nil)
-		if err != nil {
-			t.Fatalf("rendering %s: %v", s.ProjectID, err)
-		}
-		// Buffers sized after a previous rendering hold the same bytes.
-		again, err := renderProject(s, p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.EqualFunc(p.families, again.families, func(a, b familyRender) bool {
-			return a.name == b.name && bytes.Equal(a.samples[formatText], b.samples[formatText]) &&
-				bytes.Equal(a.samples[formatOpenMetrics], b.samples[formatOpenMetrics])
-		}) || p.size != again.size {
-			t.Errorf("rendering %s again with a size hint gives other bytes", s.ProjectID)
-		}
-		projects[s.ProjectID] = p
+		e.SetSnapshot(s)
+		other := syntheticSnapshot(s.ProjectID, 300)
+		before.SetSnapshot(other)
 	}
-	r := merge(projects)
-	text, om := r.formats[formatText].identity(), r.formats[formatOpenMetrics].identity()
-	if len(text) != r.formats[formatText].size || len(om) != r.formats[formatOpenMetrics].size {
-		t.Error("size does not match the bytes")
+	scrapeForms(t, before)
+	for _, s := range snaps {
+		before.SetSnapshot(s)
+	}
+	text, om := scrapeForms(t, e)
+	againText, againOM := scrapeForms(t, before)
+	if !bytes.Equal(text, againText) || !bytes.Equal(om, againOM) {
+		t.Error("rendering after other snapshots gives other bytes than a first rendering")
+	}
+	om, ok := bytes.CutSuffix(om, []byte("# EOF\n"))
+	if !ok {
+		t.Error("OpenMetrics exposition without # EOF")
 	}
 
 	got := parseText(t, text)
@@ -119,6 +121,38 @@ func checkRendering(t *testing.T, snaps ...*fleet.Snapshot) {
 			t.Errorf("%s differs:\nrendered:\n%s\nregistry:\n%s", w.GetName(), b.String(), a.String())
 		}
 	}
+}
+
+// scrapeForms scrapes e in every form and returns its text and OpenMetrics
+// expositions, failing the test if the gzip forms do not hold the same.
+func scrapeForms(t *testing.T, e *Exposition) (text, om []byte) {
+	t.Helper()
+	text = readBody(t, scrape(t, e, acceptText, ""))
+	om = readBody(t, scrape(t, e, acceptPrometheus3, ""))
+	for _, want := range []struct {
+		accept string
+		body   []byte
+	}{{acceptText, text}, {acceptPrometheus3, om}} {
+		if got := gunzip(t, readBody(t, scrape(t, e, want.accept, "gzip"))); !bytes.Equal(got, want.body) {
+			t.Errorf("gzip scrape (%s) differs from the uncompressed one", want.accept)
+			diffLines(t, "gzip", got, want.body)
+		}
+	}
+	return text, om
+}
+
+func gunzip(t *testing.T, body []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plain
 }
 
 // diffLines fails the test with the first line where got and want differ.
@@ -244,23 +278,24 @@ func headerLen(block []byte) int {
 	return n
 }
 
-// Rendering a series costs no allocation of its own: the buffers are the
-// only allocations, and with a size hint they are one per format.
+// Rendering a chunk costs no allocation per series: the piece list and
+// one slab per chunk, and the port label of each service and replica set
+// (strconv.FormatInt).
 func TestRenderAllocations(t *testing.T) {
 	s := syntheticSnapshot("p", 200)
-	prev, err := renderProject(s, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	allocs := testing.AllocsPerRun(5, func() {
-		if _, err := renderProject(s, prev, nil); err != nil {
+	var r renderer
+	part := groups[0].part(s, 0, len(s.Services))
+	for f := range numForms {
+		if _, err := r.renderChunk(&groups[0], &part, f); err != nil {
 			t.Fatal(err)
 		}
-	})
-	// Per project: the writer, its family table, the two slabs, the
-	// project and its family list, and the port label of each service and
-	// replica set (strconv.FormatInt).
-	if limit := 10.0 + 3*200; allocs > limit {
-		t.Errorf("%.0f allocations to render 200 services, want at most %.0f", allocs, limit)
+		allocs := testing.AllocsPerRun(5, func() {
+			if _, err := r.renderChunk(&groups[0], &part, f); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if limit := 10.0 + 200; allocs > limit {
+			t.Errorf("form %d: %.0f allocations to render 200 services, want at most %.0f", f, allocs, limit)
+		}
 	}
 }
