@@ -1,0 +1,290 @@
+package collector
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// stats returns the render counters of e.
+func (e *Exposition) statsNow() renderStats {
+	e.renderMu.Lock()
+	defer e.renderMu.Unlock()
+	return e.stats
+}
+
+// rendered sums the chunk renderings of every form.
+func (s renderStats) total() int {
+	n := 0
+	for _, r := range s.rendered {
+		n += r
+	}
+	return n
+}
+
+// retainedBytes sums the capacity of every buffer e keeps between scrapes:
+// the chunks' renderings and the renderer's scratch.
+func (e *Exposition) retainedBytes() int {
+	e.renderMu.Lock()
+	defer e.renderMu.Unlock()
+	n := e.render.out.Cap()
+	if e.render.w != nil {
+		for i := range e.render.w.samples {
+			for f := range numFormats {
+				n += cap(e.render.w.samples[i][f])
+			}
+		}
+	}
+	for _, p := range e.projects {
+		for _, chunks := range p.groups {
+			for _, c := range chunks {
+				for _, cf := range c.forms {
+					if cf == nil {
+						continue
+					}
+					for _, pc := range cf.pieces {
+						n += cap(pc.b)
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// scrapePrometheus scrapes e as Prometheus does (OpenMetrics, gzip) and
+// returns the uncompressed body.
+func scrapePrometheus(t *testing.T, e *Exposition) string {
+	t.Helper()
+	return string(gunzip(t, readBody(t, scrape(t, e, acceptPrometheus3, "gzip"))))
+}
+
+// A snapshot equal to the last one, but built anew as every poll builds it,
+// renders nothing; publishing never renders.
+func TestExpositionUnchangedSnapshotRendersNothing(t *testing.T) {
+	e := NewExposition(nil, nil)
+	e.SetSnapshot(syntheticSnapshot("p", 2000))
+	if s := e.statsNow(); s.total() != 0 {
+		t.Fatalf("SetSnapshot rendered %d chunks before any scrape", s.total())
+	}
+	first := scrapePrometheus(t, e)
+	before := e.statsNow()
+	if before.total() < 2000/chunkTarget {
+		t.Fatalf("only %d chunks rendered for 2000 services", before.total())
+	}
+	e.SetSnapshot(syntheticSnapshot("p", 2000))
+	again := scrapePrometheus(t, e)
+	after := e.statsNow()
+	if n := after.total() - before.total(); n != 0 {
+		t.Errorf("an unchanged snapshot rendered %d chunks, want 0", n)
+	}
+	if n := after.changed - before.changed; n != 0 {
+		t.Errorf("an unchanged snapshot changed %d chunks, want 0", n)
+	}
+	if first != again {
+		t.Error("the exposition differs after an unchanged snapshot")
+	}
+}
+
+// A change to one service renders its chunk only, in the form asked for.
+func TestExpositionRendersChangedChunkOnly(t *testing.T) {
+	e := NewExposition(nil, nil)
+	e.SetSnapshot(syntheticSnapshot("p", 2000))
+	scrapePrometheus(t, e)
+	for _, tc := range []struct {
+		name   string
+		change func(s *fleet.Snapshot) *fleet.Snapshot
+		want   string
+		chunks int
+	}{
+		{"status", func(s *fleet.Snapshot) *fleet.Snapshot {
+			s.Services[1234].Status = apiclient.ServiceDeleting
+			return s
+		}, `clouddb_service_status{project_id="p",service_id="svc-001234",status="DELETING"} 1.0`, 1},
+		{"added", func(s *fleet.Snapshot) *fleet.Snapshot {
+			extra := s.Services[1234]
+			extra.ServiceID = "svc-001234a"
+			s.Services = append(s.Services[:1235], append([]fleet.Service{extra}, s.Services[1235:]...)...)
+			return s
+		}, `clouddb_service_paused{project_id="p",service_id="svc-001234a"} 0.0`, 1},
+		{"replica set removed", func(s *fleet.Snapshot) *fleet.Snapshot {
+			s.ReplicaSets = append(s.ReplicaSets[:10], s.ReplicaSets[11:]...)
+			return s
+		}, `clouddb_replica_set_nodes{project_id="p",replica_set_id="rs-000005-1",service_id="svc-000005"} 2.0`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Back to the base fleet, then the one change.
+			e.SetSnapshot(syntheticSnapshot("p", 2000))
+			scrapePrometheus(t, e)
+			before := e.statsNow()
+			e.SetSnapshot(tc.change(syntheticSnapshot("p", 2000)))
+			body := scrapePrometheus(t, e)
+			after := e.statsNow()
+			if !strings.Contains(body, tc.want) {
+				t.Errorf("no %s after the change", tc.want)
+			}
+			if n := after.changed - before.changed; n != tc.chunks {
+				t.Errorf("%d chunks changed, want %d", n, tc.chunks)
+			}
+			om := formOf(formatOpenMetrics, true)
+			if n := after.rendered[om] - before.rendered[om]; n != tc.chunks {
+				t.Errorf("%d chunks rendered, want %d", n, tc.chunks)
+			}
+			if n := after.total() - before.total(); n != after.rendered[om]-before.rendered[om] {
+				t.Errorf("%d chunks rendered in forms nobody asked for", n-(after.rendered[om]-before.rendered[om]))
+			}
+		})
+	}
+}
+
+// Only the forms asked for are rendered, and one not asked for within
+// formIdle is dropped at the next change.
+func TestExpositionRendersAskedFormsOnly(t *testing.T) {
+	e := NewExposition(nil, nil)
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	e.now = func() time.Time { return now }
+	e.SetSnapshot(syntheticSnapshot("p", 500))
+	scrapePrometheus(t, e)
+	formsHeld := func() (held [numForms]int) {
+		e.renderMu.Lock()
+		defer e.renderMu.Unlock()
+		for _, p := range e.projects {
+			for _, chunks := range p.groups {
+				for _, c := range chunks {
+					for f, cf := range c.forms {
+						if cf != nil {
+							held[f]++
+						}
+					}
+				}
+			}
+		}
+		return held
+	}
+	om, text := formOf(formatOpenMetrics, true), formOf(formatText, false)
+	held := formsHeld()
+	for f, n := range held {
+		if f != om && n != 0 {
+			t.Errorf("form %d: %d chunks rendered, nobody asked for it", f, n)
+		}
+	}
+	if held[om] == 0 {
+		t.Fatal("nothing rendered in the form asked for")
+	}
+
+	scrapeText(t, e)
+	if formsHeld()[text] != held[om] {
+		t.Errorf("text form: %d chunks held after a text scrape, want %d", formsHeld()[text], held[om])
+	}
+	now = now.Add(formIdle + time.Second)
+	changed := syntheticSnapshot("p", 500)
+	changed.Services[0].Name = "renamed"
+	e.SetSnapshot(changed)
+	if body := scrapePrometheus(t, e); !strings.Contains(body, `name="renamed"`) {
+		t.Error("the change is not served")
+	}
+	if n := formsHeld()[text]; n != 0 {
+		t.Errorf("text form still held in %d chunks after %s unasked", n, formIdle)
+	}
+	if body := scrapeText(t, e); !strings.Contains(body, `name="renamed"`) {
+		t.Error("the dropped form is not rendered again when asked")
+	}
+}
+
+// Memory taken by a spike (one service with 60,000 replica sets) is given
+// back once the spike is over.
+func TestExpositionShrinksAfterSpike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 60,000 replica sets")
+	}
+	e := NewExposition(nil, nil)
+	spike := syntheticSnapshot("p", 1)
+	base := spike.ReplicaSets[0]
+	spike.ReplicaSets = nil
+	for i := range 60_000 {
+		rs := base
+		rs.ID = fmt.Sprintf("rs-%06d", i)
+		spike.ReplicaSets = append(spike.ReplicaSets, rs)
+	}
+	small := syntheticSnapshot("p", 1)
+	small.ReplicaSets = spike.ReplicaSets[:3:3]
+	small.ReplicaSets = append([]fleet.ReplicaSet(nil), small.ReplicaSets...)
+
+	e.SetSnapshot(small)
+	scrapePrometheus(t, e)
+	scrapeText(t, e)
+	baseline := e.retainedBytes()
+	heapBefore := liveHeap()
+
+	e.SetSnapshot(spike)
+	scrapePrometheus(t, e)
+	scrapeText(t, e)
+	peak := e.retainedBytes()
+	if peak < 10<<20 {
+		t.Fatalf("the spike retains %d bytes only: not a spike", peak)
+	}
+	spike = nil // Let the GC have it.
+
+	e.SetSnapshot(small)
+	scrapePrometheus(t, e)
+	if body := scrapeText(t, e); strings.Count(body, "clouddb_replica_set_nodes{") != 3 {
+		t.Error("not back to 3 replica sets")
+	}
+	after := e.retainedBytes()
+	if after > baseline+scratchLimit*4 {
+		t.Errorf("%d bytes retained after the spike (%d at its peak), %d before it", after, peak, baseline)
+	}
+	if grown := liveHeap() - heapBefore; grown > 8<<20 {
+		t.Errorf("live heap %d bytes larger after the spike than before", grown)
+	}
+}
+
+func liveHeap() int64 {
+	// Twice: sync.Pool keeps what it held until the second collection.
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// The Go and process metrics come through SelfGatherer from a scheduled
+// gather, not from a gather per scrape.
+func TestExpositionScheduledSelfGather(t *testing.T) {
+	g := &countingGatherer{}
+	e := NewExposition(SelfGatherer(NewAPIMetrics(nil), g), nil)
+	defer e.Close()
+	e.SetSnapshot(testSnapshots()[0])
+	for range 5 {
+		if body := scrapeText(t, e); !strings.Contains(body, "clouddb_exporter_build_info 1") {
+			t.Fatal("no build info")
+		}
+	}
+	if n := g.calls.Load(); n != 1 {
+		t.Errorf("%d gathers for 5 scrapes within %s, want 1", n, selfGatherInterval)
+	}
+	e.Close()
+	scrapeText(t, e)
+	if n := g.calls.Load(); n != 2 {
+		t.Errorf("%d gathers after Close and one more scrape, want 2", n)
+	}
+}
+
+// countingGatherer counts its gathers of a build info gauge.
+type countingGatherer struct {
+	failingGatherer
+	calls atomic.Int32
+}
+
+func (g *countingGatherer) Gather() ([]*dto.MetricFamily, error) {
+	g.calls.Add(1)
+	return g.failingGatherer.Gather()
+}
