@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -69,11 +71,10 @@ func syntheticSnapshot(projectID string, n int) *fleet.Snapshot {
 	return s
 }
 
-// benchSelf returns what main registers besides the resources, less the
-// Go and process collectors, whose cost does not grow with the fleet:
-// APIMetrics (one project, every operation observed once) and build info,
-// both in one registry (reg) and as SelfGatherer wires them (self, where the
-// registry holds the build info only).
+// benchSelf returns what main serves besides the resources, wired as main
+// wires it: APIMetrics (one project, every operation observed once) through
+// SelfGatherer, with build info, Go and process collectors in a registry
+// (self), and the same in one registry gathered on every scrape (reg).
 func benchSelf() (reg *prometheus.Registry, self prometheus.Gatherer) {
 	reg = prometheus.NewRegistry()
 	api := NewAPIMetrics(reg)
@@ -83,9 +84,14 @@ func benchSelf() (reg *prometheus.Registry, self prometheus.Gatherer) {
 		o.ObserveRetry(op)
 	}
 	o.ObserveRateLimitWait(apiclient.OpListServices, time.Second)
-	reg.MustRegister(version.NewCollector("clouddb_exporter"))
 	others := prometheus.NewRegistry()
-	others.MustRegister(version.NewCollector("clouddb_exporter"))
+	for _, r := range []*prometheus.Registry{reg, others} {
+		r.MustRegister(
+			version.NewCollector("clouddb_exporter"),
+			collectors.NewGoCollector(),
+			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		)
+	}
 	return reg, SelfGatherer(api, others)
 }
 
@@ -121,66 +127,175 @@ func benchHandler(b *testing.B, h http.Handler, req *http.Request) {
 	}
 }
 
+// benchInterleaved serves h and its baseline in turn, one scrape each per
+// iteration, so that both see the same machine: on a shared, noisy host,
+// two benchmarks run one after the other compare two different loads.
+// It reports h's time as a multiple of the baseline's (x_baseline) and the
+// allocations of both scrapes together per iteration (the baseline makes
+// none of its own).
+func benchInterleaved(b *testing.B, h, baseline http.Handler, req *http.Request) {
+	w := &discardResponse{header: http.Header{}}
+	h.ServeHTTP(w, req)
+	b.SetBytes(w.n)
+	var tH, tBase time.Duration
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n := 0
+	for b.Loop() {
+		clear(w.header)
+		start := time.Now()
+		h.ServeHTTP(w, req)
+		mid := time.Now()
+		baseline.ServeHTTP(w, req)
+		tH += mid.Sub(start)
+		tBase += time.Since(mid)
+		n++
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(tH)/float64(tBase), "x_baseline")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/scrape")
+}
+
 func BenchmarkScrape(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
 			snap := syntheticSnapshot("bench", n)
 			reg, self := benchSelf()
-			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
-			req.Header.Set("Accept", acceptText)
+			text := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			text.Header.Set("Accept", acceptText)
+			prom := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			prom.Header.Set("Accept", acceptPrometheus3)
+			prom.Header.Set("Accept-Encoding", "gzip")
 
 			cached := NewExposition(self, nil)
+			defer cached.Close()
 			cached.SetSnapshot(snap)
-			// The same with the registry as self: the API metrics are
-			// gathered and encoded on every scrape.
+			// The same with the registry as self: the API, Go and process
+			// metrics are gathered and encoded on every scrape.
 			cachedRegistrySelf := NewExposition(reg, nil)
 			cachedRegistrySelf.SetSnapshot(snap)
+
+			// The baselines: the same bodies prepared in one byte slice
+			// each, as a server with nothing to do but write them.
 			rec := httptest.NewRecorder()
-			cached.ServeHTTP(rec, req)
+			cached.ServeHTTP(rec, text)
 			body := rec.Body.Bytes()
+			rec = httptest.NewRecorder()
+			cached.ServeHTTP(rec, prom)
+			gzBody := rec.Body.Bytes()
+			bytesHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Accept-Encoding") != "" {
+					w.Header().Set("Content-Encoding", "gzip")
+					_, _ = w.Write(gzBody)
+					return
+				}
+				w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+				_, _ = w.Write(body)
+			})
 
 			constReg := prometheus.NewRegistry()
 			constReg.MustRegister(NewFleetCollectorOf(snap))
 			constHandler := promhttp.HandlerFor(prometheus.Gatherers{constReg, reg}, promhttp.HandlerOpts{})
 
-			bytesHandler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-				_, _ = w.Write(body)
-			})
-
-			b.Run("cached", func(b *testing.B) { benchHandler(b, cached, req) })
-			b.Run("cached_registry_self", func(b *testing.B) { benchHandler(b, cachedRegistrySelf, req) })
-			b.Run("const_registry", func(b *testing.B) { benchHandler(b, constHandler, req) })
-			b.Run("bytes", func(b *testing.B) { benchHandler(b, bytesHandler, req) })
+			b.Run("cached", func(b *testing.B) { benchHandler(b, cached, text) })
+			b.Run("cached_gzip", func(b *testing.B) { benchHandler(b, cached, prom) })
+			b.Run("cached_registry_self", func(b *testing.B) { benchHandler(b, cachedRegistrySelf, text) })
+			b.Run("const_registry", func(b *testing.B) { benchHandler(b, constHandler, text) })
+			b.Run("bytes", func(b *testing.B) { benchHandler(b, bytesHandler, text) })
+			b.Run("bytes_gzip", func(b *testing.B) { benchHandler(b, bytesHandler, prom) })
+			// The goals: against the byte slice of the same bytes, in
+			// one run.
+			b.Run("gzip_vs_bytes", func(b *testing.B) { benchInterleaved(b, cached, bytesHandler, prom) })
+			b.Run("text_vs_bytes", func(b *testing.B) { benchInterleaved(b, cached, bytesHandler, text) })
 		})
 	}
 }
 
-// BenchmarkRender measures what a poll costs the exposition: rendering a
-// changed snapshot in both formats, and with the first gzip scrape after
-// it, which compresses the cached part once.
+// BenchmarkRender measures what a poll costs the exposition, with the
+// scrape after it as Prometheus asks (OpenMetrics, gzip), which renders
+// what changed: a first rendering, a poll in which nothing changed (a new
+// but equal snapshot, as every poll builds), and one in which one service
+// changed.
 func BenchmarkRender(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			snap := syntheticSnapshot("bench", n)
-			e := NewExposition(nil, nil)
-			b.Run("set_snapshot", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					e.SetSnapshot(snap)
-				}
-			})
+			snaps := []*fleet.Snapshot{syntheticSnapshot("bench", n), syntheticSnapshot("bench", n)}
+			changed := syntheticSnapshot("bench", n)
+			changed.Services[n/2].Status = apiclient.ServiceUnstable
+			resources := float64(len(snaps[0].Services) + len(snaps[0].ReplicaSets) + len(snaps[0].VPCs) + len(snaps[0].Peerings))
 			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 			req.Header.Set("Accept", acceptPrometheus3)
 			req.Header.Set("Accept-Encoding", "gzip")
-			b.Run("set_snapshot+first_gzip_scrape", func(b *testing.B) {
+			w := &discardResponse{header: http.Header{}}
+			b.Run("first", func(b *testing.B) {
 				b.ReportAllocs()
-				w := &discardResponse{header: http.Header{}}
 				for b.Loop() {
-					e.SetSnapshot(snap)
+					e := NewExposition(nil, nil)
+					e.SetSnapshot(snaps[0])
 					e.ServeHTTP(w, req)
 				}
 			})
+			run := func(b *testing.B, next func(i int) *fleet.Snapshot) {
+				e := NewExposition(nil, nil)
+				e.SetSnapshot(snaps[0])
+				e.ServeHTTP(w, req)
+				b.ReportAllocs()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				i := 0
+				for b.Loop() {
+					i++
+					e.SetSnapshot(next(i))
+					e.ServeHTTP(w, req)
+				}
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(i)/resources, "allocs/resource")
+				s := e.statsNow()
+				b.ReportMetric(float64(s.total()-s.rendered[formOf(formatOpenMetrics, true)]), "other_forms_rendered")
+			}
+			b.Run("unchanged", func(b *testing.B) {
+				run(b, func(i int) *fleet.Snapshot { return snaps[i%2] })
+			})
+			b.Run("one_change", func(b *testing.B) {
+				run(b, func(i int) *fleet.Snapshot {
+					if i%2 == 0 {
+						return snaps[0]
+					}
+					return changed
+				})
+			})
+		})
+	}
+}
+
+// BenchmarkMemory measures the live heap a project's snapshot and its
+// exposition take, per service, once Prometheus scraped it, next to the
+// size of the exposition per service (the text format, uncompressed).
+// Goal: heap per service <= 2x exposition per service.
+func BenchmarkMemory(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			req.Header.Set("Accept", acceptPrometheus3)
+			req.Header.Set("Accept-Encoding", "gzip")
+			text := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			text.Header.Set("Accept", acceptText)
+			var heap, expo float64
+			for b.Loop() {
+				before := liveHeap()
+				snap := syntheticSnapshot("bench", n)
+				e := NewExposition(nil, nil)
+				e.SetSnapshot(snap)
+				e.ServeHTTP(&discardResponse{header: http.Header{}}, req)
+				heap = float64(liveHeap() - before)
+				w := &discardResponse{header: http.Header{}}
+				e.ServeHTTP(w, text)
+				expo = float64(w.n)
+				runtime.KeepAlive(e)
+			}
+			b.ReportMetric(heap/float64(n), "heap_bytes/service")
+			b.ReportMetric(expo/float64(n), "expo_bytes/service")
+			b.ReportMetric(heap/expo, "heap/expo")
 		})
 	}
 }

@@ -98,7 +98,11 @@ type Exposition struct {
 	// that a lasting failure is logged once rather than on every scrape.
 	selfFailing atomic.Bool
 
-	buffers      sync.Pool // of *bytes.Buffer, for the per-scrape self-metrics
+	// selfCache holds the self-metrics by format when they all come from
+	// caches; selfMu serialises making them.
+	selfMu    sync.Mutex
+	selfCache [numFormats]atomic.Pointer[cachedSelfPart]
+
 	flateWriters sync.Pool // of *flate.Writer at selfDeflateLevel
 }
 
@@ -139,7 +143,6 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 		projects: map[string]*projectChunks{},
 		seqs:     map[string]uint64{},
 		now:      time.Now,
-		buffers:  sync.Pool{New: func() any { return new(bytes.Buffer) }},
 		flateWriters: sync.Pool{New: func() any {
 			fw, _ := flate.NewWriter(nil, selfDeflateLevel) // The level is valid.
 			return fw
@@ -474,41 +477,103 @@ func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	gzip := acceptsGzip(r.Header.Get("Accept-Encoding"))
 	v := e.view(formOf(format, gzip))
-
-	self := e.buffers.Get().(*bytes.Buffer)
-	defer e.putBuffer(self)
-	self.Reset()
-	e.encodeSelf(self, contentType, format)
+	self := e.selfPart(format, gzip)
 
 	h := w.Header()
 	h.Set("Content-Type", string(contentType))
 	h.Add("Vary", "Accept-Encoding")
 	if gzip {
-		e.serveGzip(w, v, self.Bytes())
+		e.serveGzip(w, v, self)
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(v.size+self.Len()))
+	h.Set("Content-Length", strconv.Itoa(v.size+len(self.raw)))
 	for _, part := range v.parts {
 		if _, err := w.Write(part); err != nil {
 			return // The client went away; nothing left to tell it.
 		}
 	}
-	_, _ = w.Write(self.Bytes())
+	_, _ = w.Write(self.raw)
 }
 
-// putBuffer returns a buffer to the pool unless it grew unusually large, so
-// that one huge self-exposition does not pin its memory forever.
-func (e *Exposition) putBuffer(b *bytes.Buffer) {
-	if b.Cap() <= 4<<20 {
-		e.buffers.Put(b)
+// selfPart is the self-metrics of a scrape in one format, closed by "# EOF"
+// for OpenMetrics: raw, and for gzip as a sync-flushed deflate piece.
+type selfPart struct {
+	// The sources it was encoded from, for a cached part: the API
+	// metrics' generation and the scheduled gather.
+	apiGeneration uint64
+	others        *selfEncoding
+
+	raw      []byte
+	deflated []byte
+	crc      uint32
+}
+
+// selfPart returns the self-metrics in format. When they all come from
+// caches (SelfGatherer), so does the part, made again only when one of its
+// sources changed; else it is encoded for this scrape.
+func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
+	if e.self != nil {
+		p := &selfPart{}
+		var buf bytes.Buffer
+		e.encodeSelf(&buf, format, nil)
+		p.raw = buf.Bytes()
+		if gzip {
+			e.deflateSelf(p)
+		}
+		return p
 	}
+	var generation uint64
+	if e.api != nil {
+		generation = e.api.generation.Load()
+	}
+	var others *selfEncoding
+	if e.others != nil {
+		others = e.others.current()
+	}
+	if p := e.selfCache[format].Load(); p != nil && p.apiGeneration == generation && p.others == others {
+		e.reportSelf(p.err)
+		return &p.selfPart
+	}
+	e.selfMu.Lock()
+	defer e.selfMu.Unlock()
+	if p := e.selfCache[format].Load(); p != nil && p.apiGeneration == generation && p.others == others {
+		e.reportSelf(p.err)
+		return &p.selfPart
+	}
+	var buf bytes.Buffer
+	p := &cachedSelfPart{selfPart: selfPart{apiGeneration: generation, others: others}}
+	p.err = e.encodeSelf(&buf, format, others)
+	p.raw = buf.Bytes()
+	e.deflateSelf(&p.selfPart)
+	e.selfCache[format].Store(p)
+	return &p.selfPart
 }
 
-// encodeSelf appends the self-metrics to buf in contentType (format is its
-// index), closed by "# EOF" for OpenMetrics. A failing gatherer or family
+// cachedSelfPart is a selfPart and the error of its encoding, reported
+// again by every scrape that serves it.
+type cachedSelfPart struct {
+	selfPart
+	err error
+}
+
+// deflateSelf compresses p.raw as a sync-flushed piece.
+func (e *Exposition) deflateSelf(p *selfPart) {
+	var out bytes.Buffer
+	fw := e.flateWriters.Get().(*flate.Writer)
+	fw.Reset(&out)
+	_, _ = fw.Write(p.raw)
+	_ = fw.Flush()
+	e.flateWriters.Put(fw)
+	p.deflated = out.Bytes()
+	p.crc = crc32.ChecksumIEEE(p.raw)
+}
+
+// encodeSelf appends the self-metrics to buf in format, closed by "# EOF"
+// for OpenMetrics, and reports a failure. A failing gatherer or family
 // costs only its own series: what was gathered is still encoded, and the
-// resource part is served in any case.
-func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, format int) {
+// resource part is served in any case. others is the scheduled gather to
+// serve, if any.
+func (e *Exposition) encodeSelf(buf *bytes.Buffer, format int, others *selfEncoding) error {
 	var errs []error
 	if e.api != nil {
 		b, err := e.api.encoded(format)
@@ -517,12 +582,11 @@ func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, fo
 		}
 		buf.Write(b)
 	}
-	if e.others != nil {
-		b, err := e.others.encoded(format)
-		if err != nil {
-			errs = append(errs, err)
+	if others != nil {
+		buf.Write(others.bytes[format])
+		if others.err != nil {
+			errs = append(errs, others.err)
 		}
-		buf.Write(b)
 	}
 	if e.self != nil {
 		mfs, err := e.self.Gather()
@@ -534,11 +598,18 @@ func (e *Exposition) encodeSelf(buf *bytes.Buffer, contentType expfmt.Format, fo
 	if format == formatOpenMetrics {
 		buf.WriteString("# EOF\n")
 	}
-	if len(errs) == 0 {
+	err := errors.Join(errs...)
+	e.reportSelf(err)
+	return err
+}
+
+// reportSelf logs a self-metrics failure once until it recovers.
+func (e *Exposition) reportSelf(err error) {
+	if err == nil {
 		e.selfFailing.Store(false)
 		return
 	}
 	if e.selfFailing.CompareAndSwap(false, true) {
-		e.logger.Error("Self-metrics could not be gathered completely; serving the rest until this recovers.", "err", errors.Join(errs...))
+		e.logger.Error("Self-metrics could not be gathered completely; serving the rest until this recovers.", "err", err)
 	}
 }

@@ -1,10 +1,8 @@
 package collector
 
 import (
-	"bytes"
 	"compress/flate"
 	"encoding/binary"
-	"hash/crc32"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,33 +31,33 @@ const selfDeflateLevel = flate.BestSpeed
 // time, unknown OS (as compress/gzip writes it).
 const gzipHeader = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 
+// finalBlock ends a deflate stream: an empty final block with fixed
+// Huffman codes (BFINAL 1, BTYPE 01, end-of-block code 0000000).
+var finalBlock = []byte{0x03, 0x00}
+
 // serveGzip writes one gzip member: the header and cached deflate pieces of
-// v, then self compressed now and ended with the final block, then the
-// trailer over both.
-func (e *Exposition) serveGzip(w http.ResponseWriter, v *view, self []byte) {
-	tail := e.buffers.Get().(*bytes.Buffer)
-	defer e.putBuffer(tail)
-	tail.Reset()
-	fw := e.flateWriters.Get().(*flate.Writer)
-	fw.Reset(tail)
-	_, _ = fw.Write(self)
-	_ = fw.Close()
-	e.flateWriters.Put(fw)
+// v, then those of self, then the final block and the trailer over both.
+func (e *Exposition) serveGzip(w http.ResponseWriter, v *view, self *selfPart) {
 	var trailer [8]byte
-	binary.LittleEndian.PutUint32(trailer[0:4], crc32.Update(v.crc, crc32.IEEETable, self))
+	binary.LittleEndian.PutUint32(trailer[0:4], crc32Combine(v.crc, self.crc, int64(len(self.raw))))
 	// ISIZE is the length modulo 2^32 by definition: truncation is meant.
-	binary.LittleEndian.PutUint32(trailer[4:8], uint32(v.raw+len(self)))
-	tail.Write(trailer[:])
+	binary.LittleEndian.PutUint32(trailer[4:8], uint32(v.raw+len(self.raw)))
 
 	h := w.Header()
 	h.Set("Content-Encoding", "gzip")
-	h.Set("Content-Length", strconv.Itoa(v.size+tail.Len()))
+	h.Set("Content-Length", strconv.Itoa(v.size+len(self.deflated)+len(finalBlock)+len(trailer)))
 	for _, part := range v.parts {
 		if _, err := w.Write(part); err != nil {
 			return // The client went away; nothing left to tell it.
 		}
 	}
-	_, _ = w.Write(tail.Bytes())
+	if _, err := w.Write(self.deflated); err != nil {
+		return
+	}
+	if _, err := w.Write(finalBlock); err != nil {
+		return
+	}
+	_, _ = w.Write(trailer[:])
 }
 
 // acceptsGzip reports whether an Accept-Encoding header value allows gzip:

@@ -46,9 +46,9 @@ func newScheduledGatherer(g prometheus.Gatherer, interval time.Duration) *schedu
 	return &scheduledGatherer{g: g, interval: interval, done: make(chan struct{})}
 }
 
-// encoded returns the last gather's encoding in format, starting the
-// schedule on first use. After stop, every call gathers afresh.
-func (s *scheduledGatherer) encoded(format int) ([]byte, error) {
+// current returns the last gather, starting the schedule on first use.
+// After stop, every call gathers afresh.
+func (s *scheduledGatherer) current() *selfEncoding {
 	s.startOnce.Do(func() {
 		s.refresh()
 		go s.loop()
@@ -56,8 +56,7 @@ func (s *scheduledGatherer) encoded(format int) ([]byte, error) {
 	if s.stopped.Load() {
 		s.refresh()
 	}
-	c := s.cur.Load()
-	return c.bytes[format], c.err
+	return s.cur.Load()
 }
 
 func (s *scheduledGatherer) loop() {
