@@ -20,10 +20,11 @@ import (
 // the boundaries of its own chunk only, not of every chunk after it.
 
 // chunkTarget is the mean number of resources per chunk. Smaller chunks
-// re-render less per change but cost more pieces per scrape and compress
-// worse (each is compressed on its own); at 128 a chunk of services is about
-// 256 KB of text and the pieces of a 10k-service project number some 1,500.
-const chunkTarget = 128
+// re-render less per change but make more pieces for each scrape to write
+// and compress worse (each piece is compressed on its own). At 256, a
+// change re-renders about a millisecond's worth, and a 10k-service project
+// is some 1,000 pieces.
+const chunkTarget = 256
 
 // chunkSeed keys the boundary hash. Boundaries only need to be stable
 // within one process.

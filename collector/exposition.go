@@ -94,6 +94,8 @@ type Exposition struct {
 	asked [numForms]atomic.Int64
 	now   func() time.Time
 
+	lastNegotiation atomic.Pointer[negotiation]
+
 	// selfFailing remembers that the last self-metrics gather failed, so
 	// that a lasting failure is logged once rather than on every scrape.
 	selfFailing atomic.Bool
@@ -466,16 +468,8 @@ func (r *renderer) shrink() {
 // buffers are not offered: a client asking only for them gets the text
 // format, which every Prometheus reads.
 func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// NegotiateAccept with the formats served is what the deprecated
-	// NegotiateIncludingOpenMetrics became; offering no protobuf format
-	// makes a client that asks only for protobuf fall back to text.
-	negotiated := expfmt.NegotiateAccept(r.Header, expfmt.FmtOpenMetrics_1_0_0, expfmt.FmtOpenMetrics_0_0_1, expfmt.FmtText)
-	format, contentType := formatText, negotiated
-	if negotiated.FormatType() == expfmt.TypeOpenMetrics {
-		// OpenMetrics 0.0.1 and 1.0.0 encode these families alike.
-		format = formatOpenMetrics
-	}
-	gzip := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	n := e.negotiate(r.Header)
+	format, contentType, gzip := n.format, n.contentType, n.gzip
 	v := e.view(formOf(format, gzip))
 	self := e.selfPart(format, gzip)
 
@@ -493,6 +487,36 @@ func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	_, _ = w.Write(self.raw)
+}
+
+// negotiation is the outcome of content negotiation for one pair of
+// Accept and Accept-Encoding headers.
+type negotiation struct {
+	accept, acceptEncoding string
+	format                 int
+	contentType            expfmt.Format
+	gzip                   bool
+}
+
+// negotiate returns the format and encoding to serve. A Prometheus server
+// sends the same headers on every scrape: the last outcome is kept, so
+// that scrapes do not parse them again.
+func (e *Exposition) negotiate(h http.Header) *negotiation {
+	accept, acceptEncoding := h.Get("Accept"), h.Get("Accept-Encoding")
+	if n := e.lastNegotiation.Load(); n != nil && n.accept == accept && n.acceptEncoding == acceptEncoding {
+		return n
+	}
+	// NegotiateAccept with the formats served is what the deprecated
+	// NegotiateIncludingOpenMetrics became; offering no protobuf format
+	// makes a client that asks only for protobuf fall back to text.
+	contentType := expfmt.NegotiateAccept(h, expfmt.FmtOpenMetrics_1_0_0, expfmt.FmtOpenMetrics_0_0_1, expfmt.FmtText)
+	n := &negotiation{accept: accept, acceptEncoding: acceptEncoding, contentType: contentType, format: formatText, gzip: acceptsGzip(acceptEncoding)}
+	if contentType.FormatType() == expfmt.TypeOpenMetrics {
+		// OpenMetrics 0.0.1 and 1.0.0 encode these families alike.
+		n.format = formatOpenMetrics
+	}
+	e.lastNegotiation.Store(n)
+	return n
 }
 
 // selfPart is the self-metrics of a scrape in one format, closed by "# EOF"
