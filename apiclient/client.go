@@ -120,7 +120,7 @@ func New(cfg Config) (*Client, error) {
 		c.observer = nopObserver{}
 	}
 	if c.http == nil {
-		c.http = newHTTPClient()
+		c.http = newHTTPClient(orDefault(cfg.Concurrency, DefaultConcurrency))
 		t := c.http.Transport.(*http.Transport)
 		if cfg.TLSConfig != nil {
 			t.TLSClientConfig = cfg.TLSConfig
@@ -177,15 +177,22 @@ func validateBaseURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
+// DefaultConcurrency is the Concurrency assumed when none is given, the
+// poller's default.
+const DefaultConcurrency = 4
+
 // newHTTPClient clones the default transport, keeping its proxy, dial and
-// TLS settings, and keeps a few idle connections per host because the
-// poller calls the same host over and over. Redirects are not followed: the
-// API documents none, and following one would resend credentials and, for
-// a 307/308, repeat a write; a 3xx becomes an *APIError instead.
-func newHTTPClient() *http.Client {
+// TLS settings, and keeps as many idle connections to the API's host as
+// requests can be in flight: a poll cycle and a follow-up of transitions
+// (each up to concurrency) plus a few admin writes. With fewer, every
+// cycle would close the connections beyond the pool after each burst and
+// open them again (TLS handshakes included). Redirects are not followed:
+// the API documents none, and following one would resend credentials and,
+// for a 307/308, repeat a write; a 3xx becomes an *APIError instead.
+func newHTTPClient(concurrency int) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 32
-	t.MaxIdleConnsPerHost = 8
+	t.MaxIdleConnsPerHost = 2*concurrency + 4
+	t.MaxIdleConns = t.MaxIdleConnsPerHost
 	t.IdleConnTimeout = 90 * time.Second
 	return &http.Client{
 		Transport: t,

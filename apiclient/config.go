@@ -53,6 +53,11 @@ type Config struct {
 	// MaxBodyBytes limits how much of a response body is read.
 	MaxBodyBytes int64
 
+	// Concurrency is how many requests the caller keeps in flight at
+	// once (--collect.concurrency); it sizes the idle connection pool of
+	// the default HTTP client, so that a cycle reuses its connections
+	// instead of closing and opening them. 0 means DefaultConcurrency.
+	Concurrency int
 	// HTTPClient is used for requests; nil means a client with sane
 	// transport defaults. Its Timeout is not used: Timeout above is.
 	HTTPClient *http.Client

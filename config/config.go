@@ -93,6 +93,7 @@ func (p Project) ClientConfig() (apiclient.Config, error) {
 		MaxRetries:     maxRetries,
 		RetryBaseDelay: p.API.RetryBaseDelay,
 		RetryMaxDelay:  p.API.RetryMaxDelay,
+		Concurrency:    p.Collect.Concurrency,
 	}, nil
 }
 
