@@ -2,6 +2,7 @@ package collector
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -156,6 +157,44 @@ func benchInterleaved(b *testing.B, h, baseline http.Handler, req *http.Request)
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/scrape")
 }
 
+// benchInterleavedHTTP is benchInterleaved through a loopback HTTP server
+// and client, reading the (still compressed) body to the end.
+func benchInterleavedHTTP(b *testing.B, h, baseline http.Handler, req *http.Request) {
+	srvH, srvBase := httptest.NewServer(h), httptest.NewServer(baseline)
+	defer srvH.Close()
+	defer srvBase.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	get := func(url string) int64 {
+		r, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Header = req.Header
+		resp, err := client.Do(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		n, err := io.Copy(io.Discard, resp.Body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	b.SetBytes(get(srvH.URL))
+	get(srvBase.URL)
+	var tH, tBase time.Duration
+	for b.Loop() {
+		start := time.Now()
+		get(srvH.URL)
+		mid := time.Now()
+		get(srvBase.URL)
+		tH += mid.Sub(start)
+		tBase += time.Since(mid)
+	}
+	b.ReportMetric(float64(tH)/float64(tBase), "x_baseline")
+}
+
 func BenchmarkScrape(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
@@ -207,6 +246,9 @@ func BenchmarkScrape(b *testing.B) {
 			// one run.
 			b.Run("gzip_vs_bytes", func(b *testing.B) { benchInterleaved(b, cached, bytesHandler, prom) })
 			b.Run("text_vs_bytes", func(b *testing.B) { benchInterleaved(b, cached, bytesHandler, text) })
+			// The same over loopback HTTP, where every write the handler
+			// makes can cost a system call.
+			b.Run("gzip_vs_bytes_http", func(b *testing.B) { benchInterleavedHTTP(b, cached, bytesHandler, prom) })
 		})
 	}
 }
