@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"errors"
@@ -106,6 +107,7 @@ type Exposition struct {
 	selfCache [numFormats]atomic.Pointer[cachedSelfPart]
 
 	flateWriters sync.Pool // of *flate.Writer at selfDeflateLevel
+	writers      sync.Pool // of *bufio.Writer of scrapeWriteBuffer bytes
 }
 
 // snapshots is the latest snapshot of every project, replaced as a whole.
@@ -145,6 +147,7 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 		projects: map[string]*projectChunks{},
 		seqs:     map[string]uint64{},
 		now:      time.Now,
+		writers:  sync.Pool{New: func() any { return bufio.NewWriterSize(nil, scrapeWriteBuffer) }},
 		flateWriters: sync.Pool{New: func() any {
 			fw, _ := flate.NewWriter(nil, selfDeflateLevel) // The level is valid.
 			return fw
@@ -476,18 +479,44 @@ func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", string(contentType))
 	h.Add("Vary", "Accept-Encoding")
+	// The pieces are some kilobytes each: written one by one, each would
+	// be a system call of its own.
+	bw := e.writers.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() {
+		bw.Reset(nil)
+		e.writers.Put(bw)
+	}()
 	if gzip {
-		e.serveGzip(w, v, self)
-		return
-	}
-	h.Set("Content-Length", strconv.Itoa(v.size+len(self.raw)))
-	for _, part := range v.parts {
-		if _, err := w.Write(part); err != nil {
-			return // The client went away; nothing left to tell it.
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Length", strconv.Itoa(v.size+len(self.deflated)+len(finalBlock)+gzipTrailerSize))
+		if writeAll(bw, v.parts) {
+			writeGzipEnd(bw, v, self)
+		}
+	} else {
+		h.Set("Content-Length", strconv.Itoa(v.size+len(self.raw)))
+		if writeAll(bw, v.parts) {
+			_, _ = bw.Write(self.raw)
 		}
 	}
-	_, _ = w.Write(self.raw)
+	_ = bw.Flush() // A failure means the client went away; nothing left to tell it.
 }
+
+// writeAll writes parts to w, and reports whether it could.
+func writeAll(w *bufio.Writer, parts [][]byte) bool {
+	for _, part := range parts {
+		if _, err := w.Write(part); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// scrapeWriteBuffer is the size of the buffer scrapes write through. Over
+// loopback HTTP (BenchmarkScrape/*/gzip_vs_bytes_http), writing the pieces
+// one by one made a gzip scrape 2.6x (1k services) and 2.0x (10k) the time
+// of writing the same bytes from one slice; through 64 KB, 1.1x and 0.9x.
+const scrapeWriteBuffer = 64 << 10
 
 // negotiation is the outcome of content negotiation for one pair of
 // Accept and Accept-Encoding headers.

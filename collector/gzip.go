@@ -1,9 +1,9 @@
 package collector
 
 import (
+	"bufio"
 	"compress/flate"
 	"encoding/binary"
-	"net/http"
 	"strconv"
 	"strings"
 )
@@ -35,28 +35,18 @@ const gzipHeader = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 // Huffman codes (BFINAL 1, BTYPE 01, end-of-block code 0000000).
 var finalBlock = []byte{0x03, 0x00}
 
-// serveGzip writes one gzip member: the header and cached deflate pieces of
-// v, then those of self, then the final block and the trailer over both.
-func (e *Exposition) serveGzip(w http.ResponseWriter, v *view, self *selfPart) {
-	var trailer [8]byte
+// gzipTrailerSize is the CRC-32 and the length that end a gzip member.
+const gzipTrailerSize = 8
+
+// writeGzipEnd ends the gzip member whose header and cached deflate pieces
+// v holds: the pieces of self, the final block and the trailer over both.
+func writeGzipEnd(w *bufio.Writer, v *view, self *selfPart) {
+	var trailer [gzipTrailerSize]byte
 	binary.LittleEndian.PutUint32(trailer[0:4], crc32Combine(v.crc, self.crc, int64(len(self.raw))))
 	// ISIZE is the length modulo 2^32 by definition: truncation is meant.
 	binary.LittleEndian.PutUint32(trailer[4:8], uint32(v.raw+len(self.raw)))
-
-	h := w.Header()
-	h.Set("Content-Encoding", "gzip")
-	h.Set("Content-Length", strconv.Itoa(v.size+len(self.deflated)+len(finalBlock)+len(trailer)))
-	for _, part := range v.parts {
-		if _, err := w.Write(part); err != nil {
-			return // The client went away; nothing left to tell it.
-		}
-	}
-	if _, err := w.Write(self.deflated); err != nil {
-		return
-	}
-	if _, err := w.Write(finalBlock); err != nil {
-		return
-	}
+	_, _ = w.Write(self.deflated)
+	_, _ = w.Write(finalBlock)
 	_, _ = w.Write(trailer[:])
 }
 
