@@ -225,7 +225,7 @@ func (e *Exposition) view(f int) *view {
 	if v := e.views[f].Load(); v != nil && v.generation == latest.generation {
 		return v // Rendered by the scrape we waited for.
 	}
-	if e.applied != latest.generation || len(e.projects) != len(latest.byProject) {
+	if e.applied != latest.generation {
 		e.apply(latest)
 		e.dropIdleForms(f)
 	}
