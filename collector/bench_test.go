@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -130,31 +131,46 @@ func benchHandler(b *testing.B, h http.Handler, req *http.Request) {
 
 // benchInterleaved serves h and its baseline in turn, one scrape each per
 // iteration, so that both see the same machine: on a shared, noisy host,
-// two benchmarks run one after the other compare two different loads.
-// It reports h's time as a multiple of the baseline's (x_baseline) and the
-// allocations of both scrapes together per iteration (the baseline makes
-// none of its own).
+// two benchmarks run one after the other compare two different loads. It
+// reports the median over iterations of h's time divided by the
+// baseline's (x_baseline), which a burst of load on the machine moves
+// little, and the allocations of both scrapes together per iteration (the
+// baseline makes none of its own).
 func benchInterleaved(b *testing.B, h, baseline http.Handler, req *http.Request) {
 	w := &discardResponse{header: http.Header{}}
 	h.ServeHTTP(w, req)
 	b.SetBytes(w.n)
-	var tH, tBase time.Duration
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	n := 0
-	for b.Loop() {
+	ratios := interleave(b, func() {
 		clear(w.header)
-		start := time.Now()
 		h.ServeHTTP(w, req)
-		mid := time.Now()
+	}, func() {
+		clear(w.header)
 		baseline.ServeHTTP(w, req)
-		tH += mid.Sub(start)
-		tBase += time.Since(mid)
-		n++
-	}
+	})
 	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(tH)/float64(tBase), "x_baseline")
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/scrape")
+	b.ReportMetric(median(ratios), "x_baseline")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(len(ratios)), "allocs/scrape")
+}
+
+// interleave runs a then baseline once per iteration and returns the
+// ratio of their times in each.
+func interleave(b *testing.B, a, baseline func()) []float64 {
+	var ratios []float64
+	for b.Loop() {
+		start := time.Now()
+		a()
+		mid := time.Now()
+		baseline()
+		ratios = append(ratios, float64(mid.Sub(start))/float64(time.Since(mid)))
+	}
+	return ratios
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // benchInterleavedHTTP is benchInterleaved through a loopback HTTP server
@@ -183,16 +199,8 @@ func benchInterleavedHTTP(b *testing.B, h, baseline http.Handler, req *http.Requ
 	}
 	b.SetBytes(get(srvH.URL))
 	get(srvBase.URL)
-	var tH, tBase time.Duration
-	for b.Loop() {
-		start := time.Now()
-		get(srvH.URL)
-		mid := time.Now()
-		get(srvBase.URL)
-		tH += mid.Sub(start)
-		tBase += time.Since(mid)
-	}
-	b.ReportMetric(float64(tH)/float64(tBase), "x_baseline")
+	ratios := interleave(b, func() { get(srvH.URL) }, func() { get(srvBase.URL) })
+	b.ReportMetric(median(ratios), "x_baseline")
 }
 
 func BenchmarkScrape(b *testing.B) {
