@@ -286,7 +286,6 @@ func (e *Exposition) dropIdleForms(f int) {
 // written. It is immutable; its pieces are never modified.
 type view struct {
 	generation uint64
-	form       int
 	parts      [][]byte // for gzip, the member's header first
 	size       int      // of parts together
 	raw        int      // length of the uncompressed exposition
@@ -325,20 +324,22 @@ func (e *Exposition) build(f int, generation uint64) *view {
 	if err := errors.Join(errs...); err != nil {
 		e.logger.Error("Some metrics of the snapshot could not be rendered.", "err", err)
 	}
-	r.shrink()
 
 	n := 1
 	for _, pieces := range r.byFamily {
 		n += len(pieces) + 1
 	}
-	v := &view{generation: generation, form: f, parts: make([][]byte, 0, n)}
+	gzip := formGzip(f)
+	v := &view{generation: generation, parts: make([][]byte, 0, n)}
 	add := func(pc piece) {
 		v.parts = append(v.parts, pc.b)
 		v.size += len(pc.b)
-		v.crc = crc32Combine(v.crc, pc.crc, int64(pc.raw))
+		if gzip {
+			v.crc = crc32Combine(v.crc, pc.crc, int64(pc.raw))
+		}
 		v.raw += pc.raw
 	}
-	if formGzip(f) {
+	if gzip {
 		v.parts = append(v.parts, []byte(gzipHeader))
 		v.size = len(gzipHeader)
 	}
@@ -351,6 +352,7 @@ func (e *Exposition) build(f int, generation uint64) *view {
 			add(pc)
 		}
 	}
+	r.shrink()
 	return v
 }
 
@@ -444,7 +446,8 @@ func (r *renderer) renderChunk(g *group, src *fleet.Snapshot, f int) (*chunkForm
 	return cf, errors.Join(w.errs...)
 }
 
-// shrink lets go of scratch buffers grown past scratchLimit.
+// shrink forgets the pieces listed by the last build and lets go of
+// scratch buffers grown past scratchLimit.
 func (r *renderer) shrink() {
 	if r.out.Cap() > scratchLimit {
 		r.out = bytes.Buffer{}
@@ -460,6 +463,10 @@ func (r *renderer) shrink() {
 		}
 	}
 	for i := range r.byFamily {
+		// The pieces listed must not keep renderings alive once their
+		// chunks are gone.
+		clear(r.byFamily[i])
+		r.byFamily[i] = r.byFamily[i][:0]
 		if cap(r.byFamily[i]) > scratchLimit/32 {
 			r.byFamily[i] = nil
 		}
