@@ -10,7 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -132,18 +131,8 @@ func (m *APIMetrics) encoded(f int) ([]byte, error) {
 	mfs, err := m.own.Gather()
 	var buf bytes.Buffer
 	buf.Grow(len(c.bytes))
-	for _, mf := range mfs {
-		mark := buf.Len()
-		var encErr error
-		if f == formatOpenMetrics {
-			_, encErr = expfmt.MetricFamilyToOpenMetrics(&buf, mf)
-		} else {
-			_, encErr = expfmt.MetricFamilyToText(&buf, mf)
-		}
-		if encErr != nil {
-			buf.Truncate(mark)
-			err = errors.Join(err, encErr)
-		}
+	if errs := encodeFamilies(&buf, mfs, f, false); len(errs) > 0 {
+		err = errors.Join(append(errs, err)...)
 	}
 	if err != nil {
 		// Not cached: the next scrape tries again.
