@@ -1,8 +1,10 @@
 package collector
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -289,4 +291,61 @@ type countingGatherer struct {
 func (g *countingGatherer) Gather() ([]*dto.MetricFamily, error) {
 	g.calls.Add(1)
 	return g.failingGatherer.Gather()
+}
+
+// A change in one project renders that project only.
+func TestExpositionRendersChangedProjectOnly(t *testing.T) {
+	e := NewExposition(nil, nil)
+	snaps := testSnapshots()
+	for _, s := range snaps {
+		e.SetSnapshot(s)
+	}
+	scrapePrometheus(t, e)
+	held := func(id string) (forms []*chunkForm) {
+		e.renderMu.Lock()
+		defer e.renderMu.Unlock()
+		for _, chunks := range e.projects[id].groups {
+			for _, c := range chunks {
+				forms = append(forms, c.forms[formOf(formatOpenMetrics, true)])
+			}
+		}
+		return forms
+	}
+	a := held("proj-a")
+	before := e.statsNow()
+	changed := testSnapshots()[1]
+	changed.Services[0].Name = "changed"
+	e.SetSnapshot(changed)
+	if body := scrapePrometheus(t, e); !strings.Contains(body, `name="changed"`) {
+		t.Error("the change is not served")
+	}
+	if after := held("proj-a"); !slices.Equal(a, after) {
+		t.Error("proj-a was rendered again for a change in proj-b")
+	}
+	if n := e.statsNow().changed - before.changed; n != 1 {
+		t.Errorf("%d chunks changed, want 1", n)
+	}
+}
+
+// A view being written to a slow client keeps its bytes while snapshots
+// change: renderings are replaced, never modified.
+func TestExpositionViewImmutable(t *testing.T) {
+	e := NewExposition(nil, nil)
+	e.SetSnapshot(syntheticSnapshot("p", 300))
+	for _, gzip := range []bool{false, true} {
+		f := formOf(formatText, gzip)
+		v := e.view(f)
+		want := bytes.Join(v.parts, nil)
+		for i := range 3 {
+			changed := syntheticSnapshot("p", 300)
+			for j := range changed.Services {
+				changed.Services[j].Name = fmt.Sprint("changed-", i)
+			}
+			e.SetSnapshot(changed)
+			e.view(f)
+		}
+		if !bytes.Equal(bytes.Join(v.parts, nil), want) {
+			t.Errorf("gzip %t: the bytes of a view changed under it", gzip)
+		}
+	}
 }
