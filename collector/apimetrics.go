@@ -145,9 +145,10 @@ func (m *APIMetrics) encoded(f int) ([]byte, error) {
 // SelfGatherer returns the Gatherer of the exporter's self-metrics to give
 // NewExposition: the metrics of api and those of others (build info, Go and
 // process metrics). Through it, the Exposition serves the API metrics from
-// an encoding kept until the next API call, and gathers others every
-// selfGatherInterval (5 s) in the background rather than on every scrape:
-// their values are at most that old. api is best created with
+// an encoding kept until the next API call, and no longer than
+// selfGatherInterval (5 s) while calls go on, and gathers others every
+// selfGatherInterval in the background rather than on every scrape: their
+// values are at most that old. api is best created with
 // NewAPIMetrics(nil); if it is also registered with others, its families
 // there are ignored by the Exposition. Other users see a plain Gatherer of
 // both.

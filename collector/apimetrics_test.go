@@ -139,14 +139,25 @@ func TestSelfGatherer(t *testing.T) {
 			}
 			self := SelfGatherer(api, others)
 			e := NewExposition(self, nil)
+			defer e.Close()
+			now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+			e.now = func() time.Time { return now }
 			e.SetSnapshot(testSnapshots()[1])
 			o := api.Observer("proj-b")
 
-			// Each change must show in the next scrape, in both formats,
-			// although the API metrics are served from a cache.
+			// Each change must show in the first scrape selfGatherInterval
+			// after the last encoding, in both formats, and not before:
+			// the API metrics are served from a cache.
 			for i := 1; i <= 3; i++ {
 				o.ObserveRequest(apiclient.OpListServices, "200", time.Second)
 				want := `clouddb_exporter_api_requests_total{code="200",operation="listServices",project_id="proj-b"} ` + strconv.Itoa(i)
+				if i > 1 {
+					now = now.Add(selfGatherInterval - time.Millisecond)
+					if body := scrapeText(t, e); strings.Contains(body, want) {
+						t.Errorf("scrape %d: encoded again before %s", i, selfGatherInterval)
+					}
+					now = now.Add(time.Millisecond)
+				}
 				for _, accept := range []string{acceptText, acceptPrometheus3} {
 					body := string(readBody(t, scrape(t, e, accept, "")))
 					if !strings.Contains(body, want) {
@@ -166,6 +177,7 @@ func TestSelfGatherer(t *testing.T) {
 				}
 			}
 			api.RemoveProject("proj-b")
+			now = now.Add(selfGatherInterval)
 			if body := scrapeText(t, e); strings.Contains(body, "clouddb_exporter_api_") {
 				t.Errorf("API metrics of a removed project still served:\n%s", body)
 			}

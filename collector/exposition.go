@@ -572,7 +572,8 @@ type selfPart struct {
 
 // selfPart returns the self-metrics in format. When they all come from
 // caches (SelfGatherer), so does the part, made again only when one of its
-// sources changed; else it is encoded for this scrape.
+// sources changed, and for the API metrics at most every
+// selfGatherInterval; else it is encoded for this scrape.
 func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
 	if e.self != nil {
 		p := &selfPart{}
@@ -592,18 +593,27 @@ func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
 	if e.others != nil {
 		others = e.others.current()
 	}
-	if p := e.selfCache[format].Load(); p != nil && p.apiGeneration == generation && p.others == others {
+	now := e.now()
+	// The API metrics change with every API call, so during a poll cycle
+	// with every scrape: they are encoded again at most every
+	// selfGatherInterval, like the Go and process metrics, rather than at
+	// a cost of over a thousand allocations per scrape.
+	fresh := func(p *cachedSelfPart) bool {
+		return p != nil && p.others == others &&
+			(p.apiGeneration == generation || now.Sub(p.made) < selfGatherInterval)
+	}
+	if p := e.selfCache[format].Load(); fresh(p) {
 		e.reportSelf(p.err)
 		return &p.selfPart
 	}
 	e.selfMu.Lock()
 	defer e.selfMu.Unlock()
-	if p := e.selfCache[format].Load(); p != nil && p.apiGeneration == generation && p.others == others {
+	if p := e.selfCache[format].Load(); fresh(p) {
 		e.reportSelf(p.err)
 		return &p.selfPart
 	}
 	var buf bytes.Buffer
-	p := &cachedSelfPart{selfPart: selfPart{apiGeneration: generation, others: others}}
+	p := &cachedSelfPart{selfPart: selfPart{apiGeneration: generation, others: others}, made: now}
 	p.err = e.encodeSelf(&buf, format, others)
 	p.raw = buf.Bytes()
 	e.deflateSelf(&p.selfPart)
@@ -615,7 +625,8 @@ func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
 // again by every scrape that serves it.
 type cachedSelfPart struct {
 	selfPart
-	err error
+	made time.Time
+	err  error
 }
 
 // deflateSelf compresses p.raw as a sync-flushed piece.
