@@ -72,7 +72,7 @@ if [[ "${BENCH_RSS:-1}" != 0 ]]; then
 	echo
 	echo "## Whole binary over the simulator's fleet (goals: RSS <= 120 MB at 10k services after 10 cycles, <= 1 GB at 100k; heap <= 2x exposition)"
 	echo
-	echo "| services | RSS at ready | RSS after the cycles | peak RSS | heap in use | heap / exposition | /metrics plain / gzip | CPU per cycle |"
+	echo "| services | RSS at ready | RSS after the cycles | peak RSS | live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |"
 	echo "|---|---|---|---|---|---|---|---|"
 	scripts/rss.sh 10000 10
 	if [[ "${BENCH_RSS_100K:-0}" == 1 ]]; then

@@ -5,7 +5,10 @@
 # Prometheus scrapes (OpenMetrics, gzip), until CYCLES full poll cycles are
 # done. Prints one markdown table row:
 #
-#   | services | RSS at ready | RSS after N cycles | peak RSS | heap in use | heap per service / exposition per service | /metrics plain / gzip | CPU per cycle |
+#   | services | RSS at ready | RSS after N cycles | peak RSS | live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |
+#
+# The live heap is what the last garbage collection found live (GODEBUG=gctrace=1),
+# the exposition the uncompressed size of /metrics.
 #
 # Usage: scripts/rss.sh SERVICES [CYCLES]
 #   EXPORTER=path  measure another build (e.g. of main) instead of building this tree.
@@ -41,7 +44,8 @@ pids+=($!)
 # Any HTTP answer means the simulator listens.
 until [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$sim_port/v1/") != 000 ]]; do sleep 0.2; done
 
-CLOUDDB_ACCESS_KEY=demo-access-key CLOUDDB_SECRET_KEY=demo-secret-key CLOUDDB_API_KEY=demo-api-key \
+# gctrace prints the live heap after each collection (the last of "A->B->C MB").
+GODEBUG=gctrace=1 CLOUDDB_ACCESS_KEY=demo-access-key CLOUDDB_SECRET_KEY=demo-secret-key CLOUDDB_API_KEY=demo-api-key \
 	"$EXPORTER" --web.listen-address="127.0.0.1:$exp_port" --log.level=warn \
 	--api.url="http://127.0.0.1:$sim_port/v1" --api.project-id=demo-project --api.rate-limit=100000 --api.rate-burst=1000 \
 	--collect.interval=5s >"$tmp/exporter.log" 2>&1 &
@@ -75,11 +79,11 @@ rss=$(rss_kb "$exp_pid" VmRSS)
 hwm=$(rss_kb "$exp_pid" VmHWM)
 gzip_bytes=$(scrape | wc -c)
 plain_bytes=$(scrape | gzip -dc | wc -c)
-heap=$(scrape | gzip -dc | awk '/^go_memstats_heap_inuse_bytes / {print $2}')
+live_mb=$(grep -E '^gc [0-9]+ @' "$tmp/exporter.log" | tail -1 | sed -E 's/.* ([0-9]+)->([0-9]+)->([0-9]+) MB.*/\3/')
 hz=$(getconf CLK_TCK)
 
-awk -v s="$services" -v c="$cycles" -v r0="$rss_ready" -v r="$rss" -v h="$hwm" -v heap="$heap" \
+awk -v s="$services" -v c="$cycles" -v r0="$rss_ready" -v r="$rss" -v h="$hwm" -v live="$live_mb" \
 	-v p="$plain_bytes" -v g="$gzip_bytes" -v t="$ticks" -v hz="$hz" 'BEGIN {
 	printf "| %d | %.0f MB | %.0f MB | %.0f MB | %.0f MB | %.2f | %.1f / %.2f MB | %.2f s |\n",
-		s, r0 / 1024, r / 1024, h / 1024, heap / 1e6, (heap / s) / (p / s), p / 1e6, g / 1e6, t / hz / c
+		s, r0 / 1024, r / 1024, h / 1024, live * 1.048576, live * 1048576 / p, p / 1e6, g / 1e6, t / hz / c
 }'
