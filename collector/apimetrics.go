@@ -40,8 +40,11 @@ type APIMetrics struct {
 	// gathering and encoding some thirty histograms costs over a thousand
 	// allocations per scrape.
 	generation atomic.Uint64
-	cacheMu    sync.Mutex
-	cache      [numFormats]encodedAPIMetrics // guarded by cacheMu
+	// removals counts RemoveProject calls: a removed project's series
+	// must leave /metrics at once, however recent the encoding.
+	removals atomic.Uint64
+	cacheMu  sync.Mutex
+	cache    [numFormats]encodedAPIMetrics // guarded by cacheMu
 }
 
 // encodedAPIMetrics is the exposition of the API metrics in one format as of
@@ -235,6 +238,7 @@ func (o *PollObserver) ObserveCycle(duration, refreshPeriod time.Duration, overr
 // a configuration reload. Call it after the project's client has stopped:
 // an Observer still in use would create the series again.
 func (m *APIMetrics) RemoveProject(projectID string) {
+	defer m.removals.Add(1)
 	defer m.generation.Add(1)
 	project := prometheus.Labels{"project_id": projectID}
 	m.requests.DeletePartialMatch(project)

@@ -561,8 +561,9 @@ func (e *Exposition) negotiate(h http.Header) *negotiation {
 // for OpenMetrics: raw, and for gzip as a sync-flushed deflate piece.
 type selfPart struct {
 	// The sources it was encoded from, for a cached part: the API
-	// metrics' generation and the scheduled gather.
+	// metrics' generation and removals, and the scheduled gather.
 	apiGeneration uint64
+	apiRemovals   uint64
 	others        *selfEncoding
 
 	raw      []byte
@@ -585,8 +586,9 @@ func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
 		}
 		return p
 	}
-	var generation uint64
+	var generation, removals uint64
 	if e.api != nil {
+		removals = e.api.removals.Load()
 		generation = e.api.generation.Load()
 	}
 	var others *selfEncoding
@@ -599,7 +601,7 @@ func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
 	// selfGatherInterval, like the Go and process metrics, rather than at
 	// a cost of over a thousand allocations per scrape.
 	fresh := func(p *cachedSelfPart) bool {
-		return p != nil && p.others == others &&
+		return p != nil && p.others == others && p.apiRemovals == removals &&
 			(p.apiGeneration == generation || now.Sub(p.made) < selfGatherInterval)
 	}
 	if p := e.selfCache[format].Load(); fresh(p) {
@@ -613,7 +615,7 @@ func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
 		return &p.selfPart
 	}
 	var buf bytes.Buffer
-	p := &cachedSelfPart{selfPart: selfPart{apiGeneration: generation, others: others}, made: now}
+	p := &cachedSelfPart{selfPart: selfPart{apiGeneration: generation, apiRemovals: removals, others: others}, made: now}
 	p.err = e.encodeSelf(&buf, format, others)
 	p.raw = buf.Bytes()
 	e.deflateSelf(&p.selfPart)
