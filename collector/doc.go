@@ -9,7 +9,7 @@
 //   - Exposition is the /metrics handler. SetSnapshot only records a
 //     project's snapshot; the first scrape after it renders, in the form
 //     that scrape asks for (text or OpenMetrics, plain or gzip), the chunks
-//     of resources that changed (chunks.go), by running the FleetCollector's
+//     of resources that changed (chunks.go, render.go), by running the FleetCollector's
 //     collect functions with a sink that writes exposition lines (sink.go).
 //     Gzip forms keep compressed pieces only (gzip.go, crc.go). Each scrape
 //     writes the pieces followed by the self-metrics (self.go).

@@ -2,7 +2,10 @@ package collector
 
 import (
 	"bytes"
+	"compress/flate"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,4 +122,136 @@ func encodeFamilies(buf *bytes.Buffer, mfs []*dto.MetricFamily, format int, skip
 		}
 	}
 	return errs
+}
+
+// selfPart is the self-metrics of a scrape in one format, closed by "# EOF"
+// for OpenMetrics: raw, and for gzip as a sync-flushed deflate piece.
+type selfPart struct {
+	// The sources it was encoded from, for a cached part: the API
+	// metrics' generation and removals, and the scheduled gather.
+	apiGeneration uint64
+	apiRemovals   uint64
+	others        *selfEncoding
+
+	raw      []byte
+	deflated []byte
+	crc      uint32
+}
+
+// selfPart returns the self-metrics in format. When they all come from
+// caches (SelfGatherer), so does the part, made again only when one of its
+// sources changed, and for the API metrics at most every
+// selfGatherInterval; else it is encoded for this scrape.
+func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
+	if e.self != nil {
+		p := &selfPart{}
+		var buf bytes.Buffer
+		e.encodeSelf(&buf, format, nil)
+		p.raw = buf.Bytes()
+		if gzip {
+			e.deflateSelf(p)
+		}
+		return p
+	}
+	var generation, removals uint64
+	if e.api != nil {
+		removals = e.api.removals.Load()
+		generation = e.api.generation.Load()
+	}
+	var others *selfEncoding
+	if e.others != nil {
+		others = e.others.current()
+	}
+	now := e.now()
+	// The API metrics change with every API call, so during a poll cycle
+	// with every scrape: they are encoded again at most every
+	// selfGatherInterval, like the Go and process metrics, rather than at
+	// a cost of over a thousand allocations per scrape.
+	fresh := func(p *cachedSelfPart) bool {
+		return p != nil && p.others == others && p.apiRemovals == removals &&
+			(p.apiGeneration == generation || now.Sub(p.made) < selfGatherInterval)
+	}
+	if p := e.selfCache[format].Load(); fresh(p) {
+		e.reportSelf(p.err)
+		return &p.selfPart
+	}
+	e.selfMu.Lock()
+	defer e.selfMu.Unlock()
+	if p := e.selfCache[format].Load(); fresh(p) {
+		e.reportSelf(p.err)
+		return &p.selfPart
+	}
+	var buf bytes.Buffer
+	p := &cachedSelfPart{selfPart: selfPart{apiGeneration: generation, apiRemovals: removals, others: others}, made: now}
+	p.err = e.encodeSelf(&buf, format, others)
+	p.raw = buf.Bytes()
+	e.deflateSelf(&p.selfPart)
+	e.selfCache[format].Store(p)
+	return &p.selfPart
+}
+
+// cachedSelfPart is a selfPart and the error of its encoding, reported
+// again by every scrape that serves it.
+type cachedSelfPart struct {
+	selfPart
+	made time.Time
+	err  error
+}
+
+// deflateSelf compresses p.raw as a sync-flushed piece.
+func (e *Exposition) deflateSelf(p *selfPart) {
+	var out bytes.Buffer
+	fw := e.flateWriters.Get().(*flate.Writer)
+	fw.Reset(&out)
+	_, _ = fw.Write(p.raw)
+	_ = fw.Flush()
+	e.flateWriters.Put(fw)
+	p.deflated = out.Bytes()
+	p.crc = crc32.ChecksumIEEE(p.raw)
+}
+
+// encodeSelf appends the self-metrics to buf in format, closed by "# EOF"
+// for OpenMetrics, and reports a failure. A failing gatherer or family
+// costs only its own series: what was gathered is still encoded, and the
+// resource part is served in any case. others is the scheduled gather to
+// serve, if any.
+func (e *Exposition) encodeSelf(buf *bytes.Buffer, format int, others *selfEncoding) error {
+	var errs []error
+	if e.api != nil {
+		b, err := e.api.encoded(format)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		buf.Write(b)
+	}
+	if others != nil {
+		buf.Write(others.bytes[format])
+		if others.err != nil {
+			errs = append(errs, others.err)
+		}
+	}
+	if e.self != nil {
+		mfs, err := e.self.Gather()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		errs = append(errs, encodeFamilies(buf, mfs, format, false)...)
+	}
+	if format == formatOpenMetrics {
+		buf.WriteString("# EOF\n")
+	}
+	err := errors.Join(errs...)
+	e.reportSelf(err)
+	return err
+}
+
+// reportSelf logs a self-metrics failure once until it recovers.
+func (e *Exposition) reportSelf(err error) {
+	if err == nil {
+		e.selfFailing.Store(false)
+		return
+	}
+	if e.selfFailing.CompareAndSwap(false, true) {
+		e.logger.Error("Self-metrics could not be gathered completely; serving the rest until this recovers.", "err", err)
+	}
 }

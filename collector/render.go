@@ -1,0 +1,280 @@
+package collector
+
+import (
+	"bytes"
+	"compress/flate"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// Rendering: bringing the chunks of every project in line with the latest
+// snapshots and laying their pieces out in one exposition per form, on the
+// first scrape of that form after a change.
+
+// view returns the view of the latest snapshots in form f, rendering what
+// changed since the last view in that form.
+func (e *Exposition) view(f int) *view {
+	e.asked[f].Store(e.now().UnixNano())
+	latest := e.latest.Load()
+	if v := e.views[f].Load(); v != nil && v.generation == latest.generation {
+		return v
+	}
+	e.renderMu.Lock()
+	defer e.renderMu.Unlock()
+	latest = e.latest.Load()
+	if v := e.views[f].Load(); v != nil && v.generation == latest.generation {
+		return v // Rendered by the scrape we waited for.
+	}
+	if e.applied != latest.generation {
+		e.apply(latest)
+		e.dropIdleForms(f)
+	}
+	v := e.build(f, latest.generation)
+	e.views[f].Store(v)
+	return v
+}
+
+// apply brings the chunks of every project in line with the latest
+// snapshots, keeping the renderings of the chunks that did not change.
+// Called with renderMu held.
+func (e *Exposition) apply(latest *snapshots) {
+	for id := range e.projects {
+		if _, ok := latest.byProject[id]; !ok {
+			delete(e.projects, id)
+		}
+	}
+	for id, s := range latest.byProject {
+		p := e.projects[id]
+		if p == nil {
+			p = &projectChunks{groups: make([][]*chunk, len(groups))}
+			e.projects[id] = p
+		}
+		if p.snap == s {
+			continue
+		}
+		p.snap = s
+		for g := range groups {
+			var changed int
+			p.groups[g], changed = rechunk(&groups[g], s, p.groups[g])
+			e.stats.changed += changed
+		}
+	}
+	e.applied = latest.generation
+}
+
+// dropIdleForms forgets the renderings of the forms nobody asked for
+// within formIdle, but f's. Called with renderMu held.
+func (e *Exposition) dropIdleForms(f int) {
+	cutoff := e.now().Add(-formIdle).UnixNano()
+	for g := range numForms {
+		if g == f || e.asked[g].Load() >= cutoff || e.views[g].Load() == nil {
+			continue
+		}
+		e.views[g].Store(nil)
+		for _, p := range e.projects {
+			for _, chunks := range p.groups {
+				for _, c := range chunks {
+					c.forms[g] = nil
+				}
+			}
+		}
+	}
+}
+
+// view is the resource exposition of every project in one form, as served
+// by scrapes until the next change: the pieces in the order they are
+// written. It is immutable; its pieces are never modified.
+type view struct {
+	generation uint64
+	parts      [][]byte // for gzip, the member's header first
+	size       int      // of parts together
+	raw        int      // length of the uncompressed exposition
+	crc        uint32   // CRC-32 of the uncompressed exposition, for gzip
+}
+
+// build renders in form f whatever chunk lacks it and lays the pieces out
+// in one exposition: families sorted by name, each with its HELP and TYPE
+// once and then the samples of every project in project order. Called with
+// renderMu held.
+func (e *Exposition) build(f int, generation uint64) *view {
+	ids := slices.Sorted(maps.Keys(e.projects))
+	r := &e.render
+	for i := range r.byFamily {
+		r.byFamily[i] = r.byFamily[i][:0]
+	}
+	var errs []error
+	for _, id := range ids {
+		p := e.projects[id]
+		for g := range groups {
+			for _, c := range p.groups[g] {
+				if c.forms[f] == nil {
+					var err error
+					c.forms[f], err = r.renderChunk(&groups[g], &c.src, f)
+					if err != nil {
+						errs = append(errs, fmt.Errorf("project %s: %w", id, err))
+					}
+					e.stats.rendered[f]++
+				}
+				for _, pc := range c.forms[f].pieces {
+					r.byFamily[pc.family] = append(r.byFamily[pc.family], pc)
+				}
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		e.logger.Error("Some metrics of the snapshot could not be rendered.", "err", err)
+	}
+
+	n := 1
+	for _, pieces := range r.byFamily {
+		n += len(pieces) + 1
+	}
+	gzip := formGzip(f)
+	v := &view{generation: generation, parts: make([][]byte, 0, n)}
+	add := func(pc piece) {
+		v.parts = append(v.parts, pc.b)
+		v.size += len(pc.b)
+		if gzip {
+			v.crc = crc32Combine(v.crc, pc.crc, int64(pc.raw))
+		}
+		v.raw += pc.raw
+	}
+	if gzip {
+		v.parts = append(v.parts, []byte(gzipHeader))
+		v.size = len(gzipHeader)
+	}
+	for fam, pieces := range r.byFamily {
+		if len(pieces) == 0 {
+			continue
+		}
+		add(familyHeader(fam, f))
+		for _, pc := range pieces {
+			add(pc)
+		}
+	}
+	r.shrink()
+	return v
+}
+
+// familyHeader returns the HELP and TYPE lines of a family in form f.
+func familyHeader(family, f int) piece {
+	if formGzip(f) {
+		return deflatedHeaders()[formFormat(f)][family]
+	}
+	h := familyDescs[family].header[formFormat(f)]
+	return piece{family: family, b: h, raw: len(h)}
+}
+
+// deflatedHeaders holds every family's header compressed, by format.
+var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
+	fw, _ := flate.NewWriter(nil, cachedDeflateLevel) // The level is valid.
+	var out bytes.Buffer
+	for f := range numFormats {
+		for i, d := range familyDescs {
+			out.Reset()
+			fw.Reset(&out)
+			_, _ = fw.Write(d.header[f])
+			_ = fw.Flush()
+			h[f] = append(h[f], piece{family: i, b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(d.header[f]), raw: len(d.header[f])})
+		}
+	}
+	return h
+})
+
+// renderer holds the scratch buffers of rendering, reused from one chunk
+// to the next.
+type renderer struct {
+	w        *lineWriter
+	out      bytes.Buffer
+	fw       *flate.Writer
+	spans    [][2]int // of each piece in out
+	byFamily [][]piece
+}
+
+// scratchLimit bounds the scratch buffers kept between renderings: after
+// a spike (a service with tens of thousands of replica sets), larger ones
+// are let go rather than held for good.
+const scratchLimit = 1 << 20
+
+// renderChunk renders the resources of src, a part of a snapshot, in form
+// f: all families in one allocation. A series that cannot be written is
+// left out; the error says which.
+func (r *renderer) renderChunk(g *group, src *fleet.Snapshot, f int) (*chunkForm, error) {
+	if r.w == nil {
+		r.w = newLineWriter()
+		r.byFamily = make([][]piece, len(familyDescs))
+	}
+	w := r.w
+	for i := range w.samples {
+		for ff := range numFormats {
+			w.samples[i][ff] = w.samples[i][ff][:0]
+		}
+	}
+	w.errs = w.errs[:0]
+	g.collect(&sink{w: w}, src)
+
+	format := formFormat(f)
+	cf := &chunkForm{}
+	r.out.Reset()
+	r.spans = r.spans[:0]
+	for i := range w.samples {
+		raw := w.samples[i][format]
+		if len(raw) == 0 {
+			continue
+		}
+		start := r.out.Len()
+		pc := piece{family: i, raw: len(raw)}
+		if formGzip(f) {
+			if r.fw == nil {
+				r.fw, _ = flate.NewWriter(nil, cachedDeflateLevel) // The level is valid.
+			}
+			r.fw.Reset(&r.out)
+			// Writes to a bytes.Buffer do not fail.
+			_, _ = r.fw.Write(raw)
+			_ = r.fw.Flush()
+			pc.crc = crc32.ChecksumIEEE(raw)
+		} else {
+			r.out.Write(raw)
+		}
+		cf.pieces = append(cf.pieces, pc)
+		r.spans = append(r.spans, [2]int{start, r.out.Len()})
+	}
+	slab := bytes.Clone(r.out.Bytes())
+	for i, sp := range r.spans {
+		cf.pieces[i].b = slab[sp[0]:sp[1]:sp[1]]
+	}
+	return cf, errors.Join(w.errs...)
+}
+
+// shrink forgets the pieces listed by the last build and lets go of
+// scratch buffers grown past scratchLimit.
+func (r *renderer) shrink() {
+	if r.out.Cap() > scratchLimit {
+		r.out = bytes.Buffer{}
+	}
+	if r.w == nil {
+		return
+	}
+	for i := range r.w.samples {
+		for f := range numFormats {
+			if cap(r.w.samples[i][f]) > scratchLimit {
+				r.w.samples[i][f] = nil
+			}
+		}
+	}
+	for i := range r.byFamily {
+		// The pieces listed must not keep renderings alive once their
+		// chunks are gone.
+		clear(r.byFamily[i])
+		r.byFamily[i] = r.byFamily[i][:0]
+		if cap(r.byFamily[i]) > scratchLimit/32 {
+			r.byFamily[i] = nil
+		}
+	}
+}
