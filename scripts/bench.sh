@@ -5,7 +5,7 @@
 # ratios to baselines measured in the same run say whether the design holds.
 #
 #   BENCH_RSS=0        skip the whole-binary measurement at 10k services (about a minute)
-#   BENCH_RSS_100K=1   also measure at 100k services (about ten minutes, 3 GB free memory)
+#   BENCH_RSS_100K=1   also measure at 100k services (about three minutes, 2 GB free memory)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp)
@@ -76,6 +76,6 @@ if [[ "${BENCH_RSS:-1}" != 0 ]]; then
 	echo "|---|---|---|---|---|---|---|---|"
 	scripts/rss.sh 10000 10
 	if [[ "${BENCH_RSS_100K:-0}" == 1 ]]; then
-		scripts/rss.sh 100000 4
+		INTERVAL=30s scripts/rss.sh 100000 3
 	fi
 fi

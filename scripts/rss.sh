@@ -12,8 +12,10 @@
 #
 # Usage: scripts/rss.sh SERVICES [CYCLES]
 #   EXPORTER=path  measure another build (e.g. of main) instead of building this tree.
-# The poll interval is shortened (5 s) and the client rate limit lifted so
-# that cycles follow each other; every other flag is the default.
+#   INTERVAL=30s   the poll interval (default 5s): it must hold a whole cycle, which
+#                  the exporter cuts at one interval (about 20 s at 100k services here).
+# The poll interval is shortened and the client rate limit lifted so that
+# cycles follow each other; every other flag is the default.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 services=${1:?usage: scripts/rss.sh SERVICES [CYCLES]}
@@ -48,7 +50,7 @@ until [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$sim_port/v1
 GODEBUG=gctrace=1 CLOUDDB_ACCESS_KEY=demo-access-key CLOUDDB_SECRET_KEY=demo-secret-key CLOUDDB_API_KEY=demo-api-key \
 	"$EXPORTER" --web.listen-address="127.0.0.1:$exp_port" --log.level=warn \
 	--api.url="http://127.0.0.1:$sim_port/v1" --api.project-id=demo-project --api.rate-limit=100000 --api.rate-burst=1000 \
-	--collect.interval=5s >"$tmp/exporter.log" 2>&1 &
+	--collect.interval="${INTERVAL:-5s}" >"$tmp/exporter.log" 2>&1 &
 exp_pid=$!
 pids+=("$exp_pid")
 
