@@ -76,7 +76,8 @@ func run(args []string, getenv func(string) string) int {
 
 	reg := newRegistry(!f.disableExporterMetrics)
 	// The API metrics stay out of reg: through SelfGatherer the exposition
-	// re-encodes them only after an API call, not on every scrape.
+	// encodes them at most every 5 s, and the Go and process metrics of reg
+	// are gathered every 5 s in the background, not on every scrape.
 	apiMetrics := collector.NewAPIMetrics(nil)
 	exposition := collector.NewExposition(collector.SelfGatherer(apiMetrics, reg), logger)
 	defer exposition.Close()
