@@ -28,7 +28,7 @@ func TestFleetExpositionForms(t *testing.T) {
 	sim := testbin.StartSim(t, "--scenario=fleet", "--project-id="+testbin.SimProject,
 		"--fleet.services="+strconv.Itoa(services), "--fleet.vpcs=30")
 	_, url := testbin.StartExporter(t, testbin.ExporterEnv(sim),
-		"--api.rate-limit=100000", "--api.rate-burst=1000", "--collect.interval=1s")
+		"--api.rate-limit=100000", "--api.rate-burst=1000", "--collect.interval=3s")
 
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	get := func(accept string, gz bool) []byte {
@@ -90,7 +90,16 @@ func TestFleetExpositionForms(t *testing.T) {
 
 	for round := range 3 {
 		for _, accept := range []string{acceptPrometheus3, "text/plain;version=0.0.4"} {
-			plain, gz := resources(get(accept, false)), resources(get(accept, true))
+			// A poll may publish between two scrapes: compare a gzip body
+			// with the plain bodies scraped just before and after it, once
+			// those two agree.
+			var plain, gz string
+			testbin.WaitFor(t, 30*time.Second, "a gzip scrape between two equal plain ones", func() bool {
+				before := resources(get(accept, false))
+				gz = resources(get(accept, true))
+				plain = resources(get(accept, false))
+				return before == plain
+			})
 			if plain != gz {
 				t.Errorf("round %d, %s: the gzip body's resource series differ from the plain body's", round, accept[:20])
 			}
