@@ -370,7 +370,7 @@ func TestAdminNeedsToken(t *testing.T) {
 
 // TestConsistentWithKubernetesManifests renders the chart with the values
 // that describe deploy/kubernetes/ and compares the exporter's container:
-// same flags, probes, ports, resources and securityContext. The deploy
+// same flags, probes, ports, resources, environment and securityContext. The deploy
 // package's tests run those flags against the real binary.
 func TestConsistentWithKubernetesManifests(t *testing.T) {
 	var dep map[string]any
@@ -396,7 +396,7 @@ func TestConsistentWithKubernetesManifests(t *testing.T) {
 	if !slices.Equal(gotArgs, wantArgs) {
 		t.Errorf("chart args %v\nmanifest args %v", gotArgs, wantArgs)
 	}
-	for _, field := range []string{"ports", "livenessProbe", "readinessProbe", "startupProbe", "resources", "securityContext", "volumeMounts"} {
+	for _, field := range []string{"ports", "livenessProbe", "readinessProbe", "startupProbe", "resources", "env", "securityContext", "volumeMounts"} {
 		if !equalJSON(got[field], want[field]) {
 			t.Errorf("%s: chart %v, manifest %v", field, got[field], want[field])
 		}
