@@ -20,7 +20,7 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // apiclient -> poller -> fleet snapshot -> collector, and only main and
 // projects wire the parts together.
 var mayImport = map[string][]string{
-	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "fleet", "logging", "projects", "sd"},
+	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "fleet", "logging", "projects", "sd", "shard"},
 	"admin":              {"apiclient", "fleet", "internal/flagval"},
 	"apiclient":          {},
 	"cloudsim":           {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
@@ -29,9 +29,10 @@ var mayImport = map[string][]string{
 	"config":             {"apiclient", "internal/flagval"},
 	"fleet":              {"apiclient"},
 	"logging":            {"internal/flagval"},
-	"poller":             {"apiclient", "config", "fleet"},
-	"projects":           {"apiclient", "collector", "config", "fleet", "poller"},
+	"poller":             {"apiclient", "config", "fleet", "shard"},
+	"projects":           {"apiclient", "collector", "config", "fleet", "poller", "shard"},
 	"sd":                 {"apiclient", "fleet"},
+	"shard":              {"internal/flagval"},
 	"internal/fakeclock": {},
 	"internal/flagval":   {},
 	"internal/syncbuf":   {},

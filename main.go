@@ -33,6 +33,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/projects"
+	"github.com/clouddb/clouddb_exporter/shard"
 )
 
 const exporterName = "clouddb_exporter"
@@ -66,6 +67,15 @@ func run(args []string, getenv func(string) string) int {
 	}
 	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
 
+	sh, err := f.shard.Shard(os.Hostname)
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 2
+	}
+	if sh.Enabled() {
+		logger.Info("Sharding: exporting only the services and VPCs whose id hashes to this shard", "shard", sh.Index, "total_shards", sh.Total)
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	load, err := projectSource(ctx, logger, f, getenv, false)
@@ -82,6 +92,7 @@ func run(args []string, getenv func(string) string) int {
 	exposition := collector.NewExposition(collector.SelfGatherer(apiMetrics, reg), logger)
 	defer exposition.Close()
 	manager := projects.New(ctx, logger, apiMetrics, exposition, version.ComponentUserAgent(exporterName))
+	manager.Shard = sh
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, f.config.ConfigFile, logger)
 	if err := reloader.Reload(); err != nil {
@@ -120,6 +131,7 @@ type flags struct {
 	simulateAddress        string
 	simulateAddressSet     bool // on the command line; see projectSource for the environment
 	admin                  *admin.Flags
+	shard                  *shard.Flags
 }
 
 func parseFlags(args []string) (*flags, error) {
@@ -140,6 +152,7 @@ func parseFlags(args []string) (*flags, error) {
 	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the README's /_sim examples work against either.").
 		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
 	f.admin = admin.AddFlags(app)
+	f.shard = shard.AddFlags(app)
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	_, err := app.Parse(args)
@@ -152,6 +165,9 @@ func checkConfig(logger *slog.Logger, f *flags, getenv func(string) string) int 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, err := projectSource(ctx, logger, f, getenv, true)
+	if err == nil {
+		_, err = f.shard.Shard(os.Hostname)
+	}
 	if err == nil && *f.web.WebConfigFile != "" {
 		if err = web.Validate(*f.web.WebConfigFile); err != nil {
 			err = fmt.Errorf("--web.config.file: %w", err)

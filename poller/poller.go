@@ -33,6 +33,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/shard"
 )
 
 // Client is the part of *apiclient.Client the poller uses.
@@ -83,6 +84,11 @@ type Options struct {
 	Observer CycleObserver
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Shard, when set, keeps only the services and VPCs (with their
+	// replica sets and peerings) whose id hashes to it: the lists are still
+	// read whole, but only those resources are fetched, followed and
+	// published. The zero value keeps everything.
+	Shard shard.Shard
 }
 
 // CycleObserver receives the outcome of full cycles.
@@ -153,7 +159,7 @@ func New(client Client, opts Options) *Poller {
 		client: client,
 		opts:   opts,
 		logger: logger,
-		st:     newState(logger),
+		st:     newState(logger, opts.Shard.Owns),
 		seq:    opts.Sequence,
 		ready:  make(chan struct{}),
 	}

@@ -53,7 +53,11 @@ type statusSeen struct {
 // state is the mutable knowledge of one project. It is only touched with
 // Poller.mu held; snapshots are copies of it.
 type state struct {
-	logger      *slog.Logger
+	logger *slog.Logger
+	// owns tells whether a service or VPC id belongs to this process's
+	// shard: the others are never kept, so that they are neither fetched,
+	// followed nor exported.
+	owns        func(id string) bool
 	services    map[string]observed[apiclient.Service]
 	replicaSets map[string]observed[[]apiclient.ReplicaSet] // by service id
 	vpcs        map[string]observed[apiclient.VPC]
@@ -72,9 +76,10 @@ type state struct {
 	notBefore map[string]time.Time
 }
 
-func newState(logger *slog.Logger) *state {
+func newState(logger *slog.Logger, owns func(id string) bool) *state {
 	return &state{
 		logger:        logger,
+		owns:          owns,
 		services:      map[string]observed[apiclient.Service]{},
 		replicaSets:   map[string]observed[[]apiclient.ReplicaSet]{},
 		vpcs:          map[string]observed[apiclient.VPC]{},
@@ -169,6 +174,9 @@ func (s *state) setServices(list []apiclient.Service, now time.Time) {
 	list = unique(s.logger, list, func(svc apiclient.Service) string { return svc.ServiceID }, "services")
 	seen := make(map[string]bool, len(list))
 	for _, svc := range list {
+		if !s.owns(svc.ServiceID) {
+			continue
+		}
 		seen[svc.ServiceID] = true
 		s.putService(svc, now)
 	}
@@ -181,6 +189,9 @@ func (s *state) setServices(list []apiclient.Service, now time.Time) {
 
 // putService records one service and reports whether anything changed.
 func (s *state) putService(svc apiclient.Service, now time.Time) bool {
+	if !s.owns(svc.ServiceID) {
+		return false
+	}
 	// initial_password is never kept: only create and fork send it, and a
 	// snapshot is no place for a secret.
 	svc.InitialPassword = ""
@@ -207,6 +218,9 @@ func (s *state) removeService(id string) {
 // setReplicaSets replaces the replica sets of one service and reports
 // whether anything changed.
 func (s *state) setReplicaSets(serviceID string, list []apiclient.ReplicaSet, now time.Time) bool {
+	if !s.owns(serviceID) {
+		return false
+	}
 	list = unique(s.logger, list, func(rs apiclient.ReplicaSet) string { return rs.ID }, "replica sets of service "+serviceID)
 	old := s.replicaSets[serviceID]
 	seen := make(map[string]bool, len(list))
@@ -238,6 +252,9 @@ func (s *state) setVPCs(list []apiclient.VPC, now time.Time) {
 	list = unique(s.logger, list, func(vpc apiclient.VPC) string { return vpc.ID }, "VPCs")
 	seen := make(map[string]bool, len(list))
 	for _, vpc := range list {
+		if !s.owns(vpc.ID) {
+			continue
+		}
 		seen[vpc.ID] = true
 		s.putVPC(vpc, now)
 	}
@@ -249,6 +266,9 @@ func (s *state) setVPCs(list []apiclient.VPC, now time.Time) {
 }
 
 func (s *state) putVPC(vpc apiclient.VPC, now time.Time) bool {
+	if !s.owns(vpc.ID) {
+		return false
+	}
 	old, ok := s.vpcs[vpc.ID]
 	s.vpcs[vpc.ID] = observed[apiclient.VPC]{v: vpc, at: now}
 	return !ok || old.v != vpc
@@ -298,6 +318,9 @@ func (s *state) observePeering(vpcID string, p apiclient.Peering, now time.Time)
 // setPeerings replaces the peerings of one VPC and reports whether anything
 // changed.
 func (s *state) setPeerings(vpcID string, list []apiclient.Peering, now time.Time) bool {
+	if !s.owns(vpcID) {
+		return false
+	}
 	list = unique(s.logger, list, func(p apiclient.Peering) string { return p.ID }, "peerings of VPC "+vpcID)
 	old := s.peerings[vpcID]
 	seen := make(map[string]bool, len(list))
@@ -317,6 +340,9 @@ func (s *state) setPeerings(vpcID string, list []apiclient.Peering, now time.Tim
 // putPeering records one peering read through getPeering. The group keeps
 // its own read time: one fresh peering does not make its siblings fresh.
 func (s *state) putPeering(vpcID string, p apiclient.Peering, now time.Time) bool {
+	if !s.owns(vpcID) {
+		return false
+	}
 	group, ok := s.peerings[vpcID]
 	if !ok {
 		group.at = now

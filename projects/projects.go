@@ -19,6 +19,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/poller"
+	"github.com/clouddb/clouddb_exporter/shard"
 )
 
 // Project is one running project: its configuration, client and poller.
@@ -38,6 +39,9 @@ type Manager struct {
 	apiMetrics *collector.APIMetrics
 	exposition *collector.Exposition
 	userAgent  string
+	// Shard is this process's shard of every project's resources; set it
+	// before the first Apply.
+	Shard shard.Shard
 
 	mu      sync.RWMutex
 	running map[string]*Project
@@ -121,6 +125,7 @@ func (m *Manager) start(p *Project) {
 		Publish:            m.exposition.SetSnapshot,
 		Sequence:           &m.seq,
 		Observer:           m.apiMetrics.PollObserver(p.Config.ID),
+		Shard:              m.Shard,
 	})
 	go func() {
 		defer close(p.done)
