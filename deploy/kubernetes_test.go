@@ -209,8 +209,14 @@ type deployment struct {
 
 func loadDeployment(t *testing.T) (deployment, container) {
 	t.Helper()
+	return loadWorkload(t, k8sDir+"/deployment.yaml")
+}
+
+// loadWorkload reads a Deployment or StatefulSet with one container.
+func loadWorkload(t *testing.T, file string) (deployment, container) {
+	t.Helper()
 	var d deployment
-	if err := yaml.Unmarshal(readFile(t, k8sDir+"/deployment.yaml"), &d); err != nil {
+	if err := yaml.Unmarshal(readFile(t, file), &d); err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Spec.Template.Spec.Containers) != 1 {
@@ -267,6 +273,14 @@ func TestDeploymentArgs(t *testing.T) {
 		t.Skip("runs the binaries")
 	}
 	d, c := loadDeployment(t)
+	runExporterReady(t, nil, simArgs(t, d, c)...)
+}
+
+// simArgs returns the args of a Deployment's (or StatefulSet's) container
+// with the Secret's keys as files at their mount path (moved to a temporary
+// directory) and --api.url pointing at a simulator of its project.
+func simArgs(t *testing.T, d deployment, c container) []string {
+	t.Helper()
 	var secret struct {
 		Metadata   objectMeta        `yaml:"metadata"`
 		StringData map[string]string `yaml:"stringData"`
@@ -305,8 +319,7 @@ func TestDeploymentArgs(t *testing.T) {
 		t.Fatal("the Deployment sets no --api.project-id")
 	}
 	sim := startSim(t, nil, "--project-id="+project)
-	args = append(withoutFlag(args, "--api.url"), "--api.url=http://"+sim+"/v1")
-	runExporterReady(t, nil, args...)
+	return append(withoutFlag(args, "--api.url"), "--api.url=http://"+sim+"/v1")
 }
 
 func TestKustomization(t *testing.T) {
