@@ -67,7 +67,7 @@ func run(args []string, getenv func(string) string) int {
 	}
 	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
 
-	sh, err := f.shard.Shard(os.Hostname)
+	sh, err := shardOf(f)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
@@ -159,6 +159,18 @@ func parseFlags(args []string) (*flags, error) {
 	return f, err
 }
 
+// shardOf resolves the shard flags. The admin surface tracks an operation
+// through this process's poller, which, sharded, does not poll the services
+// of the other shards: it would report their operations as failed (or a
+// delete as done at once), so the two do not go together.
+func shardOf(f *flags) (shard.Shard, error) {
+	sh, err := f.shard.Shard(os.Hostname)
+	if err == nil && sh.Enabled() && f.admin.Enabled() {
+		err = errors.New("--admin.listen-address cannot be used with --total-shards above 1: an admin operation is tracked through the process's own poller, which does not poll the other shards' services; run the admin surface on an unsharded exporter")
+	}
+	return sh, err
+}
+
 // checkConfig validates the configuration without polling or serving, as
 // blackbox_exporter's --config.check: 0 when it is valid, 2 otherwise.
 func checkConfig(logger *slog.Logger, f *flags, getenv func(string) string) int {
@@ -166,7 +178,7 @@ func checkConfig(logger *slog.Logger, f *flags, getenv func(string) string) int 
 	defer cancel()
 	_, err := projectSource(ctx, logger, f, getenv, true)
 	if err == nil {
-		_, err = f.shard.Shard(os.Hostname)
+		_, err = shardOf(f)
 	}
 	if err == nil && *f.web.WebConfigFile != "" {
 		if err = web.Validate(*f.web.WebConfigFile); err != nil {

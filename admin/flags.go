@@ -30,6 +30,9 @@ type Flags struct {
 	operationTimeout                       time.Duration
 }
 
+// Enabled reports whether --admin.listen-address is set.
+func (f *Flags) Enabled() bool { return f.listen != "" }
+
 // AddFlags registers the admin.* flags on app.
 func AddFlags(app *kingpin.Application) *Flags {
 	f := &Flags{}

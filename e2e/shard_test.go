@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
+	"github.com/clouddb/clouddb_exporter/shard"
 )
 
 // TestShardingSplitsTheFleet runs three shards and one unsharded process
@@ -161,4 +163,47 @@ func sdGroups(t *testing.T, url string) []string {
 		out[i] = string(g)
 	}
 	return out
+}
+
+// TestShardingStartupErrors: bad shard settings stop the exporter at
+// startup (exit 2) with a message naming the flag.
+func TestShardingStartupErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	t.Parallel()
+	bin := testbin.Build(t, ".")
+	env := []string{"CLOUDDB_API_URL=https://api.example.net/v1", "CLOUDDB_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=sk"}
+	cases := []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--shard=3", "--total-shards=3"}, "--shard (CLOUDDB_SHARD) must be from 0 to --total-shards - 1 (2), not 3"},
+		{[]string{"CLOUDDB_TOTAL_SHARDS=0"}, nil, "--total-shards (CLOUDDB_TOTAL_SHARDS) must be at least 1"},
+		{[]string{"CLOUDDB_SHARD=one"}, nil, `--shard ($CLOUDDB_SHARD): "one" is not an integer`},
+		{nil, []string{"--shard.from-hostname", "--shard=1", "--total-shards=3"}, "--shard and --shard.from-hostname contradict"},
+		{nil, []string{"--shard=1", "--total-shards=3", "--admin.listen-address=127.0.0.1:0"}, "--admin.listen-address cannot be used with --total-shards above 1"},
+	}
+	if host, err := os.Hostname(); err == nil {
+		if _, err := shard.Ordinal(host); err != nil {
+			cases = append(cases, struct {
+				env  []string
+				args []string
+				want string
+			}{nil, []string{"--shard.from-hostname", "--total-shards=3"}, "--shard.from-hostname: host name"})
+		}
+	}
+	for _, tc := range cases {
+		for _, check := range []bool{false, true} {
+			args := slices.Clone(tc.args)
+			if check {
+				args = append(args, "--config.check")
+			}
+			code, out := testbin.Run(t, bin, append(slices.Clone(env), tc.env...), args...)
+			if code != 2 || !strings.Contains(out, tc.want) {
+				t.Errorf("%v %v: exit %d, want 2 and %q:\n%s", tc.env, args, code, tc.want, out)
+			}
+		}
+	}
 }
