@@ -1,5 +1,7 @@
 package apiclient
 
+import "encoding/json"
+
 // Service statuses documented in section 3.1 of the spec. The API may send
 // others; they are kept as they are, never rejected.
 const (
@@ -46,8 +48,11 @@ var PeeringStatuses = []string{PeeringPending, PeeringActive}
 // Service types (section 2.1).
 const (
 	ServiceTypeTimeSeries = "TIMESERIESDB"
-	ServiceTypePostgres   = "POSTGRES"
-	ServiceTypeVector     = "VECTOR"
+	// ServiceTypeTimescaleDB is the time-series type as revision 2026 spells
+	// it; it is the same type as ServiceTypeTimeSeries.
+	ServiceTypeTimescaleDB = "TIMESCALEDB"
+	ServiceTypePostgres    = "POSTGRES"
+	ServiceTypeVector      = "VECTOR"
 )
 
 // Addons accepted by service creation (section 1).
@@ -79,10 +84,12 @@ type Metadata struct {
 	Environment string `json:"environment"`
 }
 
-// ResourceSpec is the size of one compute resource of a service.
+// ResourceSpec is the size of one compute resource of a service. A nil
+// size is null (revision 2026: a shared-resource service has no dedicated
+// size) or absent; neither is 0.
 type ResourceSpec struct {
-	CPUMillis  Int    `json:"cpu_millis"`
-	MemoryGBs  Int    `json:"memory_gbs"`
+	CPUMillis  *Int   `json:"cpu_millis"`
+	MemoryGBs  *Int   `json:"memory_gbs"`
 	VolumeType string `json:"volume_type"`
 }
 
@@ -101,14 +108,15 @@ type ForkedFrom struct {
 
 // Service is a managed database service (section 2.1).
 type Service struct {
-	ServiceID        string            `json:"service_id"`
-	ProjectID        string            `json:"project_id"`
-	Name             string            `json:"name"`
-	RegionCode       string            `json:"region_code"`
-	ServiceType      string            `json:"service_type"`
-	Status           string            `json:"status"`
-	Created          Time              `json:"created"`
-	Paused           bool              `json:"paused"`
+	ServiceID   string `json:"service_id"`
+	ProjectID   string `json:"project_id"`
+	Name        string `json:"name"`
+	RegionCode  string `json:"region_code"`
+	ServiceType string `json:"service_type"`
+	Status      string `json:"status"`
+	Created     Time   `json:"created"`
+	// Paused is sent by the first revision only; use IsPaused.
+	Paused           *bool             `json:"paused,omitempty"`
 	Resources        []Resource        `json:"resources"`
 	Metadata         *Metadata         `json:"metadata,omitempty"`
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
@@ -116,9 +124,73 @@ type Service struct {
 	// InitialPassword is only sent in the responses to creation and fork.
 	InitialPassword Secret      `json:"initial_password,omitempty"`
 	ForkedFrom      *ForkedFrom `json:"forked_from,omitempty"`
+	// The fields below are sent by revision 2026 only.
+
+	// Metrics is the service's current usage; nil when null or absent.
+	Metrics *ServiceMetrics `json:"metrics,omitempty"`
+	// HAReplicas are the high-availability replicas.
+	HAReplicas *HAReplicas `json:"ha_replicas,omitempty"`
+	// VPCEndpoint is how to reach the service from its VPC; use
+	// VPCAddress, which also reads the deprecated spelling.
+	VPCEndpoint           *VPCEndpoint `json:"vpc_endpoint,omitempty"`
+	VPCEndpointDeprecated *VPCEndpoint `json:"vpcEndpoint,omitempty"`
+	// ReadReplicaSets are the service's replica sets, inline. nil means the
+	// field was absent (or null): the replica sets are unknown, not none.
+	ReadReplicaSets []ReplicaSet `json:"read_replica_sets,omitzero"`
 	// Dropped lists the fields whose values did not decode; they are left
 	// at zero, which is not their value.
 	Dropped []FieldError `json:"-"`
+}
+
+// ServiceMetrics is a service's current usage (revision 2026). Each value is
+// nil when null or absent.
+type ServiceMetrics struct {
+	MemoryMB  *Int `json:"memory_mb"`
+	StorageMB *Int `json:"storage_mb"`
+	MilliCPU  *Int `json:"milli_cpu"`
+}
+
+// HAReplicas are a service's high-availability replicas (revision 2026).
+type HAReplicas struct {
+	ReplicaCount     *Int `json:"replica_count"`
+	SyncReplicaCount *Int `json:"sync_replica_count"`
+}
+
+// VPCEndpoint is the address of a service inside its VPC (revision 2026).
+type VPCEndpoint struct {
+	Host  string `json:"host"`
+	Port  Int    `json:"port"`
+	VPCID string `json:"vpc_id"`
+}
+
+// IsPaused reports whether the service is paused: the first revision's
+// paused field when sent, else a status of PAUSED or PAUSING (revision 2026
+// dropped the field).
+func (s *Service) IsPaused() bool {
+	if s.Paused != nil {
+		return *s.Paused
+	}
+	return s.Status == ServicePaused || s.Status == ServicePausing
+}
+
+// VPCAddress returns the VPC endpoint in either spelling, or nil.
+func (s *Service) VPCAddress() *VPCEndpoint {
+	if s.VPCEndpoint != nil {
+		return s.VPCEndpoint
+	}
+	return s.VPCEndpointDeprecated
+}
+
+// Shared reports whether the service is a shared-resource service: its
+// primary resource has a spec whose sizes are both null (not dropped for a
+// bad value).
+func (s *Service) Shared() bool {
+	if len(s.Resources) == 0 || s.Resources[0].Spec == nil {
+		return false
+	}
+	spec := s.Resources[0].Spec
+	return spec.CPUMillis == nil && spec.MemoryGBs == nil &&
+		!s.FieldDropped("resources.0.spec.cpu_millis") && !s.FieldDropped("resources.0.spec.memory_gbs")
 }
 
 // Environment returns the service's environment label, or "" when the API
@@ -177,10 +249,34 @@ type Peering struct {
 	Dropped []FieldError `json:"-"`
 }
 
-// AuthInfo reports the credentials in use (section 2.5).
+// AuthInfo reports the credentials in use (section 2.5). The first revision
+// sends apiKey; revision 2026 sends api_key or oauth (and some deployments
+// still apiKey). Use Key.
 type AuthInfo struct {
-	APIKey APIKeyInfo `json:"apiKey"`
-	Type   string     `json:"type"`
+	APIKeyDeprecated *APIKeyInfo `json:"apiKey,omitempty"`
+	APIKey           *APIKeyInfo `json:"api_key,omitempty"`
+	OAuth            *OAuthInfo  `json:"oauth,omitempty"`
+	Type             string      `json:"type"`
+}
+
+// Key returns the API key information in either spelling, or nil (OAuth
+// credentials, or an answer without it).
+func (a *AuthInfo) Key() *APIKeyInfo {
+	if a.APIKey != nil {
+		return a.APIKey
+	}
+	return a.APIKeyDeprecated
+}
+
+// OAuthInfo describes OAuth credentials (revision 2026).
+type OAuthInfo struct {
+	User User `json:"user"`
+}
+
+// Project is a project the caller can access (GET /projects, revision 2026).
+type Project struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
 }
 
 // APIKeyInfo describes the API key credentials.
@@ -294,4 +390,6 @@ type CreatePeeringRequest struct {
 type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Details is sent by revision 2026 on some errors; kept as received.
+	Details json.RawMessage `json:"details,omitempty"`
 }

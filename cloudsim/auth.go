@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -31,6 +32,10 @@ func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) 
 	header := r.Header.Get("Authorization")
 	if header == "" {
 		return nil, unauthorized("missing credentials")
+	}
+	if kind == authBearer && s.rev != Revision2024 && !strings.HasPrefix(strings.ToLower(header), "bearer ") {
+		// Revision 2026 takes Basic on every path, /auth/info included.
+		kind = authBasic
 	}
 	switch kind {
 	case authBearer:
@@ -65,6 +70,9 @@ func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) 
 // authorize checks that the credential may address the project and, for a
 // write, that it may write.
 func authorize(c *Credential, projectID string, write bool) error {
+	if projectID != "" && len(c.Projects) > 0 && !slices.Contains(c.Projects, projectID) {
+		return forbidden("credential's user has no access to project " + projectID)
+	}
 	if projectID != "" && c.ProjectID != "" && c.ProjectID != projectID {
 		return forbidden("credential does not belong to project " + projectID)
 	}
@@ -74,21 +82,24 @@ func authorize(c *Credential, projectID string, write bool) error {
 	return nil
 }
 
+// simUser is the user behind every simulated credential.
+var simUser = apiclient.User{ID: "sim-user", Email: "operator@sim.clouddb.invalid", Name: "Simulated Operator"}
+
 func (s *Sim) getAuthInfo(c *call) (int, any, error) {
-	return http.StatusOK, apiclient.AuthInfo{
-		Type: "apiKey",
-		APIKey: apiclient.APIKeyInfo{
-			Created: apiclient.Time{Time: s.credsCreated},
-			IssuingUser: apiclient.User{
-				ID:    "sim-user",
-				Email: "operator@sim.clouddb.invalid",
-				Name:  "Simulated Operator",
-			},
-			Name:      c.cred.Name,
-			Project:   apiclient.AuthProject{ID: c.cred.ProjectID, Name: c.cred.ProjectID, PlanType: "SIMULATED"},
-			PublicKey: publicKey(c.cred),
-		},
-	}, nil
+	if s.rev != Revision2024 && len(c.cred.Projects) > 0 {
+		return http.StatusOK, apiclient.AuthInfo{Type: "oauth", OAuth: &apiclient.OAuthInfo{User: simUser}}, nil
+	}
+	key := &apiclient.APIKeyInfo{
+		Created:     apiclient.Time{Time: s.credsCreated},
+		IssuingUser: simUser,
+		Name:        c.cred.Name,
+		Project:     apiclient.AuthProject{ID: c.cred.ProjectID, Name: c.cred.ProjectID, PlanType: "SIMULATED"},
+		PublicKey:   publicKey(c.cred),
+	}
+	if s.rev == Revision2024 {
+		return http.StatusOK, apiclient.AuthInfo{Type: "apiKey", APIKeyDeprecated: key}, nil
+	}
+	return http.StatusOK, apiclient.AuthInfo{Type: "apiKey", APIKey: key}, nil
 }
 
 // publicKey derives a stable public identifier of a credential. It is not

@@ -29,7 +29,7 @@ type createdPeering struct {
 // newPeering builds and registers an active peering. The caller holds s.mu.
 func (s *Sim) newPeering(v *vpc, rng *rand.Rand, account, region, peerVPC string) *peering {
 	pr := &peering{
-		id:             s.newID(rng),
+		id:             s.newNetworkID(rng),
 		peerAccountID:  account,
 		peerRegionCode: region,
 		peerVPCID:      peerVPC,

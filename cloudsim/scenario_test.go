@@ -42,7 +42,7 @@ func TestDemo(t *testing.T) {
 		if len(s.Resources) > 1 {
 			ha++
 		}
-		if s.Status == apiclient.ServicePaused && !s.Paused {
+		if s.Status == apiclient.ServicePaused && !s.IsPaused() {
 			t.Errorf("%s is PAUSED with paused=false", s.Name)
 		}
 		for _, rs := range decode[[]apiclient.ReplicaSet](t, e.must(http.StatusOK, "GET", servicesPath+"/"+s.ServiceID+"/replicaSets", nil)) {

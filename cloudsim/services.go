@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -15,6 +16,13 @@ type service struct {
 	id, projectID, name, region, serviceType string
 	created                                  time.Time
 	cpuMillis, memoryGBs                     int64
+	// shared marks a shared-resource service (revision 2026): no dedicated
+	// size, cpuMillis and memoryGBs are 0.
+	shared bool
+	// syncReplicas of the HA replicas are synchronous.
+	syncReplicas int
+	// forkedFrom is the parent of a fork.
+	forkedFrom *apiclient.ForkedFrom
 	// resourceIDs holds the primary resource first and one entry per HA
 	// replica after it.
 	resourceIDs []string
@@ -84,8 +92,8 @@ func (s *Sim) setReplicaCount(svc *service, rng *rand.Rand, n int) {
 	}
 }
 
-// wire renders the service as the API shows it at now.
-func (svc *service) wire(now time.Time) apiclient.Service {
+// wire renders the service as the API shows it at now, in revision rev.
+func (svc *service) wire(now time.Time, rev string) apiclient.Service {
 	status := svc.life.status(now)
 	out := apiclient.Service{
 		ServiceID:   svc.id,
@@ -95,14 +103,15 @@ func (svc *service) wire(now time.Time) apiclient.Service {
 		ServiceType: svc.serviceType,
 		Status:      status,
 		Created:     apiclient.Time{Time: svc.created},
-		Paused:      status == apiclient.ServicePaused,
 		Resources:   make([]apiclient.Resource, len(svc.resourceIDs)),
 		Metadata:    &apiclient.Metadata{Environment: svc.environment},
 	}
 	for i, id := range svc.resourceIDs {
-		out.Resources[i] = apiclient.Resource{ID: id, Spec: &apiclient.ResourceSpec{
-			CPUMillis: apiclient.Int(svc.cpuMillis), MemoryGBs: apiclient.Int(svc.memoryGBs),
-		}}
+		spec := &apiclient.ResourceSpec{}
+		if !svc.shared {
+			spec.CPUMillis, spec.MemoryGBs = intPtr(svc.cpuMillis), intPtr(svc.memoryGBs)
+		}
+		out.Resources[i] = apiclient.Resource{ID: id, Spec: spec}
 	}
 	if status != apiclient.ServiceQueued {
 		out.Endpoint = endpoint(svc.id, svc.projectID, svc.port)
@@ -110,7 +119,35 @@ func (svc *service) wire(now time.Time) apiclient.Service {
 	if svc.pooler {
 		out.ConnectionPooler = pooler(svc.id, svc.projectID)
 	}
+	if rev == Revision2024 {
+		paused := status == apiclient.ServicePaused
+		out.Paused = &paused
+		return out
+	}
+	if out.ServiceType == apiclient.ServiceTypeTimeSeries {
+		out.ServiceType = apiclient.ServiceTypeTimescaleDB
+	}
+	out.Metrics = svc.usage(now)
+	replicas := len(svc.resourceIDs) - 1
+	out.HAReplicas = &apiclient.HAReplicas{ReplicaCount: intPtr(int64(replicas)), SyncReplicaCount: intPtr(int64(svc.syncReplicas))}
+	if svc.vpcID != "" && status != apiclient.ServiceQueued {
+		out.VPCEndpoint = &apiclient.VPCEndpoint{Host: "vpc-" + host(svc.id, svc.projectID), Port: apiclient.Int(svc.port), VPCID: svc.vpcID}
+	}
+	if svc.forkedFrom != nil {
+		ff := *svc.forkedFrom
+		out.ForkedFrom = &ff
+	}
+	live := svc.liveReplicaSets(now)
+	out.ReadReplicaSets = make([]apiclient.ReplicaSet, len(live))
+	for i, rs := range live {
+		out.ReadReplicaSets[i] = rs.wire(svc.projectID, now)
+	}
 	return out
+}
+
+func intPtr(n int64) *apiclient.Int {
+	v := apiclient.Int(n)
+	return &v
 }
 
 // lookupService finds a live service, forgetting it once its deletion has
@@ -177,7 +214,7 @@ func (s *Sim) listServices(c *call) (int, any, error) {
 	live := c.project.liveServices(c.now)
 	out := make([]apiclient.Service, len(live))
 	for i, svc := range live {
-		out[i] = svc.wire(c.now)
+		out[i] = svc.wire(c.now, s.rev)
 	}
 	return http.StatusOK, out, nil
 }
@@ -187,16 +224,19 @@ func (s *Sim) createService(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if s.rev != Revision2024 {
+		return s.createService2026(c, b)
+	}
 	name := b.text("name")
 	addons := b.set("addons", apiclient.AddonTimeSeries, apiclient.AddonAI)
 	region := b.text("region_code")
-	cpu, mem := b.size("cpu_millis"), b.size("memory_gbs")
+	cpu, mem := b.sizeString("cpu_millis", false), b.sizeString("memory_gbs", false)
 	if err := b.err(); err != nil {
 		return 0, nil, err
 	}
 	svc := s.newService(c.project, s.rng, name, region, serviceType(addons), cpu, mem, creationTime(c.now))
 	s.provision(svc, c.now)
-	out := svc.wire(c.now)
+	out := svc.wire(c.now, s.rev)
 	out.InitialPassword = initialPassword()
 	return http.StatusAccepted, out, nil
 }
@@ -206,7 +246,7 @@ func (s *Sim) getService(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, svc.wire(c.now), nil
+	return http.StatusOK, svc.wire(c.now, s.rev), nil
 }
 
 func (s *Sim) deleteService(c *call) (int, any, error) {
@@ -226,7 +266,7 @@ func (s *Sim) resizeService(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	cpu, mem := b.size("cpu_millis"), b.size("memory_gbs")
+	cpu, mem := b.sizeString("cpu_millis", false), b.sizeString("memory_gbs", false)
 	if err := b.err(); err != nil {
 		return 0, nil, err
 	}
@@ -237,7 +277,7 @@ func (s *Sim) resizeService(c *call) (int, any, error) {
 	if err := svc.checkChangeable(c.now); err != nil {
 		return 0, nil, err
 	}
-	svc.cpuMillis, svc.memoryGBs = cpu, mem
+	svc.cpuMillis, svc.memoryGBs, svc.shared = cpu, mem, false
 	s.reconfigure(svc, c.now)
 	return http.StatusAccepted, nil, nil
 }
@@ -289,6 +329,9 @@ func (s *Sim) setHA(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if s.rev != Revision2024 {
+		return s.setHA2026(c, b)
+	}
 	n := b.int("replica_count", 0, maxReplicaCount)
 	if err := b.err(); err != nil {
 		return 0, nil, err
@@ -301,6 +344,7 @@ func (s *Sim) setHA(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	s.setReplicaCount(svc, s.rng, int(n))
+	svc.syncReplicas = min(svc.syncReplicas, int(n))
 	s.reconfigure(svc, c.now)
 	return http.StatusAccepted, nil, nil
 }
@@ -338,8 +382,11 @@ func (s *Sim) forkService(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if s.rev != Revision2024 {
+		return s.forkService2026(c, b)
+	}
 	name, region := b.text("name"), b.text("region_code")
-	cpu, mem := b.size("cpu_millis"), b.size("memory_gbs")
+	cpu, mem := b.sizeString("cpu_millis", false), b.sizeString("memory_gbs", false)
 	if err := b.err(); err != nil {
 		return 0, nil, err
 	}
@@ -353,7 +400,7 @@ func (s *Sim) forkService(c *call) (int, any, error) {
 	fork := s.newService(c.project, s.rng, name, region, src.serviceType, cpu, mem, creationTime(c.now))
 	fork.environment = src.environment
 	s.provision(fork, c.now)
-	out := fork.wire(c.now)
+	out := fork.wire(c.now, s.rev)
 	out.InitialPassword = initialPassword()
 	out.ForkedFrom = &apiclient.ForkedFrom{ProjectID: src.projectID, ServiceID: src.id}
 	return http.StatusAccepted, out, nil
@@ -367,6 +414,9 @@ func (s *Sim) vpcAttachment(c *call) (*service, *vpc, error) {
 		return nil, nil, err
 	}
 	vpcID := b.text("vpc_id")
+	if s.rev != Revision2024 && b.first == nil && strings.TrimLeft(vpcID, "0123456789") != "" {
+		b.failOn("vpc_id", invalidf("vpc_id must match ^[0-9]+$, got %q", truncate(vpcID, 32)))
+	}
 	if err := b.err(); err != nil {
 		return nil, nil, err
 	}

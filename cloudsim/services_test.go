@@ -18,7 +18,7 @@ func TestServiceOperations(t *testing.T) {
 	if svc.Status != apiclient.ServiceReady || svc.ServiceType != apiclient.ServiceTypeTimeSeries ||
 		svc.InitialPassword == "" || svc.Endpoint == nil || svc.Metadata.Environment != apiclient.EnvironmentProd ||
 		svc.ProjectID != testProject || svc.Name != "main" || svc.RegionCode != "us-east-1" || len(svc.Resources) != 1 ||
-		svc.Resources[0].Spec.CPUMillis != 1000 || svc.Resources[0].Spec.MemoryGBs != 4 || svc.ConnectionPooler != nil {
+		size(svc.Resources[0].Spec.CPUMillis) != 1000 || size(svc.Resources[0].Spec.MemoryGBs) != 4 || svc.ConnectionPooler != nil {
 		t.Fatalf("create response: %s", raw)
 	}
 	if len(svc.ServiceID) != 10 || strings.Trim(svc.ServiceID, idAlphabet) != "" {
@@ -46,14 +46,14 @@ func TestServiceOperations(t *testing.T) {
 	if raw := e.must(http.StatusAccepted, "POST", one+"/resize", map[string]any{"cpu_millis": 2000, "memory_gbs": 8}); len(raw) != 0 {
 		t.Errorf("resize body %q, want none", raw)
 	}
-	if got := e.getService(id).Resources[0].Spec; got.CPUMillis != 2000 || got.MemoryGBs != 8 {
+	if got := e.getService(id).Resources[0].Spec; size(got.CPUMillis) != 2000 || size(got.MemoryGBs) != 8 {
 		t.Errorf("spec after resize: %+v", got)
 	}
 
 	// setHA: HA replicas are extra resources with the same spec.
 	e.must(http.StatusAccepted, "POST", one+"/setHA", map[string]any{"replica_count": 2})
 	got := e.getService(id)
-	if len(got.Resources) != 3 || got.Resources[2].Spec.CPUMillis != 2000 {
+	if len(got.Resources) != 3 || size(got.Resources[2].Spec.CPUMillis) != 2000 {
 		t.Errorf("resources after setHA 2: %+v", got.Resources)
 	}
 	e.must(http.StatusAccepted, "POST", one+"/setHA", map[string]any{"replica_count": 0})
@@ -173,7 +173,8 @@ func TestServiceValidation(t *testing.T) {
 		{"unknown addon", servicesPath, with("addons", []string{"gpu"}), "addons"},
 		{"repeated addon", servicesPath, with("addons", []string{"ai", "ai"}), "addons"},
 		{"missing region", servicesPath, with("region_code", nil), "region_code"},
-		{"cpu as string", servicesPath, with("cpu_millis", "1000"), "cpu_millis"},
+		{"cpu as a non-digit string", servicesPath, with("cpu_millis", "1k"), "cpu_millis"},
+		{"cpu shared in the first revision", servicesPath, with("cpu_millis", "shared"), "cpu_millis"},
 		{"cpu zero", servicesPath, with("cpu_millis", 0), "cpu_millis"},
 		{"cpu negative", servicesPath, with("cpu_millis", -5), "cpu_millis"},
 		{"cpu fraction", servicesPath, with("cpu_millis", 1.5), "cpu_millis"},
@@ -302,8 +303,8 @@ func TestServiceConflicts(t *testing.T) {
 	if err := e.sim.SetServiceStatus(testProject, id, apiclient.ServicePaused); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.getService(id); got.Status != apiclient.ServicePaused || !got.Paused {
-		t.Errorf("forced PAUSED: status %s paused %v", got.Status, got.Paused)
+	if got := e.getService(id); got.Status != apiclient.ServicePaused || !got.IsPaused() {
+		t.Errorf("forced PAUSED: status %s", got.Status)
 	}
 	e.mustError(http.StatusConflict, "CONFLICT", "POST", one+"/resize", map[string]any{"cpu_millis": 1, "memory_gbs": 1})
 	// UNSTABLE accepts changes, and the write ends the forced status.
@@ -321,4 +322,12 @@ func TestServiceConflicts(t *testing.T) {
 	if err := e.sim.SetServiceStatus(testProject, "nosuchsvc0", "READY"); err == nil {
 		t.Error("SetServiceStatus on an unknown service: no error")
 	}
+}
+
+// size reads a nullable size, -1 for null.
+func size(p *apiclient.Int) int64 {
+	if p == nil {
+		return -1
+	}
+	return int64(*p)
 }

@@ -1,6 +1,7 @@
 package cloudsim
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
@@ -29,7 +30,19 @@ type Credential struct {
 	Name string
 	// ReadOnly credentials are refused (403) on every write.
 	ReadOnly bool
+	// Projects makes the credential a user's (revision 2026: auth info type
+	// oauth): it may address these projects, and GET /projects lists them.
+	Projects []string
 }
+
+// API revisions the simulator serves.
+const (
+	// Revision2024 is the API as first published (cloud-api.md).
+	Revision2024 = "2024"
+	// Revision2026 is the revision real accounts answer in today
+	// (api-revision-2026.md), the default.
+	Revision2026 = "2026"
+)
 
 // Timings are the durations of the simulated asynchronous operations. A zero
 // duration completes at once.
@@ -60,6 +73,9 @@ type Options struct {
 	Clock func() time.Time
 	// Logger receives request and fault logs; nil discards them.
 	Logger *slog.Logger
+	// Revision is the API revision served: Revision2026 (the default, also
+	// for "") or Revision2024.
+	Revision string
 }
 
 // Sim is a simulated cloud API. It implements http.Handler and is safe for
@@ -69,6 +85,7 @@ type Sim struct {
 	logger  *slog.Logger
 	timings Timings
 	seed    int64
+	rev     string
 	creds   []Credential
 	// credsCreated is reported as the creation time of every credential.
 	credsCreated time.Time
@@ -109,6 +126,7 @@ func New(opts Options) *Sim {
 		logger:       logger,
 		timings:      opts.Timings,
 		seed:         opts.Seed,
+		rev:          cmp.Or(opts.Revision, Revision2026),
 		creds:        append([]Credential(nil), opts.Credentials...),
 		credsCreated: clock().UTC().Add(-90 * 24 * time.Hour).Truncate(time.Millisecond).Add(123 * time.Millisecond),
 		mux:          http.NewServeMux(),
@@ -120,6 +138,11 @@ func New(opts Options) *Sim {
 	}
 	for _, rt := range s.apiRoutes() {
 		s.handleOperation(rt)
+	}
+	if s.rev != Revision2024 {
+		for _, rt := range s.routes2026() {
+			s.handleOperation(rt)
+		}
 	}
 	s.registerControls()
 	s.mux.HandleFunc("/", s.notFound)
@@ -278,6 +301,10 @@ func (s *Sim) serveOperation(r *http.Request, rt route) response {
 	s.mu.Unlock()
 
 	if err != nil {
+		var ae *apiError
+		if s.rev == Revision2024 && errors.As(err, &ae) {
+			ae.details = nil // the first revision sends code and message only
+		}
 		return errorResponse(err)
 	}
 	return jsonResponse(status, out)
@@ -318,6 +345,8 @@ type apiError struct {
 	status  int
 	code    string
 	message string
+	// details is sent by revision 2026 beside code and message.
+	details map[string]any
 }
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
@@ -338,7 +367,11 @@ func errorResponse(err error) response {
 	if !errors.As(err, &ae) {
 		ae = &apiError{status: http.StatusInternalServerError, code: "INTERNAL_ERROR", message: "internal error"}
 	}
-	resp := jsonResponse(ae.status, apiclient.ErrorBody{Code: ae.code, Message: ae.message})
+	eb := apiclient.ErrorBody{Code: ae.code, Message: ae.message}
+	if ae.details != nil {
+		eb.Details, _ = json.Marshal(ae.details)
+	}
+	resp := jsonResponse(ae.status, eb)
 	switch ae.code {
 	case "UNAUTHORIZED":
 		resp.header.Set("WWW-Authenticate", `Basic realm="clouddb"`)
@@ -406,6 +439,27 @@ func (s *Sim) newID(rng *rand.Rand) string {
 			return id
 		}
 	}
+}
+
+// newNumericID draws a fresh identifier of 10 digits, as revision 2026 gives
+// VPCs and peerings, unique across the simulator. The caller holds s.mu.
+func (s *Sim) newNumericID(rng *rand.Rand) string {
+	for {
+		id := strconv.FormatInt(1_000_000_000+rng.Int64N(9_000_000_000), 10)
+		if _, dup := s.ids[id]; !dup {
+			s.ids[id] = struct{}{}
+			return id
+		}
+	}
+}
+
+// newNetworkID draws the identifier of a VPC or peering in the revision's
+// format.
+func (s *Sim) newNetworkID(rng *rand.Rand) string {
+	if s.rev == Revision2024 {
+		return s.newID(rng)
+	}
+	return s.newNumericID(rng)
 }
 
 // newPort draws a deterministic port for an endpoint.

@@ -33,7 +33,14 @@ type env struct {
 	clock *fakeclock.Clock
 }
 
+// newEnv serves the first revision, which most tests describe; revision
+// 2026 has its own tests with newEnvRev.
 func newEnv(t *testing.T, timings Timings) *env {
+	t.Helper()
+	return newEnvRev(t, timings, Revision2024)
+}
+
+func newEnvRev(t *testing.T, timings Timings, rev string) *env {
 	t.Helper()
 	clock := fakeclock.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	sim := New(Options{
@@ -41,6 +48,7 @@ func newEnv(t *testing.T, timings Timings) *env {
 		Timings:     timings,
 		Seed:        42,
 		Clock:       clock.Now,
+		Revision:    rev,
 	})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
@@ -238,11 +246,15 @@ func TestAuthInfo(t *testing.T) {
 	for _, c := range []Credential{rwCred, roCred} {
 		raw := e.must(200, "GET", "/v1/auth/info", nil, bearer(c.APIKey))
 		info := decode[apiclient.AuthInfo](t, raw)
-		if info.Type != "apiKey" || info.APIKey.Name != c.Name || info.APIKey.Project.ID != c.ProjectID ||
-			!strings.HasPrefix(info.APIKey.PublicKey, "pk-") || info.APIKey.Created.IsZero() || info.APIKey.IssuingUser.Email == "" {
+		key := info.Key()
+		if key == nil {
+			t.Fatalf("auth info without api_key: %s", raw)
+		}
+		if info.Type != "apiKey" || key.Name != c.Name || key.Project.ID != c.ProjectID ||
+			!strings.HasPrefix(key.PublicKey, "pk-") || key.Created.IsZero() || key.IssuingUser.Email == "" {
 			t.Errorf("auth info for %s: %s", c.Name, raw)
 		}
-		if pk := info.APIKey.PublicKey; strings.Contains(pk, c.AccessKey) || strings.Contains(pk, c.SecretKey) || strings.Contains(pk, c.APIKey) {
+		if pk := key.PublicKey; strings.Contains(pk, c.AccessKey) || strings.Contains(pk, c.SecretKey) || strings.Contains(pk, c.APIKey) {
 			t.Errorf("auth info for %s shows a credential as its public key: %s", c.Name, pk)
 		}
 	}

@@ -64,13 +64,59 @@ func (b *body) fail(err error) {
 	}
 }
 
+// failOn records a failure of the named field; revision 2026 names it in the
+// error's details.
+func (b *body) failOn(name string, err error) {
+	if ae, ok := err.(*apiError); ok {
+		ae.details = map[string]any{"field": name}
+	}
+	b.fail(err)
+}
+
+// has reports whether an optional field is present and not null.
+func (b *body) has(name string) bool {
+	v, ok := b.fields[name]
+	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// sizeString reads a required size sent as an integer or a digit string
+// (revision 2026 sends strings; older deployments integers), at least 1.
+// With shared, the string "shared" is accepted too and returns 0.
+func (b *body) sizeString(name string, shared bool) int64 {
+	v, ok := b.raw(name)
+	if !ok {
+		return 0
+	}
+	if v[0] != '"' {
+		return b.size(name)
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		b.failOn(name, invalidf("%s must be a string of digits", name))
+		return 0
+	}
+	if shared && s == "shared" {
+		return 0
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || strings.TrimLeft(s, "0123456789") != "" || n < 1 || n > maxSize {
+		want := "a string of digits"
+		if shared {
+			want += ` or "shared"`
+		}
+		b.failOn(name, invalidf("%s must be %s between 1 and %d, got %q", name, want, int64(maxSize), truncate(s, 32)))
+		return 0
+	}
+	return n
+}
+
 // raw returns a present, non-null field; a missing or null field is recorded
 // as required.
 func (b *body) raw(name string) (json.RawMessage, bool) {
 	v, ok := b.fields[name]
 	v = bytes.TrimSpace(v)
 	if !ok || len(v) == 0 || bytes.Equal(v, []byte("null")) {
-		b.fail(invalidf("%s is required", name))
+		b.failOn(name, invalidf("%s is required", name))
 		return nil, false
 	}
 	return v, true
@@ -84,7 +130,7 @@ func (b *body) string(name string) string {
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
-		b.fail(invalidf("%s must be a string", name))
+		b.failOn(name, invalidf("%s must be a string", name))
 		return ""
 	}
 	return s
@@ -98,11 +144,11 @@ func (b *body) text(name string) string {
 		return ""
 	}
 	if strings.TrimSpace(s) == "" {
-		b.fail(invalidf("%s must not be blank", name))
+		b.failOn(name, invalidf("%s must not be blank", name))
 		return ""
 	}
 	if n := utf8.RuneCountInString(s); n > maxNameRunes {
-		b.fail(invalidf("%s must be at most %d characters, got %d", name, maxNameRunes, n))
+		b.failOn(name, invalidf("%s must be at most %d characters, got %d", name, maxNameRunes, n))
 		return ""
 	}
 	return s
@@ -112,7 +158,7 @@ func (b *body) text(name string) string {
 func (b *body) nonEmpty(name string) string {
 	s := b.string(name)
 	if b.first == nil && s == "" {
-		b.fail(invalidf("%s must not be empty", name))
+		b.failOn(name, invalidf("%s must not be empty", name))
 	}
 	return s
 }
@@ -124,21 +170,21 @@ func (b *body) int(name string, lo, hi int64) int64 {
 		return 0
 	}
 	if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
-		b.fail(invalidf("%s must be an integer", name))
+		b.failOn(name, invalidf("%s must be an integer", name))
 		return 0
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
 		if _, ferr := strconv.ParseFloat(string(v), 64); ferr == nil && !bytes.ContainsAny(v, ".eE") {
 			// A whole number too large for int64.
-			b.fail(invalidf("%s must be between %d and %d", name, lo, hi))
+			b.failOn(name, invalidf("%s must be between %d and %d", name, lo, hi))
 		} else {
-			b.fail(invalidf("%s must be an integer", name))
+			b.failOn(name, invalidf("%s must be an integer", name))
 		}
 		return 0
 	}
 	if n < lo || n > hi {
-		b.fail(invalidf("%s must be between %d and %d, got %d", name, lo, hi, n))
+		b.failOn(name, invalidf("%s must be between %d and %d, got %d", name, lo, hi, n))
 		return 0
 	}
 	return n
@@ -151,7 +197,7 @@ func (b *body) size(name string) int64 { return b.int(name, 1, maxSize) }
 func (b *body) enum(name string, allowed ...string) string {
 	s := b.string(name)
 	if b.first == nil && !slices.Contains(allowed, s) {
-		b.fail(invalidf("%s must be one of %s, got %q", name, strings.Join(allowed, ", "), s))
+		b.failOn(name, invalidf("%s must be one of %s, got %q", name, strings.Join(allowed, ", "), s))
 		return ""
 	}
 	return s
@@ -166,16 +212,16 @@ func (b *body) set(name string, allowed ...string) []string {
 	}
 	var items []string
 	if err := json.Unmarshal(v, &items); err != nil {
-		b.fail(invalidf("%s must be an array of strings", name))
+		b.failOn(name, invalidf("%s must be an array of strings", name))
 		return nil
 	}
 	for i, item := range items {
 		if !slices.Contains(allowed, item) {
-			b.fail(invalidf("%s must contain only %s, got %q", name, strings.Join(allowed, ", "), item))
+			b.failOn(name, invalidf("%s must contain only %s, got %q", name, strings.Join(allowed, ", "), item))
 			return nil
 		}
 		if slices.Contains(items[:i], item) {
-			b.fail(invalidf("%s must not repeat %q", name, item))
+			b.failOn(name, invalidf("%s must not repeat %q", name, item))
 			return nil
 		}
 	}
@@ -190,7 +236,7 @@ func (b *body) cidr(name string) string {
 	}
 	p, err := netip.ParsePrefix(s)
 	if err != nil || !p.Addr().Is4() {
-		b.fail(invalidf("%s must be an IPv4 CIDR block such as 10.0.0.0/16, got %q", name, truncate(s, 64)))
+		b.failOn(name, invalidf("%s must be an IPv4 CIDR block such as 10.0.0.0/16, got %q", name, truncate(s, 64)))
 		return ""
 	}
 	return s
@@ -200,7 +246,7 @@ func (b *body) cidr(name string) string {
 func (b *body) nullableString(name string) *string {
 	v, ok := b.fields[name]
 	if !ok {
-		b.fail(invalidf("%s is required (a string or null)", name))
+		b.failOn(name, invalidf("%s is required (a string or null)", name))
 		return nil
 	}
 	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
@@ -208,7 +254,7 @@ func (b *body) nullableString(name string) *string {
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
-		b.fail(invalidf("%s must be a string or null", name))
+		b.failOn(name, invalidf("%s must be a string or null", name))
 		return nil
 	}
 	return &s

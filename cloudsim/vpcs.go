@@ -17,7 +17,7 @@ type vpc struct {
 
 // newVPC builds and registers a VPC. The caller holds s.mu.
 func (s *Sim) newVPC(p *project, rng *rand.Rand, name, cidr, region string) *vpc {
-	v := &vpc{id: s.newID(rng), name: name, cidr: cidr, region: region, peerings: map[string]*peering{}}
+	v := &vpc{id: s.newNetworkID(rng), name: name, cidr: cidr, region: region, peerings: map[string]*peering{}}
 	p.vpcs[v.id] = v
 	p.vpcOrder = append(p.vpcOrder, v.id)
 	return v
@@ -81,6 +81,9 @@ func (s *Sim) renameVPC(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	v.name = name
+	if s.rev != Revision2024 {
+		return http.StatusOK, message("VPC renamed to " + name), nil
+	}
 	return http.StatusOK, v.wire(), nil
 }
 
