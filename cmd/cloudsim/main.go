@@ -34,6 +34,8 @@ func run() int {
 		listen   = app.Flag("web.listen-address", "Address to listen on. The /_sim controls take no authentication, so keep this on loopback.").Default(cloudsim.DemoAddress).String()
 		scenario = app.Flag("scenario", "Resources to load at startup: demo, fleet or empty.").Default("demo").Enum("demo", "fleet", "empty")
 		project  = app.Flag("project-id", "Project the credentials belong to and the scenario is loaded into.").Default(cloudsim.DemoProject).String()
+		revision = app.Flag("api.revision", "API revision to serve: 2026 (what real accounts answer today) or 2024 (the API as first published).").Default(cloudsim.Revision2026).Enum(cloudsim.Revision2026, cloudsim.Revision2024)
+		extra    = app.Flag("extra-project-id", "Another project the credentials can access, loaded with the same scenario (repeatable). The credentials become a user's: GET /projects lists every project and /auth/info answers oauth (revision 2026).").Strings()
 		seed     = app.Flag("seed", "Seed for identifiers, ports, fault rates and churn.").Default("1").Int64()
 
 		fleetServices = app.Flag("fleet.services", "Services of the fleet scenario.").Default("1000").Int()
@@ -62,11 +64,17 @@ func run() int {
 	}
 	logger := newLogger(*logLevel)
 
+	cred := cloudsim.Credential{
+		AccessKey: accessKey, SecretKey: secretKey, APIKey: apiKey,
+		ProjectID: *project, Name: "cloudsim-demo",
+	}
+	projects := append([]string{*project}, *extra...)
+	if len(*extra) > 0 {
+		cred.ProjectID, cred.Projects = "", projects
+	}
 	sim := cloudsim.New(cloudsim.Options{
-		Credentials: []cloudsim.Credential{{
-			AccessKey: accessKey, SecretKey: secretKey, APIKey: apiKey,
-			ProjectID: *project, Name: "cloudsim-demo",
-		}},
+		Credentials: []cloudsim.Credential{cred},
+		Revision:    *revision,
 		Timings: cloudsim.Timings{
 			Provision: *provision, Configure: *configure, Delete: *deletion,
 			ReplicaSet: *rsTiming, Peering: *peering,
@@ -74,14 +82,16 @@ func run() int {
 		Seed:   *seed,
 		Logger: logger,
 	})
-	switch *scenario {
-	case "demo":
-		sim.LoadDemo(*project)
-	case "fleet":
-		sim.LoadFleet(*project, cloudsim.Fleet{
-			Services: *fleetServices, ReplicaSetsPerService: *fleetRS,
-			VPCs: *fleetVPCs, PeeringsPerVPC: *fleetPeerings,
-		})
+	for _, p := range projects {
+		switch *scenario {
+		case "demo":
+			sim.LoadDemo(p)
+		case "fleet":
+			sim.LoadFleet(p, cloudsim.Fleet{
+				Services: *fleetServices, ReplicaSetsPerService: *fleetRS,
+				VPCs: *fleetVPCs, PeeringsPerVPC: *fleetPeerings,
+			})
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -101,7 +111,7 @@ func run() int {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	logger.Info("Serving simulated cloud API", "address", ln.Addr().String(),
-		"base_url", "http://"+ln.Addr().String()+"/v1", "scenario", *scenario, "project_id", *project)
+		"base_url", "http://"+ln.Addr().String()+"/v1", "scenario", *scenario, "project_id", *project, "api_revision", *revision)
 
 	select {
 	case err := <-errc:
