@@ -10,8 +10,6 @@ import (
 // requests under the same names.
 const (
 	OpGetAuthInfo = "getAuthInfo"
-	// OpListProjects is revision 2026's GET /projects.
-	OpListProjects = "listProjects"
 
 	OpListServices          = "listServices"
 	OpCreateService         = "createService"
@@ -26,10 +24,6 @@ const (
 	OpForkService           = "forkService"
 	OpAttachToVPC           = "attachToVPC"
 	OpDetachFromVPC         = "detachFromVPC"
-	// Revision 2026 only.
-	OpStartService  = "startService"
-	OpStopService   = "stopService"
-	OpRenameService = "renameService"
 
 	OpListReplicaSets          = "listReplicaSets"
 	OpCreateReplicaSet         = "createReplicaSet"
