@@ -2,15 +2,28 @@ package apiclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"sync/atomic"
 )
 
 // GetAuthInfo reports which credentials are in use (GET /auth/info). It
-// authenticates with the API key as a Bearer token, and fails with
-// ErrNoAPIKey, sending nothing, when none is configured.
+// authenticates with the API key as a Bearer token when one is configured,
+// else with Basic as every other operation (revision 2026 takes Basic on
+// every path). When the API refuses Basic there with 401 (the first revision
+// takes only a bearer key), it fails with ErrNoAPIKey from then on, sending
+// nothing, and HasAPIKey turns false.
 func (c *Client) GetAuthInfo(ctx context.Context) (*AuthInfo, error) {
 	if !c.HasAPIKey() {
 		return nil, fmt.Errorf("apiclient: %s: %w", OpGetAuthInfo, ErrNoAPIKey)
 	}
-	return doValue[AuthInfo](ctx, c, call{op: OpGetAuthInfo})
+	basic := c.creds().bearer == ""
+	info, err := doValue[AuthInfo](ctx, c, call{op: OpGetAuthInfo})
+	var ae *APIError
+	if basic && errors.As(err, &ae) && ae.StatusCode == http.StatusUnauthorized {
+		atomic.StoreInt32(&c.basicAuthInfoRefused, 1)
+		return nil, fmt.Errorf("apiclient: %s: Basic refused and %w: %w", OpGetAuthInfo, ErrNoAPIKey, err)
+	}
+	return info, err
 }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -63,6 +64,10 @@ type Client struct {
 	jitter func(n int64) int64
 	sleep  func(ctx context.Context, d time.Duration) error
 	now    func() time.Time
+
+	// basicAuthInfoRefused is set when /auth/info answered 401 to Basic:
+	// a deployment of the first revision, which takes only a bearer key.
+	basicAuthInfoRefused int32 // read and written with sync/atomic; not an atomic.Bool, so that Client stays printable by value
 }
 
 type credentials struct {
@@ -213,8 +218,12 @@ func orDefault[T comparable](v, def T) T {
 // ProjectID returns the project the Client addresses.
 func (c *Client) ProjectID() string { return c.projectID }
 
-// HasAPIKey reports whether an API key is configured, which GetAuthInfo needs.
-func (c *Client) HasAPIKey() bool { return c.creds().bearer != "" }
+// HasAPIKey reports whether GetAuthInfo can be called: with a bearer API key
+// when one is configured, else with Basic (revision 2026) until the API has
+// refused Basic there with 401 (the first revision).
+func (c *Client) HasAPIKey() bool {
+	return c.creds().bearer != "" || atomic.LoadInt32(&c.basicAuthInfoRefused) == 0
+}
 
 // String describes the Client without its credentials.
 func (c *Client) String() string {
@@ -362,7 +371,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if cl.op == OpGetAuthInfo {
+	if cl.op == OpGetAuthInfo && c.creds().bearer != "" {
 		req.Header.Set("Authorization", c.creds().bearer)
 	} else {
 		req.Header.Set("Authorization", c.creds().basic)

@@ -84,7 +84,7 @@ func TestNewDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.maxRetries != 0 || c.HasAPIKey() {
+	if c.maxRetries != 0 || !c.HasAPIKey() {
 		t.Errorf("MaxRetries<0 gave %d retries; HasAPIKey = %t", c.maxRetries, c.HasAPIKey())
 	}
 }
@@ -150,14 +150,25 @@ func TestInvalidIDsSendNothing(t *testing.T) {
 	}
 }
 
-func TestGetAuthInfoWithoutAPIKeySendsNothing(t *testing.T) {
-	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, "{}") })
+func TestGetAuthInfoWithoutAPIKeyUsesBasicUntilRefused(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 401, `{"code":"UNAUTHORIZED","message":"this operation takes a Bearer API key"}`)
+	})
 	c, _, _ := newTestClient(t, srv, func(cfg *Config) { cfg.APIKey = "" })
+	if !c.HasAPIKey() {
+		t.Fatal("HasAPIKey is false before Basic was tried")
+	}
 	if _, err := c.GetAuthInfo(t.Context()); !errors.Is(err, ErrNoAPIKey) {
 		t.Fatalf("err = %v, want ErrNoAPIKey", err)
 	}
-	if n := len(srv.requests()); n != 0 {
-		t.Errorf("%d requests sent, want 0", n)
+	if reqs := srv.requests(); len(reqs) != 1 || !strings.HasPrefix(reqs[0].Auth, "Basic ") {
+		t.Fatalf("requests %+v, want one with Basic", reqs)
+	}
+	if c.HasAPIKey() {
+		t.Error("HasAPIKey still true after Basic was refused")
+	}
+	if _, err := c.GetAuthInfo(t.Context()); !errors.Is(err, ErrNoAPIKey) || len(srv.requests()) != 1 {
+		t.Errorf("second call: err %v, %d requests, want ErrNoAPIKey and no new request", err, len(srv.requests()))
 	}
 }
 

@@ -33,8 +33,8 @@ func TestDecodeServices(t *testing.T) {
 				"connection_pooler":{"endpoint":{"host":"p.example","port":6432}}}]`,
 			check: func(t *testing.T, s Service) {
 				want := Service{ServiceID: "s1", ProjectID: "p", Name: "db", RegionCode: "us-east-1", ServiceType: ServiceTypeTimeSeries,
-					Status: ServiceReady, Created: Time{at("2024-05-01T10:00:00.123456Z")}, Paused: true,
-					Resources: []Resource{{ID: "r1", Spec: &ResourceSpec{CPUMillis: 1000, MemoryGBs: 4, VolumeType: "gp3"}}},
+					Status: ServiceReady, Created: Time{at("2024-05-01T10:00:00.123456Z")}, Paused: boolp(true),
+					Resources: []Resource{{ID: "r1", Spec: &ResourceSpec{CPUMillis: intp(1000), MemoryGBs: intp(4), VolumeType: "gp3"}}},
 					Metadata:  &Metadata{Environment: "PROD"}, Endpoint: &Endpoint{Host: "h.example", Port: 5432},
 					ConnectionPooler: &ConnectionPooler{Endpoint: &Endpoint{Host: "p.example", Port: 6432}}}
 				if !reflect.DeepEqual(s, want) {
@@ -47,7 +47,7 @@ func TestDecodeServices(t *testing.T) {
 			json: `[{"service_id":"s1","status":"HIBERNATING","service_type":"GRAPHDB","new_field":{"a":[1,2]},
 				"endpoint":{"host":"h","port":1,"tls":true},"resources":[{"id":"r","spec":{"cpu_millis":1,"iops":3}}]}]`,
 			check: func(t *testing.T, s Service) {
-				if s.Status != "HIBERNATING" || s.ServiceType != "GRAPHDB" || s.Endpoint.Host != "h" || s.Resources[0].Spec.CPUMillis != 1 {
+				if s.Status != "HIBERNATING" || s.ServiceType != "GRAPHDB" || s.Endpoint.Host != "h" || ptrValue(s.Resources[0].Spec.CPUMillis) != 1 {
 					t.Errorf("got %#v", s)
 				}
 			},
@@ -114,7 +114,7 @@ func TestDecodeServices(t *testing.T) {
 			name: "integers as strings and null",
 			json: `[{"endpoint":{"host":"h","port":"5432"},"resources":[{"id":"r","spec":{"cpu_millis":"1000","memory_gbs":null,"volume_type":""}}]}]`,
 			check: func(t *testing.T, s Service) {
-				if s.Endpoint.Port != 5432 || s.Resources[0].Spec.CPUMillis != 1000 || s.Resources[0].Spec.MemoryGBs != 0 {
+				if s.Endpoint.Port != 5432 || ptrValue(s.Resources[0].Spec.CPUMillis) != 1000 || s.Resources[0].Spec.MemoryGBs != nil {
 					t.Errorf("got %#v", s)
 				}
 			},
@@ -154,8 +154,8 @@ func TestDecodeOtherResources(t *testing.T) {
 	var info AuthInfo
 	mustDecode(t, `{"apiKey":{"created":"2024-01-02T03:04:05.678Z","issuing_user":{"id":"u1","email":"a@b.c","name":"A"},
 		"name":"ci","project":{"id":"p","name":"P","plan_type":"ENTERPRISE"},"public_key":"pk","scopes":["x"]},"type":"apiKey"}`, &info)
-	if info.Type != "apiKey" || info.APIKey.Project.PlanType != "ENTERPRISE" || info.APIKey.IssuingUser.Email != "a@b.c" ||
-		info.APIKey.Created.Nanosecond() != 678000000 {
+	if info.Type != "apiKey" || info.Key().Project.PlanType != "ENTERPRISE" || info.Key().IssuingUser.Email != "a@b.c" ||
+		info.Key().Created.Nanosecond() != 678000000 {
 		t.Errorf("auth info = %#v", info)
 	}
 }
@@ -234,13 +234,13 @@ func TestDecodeOneBadFieldCostsOneField(t *testing.T) {
 		t.Errorf("%d drops reported, want 6: %+v", len(drops), drops)
 	}
 	a := got[0]
-	if a.Status != "READY" || a.Resources[0].Spec.MemoryGBs != 4 || a.Resources[0].ID != "r" || !a.Created.IsZero() {
+	if a.Status != "READY" || ptrValue(a.Resources[0].Spec.MemoryGBs) != 4 || a.Resources[0].ID != "r" || !a.Created.IsZero() {
 		t.Errorf("service a kept %+v", a)
 	}
 	if !a.FieldDropped("resources.0.spec.cpu_millis") || a.FieldDropped("resources.0.spec.memory_gbs") {
 		t.Error("FieldDropped does not tell the dropped field")
 	}
-	if got[1].Endpoint == nil || got[1].Endpoint.Host != "h" || got[2].Resources[0].Spec.MemoryGBs != 8 {
+	if got[1].Endpoint == nil || got[1].Endpoint.Host != "h" || ptrValue(got[2].Resources[0].Spec.MemoryGBs) != 8 {
 		t.Errorf("siblings of a bad field lost: %+v %+v", got[1].Endpoint, got[2].Resources[0].Spec)
 	}
 }

@@ -24,6 +24,9 @@ type APIError struct {
 	// Code and Message come from the JSON error body {code, message}.
 	Code    string
 	Message string
+	// Details is a short raw snippet of the body's details field (revision
+	// 2026), "" when it sent none.
+	Details string
 	// Body is a short raw snippet (at most 256 bytes) of a body that is not
 	// a JSON {code, message} object.
 	Body string
@@ -60,7 +63,7 @@ func (e *APIError) Error() string {
 func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []byte) *APIError {
 	e := errorFromBody(data)
 	e.Operation, e.Method, e.Path, e.StatusCode = cl.op, cl.method, path, resp.StatusCode
-	e.Code, e.Message, e.Body = c.scrub(e.Code), c.scrub(e.Message), c.scrub(e.Body)
+	e.Code, e.Message, e.Body, e.Details = c.scrub(e.Code), c.scrub(e.Message), c.scrub(e.Body), c.scrub(e.Details)
 	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
 	return e
 }
@@ -70,7 +73,8 @@ func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []b
 func errorFromBody(data []byte) *APIError {
 	var body ErrorBody
 	if err := json.Unmarshal(data, &body); err == nil && (body.Code != "" || body.Message != "") {
-		return &APIError{Code: snippet([]byte(body.Code), maxErrorSnippet), Message: snippet([]byte(body.Message), maxErrorSnippet)}
+		return &APIError{Code: snippet([]byte(body.Code), maxErrorSnippet), Message: snippet([]byte(body.Message), maxErrorSnippet),
+			Details: snippet(body.Details, maxErrorSnippet)}
 	}
 	return &APIError{Body: snippet(data, maxErrorSnippet)}
 }

@@ -107,6 +107,7 @@ const (
 // its admin endpoint with the body's validation.
 var catalog = []Operation{
 	{OpGetAuthInfo, http.MethodGet, "/auth/info", http.StatusOK, syncOp, readOp},
+	{OpListProjects, http.MethodGet, "/projects", http.StatusOK, syncOp, readOp}, // revision 2026
 
 	{OpListServices, http.MethodGet, servicesPath, http.StatusOK, syncOp, readOp},
 	{OpCreateService, http.MethodPost, servicesPath, http.StatusAccepted, asyncOp, writeOp},

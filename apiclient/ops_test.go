@@ -44,8 +44,8 @@ var (
 		"metadata":{"environment":"DEV"},"endpoint":{"host":"h","port":5432}}`
 	serviceWant = Service{
 		ServiceID: "s1", ProjectID: "proj-1", Name: "db", RegionCode: "us-east-1", ServiceType: "POSTGRES",
-		Status: "READY", Created: Time{created},
-		Resources: []Resource{{ID: "r1", Spec: &ResourceSpec{CPUMillis: 1000, MemoryGBs: 4}}},
+		Status: "READY", Created: Time{created}, Paused: boolp(false),
+		Resources: []Resource{{ID: "r1", Spec: &ResourceSpec{CPUMillis: intp(1000), MemoryGBs: intp(4)}}},
 		Metadata:  &Metadata{Environment: "DEV"}, Endpoint: &Endpoint{Host: "h", Port: 5432},
 	}
 	msgJSON = `{"message":"done"}`
@@ -69,7 +69,7 @@ var opCases = []opCase{
 		call: func(ctx context.Context, c *Client) (any, error) { return c.GetAuthInfo(ctx) },
 		resp: `{"apiKey":{"created":"2024-05-01T10:00:00Z","issuing_user":{"id":"u","email":"u@x","name":"U"},
 			"name":"k","project":{"id":"proj-1","name":"P","plan_type":"FREE"},"public_key":"pk"},"type":"apiKey"}`,
-		want: &AuthInfo{Type: "apiKey", APIKey: APIKeyInfo{Created: Time{created}, IssuingUser: User{ID: "u", Email: "u@x", Name: "U"},
+		want: &AuthInfo{Type: "apiKey", APIKeyDeprecated: &APIKeyInfo{Created: Time{created}, IssuingUser: User{ID: "u", Email: "u@x", Name: "U"},
 			Name: "k", Project: AuthProject{ID: "proj-1", Name: "P", PlanType: "FREE"}, PublicKey: "pk"}},
 	},
 	{

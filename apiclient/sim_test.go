@@ -27,7 +27,7 @@ var (
 
 func newSim(t *testing.T) (*cloudsim.Sim, string) {
 	t.Helper()
-	sim := cloudsim.New(cloudsim.Options{Credentials: []cloudsim.Credential{readWrite, readOnly}, Seed: 1})
+	sim := cloudsim.New(cloudsim.Options{Credentials: []cloudsim.Credential{readWrite, readOnly}, Seed: 1, Revision: cloudsim.Revision2024})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	return sim, srv.URL + "/v1"
@@ -90,7 +90,7 @@ func TestSimEveryOperation(t *testing.T) {
 	ctx := t.Context()
 
 	info := must[*apiclient.AuthInfo](t, "GetAuthInfo")(c.GetAuthInfo(ctx))
-	if info.Type != "apiKey" || info.APIKey.Name != "rw" || info.APIKey.Project.ID != simProject || info.APIKey.Created.IsZero() {
+	if k := info.Key(); info.Type != "apiKey" || k == nil || k.Name != "rw" || k.Project.ID != simProject || k.Created.IsZero() {
 		t.Errorf("auth info = %+v", info)
 	}
 
@@ -319,8 +319,9 @@ func TestSimUnauthorized(t *testing.T) {
 		}
 	}
 
-	// Without an API key, getAuthInfo is refused before sending anything.
-	before := sim.RequestCount(apiclient.OpGetAuthInfo)
+	// Without an API key, the first revision refuses Basic once; then
+	// getAuthInfo is refused before sending anything.
+	before := sim.RequestCount(apiclient.OpGetAuthInfo) + 1
 	noKey := readWrite
 	noKey.APIKey = ""
 	c, _ = simClient(t, base, noKey, nil)
