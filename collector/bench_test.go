@@ -35,7 +35,7 @@ func syntheticSnapshot(projectID string, n int) *fleet.Snapshot {
 				ServiceID: id, ProjectID: projectID, Name: "service-" + strconv.Itoa(i), RegionCode: "eu-central-1",
 				ServiceType: apiclient.ServiceTypeTimeSeries, Status: apiclient.ServiceStatuses[i%len(apiclient.ServiceStatuses)],
 				Created:   apiclient.Time{Time: now.Add(-time.Duration(i) * time.Hour)},
-				Resources: []apiclient.Resource{{ID: "res-" + id, Spec: &apiclient.ResourceSpec{CPUMillis: 2000, MemoryGBs: 8, VolumeType: "gp3"}}},
+				Resources: []apiclient.Resource{{ID: "res-" + id, Spec: &apiclient.ResourceSpec{CPUMillis: intp(2000), MemoryGBs: intp(8), VolumeType: "gp3"}}},
 				Metadata:  &apiclient.Metadata{Environment: apiclient.EnvironmentProd},
 				Endpoint:  &apiclient.Endpoint{Host: id + ".example.net", Port: 5432},
 			},

@@ -14,11 +14,13 @@ var allDescs = []*metricDesc{
 	serviceInfoDesc, serviceStatusDesc, servicePausedDesc, serviceCreatedDesc,
 	serviceStatusChangedDesc, serviceResourcesDesc, serviceCPUDesc, serviceMemoryDesc,
 	serviceVolumeDesc, servicePoolerDesc,
+	serviceSharedDesc, serviceCPUUsageDesc, serviceMemoryUsageDesc, serviceStorageUsageDesc,
+	serviceHAReplicasDesc, serviceHASyncReplicasDesc, serviceForkDesc, serviceVPCEndpointDesc,
 	replicaSetInfoDesc, replicaSetStatusDesc, replicaSetStatusChangedDesc, replicaSetNodesDesc,
 	replicaSetCPUDesc, replicaSetMemoryDesc, replicaSetPoolerDesc,
 	vpcInfoDesc,
 	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc, peeringErrorInfoDesc,
-	apiKeyInfoDesc, apiKeyCreatedDesc,
+	apiKeyInfoDesc, apiKeyCreatedDesc, projectInfoDesc,
 	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc,
 }
 

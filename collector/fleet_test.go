@@ -33,6 +33,15 @@ var catalog = []string{
 	"clouddb_service_memory_bytes",
 	"clouddb_service_volume_info",
 	"clouddb_service_connection_pooler_enabled",
+	"clouddb_service_shared_resources",
+	"clouddb_service_cpu_usage_cores",
+	"clouddb_service_memory_usage_bytes",
+	"clouddb_service_storage_usage_bytes",
+	"clouddb_service_ha_replicas",
+	"clouddb_service_ha_sync_replicas",
+	"clouddb_service_fork_info",
+	"clouddb_service_vpc_endpoint_info",
+	"clouddb_project_info",
 	"clouddb_replica_set_info",
 	"clouddb_replica_set_status",
 	"clouddb_replica_set_status_changed_timestamp_seconds",
@@ -79,20 +88,26 @@ func testSnapshots() []*fleet.Snapshot {
 					ServiceType: apiclient.ServiceTypeTimeSeries, Status: apiclient.ServiceReady,
 					Created: apiclient.Time{Time: ts("2024-01-02T03:04:05.123Z")},
 					Resources: []apiclient.Resource{
-						{ID: "res-1", Spec: &apiclient.ResourceSpec{CPUMillis: 500, MemoryGBs: 2, VolumeType: "gp3"}},
-						{ID: "res-2", Spec: &apiclient.ResourceSpec{CPUMillis: 2000, MemoryGBs: 8, VolumeType: ""}},
+						{ID: "res-1", Spec: &apiclient.ResourceSpec{CPUMillis: intp(500), MemoryGBs: intp(2), VolumeType: "gp3"}},
+						{ID: "res-2", Spec: &apiclient.ResourceSpec{CPUMillis: intp(2000), MemoryGBs: intp(8), VolumeType: ""}},
 					},
 					Metadata:         &apiclient.Metadata{Environment: apiclient.EnvironmentProd},
 					Endpoint:         &apiclient.Endpoint{Host: "orders.proj-a.example.net", Port: 5432},
 					ConnectionPooler: &apiclient.ConnectionPooler{Endpoint: &apiclient.Endpoint{Host: "pool.example.net", Port: 6432}},
+					// Revision 2026: usage with a null value, HA, lineage, VPC endpoint.
+					Metrics:     &apiclient.ServiceMetrics{MilliCPU: intp(1250), MemoryMB: intp(3072), StorageMB: nil},
+					HAReplicas:  &apiclient.HAReplicas{ReplicaCount: intp(1), SyncReplicaCount: intp(0)},
+					ForkedFrom:  &apiclient.ForkedFrom{ProjectID: "proj-a", ServiceID: "svc-0", IsStandby: true},
+					VPCEndpoint: &apiclient.VPCEndpoint{Host: "orders.vpc.example.net", Port: 5432, VPCID: "1234567890"},
 				},
 				StatusSince: ts("2025-02-28T10:00:00.5Z"),
 			},
 			{
 				Service: apiclient.Service{
 					ServiceID: "svc-2", ProjectID: "proj-a", Name: "scratch", RegionCode: "us-east-1",
-					ServiceType: apiclient.ServiceTypePostgres, Status: "MIGRATING", Paused: true,
+					ServiceType: apiclient.ServiceTypePostgres, Status: "MIGRATING", Paused: boolp(true),
 					Resources: []apiclient.Resource{{ID: "res-3"}},
+					Metrics:   &apiclient.ServiceMetrics{StorageMB: intp(100)},
 				},
 				StatusSince: ts("2025-03-01T11:59:00Z"),
 			},
@@ -122,7 +137,7 @@ func testSnapshots() []*fleet.Snapshot {
 		},
 		Auth: &apiclient.AuthInfo{
 			Type: "apiKey",
-			APIKey: apiclient.APIKeyInfo{
+			APIKeyDeprecated: &apiclient.APIKeyInfo{
 				Created:     apiclient.Time{Time: ts("2024-06-01T08:00:00.75Z")},
 				IssuingUser: apiclient.User{ID: "user-7", Email: "jane.doe@example.com", Name: "Jane Doe"},
 				Name:        "exporter",
@@ -146,7 +161,7 @@ func testSnapshots() []*fleet.Snapshot {
 				ServiceID: "svc-9", ProjectID: "proj-b", Name: "vectors", RegionCode: "us-east-1",
 				ServiceType: apiclient.ServiceTypeVector, Status: apiclient.ServiceConfiguring,
 				Created:   apiclient.Time{Time: ts("2025-03-01T11:58:00Z")},
-				Resources: []apiclient.Resource{{ID: "res-9", Spec: &apiclient.ResourceSpec{CPUMillis: 4000, MemoryGBs: 16, VolumeType: "io2"}}},
+				Resources: []apiclient.Resource{{ID: "res-9", Spec: &apiclient.ResourceSpec{CPUMillis: intp(4000), MemoryGBs: intp(16), VolumeType: "io2"}}},
 				Metadata:  &apiclient.Metadata{Environment: apiclient.EnvironmentDev},
 				Endpoint:  &apiclient.Endpoint{Host: "vectors.example.net", Port: 0},
 			},
@@ -263,3 +278,7 @@ func TestFleetCollectorSource(t *testing.T) {
 		t.Errorf("both projects: %d clouddb_service_info series, want 3", n)
 	}
 }
+
+func intp(n int64) *apiclient.Int { v := apiclient.Int(n); return &v }
+
+func boolp(b bool) *bool { return &b }

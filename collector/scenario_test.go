@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,14 +26,21 @@ type scenario struct {
 	clients map[string]*apiclient.Client
 }
 
+// newScenario serves the first revision, which the older goldens record;
+// revision 2026 has its own scenario (newScenarioRev).
 func newScenario(t *testing.T, timings cloudsim.Timings, projects ...string) *scenario {
+	t.Helper()
+	return newScenarioRev(t, cloudsim.Revision2024, timings, projects...)
+}
+
+func newScenarioRev(t *testing.T, rev string, timings cloudsim.Timings, projects ...string) *scenario {
 	t.Helper()
 	clock := fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	var creds []cloudsim.Credential
 	for _, p := range projects {
 		creds = append(creds, cloudsim.Credential{AccessKey: p + "-ak", SecretKey: p + "-sk", APIKey: p + "-api", ProjectID: p, Name: p + "-key"})
 	}
-	sim := cloudsim.New(cloudsim.Options{Credentials: creds, Timings: timings, Seed: 7, Clock: clock.Now})
+	sim := cloudsim.New(cloudsim.Options{Credentials: creds, Timings: timings, Seed: 7, Clock: clock.Now, Revision: rev})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	s := &scenario{t: t, clock: clock, sim: sim, url: srv.URL + "/v1", clients: map[string]*apiclient.Client{}}
@@ -70,7 +78,47 @@ func (s *scenario) golden(name string, snaps []*fleet.Snapshot, metrics ...strin
 func TestScenarioDemo(t *testing.T) {
 	s := newScenario(t, cloudsim.Timings{}, "demo")
 	s.sim.LoadDemo("demo")
-	s.golden("scenario_demo.prom", s.poll(), catalog...)
+	// The first revision sends none of what revision 2026 adds.
+	var first []string
+	for _, m := range catalog {
+		if !slices.Contains(revision2026Only, m) {
+			first = append(first, m)
+		}
+	}
+	s.golden("scenario_demo.prom", s.poll(), first...)
+}
+
+// revision2026Only are the metrics of fields only revision 2026 sends.
+var revision2026Only = []string{
+	"clouddb_service_cpu_usage_cores", "clouddb_service_memory_usage_bytes", "clouddb_service_storage_usage_bytes",
+	"clouddb_service_ha_replicas", "clouddb_service_ha_sync_replicas", "clouddb_service_fork_info", "clouddb_service_vpc_endpoint_info",
+}
+
+// TestScenarioRevision2026 records what revision 2026 adds: usage, HA
+// replicas, a shared-resource service (no cpu/memory series), a fork's
+// lineage, a VPC endpoint, a paused service without the paused field, and
+// the project's name.
+func TestScenarioRevision2026(t *testing.T) {
+	s := newScenarioRev(t, cloudsim.Revision2026, cloudsim.Timings{}, "demo")
+	s.sim.LoadDemo("demo")
+	s.clock.Advance(3 * time.Hour)
+	snap := s.poll()[0]
+	if _, err := s.sim.AddSharedService("demo", "free-tier"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.sim.ForkService("demo", snap.Services[0].ServiceID, "fork-of-first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.clients["demo"].AttachToVPC(context.Background(), snap.Services[1].ServiceID,
+		apiclient.VPCAttachmentRequest{VPCID: snap.VPCs[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	s.clock.Advance(time.Minute)
+	s.golden("scenario_revision2026.prom", s.poll(),
+		"clouddb_service_paused", "clouddb_service_shared_resources", "clouddb_service_cpu_cores", "clouddb_service_memory_bytes",
+		"clouddb_service_cpu_usage_cores", "clouddb_service_memory_usage_bytes", "clouddb_service_storage_usage_bytes",
+		"clouddb_service_ha_replicas", "clouddb_service_ha_sync_replicas", "clouddb_service_fork_info",
+		"clouddb_service_vpc_endpoint_info", "clouddb_project_info", "clouddb_api_key_info", "clouddb_replica_set_info")
 }
 
 // TestScenarioUnusualValues covers what a drifting control plane sends:

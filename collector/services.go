@@ -15,7 +15,7 @@ var (
 		"Status of a database service as a state set, from the status field: 1 for the current status, 0 for the other documented ones; an undocumented status is one more series with value 1."+cachedNote,
 		"project_id", "service_id", "status")
 	servicePausedDesc = newDesc("clouddb_service_paused",
-		"Whether a database service is paused (1) or not (0), from the paused field."+cachedNote,
+		"Whether a database service is paused (1) or not (0), from the paused field when the API sends it (first revision), else 1 for status PAUSED or PAUSING (revision 2026)."+cachedNote,
 		"project_id", "service_id")
 	serviceCreatedDesc = newDesc("clouddb_service_created_timestamp_seconds",
 		"Creation time of a database service as Unix seconds, from the created field; absent when the API sends none."+cachedNote,
@@ -27,14 +27,38 @@ var (
 		"Number of compute resources of a database service (the primary plus HA replicas), the length of the resources list."+cachedNote,
 		"project_id", "service_id")
 	serviceCPUDesc = newDesc("clouddb_service_cpu_cores",
-		"CPU of one compute resource of a database service in cores, from resources[].spec.cpu_millis divided by 1000."+cachedNote,
+		"CPU of one compute resource of a database service in cores, from resources[].spec.cpu_millis divided by 1000; absent when null (a shared-resource service)."+cachedNote,
 		"project_id", "service_id", "resource_id")
 	serviceMemoryDesc = newDesc("clouddb_service_memory_bytes",
-		"Memory of one compute resource of a database service in bytes, from resources[].spec.memory_gbs, GB read as GiB (2^30 bytes)."+cachedNote,
+		"Memory of one compute resource of a database service in bytes, from resources[].spec.memory_gbs, GB read as GiB (2^30 bytes); absent when null (a shared-resource service)."+cachedNote,
 		"project_id", "service_id", "resource_id")
 	serviceVolumeDesc = newDesc("clouddb_service_volume_info",
 		"Volume type of one compute resource of a database service, value 1, from resources[].spec.volume_type (may be empty)."+cachedNote,
 		"project_id", "service_id", "resource_id", "volume_type")
+	serviceSharedDesc = newDesc("clouddb_service_shared_resources",
+		"Whether a database service is a shared-resource service (1: resources[0].spec.cpu_millis and memory_gbs are null, it has no dedicated size) or not (0)."+cachedNote,
+		"project_id", "service_id")
+	serviceCPUUsageDesc = newDesc("clouddb_service_cpu_usage_cores",
+		"Current CPU usage of a database service in cores, from metrics.milli_cpu divided by 1000 (revision 2026); absent when null."+cachedNote,
+		"project_id", "service_id")
+	serviceMemoryUsageDesc = newDesc("clouddb_service_memory_usage_bytes",
+		"Current memory usage of a database service in bytes, from metrics.memory_mb, MB read as MiB (2^20 bytes) (revision 2026); absent when null."+cachedNote,
+		"project_id", "service_id")
+	serviceStorageUsageDesc = newDesc("clouddb_service_storage_usage_bytes",
+		"Current storage usage of a database service in bytes, from metrics.storage_mb, MB read as MiB (2^20 bytes) (revision 2026); absent when null."+cachedNote,
+		"project_id", "service_id")
+	serviceHAReplicasDesc = newDesc("clouddb_service_ha_replicas",
+		"High-availability replicas of a database service, from ha_replicas.replica_count (revision 2026); absent when null."+cachedNote,
+		"project_id", "service_id")
+	serviceHASyncReplicasDesc = newDesc("clouddb_service_ha_sync_replicas",
+		"Synchronous high-availability replicas of a database service, from ha_replicas.sync_replica_count (revision 2026); absent when null."+cachedNote,
+		"project_id", "service_id")
+	serviceForkDesc = newDesc("clouddb_service_fork_info",
+		"The service a database service was forked from, value 1, from forked_from (project_id, service_id, is_standby as \"true\"/\"false\"); absent for a service that is not a fork."+cachedNote,
+		"project_id", "service_id", "parent_project_id", "parent_service_id", "standby")
+	serviceVPCEndpointDesc = newDesc("clouddb_service_vpc_endpoint_info",
+		"How a database service is reached from its VPC, value 1, from vpc_endpoint (or the deprecated vpcEndpoint): vpc_id, host, port; absent when not attached."+cachedNote,
+		"project_id", "service_id", "vpc_id", "host", "port")
 	servicePoolerDesc = newDesc("clouddb_service_connection_pooler_enabled",
 		"Whether a database service has a connection pooler (1) or not (0): 1 when the connection_pooler field is present."+cachedNote,
 		"project_id", "service_id")
@@ -49,7 +73,8 @@ func collectServices(out *sink, s *fleet.Snapshot) {
 		host, port := endpointLabels(svc.Endpoint)
 		out.gauge(serviceInfoDesc, 1, p, id, svc.Name, svc.RegionCode, svc.ServiceType, svc.Environment(), host, port)
 		stateSet(out, serviceStatusDesc, apiclient.ServiceStatuses, svc.Status, p, id)
-		out.gauge(servicePausedDesc, boolValue(svc.Paused), p, id)
+		out.gauge(servicePausedDesc, boolValue(svc.IsPaused()), p, id)
+		out.gauge(serviceSharedDesc, boolValue(svc.Shared()), p, id)
 		timestamp(out, serviceCreatedDesc, svc.Created.Time, p, id)
 		timestamp(out, serviceStatusChangedDesc, svc.StatusSince, p, id)
 		out.gauge(serviceResourcesDesc, float64(len(svc.Resources)), p, id)
@@ -60,15 +85,45 @@ func collectServices(out *sink, s *fleet.Snapshot) {
 				continue
 			}
 			// A value that did not decode is unknown, not zero.
-			if !resourceFieldDropped(&svc.Service, i, "cpu_millis") {
-				out.gauge(serviceCPUDesc, milliCoresToCores(r.Spec.CPUMillis), p, id, r.ID)
+			// A value that did not decode is unknown, and null (a shared
+			// service) is no size: neither is zero.
+			if r.Spec.CPUMillis != nil && !resourceFieldDropped(&svc.Service, i, "cpu_millis") {
+				out.gauge(serviceCPUDesc, milliCoresToCores(*r.Spec.CPUMillis), p, id, r.ID)
 			}
-			if !resourceFieldDropped(&svc.Service, i, "memory_gbs") {
-				out.gauge(serviceMemoryDesc, gigabytesToBytes(r.Spec.MemoryGBs), p, id, r.ID)
+			if r.Spec.MemoryGBs != nil && !resourceFieldDropped(&svc.Service, i, "memory_gbs") {
+				out.gauge(serviceMemoryDesc, gigabytesToBytes(*r.Spec.MemoryGBs), p, id, r.ID)
 			}
 			out.gauge(serviceVolumeDesc, 1, p, id, r.ID, r.Spec.VolumeType)
 		}
 		out.gauge(servicePoolerDesc, boolValue(svc.ConnectionPooler != nil), p, id)
+		collectService2026(out, &svc.Service, p, id)
+	}
+}
+
+// collectService2026 emits what revision 2026 adds to a service. A null or
+// absent value, or one that did not decode, gives no series.
+func collectService2026(out *sink, svc *apiclient.Service, p, id string) {
+	if m := svc.Metrics; m != nil {
+		optional(out, serviceCPUUsageDesc, m.MilliCPU, 1.0/1000, p, id)
+		optional(out, serviceMemoryUsageDesc, m.MemoryMB, 1<<20, p, id)
+		optional(out, serviceStorageUsageDesc, m.StorageMB, 1<<20, p, id)
+	}
+	if ha := svc.HAReplicas; ha != nil {
+		optional(out, serviceHAReplicasDesc, ha.ReplicaCount, 1, p, id)
+		optional(out, serviceHASyncReplicasDesc, ha.SyncReplicaCount, 1, p, id)
+	}
+	if f := svc.ForkedFrom; f != nil {
+		out.gauge(serviceForkDesc, 1, p, id, f.ProjectID, f.ServiceID, strconv.FormatBool(f.IsStandby))
+	}
+	if e := svc.VPCAddress(); e != nil {
+		out.gauge(serviceVPCEndpointDesc, 1, p, id, e.VPCID, e.Host, strconv.FormatInt(int64(e.Port), 10))
+	}
+}
+
+// optional emits v times scale, or nothing when v is nil.
+func optional(out *sink, d *metricDesc, v *apiclient.Int, scale float64, labelValues ...string) {
+	if v != nil {
+		out.gauge(d, float64(*v)*scale, labelValues...)
 	}
 }
 

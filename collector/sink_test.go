@@ -30,8 +30,8 @@ func oddSnapshot() *fleet.Snapshot {
 	svc.ServiceType = ""
 	svc.Status = `WEIRD "status"`
 	svc.Created = apiclient.Time{Time: ts("1960-06-30T23:59:59.999Z")}
-	svc.Resources[0].Spec.CPUMillis = -1500
-	svc.Resources[0].Spec.MemoryGBs = 1 << 40
+	svc.Resources[0].Spec.CPUMillis = intp(-1500)
+	svc.Resources[0].Spec.MemoryGBs = intp(1 << 40)
 	svc.Resources[1].ID = `res\2`
 	svc.Endpoint.Port = 65535
 	s.Services[1].StatusSince = ts("3000-01-01T00:00:00.000000001Z")
@@ -42,7 +42,7 @@ func oddSnapshot() *fleet.Snapshot {
 	s.Peerings[0].PeerAccountID = `"`
 	s.Parts[0].Duration = time.Nanosecond
 	s.Parts[1].Duration = 90 * time.Minute
-	s.Auth.APIKey.Name = "key with\ttab"
+	s.Auth.Key().Name = "key with\ttab"
 	return s
 }
 

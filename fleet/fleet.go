@@ -29,6 +29,9 @@ var Parts = []string{PartServices, PartReplicaSets, PartVPCs, PartPeerings, Part
 // the API may send, so no series is ever exported twice.
 type Snapshot struct {
 	ProjectID string
+	// ProjectName is the project's name from GET /projects (project
+	// discovery); "" when unknown.
+	ProjectName string
 	// Seq numbers snapshots in the order they were built: a consumer that
 	// receives them out of order keeps the highest. 0 means unnumbered.
 	Seq uint64
