@@ -528,7 +528,7 @@ func TestOperationTracking(t *testing.T) {
 	// The poller's snapshot has the new size at once (refresh on write).
 	snap := e.poller.Snapshot()
 	for _, s := range snap.Services {
-		if s.ServiceID == svc && s.Resources[0].Spec.CPUMillis != 4000 {
+		if s.ServiceID == svc && (s.Resources[0].Spec.CPUMillis == nil || *s.Resources[0].Spec.CPUMillis != 4000) {
 			t.Errorf("the snapshot was not refreshed: %+v", s.Resources)
 		}
 	}

@@ -174,8 +174,18 @@ func TestChangesReachMetrics(t *testing.T) {
 	_, url := startExporter(t, testbin.ExporterEnv(sim), "--collect.interval=1s", "--collect.transition-interval=300ms", "--api.rate-limit=100")
 	_, fams := testbin.Scrape(t, url)
 	services := testbin.LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY")
-	replicaSets := testbin.LabelValues(fams, "clouddb_replica_set_status", "replica_set_id", "status", "active")
-	rsServices := testbin.LabelValues(fams, "clouddb_replica_set_status", "service_id", "status", "active")
+	// The replica set and its service from one series: two lists of label
+	// values need not be in the same order.
+	var replicaSets, rsServices []string
+	for _, m := range fams["clouddb_replica_set_status"].GetMetric() {
+		labels := map[string]string{}
+		for _, lp := range m.GetLabel() {
+			labels[lp.GetName()] = lp.GetValue()
+		}
+		if labels["status"] == "active" && m.GetGauge().GetValue() == 1 {
+			replicaSets, rsServices = append(replicaSets, labels["replica_set_id"]), append(rsServices, labels["service_id"])
+		}
+	}
 	peerings := testbin.LabelValues(fams, "clouddb_vpc_peering_error", "peering_id")
 	if len(services) == 0 || len(replicaSets) == 0 || len(fams["clouddb_vpc_peering_info"].GetMetric()) == 0 {
 		t.Fatalf("demo scenario lacks ready services, active replica sets or peerings")

@@ -85,6 +85,9 @@ func (p *Poller) planLocked(now time.Time, listFailed map[string]error) plan {
 	}
 	if listFailed[fleet.PartReplicaSets] == nil {
 		for id, svc := range p.st.services {
+			if p.st.inlineReplicaSets[id] {
+				continue // its replica sets came with the service
+			}
 			transitional := slices.Contains(transitionalServiceStatuses, svc.v.Status) ||
 				slices.ContainsFunc(p.st.replicaSets[id].v, func(rs apiclient.ReplicaSet) bool {
 					return slices.Contains(transitionalReplicaSetStatuses, rs.Status)

@@ -21,6 +21,17 @@ type fakeClient struct {
 	calls map[string]int
 	// hang lists the services whose replica sets never answer.
 	hang map[string]bool
+	// inline makes service answers carry read_replica_sets (revision 2026).
+	inline bool
+}
+
+// withInline returns svc as the API shows it: with its replica sets inline
+// when f.inline. f.mu is held.
+func (f *fakeClient) withInline(svc apiclient.Service) apiclient.Service {
+	if f.inline {
+		svc.ReadReplicaSets = append([]apiclient.ReplicaSet{}, f.replicaSets[svc.ServiceID]...)
+	}
+	return svc
 }
 
 func newFakeClient() *fakeClient {
@@ -81,7 +92,7 @@ func (f *fakeClient) GetAuthInfo(context.Context) (*apiclient.AuthInfo, error) {
 	if err := f.call(apiclient.OpGetAuthInfo, ""); err != nil {
 		return nil, err
 	}
-	return &apiclient.AuthInfo{Type: "apiKey", APIKey: apiclient.APIKeyInfo{Name: "k", PublicKey: "pk"}}, nil
+	return &apiclient.AuthInfo{Type: "apiKey", APIKey: &apiclient.APIKeyInfo{Name: "k", PublicKey: "pk"}}, nil
 }
 
 func (f *fakeClient) ListServices(context.Context) ([]apiclient.Service, error) {
@@ -90,7 +101,11 @@ func (f *fakeClient) ListServices(context.Context) ([]apiclient.Service, error) 
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]apiclient.Service(nil), f.services...), nil
+	out := make([]apiclient.Service, len(f.services))
+	for i, svc := range f.services {
+		out[i] = f.withInline(svc)
+	}
+	return out, nil
 }
 
 func (f *fakeClient) GetService(_ context.Context, id string) (*apiclient.Service, error) {
@@ -101,6 +116,7 @@ func (f *fakeClient) GetService(_ context.Context, id string) (*apiclient.Servic
 	defer f.mu.Unlock()
 	for _, s := range f.services {
 		if s.ServiceID == id {
+			s = f.withInline(s)
 			return &s, nil
 		}
 	}

@@ -319,7 +319,7 @@ func TestRefresh(t *testing.T) {
 func TestUniqueIDs(t *testing.T) {
 	c := newFakeClient()
 	fleetOf(c, 1, 1)
-	c.services[0].Resources = []apiclient.Resource{{ID: "a"}, {ID: "b"}, {ID: "a", Spec: &apiclient.ResourceSpec{CPUMillis: 2000}}}
+	c.services[0].Resources = []apiclient.Resource{{ID: "a"}, {ID: "b"}, {ID: "a", Spec: &apiclient.ResourceSpec{CPUMillis: new(apiclient.Int(2000))}}}
 	c.replicaSets["svc00"] = append(c.replicaSets["svc00"], apiclient.ReplicaSet{ID: "rs-svc00", Status: apiclient.ReplicaSetError})
 	c.peerings["vpc00"] = append(c.peerings["vpc00"], c.peerings["vpc00"][0])
 	h := newHarness(t, c)

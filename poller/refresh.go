@@ -43,7 +43,12 @@ func (p *Poller) PollTransitions(ctx context.Context) {
 		if slices.ContainsFunc(p.st.replicaSets[id].v, func(rs apiclient.ReplicaSet) bool {
 			return slices.Contains(transitionalReplicaSetStatuses, rs.Status)
 		}) {
-			rsServices = append(rsServices, id)
+			if !p.st.inlineReplicaSets[id] {
+				rsServices = append(rsServices, id)
+			} else if !slices.Contains(services, id) {
+				// getService carries them: one call for both.
+				services = append(services, id)
+			}
 		}
 	}
 	for _, vpcID := range sortedKeys(p.st.peerings) {
@@ -102,8 +107,15 @@ func (p *Poller) RefreshService(ctx context.Context, serviceID string) error {
 }
 
 // RefreshReplicaSets lists the replica sets of one service at once and
-// publishes the result.
+// publishes the result; when the service carries them inline (revision
+// 2026), it reads the service instead.
 func (p *Poller) RefreshReplicaSets(ctx context.Context, serviceID string) error {
+	p.mu.Lock()
+	inline := p.st.inlineReplicaSets[serviceID]
+	p.mu.Unlock()
+	if inline {
+		return p.refresh(func() (bool, error) { return p.fetchService(ctx, serviceID) })
+	}
 	return p.refresh(func() (bool, error) { return p.fetchReplicaSets(ctx, serviceID) })
 }
 

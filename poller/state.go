@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,6 +75,10 @@ type state struct {
 	// the list operations) may be tried again, as the API asked.
 	attempted map[string]time.Time
 	notBefore map[string]time.Time
+	// inlineReplicaSets holds the services whose last answer carried
+	// read_replica_sets (revision 2026): their replica sets come with the
+	// service, and listReplicaSets is not called for them.
+	inlineReplicaSets map[string]bool
 }
 
 func newState(logger *slog.Logger, owns func(id string) bool) *state {
@@ -90,6 +95,8 @@ func newState(logger *slog.Logger, owns func(id string) bool) *state {
 		dropped:       map[string]string{},
 		attempted:     map[string]time.Time{},
 		notBefore:     map[string]time.Time{},
+
+		inlineReplicaSets: map[string]bool{},
 	}
 }
 
@@ -196,12 +203,52 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	// snapshot is no place for a secret.
 	svc.InitialPassword = ""
 	svc.Resources = unique(s.logger, svc.Resources, func(r apiclient.Resource) string { return r.ID }, "resources of service "+svc.ServiceID)
+	rsChanged := false
+	if svc.ReadReplicaSets != nil {
+		// Inline replica sets are kept once, with the others, not on the
+		// service as well.
+		rsChanged = s.setReplicaSets(svc.ServiceID, inlineReplicaSets(&svc), now)
+		s.inlineReplicaSets[svc.ServiceID] = true
+		delete(s.attempted, childKey(fleet.PartReplicaSets, svc.ServiceID))
+	} else {
+		delete(s.inlineReplicaSets, svc.ServiceID)
+	}
 	old, ok := s.services[svc.ServiceID]
 	key := statusKey("service", svc.ServiceID)
 	s.observeStatus(key, svc.Status, now, "service_id", svc.ServiceID)
 	s.observeDropped(key, svc.Dropped, "service_id", svc.ServiceID)
 	s.services[svc.ServiceID] = observed[apiclient.Service]{v: svc, at: now}
-	return !ok || !reflect.DeepEqual(old.v, svc)
+	return !ok || !reflect.DeepEqual(old.v, svc) || rsChanged
+}
+
+// inlineReplicaSets takes the replica sets out of a service answer. The
+// fields of theirs that did not decode were recorded on the service
+// ("read_replica_sets.N.field"); they move to the replica set, where the
+// collector looks, so that a lost value is never exported as 0.
+func inlineReplicaSets(svc *apiclient.Service) []apiclient.ReplicaSet {
+	list := svc.ReadReplicaSets
+	svc.ReadReplicaSets = nil
+	if len(svc.Dropped) == 0 {
+		return list
+	}
+	const prefix = "read_replica_sets."
+	kept := svc.Dropped[:0:0]
+	for _, e := range svc.Dropped {
+		rest, ok := strings.CutPrefix(e.Field, prefix)
+		if !ok {
+			kept = append(kept, e)
+			continue
+		}
+		idx, field, _ := strings.Cut(rest, ".")
+		i, err := strconv.Atoi(idx)
+		if err != nil || i < 0 || i >= len(list) || field == "" {
+			kept = append(kept, e)
+			continue
+		}
+		list[i].Dropped = append(list[i].Dropped, apiclient.FieldError{Field: field, Err: e.Err})
+	}
+	svc.Dropped = kept
+	return list
 }
 
 // removeService forgets a service and its replica sets.
@@ -210,6 +257,7 @@ func (s *state) removeService(id string) {
 		s.logger.Info("Resource gone", "service_id", id)
 	}
 	delete(s.services, id)
+	delete(s.inlineReplicaSets, id)
 	s.forgetStatus(statusKey("service", id))
 	s.removeReplicaSets(id)
 	delete(s.notBefore, childKey(fleet.PartReplicaSets, id))
