@@ -84,8 +84,10 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	switch {
-	case strings.TrimSpace(cfg.ProjectID) == "":
-		return nil, errors.New("apiclient: ProjectID must not be empty")
+	case cfg.ProjectID != "" && strings.TrimSpace(cfg.ProjectID) == "":
+		// Empty is allowed: a Client of no project can only list projects
+		// and read the auth info (project discovery).
+		return nil, errors.New("apiclient: ProjectID must not be blank")
 	case cfg.AccessKey == "":
 		return nil, errors.New("apiclient: AccessKey must not be empty")
 	case cfg.SecretKey == "":

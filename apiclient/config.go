@@ -26,7 +26,9 @@ type Config struct {
 	// (for example https://api.example.net/v1). Operation paths are
 	// appended to it.
 	BaseURL string
-	// ProjectID is the project every call of the Client addresses.
+	// ProjectID is the project every call of the Client addresses. Empty
+	// gives a Client that can only ListProjects and GetAuthInfo (project
+	// discovery): the other calls fail with ErrInvalidID, sending nothing.
 	ProjectID string
 	// AccessKey and SecretKey authenticate the service API (HTTP Basic).
 	AccessKey Secret

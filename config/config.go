@@ -60,7 +60,10 @@ type Credentials struct {
 
 // Project is one fully resolved project.
 type Project struct {
-	ID          string
+	ID string
+	// Name is the project's name when discovery found it (GET /projects);
+	// "" otherwise.
+	Name        string
 	API         API
 	Collect     Collect
 	Credentials Credentials

@@ -128,8 +128,25 @@ var flagNames = map[string]string{
 // SingleProject resolves the one project the flags describe. getenv reads
 // the credential environment variables.
 func (f *Flags) SingleProject(getenv func(string) string) (Project, error) {
+	return f.singleProject(getenv, f.ProjectID)
+}
+
+// DiscoveryTemplate resolves the settings of single-project mode without a
+// project: the credentials and settings every discovered project is polled
+// with (--api.project-id unset, no --config.file). Its ID is "".
+func (f *Flags) DiscoveryTemplate(getenv func(string) string) (Project, error) {
+	p, err := f.singleProject(getenv, discoveryPlaceholder)
+	p.ID = ""
+	return p, err
+}
+
+// discoveryPlaceholder stands in for the project id while a discovery
+// template is validated.
+const discoveryPlaceholder = "(discovered)"
+
+func (f *Flags) singleProject(getenv func(string) string, id string) (Project, error) {
 	api, collect := f.Defaults()
-	p := Project{ID: f.ProjectID, API: api, Collect: collect}
+	p := Project{ID: id, API: api, Collect: collect}
 	var errs []error
 	var err error
 	if p.Credentials.AccessKey, err = secretSource(EnvAccessKey, getenv(EnvAccessKey), "--api.access-key-file", f.AccessKeyFile, true); err != nil {

@@ -82,6 +82,9 @@ type Options struct {
 	Sequence *atomic.Uint64
 	// Observer, when set, receives the outcome of every full cycle.
 	Observer CycleObserver
+	// ProjectName is the project's name, when discovery found it; it goes
+	// into every snapshot.
+	ProjectName string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Shard, when set, keeps only the services and VPCs (with their
@@ -226,6 +229,7 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	}
 	snap := p.st.snapshot(p.client.ProjectID(), p.opts.Now(), p.opts.MaxStaleness)
 	snap.Seq = p.seq.Add(1)
+	snap.ProjectName = p.opts.ProjectName
 	p.latest.Store(snap)
 	return snap
 }

@@ -126,6 +126,7 @@ func (m *Manager) start(p *Project) {
 		Sequence:           &m.seq,
 		Observer:           m.apiMetrics.PollObserver(p.Config.ID),
 		Shard:              m.Shard,
+		ProjectName:        p.Config.Name,
 	})
 	go func() {
 		defer close(p.done)
