@@ -13,8 +13,8 @@ import (
 
 func discoveryTemplate(url string, cred cloudsim.Credential) config.Project {
 	return config.Project{
-		API: config.API{URL: url, Timeout: 5 * time.Second, RateLimit: 100, Burst: 10},
-		Collect: config.Collect{Interval: time.Minute, TransitionInterval: 10 * time.Second, MaxStaleness: 5 * time.Minute, Concurrency: 2},
+		API:         config.API{URL: url, Timeout: 5 * time.Second, RateLimit: 100, Burst: 10},
+		Collect:     config.Collect{Interval: time.Minute, TransitionInterval: 10 * time.Second, MaxStaleness: 5 * time.Minute, Concurrency: 2},
 		Credentials: config.Credentials{AccessKey: apiclient.Secret(cred.AccessKey), SecretKey: apiclient.Secret(cred.SecretKey)},
 	}
 }
