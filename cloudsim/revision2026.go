@@ -274,30 +274,3 @@ func (svc *service) usage(now time.Time) *apiclient.ServiceMetrics {
 	return out
 }
 
-// AddSharedService adds a READY shared-resource service (no dedicated size)
-// to the project, as a revision 2026 create with "shared" sizes would, and
-// returns its id.
-func (s *Sim) AddSharedService(projectID, name string) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.clock()
-	svc := s.newService(s.project(projectID), s.rng, name, defaultRegion, apiclient.ServiceTypePostgres, 0, 0, creationTime(now))
-	svc.shared, svc.environment = true, apiclient.EnvironmentDev
-	return svc.id, nil
-}
-
-// ForkService adds a READY fork of a service, as forkService would with
-// strategy NOW, and returns its id.
-func (s *Sim) ForkService(projectID, serviceID, name string) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	src, err := s.controlService(projectID, serviceID)
-	if err != nil {
-		return "", err
-	}
-	now := s.clock()
-	fork := s.newService(s.project(projectID), s.rng, name, src.region, src.serviceType, src.cpuMillis, src.memoryGBs, creationTime(now))
-	fork.shared, fork.environment = src.shared, apiclient.EnvironmentDev
-	fork.forkedFrom = &apiclient.ForkedFrom{ProjectID: src.projectID, ServiceID: src.id}
-	return fork.id, nil
-}

@@ -39,7 +39,8 @@ type demoReplicaSet struct {
 // with a pooler), two VPCs in different regions with three peerings (active,
 // pending for 30 minutes, active with an error_message), and one service
 // attached to a VPC. Nothing is UNSTABLE. Identifiers depend only on the seed
-// and the project id.
+// and the project id. Revision 2026 adds a fork of the first service and a
+// shared-resource service.
 func (s *Sim) LoadDemo(projectID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -100,6 +101,18 @@ func (s *Sim) LoadDemo(projectID string) {
 			rs.pooler = r.pooler
 		}
 	}
+	if s.rev == Revision2024 {
+		return
+	}
+	// What only revision 2026 can show: a fork (with its lineage) and a
+	// shared-resource service (no dedicated size).
+	parent := p.services[p.serviceOrder[0]]
+	fork := s.newService(p, rng, "metrics-prod-fork", parent.region, parent.serviceType, parent.cpuMillis, parent.memoryGBs,
+		creationTime(now.UTC().Add(-2*time.Hour)))
+	fork.environment = dev
+	fork.forkedFrom = &apiclient.ForkedFrom{ProjectID: p.id, ServiceID: parent.id}
+	free := s.newService(p, rng, "free-tier", "us-east-1", apiclient.ServiceTypePostgres, 0, 0, creationTime(now.UTC().Add(-time.Hour)))
+	free.shared, free.environment = true, dev
 }
 
 // Fleet sizes a generated fleet for load tests.

@@ -103,12 +103,6 @@ func TestScenarioRevision2026(t *testing.T) {
 	s.sim.LoadDemo("demo")
 	s.clock.Advance(3 * time.Hour)
 	snap := s.poll()[0]
-	if _, err := s.sim.AddSharedService("demo", "free-tier"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.sim.ForkService("demo", snap.Services[0].ServiceID, "fork-of-first"); err != nil {
-		t.Fatal(err)
-	}
 	if err := s.clients["demo"].AttachToVPC(context.Background(), snap.Services[1].ServiceID,
 		apiclient.VPCAttachmentRequest{VPCID: snap.VPCs[0].ID}); err != nil {
 		t.Fatal(err)
