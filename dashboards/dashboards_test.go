@@ -244,6 +244,7 @@ func TestServiceLinks(t *testing.T) {
 		"table/Services not READY":                "/d/clouddb-service-detail?var-job=${__data.fields.job}&var-instance=${__data.fields.instance}&var-project_id=${__data.fields.project_id}&var-service_id=${__data.fields.service_id}",
 		"table/Replica sets":                      "var-service_id=${__data.fields.service_id}",
 		"table/Connection poolers":                "var-service_id=${__data.fields.service_id}",
+		"table/Services by storage used":          "var-service_id=${__data.fields.service_id}",
 		"state-timeline/Service status over time": "/d/clouddb-service-detail?var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&var-project_id=${__field.labels.project_id}&var-service_id=${__field.labels.service_id}",
 	}
 	for _, p := range d.Panels {

@@ -22,6 +22,13 @@
     replicaSetErrorFor: '5m',
     replicaSetTransitionFor: '1h',
     replicaSetTransitionStatuses: ['creating', 'resizing', 'deleting'],
+    // Storage usage (revision 2026's metrics.storage_mb) growing faster
+    // than this many bytes per hour, averaged over storageGrowthWindow.
+    storageGrowthBytesPerHour: 1073741824,
+    storageGrowthWindow: '6h',
+    storageGrowthFor: '1h',
+    // A PROD service with no HA replica (revision 2026's ha_replicas).
+    prodServiceWithoutHAFor: '1h',
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,

@@ -110,6 +110,36 @@ local util = import '../lib/util.libsonnet';
             'PROD service {{ $labels.name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }} has not been READY for more than %s.' % util.human(cfg.prodServiceNotReadyFor),
             serviceDashboard,
           ),
+          // A null storage usage (a service being created) has no series,
+          // so deriv() skips it rather than reading a drop to 0.
+          alert(
+            'CloudDBServiceStorageGrowingFast',
+            'warning',
+            cfg.storageGrowthFor,
+            withService('(deriv(clouddb_service_storage_usage_bytes[%s]) * 3600 > %d)' % [cfg.storageGrowthWindow, cfg.storageGrowthBytesPerHour]),
+            'The storage of a database service grows fast.',
+            'Storage of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has grown by {{ $value | humanize1024 }}B per hour over the last %s, faster than %s per hour, for more than %s.' % [util.human(cfg.storageGrowthWindow), util.bytes(cfg.storageGrowthBytesPerHour), util.human(cfg.storageGrowthFor)],
+            serviceDashboard,
+          ),
+          // Only where the API reports HA replicas (revision 2026); a paused
+          // service is left out, as in CloudDBProdServiceNotReady.
+          alert(
+            'CloudDBProdServiceWithoutHA',
+            'warning',
+            cfg.prodServiceWithoutHAFor,
+            |||
+              (
+                clouddb_service_ha_replicas == 0
+                unless %s
+                  (clouddb_service_paused == 1)
+              )
+              * %s group_left (name, environment)
+                clouddb_service_info{environment="%s"}
+            ||| % [on(['project_id', 'service_id']), on(['project_id', 'service_id']), cfg.prodEnvironment],
+            'A PROD database service runs without HA replicas.',
+            'PROD service {{ $labels.name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }} has had no high-availability replica for more than %s: a failure of its node is an outage.' % util.human(cfg.prodServiceWithoutHAFor),
+            serviceDashboard,
+          ),
           alert(
             'CloudDBReplicaSetError',
             'critical',

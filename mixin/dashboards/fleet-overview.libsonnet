@@ -214,6 +214,81 @@ local g = import '../lib/grafana.libsonnet';
             g.instant('sum(clouddb_vpc_peering_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="pending"})', 'pending'),
           ]
         ),
+        g.row('Usage', 68),
+        g.stat(
+          'CPU used',
+          'Total CPU the services use now, in cores (metrics.milli_cpu / 1000, sent by revision 2026 of the API; empty for the first revision).',
+          g.cores,
+          g.pos(0, 69, 6, 4),
+          [
+            g.instant('sum(clouddb_service_cpu_usage_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'used'),
+          ]
+        ),
+        g.stat(
+          'Memory used',
+          'Total memory the services use now (metrics.memory_mb read as MiB).',
+          'bytes',
+          g.pos(6, 69, 6, 4),
+          [
+            g.instant('sum(clouddb_service_memory_usage_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'used'),
+          ]
+        ),
+        g.stat(
+          'Storage used',
+          'Total storage the services use now (metrics.storage_mb read as MiB).',
+          'bytes',
+          g.pos(12, 69, 6, 4),
+          [
+            g.instant('sum(clouddb_service_storage_usage_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'used'),
+          ]
+        ),
+        g.stat(
+          'Shared-resource services',
+          'Services without a dedicated size (null cpu_millis and memory_gbs): they count in no provisioned total.',
+          'short',
+          g.pos(18, 69, 6, 4),
+          [
+            g.instant('sum(clouddb_service_shared_resources{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'shared'),
+          ]
+        ),
+        g.timeseries(
+          'CPU used over time',
+          'CPU used per project against CPU provisioned for services, from the project:*:sum recording rules.',
+          g.cores,
+          g.pos(0, 73, 8, 8),
+          [
+            g.range('sum by (project_id) (project:clouddb_service_cpu_usage_cores:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'used {{project_id}}'),
+            g.range('sum by (project_id) (project:clouddb_service_cpu_cores:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'provisioned {{project_id}}'),
+          ]
+        ),
+        g.timeseries(
+          'Memory used over time',
+          'Memory used per project against memory provisioned for services.',
+          'bytes',
+          g.pos(8, 73, 8, 8),
+          [
+            g.range('sum by (project_id) (project:clouddb_service_memory_usage_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'used {{project_id}}'),
+            g.range('sum by (project_id) (project:clouddb_service_memory_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'provisioned {{project_id}}'),
+          ]
+        ),
+        g.timeseries(
+          'Storage growth',
+          'How fast the storage of each project grows, in bytes per hour (deriv of the storage used).',
+          'bytes',
+          g.pos(16, 73, 8, 8),
+          [
+            g.range('sum by (project_id) (deriv(project:clouddb_service_storage_usage_bytes:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"}[$__rate_interval])) * 3600', '{{project_id}}'),
+          ]
+        ),
+        g.tablePanel(
+          'Services by storage used',
+          'The services that use the most storage, with their CPU and memory use.',
+          'bytes',
+          g.pos(0, 81, 24, 8),
+          [
+            g.table('topk(20, clouddb_service_storage_usage_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"}) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+          ]
+        ) + g.serviceLinks(cfg),
       ],
     ),
   },

@@ -169,6 +169,83 @@ local g = import '../lib/grafana.libsonnet';
           ],
           steps=true
         ) + g.mappings({ '0': ['off', 'text'], '1': ['on', 'green'] }),
+        g.row('Usage, HA and lineage', 46),
+        g.timeseries(
+          'CPU used',
+          'CPU the service uses (metrics.milli_cpu / 1000, revision 2026 of the API) against its provisioned CPU (all resources); nothing for a shared-resource service, which has no size.',
+          g.cores,
+          g.pos(0, 47, 8, 8),
+          [
+            g.range('clouddb_service_cpu_usage_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'used'),
+            g.range('sum(clouddb_service_cpu_cores{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"})', 'provisioned'),
+          ]
+        ),
+        g.timeseries(
+          'Memory used',
+          'Memory the service uses (metrics.memory_mb read as MiB) against its provisioned memory.',
+          'bytes',
+          g.pos(8, 47, 8, 8),
+          [
+            g.range('clouddb_service_memory_usage_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'used'),
+            g.range('sum(clouddb_service_memory_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"})', 'provisioned'),
+          ]
+        ),
+        g.timeseries(
+          'Storage used',
+          'Storage the service uses (metrics.storage_mb read as MiB), and its growth in bytes per hour (deriv).',
+          'bytes',
+          g.pos(16, 47, 8, 8),
+          [
+            g.range('clouddb_service_storage_usage_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'used'),
+            g.range('deriv(clouddb_service_storage_usage_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}[$__rate_interval]) * 3600', 'growth per hour'),
+          ]
+        ),
+        g.stat(
+          'HA replicas',
+          'High-availability replicas of the service (ha_replicas.replica_count), and how many are synchronous.',
+          'short',
+          g.pos(0, 55, 6, 4),
+          [
+            g.instant('clouddb_service_ha_replicas{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'replicas'),
+            g.instant('clouddb_service_ha_sync_replicas{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'synchronous'),
+          ]
+        ),
+        g.stat(
+          'Shared resources',
+          'Whether the service is a shared-resource service (no dedicated CPU or memory).',
+          'short',
+          g.pos(6, 55, 6, 4),
+          [
+            g.instant('clouddb_service_shared_resources{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}', 'shared'),
+          ]
+        ) + g.mappings({ '0': ['dedicated', 'text'], '1': ['shared', 'blue'] }),
+        g.tablePanel(
+          'Forked from',
+          'The service this one was forked from (forked_from: parent project and service, standby or not); empty for a service that is not a fork.',
+          'short',
+          g.pos(12, 55, 12, 4),
+          [
+            g.table('clouddb_service_fork_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
+          ]
+        ),
+        g.tablePanel(
+          'Forks of this service',
+          'Services forked from this one.',
+          'short',
+          g.pos(0, 59, 12, 5),
+          [
+            g.table('clouddb_service_fork_info{job=~"$job", instance=~"$instance", parent_project_id=~"$project_id", parent_service_id="$service_id"}'),
+          ]
+        ),
+        g.tablePanel(
+          'VPC endpoint',
+          'How the service is reached from its VPC (vpc_endpoint); empty when it is not attached.',
+          'short',
+          g.pos(12, 59, 12, 5),
+          [
+            g.table('clouddb_service_vpc_endpoint_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
+          ]
+        ),
       ],
     ),
   },

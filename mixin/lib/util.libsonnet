@@ -7,6 +7,13 @@
     local unit = { s: 'second', m: 'minute', h: 'hour', d: 'day' }[d[std.length(d) - 1]];
     '%d %s%s' % [n, unit, if n == 1 then '' else 's'],
 
+  // bytes writes a byte count in the largest binary unit that divides it
+  // ('1 GiB', '512 MiB'), for alert descriptions.
+  bytes(n)::
+    local units = [['TiB', 1099511627776], ['GiB', 1073741824], ['MiB', 1048576], ['KiB', 1024]];
+    local fit = [u for u in units if n >= u[1] && n % u[1] == 0];
+    if std.length(fit) > 0 then '%d %s' % [n / fit[0][1], fit[0][0]] else '%d bytes' % n,
+
   // on and by build the matching and grouping clauses of joins and
   // aggregations: the target labels first, then the given ones.
   on(targetLabels, labels):: 'on (%s)' % std.join(', ', targetLabels + labels),

@@ -19,6 +19,10 @@ local util = import '../lib/util.libsonnet';
           sum('clouddb_replica_set_cpu_cores'),
           sum('clouddb_service_memory_bytes'),
           sum('clouddb_replica_set_memory_bytes'),
+          // Usage (revision 2026 of the API).
+          sum('clouddb_service_cpu_usage_cores'),
+          sum('clouddb_service_memory_usage_bytes'),
+          sum('clouddb_service_storage_usage_bytes'),
         ],
       },
     ],
