@@ -273,4 +273,3 @@ func (svc *service) usage(now time.Time) *apiclient.ServiceMetrics {
 	out.MemoryMB = intPtr(int64(float64(memCap) * (0.4 + 0.5*load)))
 	return out
 }
-
