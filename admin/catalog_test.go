@@ -63,13 +63,15 @@ func TestCatalogDerivesRoutesAndAllow(t *testing.T) {
 // success status, its name in --admin.allow and in the metrics follow
 // from those two; the catalog entry alone is refused at startup.
 func TestAddingAnOperation(t *testing.T) {
+	// renameService is in the catalog now; a copy under another name
+	// stands for the next operation.
 	rename := apiclient.Operation{
-		Name: "renameService", Method: http.MethodPost, Path: "/projects/{project_id}/services/{service_id}/rename",
+		Name: "renameServiceAgain", Method: http.MethodPost, Path: "/projects/{project_id}/services/{service_id}/renameAgain",
 		Success: http.StatusOK, Write: true,
 	}
 	catalog := append(apiclient.Catalog(), rename)
 
-	if _, err := New(context.Background(), Options{Projects: func(string) (Project, bool) { return Project{}, false }, Token: testToken, catalog: catalog}); err == nil || !strings.Contains(err.Error(), "renameService has no admin endpoint") {
+	if _, err := New(context.Background(), Options{Projects: func(string) (Project, bool) { return Project{}, false }, Token: testToken, catalog: catalog}); err == nil || !strings.Contains(err.Error(), "renameServiceAgain has no admin endpoint") {
 		t.Fatalf("a catalog entry without its validation: %v, want an error naming it", err)
 	}
 
@@ -78,7 +80,7 @@ func TestAddingAnOperation(t *testing.T) {
 	}
 	var called []string
 	endpoint := &endpoint{
-		op: "renameService",
+		op: "renameServiceAgain",
 		decode: func(raw []byte) (any, error) {
 			b, err := decodeStrict[renameBody](raw)
 			if err != nil {
@@ -97,19 +99,19 @@ func TestAddingAnOperation(t *testing.T) {
 	e := newEnv(t, withOptions(func(o *Options) {
 		o.catalog = catalog
 		o.endpoints = append(endpoints(), endpoint)
-		o.Allow = append(WriteOperations(), "renameService")
+		o.Allow = append(WriteOperations(), "renameServiceAgain")
 	}))
-	if err := checkAllow("--admin.allow", []string{"renameService"}, catalog); err != nil {
-		t.Errorf("--admin.allow=renameService: %v", err)
+	if err := checkAllow("--admin.allow", []string{"renameServiceAgain"}, catalog); err != nil {
+		t.Errorf("--admin.allow=renameServiceAgain: %v", err)
 	}
-	if slices.Contains(defaultAllow(catalog), "renameService") != true {
-		t.Error("renameService is not allowed by default")
+	if slices.Contains(defaultAllow(catalog), "renameServiceAgain") != true {
+		t.Error("renameServiceAgain is not allowed by default")
 	}
 	svc := e.demo().service["orders-db"]
 	if svc == "" {
 		t.Fatal("no orders-db in the demo")
 	}
-	path := apiPrefix + "/projects/" + testProject + "/services/" + svc + "/rename"
+	path := apiPrefix + "/projects/" + testProject + "/services/" + svc + "/renameAgain"
 	if a := e.do("POST", path, `{"name":""}`); a.status != http.StatusBadRequest || a.json(t)["code"] != codeInvalidRequest {
 		t.Errorf("invalid body: %d %s, want 400 invalid_request", a.status, a.body)
 	}
@@ -124,10 +126,10 @@ func TestAddingAnOperation(t *testing.T) {
 	if !slices.Equal(called, []string{svc + "=renamed"}) {
 		t.Errorf("calls %v, want one with the path's service id and the validated name", called)
 	}
-	if n := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues("renameService", "200")); n != 1 {
-		t.Errorf("clouddb_exporter_admin_requests_total{operation=\"renameService\",code=\"200\"} = %v, want 1", n)
+	if n := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues("renameServiceAgain", "200")); n != 1 {
+		t.Errorf("clouddb_exporter_admin_requests_total{operation=\"renameServiceAgain\",code=\"200\"} = %v, want 1", n)
 	}
-	if !strings.Contains(e.audit.String(), `"operation":"renameService"`) {
-		t.Errorf("the audit log does not name renameService: %s", e.audit.String())
+	if !strings.Contains(e.audit.String(), `"operation":"renameServiceAgain"`) {
+		t.Errorf("the audit log does not name renameServiceAgain: %s", e.audit.String())
 	}
 }

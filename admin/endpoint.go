@@ -84,6 +84,8 @@ const (
 	settleNone  = ""      // synchronous: refresh only
 	settleReady = "ready" // service READY, replica set active
 	settleGone  = "gone"  // deleted
+	// settlePaused is a stopped service: PAUSED.
+	settlePaused = "paused"
 )
 
 // target is the resource a write affected.

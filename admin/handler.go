@@ -111,7 +111,7 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 			id = v[idReplicaSet]
 		}
 		if values[0] != id {
-			return nil, invalidf("confirm: must be the id of the resource to delete")
+			return nil, invalidf("confirm: must be the id of the resource to %s", guardedVerb[ep.op])
 		}
 		req.confirm = values[0]
 	}
@@ -155,9 +155,9 @@ func (s *Server) dryRun(w http.ResponseWriter, req *request) {
 	}
 	if req.ep.guarded {
 		if req.confirm != "" {
-			out["confirmation"] = "given: the delete would run whatever the environment"
+			out["confirmation"] = "given: the " + guardedVerb[req.ep.op] + " would run whatever the environment"
 		} else {
-			out["confirmation"] = "checked at execution time: if the resource's environment is not DEV, the delete needs ?confirm=<its id>"
+			out["confirmation"] = "checked at execution time: if the resource's environment is not DEV, the " + guardedVerb[req.ep.op] + " needs ?confirm=<its id>"
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -182,14 +182,20 @@ func redactBody(body any) any {
 	return m
 }
 
-// guard refuses to delete a service or replica set whose environment is
+// guardedVerb names what each guarded operation does, for its messages.
+var guardedVerb = map[string]string{
+	apiclient.OpDeleteService: "delete", apiclient.OpDeleteReplicaSet: "delete",
+	apiclient.OpStopService: "stop", apiclient.OpRenameService: "rename",
+}
+
+// guard refuses to delete (or stop, or rename) a service or replica set whose environment is
 // not known to be DEV without ?confirm=<id>: the API has no delete
 // protection for PROD. The environment is read fresh, not from a snapshot.
 func (s *Server) guard(ctx context.Context, req *request) error {
 	c := req.project.Client
 	var env, what, id string
 	switch req.ep.op {
-	case apiclient.OpDeleteService:
+	case apiclient.OpDeleteService, apiclient.OpStopService, apiclient.OpRenameService:
 		what, id = "service", req.ids[idService]
 		svc, err := c.GetService(ctx, id)
 		if err != nil {
@@ -221,7 +227,7 @@ func (s *Server) guard(ctx context.Context, req *request) error {
 		shown = "unknown"
 	}
 	return &apiError{status: http.StatusPreconditionRequired, code: codeConfirmationRequired,
-		message: "the " + what + "'s environment is " + shown + ": to delete it, repeat the request with ?confirm=" + id}
+		message: "the " + what + "'s environment is " + shown + ": to " + guardedVerb[req.ep.op] + " it, repeat the request with ?confirm=" + id}
 }
 
 // execute runs the write upstream, with the idempotency store around it

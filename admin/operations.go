@@ -164,6 +164,15 @@ func evaluate(snap *fleet.Snapshot, t target) (string, string) {
 	if t.settle == settleGone {
 		return statePending, status
 	}
+	if t.settle == settlePaused {
+		switch status {
+		case apiclient.ServicePaused:
+			return stateSucceeded, status
+		case apiclient.ServiceDeleting, apiclient.ServiceDeleted:
+			return stateFailed, status
+		}
+		return statePending, status
+	}
 	switch status {
 	case apiclient.ServiceReady, apiclient.ReplicaSetActive:
 		return stateSucceeded, status

@@ -48,10 +48,13 @@ func routes(d demoIDs) []route {
 		{apiclient.OpSetHA, "POST", search + "/setHA", `{"replica_count":1}`, `{"replica_count":-1}`, "replica_count", 202},
 		{apiclient.OpEnableServicePooler, "POST", emb + "/enablePooler", ``, `{"x":1}`, "x", 200},
 		{apiclient.OpDisableServicePooler, "POST", emb + "/disablePooler", `{}`, `[]`, "body", 200},
-		{apiclient.OpForkService, "POST", search + "/forkService", `{"name":"search-fork","region_code":"us-west-2","cpu_millis":1000,"memory_gbs":4}`,
-			`{"name":"  ","region_code":"us-west-2","cpu_millis":1000,"memory_gbs":4}`, "name", 202},
+		{apiclient.OpForkService, "POST", search + "/forkService", `{"fork_strategy":"NOW","name":"search-fork","cpu_millis":"1000","memory_gbs":4}`,
+			`{"fork_strategy":"PITR","name":"search-fork"}`, "target_time", 202},
 		{apiclient.OpAttachToVPC, "POST", dev + "/attachToVPC", `{"vpc_id":"` + d.vpc["analytics-vpc"] + `"}`, `{"vpc_id":7}`, "vpc_id", 202},
 		{apiclient.OpDetachFromVPC, "POST", dev + "/detachFromVPC", `{"vpc_id":"` + d.vpc["analytics-vpc"] + `"}`, `{}`, "vpc_id", 202},
+		{apiclient.OpStopService, "POST", dev + "/stop", ``, `{"now":true}`, "now", 202},
+		{apiclient.OpStartService, "POST", dev + "/start", ``, `{"x":1}`, "x", 202},
+		{apiclient.OpRenameService, "POST", dev + "/rename", `{"name":"dev-sandbox-2"}`, `{"name":""}`, "name", 200},
 		{apiclient.OpCreateReplicaSet, "POST", emb + "/replicaSets", `{"name":"emb-read","cpu_millis":1000,"memory_gbs":4,"nodes":1}`,
 			`{"name":"emb-read","cpu_millis":1000,"memory_gbs":4,"nodes":0}`, "nodes", 202},
 		{apiclient.OpResizeReplicaSet, "POST", rsPath + "/resize", `{"cpu_millis":1000,"memory_gbs":4,"nodes":2}`, `{"cpu_millis":1000,"memory_gbs":4}`, "nodes", 202},
@@ -139,10 +142,19 @@ func TestValidation(t *testing.T) {
 		{"addons missing", create(`{"name":"n","region_code":"r","cpu_millis":1,"memory_gbs":1}`), "addons: is required"},
 		{"addons repeated", create(`{"name":"n","addons":["ai","ai"],"region_code":"r","cpu_millis":1,"memory_gbs":1}`), "addons: must not repeat"},
 		{"addons not strings", create(`{"name":"n","addons":[1],"region_code":"r","cpu_millis":1,"memory_gbs":1}`), "addons"},
-		{"cpu as string", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":"1000","memory_gbs":1}`), "cpu_millis: must be an integer"},
+		{"cpu as a non-digit string", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":"1k","memory_gbs":1}`), "cpu_millis: must be an integer"},
 		{"cpu fractional", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1.5,"memory_gbs":1}`), "cpu_millis: must be an integer"},
-		{"cpu zero", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":0,"memory_gbs":1}`), "cpu_millis: must be >= 1"},
-		{"memory negative", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":-4}`), "memory_gbs: must be >= 1"},
+		{"cpu zero", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":0,"memory_gbs":1}`), "cpu_millis: must be an integer >= 1"},
+		{"memory negative", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":-4}`), "memory_gbs: must be an integer >= 1"},
+		{"shared with a size", create(`{"name":"n","addons":[],"cpu_millis":"shared","memory_gbs":"4"}`), `both be "shared"`},
+		{"replica_count negative", create(`{"name":"n","addons":[],"cpu_millis":"1000","memory_gbs":"4","replica_count":-1}`), "replica_count: must be >= 0"},
+		{"environment_tag unknown", create(`{"name":"n","addons":[],"cpu_millis":"1000","memory_gbs":"4","environment_tag":"STAGING"}`), "environment_tag: must be PROD or DEV"},
+		{"fork strategy unknown", route{method: "POST", path: svc + "/forkService", bad: `{"fork_strategy":"LATER"}`}, "fork_strategy: must be one of"},
+		{"fork target_time without PITR", route{method: "POST", path: svc + "/forkService", bad: `{"fork_strategy":"NOW","target_time":"2026-01-01T00:00:00Z"}`}, "target_time: is only taken"},
+		{"fork target_time malformed", route{method: "POST", path: svc + "/forkService", bad: `{"fork_strategy":"PITR","target_time":"yesterday"}`}, "target_time: must be an RFC 3339"},
+		{"setHA without counts", route{method: "POST", path: svc + "/setHA", bad: `{}`}, "replica_count or sync_replica_count is required"},
+		{"setHA sync negative", route{method: "POST", path: svc + "/setHA", bad: `{"sync_replica_count":-1}`}, "sync_replica_count: must be >= 0"},
+		{"resize shared", route{method: "POST", path: svc + "/resize", bad: `{"cpu_millis":"shared","memory_gbs":"shared"}`}, "cpu_millis: must be an integer >= 1 or a string of digits;"},
 		{"region blank", create(`{"name":"n","addons":[],"region_code":"","cpu_millis":1,"memory_gbs":1}`), "region_code: must not be blank"},
 		{"unknown field", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1,"service_type":"POSTGRES"}`), "service_type: unknown field"},
 		{"trailing data", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1}x`), "body: unexpected data"},
@@ -358,7 +370,7 @@ func TestDryRun(t *testing.T) {
 	m := a.json(t)
 	body, _ := m["body"].(map[string]any)
 	if a.status != 200 || m["dry_run"] != true || m["operation"] != apiclient.OpResizeService || m["method"] != "POST" ||
-		m["path"] != "/projects/"+testProject+"/services/"+svc+"/resize" || body["cpu_millis"] != 2000.0 {
+		m["path"] != "/projects/"+testProject+"/services/"+svc+"/resize" || body["cpu_millis"] != "2000" {
 		t.Errorf("dry run: %d %s", a.status, a.body)
 	}
 	a = e.do("POST", p+"/services/"+svc+"/updatePassword?dry_run=1", `{"password":"dry-run-secret"}`)
@@ -588,7 +600,7 @@ func TestAuditHasNoSecrets(t *testing.T) {
 	p := "/api/v1/projects/" + testProject
 	create := e.do("POST", p+"/services", `{"name":"audited","addons":["ai"],"region_code":"r","cpu_millis":1000,"memory_gbs":4}`)
 	initial, _ := create.json(t)["initial_password"].(string)
-	fork := e.do("POST", p+"/services/"+d.service["search-ai"]+"/forkService", `{"name":"f","region_code":"r","cpu_millis":1000,"memory_gbs":4}`)
+	fork := e.do("POST", p+"/services/"+d.service["search-ai"]+"/forkService", `{"fork_strategy":"LAST_SNAPSHOT","name":"f"}`)
 	forked, _ := fork.json(t)["initial_password"].(string)
 	if initial == "" || forked == "" || fork.header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("create/fork: %s %s", create.body, fork.body)
@@ -635,4 +647,32 @@ func TestTrackingFollowsReload(t *testing.T) {
 		op := e.do("GET", "/api/v1/operations/"+id, "").json(t)
 		return op["state"] == stateFailed && op["last_status"] == "project no longer configured"
 	})
+}
+
+// TestProdStopAndRenameGuard: stopping or renaming a PROD service needs the
+// same confirmation as deleting it (revision 2026's stop and rename).
+func TestProdStopAndRenameGuard(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	one := "/api/v1/projects/" + testProject + "/services/" + d.service["embeddings"]
+	for _, c := range []struct{ op, path, body, verb string }{
+		{apiclient.OpStopService, one + "/stop", "", "to stop it"},
+		{apiclient.OpRenameService, one + "/rename", `{"name":"emb-2"}`, "to rename it"},
+	} {
+		a := e.do("POST", c.path, c.body)
+		if a.status != http.StatusPreconditionRequired || !strings.Contains(a.body, c.verb) {
+			t.Errorf("PROD %s without confirm: %d %s", c.op, a.status, a.body)
+		}
+		if sent := e.sent(); sent[c.op] != 0 {
+			t.Errorf("unconfirmed %s sent %v", c.op, sent)
+		}
+		e.srv.background.Wait()
+		if a := e.do("POST", c.path+"?confirm="+d.service["embeddings"], c.body); a.status/100 != 2 {
+			t.Errorf("confirmed %s: %d %s", c.op, a.status, a.body)
+		}
+		e.srv.background.Wait()
+		if sent := e.sent(); sent[c.op] != 1 {
+			t.Errorf("confirmed %s sent %v", c.op, sent)
+		}
+	}
 }

@@ -2,16 +2,20 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
 type createServiceBody struct {
-	Name       *string   `json:"name"`
-	Addons     *[]string `json:"addons"`
-	RegionCode *string   `json:"region_code"`
-	CPUMillis  *int64    `json:"cpu_millis"`
-	MemoryGBs  *int64    `json:"memory_gbs"`
+	Name           *string          `json:"name"`
+	Addons         *[]string        `json:"addons"`
+	RegionCode     *string          `json:"region_code"`
+	ReplicaCount   *int64           `json:"replica_count"`
+	CPUMillis      *json.RawMessage `json:"cpu_millis"`
+	MemoryGBs      *json.RawMessage `json:"memory_gbs"`
+	EnvironmentTag *string          `json:"environment_tag"`
 }
 
 func decodeCreateService(raw []byte) (any, error) {
@@ -21,18 +25,21 @@ func decodeCreateService(raw []byte) (any, error) {
 	}
 	var c checker
 	req := apiclient.CreateServiceRequest{
-		Name:       c.name("name", b.Name),
-		Addons:     c.addons("addons", b.Addons),
-		RegionCode: c.ident("region_code", b.RegionCode),
-		CPUMillis:  c.atLeast("cpu_millis", b.CPUMillis, 1),
-		MemoryGBs:  c.atLeast("memory_gbs", b.MemoryGBs, 1),
+		Name:           c.name("name", b.Name),
+		Addons:         c.addons("addons", b.Addons),
+		ReplicaCount:   c.optionalAtLeast("replica_count", b.ReplicaCount, 0),
+		EnvironmentTag: c.optionalEnvironment("environment_tag", b.EnvironmentTag),
 	}
+	if b.RegionCode != nil {
+		req.RegionCode = c.ident("region_code", b.RegionCode)
+	}
+	req.CPUMillis, req.MemoryGBs = c.sizes(b.CPUMillis, b.MemoryGBs, true)
 	return req, c.err()
 }
 
 type resizeServiceBody struct {
-	CPUMillis *int64 `json:"cpu_millis"`
-	MemoryGBs *int64 `json:"memory_gbs"`
+	CPUMillis *json.RawMessage `json:"cpu_millis"`
+	MemoryGBs *json.RawMessage `json:"memory_gbs"`
 }
 
 func decodeResizeService(raw []byte) (any, error) {
@@ -42,9 +49,23 @@ func decodeResizeService(raw []byte) (any, error) {
 	}
 	var c checker
 	req := apiclient.ResizeServiceRequest{
-		CPUMillis: c.atLeast("cpu_millis", b.CPUMillis, 1),
-		MemoryGBs: c.atLeast("memory_gbs", b.MemoryGBs, 1),
+		CPUMillis: c.size("cpu_millis", b.CPUMillis, false),
+		MemoryGBs: c.size("memory_gbs", b.MemoryGBs, false),
 	}
+	return req, c.err()
+}
+
+type renameServiceBody struct {
+	Name *string `json:"name"`
+}
+
+func decodeRenameService(raw []byte) (any, error) {
+	b, err := decodeStrict[renameServiceBody](raw)
+	if err != nil {
+		return nil, err
+	}
+	var c checker
+	req := apiclient.RenameServiceRequest{Name: c.name("name", b.Name)}
 	return req, c.err()
 }
 
@@ -77,7 +98,8 @@ func decodeSetEnvironment(raw []byte) (any, error) {
 }
 
 type setHABody struct {
-	ReplicaCount *int64 `json:"replica_count"`
+	ReplicaCount     *int64 `json:"replica_count"`
+	SyncReplicaCount *int64 `json:"sync_replica_count"`
 }
 
 func decodeSetHA(raw []byte) (any, error) {
@@ -86,15 +108,24 @@ func decodeSetHA(raw []byte) (any, error) {
 		return nil, err
 	}
 	var c checker
-	req := apiclient.SetHARequest{ReplicaCount: c.atLeast("replica_count", b.ReplicaCount, 0)}
+	if b.ReplicaCount == nil && b.SyncReplicaCount == nil {
+		c.fail("replica_count", "replica_count or sync_replica_count is required")
+	}
+	req := apiclient.SetHARequest{
+		ReplicaCount:     c.optionalAtLeast("replica_count", b.ReplicaCount, 0),
+		SyncReplicaCount: c.optionalAtLeast("sync_replica_count", b.SyncReplicaCount, 0),
+	}
 	return req, c.err()
 }
 
 type forkServiceBody struct {
-	Name       *string `json:"name"`
-	RegionCode *string `json:"region_code"`
-	CPUMillis  *int64  `json:"cpu_millis"`
-	MemoryGBs  *int64  `json:"memory_gbs"`
+	ForkStrategy   *string          `json:"fork_strategy"`
+	TargetTime     *string          `json:"target_time"`
+	Name           *string          `json:"name"`
+	RegionCode     *string          `json:"region_code"`
+	CPUMillis      *json.RawMessage `json:"cpu_millis"`
+	MemoryGBs      *json.RawMessage `json:"memory_gbs"`
+	EnvironmentTag *string          `json:"environment_tag"`
 }
 
 func decodeForkService(raw []byte) (any, error) {
@@ -104,10 +135,29 @@ func decodeForkService(raw []byte) (any, error) {
 	}
 	var c checker
 	req := apiclient.ForkServiceRequest{
-		Name:       c.name("name", b.Name),
-		RegionCode: c.ident("region_code", b.RegionCode),
-		CPUMillis:  c.atLeast("cpu_millis", b.CPUMillis, 1),
-		MemoryGBs:  c.atLeast("memory_gbs", b.MemoryGBs, 1),
+		ForkStrategy:   c.forkStrategy("fork_strategy", b.ForkStrategy),
+		EnvironmentTag: c.optionalEnvironment("environment_tag", b.EnvironmentTag),
+	}
+	switch {
+	case req.ForkStrategy == apiclient.ForkPITR && b.TargetTime == nil:
+		c.fail("target_time", "is required when fork_strategy is %s", apiclient.ForkPITR)
+	case req.ForkStrategy != apiclient.ForkPITR && b.TargetTime != nil:
+		c.fail("target_time", "is only taken with fork_strategy %s", apiclient.ForkPITR)
+	case b.TargetTime != nil:
+		if t, err := time.Parse(time.RFC3339, *b.TargetTime); err != nil {
+			c.fail("target_time", "must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z")
+		} else {
+			req.TargetTime = &apiclient.Time{Time: t.UTC()}
+		}
+	}
+	if b.Name != nil {
+		req.Name = c.name("name", b.Name)
+	}
+	if b.RegionCode != nil {
+		req.RegionCode = c.ident("region_code", b.RegionCode)
+	}
+	if b.CPUMillis != nil || b.MemoryGBs != nil {
+		req.CPUMillis, req.MemoryGBs = c.sizes(b.CPUMillis, b.MemoryGBs, true)
 	}
 	return req, c.err()
 }
@@ -189,6 +239,26 @@ func serviceEndpoints() []*endpoint {
 			op: apiclient.OpForkService, idempotent: true, decode: decodeForkService, target: newServiceTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.ForkService(ctx, v[idService], body.(apiclient.ForkServiceRequest))
+			},
+		},
+		{
+			op: apiclient.OpStartService, decode: bodyless, target: serviceTarget(settleReady),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
+				return c.StartService(ctx, v[idService])
+			},
+		},
+		{
+			// Stopping a PROD service is an outage: confirmed as a delete is.
+			op: apiclient.OpStopService, guarded: true, decode: bodyless, target: serviceTarget(settlePaused),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
+				return c.StopService(ctx, v[idService])
+			},
+		},
+		{
+			// Renaming a PROD service breaks whatever finds it by name.
+			op: apiclient.OpRenameService, guarded: true, decode: decodeRenameService, target: serviceTarget(settleNone),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
+				return c.RenameService(ctx, v[idService], body.(apiclient.RenameServiceRequest))
 			},
 		},
 		{

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -150,6 +151,76 @@ func (c *checker) atLeast(field string, v *int64, lowest int64) int64 {
 		c.fail(field, "must be >= %d", lowest)
 	}
 	return *v
+}
+
+// optionalAtLeast checks an optional integer field against a lower bound;
+// nil when absent.
+func (c *checker) optionalAtLeast(field string, v *int64, lowest int64) *int64 {
+	if v == nil {
+		return nil
+	}
+	n := c.atLeast(field, v, lowest)
+	return &n
+}
+
+// optionalEnvironment checks an optional environment label; "" when absent.
+func (c *checker) optionalEnvironment(field string, v *string) string {
+	if v == nil {
+		return ""
+	}
+	return c.environment(field, v)
+}
+
+// forkStrategy checks a fork strategy.
+func (c *checker) forkStrategy(field string, v *string) string {
+	if !required(c, field, v) {
+		return ""
+	}
+	known := []string{apiclient.ForkLastSnapshot, apiclient.ForkNow, apiclient.ForkPITR}
+	if !slices.Contains(known, *v) {
+		c.fail(field, "must be one of %s", strings.Join(known, ", "))
+	}
+	return *v
+}
+
+// size checks a service size: an integer >= 1, a string of digits, or (with
+// shared) "shared"; it is sent as revision 2026's string.
+func (c *checker) size(field string, v *json.RawMessage, shared bool) apiclient.Size {
+	if !required(c, field, v) {
+		return ""
+	}
+	want := "an integer >= 1 or a string of digits"
+	if shared {
+		want += ` or "shared"`
+	}
+	var s string
+	if err := json.Unmarshal(*v, &s); err != nil {
+		var n int64
+		if err := json.Unmarshal(*v, &n); err != nil || n < 1 {
+			c.fail(field, "must be %s", want)
+			return ""
+		}
+		return apiclient.SizeOf(n)
+	}
+	if shared && apiclient.Size(s) == apiclient.SizeShared {
+		return apiclient.SizeShared
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 || strings.TrimLeft(s, "0123456789") != "" {
+		c.fail(field, "must be %s", want)
+		return ""
+	}
+	return apiclient.SizeOf(n)
+}
+
+// sizes checks cpu_millis and memory_gbs of a create or fork: both sizes,
+// or both "shared".
+func (c *checker) sizes(cpu, mem *json.RawMessage, shared bool) (apiclient.Size, apiclient.Size) {
+	a, b := c.size("cpu_millis", cpu, shared), c.size("memory_gbs", mem, shared)
+	if a != "" && b != "" && (a == apiclient.SizeShared) != (b == apiclient.SizeShared) {
+		c.fail("memory_gbs", `cpu_millis and memory_gbs must both be "shared" or both be sizes`)
+	}
+	return a, b
 }
 
 // name checks a name: 1-128 characters and not blank.

@@ -10,6 +10,8 @@ import (
 // requests under the same names.
 const (
 	OpGetAuthInfo = "getAuthInfo"
+	// OpListProjects is revision 2026's GET /projects.
+	OpListProjects = "listProjects"
 
 	OpListServices          = "listServices"
 	OpCreateService         = "createService"
@@ -24,6 +26,10 @@ const (
 	OpForkService           = "forkService"
 	OpAttachToVPC           = "attachToVPC"
 	OpDetachFromVPC         = "detachFromVPC"
+	// Revision 2026 only.
+	OpStartService  = "startService"
+	OpStopService   = "stopService"
+	OpRenameService = "renameService"
 
 	OpListReplicaSets          = "listReplicaSets"
 	OpCreateReplicaSet         = "createReplicaSet"
@@ -122,6 +128,9 @@ var catalog = []Operation{
 	{OpForkService, http.MethodPost, servicePath + "/forkService", http.StatusAccepted, asyncOp, writeOp},
 	{OpAttachToVPC, http.MethodPost, servicePath + "/attachToVPC", http.StatusAccepted, asyncOp, writeOp},
 	{OpDetachFromVPC, http.MethodPost, servicePath + "/detachFromVPC", http.StatusAccepted, asyncOp, writeOp},
+	{OpStartService, http.MethodPost, servicePath + "/start", http.StatusAccepted, asyncOp, writeOp}, // revision 2026
+	{OpStopService, http.MethodPost, servicePath + "/stop", http.StatusAccepted, asyncOp, writeOp},   // revision 2026
+	{OpRenameService, http.MethodPost, servicePath + "/rename", http.StatusOK, syncOp, writeOp},      // revision 2026
 
 	{OpListReplicaSets, http.MethodGet, replicaSetsPath, http.StatusOK, syncOp, readOp},
 	{OpCreateReplicaSet, http.MethodPost, replicaSetsPath, http.StatusAccepted, asyncOp, writeOp},

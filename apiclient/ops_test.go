@@ -80,9 +80,9 @@ var opCases = []opCase{
 	{
 		op: OpCreateService, method: "POST", uri: "/v1/projects/proj-1/services", status: 202,
 		call: func(ctx context.Context, c *Client) (any, error) {
-			return c.CreateService(ctx, CreateServiceRequest{Name: "db", RegionCode: "us-east-1", CPUMillis: 1000, MemoryGBs: 4})
+			return c.CreateService(ctx, CreateServiceRequest{Name: "db", RegionCode: "us-east-1", CPUMillis: SizeOf(1000), MemoryGBs: SizeOf(4)})
 		},
-		body: `{"name":"db","addons":[],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`,
+		body: `{"name":"db","addons":[],"region_code":"us-east-1","cpu_millis":"1000","memory_gbs":"4"}`,
 		resp: serviceJSON[:len(serviceJSON)-1] + `,"initial_password":"pw"}`, want: withPassword(serviceWant, "pw"),
 	},
 	{
@@ -98,9 +98,9 @@ var opCases = []opCase{
 	{
 		op: OpResizeService, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/resize", status: 202,
 		call: func(ctx context.Context, c *Client) (any, error) {
-			return nil, c.ResizeService(ctx, sID, ResizeServiceRequest{CPUMillis: 2000, MemoryGBs: 8})
+			return nil, c.ResizeService(ctx, sID, ResizeServiceRequest{CPUMillis: SizeOf(2000), MemoryGBs: SizeOf(8)})
 		},
-		body: `{"cpu_millis":2000,"memory_gbs":8}`, resp: msgJSON,
+		body: `{"cpu_millis":"2000","memory_gbs":"8"}`, resp: msgJSON,
 	},
 	{
 		op: OpUpdatePassword, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/updatePassword", status: 204,
@@ -119,9 +119,9 @@ var opCases = []opCase{
 	{
 		op: OpSetHA, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/setHA", status: 202,
 		call: func(ctx context.Context, c *Client) (any, error) {
-			return nil, c.SetHA(ctx, sID, SetHARequest{ReplicaCount: 2})
+			return nil, c.SetHA(ctx, sID, SetHARequest{ReplicaCount: new(int64(2)), SyncReplicaCount: new(int64(1))})
 		},
-		body: `{"replica_count":2}`,
+		body: `{"replica_count":2,"sync_replica_count":1}`,
 	},
 	{
 		op: OpEnableServicePooler, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/enablePooler", status: 200,
@@ -136,11 +136,33 @@ var opCases = []opCase{
 	{
 		op: OpForkService, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/forkService", status: 202,
 		call: func(ctx context.Context, c *Client) (any, error) {
-			return c.ForkService(ctx, sID, ForkServiceRequest{Name: "f", RegionCode: "eu", CPUMillis: 500, MemoryGBs: 2})
+			return c.ForkService(ctx, sID, ForkServiceRequest{ForkStrategy: ForkPITR, TargetTime: &Time{Time: created}, Name: "f", CPUMillis: SizeShared, MemoryGBs: SizeShared})
 		},
-		body: `{"name":"f","region_code":"eu","cpu_millis":500,"memory_gbs":2}`,
+		body: `{"fork_strategy":"PITR","target_time":"2024-05-01T10:00:00Z","name":"f","cpu_millis":"shared","memory_gbs":"shared"}`,
 		resp: `{"service_id":"s2","initial_password":"fpw","forked_from":{"project_id":"proj-1","service_id":"s1","is_standby":false}}`,
 		want: &Service{ServiceID: "s2", InitialPassword: "fpw", ForkedFrom: &ForkedFrom{ProjectID: "proj-1", ServiceID: "s1"}},
+	},
+	{
+		op: OpStartService, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/start", status: 202,
+		call: func(ctx context.Context, c *Client) (any, error) { return c.StartService(ctx, sID) },
+		resp: `{"service_id":"s1","status":"RESUMING"}`, want: &Service{ServiceID: "s1", Status: ServiceResuming},
+	},
+	{
+		op: OpStopService, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/stop", status: 202,
+		call: func(ctx context.Context, c *Client) (any, error) { return c.StopService(ctx, sID) },
+		resp: `{"service_id":"s1","status":"PAUSING"}`, want: &Service{ServiceID: "s1", Status: ServicePausing},
+	},
+	{
+		op: OpRenameService, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/rename", status: 200,
+		call: func(ctx context.Context, c *Client) (any, error) {
+			return c.RenameService(ctx, sID, RenameServiceRequest{Name: "n2"})
+		},
+		body: `{"name":"n2"}`, resp: `{"service_id":"s1","name":"n2"}`, want: &Service{ServiceID: "s1", Name: "n2"},
+	},
+	{
+		op: OpListProjects, method: "GET", uri: "/v1/projects", status: 200,
+		call: func(ctx context.Context, c *Client) (any, error) { return c.ListProjects(ctx) },
+		resp: `[{"id":"p1","name":"One"},{"id":"p2","name":"Two"}]`, want: []Project{{ID: "p1", Name: "One"}, {ID: "p2", Name: "Two"}},
 	},
 	{
 		op: OpAttachToVPC, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/attachToVPC", status: 202,

@@ -75,3 +75,20 @@ func (c *Client) AttachToVPC(ctx context.Context, serviceID string, req VPCAttac
 func (c *Client) DetachFromVPC(ctx context.Context, serviceID string, req VPCAttachmentRequest) error {
 	return c.do(ctx, call{op: OpDetachFromVPC, ids: []string{serviceID}, body: req})
 }
+
+// StartService resumes a paused service (revision 2026): 202 with the
+// service, RESUMING then READY.
+func (c *Client) StartService(ctx context.Context, serviceID string) (*Service, error) {
+	return doValue[Service](ctx, c, call{op: OpStartService, ids: []string{serviceID}})
+}
+
+// StopService pauses a service (revision 2026): 202 with the service,
+// PAUSING then PAUSED.
+func (c *Client) StopService(ctx context.Context, serviceID string) (*Service, error) {
+	return doValue[Service](ctx, c, call{op: OpStopService, ids: []string{serviceID}})
+}
+
+// RenameService renames a service (revision 2026): 200 with the service.
+func (c *Client) RenameService(ctx context.Context, serviceID string, req RenameServiceRequest) (*Service, error) {
+	return doValue[Service](ctx, c, call{op: OpRenameService, ids: []string{serviceID}, body: req})
+}

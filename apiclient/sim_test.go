@@ -120,7 +120,7 @@ func TestSimEveryOperation(t *testing.T) {
 	}
 
 	// Addons left nil must go out as [] (the simulator refuses null).
-	svc := must[*apiclient.Service](t, "CreateService")(c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "db", RegionCode: "us-east-1", CPUMillis: 1000, MemoryGBs: 4}))
+	svc := must[*apiclient.Service](t, "CreateService")(c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "db", RegionCode: "us-east-1", CPUMillis: apiclient.SizeOf(1000), MemoryGBs: apiclient.SizeOf(4)}))
 	if svc.ServiceID == "" || svc.InitialPassword == "" || svc.ServiceType != apiclient.ServiceTypePostgres || svc.Created.IsZero() {
 		t.Errorf("created service = %+v", svc)
 	}
@@ -130,17 +130,17 @@ func TestSimEveryOperation(t *testing.T) {
 	if got := must[[]apiclient.Service](t, "ListServices")(c.ListServices(ctx)); len(got) != 1 || got[0].ServiceID != svc.ServiceID {
 		t.Errorf("ListServices = %+v", got)
 	}
-	mustOK(t, "ResizeService", c.ResizeService(ctx, svc.ServiceID, apiclient.ResizeServiceRequest{CPUMillis: 2000, MemoryGBs: 8}))
+	mustOK(t, "ResizeService", c.ResizeService(ctx, svc.ServiceID, apiclient.ResizeServiceRequest{CPUMillis: apiclient.SizeOf(2000), MemoryGBs: apiclient.SizeOf(8)}))
 	mustOK(t, "UpdatePassword", c.UpdatePassword(ctx, svc.ServiceID, apiclient.UpdatePasswordRequest{Password: "n3w-pass"}))
 	if m := must[*apiclient.Message](t, "SetServiceEnvironment")(c.SetServiceEnvironment(ctx, svc.ServiceID, apiclient.SetEnvironmentRequest{Environment: apiclient.EnvironmentProd})); m.Message == "" {
 		t.Error("SetServiceEnvironment: empty message")
 	}
-	mustOK(t, "SetHA", c.SetHA(ctx, svc.ServiceID, apiclient.SetHARequest{ReplicaCount: 1}))
+	mustOK(t, "SetHA", c.SetHA(ctx, svc.ServiceID, apiclient.SetHARequest{ReplicaCount: new(int64(1))}))
 	must[*apiclient.Message](t, "EnableServicePooler")(c.EnableServicePooler(ctx, svc.ServiceID))
 	must[*apiclient.Message](t, "DisableServicePooler")(c.DisableServicePooler(ctx, svc.ServiceID))
 	mustOK(t, "AttachToVPC", c.AttachToVPC(ctx, svc.ServiceID, apiclient.VPCAttachmentRequest{VPCID: vpc.ID}))
 	mustOK(t, "DetachFromVPC", c.DetachFromVPC(ctx, svc.ServiceID, apiclient.VPCAttachmentRequest{VPCID: vpc.ID}))
-	fork := must[*apiclient.Service](t, "ForkService")(c.ForkService(ctx, svc.ServiceID, apiclient.ForkServiceRequest{Name: "fork", RegionCode: "us-east-1", CPUMillis: 1000, MemoryGBs: 4}))
+	fork := must[*apiclient.Service](t, "ForkService")(c.ForkService(ctx, svc.ServiceID, apiclient.ForkServiceRequest{Name: "fork", RegionCode: "us-east-1", CPUMillis: apiclient.SizeOf(1000), MemoryGBs: apiclient.SizeOf(4)}))
 	if fork.ForkedFrom == nil || fork.ForkedFrom.ServiceID != svc.ServiceID || fork.InitialPassword == "" {
 		t.Errorf("fork = %+v", fork)
 	}
@@ -163,6 +163,52 @@ func TestSimEveryOperation(t *testing.T) {
 	mustOK(t, "DeleteService", c.DeleteService(ctx, svc.ServiceID))
 
 	for _, op := range apiclient.Operations {
+		if slices.Contains(revision2026Ops, op) {
+			continue // TestSimRevision2026Operations
+		}
+		if n := sim.RequestCount(op); n != 1 {
+			t.Errorf("simulator saw %d requests of %s, want 1", n, op)
+		}
+	}
+}
+
+// revision2026Ops are the operations the first revision does not serve.
+var revision2026Ops = []string{apiclient.OpListProjects, apiclient.OpStartService, apiclient.OpStopService, apiclient.OpRenameService}
+
+// TestSimRevision2026Operations runs the operations of revision 2026 and
+// the new bodies against the simulator in that revision, once each.
+func TestSimRevision2026Operations(t *testing.T) {
+	sim := cloudsim.New(cloudsim.Options{Credentials: []cloudsim.Credential{readWrite}, Seed: 1, Timings: cloudsim.Timings{}})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	c, _ := simClient(t, srv.URL+"/v1", readWrite, nil)
+	ctx := t.Context()
+
+	if got := must[[]apiclient.Project](t, "ListProjects")(c.ListProjects(ctx)); len(got) != 1 || got[0].ID != simProject {
+		t.Errorf("ListProjects = %+v", got)
+	}
+	svc := must[*apiclient.Service](t, "CreateService")(c.CreateService(ctx, apiclient.CreateServiceRequest{
+		Name: "free", CPUMillis: apiclient.SizeShared, MemoryGBs: apiclient.SizeShared, ReplicaCount: new(int64(0)), EnvironmentTag: apiclient.EnvironmentProd}))
+	if !svc.Shared() || svc.Environment() != apiclient.EnvironmentProd {
+		t.Errorf("created = %+v", svc)
+	}
+	mustOK(t, "ResizeService", c.ResizeService(ctx, svc.ServiceID, apiclient.ResizeServiceRequest{CPUMillis: apiclient.SizeOf(1000), MemoryGBs: apiclient.SizeOf(4)}))
+	mustOK(t, "SetHA", c.SetHA(ctx, svc.ServiceID, apiclient.SetHARequest{ReplicaCount: new(int64(2)), SyncReplicaCount: new(int64(1))}))
+	if got := must[*apiclient.Service](t, "StopService")(c.StopService(ctx, svc.ServiceID)); !got.IsPaused() {
+		t.Errorf("stopped = %s", got.Status)
+	}
+	if got := must[*apiclient.Service](t, "StartService")(c.StartService(ctx, svc.ServiceID)); got.Status != apiclient.ServiceReady {
+		t.Errorf("started = %s", got.Status)
+	}
+	if got := must[*apiclient.Service](t, "RenameService")(c.RenameService(ctx, svc.ServiceID, apiclient.RenameServiceRequest{Name: "paid"})); got.Name != "paid" {
+		t.Errorf("renamed = %+v", got)
+	}
+	at := apiclient.Time{Time: svc.Created.Add(time.Millisecond)}
+	fork := must[*apiclient.Service](t, "ForkService")(c.ForkService(ctx, svc.ServiceID, apiclient.ForkServiceRequest{ForkStrategy: apiclient.ForkPITR, TargetTime: &at}))
+	if fork.ForkedFrom == nil || fork.ForkedFrom.ServiceID != svc.ServiceID || fork.Name != "paid-fork" {
+		t.Errorf("fork = %+v", fork)
+	}
+	for _, op := range revision2026Ops {
 		if n := sim.RequestCount(op); n != 1 {
 			t.Errorf("simulator saw %d requests of %s, want 1", n, op)
 		}
@@ -182,7 +228,7 @@ var simOps = []struct {
 	{apiclient.OpGetAuthInfo, false, func(ctx context.Context, c *apiclient.Client, _ ids) error { _, err := c.GetAuthInfo(ctx); return err }},
 	{apiclient.OpListServices, false, func(ctx context.Context, c *apiclient.Client, _ ids) error { _, err := c.ListServices(ctx); return err }},
 	{apiclient.OpCreateService, true, func(ctx context.Context, c *apiclient.Client, _ ids) error {
-		_, err := c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "x", Addons: []string{apiclient.AddonTimeSeries, apiclient.AddonAI}, RegionCode: "r", CPUMillis: 1, MemoryGBs: 1})
+		_, err := c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "x", Addons: []string{apiclient.AddonTimeSeries, apiclient.AddonAI}, RegionCode: "r", CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)})
 		return err
 	}},
 	{apiclient.OpGetService, false, func(ctx context.Context, c *apiclient.Client, id ids) error {
@@ -191,7 +237,7 @@ var simOps = []struct {
 	}},
 	{apiclient.OpDeleteService, true, func(ctx context.Context, c *apiclient.Client, id ids) error { return c.DeleteService(ctx, id.svc) }},
 	{apiclient.OpResizeService, true, func(ctx context.Context, c *apiclient.Client, id ids) error {
-		return c.ResizeService(ctx, id.svc, apiclient.ResizeServiceRequest{CPUMillis: 1, MemoryGBs: 1})
+		return c.ResizeService(ctx, id.svc, apiclient.ResizeServiceRequest{CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)})
 	}},
 	{apiclient.OpUpdatePassword, true, func(ctx context.Context, c *apiclient.Client, id ids) error {
 		return c.UpdatePassword(ctx, id.svc, apiclient.UpdatePasswordRequest{Password: "pw"})
@@ -201,7 +247,7 @@ var simOps = []struct {
 		return err
 	}},
 	{apiclient.OpSetHA, true, func(ctx context.Context, c *apiclient.Client, id ids) error {
-		return c.SetHA(ctx, id.svc, apiclient.SetHARequest{ReplicaCount: 1})
+		return c.SetHA(ctx, id.svc, apiclient.SetHARequest{ReplicaCount: new(int64(1))})
 	}},
 	{apiclient.OpEnableServicePooler, true, func(ctx context.Context, c *apiclient.Client, id ids) error {
 		_, err := c.EnableServicePooler(ctx, id.svc)
@@ -212,7 +258,7 @@ var simOps = []struct {
 		return err
 	}},
 	{apiclient.OpForkService, true, func(ctx context.Context, c *apiclient.Client, id ids) error {
-		_, err := c.ForkService(ctx, id.svc, apiclient.ForkServiceRequest{Name: "f", RegionCode: "r", CPUMillis: 1, MemoryGBs: 1})
+		_, err := c.ForkService(ctx, id.svc, apiclient.ForkServiceRequest{Name: "f", RegionCode: "r", CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)})
 		return err
 	}},
 	{apiclient.OpAttachToVPC, true, func(ctx context.Context, c *apiclient.Client, id ids) error {
@@ -286,7 +332,7 @@ func seed(t *testing.T, base string) ids {
 	ctx := t.Context()
 	vpc := must[*apiclient.VPC](t, "CreateVPC")(c.CreateVPC(ctx, apiclient.CreateVPCRequest{Name: "v", CIDR: "10.0.0.0/16", RegionCode: "r"}))
 	pe := must[*apiclient.Peering](t, "CreatePeering")(c.CreatePeering(ctx, vpc.ID, apiclient.CreatePeeringRequest{PeerAccountID: "a", PeerRegionCode: "r", PeerVPCID: "v"}))
-	svc := must[*apiclient.Service](t, "CreateService")(c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "s", RegionCode: "r", CPUMillis: 1000, MemoryGBs: 4}))
+	svc := must[*apiclient.Service](t, "CreateService")(c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "s", RegionCode: "r", CPUMillis: apiclient.SizeOf(1000), MemoryGBs: apiclient.SizeOf(4)}))
 	rs := must[*apiclient.ReplicaSet](t, "CreateReplicaSet")(c.CreateReplicaSet(ctx, svc.ServiceID, apiclient.CreateReplicaSetRequest{Name: "r", CPUMillis: 1, MemoryGBs: 1, Nodes: 1}))
 	return ids{svc: svc.ServiceID, rs: rs.ID, vpc: vpc.ID, peering: pe.ID}
 }
@@ -297,7 +343,7 @@ func TestSimTableCoversEveryOperation(t *testing.T) {
 		ops = append(ops, o.op)
 	}
 	for _, op := range apiclient.Operations {
-		if !slices.Contains(ops, op) {
+		if !slices.Contains(ops, op) && !slices.Contains(revision2026Ops, op) {
 			t.Errorf("simOps lacks %s", op)
 		}
 	}
@@ -409,24 +455,24 @@ func TestSimBadRequest(t *testing.T) {
 	ctx := t.Context()
 	for name, call := range map[string]func() error{
 		"createService cpu 0": func() error {
-			_, err := c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "x", RegionCode: "r", CPUMillis: 0, MemoryGBs: 1})
+			_, err := c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "x", RegionCode: "r", CPUMillis: apiclient.SizeOf(0), MemoryGBs: apiclient.SizeOf(1)})
 			return err
 		},
 		"createService unknown addon": func() error {
-			_, err := c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "x", Addons: []string{"graph"}, RegionCode: "r", CPUMillis: 1, MemoryGBs: 1})
+			_, err := c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "x", Addons: []string{"graph"}, RegionCode: "r", CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)})
 			return err
 		},
 		"resizeService negative": func() error {
-			return c.ResizeService(ctx, id.svc, apiclient.ResizeServiceRequest{CPUMillis: -1, MemoryGBs: 1})
+			return c.ResizeService(ctx, id.svc, apiclient.ResizeServiceRequest{CPUMillis: apiclient.SizeOf(-1), MemoryGBs: apiclient.SizeOf(1)})
 		},
 		"updatePassword empty": func() error { return c.UpdatePassword(ctx, id.svc, apiclient.UpdatePasswordRequest{}) },
 		"setServiceEnvironment QA": func() error {
 			_, err := c.SetServiceEnvironment(ctx, id.svc, apiclient.SetEnvironmentRequest{Environment: "QA"})
 			return err
 		},
-		"setHA 99": func() error { return c.SetHA(ctx, id.svc, apiclient.SetHARequest{ReplicaCount: 99}) },
+		"setHA 99": func() error { return c.SetHA(ctx, id.svc, apiclient.SetHARequest{ReplicaCount: new(int64(99))}) },
 		"forkService blank name": func() error {
-			_, err := c.ForkService(ctx, id.svc, apiclient.ForkServiceRequest{Name: " ", RegionCode: "r", CPUMillis: 1, MemoryGBs: 1})
+			_, err := c.ForkService(ctx, id.svc, apiclient.ForkServiceRequest{Name: " ", RegionCode: "r", CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)})
 			return err
 		},
 		"attachToVPC blank vpc": func() error { return c.AttachToVPC(ctx, id.svc, apiclient.VPCAttachmentRequest{}) },
@@ -479,7 +525,7 @@ func TestSimConflict(t *testing.T) {
 	if err := sim.SetServiceStatus(simProject, id.svc, apiclient.ServiceConfiguring); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.ResizeService(ctx, id.svc, apiclient.ResizeServiceRequest{CPUMillis: 1, MemoryGBs: 1}); !apiclient.IsConflict(err) {
+	if err := c.ResizeService(ctx, id.svc, apiclient.ResizeServiceRequest{CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)}); !apiclient.IsConflict(err) {
 		t.Errorf("resizing a CONFIGURING service: err = %v, want 409", err)
 	}
 	if got := must[*apiclient.Service](t, "GetService")(c.GetService(ctx, id.svc)); got.Status != apiclient.ServiceConfiguring {
@@ -528,7 +574,7 @@ func TestSimFaults(t *testing.T) {
 			name:  "write not retried on a dropped connection",
 			fault: cloudsim.Fault{Operation: apiclient.OpCreateService, DropConnection: true, Count: 1},
 			call: func(ctx context.Context, c *apiclient.Client) error {
-				_, err := c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "x", RegionCode: "r", CPUMillis: 1, MemoryGBs: 1})
+				_, err := c.CreateService(ctx, apiclient.CreateServiceRequest{Name: "x", RegionCode: "r", CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)})
 				return err
 			},
 			op: apiclient.OpCreateService, wantReqs: 1,

@@ -1,6 +1,9 @@
 package apiclient
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Service statuses documented in section 3.1 of the spec. The API may send
 // others; they are kept as they are, never rejected.
@@ -307,20 +310,40 @@ type Message struct {
 	Message string `json:"message"`
 }
 
-// CreateServiceRequest is the body of createService. Addons must be an empty
-// list, not null, for a plain Postgres service.
+// Size is a service size in a request body as revision 2026 sends it: a
+// string of digits ("1000"), or SizeShared for a shared-resource service.
+type Size string
+
+// SizeShared asks for a shared-resource service (no dedicated size).
+const SizeShared Size = "shared"
+
+// SizeOf is n as a Size.
+func SizeOf(n int64) Size { return Size(strconv.FormatInt(n, 10)) }
+
+// CreateServiceRequest is the body of createService in revision 2026. Addons
+// must be an empty list, not null, for a plain Postgres service; the
+// optional fields are left out when empty (the provider picks the region,
+// environment DEV, no HA replica).
 type CreateServiceRequest struct {
-	Name       string   `json:"name"`
-	Addons     []string `json:"addons"`
-	RegionCode string   `json:"region_code"`
-	CPUMillis  int64    `json:"cpu_millis"`
-	MemoryGBs  int64    `json:"memory_gbs"`
+	Name           string   `json:"name"`
+	Addons         []string `json:"addons"`
+	RegionCode     string   `json:"region_code,omitempty"`
+	ReplicaCount   *int64   `json:"replica_count,omitempty"`
+	CPUMillis      Size     `json:"cpu_millis"`
+	MemoryGBs      Size     `json:"memory_gbs"`
+	EnvironmentTag string   `json:"environment_tag,omitempty"`
 }
 
-// ResizeServiceRequest is the body of resizeService.
+// ResizeServiceRequest is the body of resizeService: digit strings, as
+// revision 2026's schema says (older deployments accept them too).
 type ResizeServiceRequest struct {
-	CPUMillis int64 `json:"cpu_millis"`
-	MemoryGBs int64 `json:"memory_gbs"`
+	CPUMillis Size `json:"cpu_millis"`
+	MemoryGBs Size `json:"memory_gbs"`
+}
+
+// RenameServiceRequest is the body of renameService (revision 2026).
+type RenameServiceRequest struct {
+	Name string `json:"name"`
 }
 
 // UpdatePasswordRequest is the body of updatePassword.
@@ -334,17 +357,32 @@ type SetEnvironmentRequest struct {
 	Environment string `json:"environment"`
 }
 
-// SetHARequest is the body of setHA.
+// SetHARequest is the body of setHA: at least one count (revision 2026 adds
+// sync_replica_count).
 type SetHARequest struct {
-	ReplicaCount int64 `json:"replica_count"`
+	ReplicaCount     *int64 `json:"replica_count,omitempty"`
+	SyncReplicaCount *int64 `json:"sync_replica_count,omitempty"`
 }
 
-// ForkServiceRequest is the body of forkService.
+// Fork strategies of forkService (revision 2026).
+const (
+	ForkLastSnapshot = "LAST_SNAPSHOT"
+	ForkNow          = "NOW"
+	ForkPITR         = "PITR"
+)
+
+// ForkServiceRequest is the body of forkService in revision 2026:
+// TargetTime is required for ForkPITR; the sizes default to the parent's,
+// the region is the parent's (RegionCode is for first-revision deployments,
+// which require it).
 type ForkServiceRequest struct {
-	Name       string `json:"name"`
-	RegionCode string `json:"region_code"`
-	CPUMillis  int64  `json:"cpu_millis"`
-	MemoryGBs  int64  `json:"memory_gbs"`
+	ForkStrategy   string `json:"fork_strategy"`
+	TargetTime     *Time  `json:"target_time,omitempty"`
+	Name           string `json:"name,omitempty"`
+	RegionCode     string `json:"region_code,omitempty"`
+	CPUMillis      Size   `json:"cpu_millis,omitempty"`
+	MemoryGBs      Size   `json:"memory_gbs,omitempty"`
+	EnvironmentTag string `json:"environment_tag,omitempty"`
 }
 
 // VPCAttachmentRequest is the body of attachToVPC and detachFromVPC.

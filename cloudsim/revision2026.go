@@ -17,9 +17,9 @@ import (
 
 // Fork strategies of forkService (revision 2026).
 const (
-	ForkLastSnapshot = "LAST_SNAPSHOT"
-	ForkNow          = "NOW"
-	ForkPITR         = "PITR"
+	ForkLastSnapshot = apiclient.ForkLastSnapshot
+	ForkNow          = apiclient.ForkNow
+	ForkPITR         = apiclient.ForkPITR
 )
 
 // defaultRegion is where a service lands when a create names no region: the

@@ -123,7 +123,7 @@ func TestScenarioUnusualValues(t *testing.T) {
 	s.sim.LoadFleet("p", cloudsim.Fleet{Services: 2, ReplicaSetsPerService: 1, VPCs: 1, PeeringsPerVPC: 2})
 	client := s.clients["p"]
 	ctx := context.Background()
-	queued, err := client.CreateService(ctx, apiclient.CreateServiceRequest{Name: "fresh", Addons: []string{}, RegionCode: "eu-west-1", CPUMillis: 500, MemoryGBs: 2})
+	queued, err := client.CreateService(ctx, apiclient.CreateServiceRequest{Name: "fresh", Addons: []string{}, RegionCode: "eu-west-1", CPUMillis: apiclient.SizeOf(500), MemoryGBs: apiclient.SizeOf(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
