@@ -99,6 +99,10 @@ func run(args []string, getenv func(string) string) int {
 		return 2
 	}
 	go reloader.WatchSIGHUP(ctx)
+	if discovering(f) {
+		_, collect := f.config.Defaults()
+		go rediscover(ctx, reloader, collect.Interval)
+	}
 
 	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOptions(manager, reg, logger), f.simulate, os.Stdout)
 	if err != nil {
@@ -299,11 +303,62 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 		load := func() ([]config.Project, error) { return config.LoadFile(cfg.ConfigFile, api, collect, getenv) }
 		_, err := load()
 		return load, err
+	case cfg.ProjectID == "":
+		return discoverySource(ctx, logger, cfg, getenv, check)
 	default:
 		project, err := cfg.SingleProject(getenv)
 		if err != nil {
 			return nil, err
 		}
 		return func() ([]config.Project, error) { return []config.Project{project}, nil }, nil
+	}
+}
+
+// discovering reports whether the projects are discovered: credentials but
+// neither --api.project-id nor --config.file nor --simulate.
+func discovering(f *flags) bool {
+	return !f.simulate && f.config.ConfigFile == "" && f.config.ProjectID == ""
+}
+
+// discoverySource polls every project the credentials can access (GET
+// /projects, revision 2026). A failed discovery keeps the projects running;
+// the first one, at startup, starts none, so that an API outage at startup
+// does not stop the exporter: the next discovery, a full cycle later, tries
+// again.
+func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, check bool) (func() ([]config.Project, error), error) {
+	template, err := cfg.DiscoveryTemplate(getenv)
+	if err != nil || check {
+		return nil, err
+	}
+	d, err := projects.NewDiscovery(template, version.ComponentUserAgent(exporterName), nil)
+	if err != nil {
+		return nil, err
+	}
+	first := true
+	return func() ([]config.Project, error) {
+		lctx, cancel := context.WithTimeout(ctx, template.API.Timeout)
+		defer cancel()
+		found, err := d.Load(lctx)
+		if err != nil && first {
+			logger.Error("Project discovery failed; polling no project until it succeeds", "err", err)
+			found, err = nil, nil
+		}
+		first = false
+		return found, err
+	}, nil
+}
+
+// rediscover re-runs the project discovery every interval (a full cycle):
+// new projects start, removed ones stop and their series go.
+func rediscover(ctx context.Context, r *projects.Reloader, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = r.Reload() // a failure is logged and keeps the projects running
+		}
 	}
 }
