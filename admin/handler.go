@@ -263,7 +263,8 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 		ServiceID: req.ids[idService], ReplicaSetID: req.ids[idReplicaSet], VPCID: req.ids[idVPC], PeeringID: req.ids[idPeering],
 		State: statePending, RequestedAt: rec.Time,
 	}
-	result, err := req.ep.call(ctx, req.project.Client, req.ids, req.body)
+	var answer []byte
+	result, err := req.ep.call(apiclient.WithAnswer(ctx, &answer), req.project.Client, req.ids, req.body)
 	now := time.Now()
 	if err != nil {
 		e := upstreamError(err, req.body)
@@ -297,7 +298,12 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 	header := http.Header{}
 	var body []byte
 	if result != nil {
-		if body, err = marshal(result); err != nil {
+		// The upstream answer as received, so that nothing is dropped or
+		// added; a re-encoding only when there is none to relay.
+		if len(answer) > 0 && json.Valid(answer) {
+			body = answer
+			header.Set("Content-Type", "application/json")
+		} else if body, err = marshal(result); err != nil {
 			body = nil
 		} else {
 			header.Set("Content-Type", "application/json")

@@ -676,3 +676,22 @@ func TestProdStopAndRenameGuard(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersRelayedAsReceived: the upstream answer reaches the caller as
+// the API sent it: revision 2026's fields the client does not model are
+// kept, none is added (no "paused": false), and renameVPC's {message} is a
+// success.
+func TestAnswersRelayedAsReceived(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	p := "/api/v1/projects/" + testProject
+	a := e.do("POST", p+"/services", `{"name":"relayed","addons":[],"cpu_millis":"shared","memory_gbs":"shared"}`)
+	if a.status != http.StatusAccepted || strings.Contains(a.body, `"paused"`) ||
+		!strings.Contains(a.body, `"read_replica_sets":[]`) || !strings.Contains(a.body, `"cpu_millis":null`) {
+		t.Errorf("create answer not relayed as received: %d %s", a.status, a.body)
+	}
+	a = e.do("POST", p+"/vpcs/"+d.vpc["analytics-vpc"]+"/rename", `{"name":"renamed-vpc"}`)
+	if a.status != http.StatusOK || !strings.Contains(a.body, `"message"`) || strings.Contains(a.body, `"cidr"`) {
+		t.Errorf("renameVPC: %d %s, want the API's {message}", a.status, a.body)
+	}
+}

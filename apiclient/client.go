@@ -403,6 +403,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	if tooLarge {
 		return fmt.Errorf("apiclient: %s: %w: more than %d bytes", cl.op, ErrBodyTooLarge, c.maxBodyBytes)
 	}
+	recordAnswer(ctx, data)
 	if cl.out == nil {
 		// 202/204 answers documented without a body may still carry one.
 		return nil

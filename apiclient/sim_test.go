@@ -203,7 +203,7 @@ func TestSimRevision2026Operations(t *testing.T) {
 	if got := must[*apiclient.Service](t, "RenameService")(c.RenameService(ctx, svc.ServiceID, apiclient.RenameServiceRequest{Name: "paid"})); got.Name != "paid" {
 		t.Errorf("renamed = %+v", got)
 	}
-	at := apiclient.Time{Time: svc.Created.Add(time.Millisecond)}
+	at := svc.Created // the earliest point the PITR window holds
 	fork := must[*apiclient.Service](t, "ForkService")(c.ForkService(ctx, svc.ServiceID, apiclient.ForkServiceRequest{ForkStrategy: apiclient.ForkPITR, TargetTime: &at}))
 	if fork.ForkedFrom == nil || fork.ForkedFrom.ServiceID != svc.ServiceID || fork.Name != "paid-fork" {
 		t.Errorf("fork = %+v", fork)
