@@ -182,7 +182,7 @@ func TestAdminEveryWriteOperation(t *testing.T) {
 		seen func() bool
 	}{
 		{"createService", "POST", p + "/services", `{"name":"e2e-new","addons":["time-series"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`,
-			`{"name":"e2e-new","addons":["time-series"],"region_code":"us-east-1","cpu_millis":"1000","memory_gbs":4}`, "cpu_millis", 202,
+			`{"name":"e2e-new","addons":["time-series"],"region_code":"us-east-1","cpu_millis":"1k","memory_gbs":4}`, "cpu_millis", 202,
 			r.metricIs("clouddb_service_info", 1, "name", "e2e-new")},
 		{"resizeService", "POST", p + "/services/" + emb + "/resize", `{"cpu_millis":3000,"memory_gbs":12}`, `{"cpu_millis":3000}`, "memory_gbs", 202,
 			r.metricIs("clouddb_service_cpu_cores", 3, "service_id", emb)},
@@ -195,8 +195,8 @@ func TestAdminEveryWriteOperation(t *testing.T) {
 			r.metricIs("clouddb_service_connection_pooler_enabled", 1, "service_id", emb)},
 		{"disableServicePooler", "POST", p + "/services/" + emb + "/disablePooler", `{}`, `[]`, "body", 200,
 			r.metricIs("clouddb_service_connection_pooler_enabled", 0, "service_id", emb)},
-		{"forkService", "POST", p + "/services/" + search + "/forkService", `{"name":"e2e-fork","region_code":"us-west-2","cpu_millis":1000,"memory_gbs":4}`,
-			`{"name":"e2e-fork","region_code":"us-west-2","cpu_millis":1000,"memory_gbs":4,"extra":1}`, "extra", 202,
+		{"forkService", "POST", p + "/services/" + search + "/forkService", `{"fork_strategy":"NOW","name":"e2e-fork","cpu_millis":1000,"memory_gbs":4}`,
+			`{"fork_strategy":"NOW","name":"e2e-fork","cpu_millis":1000,"memory_gbs":4,"extra":1}`, "extra", 202,
 			r.metricIs("clouddb_service_info", 1, "name", "e2e-fork")},
 		{"attachToVPC", "POST", p + "/services/" + dev + "/attachToVPC", `{"vpc_id":"` + analytics + `"}`, `{"vpc_id":""}`, "vpc_id", 202, nil},
 		{"detachFromVPC", "POST", p + "/services/" + dev + "/detachFromVPC", `{"vpc_id":"` + analytics + `"}`, `{"vpc_id":null}`, "vpc_id", 202, nil},
@@ -512,7 +512,7 @@ func TestAdminLeaksNoSecrets(t *testing.T) {
 	secrets := []string{adminToken, testbin.SimAccessKey, testbin.SimSecretKey, testbin.SimAPIKey, "e2e-first-password", "e2e-second-password"}
 	for i, call := range []struct{ path, body string }{
 		{p + "/services", `{"name":"leak-a","addons":["ai"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`},
-		{p + "/services/" + f.service["search-ai"] + "/forkService", `{"name":"leak-fork","region_code":"us-west-2","cpu_millis":1000,"memory_gbs":4}`},
+		{p + "/services/" + f.service["search-ai"] + "/forkService", `{"fork_strategy":"NOW","name":"leak-fork"}`},
 	} {
 		code, h, body := r.do("POST", call.path, call.body, "Idempotency-Key", fmt.Sprintf("leak-%d", i))
 		var svc struct {

@@ -40,10 +40,12 @@ func startPolling(t *testing.T, sim string, args ...string) (*testbin.Process, s
 }
 
 // startFleetSim starts the simulator with a generated fleet: services with
-// one replica set each, and VPCs with two peerings each.
+// one replica set each, and VPCs with two peerings each. It serves the first
+// revision, in which replica sets cost one call per service (revision 2026
+// sends them inline: see revision_test.go).
 func startFleetSim(t *testing.T, services, vpcs int) string {
 	t.Helper()
-	return testbin.StartSim(t, "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
+	return testbin.StartSim(t, "--api.revision=2024", "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
 		"--fleet.replica-sets-per-service=1", fmt.Sprintf("--fleet.vpcs=%d", vpcs), "--fleet.peerings-per-vpc=2")
 }
 
@@ -200,7 +202,8 @@ func TestPollingHugeRetryAfter(t *testing.T) {
 		t.Skip("runs the simulator and the exporter")
 	}
 	t.Parallel()
-	sim := testbin.StartSim(t)
+	// The first revision: its listReplicaSets calls are what the fault hits.
+	sim := testbin.StartSim(t, "--api.revision=2024")
 	p, url := startPolling(t, sim, "--collect.interval=5s")
 	var before map[string]*dto.MetricFamily
 	testbin.WaitFor(t, 60*time.Second, "services on /metrics", func() bool {
