@@ -220,28 +220,19 @@ local g = import '../lib/grafana.libsonnet';
           ]
         ) + g.mappings({ '0': ['dedicated', 'text'], '1': ['shared', 'blue'] }),
         g.tablePanel(
-          'Forked from',
-          'The service this one was forked from (forked_from: parent project and service, standby or not); empty for a service that is not a fork.',
+          'Fork lineage',
+          'Forks around this service (forked_from): the row whose service_id is this service names its parent (standby or not); rows whose parent_service_id is this service are its forks. Empty when there is neither.',
           'short',
           g.pos(12, 55, 12, 4),
           [
-            g.table('clouddb_service_fork_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
-          ]
-        ),
-        g.tablePanel(
-          'Forks of this service',
-          'Services forked from this one.',
-          'short',
-          g.pos(0, 59, 12, 5),
-          [
-            g.table('clouddb_service_fork_info{job=~"$job", instance=~"$instance", parent_project_id=~"$project_id", parent_service_id="$service_id"}'),
+            g.table('clouddb_service_fork_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"} or clouddb_service_fork_info{job=~"$job", instance=~"$instance", parent_project_id=~"$project_id", parent_service_id="$service_id"}'),
           ]
         ),
         g.tablePanel(
           'VPC endpoint',
           'How the service is reached from its VPC (vpc_endpoint); empty when it is not attached.',
           'short',
-          g.pos(12, 59, 12, 5),
+          g.pos(0, 59, 24, 5),
           [
             g.table('clouddb_service_vpc_endpoint_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
           ]
