@@ -97,7 +97,7 @@ var groups = []group{
 		len: func(*fleet.Snapshot) int { return 1 },
 		key: func(*fleet.Snapshot, int) chunkKey { return chunkKey{} },
 		part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, Taken: s.Taken, Auth: s.Auth, Parts: s.Parts}
+			return fleet.Snapshot{ProjectID: s.ProjectID, ProjectName: s.ProjectName, Taken: s.Taken, Auth: s.Auth, Parts: s.Parts}
 		},
 		collect: func(out *sink, s *fleet.Snapshot) {
 			collectAuth(out, s)

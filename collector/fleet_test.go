@@ -154,8 +154,9 @@ func testSnapshots() []*fleet.Snapshot {
 		},
 	}
 	b := &fleet.Snapshot{
-		ProjectID: "proj-b",
-		Taken:     ts("2025-03-01T12:00:05Z"),
+		ProjectID:   "proj-b",
+		ProjectName: "Project B", // as discovery names it: no auth info here
+		Taken:       ts("2025-03-01T12:00:05Z"),
 		Services: []fleet.Service{{
 			Service: apiclient.Service{
 				ServiceID: "svc-9", ProjectID: "proj-b", Name: "vectors", RegionCode: "us-east-1",
