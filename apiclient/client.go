@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/time/rate"
 )
@@ -73,8 +72,9 @@ type Client struct {
 type credentials struct {
 	basic  string // full Authorization header value for the service API
 	bearer string // full Authorization header value for /auth/info, "" if none
-	// secrets are scrubbed from any server text that ends up in an error.
-	secrets []string
+	// redactor removes the credentials from any server text that ends up
+	// in an error.
+	redactor *Redactor
 }
 
 // New validates cfg, applies defaults and returns a Client.
@@ -140,11 +140,9 @@ func New(cfg Config) (*Client, error) {
 	}
 
 	encoded := base64.StdEncoding.EncodeToString([]byte(cfg.AccessKey.Reveal() + ":" + cfg.SecretKey.Reveal()))
-	creds := credentials{basic: "Basic " + encoded, secrets: []string{encoded}}
-	for _, s := range []Secret{cfg.AccessKey, cfg.SecretKey, cfg.APIKey} {
-		if s != "" {
-			creds.secrets = append(creds.secrets, s.Reveal())
-		}
+	creds := credentials{
+		basic:    "Basic " + encoded,
+		redactor: newRedactor(cfg.AccessKey.Reveal(), cfg.SecretKey.Reveal(), cfg.APIKey.Reveal()),
 	}
 	if cfg.APIKey != "" {
 		creds.bearer = "Bearer " + cfg.APIKey.Reveal()
@@ -386,33 +384,69 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		return &TransportError{Operation: cl.op, Err: err}
 	}
 	defer resp.Body.Close()
-	// Read one byte past the limit to tell "exactly the limit" from "more".
+
+	if resp.StatusCode != cl.want {
+		// Even a too large error body yields an APIError: the status is
+		// what callers and the retry policy act on.
+		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
+		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
+		if err != nil && len(data) == 0 {
+			return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", err)}
+		}
+		return c.newAPIError(cl, path, resp, data)
+	}
+	if _, relay := ctx.Value(answerKey{}).(*[]byte); cl.method != http.MethodGet || relay {
+		return c.readWhole(ctx, cl, resp, start)
+	}
+	// A read is decoded as it streams in; its lenient decoding drops what
+	// does not decode.
+	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
+	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
+		return rb.prefix, len(rb.prefix) == snippetPrefix
+	})
+	switch {
+	case rb.tooLarge:
+		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
+		return fmt.Errorf("apiclient: %s: %w: more than %d bytes (see --api.max-response-size)", cl.op, ErrBodyTooLarge, c.maxBodyBytes)
+	case rb.readErr != nil:
+		c.observer.ObserveRequest(cl.op, "error", time.Since(start))
+		return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", rb.readErr)}
+	}
+	c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
+	return derr
+}
+
+// readWhole handles the success answer of a write (or of a call whose
+// answer is relayed, see WithAnswer): small, read whole within the limit,
+// recorded as received, and decoded whole or not at all. An answer
+// documented without a body succeeds whatever body it carries: the status
+// is the answer, and a write the API accepted must not look failed.
+func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, start time.Time) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBodyBytes+1))
+	tooLarge := int64(len(data)) > c.maxBodyBytes
+	if cl.out == nil {
+		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
+		if err == nil && !tooLarge {
+			recordAnswer(ctx, data)
+		}
+		return nil
+	}
 	if err != nil {
 		c.observer.ObserveRequest(cl.op, "error", time.Since(start))
 		return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", err)}
 	}
 	c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
-	tooLarge := int64(len(data)) > c.maxBodyBytes
-
-	if resp.StatusCode != cl.want {
-		// Even a too large error body yields an APIError: the status is
-		// what callers and the retry policy act on.
-		return c.newAPIError(cl, path, resp, data)
-	}
 	if tooLarge {
-		return fmt.Errorf("apiclient: %s: %w: more than %d bytes", cl.op, ErrBodyTooLarge, c.maxBodyBytes)
+		return fmt.Errorf("apiclient: %s: %w: more than %d bytes (see --api.max-response-size)", cl.op, ErrBodyTooLarge, c.maxBodyBytes)
 	}
 	recordAnswer(ctx, data)
-	if cl.out == nil {
-		// 202/204 answers documented without a body may still carry one.
-		return nil
+	var drop func(FieldError)
+	if cl.method == http.MethodGet {
+		drop = func(FieldError) { c.observer.ObserveDecodeError(cl.op) }
 	}
-	if cl.method != http.MethodGet {
-		// The answer to a write is read whole or not at all.
-		return decodeBody(cl.op, data, cl.out, nil)
-	}
-	return c.decodeBody(cl.op, data, cl.out)
+	return decodeStream(cl.op, bytes.NewReader(data), cl.out, drop, c.creds().redactor, func() ([]byte, bool) {
+		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
+	})
 }
 
 // wait takes a token from the shared bucket, reporting any wait.
@@ -445,63 +479,22 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// decodeBody decodes a success body into out. Unknown fields are ignored on
-// purpose: the API may grow fields, and a poller must not break on them.
-// A field that does not decode costs only itself (see decodeLenient): one
-// bad record must not blind the exporter to a whole fleet.
-func (c *Client) decodeBody(op string, data []byte, out any) error {
-	return decodeBody(op, data, out, func(FieldError) { c.observer.ObserveDecodeError(op) })
-}
-
-// decodeBody is Client.decodeBody with drop called for each field left out;
-// with a nil drop, the body is decoded whole or not at all.
-func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
-	err := json.Unmarshal(data, out)
-	if err == nil {
-		return nil
-	}
-	if drop != nil && decodeLenient(data, out, drop) {
-		return nil
-	}
-	return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data), Err: err}
-}
-
 // secretResponses are operations whose success body carries a secret
 // (initial_password): their bodies are never quoted in errors.
 var secretResponses = map[string]bool{OpCreateService: true, OpForkService: true}
 
-func decodeSnippet(op string, data []byte) string {
+// decodeSnippet quotes the start of a body that did not decode, without
+// the credentials.
+func decodeSnippet(op string, data []byte, truncated bool, red *Redactor) string {
 	if secretResponses[op] {
 		return "<omitted: response carries a secret>"
 	}
-	return snippet(data, 64)
+	return red.Snippet(data, 64, truncated)
 }
 
-// snippet returns at most n bytes of data as valid UTF-8 text, cut at a
-// rune boundary. Invalid bytes are replaced before cutting, because each
-// replacement is longer than the byte it replaces.
-func snippet(data []byte, n int) string {
-	if len(data) > 4*n {
-		data = data[:4*n] // enough for n bytes of output, whatever the input
-	}
-	s := strings.ToValidUTF8(string(data), "\uFFFD")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// scrub removes the Client's credentials from text a server sent back, in
-// case it echoes a header: error strings end up in logs.
-func (c *Client) scrub(s string) string {
-	for _, secret := range c.creds().secrets {
-		s = strings.ReplaceAll(s, secret, redacted)
-	}
-	return s
-}
+// Redactor returns the redaction of the Client's credentials, for callers
+// that print other text the server sent (see Redactor).
+func (c *Client) Redactor() *Redactor { return c.creds().redactor }
 
 type nopObserver struct{}
 

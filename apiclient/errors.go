@@ -58,25 +58,29 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// newAPIError types an unexpected answer. Server text is scrubbed of the
-// Client's credentials in case the server echoes them.
+// newAPIError types an unexpected answer. data is the start of its body
+// (at most maxErrorBody+1 bytes). The credentials are removed from the
+// server's text, in case it echoes them, before it is cut.
 func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []byte) *APIError {
-	e := errorFromBody(data)
+	e := errorFromBody(c.creds().redactor, data)
 	e.Operation, e.Method, e.Path, e.StatusCode = cl.op, cl.method, path, resp.StatusCode
-	e.Code, e.Message, e.Body, e.Details = c.scrub(e.Code), c.scrub(e.Message), c.scrub(e.Body), c.scrub(e.Details)
 	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
 	return e
 }
 
 // errorFromBody reads the JSON {code, message} of section 7, or keeps a raw
 // snippet when the body is something else (an HTML page from a proxy, say).
-func errorFromBody(data []byte) *APIError {
+// Both are redacted by red first, then cut to maxErrorSnippet.
+func errorFromBody(red *Redactor, data []byte) *APIError {
+	truncated := len(data) > maxErrorBody
 	var body ErrorBody
-	if err := json.Unmarshal(data, &body); err == nil && (body.Code != "" || body.Message != "") {
-		return &APIError{Code: snippet([]byte(body.Code), maxErrorSnippet), Message: snippet([]byte(body.Message), maxErrorSnippet),
-			Details: snippet(body.Details, maxErrorSnippet)}
+	if !truncated {
+		if err := json.Unmarshal(data, &body); err == nil && (body.Code != "" || body.Message != "") {
+			return &APIError{Code: red.Snippet([]byte(body.Code), maxErrorSnippet, false), Message: red.Snippet([]byte(body.Message), maxErrorSnippet, false),
+				Details: red.Snippet(body.Details, maxErrorSnippet, false)}
+		}
 	}
-	return &APIError{Body: snippet(data, maxErrorSnippet)}
+	return &APIError{Body: red.Snippet(data, maxErrorSnippet, truncated)}
 }
 
 // TransportError is a failure to get an answer at all: connection refused or

@@ -44,7 +44,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 
-		e := errorFromBody(data)
+		e := errorFromBody(newRedactor("access", "secret-key", "api-key"), data)
 		for _, s := range []string{e.Body, e.Code, e.Message} {
 			if len(s) > maxErrorSnippet || !utf8.ValidString(s) {
 				t.Fatalf("error text %q is too long or not UTF-8", s)

@@ -1,0 +1,150 @@
+package apiclient
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode/utf8"
+)
+
+// minPartial is the shortest run of a credential's characters that is
+// taken for (part of) the credential. Shorter runs are too common in plain
+// text to blank out, and too short to help guess a key of real length.
+const minPartial = 8
+
+// Redactor removes a Client's credentials from text the server sent back:
+// an API that echoes the Authorization header, or a proxy's error page
+// quoting the request, would otherwise put them in logs, metrics and admin
+// answers. It removes every form a credential can take in such text: the
+// raw access key, secret key and API key, "access:secret", and the base64
+// of each (standard and URL alphabets, padded or not, at each of the three
+// byte alignments a credential can have inside a longer encoded string), in
+// whole or in part: any run of at least 8 characters of one of these forms
+// is blanked, so that a form cut short (by the server, or by a limit
+// further on) cannot be decoded back to the keys.
+//
+// The zero Redactor removes nothing. It is safe for concurrent use.
+type Redactor struct {
+	// short are forms shorter than minPartial, removed only whole.
+	short []string
+	// grams are the minPartial-long substrings of every longer form.
+	grams map[string]struct{}
+}
+
+// newRedactor builds the Redactor of a Client's credentials; empty ones are
+// skipped.
+func newRedactor(access, secret, apiKey string) *Redactor {
+	r := &Redactor{grams: map[string]struct{}{}}
+	var raw []string
+	for _, s := range []string{access, secret, apiKey} {
+		if s != "" {
+			raw = append(raw, s)
+		}
+	}
+	if access != "" && secret != "" {
+		raw = append(raw, access+":"+secret)
+	}
+	forms := append([]string(nil), raw...)
+	for _, s := range raw {
+		forms = append(forms, encodedForms(s)...)
+	}
+	for _, f := range forms {
+		if len(f) < minPartial {
+			if f != "" {
+				r.short = append(r.short, f)
+			}
+			continue
+		}
+		for i := 0; i+minPartial <= len(f); i++ {
+			r.grams[f[i:i+minPartial]] = struct{}{}
+		}
+	}
+	return r
+}
+
+// encodedForms returns the base64 text that s becomes inside any encoded
+// string, in both alphabets: for each alignment k (bytes before s within
+// its 3-byte group), the characters that depend on s alone.
+func encodedForms(s string) []string {
+	var out []string
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		for k := range 3 {
+			e := enc.EncodeToString([]byte(strings.Repeat("\x00", k) + s))
+			// The first k+1 characters (k>0) mix in the bytes before s.
+			if k > 0 {
+				e = e[min(len(e), k+1):]
+			}
+			// The last character mixes in what follows s unless s ends
+			// a 3-byte group.
+			if (k+len(s))%3 != 0 && len(e) > 0 {
+				e = e[:len(e)-1]
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Redact returns s with every credential form blanked out as
+// "<redacted>".
+func (r *Redactor) Redact(s string) string {
+	if r == nil || (len(r.grams) == 0 && len(r.short) == 0) {
+		return s
+	}
+	for _, f := range r.short {
+		s = strings.ReplaceAll(s, f, redacted)
+	}
+	if len(s) < minPartial || len(r.grams) == 0 {
+		return s
+	}
+	// Mark every byte covered by a window that is part of a credential
+	// form, then replace each marked run once.
+	var marked []bool
+	for i := 0; i+minPartial <= len(s); i++ {
+		if _, ok := r.grams[s[i:i+minPartial]]; ok {
+			if marked == nil {
+				marked = make([]bool, len(s))
+			}
+			for j := i; j < i+minPartial; j++ {
+				marked[j] = true
+			}
+		}
+	}
+	if marked == nil {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if !marked[i] {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		for i < len(s) && marked[i] {
+			i++
+		}
+		b.WriteString(redacted)
+	}
+	return b.String()
+}
+
+// Snippet redacts data and then returns at most n bytes of it as valid
+// UTF-8 text, cut at a rune boundary: the credentials are removed from the
+// whole of what was read before anything is cut. truncated tells that data
+// is itself the start of a longer body; its last bytes are dropped then,
+// because a credential cut there would be too short to be recognised.
+func (r *Redactor) Snippet(data []byte, n int, truncated bool) string {
+	if truncated {
+		// A credential cut at the end keeps at most minPartial-1 of its
+		// characters there, too few to be recognised as one.
+		data = data[:max(0, len(data)-minPartial)]
+	}
+	s := r.Redact(strings.ToValidUTF8(string(data), "\uFFFD"))
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

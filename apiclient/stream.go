@@ -1,0 +1,176 @@
+package apiclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+)
+
+// maxErrorBody bounds how much of an error answer is read: its status is
+// what callers act on, and its text is cut to maxErrorSnippet anyway.
+const maxErrorBody = 64 << 10
+
+// snippetPrefix is how much of a success body is kept aside, while it is
+// decoded as a stream, to quote its start in a DecodeError.
+const snippetPrefix = 4 << 10
+
+// errTooLarge is returned by limitedBody's Read past its limit.
+var errTooLarge = errors.New("response body too large")
+
+// limitedBody reads a response body up to a limit, keeps its first bytes
+// for error messages, and tells a body that is too large, or that broke off,
+// from one that does not decode.
+type limitedBody struct {
+	r         io.Reader
+	remaining int64
+	prefix    []byte
+	tooLarge  bool
+	readErr   error // the underlying reader's error, other than io.EOF
+}
+
+func newLimitedBody(r io.Reader, limit int64) *limitedBody {
+	return &limitedBody{r: r, remaining: limit}
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.remaining <= 0 {
+		// Tell "exactly the limit" from "more" by reading one byte more.
+		var one [1]byte
+		n, err := io.ReadFull(b.r, one[:])
+		if n > 0 {
+			b.tooLarge = true
+			return 0, errTooLarge
+		}
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.remaining {
+		p = p[:b.remaining]
+	}
+	n, err := b.r.Read(p)
+	b.remaining -= int64(n)
+	if keep := min(n, snippetPrefix-len(b.prefix)); keep > 0 {
+		b.prefix = append(b.prefix, p[:keep]...)
+	}
+	if err != nil && err != io.EOF {
+		b.readErr = err
+	}
+	return n, err
+}
+
+// decodeStream decodes the body r into out without reading it whole: a
+// list is decoded element by element, so that memory follows what is kept,
+// not the bytes received (unknown fields, however large, are skipped as
+// they stream by). As in decodeBody, drop non-nil decodes leniently.
+// Errors are typed by the caller from body's state.
+func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
+	dec := json.NewDecoder(r)
+	v := reflect.ValueOf(out).Elem()
+	if v.Kind() != reflect.Slice || !isResource(v.Type().Elem()) {
+		// A single value is one element: small, and decoded whole.
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return decodeError(op, err, red, prefix)
+		}
+		if err := expectEOF(dec); err != nil {
+			return decodeError(op, err, red, prefix)
+		}
+		return decodeValue(op, raw, out, drop, red, prefix)
+	}
+
+	tok, err := dec.Token()
+	if err != nil {
+		return decodeError(op, err, red, prefix)
+	}
+	if tok == nil { // null: an empty list
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+		return expectEOFOr(op, dec, red, prefix)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return decodeError(op, fmt.Errorf("json: cannot unmarshal %v into a list", tok), red, prefix)
+	}
+	list := reflect.MakeSlice(v.Type(), 0, 0)
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return decodeError(op, err, red, prefix)
+		}
+		elem := reflect.New(v.Type().Elem()).Elem()
+		if err := json.Unmarshal(raw, elem.Addr().Interface()); err != nil {
+			if drop == nil {
+				return decodeError(op, err, red, prefix)
+			}
+			elem.SetZero()
+			if !decodeResource(raw, elem, drop) {
+				drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
+				continue
+			}
+		}
+		list = reflect.Append(list, elem)
+	}
+	if _, err := dec.Token(); err != nil { // the closing ]
+		return decodeError(op, err, red, prefix)
+	}
+	v.Set(list)
+	return expectEOFOr(op, dec, red, prefix)
+}
+
+func isResource(t reflect.Type) bool {
+	_, ok := reflect.New(t).Interface().(resource)
+	return ok
+}
+
+// decodeValue decodes one whole value; a resource that does not decode
+// whole is decoded leniently when drop is non-nil.
+func decodeValue(op string, data []byte, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
+	err := json.Unmarshal(data, out)
+	if err == nil {
+		return nil
+	}
+	if drop != nil && decodeLenient(data, out, drop) {
+		return nil
+	}
+	return decodeError(op, err, red, prefix)
+}
+
+// expectEOF fails when anything but white space follows the value, as
+// json.Unmarshal does.
+func expectEOF(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("invalid character after top-level value")
+		}
+		return err
+	}
+	return nil
+}
+
+func expectEOFOr(op string, dec *json.Decoder, red *Redactor, prefix func() ([]byte, bool)) error {
+	if err := expectEOF(dec); err != nil {
+		return decodeError(op, err, red, prefix)
+	}
+	return nil
+}
+
+func decodeError(op string, err error, red *Redactor, prefix func() ([]byte, bool)) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	data, truncated := prefix()
+	return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data, truncated, red), Err: err}
+}
+
+// decodeBody decodes data, a whole success body, into out: the decoding
+// of a stream over bytes already read. With a nil drop, the body is
+// decoded whole or not at all; with one, leniently (see decodeLenient).
+func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
+	return decodeStream(op, bytes.NewReader(data), out, drop, nil, func() ([]byte, bool) {
+		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
+	})
+}
