@@ -16,7 +16,7 @@ const (
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultRetryMaxDelay  = 30 * time.Second
 	DefaultMaxRetryAfter  = 2 * time.Minute
-	DefaultMaxBodyBytes   = 64 << 20
+	DefaultMaxBodyBytes   = 32 << 20 // a list of 10,000 services at about 3 KiB each
 )
 
 // Config configures a Client. Credentials are Secrets so that printing a
@@ -52,7 +52,10 @@ type Config struct {
 	RetryMaxDelay  time.Duration
 	// MaxRetryAfter caps how long a Retry-After header may make us wait.
 	MaxRetryAfter time.Duration
-	// MaxBodyBytes limits how much of a response body is read.
+	// MaxBodyBytes limits how much of a success answer's body is read; a
+	// larger one fails the call with ErrBodyTooLarge. Bodies are decoded as
+	// a stream, so memory follows what is kept, not this limit. Error
+	// answers are read up to 64 KiB, whatever this limit.
 	MaxBodyBytes int64
 
 	// Concurrency is how many requests the caller keeps in flight at

@@ -24,6 +24,8 @@ type API struct {
 	MaxRetries     int
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
+	// MaxResponseSize bounds a success answer's body (--api.max-response-size).
+	MaxResponseSize int64
 	// HTTPClient holds the TLS and proxy settings (http_client, or the
 	// --api.tls.* and --api.proxy-url flags).
 	HTTPClient HTTPClient
@@ -97,6 +99,7 @@ func (p Project) ClientConfig() (apiclient.Config, error) {
 		RetryBaseDelay: p.API.RetryBaseDelay,
 		RetryMaxDelay:  p.API.RetryMaxDelay,
 		Concurrency:    p.Collect.Concurrency,
+		MaxBodyBytes:   p.API.MaxResponseSize,
 	}, nil
 }
 

@@ -58,6 +58,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 		apiclient.DefaultRetryBaseDelay.String(), "CLOUDDB_API_RETRY_BASE_DELAY", &f.API.RetryBaseDelay)
 	flagval.Duration(app, "api.retry-max-delay", "Cap of one backoff delay.",
 		apiclient.DefaultRetryMaxDelay.String(), "CLOUDDB_API_RETRY_MAX_DELAY", &f.API.RetryMaxDelay)
+	flagval.Bytes(app, "api.max-response-size", "Largest API answer read: a larger one fails its call with a clear error. Answers are decoded as they stream in, so memory follows what is kept, not this size. The default fits a list of 10,000 services at about 3 KiB each (the simulator's are 0.5 KiB).",
+		"32MiB", "CLOUDDB_API_MAX_RESPONSE_SIZE", &f.API.MaxResponseSize)
 	flagval.Duration(app, "collect.interval", "Interval of full poll cycles (all list endpoints).",
 		DefaultInterval.String(), "CLOUDDB_COLLECT_INTERVAL", &f.Collect.Interval)
 	flagval.Duration(app, "collect.transition-interval", "Interval at which resources in a transitional state are followed through the get endpoints.",

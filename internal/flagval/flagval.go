@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/alecthomas/units"
 )
 
 type value[T any] struct {
@@ -59,6 +60,18 @@ func Int(app *kingpin.Application, name, help, def, envar string, dst *int) {
 			return 0, fmt.Errorf("%q is not an integer", s)
 		}
 		return n, nil
+	})
+}
+
+// Bytes registers a size flag in bytes with an optional base-2 unit
+// (512KiB, 32MiB, 1GiB; KB, MB and GB are read as powers of 2 too).
+func Bytes(app *kingpin.Application, name, help, def, envar string, dst *int64) {
+	register(app.Flag(name, help).Default(def), name, envar, dst, func(s string) (int64, error) {
+		n, err := units.ParseBase2Bytes(s)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("%q is not a positive size (e.g. 32MiB)", s)
+		}
+		return int64(n), nil
 	})
 }
 
