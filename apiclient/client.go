@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -46,9 +47,12 @@ type Client struct {
 	// Client value (whose unexported fields bypass Secret's methods, even
 	// behind a pointer) shows only a func address.
 	creds    func() credentials
-	http     *http.Client
-	limiter  *rate.Limiter
-	observer Observer
+	setCreds func(credentials)
+	// onUnauthorized is Config.OnUnauthorized.
+	onUnauthorized func() bool
+	http           *http.Client
+	limiter        *rate.Limiter
+	observer       Observer
 
 	timeout        time.Duration
 	maxRetries     int
@@ -72,6 +76,8 @@ type Client struct {
 type credentials struct {
 	basic  string // full Authorization header value for the service API
 	bearer string // full Authorization header value for /auth/info, "" if none
+	// keys are the access key, secret key and API key, to tell a change.
+	keys []string
 	// redactor removes the credentials from any server text that ends up
 	// in an error.
 	redactor *Redactor
@@ -139,16 +145,45 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("apiclient: TLSConfig and Proxy apply to the default client only: configure HTTPClient's transport instead")
 	}
 
-	encoded := base64.StdEncoding.EncodeToString([]byte(cfg.AccessKey.Reveal() + ":" + cfg.SecretKey.Reveal()))
-	creds := credentials{
-		basic:    "Basic " + encoded,
-		redactor: newRedactor(cfg.AccessKey.Reveal(), cfg.SecretKey.Reveal(), cfg.APIKey.Reveal()),
-	}
-	if cfg.APIKey != "" {
-		creds.bearer = "Bearer " + cfg.APIKey.Reveal()
-	}
-	c.creds = func() credentials { return creds }
+	var cur atomic.Pointer[credentials]
+	cur.Store(newCredentials(cfg.AccessKey, cfg.SecretKey, cfg.APIKey, nil))
+	c.creds = func() credentials { return *cur.Load() }
+	c.setCreds = func(cr credentials) { cur.Store(&cr) }
+	c.onUnauthorized = cfg.OnUnauthorized
 	return c, nil
+}
+
+// newCredentials builds the headers and the redaction of a set of keys.
+// The redaction also removes the keys of prev, the set they replace: an
+// answer to a request sent just before a rotation may echo those.
+func newCredentials(access, secret, apiKey Secret, prev []string) *credentials {
+	encoded := base64.StdEncoding.EncodeToString([]byte(access.Reveal() + ":" + secret.Reveal()))
+	keys := []string{access.Reveal(), secret.Reveal(), apiKey.Reveal()}
+	cr := &credentials{
+		basic:    "Basic " + encoded,
+		keys:     keys,
+		redactor: newRedactor(append(keys, prev...)...),
+	}
+	if apiKey != "" {
+		cr.bearer = "Bearer " + apiKey.Reveal()
+	}
+	return cr
+}
+
+// SetCredentials replaces the Client's credentials (rotated key files, say)
+// for its next requests; requests under way keep the keys they were sent
+// with. It reports whether anything changed. Empty access or secret keys
+// are refused, as by New.
+func (c *Client) SetCredentials(access, secret, apiKey Secret) (bool, error) {
+	if access == "" || secret == "" {
+		return false, errors.New("apiclient: AccessKey and SecretKey must not be empty")
+	}
+	old := c.creds()
+	if slices.Equal(old.keys, []string{access.Reveal(), secret.Reveal(), apiKey.Reveal()}) {
+		return false, nil
+	}
+	c.setCreds(*newCredentials(access, secret, apiKey, old.keys[:3]))
+	return true, nil
 }
 
 // validateBaseURL checks that raw is an absolute http(s) URL without
@@ -328,10 +363,21 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		}
 	}
 	attempts := 1 + c.maxRetries
+	refreshed := false
 	for attempt := 0; ; attempt++ {
 		err := c.attempt(ctx, cl, path, payload)
 		if err == nil {
 			return nil
+		}
+		if IsUnauthorized(err) && !refreshed && c.onUnauthorized != nil {
+			// Rejected keys may have been rotated under us: when the
+			// source has new ones, try once more with them at once (a
+			// 401 changed nothing upstream, so this is safe for writes).
+			refreshed = true
+			if c.onUnauthorized() {
+				attempt--
+				continue
+			}
 		}
 		delay, retry := c.retryable(ctx, cl.method, err, attempt)
 		if !retry {

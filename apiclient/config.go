@@ -73,6 +73,11 @@ type Config struct {
 	Proxy     func(*http.Request) (*url.URL, error)
 	// UserAgent is sent with every request.
 	UserAgent string
+	// OnUnauthorized, when set, is called when an answer is a 401: it may
+	// re-read rotated credentials and install them with SetCredentials,
+	// and reports whether it did; the request is then tried once more at
+	// once.
+	OnUnauthorized func() bool
 	// Observer receives instrumentation events; nil means none.
 	Observer Observer
 }

@@ -30,18 +30,19 @@ type Redactor struct {
 	grams map[string]struct{}
 }
 
-// newRedactor builds the Redactor of a Client's credentials; empty ones are
-// skipped.
-func newRedactor(access, secret, apiKey string) *Redactor {
+// newRedactor builds the Redactor of sets of credentials given as
+// access key, secret key and API key in turn; empty ones are skipped.
+func newRedactor(keys ...string) *Redactor {
 	r := &Redactor{grams: map[string]struct{}{}}
 	var raw []string
-	for _, s := range []string{access, secret, apiKey} {
-		if s != "" {
-			raw = append(raw, s)
+	for i, s := range keys {
+		if s == "" {
+			continue
 		}
-	}
-	if access != "" && secret != "" {
-		raw = append(raw, access+":"+secret)
+		raw = append(raw, s)
+		if i%3 == 0 && i+1 < len(keys) && keys[i+1] != "" {
+			raw = append(raw, s+":"+keys[i+1])
+		}
 	}
 	forms := append([]string(nil), raw...)
 	for _, s := range raw {

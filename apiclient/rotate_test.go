@@ -1,0 +1,62 @@
+package apiclient
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestRotationAfter401: a 401 makes the Client ask its source for new
+// keys; with new ones it tries again at once, once, and redacts both the
+// old and the new keys.
+func TestRotationAfter401(t *testing.T) {
+	const newAccess, newSecret = "AKrotatedaccess", "SKrotatedsecretvalue"
+	good := "Basic " + base64.StdEncoding.EncodeToString([]byte(newAccess+":"+newSecret))
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != good {
+			writeJSON(w, http.StatusUnauthorized, `{"code":"UNAUTHORIZED","message":"bad key `+r.Header.Get("Authorization")+`"}`)
+			return
+		}
+		writeJSON(w, http.StatusOK, `[]`)
+	})
+	var calls atomic.Int32
+	var c *Client
+	next := [2]Secret{newAccess, newSecret} // what the source holds
+	c, _, _ = newTestClient(t, srv, func(cfg *Config) {
+		cfg.MaxRetries = -1
+		cfg.OnUnauthorized = func() bool {
+			calls.Add(1)
+			changed, err := c.SetCredentials(next[0], next[1], "")
+			if err != nil {
+				t.Error(err)
+			}
+			return changed
+		}
+	})
+	if _, err := c.ListVPCs(t.Context()); err != nil {
+		t.Fatalf("ListVPCs after rotation: %v", err)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("OnUnauthorized called %d times, want 1", calls.Load())
+	}
+	// Nothing new to install: the 401 stands, after one look.
+	next = [2]Secret{"AKother", "SKothervalue"}
+	if _, err := c.SetCredentials("AKother", "SKothervalue", ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.ListVPCs(t.Context())
+	if !IsUnauthorized(err) || calls.Load() != 2 {
+		t.Fatalf("err = %v after %d looks, want a 401 after 2", err, calls.Load())
+	}
+	if msg := err.Error(); strings.Contains(msg, "AKother") || !strings.Contains(msg, redacted) {
+		t.Errorf("the echoed key is not redacted: %s", msg)
+	}
+	if changed, _ := c.SetCredentials("AKother", "SKothervalue", ""); changed {
+		t.Error("SetCredentials of the same keys reports a change")
+	}
+	if _, err := c.SetCredentials("", "x", ""); err == nil {
+		t.Error("SetCredentials accepts an empty access key")
+	}
+}
