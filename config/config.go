@@ -58,6 +58,38 @@ type Credentials struct {
 	SecretKey apiclient.Secret
 	// APIKey is optional: without it the auth collector is off.
 	APIKey apiclient.Secret
+	// Files are the files the keys were read from ("" for a key from the
+	// environment), which Reread reads again to pick up a rotation.
+	Files CredentialFiles
+}
+
+// CredentialFiles names the files of a project's keys.
+type CredentialFiles struct {
+	AccessKey, SecretKey, APIKey string
+}
+
+// Reread reads the credential files again and returns the credentials
+// with their current contents; keys from the environment stay as they are.
+// An unreadable or empty file is an error (and the old keys should stay in
+// use): a rotation that writes files one after the other, or
+// non-atomically, must not install half of it.
+func (c Credentials) Reread() (Credentials, error) {
+	var errs []error
+	for _, k := range []struct {
+		file string
+		dst  *apiclient.Secret
+	}{{c.Files.AccessKey, &c.AccessKey}, {c.Files.SecretKey, &c.SecretKey}, {c.Files.APIKey, &c.APIKey}} {
+		if k.file == "" {
+			continue
+		}
+		s, err := readSecretFile("credential file", k.file)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		*k.dst = s
+	}
+	return c, errors.Join(errs...)
 }
 
 // Project is one fully resolved project.

@@ -136,6 +136,7 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	p.Credentials.AccessKey = secret("access_key_env", fp.AccessKeyEnv, "access_key_file", fp.AccessKeyFile, true)
 	p.Credentials.SecretKey = secret("secret_key_env", fp.SecretKeyEnv, "secret_key_file", fp.SecretKeyFile, true)
 	p.Credentials.APIKey = secret("api_key_env", fp.APIKeyEnv, "api_key_file", fp.APIKeyFile, false)
+	p.Credentials.Files = CredentialFiles{AccessKey: fp.AccessKeyFile, SecretKey: fp.SecretKeyFile, APIKey: fp.APIKeyFile}
 	if err := p.validate(func(s string) string { return where(fileKeys[s]) }); err != nil {
 		errs = append(errs, err)
 	}

@@ -160,6 +160,7 @@ func (f *Flags) singleProject(getenv func(string) string, id string) (Project, e
 	if p.Credentials.APIKey, err = secretSource(EnvAPIKey, getenv(EnvAPIKey), "--api.key-file", f.APIKeyFile, false); err != nil {
 		errs = append(errs, err)
 	}
+	p.Credentials.Files = CredentialFiles{AccessKey: f.AccessKeyFile, SecretKey: f.SecretKeyFile, APIKey: f.APIKeyFile}
 	if err := p.validate(func(s string) string { return flagNames[s] }); err != nil {
 		errs = append(errs, err)
 	}
