@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/alecthomas/kingpin/v2"
 )
 
 func TestCredentialsReread(t *testing.T) {
@@ -17,7 +19,11 @@ func TestCredentialsReread(t *testing.T) {
 	}
 	write(access, "ak1")
 	write(secret, "sk1")
-	f := &Flags{URL: "http://127.0.0.1:1/v1", ProjectID: "p", AccessKeyFile: access, SecretKeyFile: secret}
+	app := kingpin.New("test", "")
+	f := AddFlags(app)
+	if _, err := app.Parse([]string{"--api.url=http://127.0.0.1:1/v1", "--api.project-id=p", "--api.access-key-file=" + access, "--api.secret-key-file=" + secret}); err != nil {
+		t.Fatal(err)
+	}
 	p, err := f.SingleProject(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
