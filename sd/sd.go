@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -34,21 +36,50 @@ const (
 // dropped as stale while its list fails), it answers 503, on which
 // Prometheus keeps the targets it had. During an outage the snapshots keep
 // the last known fleet, so the last known targets are served.
+//
+// The answer is rendered once per set of snapshots and shared by every
+// request until a new snapshot is published: a request costs no memory of
+// its own, so clients that never read pin one rendering at most (until the
+// server's write deadline closes them), not one each.
 func Handler(kind string, snapshots func() []*fleet.Snapshot) http.Handler {
+	var (
+		mu     sync.Mutex
+		key    []*fleet.Snapshot
+		cached *rendering
+	)
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		snaps := snapshots()
-		groups := Targets(kind, snaps)
-		w.Header().Set("Content-Type", "application/json")
-		if len(groups) == 0 && !fleetsKnown(kind, snaps) {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_ = json.NewEncoder(w).Encode(map[string]string{
-				"code":    "FLEET_UNKNOWN",
-				"message": "no target is known: the fleet has not been listed successfully yet, or its last known state was dropped (--collect.max-staleness) while listing fails",
-			})
-			return
+		mu.Lock()
+		r := cached
+		if r == nil || !slices.Equal(key, snaps) {
+			r = render(kind, snaps)
+			key, cached = snaps, r
 		}
-		_ = json.NewEncoder(w).Encode(groups)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(r.body)))
+		w.WriteHeader(r.status)
+		_, _ = w.Write(r.body)
 	})
+}
+
+// rendering is an encoded answer, never modified once built.
+type rendering struct {
+	status int
+	body   []byte
+}
+
+func render(kind string, snaps []*fleet.Snapshot) *rendering {
+	groups := Targets(kind, snaps)
+	if len(groups) == 0 && !fleetsKnown(kind, snaps) {
+		body, _ := json.Marshal(map[string]string{
+			"code":    "FLEET_UNKNOWN",
+			"message": "no target is known: the fleet has not been listed successfully yet, or its last known state was dropped (--collect.max-staleness) while listing fails",
+		})
+		return &rendering{status: http.StatusServiceUnavailable, body: append(body, '\n')}
+	}
+	body, _ := json.Marshal(groups)
+	return &rendering{status: http.StatusOK, body: append(body, '\n')}
 }
 
 // fleetsKnown reports whether there are snapshots and each can tell the

@@ -106,3 +106,33 @@ func TestHandlerNeverEmptyBecauseOfAFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestHandlerRendersOncePerSnapshot: requests share the rendering of the
+// snapshots they see (issue 11: /sd rebuilt its answer per request, and
+// slow readers could pin one each); a new snapshot renders anew.
+func TestHandlerRendersOncePerSnapshot(t *testing.T) {
+	first := snapshot()
+	current := []*fleet.Snapshot{first}
+	h := Handler(KindServices, func() []*fleet.Snapshot { return current })
+	get := func() string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/sd/services", nil))
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Length") == "" {
+			t.Fatalf("status %d, Content-Length %q", rec.Code, rec.Header().Get("Content-Length"))
+		}
+		return rec.Body.String()
+	}
+	before := get()
+	// Snapshots are never modified once published; this one is, to tell
+	// a cached rendering from a new one.
+	first.Services[0].Name = "renamed"
+	if got := get(); got != before {
+		t.Fatalf("the same snapshot was rendered again:\n%s", got)
+	}
+	second := snapshot()
+	second.Services[0].Name = "renamed"
+	current = []*fleet.Snapshot{second}
+	if got := get(); !strings.Contains(got, `"renamed"`) {
+		t.Fatalf("a new snapshot was not rendered:\n%s", got)
+	}
+}
