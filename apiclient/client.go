@@ -52,7 +52,9 @@ type Client struct {
 	onUnauthorized func() bool
 	http           *http.Client
 	limiter        *rate.Limiter
-	observer       Observer
+	// trackLimiter is the tracking share (see Tracking).
+	trackLimiter *rate.Limiter
+	observer     Observer
 
 	timeout        time.Duration
 	maxRetries     int
@@ -102,6 +104,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("apiclient: durations and MaxBodyBytes must not be negative")
 	case cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit):
 		return nil, errors.New("apiclient: RateLimit must not be negative")
+	case cfg.TrackingShare < 0 || cfg.TrackingShare > 1 || math.IsNaN(cfg.TrackingShare):
+		return nil, errors.New("apiclient: TrackingShare must be between 0 and 1")
 	case cfg.Burst < 0:
 		return nil, errors.New("apiclient: Burst must not be negative")
 	}
@@ -129,6 +133,7 @@ func New(cfg Config) (*Client, error) {
 		c.maxRetries = 0
 	}
 	c.limiter = rate.NewLimiter(rate.Limit(orDefault(cfg.RateLimit, DefaultRateLimit)), max(cfg.Burst, 1))
+	c.trackLimiter = rate.NewLimiter(c.limiter.Limit()*rate.Limit(orDefault(cfg.TrackingShare, DefaultTrackingShare)), 1)
 	if c.observer == nil {
 		c.observer = nopObserver{}
 	}
@@ -495,9 +500,33 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 	})
 }
 
-// wait takes a token from the shared bucket, reporting any wait.
+// trackingKey marks a context whose calls draw on the tracking share.
+type trackingKey struct{}
+
+// Tracking returns ctx marked so that the Client's calls made with it
+// (following an admin operation until it settles, say) first wait for a
+// token of the tracking share: a separate bucket of Config.TrackingShare
+// of the rate limit. They still take their token from the shared bucket
+// too, so the rate limit holds as a whole, and however many operations are
+// followed they use at most that share of it: the poll cycle, which plans
+// 90% of the rate, is never starved.
+func Tracking(ctx context.Context) context.Context {
+	return context.WithValue(ctx, trackingKey{}, true)
+}
+
+// wait takes a token from the shared bucket, reporting any wait; calls
+// marked by Tracking take one from the tracking share first.
 func (c *Client) wait(ctx context.Context, op string) error {
-	r := c.limiter.Reserve()
+	if ctx.Value(trackingKey{}) != nil {
+		if err := c.take(ctx, c.trackLimiter, op); err != nil {
+			return err
+		}
+	}
+	return c.take(ctx, c.limiter, op)
+}
+
+func (c *Client) take(ctx context.Context, l *rate.Limiter, op string) error {
+	r := l.Reserve()
 	d := r.Delay()
 	if d <= 0 {
 		return nil

@@ -16,7 +16,11 @@ const (
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultRetryMaxDelay  = 30 * time.Second
 	DefaultMaxRetryAfter  = 2 * time.Minute
-	DefaultMaxBodyBytes   = 32 << 20 // a list of 10,000 services at about 3 KiB each
+	// DefaultTrackingShare is the share of the rate limit that calls
+	// marked by Tracking may use: what the poll cycle's budget (90%)
+	// leaves.
+	DefaultTrackingShare = 0.1
+	DefaultMaxBodyBytes  = 32 << 20 // a list of 10,000 services at about 3 KiB each
 )
 
 // Config configures a Client. Credentials are Secrets so that printing a
@@ -43,6 +47,9 @@ type Config struct {
 	// DefaultRateLimit; float64(rate.Inf) disables limiting.
 	RateLimit float64
 	Burst     int
+	// TrackingShare is the share of RateLimit that calls marked by
+	// Tracking may use (0 means DefaultTrackingShare).
+	TrackingShare float64
 	// MaxRetries is how many times a retryable request is tried again;
 	// 0 means DefaultMaxRetries, a negative value disables retries.
 	MaxRetries int

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestRotationAfter401: a 401 makes the Client ask its source for new
@@ -58,5 +59,31 @@ func TestRotationAfter401(t *testing.T) {
 	}
 	if _, err := c.SetCredentials("", "x", ""); err == nil {
 		t.Error("SetCredentials accepts an empty access key")
+	}
+}
+
+// TestTrackingShare: calls marked by Tracking are paced by their own,
+// smaller share of the rate limit (issue 11, defect 8: tracked operations
+// starved the poll cycle), and still count against the whole limit.
+func TestTrackingShare(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, `[]`) })
+	c, clock, _ := newTestClient(t, srv, func(cfg *Config) { cfg.RateLimit, cfg.Burst, cfg.TrackingShare = 100, 1, 0.01 })
+	ctx := Tracking(t.Context())
+	for range 2 {
+		if _, err := c.ListVPCs(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var longest time.Duration
+	for _, d := range clock.recorded() {
+		longest = max(longest, d)
+	}
+	// At 100/s a call waits 10ms at most; a tracking call waits for its
+	// share, 1/s.
+	if longest < 500*time.Millisecond {
+		t.Errorf("the second tracking call waited %s, want about 1s (its share of 1/s)", longest)
+	}
+	if _, err := New(Config{BaseURL: "http://x/v1", ProjectID: "p", AccessKey: "a", SecretKey: "s", TrackingShare: 2}); err == nil {
+		t.Error("a TrackingShare above 1 is accepted")
 	}
 }
