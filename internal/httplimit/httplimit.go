@@ -1,0 +1,111 @@
+// Package httplimit bounds what a client can hold on the exporter's
+// listeners: how long it may take to send a request, stay idle between
+// requests, or leave an answer unread, and how many requests may be served
+// at once. A client that never reads pins the answer being written to it,
+// so the bounds on time and count are what bound that memory.
+package httplimit
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Timeouts of both listeners. They are generous for a scrape or an admin
+// call on a slow link, and short enough that a client cannot hold a
+// connection, a file descriptor or an answer for long.
+const (
+	// ReadHeaderTimeout bounds sending the request line and headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds sending the whole request, body included: the
+	// largest body taken is the admin surface's 64 KiB.
+	ReadTimeout = 30 * time.Second
+	// IdleTimeout closes a keep-alive connection without a request for
+	// this long; a Prometheus scraping less often reconnects each time.
+	IdleTimeout = 60 * time.Second
+	// WriteTimeout bounds a request from the end of its headers to the
+	// end of its answer, the handler's own time included (the admin
+	// surface's upstream calls are bounded at 1 minute).
+	WriteTimeout = 2 * time.Minute
+	// WriteIdleTimeout is how long a client may leave the answer unread:
+	// every WriteChunk written must be taken by the client within it.
+	WriteIdleTimeout = 10 * time.Second
+	// WriteChunk is the piece of an answer each write deadline applies to.
+	WriteChunk = 64 << 10
+)
+
+// Server sets the timeouts on srv and routes its errors (failed accepts,
+// TLS handshakes) through logger instead of the standard log package.
+func Server(srv *http.Server, logger *slog.Logger) *http.Server {
+	srv.ReadHeaderTimeout = ReadHeaderTimeout
+	srv.ReadTimeout = ReadTimeout
+	srv.IdleTimeout = IdleTimeout
+	srv.WriteTimeout = WriteTimeout
+	srv.ErrorLog = slog.NewLogLogger(logger.With("component", "http").Handler(), slog.LevelWarn)
+	return srv
+}
+
+// Handler wraps h: beyond maxRequests requests in flight (0: no limit) it
+// answers 503 at once, and it writes answers in chunks, each of which the
+// client must take within WriteIdleTimeout (and all before WriteTimeout):
+// a client that stops reading is disconnected, and releases what it held.
+func Handler(h http.Handler, maxRequests int) http.Handler {
+	var sem chan struct{}
+	if maxRequests > 0 {
+		sem = make(chan struct{}, maxRequests)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			default:
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte(`{"code":"TOO_MANY_REQUESTS_IN_FLIGHT","message":"more requests in flight than --web.max-requests; retry later"}` + "\n"))
+				return
+			}
+		}
+		h.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), end: time.Now().Add(WriteTimeout)}, r)
+	})
+}
+
+// deadlineWriter sets a write deadline before each chunk it writes.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc  *http.ResponseController
+	end time.Time
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	written := 0
+	for len(p) > 0 {
+		n := min(len(p), WriteChunk)
+		// An error means the connection cannot take deadlines (a test
+		// recorder, say): the server's WriteTimeout still applies.
+		_ = w.rc.SetWriteDeadline(earlier(time.Now().Add(WriteIdleTimeout), w.end))
+		m, err := w.ResponseWriter.Write(p[:n])
+		written += m
+		if err != nil {
+			return written, err
+		}
+		p = p[n:]
+	}
+	return written, nil
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (for
+// Flush, say).
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush implements http.Flusher for handlers that assert it.
+func (w *deadlineWriter) Flush() { _ = w.rc.Flush() }
+
+// earlier returns the earlier of two times.
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
