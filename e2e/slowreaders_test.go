@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+// neverReader sends a GET for path on a new connection and never reads
+// the answer; the connection is closed when the test ends.
+func neverReader(t *testing.T, addr, path string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4 << 10) // keep what the kernel takes for us small
+	}
+	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// snapshotTime reads clouddb_exporter_snapshot_timestamp_seconds.
+func snapshotTime(t *testing.T, url string) float64 {
+	fams, ok := scrape(url)
+	if !ok {
+		return 0
+	}
+	v, _ := testbin.Value(fams, "clouddb_exporter_snapshot_timestamp_seconds")
+	return v
+}
+
+// TestSlowReadersMemoryBounded: clients that request /metrics and /sd/*
+// and never read, each arriving after a new snapshot so that each could
+// pin a rendering of its own, must not grow the exporter's memory with
+// their number (issue 11, defect 1: 40 such clients at 2,000 services took
+// RSS from 94 MB to 1.1 GB). They are disconnected once they stop reading
+// for the write deadline, and those beyond --web.max-requests get a 503.
+func TestSlowReadersMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for minutes")
+	}
+	sim := startFleetSim(t, 2000, 10)
+	p, url := startPolling(t, sim, "--collect.interval=5s")
+	addr := strings.TrimPrefix(url, "http://")
+	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(t, url) > 0 })
+	base := vmStatus(t, p.Pid(), "VmRSS")
+	const clients = 40
+	last := 0.0
+	for i := range clients {
+		testbin.WaitFor(t, 2*time.Minute, "a new snapshot", func() bool {
+			now := snapshotTime(t, url)
+			if now > last {
+				last = now
+				return true
+			}
+			return false
+		})
+		neverReader(t, addr, "/metrics")
+		neverReader(t, addr, []string{"/sd/services", "/sd/replica-sets", "/sd/poolers"}[i%3])
+	}
+	rss, peak := vmStatus(t, p.Pid(), "VmRSS"), vmStatus(t, p.Pid(), "VmHWM")
+	t.Logf("RSS %d MiB before the slow readers, %d MiB after %d of them (peak %d MiB)", base>>20, rss>>20, 2*clients, peak>>20)
+	if limit := base + 256<<20; peak > limit {
+		t.Errorf("peak RSS %d MiB with %d clients that never read, want at most %d MiB (RSS before them + 256 MiB)", peak>>20, 2*clients, limit>>20)
+	}
+	// The exporter still answers a client that reads.
+	if code, _ := testbin.Get(url + "/-/healthy"); code != http.StatusOK {
+		t.Errorf("/-/healthy: %d after the slow readers", code)
+	}
+}
+
+// TestMaxRequestsInFlight: beyond --web.max-requests (default 40)
+// requests in flight the main listener answers 503 at once.
+func TestMaxRequestsInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	sim := startFleetSim(t, 2000, 10)
+	_, url := startPolling(t, sim, "--web.max-requests=3")
+	addr := strings.TrimPrefix(url, "http://")
+	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(t, url) > 0 })
+	for range 3 {
+		neverReader(t, addr, "/metrics")
+	}
+	testbin.WaitFor(t, 30*time.Second, "a 503 beyond 3 requests in flight", func() bool {
+		resp, err := http.Get(url + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode == http.StatusServiceUnavailable
+	})
+}
