@@ -43,6 +43,10 @@ func (s *Server) write(ep *endpoint) http.HandlerFunc {
 		for name, value := range v {
 			rec.setID(name, value)
 		}
+		if err := checkInput(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		if !s.allow[ep.op] {
 			s.writeError(w, r, &apiError{status: http.StatusForbidden, code: codeOperationNotAllowed,
 				message: ep.op + " is not in --admin.allow; allowed: " + strings.Join(s.allowedOps(), ", ")})

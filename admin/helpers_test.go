@@ -128,7 +128,8 @@ func (a answer) json(t *testing.T) map[string]any {
 }
 
 // do sends a request with the test token unless headers set another
-// Authorization (an empty value sends none).
+// Authorization (an empty value sends none), and a body as JSON unless
+// headers set another Content-Type.
 func (e *env) do(method, path, body string, headers ...string) answer {
 	e.t.Helper()
 	req, err := http.NewRequest(method, e.url+path, strings.NewReader(body))
@@ -136,6 +137,9 @@ func (e *env) do(method, path, body string, headers ...string) answer {
 		e.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+testToken)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		if headers[i+1] == "" {
 			req.Header.Del(headers[i])

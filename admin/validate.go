@@ -59,6 +59,9 @@ func decodeStrict[T any](raw []byte) (*T, error) {
 	if !utf8.Valid(trimmed) {
 		return nil, invalidf("body: must be valid UTF-8")
 	}
+	if err := checkKeys[T](trimmed); err != nil {
+		return nil, err
+	}
 	var v T
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
