@@ -54,7 +54,7 @@ func TestSlowReadersMemoryBounded(t *testing.T) {
 	p, url := startPolling(t, sim, "--collect.interval=5s")
 	addr := strings.TrimPrefix(url, "http://")
 	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(t, url) > 0 })
-	base := vmStatus(t, p.Pid(), "VmRSS")
+	base := vmStatus(t, p.PID(), "VmRSS")
 	const clients = 40
 	last := 0.0
 	for i := range clients {
@@ -69,7 +69,7 @@ func TestSlowReadersMemoryBounded(t *testing.T) {
 		neverReader(t, addr, "/metrics")
 		neverReader(t, addr, []string{"/sd/services", "/sd/replica-sets", "/sd/poolers"}[i%3])
 	}
-	rss, peak := vmStatus(t, p.Pid(), "VmRSS"), vmStatus(t, p.Pid(), "VmHWM")
+	rss, peak := vmStatus(t, p.PID(), "VmRSS"), vmStatus(t, p.PID(), "VmHWM")
 	t.Logf("RSS %d MiB before the slow readers, %d MiB after %d of them (peak %d MiB)", base>>20, rss>>20, 2*clients, peak>>20)
 	if limit := base + 256<<20; peak > limit {
 		t.Errorf("peak RSS %d MiB with %d clients that never read, want at most %d MiB (RSS before them + 256 MiB)", peak>>20, 2*clients, limit>>20)
