@@ -20,8 +20,8 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // apiclient -> poller -> fleet snapshot -> collector, and only main and
 // projects wire the parts together.
 var mayImport = map[string][]string{
-	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "fleet", "logging", "projects", "sd", "shard"},
-	"admin":              {"apiclient", "fleet", "internal/flagval"},
+	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
+	"admin":              {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
 	"apiclient":          {},
 	"cloudsim":           {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
 	"cmd/cloudsim":       {"cloudsim"},
@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"shard":              {"internal/flagval"},
 	"internal/fakeclock": {},
 	"internal/flagval":   {},
+	"internal/httplimit": {},
 	"internal/syncbuf":   {},
 	"internal/testbin":   {"internal/syncbuf"},
 	"alerts":             {},

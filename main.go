@@ -31,6 +31,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/internal/flagval"
+	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/projects"
 	"github.com/clouddb/clouddb_exporter/shard"
@@ -104,7 +106,9 @@ func run(args []string, getenv func(string) string) int {
 		go rediscover(ctx, reloader, collect.Interval)
 	}
 
-	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOptions(manager, reg, logger), f.simulate, os.Stdout)
+	adminOpts := adminOptions(manager, reg, logger)
+	adminOpts.MaxRequests = f.maxRequests
+	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOpts, f.simulate, os.Stdout)
 	if err != nil {
 		logger.Error("Invalid admin configuration", "err", err)
 		return 2
@@ -119,13 +123,15 @@ func run(args []string, getenv func(string) string) int {
 		logger.Error("Cannot build the landing page", "err", err)
 		return 1
 	}
-	return serve(ctx, logger, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, f.web, adminSrv)
+	srv := httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests)}, logger)
+	return serve(ctx, logger, srv, f.web, adminSrv)
 }
 
 // flags are the exporter's command line.
 type flags struct {
 	web                    *web.FlagConfig
 	telemetryPath          string
+	maxRequests            int
 	disableExporterMetrics bool
 	enablePprof            bool
 	log                    *logging.Config
@@ -143,6 +149,8 @@ func parseFlags(args []string) (*flags, error) {
 	f := &flags{web: kingpinflag.AddFlags(app, ":9866")}
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
 		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").StringVar(&f.telemetryPath)
+	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see the README's Security section).",
+		"40", "CLOUDDB_WEB_MAX_REQUESTS", &f.maxRequests)
 	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime, process and build metrics (go_*, process_*, clouddb_exporter_build_info) out of /metrics.").
 		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
 	app.Flag("web.enable-pprof", "Serve the Go profiler under /debug/pprof/ on the main listener (off by default: it shows internals and a profile costs CPU).").
@@ -159,8 +167,13 @@ func parseFlags(args []string) (*flags, error) {
 	f.shard = shard.AddFlags(app)
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
-	_, err := app.Parse(args)
-	return f, err
+	if _, err := app.Parse(args); err != nil {
+		return f, err
+	}
+	if f.maxRequests < 0 {
+		return f, errors.New("--web.max-requests (CLOUDDB_WEB_MAX_REQUESTS) must not be negative")
+	}
+	return f, nil
 }
 
 // shardOf resolves the shard flags. The admin surface tracks an operation

@@ -21,11 +21,13 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
+	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 )
 
 // Flags are the admin.* flags.
 type Flags struct {
 	listen, webConfig, tokenFile, auditLog string
+	auditFailOpen                          bool
 	allow                                  []string
 	operationTimeout                       time.Duration
 }
@@ -44,8 +46,10 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
 	app.Flag("admin.allow", "Write operation the admin surface permits (repeatable, e.g. resizeService). Default: every write operation except "+strings.Join(destructive, ", ")+".").
 		StringsVar(&f.allow)
-	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log.").
+	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
+	app.Flag("admin.audit-fail-open", "Let writes go on when --admin.audit-log cannot be written (full disk, say); the failure is still logged.").
+		Envar("CLOUDDB_ADMIN_AUDIT_FAIL_OPEN").BoolVar(&f.auditFailOpen)
 	flagval.Duration(app, "admin.operation-timeout", "How long an asynchronous admin operation is tracked before it counts as timed out.",
 		DefaultOperationTimeout.String(), "CLOUDDB_ADMIN_OPERATION_TIMEOUT", &f.operationTimeout)
 	return f
@@ -57,6 +61,8 @@ type Listener struct {
 	listen string
 	// tls is the listener's TLS configuration, nil for clear text.
 	tls *tls.Config
+	// grace is how long Shutdown waits for requests in flight.
+	grace time.Duration
 }
 
 // Serve serves the admin surface until Shutdown; it returns
@@ -109,8 +115,16 @@ func withWebConfig(h http.Handler, c *web.Config) (http.Handler, *tls.Config, er
 	return wrapped, tlsConfig, nil
 }
 
-// Shutdown stops the listener gracefully.
-func (a *Listener) Shutdown(ctx context.Context) error { return a.srv.Shutdown(ctx) }
+// Shutdown stops the listener gracefully. It waits for the writes in
+// flight up to their upstream bound (Options.RequestTimeout, plus time to
+// answer and audit), whatever ctx's deadline: a write cut short by a
+// shutdown would leave its caller without an answer, and the audit log
+// without its outcome, while the API may still apply it.
+func (a *Listener) Shutdown(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.grace)
+	defer cancel()
+	return a.srv.Shutdown(ctx)
+}
 
 // Listener checks the admin flags and builds the admin surface's listener,
 // or returns nil when --admin.listen-address is empty. opts carries what
@@ -191,6 +205,7 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		cleanups = append(cleanups, func() { _ = file.Close() })
 		opts.AuditLog = file
 	}
+	opts.AuditFailOpen = f.auditFailOpen
 	surface, err := New(ctx, opts)
 	if err != nil {
 		return fail(err)
@@ -201,11 +216,11 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 	}
 	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(allow, ","),
 		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := httplimit.Server(&http.Server{Handler: httplimit.Handler(handler, opts.MaxRequests)}, opts.Logger)
 	if !webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
-	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig}, cleanup, nil
+	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin}, cleanup, nil
 }
 
 // isLoopback reports whether a listen address only accepts local

@@ -43,6 +43,9 @@ const (
 	defaultTrackInterval    = 10 * time.Second
 	// refreshTimeout bounds one refresh through the poller.
 	refreshTimeout = 30 * time.Second
+	// shutdownMargin is the time a shutdown gives a write beyond its
+	// upstream bound, to answer and write its outcome record.
+	shutdownMargin = 10 * time.Second
 )
 
 // Error codes of the surface's own answers. Upstream errors keep the
@@ -110,6 +113,12 @@ type Options struct {
 	TrackInterval time.Duration
 	// RequestTimeout bounds the upstream calls of one request.
 	RequestTimeout time.Duration
+	// AuditFailOpen lets writes go on when the audit log cannot be
+	// written; by default they are refused (503) with nothing sent.
+	AuditFailOpen bool
+	// MaxRequests bounds the requests the Listener serves at once (503
+	// beyond); 0 means no limit.
+	MaxRequests int
 	// Registerer receives the surface's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
