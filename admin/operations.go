@@ -213,7 +213,9 @@ func (s *Server) track(op *Operation, p Project, t target) {
 			return
 		}
 		p = cur
-		ctx, cancel := context.WithTimeout(s.ctx, max(interval, refreshTimeout))
+		// Tracking draws on its own share of the rate limit, so that many
+		// operations followed at once never starve the poll cycle.
+		ctx, cancel := context.WithTimeout(apiclient.Tracking(s.ctx), max(interval, refreshTimeout))
 		err := refresh(ctx, p.Poller, t)
 		cancel()
 		now := time.Now()
@@ -237,7 +239,7 @@ func (s *Server) track(op *Operation, p Project, t target) {
 
 // refreshOnce refreshes the target of a synchronous write.
 func (s *Server) refreshOnce(op *Operation, p Project, t target) {
-	ctx, cancel := context.WithTimeout(s.ctx, refreshTimeout)
+	ctx, cancel := context.WithTimeout(apiclient.Tracking(s.ctx), refreshTimeout)
 	defer cancel()
 	if err := refresh(ctx, p.Poller, t); err != nil {
 		s.logger.Debug("Refreshing a written resource failed", "request_id", op.ID, "operation", op.Operation, "err", err)
