@@ -3,16 +3,35 @@ package admin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
+
+// Events of audit records. A write that reaches the API has two records:
+// "accepted" just before the upstream call (so that a crash, a kill or a
+// full disk afterwards still leaves a trace of a write that may have
+// happened) and "outcome" once it is answered; every other request has
+// its "outcome" only.
+const (
+	eventAccepted = "accepted"
+	eventOutcome  = "outcome"
+)
+
+// maxAuditField caps every text field of an audit record, in bytes: they
+// come from the request (method, path ids, user name), and a record must
+// stay one short line whatever a client sends.
+const maxAuditField = 128
 
 // auditRecord is what the audit log keeps of one request, whatever its
 // outcome. It never holds a body, a header or a password: only ids.
 type auditRecord struct {
 	Time         time.Time `json:"time"`
+	Event        string    `json:"event"`
 	RequestID    string    `json:"request_id"`
 	Caller       string    `json:"caller"`
 	RemoteAddr   string    `json:"remote_addr"`
@@ -25,9 +44,30 @@ type auditRecord struct {
 	PeeringID    string    `json:"peering_id,omitempty"`
 	DryRun       bool      `json:"dry_run"`
 	Replayed     bool      `json:"idempotent_replayed,omitempty"`
-	Status       int       `json:"status"`
+	Status       int       `json:"status,omitempty"`
 	Duration     float64   `json:"duration_seconds"`
 	ErrorCode    string    `json:"error_code,omitempty"`
+}
+
+// capped returns a copy of the record with every text field cut to
+// maxAuditField bytes (at a character boundary, marked with "...").
+func (a auditRecord) capped() auditRecord {
+	for _, f := range []*string{&a.Caller, &a.RemoteAddr, &a.Method, &a.Operation, &a.ProjectID, &a.ServiceID,
+		&a.ReplicaSetID, &a.VPCID, &a.PeeringID, &a.ErrorCode} {
+		*f = capField(*f)
+	}
+	return a
+}
+
+func capField(s string) string {
+	if len(s) <= maxAuditField {
+		return s
+	}
+	n := maxAuditField - 3
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.ToValidUTF8(s[:n], "\uFFFD") + "..."
 }
 
 // setID records a path id under its field.
@@ -68,24 +108,51 @@ type auditor struct {
 	w      io.Writer
 }
 
-func (a *auditor) write(rec *auditRecord) {
-	a.logger.Info("Admin request",
-		"request_id", rec.RequestID, "caller", rec.Caller, "remote_addr", rec.RemoteAddr,
-		"method", rec.Method, "operation", rec.Operation, "project_id", rec.ProjectID,
-		"service_id", rec.ServiceID, "replica_set_id", rec.ReplicaSetID, "vpc_id", rec.VPCID,
-		"peering_id", rec.PeeringID, "dry_run", rec.DryRun, "idempotent_replayed", rec.Replayed,
-		"status", rec.Status, "duration_seconds", rec.Duration, "error_code", rec.ErrorCode)
+// errAuditLog is returned when a record could not be written to the file.
+var errAuditLog = errors.New("cannot write to the audit log")
+
+// write logs the record (its fields capped) under event and appends it to
+// the file. It reports a failure to write the file, after which the file
+// holds no partial line: the line is written with one call, and a short
+// write is cut off again when the file can be truncated.
+func (a *auditor) write(event string, rec *auditRecord) error {
+	r := rec.capped()
+	r.Event = event
+	a.logger.Info("Admin request", "event", r.Event,
+		"request_id", r.RequestID, "caller", r.Caller, "remote_addr", r.RemoteAddr,
+		"method", r.Method, "operation", r.Operation, "project_id", r.ProjectID,
+		"service_id", r.ServiceID, "replica_set_id", r.ReplicaSetID, "vpc_id", r.VPCID,
+		"peering_id", r.PeeringID, "dry_run", r.DryRun, "idempotent_replayed", r.Replayed,
+		"status", r.Status, "duration_seconds", r.Duration, "error_code", r.ErrorCode)
 	if a.w == nil {
-		return
+		return nil
 	}
-	line, err := json.Marshal(rec)
+	line, err := json.Marshal(r)
 	if err != nil {
-		a.logger.Error("Cannot encode an audit record", "request_id", rec.RequestID, "err", err)
-		return
+		a.logger.Error("Cannot encode an audit record", "request_id", r.RequestID, "err", err)
+		return errAuditLog
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, err := a.w.Write(append(line, '\n')); err != nil {
-		a.logger.Error("Cannot write to the audit log", "request_id", rec.RequestID, "err", err)
+	type truncater interface {
+		io.Seeker
+		Truncate(size int64) error
 	}
+	size := int64(-1)
+	if f, ok := a.w.(truncater); ok {
+		if end, err := f.Seek(0, io.SeekEnd); err == nil {
+			size = end
+		}
+	}
+	n, err := a.w.Write(append(line, '\n'))
+	if err == nil {
+		return nil
+	}
+	a.logger.Error("Cannot write to the audit log", "request_id", r.RequestID, "event", event, "err", err)
+	if f, ok := a.w.(truncater); ok && n > 0 && size >= 0 {
+		if terr := f.Truncate(size); terr != nil {
+			a.logger.Error("Cannot remove a partial audit record", "request_id", r.RequestID, "err", terr)
+		}
+	}
+	return errAuditLog
 }

@@ -267,6 +267,15 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 		ServiceID: req.ids[idService], ReplicaSetID: req.ids[idReplicaSet], VPCID: req.ids[idVPC], PeeringID: req.ids[idPeering],
 		State: statePending, RequestedAt: rec.Time,
 	}
+	if err := s.audit.write(eventAccepted, rec); err != nil && !s.opts.AuditFailOpen {
+		// Fail closed: a write that cannot be audited is not made.
+		if req.key != "" {
+			s.idem.abort(key)
+		}
+		s.writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: codeAuditUnavailable,
+			message: "the audit log cannot be written, so the write was not sent (see --admin.audit-fail-open)"})
+		return
+	}
 	var answer []byte
 	result, err := req.ep.call(apiclient.WithAnswer(ctx, &answer), req.project.Client, req.ids, req.body)
 	now := time.Now()

@@ -275,7 +275,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rec.Status = sw.status
 		rec.Duration = time.Since(start).Seconds()
-		s.audit.write(rec)
+		_ = s.audit.write(eventOutcome, rec) // logged; the answer is already sent
 		s.metrics.requests.WithLabelValues(rec.Operation, strconv.Itoa(rec.Status)).Inc()
 	}()
 	r = r.WithContext(withRecord(r.Context(), rec))

@@ -13,6 +13,7 @@ import (
 const (
 	codeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	codeCrossOrigin          = "CROSS_ORIGIN_REQUEST"
+	codeAuditUnavailable     = "AUDIT_LOG_UNAVAILABLE"
 )
 
 // crossOrigin refuses browser requests sent from another site: with cached

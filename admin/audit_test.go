@@ -1,0 +1,129 @@
+package admin
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+// auditLines decodes the audit buffer's records.
+func auditLines(t *testing.T, text string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestAuditAcceptedThenOutcome: a write has an "accepted" record before
+// the upstream call and its "outcome" after; a refused request only its
+// outcome; every field is capped (issue 11, defect 6).
+func TestAuditAcceptedThenOutcome(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	svc := "/api/v1/projects/" + testProject + "/services/" + d.service["embeddings"]
+	if a := e.do("POST", svc+"/resize", `{"cpu_millis":1000,"memory_gbs":4}`); a.status != http.StatusAccepted {
+		t.Fatalf("resize: %d %s", a.status, a.body)
+	}
+	e.do("POST", svc+"/resize", `{"cpu_millis":0,"memory_gbs":4}`)
+	testbin.WaitFor(t, 10*time.Second, "three records", func() bool { return strings.Count(e.audit.String(), "\n") == 3 })
+	recs := auditLines(t, e.audit.String())
+	if recs[0]["event"] != eventAccepted || recs[1]["event"] != eventOutcome || recs[0]["request_id"] != recs[1]["request_id"] ||
+		recs[1]["status"] != float64(http.StatusAccepted) || recs[2]["event"] != eventOutcome || recs[2]["status"] != float64(http.StatusBadRequest) {
+		t.Errorf("records: %v", recs)
+	}
+
+	// A 1 MB method name (unauthenticated) costs a short line.
+	before := len(e.audit.String())
+	req, _ := http.NewRequest(strings.Repeat("M", 1<<20), e.url+"/api/v1/operations", nil)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	testbin.WaitFor(t, 10*time.Second, "the record", func() bool { return strings.Count(e.audit.String(), "\n") == 4 })
+	if n := len(e.audit.String()) - before; n > 1024 {
+		t.Errorf("the audit record of a 1 MB method is %d bytes", n)
+	}
+	if strings.Count(e.logs.String(), "M") > 4096 {
+		t.Errorf("the log holds the 1 MB method")
+	}
+}
+
+// failingLog fails every write after writing half of it, as a full disk
+// does, and can be truncated like a file.
+type failingLog struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	fail bool
+}
+
+func (f *failingLog) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail {
+		f.buf.Write(p[:len(p)/2])
+		return len(p) / 2, errors.New("no space left on device")
+	}
+	return f.buf.Write(p)
+}
+
+func (f *failingLog) Seek(offset int64, whence int) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if whence != io.SeekEnd || offset != 0 {
+		return 0, errors.New("unsupported")
+	}
+	return int64(f.buf.Len()), nil
+}
+
+func (f *failingLog) Truncate(size int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.Truncate(int(size))
+	return nil
+}
+
+// TestAuditFailsClosed: when the audit log cannot be written, a write is
+// refused with 503 and nothing is sent, and no torn line is left; with
+// AuditFailOpen it goes on.
+func TestAuditFailsClosed(t *testing.T) {
+	for _, failOpen := range []bool{false, true} {
+		log := &failingLog{}
+		e := newEnv(t, withOptions(func(o *Options) { o.AuditFailOpen = failOpen }))
+		e.srv.audit.w = log
+		d := e.demo()
+		svc := "/api/v1/projects/" + testProject + "/services/" + d.service["embeddings"]
+		log.mu.Lock()
+		log.fail = true
+		log.mu.Unlock()
+		a := e.do("POST", svc+"/resize", `{"cpu_millis":1000,"memory_gbs":4}`)
+		sent := e.sent()
+		switch {
+		case !failOpen && (a.status != http.StatusServiceUnavailable || a.json(t)["code"] != codeAuditUnavailable || len(sent) != 0):
+			t.Errorf("fail closed: %d %s, sent %v; want 503 %s and nothing sent", a.status, a.body, sent, codeAuditUnavailable)
+		case failOpen && a.status != http.StatusAccepted:
+			t.Errorf("fail open: %d %s, want 202", a.status, a.body)
+		}
+		log.mu.Lock()
+		torn := log.buf.String()
+		log.mu.Unlock()
+		if torn != "" {
+			t.Errorf("a partial record is left in the audit log: %q", torn)
+		}
+	}
+}
