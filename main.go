@@ -96,7 +96,7 @@ func run(args []string, getenv func(string) string) int {
 	manager := projects.New(ctx, logger, apiMetrics, exposition, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
 	defer manager.Stop()
-	reloader := projects.NewReloader(reg, manager, load, f.config.ConfigFile, logger)
+	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
 	if err := reloader.Reload(); err != nil {
 		return 2
 	}
@@ -105,6 +105,7 @@ func run(args []string, getenv func(string) string) int {
 		_, collect := f.config.Defaults()
 		go rediscover(ctx, reloader, collect.Interval)
 	}
+	go manager.WatchCredentials(ctx)
 
 	adminOpts := adminOptions(manager, reg, logger)
 	adminOpts.MaxRequests = f.maxRequests
@@ -319,11 +320,29 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 	case cfg.ProjectID == "":
 		return discoverySource(ctx, logger, cfg, getenv, check)
 	default:
-		project, err := cfg.SingleProject(getenv)
-		if err != nil {
-			return nil, err
+		// Re-read on every load: a reload picks up rotated key files.
+		load := func() ([]config.Project, error) {
+			project, err := cfg.SingleProject(getenv)
+			return []config.Project{project}, err
 		}
-		return func() ([]config.Project, error) { return []config.Project{project}, nil }, nil
+		_, err := load()
+		return load, err
+	}
+}
+
+// reloadSource names what a reload re-reads: the configuration file, or in
+// single-project mode the credential files; "" with --simulate, whose
+// project never changes.
+func reloadSource(f *flags) string {
+	switch {
+	case f.simulate:
+		return ""
+	case f.config.ConfigFile != "":
+		return f.config.ConfigFile
+	case discovering(f):
+		return "project discovery"
+	default:
+		return "the --api.*-file credential files"
 	}
 }
 

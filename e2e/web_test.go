@@ -156,19 +156,20 @@ func TestDisableExporterMetrics(t *testing.T) {
 	}
 }
 
-// TestReloadWithoutConfigFile checks that without --config.file a reload
-// is refused over HTTP and ignored on SIGHUP, and the exporter keeps
-// serving.
+// TestReloadWithoutConfigFile checks that with --simulate (whose project
+// never changes) a reload is refused over HTTP and ignored on SIGHUP, and
+// the exporter keeps serving. In single-project mode a reload re-reads the
+// credential files (e2e/rotation_test.go).
 func TestReloadWithoutConfigFile(t *testing.T) {
 	p, url := testbin.StartExporter(t, nil, "--simulate")
-	if code, body := testbin.Post(url+"/-/reload", ""); code != http.StatusBadRequest || !strings.Contains(body, "no --config.file") {
-		t.Errorf("POST /-/reload: %d %q, want 400 naming --config.file", code, body)
+	if code, body := testbin.Post(url+"/-/reload", ""); code != http.StatusBadRequest || !strings.Contains(body, "Nothing to reload") {
+		t.Errorf("POST /-/reload: %d %q, want 400 Nothing to reload", code, body)
 	}
 	if err := p.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	testbin.WaitFor(t, 10*time.Second, "SIGHUP to be ignored", func() bool {
-		return strings.Contains(p.Output(), "Ignoring SIGHUP: no --config.file given")
+		return strings.Contains(p.Output(), "Ignoring SIGHUP: the simulator's project never changes")
 	})
 	if code, _ := testbin.Get(url + "/-/healthy"); code != http.StatusOK || p.Exited() {
 		t.Errorf("after SIGHUP: /-/healthy %d, exited %v", code, p.Exited())

@@ -11,8 +11,10 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
@@ -23,6 +25,8 @@ import (
 )
 
 // Project is one running project: its configuration, client and poller.
+// Config.Credentials are the keys it started with; rotations replace them
+// in the client only (see Manager.rotate).
 type Project struct {
 	Config config.Project
 	Client *apiclient.Client
@@ -30,6 +34,15 @@ type Project struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
+	creds  *credentials
+}
+
+// credentials are a project's current keys, with their own lock: a
+// rotation after a 401 happens inside a client call, which may run while
+// the Manager's lock is held (Apply waiting for a poller to stop).
+type credentials struct {
+	mu  sync.Mutex
+	cur config.Credentials
 }
 
 // Manager owns the running projects. Its methods are safe for concurrent use.
@@ -73,9 +86,13 @@ func (m *Manager) Apply(projects []config.Project) error {
 
 	next := make(map[string]*Project, len(projects))
 	var errs []error
+	var rotations []func()
 	for _, cfg := range projects {
-		if old, ok := m.running[cfg.ID]; ok && reflect.DeepEqual(old.Config, cfg) {
+		if old, ok := m.running[cfg.ID]; ok && sameButCredentials(old.Config, cfg) {
+			// Only keys changed (a reload after a rotation): the client
+			// takes them, and the poller keeps its state.
 			next[cfg.ID] = old
+			rotations = append(rotations, func() { m.install(old, cfg.Credentials, "reload") })
 			continue
 		}
 		clientCfg, err := cfg.ClientConfig()
@@ -85,15 +102,21 @@ func (m *Manager) Apply(projects []config.Project) error {
 		}
 		clientCfg.UserAgent = m.userAgent
 		clientCfg.Observer = m.apiMetrics.Observer(cfg.ID)
+		p := &Project{Config: cfg, creds: &credentials{cur: cfg.Credentials}}
+		clientCfg.OnUnauthorized = func() bool { return m.rotate(p, "unauthorized") }
 		client, err := apiclient.New(clientCfg)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("project %s: %w", cfg.ID, err))
 			continue
 		}
-		next[cfg.ID] = &Project{Config: cfg, Client: client}
+		p.Client = client
+		next[cfg.ID] = p
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
+	}
+	for _, rotate := range rotations {
+		rotate()
 	}
 
 	for id, old := range m.running {
@@ -145,6 +168,92 @@ func (m *Manager) stopLocked(p *Project, removed bool) {
 		m.apiMetrics.RemoveProject(p.Config.ID)
 		m.logger.Info("Stopped polling project", "project_id", p.Config.ID)
 	}
+}
+
+// sameButCredentials reports whether two configurations of a project
+// differ at most in their keys, with an API key on both or on neither
+// (adding or removing one turns the auth collector on or off).
+func sameButCredentials(a, b config.Project) bool {
+	if (a.Credentials.APIKey == "") != (b.Credentials.APIKey == "") {
+		return false
+	}
+	a.Credentials, b.Credentials = config.Credentials{}, config.Credentials{}
+	return reflect.DeepEqual(a, b)
+}
+
+// CredentialCheckInterval is how often WatchCredentials re-reads the
+// credential files.
+const CredentialCheckInterval = 10 * time.Second
+
+// WatchCredentials re-reads every project's credential files every
+// CredentialCheckInterval until ctx ends, and installs keys that changed:
+// a rotated key is picked up without a restart or a reload (Kubernetes
+// updates a mounted Secret in place). A file that is empty or unreadable
+// mid-rotation is retried at the next check; the old keys stay in use.
+func (m *Manager) WatchCredentials(ctx context.Context) {
+	t := time.NewTicker(CredentialCheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		m.mu.RLock()
+		running := slices.Collect(maps.Values(m.running))
+		m.mu.RUnlock()
+		for _, p := range running {
+			m.rotate(p, "file changed")
+		}
+	}
+}
+
+// rotate re-reads p's credential files and installs the keys if they
+// changed; it reports whether they did. It is the client's OnUnauthorized
+// hook too: a 401 is often the first sign of a rotation.
+func (m *Manager) rotate(p *Project, reason string) bool {
+	p.creds.mu.Lock()
+	cur := p.creds.cur
+	p.creds.mu.Unlock()
+	if cur.Files == (config.CredentialFiles{}) {
+		return false
+	}
+	fresh, err := cur.Reread()
+	if err != nil {
+		m.logger.Warn("Cannot re-read the API credential files; the current keys stay in use", "project_id", p.Config.ID, "err", err)
+		return false
+	}
+	return m.install(p, fresh, reason)
+}
+
+// install gives p's client the keys c, logging which keys changed (never
+// their values); it reports whether any did.
+func (m *Manager) install(p *Project, c config.Credentials, reason string) bool {
+	p.creds.mu.Lock()
+	defer p.creds.mu.Unlock()
+	var changed []string
+	for _, k := range []struct {
+		name     string
+		old, new apiclient.Secret
+	}{{"access_key", p.creds.cur.AccessKey, c.AccessKey}, {"secret_key", p.creds.cur.SecretKey, c.SecretKey}, {"api_key", p.creds.cur.APIKey, c.APIKey}} {
+		if k.old != k.new {
+			changed = append(changed, k.name)
+		}
+	}
+	if len(changed) == 0 {
+		return false
+	}
+	if (c.APIKey == "") != (p.creds.cur.APIKey == "") {
+		m.logger.Warn("An API key file became empty or appeared; reload to turn the auth collector off or on", "project_id", p.Config.ID)
+		return false
+	}
+	if _, err := p.Client.SetCredentials(c.AccessKey, c.SecretKey, c.APIKey); err != nil {
+		m.logger.Warn("Rotated API credentials refused; the current keys stay in use", "project_id", p.Config.ID, "err", err)
+		return false
+	}
+	p.creds.cur = c
+	m.logger.Info("API credentials rotated", "project_id", p.Config.ID, "changed", strings.Join(changed, ","), "reason", reason)
+	return true
 }
 
 // Stop stops every poller and waits for them.

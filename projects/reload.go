@@ -23,8 +23,9 @@ type Reloader struct {
 	mu      sync.Mutex
 	manager *Manager
 	load    func() ([]config.Project, error)
-	// file is the configuration file load reads; without one there is
-	// nothing to reload.
+	// file names what load re-reads (the configuration file, or the
+	// credential files of single-project mode); "" when there is nothing
+	// to reload.
 	file   string
 	logger *slog.Logger
 
@@ -33,9 +34,10 @@ type Reloader struct {
 }
 
 // NewReloader returns a Reloader that applies what load returns to m. file
-// is the configuration file load reads (--config.file), "" when the
-// projects come from flags: then only the first Reload runs, and later
-// requests to reload are refused (POST /-/reload) or ignored (SIGHUP).
+// names what load re-reads (--config.file, or the credential files in
+// single-project mode), "" when nothing can change (--simulate): then only
+// the first Reload runs, and later requests to reload are refused (POST
+// /-/reload) or ignored (SIGHUP).
 func NewReloader(reg prometheus.Registerer, m *Manager, load func() ([]config.Project, error), file string, logger *slog.Logger) *Reloader {
 	r := &Reloader{
 		manager: m,
@@ -76,7 +78,7 @@ func (r *Reloader) Reload() error {
 }
 
 // errNoConfigFile refuses a reload without a file to re-read.
-var errNoConfigFile = errors.New("nothing to reload: no --config.file given")
+var errNoConfigFile = errors.New("the simulator's project never changes")
 
 // reloadRequested reloads if there is a file to re-read.
 func (r *Reloader) reloadRequested() error {
@@ -91,7 +93,7 @@ func (r *Reloader) reloadRequested() error {
 func (r *Reloader) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	switch err := r.reloadRequested(); {
 	case errors.Is(err, errNoConfigFile):
-		http.Error(w, "Nothing to reload: no --config.file given", http.StatusBadRequest)
+		http.Error(w, "Nothing to reload: "+errNoConfigFile.Error(), http.StatusBadRequest)
 	case err != nil:
 		http.Error(w, "Configuration not applied: "+err.Error(), http.StatusBadRequest)
 	default:
@@ -110,7 +112,7 @@ func (r *Reloader) WatchSIGHUP(ctx context.Context) {
 			return
 		case <-hup:
 			if err := r.reloadRequested(); errors.Is(err, errNoConfigFile) {
-				r.logger.Info("Ignoring SIGHUP: no --config.file given")
+				r.logger.Info("Ignoring SIGHUP: " + errNoConfigFile.Error())
 			}
 		}
 	}

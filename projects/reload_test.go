@@ -33,7 +33,7 @@ func TestReloaderServeHTTP(t *testing.T) {
 
 	calls := 0
 	noFile := NewReloader(prometheus.NewRegistry(), m, func() ([]config.Project, error) { calls++; return nil, nil }, "", slog.New(slog.DiscardHandler))
-	if code, body := reload(noFile); code != http.StatusBadRequest || !strings.Contains(body, "no --config.file") || calls != 0 {
+	if code, body := reload(noFile); code != http.StatusBadRequest || !strings.Contains(body, "Nothing to reload") || calls != 0 {
 		t.Errorf("without a file: %d %q after %d loads, want 400 and no load", code, body, calls)
 	}
 
