@@ -12,9 +12,10 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
-// neverReader sends a GET for path on a new connection and never reads
-// the answer; the connection is closed when the test ends.
-func neverReader(t *testing.T, addr, path string) net.Conn {
+// neverReader sends a GET for path on a new connection (repeat times,
+// pipelined, so that the answers surely outgrow the socket buffers) and
+// never reads the answer; the connection is closed when the test ends.
+func neverReader(t *testing.T, addr, path string, repeat ...int) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -24,7 +25,11 @@ func neverReader(t *testing.T, addr, path string) net.Conn {
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetReadBuffer(4 << 10) // keep what the kernel takes for us small
 	}
-	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path); err != nil {
+	n := 1
+	if len(repeat) > 0 {
+		n = repeat[0]
+	}
+	if _, err := io.WriteString(c, strings.Repeat(fmt.Sprintf("GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path), n)); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -91,7 +96,7 @@ func TestMaxRequestsInFlight(t *testing.T) {
 	addr := strings.TrimPrefix(url, "http://")
 	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(t, url) > 0 })
 	for range 3 {
-		neverReader(t, addr, "/metrics")
+		neverReader(t, addr, "/metrics", 2000)
 	}
 	testbin.WaitFor(t, 30*time.Second, "a 503 beyond 3 requests in flight", func() bool {
 		resp, err := http.Get(url + "/metrics")
