@@ -63,13 +63,17 @@ func startAdmin(t *testing.T, simArgs []string, args ...string) *adminRun {
 }
 
 // do sends a request to the admin surface with the run's credentials
-// unless headers give another Authorization ("" sends none).
+// unless headers give another Authorization ("" sends none), and a body as
+// JSON unless headers give another Content-Type.
 func (r *adminRun) do(method, path, body string, headers ...string) (int, http.Header, string) {
 	req, err := http.NewRequest(method, r.admin+path, strings.NewReader(body))
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", r.auth)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		if headers[i+1] == "" {
 			req.Header.Del(headers[i])
