@@ -137,7 +137,14 @@ func TestCredentialRotationPickedUp(t *testing.T) {
 			withNew.Store(0)
 			dir := t.TempDir()
 			env := append([]string{"CLOUDDB_API_URL=" + upstream.URL + "/v1", "CLOUDDB_PROJECT_ID=p"}, keyFiles(t, dir, oldAccess, oldSecret)...)
-			p, url := startExporter(t, env, "--collect.interval=2s")
+			// The default interval: after the first cycle nothing is
+			// polled for a minute, so the SIGHUP and reload cases are
+			// picked up by them, not by a 401.
+			var args []string
+			if how == "file watch or 401" {
+				args = []string{"--collect.interval=5s"}
+			}
+			p, url := startExporter(t, env, args...)
 			// The provider rotates: the old keys stop working, the new
 			// ones are put in the files.
 			valid.Store(newAuth)
@@ -152,10 +159,16 @@ func TestCredentialRotationPickedUp(t *testing.T) {
 					t.Fatalf("POST /-/reload: %d %s", code, body)
 				}
 			}
-			testbin.WaitFor(t, time.Minute, "requests with the new keys", func() bool { return withNew.Load() > 0 })
+			if how == "file watch or 401" {
+				// Wait for the watch (10 s) or the next poll's 401.
+				testbin.WaitFor(t, time.Minute, "requests with the new keys", func() bool { return withNew.Load() > 0 })
+			}
 			testbin.WaitFor(t, time.Minute, "the rotation in the log", func() bool {
 				return strings.Contains(p.Output(), "API credentials rotated")
 			})
+			if how != "file watch or 401" && !strings.Contains(p.Output(), "reason=reload") {
+				t.Errorf("the rotation was not made by the %s:\n%s", how, p.Output())
+			}
 			for _, secret := range []string{oldSecret, newSecret, oldAccess, newAccess} {
 				if revealed(p.Output(), secret) {
 					t.Errorf("the log gives %q away", secret)
