@@ -291,4 +291,3 @@ func TestAdminHostileInputNothingForwarded(t *testing.T) {
 		t.Errorf("forwarded to the API: %v", w)
 	}
 }
-
