@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
 // Error codes of the input checks that come before validation.
@@ -54,7 +56,7 @@ func checkKeys[T any](raw []byte) error {
 	fields := map[string]bool{}
 	if t := reflect.TypeFor[T](); t.Kind() == reflect.Struct {
 		for i := range t.NumField() {
-			if name := jsonName(t.Field(i)); name != "" {
+			if name := apiclient.JSONName(t.Field(i)); name != "" {
 				fields[name] = true
 			}
 		}
@@ -110,20 +112,4 @@ func checkKeys[T any](raw []byte) error {
 			top.wantKey = true // a value ended: the next token is a key
 		}
 	}
-}
-
-// jsonName is the JSON key of a struct field, "" for one JSON ignores.
-func jsonName(f reflect.StructField) string {
-	if !f.IsExported() {
-		return ""
-	}
-	tag := f.Tag.Get("json")
-	if tag == "-" {
-		return ""
-	}
-	name, _, _ := strings.Cut(tag, ",")
-	if name == "" {
-		name = f.Name
-	}
-	return name
 }

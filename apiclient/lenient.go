@@ -146,7 +146,7 @@ func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldErro
 			break
 		}
 		for i := range t.NumField() {
-			name := jsonName(t.Field(i))
+			name := JSONName(t.Field(i))
 			if name == "" {
 				continue
 			}
@@ -187,9 +187,9 @@ func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldErro
 	drop(FieldError{Field: path, Err: err.Error()})
 }
 
-// jsonName is the JSON key of a struct field, "" for a field that JSON
+// JSONName is the JSON key of a struct field, "" for a field that JSON
 // ignores.
-func jsonName(f reflect.StructField) string {
+func JSONName(f reflect.StructField) string {
 	if !f.IsExported() {
 		return ""
 	}
