@@ -96,3 +96,17 @@ func TestDecodeErrorSnippetRedacted(t *testing.T) {
 		t.Errorf("error %q reveals the access key", err)
 	}
 }
+
+// TestBodylessAnswerIgnoresItsBody: a write answered with its documented
+// status is a success whatever body comes with it, even one over the
+// limit: reporting it as too large would make an accepted write look
+// failed.
+func TestBodylessAnswerIgnoresItsBody(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusAccepted, `{"message":"`+strings.Repeat("x", 2<<20)+`"}`)
+	})
+	c, _, _ := newTestClient(t, srv, func(cfg *Config) { cfg.MaxBodyBytes = 1 << 20 })
+	if err := c.DeleteService(t.Context(), "s1"); err != nil {
+		t.Fatalf("DeleteService answered 202 with a large body: %v", err)
+	}
+}
