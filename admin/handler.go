@@ -360,6 +360,20 @@ func fingerprint(req *request) [sha256.Size]byte {
 	return sum
 }
 
+// relayDetails returns an upstream error's details as the JSON to relay:
+// as received when they are whole JSON, as a JSON string when the client
+// had to cut them, nothing when there were none.
+func relayDetails(d string) json.RawMessage {
+	switch {
+	case d == "":
+		return nil
+	case json.Valid([]byte(d)):
+		return json.RawMessage(d)
+	}
+	b, _ := json.Marshal(d)
+	return b
+}
+
 // readError maps the error of the guard's read.
 func readError(err error) *apiError {
 	e := upstreamError(err, nil)
@@ -380,7 +394,7 @@ func upstreamError(err error, body any) *apiError {
 	var transport *apiclient.TransportError
 	switch {
 	case errors.As(err, &apiErr):
-		code, msg := apiErr.Code, apiErr.Message
+		code, msg, details := apiErr.Code, apiErr.Message, apiErr.Details
 		if code == "" {
 			code = codeUpstreamError
 		}
@@ -390,6 +404,7 @@ func upstreamError(err error, body any) *apiError {
 		if pw, ok := body.(apiclient.UpdatePasswordRequest); ok && pw.Password != "" {
 			msg = strings.ReplaceAll(msg, pw.Password.Reveal(), redactedValue)
 			code = strings.ReplaceAll(code, pw.Password.Reveal(), redactedValue)
+			details = strings.ReplaceAll(details, pw.Password.Reveal(), redactedValue)
 		}
 		switch {
 		case apiErr.StatusCode == http.StatusUnauthorized:
@@ -399,7 +414,7 @@ func upstreamError(err error, body any) *apiError {
 			return &apiError{status: http.StatusBadGateway, code: codeUpstreamBadResponse,
 				message: "the API answered with the undocumented status " + http.StatusText(apiErr.StatusCode) + "." + mayHaveHappened}
 		}
-		return &apiError{status: apiErr.StatusCode, code: code, message: msg}
+		return &apiError{status: apiErr.StatusCode, code: code, message: msg, details: relayDetails(details)}
 	case errors.As(err, &transport) && transport.Timeout(), apiclient.IsTimeout(err):
 		return &apiError{status: http.StatusGatewayTimeout, code: codeUpstreamTimeout,
 			message: "the API did not answer in time." + mayHaveHappened}

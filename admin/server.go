@@ -223,6 +223,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 type apiError struct {
 	status        int
 	code, message string
+	// details is the upstream error's details (revision 2026), relayed as
+	// received: its JSON when it is whole, else its text as a string.
+	details json.RawMessage
 }
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
@@ -346,7 +349,7 @@ func marshal(v any) ([]byte, error) {
 // writeError answers an error and records its code for the audit.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	recordOf(r.Context()).ErrorCode = e.code
-	writeJSON(w, e.status, apiclient.ErrorBody{Code: e.code, Message: e.message})
+	writeJSON(w, e.status, apiclient.ErrorBody{Code: e.code, Message: e.message, Details: e.details})
 }
 
 // fail answers err: an *apiError as it is, anything else as a 500 that is

@@ -517,6 +517,23 @@ func TestUpstreamErrors(t *testing.T) {
 	}
 }
 
+// TestUpstreamErrorDetails: the details of a revision 2026 error reach the
+// caller as the API sent them, beside its code and message.
+func TestUpstreamErrorDetails(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	path := "/api/v1/projects/" + testProject + "/services/" + d.service["embeddings"] + "/forkService"
+	a := e.do("POST", path, `{"fork_strategy":"PITR","target_time":"2000-01-01T00:00:00Z","name":"too-early"}`)
+	if a.status != http.StatusBadRequest {
+		t.Fatalf("fork before the service existed: %d %s, want the API's 400", a.status, a.body)
+	}
+	got := a.json(t)
+	details, _ := got["details"].(map[string]any)
+	if got["code"] != "INVALID_REQUEST" || details["field"] != "target_time" {
+		t.Errorf("answer %s: want the API's code and its details {\"field\":\"target_time\"}", a.body)
+	}
+}
+
 func TestOperationTracking(t *testing.T) {
 	e := newEnv(t, withTimings(cloudsim.Timings{Configure: time.Minute, Provision: time.Minute, Delete: time.Minute, ReplicaSet: time.Minute}))
 	d := e.demo()
