@@ -9,6 +9,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
+	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 	"github.com/clouddb/clouddb_exporter/poller"
@@ -55,7 +56,7 @@ func newScenarioRev(t *testing.T, rev string, timings cloudsim.Timings, projects
 			t.Fatal(err)
 		}
 		s.clients[c.ProjectID] = client
-		s.pollers = append(s.pollers, poller.New(client, poller.Options{MaxStaleness: 5 * time.Minute, Now: clock.Now}))
+		s.pollers = append(s.pollers, poller.New(client, poller.Options{Collect: config.Collect{MaxStaleness: 5 * time.Minute}, Now: clock.Now}))
 	}
 	return s
 }

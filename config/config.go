@@ -46,10 +46,16 @@ const (
 // Collect holds how one project is polled: from the --collect.* flags
 // through a config file's project to the project's poller.
 type Collect struct {
-	Interval           time.Duration
+	// Interval is the full poll cycle's period.
+	Interval time.Duration
+	// TransitionInterval is the period of the follow-up of resources in
+	// a transitional state.
 	TransitionInterval time.Duration
-	MaxStaleness       time.Duration
-	Concurrency        int
+	// MaxStaleness, when positive, drops a resource whose refresh failed
+	// more than MaxStaleness after its last good read. 0 never drops.
+	MaxStaleness time.Duration
+	// Concurrency bounds how many API calls one cycle has in flight.
+	Concurrency int
 }
 
 // Credentials authenticate one project.

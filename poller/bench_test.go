@@ -10,6 +10,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
+	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/poller"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkPollCycle(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p := poller.New(client, poller.Options{Concurrency: tc.concurrency})
+			p := poller.New(client, poller.Options{Collect: config.Collect{Concurrency: tc.concurrency}})
 
 			calls := 3 + tc.services + tc.vpcs
 			latencyBound := latency * time.Duration(1+int(math.Ceil(float64(tc.services+tc.vpcs)/float64(tc.concurrency))))

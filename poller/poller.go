@@ -60,13 +60,9 @@ const (
 
 // Options configure a Poller.
 type Options struct {
-	Interval           time.Duration
-	TransitionInterval time.Duration
-	// MaxStaleness, when positive, drops a resource whose refresh failed
-	// more than MaxStaleness after its last good read. 0 never drops.
-	MaxStaleness time.Duration
-	// Concurrency bounds how many API calls one cycle has in flight.
-	Concurrency int
+	// Collect is the project's collect settings, as the configuration
+	// resolved them; zero fields take the configuration's defaults.
+	config.Collect
 	// RateLimit is the API client's rate limit in requests per second;
 	// with Interval it makes the call budget of a cycle. 0 or +Inf means
 	// no budget: every resource every cycle.

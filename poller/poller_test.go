@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 	"github.com/clouddb/clouddb_exporter/internal/syncbuf"
@@ -25,12 +26,10 @@ func newHarness(t *testing.T, client *fakeClient) *harness {
 	t.Helper()
 	h := &harness{client: client, clock: fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)), logs: &syncbuf.Buffer{}}
 	h.poller = New(client, Options{
-		Interval:     time.Minute,
-		MaxStaleness: 5 * time.Minute,
-		Concurrency:  3,
-		Logger:       slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Now:          h.clock.Now,
-		Publish:      func(s *fleet.Snapshot) { h.published = append(h.published, s) },
+		Collect: config.Collect{Interval: time.Minute, MaxStaleness: 5 * time.Minute, Concurrency: 3},
+		Logger:  slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now:     h.clock.Now,
+		Publish: func(s *fleet.Snapshot) { h.published = append(h.published, s) },
 	})
 	return h
 }

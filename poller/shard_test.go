@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/shard"
 )
 
@@ -21,7 +22,7 @@ func TestShardsSplitTheFleet(t *testing.T) {
 		c := newFakeClient()
 		fleetOf(c, services, vpcs)
 		sh := shard.Shard{Index: i, Total: total}
-		p := New(c, Options{Interval: time.Minute, Concurrency: 3, Shard: sh, Logger: slog.New(slog.DiscardHandler)})
+		p := New(c, Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 3}, Shard: sh, Logger: slog.New(slog.DiscardHandler)})
 		snap := p.Poll(context.Background())
 
 		if got := c.count(apiclient.OpListServices) + c.count(apiclient.OpListVPCs); got != 2 {
@@ -92,7 +93,7 @@ func TestShardFollowsOnlyItsTransitions(t *testing.T) {
 		c.services[i].Status = apiclient.ServiceConfiguring
 	}
 	sh := shard.Shard{Index: 1, Total: 3}
-	p := New(c, Options{Interval: time.Minute, Concurrency: 3, Shard: sh, Logger: slog.New(slog.DiscardHandler)})
+	p := New(c, Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 3}, Shard: sh, Logger: slog.New(slog.DiscardHandler)})
 	snap := p.Poll(context.Background())
 	c.resetCalls()
 	p.PollTransitions(context.Background())

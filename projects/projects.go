@@ -139,17 +139,14 @@ func (m *Manager) start(p *Project) {
 	ctx, cancel := context.WithCancel(m.ctx)
 	p.cancel, p.done = cancel, make(chan struct{})
 	p.Poller = poller.New(p.Client, poller.Options{
-		Interval:           p.Config.Collect.Interval,
-		TransitionInterval: p.Config.Collect.TransitionInterval,
-		MaxStaleness:       p.Config.Collect.MaxStaleness,
-		Concurrency:        p.Config.Collect.Concurrency,
-		RateLimit:          p.Config.API.RateLimit,
-		Logger:             m.logger,
-		Publish:            m.exposition.SetSnapshot,
-		Sequence:           &m.seq,
-		Observer:           m.apiMetrics.PollObserver(p.Config.ID),
-		Shard:              m.Shard,
-		ProjectName:        p.Config.Name,
+		Collect:     p.Config.Collect,
+		RateLimit:   p.Config.API.RateLimit,
+		Logger:      m.logger,
+		Publish:     m.exposition.SetSnapshot,
+		Sequence:    &m.seq,
+		Observer:    m.apiMetrics.PollObserver(p.Config.ID),
+		Shard:       m.Shard,
+		ProjectName: p.Config.Name,
 	})
 	go func() {
 		defer close(p.done)
