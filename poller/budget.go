@@ -140,7 +140,7 @@ func (p *Poller) warnBudget(pl plan) {
 			"calls_needed", calls,
 			"budget_per_interval", int(p.opts.RateLimit*p.opts.Interval.Seconds()),
 			"refresh_period", pl.period,
-			"fix", fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.interval to %s, or split the project", perSecond, interval))
+			"fix", fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.interval to %s, or shard the project (--total-shards)", perSecond, interval))
 	case p.warnedCycles > 1:
 		p.logger.Info("The API call budget covers every resource in one interval again", "calls_needed", pl.lists+pl.children)
 	}
