@@ -464,3 +464,18 @@ func equalJSON(a, b any) bool {
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
+
+// TestAdminGracePeriod: with the admin listener on, the pod has time to
+// finish and audit the admin writes in flight on SIGTERM; without it, the
+// Kubernetes default stands.
+func TestAdminGracePeriod(t *testing.T) {
+	base := "api: {projectId: p1}\ncredentials: {existingSecret: c}\n"
+	off := mustRender(t, base)
+	if got := get(off["Deployment/demo-clouddb-exporter"], "spec", "template", "spec", "terminationGracePeriodSeconds"); got != nil {
+		t.Errorf("admin off: terminationGracePeriodSeconds %v, want the default (unset)", got)
+	}
+	on := mustRender(t, base+"admin: {enabled: true, tokenSecret: {name: admin-token}}")
+	if got := get(on["Deployment/demo-clouddb-exporter"], "spec", "template", "spec", "terminationGracePeriodSeconds"); got != float64(75) && got != 75 && got != int64(75) {
+		t.Errorf("admin on: terminationGracePeriodSeconds %v (%T), want 75", got, got)
+	}
+}
