@@ -23,7 +23,7 @@ scripts/lint.sh
 
 echo "== go test"
 # -race: the poller, exposition and admin surface are concurrent by design.
-go test -race -count=1 -timeout 20m ./...
+go test -race -count=1 -timeout 45m ./...
 
 # The tool modules (the mixin's build, the Helm chart's rendering): no
 # concurrency of their own, so no -race (it would double the Helm library's
