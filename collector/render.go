@@ -253,7 +253,7 @@ func (r *renderer) renderChunk(g *group, src *fleet.Snapshot, f int) (*chunkForm
 }
 
 // shrink forgets the pieces listed by the last build and lets go of
-// scratch buffers grown past scratchLimit.
+// scratch buffers grown past scratchLimit, or past twice that together.
 func (r *renderer) shrink() {
 	if r.out.Cap() > scratchLimit {
 		r.out = bytes.Buffer{}
@@ -261,11 +261,18 @@ func (r *renderer) shrink() {
 	if r.w == nil {
 		return
 	}
+	// The limit holds for each buffer and for all of them together: after
+	// a spike, dozens of families' buffers each just under the limit would
+	// otherwise add up to megabytes held for good.
+	kept := 0
 	for i := range r.w.samples {
 		for f := range numFormats {
-			if cap(r.w.samples[i][f]) > scratchLimit {
+			c := cap(r.w.samples[i][f])
+			if c > scratchLimit || kept+c > 2*scratchLimit {
 				r.w.samples[i][f] = nil
+				continue
 			}
+			kept += c
 		}
 	}
 	for i := range r.byFamily {
