@@ -2,7 +2,6 @@ package admin
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -17,18 +16,7 @@ import (
 // auditLines decodes the audit buffer's records.
 func auditLines(t *testing.T, text string) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("audit line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
+	return testbin.JSONLines(t, text)
 }
 
 // TestAuditAcceptedThenOutcome: a write has an "accepted" record before

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -185,18 +184,7 @@ func auditRecords(t *testing.T, path string) []map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("audit line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
+	return testbin.JSONLines(t, string(data))
 }
 
 // TestAdminWriteSurvivesSIGTERM: a write under way when SIGTERM arrives
