@@ -14,12 +14,16 @@ const (
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	allowed  *prometheus.GaugeVec
 }
 
 // newMetrics creates the admin surface's metrics and registers them on reg
-// when it is not nil. Nothing is pre-initialised: a zero for an operation
-// nobody called says nothing an absent series does not.
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+// when it is not nil. The counters are not pre-initialised: a zero for an
+// operation nobody called says nothing an absent series does not. The
+// allowed operations are set at once, so that a running admin surface is
+// visible (the dashboards show their admin row on it) before its first
+// request.
+func newMetrics(reg prometheus.Registerer, allowed []string) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_admin_requests_total",
@@ -32,9 +36,16 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			// under a second.
 			Buckets: []float64{0.5, 1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600},
 		}, []string{"operation", "result"}),
+		allowed: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "clouddb_exporter_admin_allowed_operation_info",
+			Help: "1 for each write operation the admin surface permits (--admin.allow); absent while the admin surface is off.",
+		}, []string{"operation"}),
+	}
+	for _, op := range allowed {
+		m.allowed.WithLabelValues(op).Set(1)
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.duration} {
+		for _, c := range []prometheus.Collector{m.requests, m.duration, m.allowed} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

@@ -184,7 +184,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
-	m, err := newMetrics(opts.Registerer)
+	m, err := newMetrics(opts.Registerer, opts.Allow)
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}

@@ -298,6 +298,26 @@ func TestAllowListAndProjects(t *testing.T) {
 	if sent := e.sent(); len(sent) != 0 {
 		t.Errorf("sent upstream: %v", sent)
 	}
+	// The allow list is exported from the start, one series per operation.
+	var exported []string
+	fams, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() != "clouddb_exporter_admin_allowed_operation_info" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if m.GetGauge().GetValue() != 1 || len(m.GetLabel()) != 1 {
+				t.Errorf("allowed operation series %v", m)
+			}
+			exported = append(exported, m.GetLabel()[0].GetValue())
+		}
+	}
+	if want := DefaultAllow(); !slices.Equal(exported, slices.Sorted(slices.Values(want))) {
+		t.Errorf("clouddb_exporter_admin_allowed_operation_info operations %v, want the default allow list %v", exported, want)
+	}
 	for _, tc := range []struct {
 		method, path string
 		want         int

@@ -39,6 +39,8 @@ type Panel struct {
 	Datasource  *Ref     `json:"datasource"`
 	Targets     []Target `json:"targets"`
 	Panels      []Panel  `json:"panels"`
+	// Repeat names the variable a row is repeated over.
+	Repeat      string `json:"repeat"`
 	FieldConfig struct {
 		Defaults struct {
 			Unit string `json:"unit"`
@@ -69,6 +71,8 @@ type Variable struct {
 	Multi      bool            `json:"multi"`
 	IncludeAll bool            `json:"includeAll"`
 	Regex      string          `json:"regex"`
+	// Hide is 0 (shown), 1 (label hidden) or 2 (variable hidden).
+	Hide int `json:"hide"`
 }
 
 // Expr is the variable's query text.
@@ -127,6 +131,37 @@ func (d Dashboard) AllPanels() []Panel {
 	}
 	walk(d.Panels)
 	return out
+}
+
+// RowOf returns the row holding the panel with that id, if any: the row
+// above it, or the collapsed row that holds it.
+func (d Dashboard) RowOf(id int) (Panel, bool) {
+	var row *Panel
+	for i, p := range d.Panels {
+		if p.Type == "row" {
+			row = &d.Panels[i]
+			for _, c := range p.Panels {
+				if c.ID == id {
+					return p, true
+				}
+			}
+			continue
+		}
+		if p.ID == id && row != nil {
+			return *row, true
+		}
+	}
+	return Panel{}, false
+}
+
+// Variable returns the variable named name.
+func (d Dashboard) Variable(name string) (Variable, bool) {
+	for _, v := range d.Templating.List {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variable{}, false
 }
 
 var queryResult = regexp.MustCompile(`^\s*query_result\(\s*(.*?)\s*\)\s*$`)

@@ -110,13 +110,32 @@ func TestStyle(t *testing.T) {
 					for _, problem := range dashboards.RateIntervalProblems(tg.Expr) {
 						t.Errorf("panel %q query %s: %s", p.Title, tg.RefID, problem)
 					}
-					if !strings.Contains(tg.Expr, `job=~"$job"`) || !strings.Contains(tg.Expr, `instance=~"$instance"`) {
-						t.Errorf("panel %q query %s does not filter on $job and $instance: %s", p.Title, tg.RefID, tg.Expr)
+					if !strings.Contains(tg.Expr, `job=~"$job"`) || !strings.Contains(tg.Expr, `instance=~"`+instanceVar(t, d, p)+`"`) {
+						t.Errorf("panel %q query %s does not filter on $job and %s: %s", p.Title, tg.RefID, instanceVar(t, d, p), tg.Expr)
 					}
 				}
 			}
 		})
 	}
+}
+
+// instanceVar is the variable a panel's queries filter the instance label
+// on: $instance, or in a row repeated over a variable, that variable, whose
+// own query must then filter on $instance.
+func instanceVar(t *testing.T, d dashboards.Dashboard, p dashboards.Panel) string {
+	t.Helper()
+	row, ok := d.RowOf(p.ID)
+	if !ok || row.Repeat == "" {
+		return "$instance"
+	}
+	v, ok := d.Variable(row.Repeat)
+	if !ok {
+		t.Fatalf("row %q repeats over $%s, which does not exist", row.Title, row.Repeat)
+	}
+	if !strings.Contains(v.Expr(), `instance=~"$instance"`) {
+		t.Errorf("variable %s does not filter on $instance: %s", v.Name, v.Expr())
+	}
+	return "$" + v.Name
 }
 
 func TestMetricNames(t *testing.T) {
@@ -269,5 +288,69 @@ func TestServiceLinks(t *testing.T) {
 				t.Errorf("%s panel %q: unit %q, want cores", d.File, p.Title, p.FieldConfig.Defaults.Unit)
 			}
 		}
+	}
+}
+
+// TestAdminRow checks that every panel on the admin surface's metrics is in
+// a row repeated over a hidden variable that lists the instances exporting
+// one admin metric, and, with the binary, that the exporter exports that
+// metric from its start with --admin.listen-address and never without it:
+// the row is there for the exporters whose admin surface is on, and for no
+// other.
+func TestAdminRow(t *testing.T) {
+	var d dashboards.Dashboard
+	for _, x := range load(t) {
+		if x.File == "exporter-health.json" {
+			d = x
+		}
+	}
+	metrics := map[string]bool{}
+	panels := 0
+	for _, p := range d.AllPanels() {
+		admin := false
+		for _, tg := range p.Targets {
+			for _, name := range dashboards.MetricNames(tg.Expr) {
+				admin = admin || strings.HasPrefix(name, "clouddb_exporter_admin_")
+			}
+		}
+		if !admin {
+			continue
+		}
+		panels++
+		row, ok := d.RowOf(p.ID)
+		if !ok || row.Repeat == "" {
+			t.Errorf("panel %q queries the admin metrics outside a repeated row", p.Title)
+			continue
+		}
+		v, _ := d.Variable(row.Repeat)
+		expr, label, ok := dashboards.LabelValuesQuery(v.Expr())
+		names := dashboards.MetricNames(expr)
+		if !ok || label != "instance" || len(names) != 1 || !strings.HasPrefix(names[0], "clouddb_exporter_admin_") {
+			t.Errorf("row %q repeats over $%s = %q, want label_values(<an admin metric>, instance)", row.Title, v.Name, v.Expr())
+			continue
+		}
+		if v.Hide != 2 || !v.Multi || !v.IncludeAll {
+			t.Errorf("variable %s: hide %d multi %v includeAll %v, want a hidden variable with all its values", v.Name, v.Hide, v.Multi, v.IncludeAll)
+		}
+		metrics[names[0]] = true
+	}
+	if panels < 3 || len(metrics) != 1 {
+		t.Fatalf("%d admin panels over %d row variables, want the admin panels in one repeated row", panels, len(metrics))
+	}
+	if testing.Short() {
+		t.Skip("builds and runs the exporter")
+	}
+	var metric string
+	for m := range metrics {
+		metric = m
+	}
+	_, offURL := testbin.StartExporter(t, nil, "--simulate")
+	_, off := testbin.Scrape(t, offURL)
+	if testbin.MetricNames(off)[metric] {
+		t.Errorf("without --admin.listen-address the exporter exports %s: the admin row would show", metric)
+	}
+	on := testbin.StartWithAdmin(t, "", "--simulate").Scrape(t)
+	if !testbin.MetricNames(on)[metric] {
+		t.Errorf("with --admin.listen-address and before any admin request the exporter lacks %s: the admin row would be hidden", metric)
 	}
 }

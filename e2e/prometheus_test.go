@@ -110,7 +110,7 @@ func TestPrometheus(t *testing.T) {
 	// Dashboards, while the fleet and the API are healthy.
 	vars := map[string]string{
 		"$__rate_interval": rateInterval, "${datasource}": "", "$datasource": "",
-		"$job": job, "$instance": exp.Addr, "$project_id": testbin.SimProject, "$service_id": rsService,
+		"$job": job, "$instance": exp.Addr, "$admin_instance": exp.Addr, "$project_id": testbin.SimProject, "$service_id": rsService,
 	}
 	deferred := checkDashboards(t, prom, vars, func(key string) bool {
 		return emptyWhileHealthy[key]

@@ -83,6 +83,37 @@ func TestConfigOverrides(t *testing.T) {
 	}
 }
 
+// TestAdminPanelsOff checks that adminPanels: false leaves the admin row
+// and its variable out of the exporter health dashboard, and only them.
+func TestAdminPanelsOff(t *testing.T) {
+	on, err := Build("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := Build(`+ { _config+:: { adminPanels: false } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(DashboardsDir, "exporter-health.json")
+	for _, tc := range []struct {
+		files map[string][]byte
+		want  bool
+	}{{on, true}, {off, false}} {
+		d := string(tc.files[name])
+		for _, s := range []string{`"repeat": "admin_instance"`, `"name": "admin_instance"`, "clouddb_exporter_admin_requests_total", "Process"} {
+			want := tc.want || s == "Process"
+			if got := strings.Contains(d, s); got != want {
+				t.Errorf("adminPanels %v: %s holds %q: %v, want %v", tc.want, name, s, got, want)
+			}
+		}
+	}
+	for file := range on {
+		if file != name && file != filepath.Join(ChartFilesDir, name) && !bytes.Equal(on[file], off[file]) {
+			t.Errorf("adminPanels: false changed %s", file)
+		}
+	}
+}
+
 // TestFormatted keeps the jsonnet sources as jsonnetfmt formats them (its
 // default options); -update rewrites them.
 func TestFormatted(t *testing.T) {

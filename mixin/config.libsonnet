@@ -52,6 +52,10 @@
     grafanaURL: 'http://localhost:3000',
 
     // Dashboards.
+    // The exporter health dashboard's admin row, one per exporter whose
+    // admin surface is on (--admin.listen-address). false leaves it out
+    // altogether, for fleets that never turn the admin surface on.
+    adminPanels: true,
     dashboardTags: ['clouddb', 'clouddb_exporter'],
     dashboardRefresh: '1m',
     dashboardTimezone: '',

@@ -11,7 +11,11 @@ local g = import '../lib/grafana.libsonnet';
         g.variable('job', 'Job', 'label_values(clouddb_exporter_build_info, job)'),
         g.variable('instance', 'Instance', 'label_values(clouddb_exporter_build_info{job=~"$job"}, instance)'),
         g.variable('project_id', 'Project', 'label_values(clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance"}, project_id)'),
-      ],
+      ] + (if cfg.adminPanels then [
+             // The exporters whose admin surface is on: the admin row repeats
+             // over them, so it is not there while no exporter has it on.
+             g.hiddenVariable('admin_instance', 'label_values(clouddb_exporter_admin_allowed_operation_info{job=~"$job", instance=~"$instance"}, instance)'),
+           ] else []),
       [
         g.row('Exporter', 0),
         g.stat(
@@ -134,37 +138,49 @@ local g = import '../lib/grafana.libsonnet';
             g.range('time() - clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{project_id}}'),
           ]
         ),
-        // Closed by default: the admin surface is off unless
-        // --admin.listen-address is set, and its panels are empty then.
-        g.collapsedRow('Admin operations (--admin.listen-address)', 46, [
-          g.timeseries(
-            'Admin requests by operation and code',
-            'Requests per second to the admin write surface (--admin.listen-address), by operation and HTTP status. Empty while the admin listener is off or unused.',
-            'reqps',
-            g.pos(0, 47, 8, 8),
-            [
-              g.range('sum by (operation, code) (rate(clouddb_exporter_admin_requests_total{job=~"$job", instance=~"$instance"}[$__rate_interval]))', '{{operation}} {{code}}'),
-            ]
-          ),
-          g.timeseries(
-            'Admin operations by result',
-            'Admin operations per second by operation and result.',
-            'ops',
-            g.pos(8, 47, 8, 8),
-            [
-              g.range('sum by (operation, result) (rate(clouddb_exporter_admin_operation_duration_seconds_count{job=~"$job", instance=~"$instance"}[$__rate_interval]))', '{{operation}} {{result}}'),
-            ]
-          ),
-          g.timeseries(
-            'Admin operation latency',
-            '99th percentile duration of admin operations by operation, from the clouddb_exporter_admin_operation_duration_seconds histogram.',
-            's',
-            g.pos(16, 47, 8, 8),
-            [
-              g.range('histogram_quantile(0.99, sum by (le, operation) (rate(clouddb_exporter_admin_operation_duration_seconds_bucket{job=~"$job", instance=~"$instance"}[$__rate_interval])))', 'p99 {{operation}}'),
-            ]
-          ),
-        ]),
+      ] + (if cfg.adminPanels then [
+             // One closed row per exporter whose admin surface is on
+             // (--admin.listen-address): only those export the allowed
+             // operations that $admin_instance lists, from their start.
+             g.repeatedRow('Admin operations: $admin_instance', 46, 'admin_instance', [
+               g.tablePanel(
+                 'Allowed operations',
+                 "The write operations this exporter's admin surface permits (--admin.allow), from clouddb_exporter_admin_allowed_operation_info.",
+                 'short',
+                 g.pos(0, 47, 6, 8),
+                 [
+                   g.table('clouddb_exporter_admin_allowed_operation_info{job=~"$job", instance=~"$admin_instance"}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Admin requests by operation and code',
+                 'Requests per second to the admin write surface (--admin.listen-address), by operation and HTTP status. Empty while the admin surface is unused.',
+                 'reqps',
+                 g.pos(6, 47, 6, 8),
+                 [
+                   g.range('sum by (operation, code) (rate(clouddb_exporter_admin_requests_total{job=~"$job", instance=~"$admin_instance"}[$__rate_interval]))', '{{operation}} {{code}}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Admin operations by result',
+                 'Admin operations per second by operation and result.',
+                 'ops',
+                 g.pos(12, 47, 6, 8),
+                 [
+                   g.range('sum by (operation, result) (rate(clouddb_exporter_admin_operation_duration_seconds_count{job=~"$job", instance=~"$admin_instance"}[$__rate_interval]))', '{{operation}} {{result}}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Admin operation latency',
+                 '99th percentile duration of admin operations by operation, from the clouddb_exporter_admin_operation_duration_seconds histogram.',
+                 's',
+                 g.pos(18, 47, 6, 8),
+                 [
+                   g.range('histogram_quantile(0.99, sum by (le, operation) (rate(clouddb_exporter_admin_operation_duration_seconds_bucket{job=~"$job", instance=~"$admin_instance"}[$__rate_interval])))', 'p99 {{operation}}'),
+                 ]
+               ),
+             ]),
+           ] else []) + [
         g.row('Process', 55),
         g.timeseries(
           'CPU',

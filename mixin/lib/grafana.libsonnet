@@ -29,10 +29,17 @@
 
   row(title, y):: { type: 'row', title: title, collapsed: false, panels: [], gridPos: $.pos(0, y, 24, 1) },
 
-  // A row closed by default, holding its panels: for parts of the exporter
-  // that are off unless configured (Grafana's schema cannot hide a row
-  // whose metrics are absent).
+  // A row closed by default, holding its panels: its queries run only
+  // once it is opened.
   collapsedRow(title, y, panels):: $.row(title, y) { collapsed: true, panels: panels },
+
+  // A collapsed row repeated over a variable: one row per value, and none
+  // while the variable has no value. For parts of the exporter that are off
+  // unless configured: the variable lists the targets whose metrics show
+  // the part on, so the row is there only where they do. (Grafana 11 and 12
+  // keep one closed placeholder row, titled with "All", when a repeat
+  // variable is empty; see the mixin's README.)
+  repeatedRow(title, y, variable, panels):: $.collapsedRow(title, y, panels) { repeat: variable },
 
   // Grafana's custom unit for vCPU cores ("4 cores").
   cores:: 'suffix: cores',
@@ -144,6 +151,13 @@
     includeAll: all,
     multi: all,
   } + (if all then { allValue: '.+' } else {}),
+
+  // A variable the viewer never sees (hide: 2) with every value selected,
+  // for a repeated row.
+  hiddenVariable(name, query):: $.variable(name, name, query) {
+    hide: 2,
+    current: { selected: true, text: ['All'], value: ['$__all'] },
+  },
 
   datasourceVariable:: {
     name: 'datasource',
