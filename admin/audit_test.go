@@ -10,6 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"golang.org/x/time/rate"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/cloudsim"
+	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
@@ -49,6 +55,55 @@ func TestAuditAcceptedThenOutcome(t *testing.T) {
 	}
 	if strings.Count(e.logs.String(), "M") > 4096 {
 		t.Errorf("the log holds the 1 MB method")
+	}
+}
+
+// TestRefusedByLimitsAudited: a request refused because too many are in
+// flight (503) or by the web configuration's rate limit (429) gets a JSON
+// {code, message} answer, an audit record and a count, like every other
+// request, and reaches neither the handler nor the API.
+func TestRefusedByLimitsAudited(t *testing.T) {
+	limiter := rate.NewLimiter(rate.Every(time.Hour), 3)
+	e := newEnv(t, withOptions(func(o *Options) { o.MaxRequests, o.RateLimiter = 1, limiter }))
+	d := e.demo()
+	resize := "/api/v1/projects/" + testProject + "/services/" + d.service["embeddings"] + "/resize"
+
+	// Hold the only place with a write whose upstream call is slow.
+	e.sim.AddFault(cloudsim.Fault{Operation: apiclient.OpResizeService, Latency: 2 * time.Second, Count: 1})
+	done := make(chan answer)
+	go func() { done <- e.do("POST", resize, `{"cpu_millis":1000,"memory_gbs":4}`) }()
+	testbin.WaitFor(t, 10*time.Second, "the write's accepted record", func() bool { return strings.Contains(e.audit.String(), eventAccepted) })
+	busy := e.do("POST", resize, `{"cpu_millis":1000,"memory_gbs":4}`)
+	if busy.status != http.StatusServiceUnavailable || busy.json(t)["code"] != httplimit.TooManyCode || busy.header.Get("Retry-After") == "" {
+		t.Errorf("a write beyond --web.max-requests: %d %v %s, want 503 with a code and Retry-After", busy.status, busy.header, busy.body)
+	}
+	if a := <-done; a.status != http.StatusAccepted {
+		t.Fatalf("held write: %d %s", a.status, a.body)
+	}
+	e.srv.background.Wait()
+
+	// The third request in the hour is the limiter's last.
+	e.do("GET", "/api/v1/operations", "")
+	limited := e.do("GET", "/api/v1/operations", "")
+	if limited.status != http.StatusTooManyRequests || limited.json(t)["code"] != codeRateLimited {
+		t.Errorf("beyond the rate limit: %d %s, want 429 with a code", limited.status, limited.body)
+	}
+	if n := e.sent()[apiclient.OpResizeService]; n != 1 {
+		t.Errorf("resizeService sent %d times, want 1 (the refused one must not be)", n)
+	}
+
+	testbin.WaitFor(t, 10*time.Second, "five records", func() bool { return strings.Count(e.audit.String(), "\n") == 5 })
+	statuses := map[float64]int{}
+	for _, rec := range auditLines(t, e.audit.String()) {
+		if rec["event"] == eventOutcome {
+			statuses[rec["status"].(float64)]++
+		}
+	}
+	if statuses[http.StatusServiceUnavailable] != 1 || statuses[http.StatusTooManyRequests] != 1 {
+		t.Errorf("audited outcomes by status %v, want one 503 and one 429", statuses)
+	}
+	if v := testutil.ToFloat64(e.srv.metrics.requests.WithLabelValues(apiclient.OpResizeService, "503")); v != 1 {
+		t.Errorf("clouddb_exporter_admin_requests_total{resizeService,503} = %v, want 1", v)
 	}
 }
 

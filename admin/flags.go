@@ -86,20 +86,11 @@ func (a *Listener) Serve(logger *slog.Logger) error {
 }
 
 // withWebConfig applies what the admin surface does not handle itself of
-// an exporter-toolkit web configuration: the response headers, the rate
-// limit and TLS (the certificate and key files are re-read on each
+// an exporter-toolkit web configuration: the response headers and TLS (the certificate and key files are re-read on each
 // handshake, as the toolkit does, so a rotated certificate is picked up).
 func withWebConfig(h http.Handler, c *web.Config) (http.Handler, *tls.Config, error) {
-	var limiter *rate.Limiter
-	if c.RateLimiterConfig.Interval != 0 {
-		limiter = rate.NewLimiter(rate.Every(c.RateLimiterConfig.Interval), c.RateLimiterConfig.Burst)
-	}
 	headers := c.HTTPConfig.Header
 	wrapped := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if limiter != nil && !limiter.Allow() {
-			http.Error(w, http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests)
-			return
-		}
 		for k, v := range headers {
 			w.Header().Set(k, v)
 		}
@@ -113,6 +104,14 @@ func withWebConfig(h http.Handler, c *web.Config) (http.Handler, *tls.Config, er
 		return nil, nil, err
 	}
 	return wrapped, tlsConfig, nil
+}
+
+// rateLimiter is the web configuration's rate_limit, nil when it has none.
+func rateLimiter(c *web.Config) *rate.Limiter {
+	if c.RateLimiterConfig.Interval == 0 {
+		return nil
+	}
+	return rate.NewLimiter(rate.Every(c.RateLimiterConfig.Interval), c.RateLimiterConfig.Burst)
 }
 
 // Shutdown stops the listener gracefully. It waits for the writes in
@@ -206,6 +205,7 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		opts.AuditLog = file
 	}
 	opts.AuditFailOpen = f.auditFailOpen
+	opts.RateLimiter = rateLimiter(webConfig)
 	surface, err := New(ctx, opts)
 	if err != nil {
 		return fail(err)
@@ -216,7 +216,9 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 	}
 	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(allow, ","),
 		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
-	srv := httplimit.Server(&http.Server{Handler: httplimit.Handler(handler, opts.MaxRequests)}, opts.Logger)
+	// The surface bounds its requests in flight itself, so that those it
+	// refuses are audited.
+	srv := httplimit.Server(&http.Server{Handler: httplimit.Deadlines(handler)}, opts.Logger)
 	if !webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}

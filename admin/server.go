@@ -28,9 +28,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 )
 
 // apiPrefix is where the surface serves the upstream paths.
@@ -66,6 +68,7 @@ const (
 	codeUpstreamUnauthorized  = "UPSTREAM_UNAUTHORIZED"
 	codeUpstreamError         = "UPSTREAM_ERROR"
 	codeInternal              = "INTERNAL_ERROR"
+	codeRateLimited           = "RATE_LIMITED"
 )
 
 // Operation names of the read routes, in metrics and audit records.
@@ -116,9 +119,12 @@ type Options struct {
 	// AuditFailOpen lets writes go on when the audit log cannot be
 	// written; by default they are refused (503) with nothing sent.
 	AuditFailOpen bool
-	// MaxRequests bounds the requests the Listener serves at once (503
-	// beyond); 0 means no limit.
+	// MaxRequests bounds the requests served at once (503 beyond); 0
+	// means no limit.
 	MaxRequests int
+	// RateLimiter, when not nil, bounds the request rate (429 beyond): the
+	// rate_limit of --admin.web-config.file.
+	RateLimiter *rate.Limiter
 	// Registerer receives the surface's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
@@ -139,6 +145,7 @@ type Server struct {
 	mux    *http.ServeMux
 	// patterns maps route patterns to operation names.
 	patterns map[string]string
+	inFlight *httplimit.InFlight
 	idem     *idempotencyStore
 	recent   *operationStore
 	metrics  *metrics
@@ -197,6 +204,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		allow:    map[string]bool{},
 		mux:      http.NewServeMux(),
 		patterns: map[string]string{},
+		inFlight: httplimit.NewInFlight(opts.MaxRequests),
 		idem:     newIdempotencyStore(time.Now, maxIdempotencyKeys),
 		recent:   &operationStore{max: maxOperations},
 		metrics:  m,
@@ -287,6 +295,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if op, ok := s.patterns[pattern]; ok {
 		rec.Operation = op
 	}
+	// The limits come first, yet after the record: a refused request is
+	// audited and counted like any other.
+	if s.opts.RateLimiter != nil && !s.opts.RateLimiter.Allow() {
+		sw.Header().Set("Retry-After", "1")
+		s.writeError(sw, r, &apiError{status: http.StatusTooManyRequests, code: codeRateLimited,
+			message: "more requests than the rate_limit of --admin.web-config.file; retry later"})
+		return
+	}
+	release, ok := s.inFlight.Acquire()
+	if !ok {
+		sw.Header().Set("Retry-After", "1")
+		s.writeError(sw, r, &apiError{status: http.StatusServiceUnavailable, code: httplimit.TooManyCode, message: httplimit.TooManyMessage})
+		return
+	}
+	defer release()
 	caller, ok := s.auth.authenticate(r)
 	if !ok {
 		sw.Header().Set("WWW-Authenticate", s.auth.scheme())

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
@@ -278,4 +281,76 @@ func TestAdminHostileInputNothingForwarded(t *testing.T) {
 	if w := r.writes(); len(w) != 0 {
 		t.Errorf("forwarded to the API: %v", w)
 	}
+}
+
+// TestAdminLimitsAudited: on the admin listener, a request beyond
+// --web.max-requests (503) and one beyond the rate_limit of
+// --admin.web-config.file (429) are answered with a JSON {code, message},
+// audited and counted like every other request, and not forwarded (they
+// were answered before the audit, the rate-limited one as plain text).
+func TestAdminLimitsAudited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	dir := t.TempDir()
+	hash, err := bcrypt.GenerateFromPassword([]byte("limits-password"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	webConfig := filepath.Join(dir, "web.yml")
+	content := "basic_auth_users:\n  ops: " + string(hash) + "\nrate_limit:\n  interval: 1h\n  burst: 6\n"
+	if err := os.WriteFile(webConfig, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	audit := filepath.Join(dir, "audit.log")
+	r := startAdmin(t, instantSim, "--admin.web-config.file="+webConfig, "--admin.audit-log="+audit, "--web.max-requests=1")
+	r.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:limits-password"))
+	resize := "/api/v1/projects/" + testbin.SimProject + "/services/" + r.ids().service["embeddings"] + "/resize"
+	body := `{"cpu_millis":1000,"memory_gbs":4}`
+
+	r.fault(`{"operation":"resizeService","latency":"3s","count":1}`)
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := r.do("POST", resize, body)
+		done <- code
+	}()
+	testbin.WaitFor(t, 30*time.Second, "the held resize to reach the API", func() bool { return r.writes()["resizeService"] == 1 })
+	code, header, answer := r.do("POST", resize, body)
+	var e struct{ Code, Message string }
+	if json.Unmarshal([]byte(answer), &e) != nil || code != http.StatusServiceUnavailable || e.Code != "TOO_MANY_REQUESTS_IN_FLIGHT" || e.Message == "" || header.Get("Retry-After") == "" {
+		t.Errorf("a second write in flight with --web.max-requests=1: %d %v %s, want 503 with a JSON code and Retry-After", code, header, answer)
+	}
+	if code := <-done; code != http.StatusAccepted {
+		t.Errorf("the held resize: %d, want 202", code)
+	}
+	limited := false
+	for range 8 {
+		code, _, answer := r.do("GET", "/api/v1/operations", "")
+		if code == http.StatusTooManyRequests {
+			limited = json.Unmarshal([]byte(answer), &e) == nil && e.Code == "RATE_LIMITED" && e.Message != ""
+			if !limited {
+				t.Errorf("beyond the rate limit: %s, want a JSON code and message", answer)
+			}
+			break
+		}
+	}
+	if !limited {
+		t.Error("8 requests beyond a burst of 6 an hour were never refused")
+	}
+	if n := r.writes()["resizeService"]; n != 1 {
+		t.Errorf("resizeService reached the API %d times, want 1", n)
+	}
+	statuses := map[float64]int{}
+	for _, rec := range auditRecords(t, audit) {
+		if rec["event"] == "outcome" {
+			statuses[rec["status"].(float64)]++
+		}
+	}
+	if statuses[http.StatusServiceUnavailable] != 1 || statuses[http.StatusTooManyRequests] != 1 {
+		t.Errorf("audited outcomes by status %v, want one 503 and one 429", statuses)
+	}
+	testbin.WaitFor(t, 10*time.Second, "the refused requests counted", func() bool {
+		return r.metricIs("clouddb_exporter_admin_requests_total", 1, "operation", "resizeService", "code", "503")() &&
+			r.metricIs("clouddb_exporter_admin_requests_total", 1, "operation", "listOperations", "code", "429")()
+	})
 }

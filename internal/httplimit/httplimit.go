@@ -45,28 +45,61 @@ func Server(srv *http.Server, logger *slog.Logger) *http.Server {
 	return srv
 }
 
+// Answer to a request beyond the requests in flight allowed.
+const (
+	TooManyCode    = "TOO_MANY_REQUESTS_IN_FLIGHT"
+	TooManyMessage = "more requests in flight than --web.max-requests; retry later"
+)
+
+// InFlight bounds the requests served at once.
+type InFlight struct{ sem chan struct{} }
+
+// NewInFlight allows max requests at once; 0 means no limit.
+func NewInFlight(max int) *InFlight {
+	if max <= 0 {
+		return &InFlight{}
+	}
+	return &InFlight{sem: make(chan struct{}, max)}
+}
+
+// Acquire takes a place without waiting; ok is false when none is free.
+// release gives it back.
+func (l *InFlight) Acquire() (release func(), ok bool) {
+	if l.sem == nil {
+		return func() {}, true
+	}
+	select {
+	case l.sem <- struct{}{}:
+		return func() { <-l.sem }, true
+	default:
+		return nil, false
+	}
+}
+
 // Handler wraps h: beyond maxRequests requests in flight (0: no limit) it
-// answers 503 at once, and it writes answers in chunks, each of which the
+// answers 503 at once, and it writes answers as Deadlines does.
+func Handler(h http.Handler, maxRequests int) http.Handler {
+	limit := NewInFlight(maxRequests)
+	h = Deadlines(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		release, ok := limit.Acquire()
+		if !ok {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"code":"` + TooManyCode + `","message":"` + TooManyMessage + `"}` + "\n"))
+			return
+		}
+		defer release()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Deadlines wraps h so that it writes answers in chunks, each of which the
 // client must take within WriteIdleTimeout (and all before WriteTimeout):
 // a client that stops reading is disconnected, and releases what it held.
-func Handler(h http.Handler, maxRequests int) http.Handler {
-	var sem chan struct{}
-	if maxRequests > 0 {
-		sem = make(chan struct{}, maxRequests)
-	}
+func Deadlines(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if sem != nil {
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			default:
-				w.Header().Set("Content-Type", "application/json")
-				w.Header().Set("Retry-After", "1")
-				w.WriteHeader(http.StatusServiceUnavailable)
-				_, _ = w.Write([]byte(`{"code":"TOO_MANY_REQUESTS_IN_FLIGHT","message":"more requests in flight than --web.max-requests; retry later"}` + "\n"))
-				return
-			}
-		}
 		h.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), end: time.Now().Add(WriteTimeout)}, r)
 	})
 }
