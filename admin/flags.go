@@ -86,8 +86,9 @@ func (a *Listener) Serve(logger *slog.Logger) error {
 }
 
 // withWebConfig applies what the admin surface does not handle itself of
-// an exporter-toolkit web configuration: the response headers and TLS (the certificate and key files are re-read on each
-// handshake, as the toolkit does, so a rotated certificate is picked up).
+// an exporter-toolkit web configuration: the response headers and TLS
+// (the certificate and key files are re-read on each handshake, as the
+// toolkit does, so a rotated certificate is picked up).
 func withWebConfig(h http.Handler, c *web.Config) (http.Handler, *tls.Config, error) {
 	headers := c.HTTPConfig.Header
 	wrapped := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
