@@ -74,16 +74,26 @@ func loadChart(t *testing.T) *chart.Chart {
 	return c
 }
 
-// render renders the chart with the values (YAML, over values.yaml) and
-// returns the objects by "Kind/name", or the rendering error.
+// render renders the chart with the values (YAML, over values.yaml),
+// validated against values.schema.json as `helm install` does, and returns
+// the objects by "Kind/name", or the rendering error.
 func render(t *testing.T, valuesYAML string) (map[string]object, error) {
 	t.Helper()
+	return renderSchema(t, valuesYAML, false)
+}
+
+// renderSkipSchema renders as `helm install --skip-schema-validation` does:
+// the templates' own checks alone.
+func renderSkipSchema(t *testing.T, valuesYAML string) (map[string]object, error) {
+	t.Helper()
+	return renderSchema(t, valuesYAML, true)
+}
+
+func renderSchema(t *testing.T, valuesYAML string, skipSchema bool) (map[string]object, error) {
+	t.Helper()
 	c := loadChart(t)
-	vals, err := chartutil.ReadValues([]byte(valuesYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rv, err := chartutil.ToRenderValues(c, vals, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true, Revision: 1}, chartutil.DefaultCapabilities)
+	vals := readValues(t, valuesYAML)
+	rv, err := chartutil.ToRenderValuesWithSchemaValidation(c, vals, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true, Revision: 1}, chartutil.DefaultCapabilities, skipSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +133,15 @@ func render(t *testing.T, valuesYAML string) (map[string]object, error) {
 		}
 	}
 	return objects, nil
+}
+
+func readValues(t *testing.T, valuesYAML string) chartutil.Values {
+	t.Helper()
+	vals, err := chartutil.ReadValues([]byte(valuesYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vals
 }
 
 func mustRender(t *testing.T, valuesYAML string) map[string]object {

@@ -44,11 +44,16 @@ func TestSharding(t *testing.T) {
 	}
 
 	for values, wantErr := range map[string]string{
-		"sharding: {enabled: true, totalShards: 1}":                                 "sharding.totalShards must be at least 2",
+		"sharding: {enabled: true, totalShards: 1}":                                 "at '/sharding/totalShards': minimum: got 1, want 2",
 		"sharding: {enabled: true}\nadmin: {enabled: true, tokenSecret: {name: t}}": "sharding.enabled and admin.enabled do not go together",
 	} {
 		if _, err := render(t, base+values); err == nil || !strings.Contains(err.Error(), wantErr) {
 			t.Errorf("%s: %v, want %q", values, err, wantErr)
 		}
+	}
+	// The template's own check stands without the schema
+	// (--skip-schema-validation).
+	if _, err := renderSkipSchema(t, base+"sharding: {enabled: true, totalShards: 1}"); err == nil || !strings.Contains(err.Error(), "sharding.totalShards must be at least 2") {
+		t.Errorf("totalShards 1 without the schema: %v, want the template's error", err)
 	}
 }
