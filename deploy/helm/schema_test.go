@@ -58,6 +58,7 @@ func TestSchemaRefusesBadValues(t *testing.T) {
 		{"api url", "api: {url: api.example.net}", "at '/api/url': 'api.example.net' does not match pattern"},
 		{"digest", "image: {digest: latest}", "at '/image/digest': 'latest' does not match pattern"},
 		{"secret name", "credentials: {existingSecret: My_Creds}", "at '/credentials/existingSecret': 'My_Creds' does not match pattern"},
+		{"full name", "fullnameOverride: Clouddb_Exporter", "at '/fullnameOverride': 'Clouddb_Exporter' does not match pattern"},
 		{"namespace", "prometheusRule: {namespace: Monitoring}", "at '/prometheusRule/namespace': 'Monitoring' does not match pattern"},
 		{"pdb", "podDisruptionBudget: {maxUnavailable: half}", "at '/podDisruptionBudget/maxUnavailable': 'oneOf' failed, none matched"},
 	} {
@@ -93,6 +94,7 @@ func TestSchemaAcceptsOpenValues(t *testing.T) {
 		"podDisruptionBudget: {enabled: true, maxUnavailable: 0}",
 		"sharding: {enabled: true, totalShards: 2}\nreplicaCount: 0",
 		"admin: {enabled: true, port: 8443, tokenSecret: {name: admin-token, key: bearer.token}, allow: [deleteService, updatePassword], service: {type: NodePort, port: 30443}}",
+		"nameOverride: cdb\nfullnameOverride: cdb-prod",
 		"api: {projectId: p1, url: 'http://cloudsim.monitoring.svc:8080/v1'}",
 	} {
 		if _, err := render(t, minimalValues+values); err != nil {
