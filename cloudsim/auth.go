@@ -29,6 +29,7 @@ func equal(a, b string) bool {
 // only HTTP Basic and the auth info operation only Bearer; the wrong scheme is
 // as unauthenticated as none.
 func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) {
+	creds := *s.creds.Load()
 	header := r.Header.Get("Authorization")
 	if header == "" {
 		return nil, unauthorized("missing credentials")
@@ -43,8 +44,8 @@ func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) 
 		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 			return nil, unauthorized("this operation takes a Bearer API key")
 		}
-		for i := range s.creds {
-			if c := &s.creds[i]; c.APIKey != "" && equal(c.APIKey, token) {
+		for i := range creds {
+			if c := &creds[i]; c.APIKey != "" && equal(c.APIKey, token) {
 				return c, nil
 			}
 		}
@@ -54,8 +55,8 @@ func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) 
 		if !ok {
 			return nil, unauthorized("this operation takes HTTP Basic access_key:secret_key")
 		}
-		for i := range s.creds {
-			c := &s.creds[i]
+		for i := range creds {
+			c := &creds[i]
 			// Both comparisons always run, so the time does not tell
 			// which half was wrong.
 			a, b := equal(c.AccessKey, access), equal(c.SecretKey, secret)

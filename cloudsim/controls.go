@@ -80,6 +80,41 @@ func (s *Sim) SetPeeringError(projectID, vpcID, peeringID string, message *strin
 	return nil
 }
 
+// RotateCredential gives the credential whose access key is accessKey the
+// access, secret and API keys of next (the rest of it stays): from then on
+// its old keys are refused (401), as when a provider revokes a rotated key.
+func (s *Sim) RotateCredential(accessKey string, next Credential) error {
+	if next.AccessKey == "" || next.SecretKey == "" {
+		return invalidf("the new access key and secret key must not be empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	creds := slices.Clone(*s.creds.Load())
+	i := slices.IndexFunc(creds, func(c Credential) bool { return c.AccessKey != "" && equal(c.AccessKey, accessKey) })
+	if i < 0 {
+		return fmt.Errorf("%w: no credential has this access key", ErrNotFound)
+	}
+	creds[i].AccessKey, creds[i].SecretKey, creds[i].APIKey = next.AccessKey, next.SecretKey, next.APIKey
+	s.creds.Store(&creds)
+	return nil
+}
+
+// AddProject creates an empty project (if there is none of that id) and
+// gives every user credential (one with Projects) access to it: GET
+// /projects lists it from then on, as when a user is added to a project.
+func (s *Sim) AddProject(projectID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.project(projectID)
+	creds := slices.Clone(*s.creds.Load())
+	for i := range creds {
+		if len(creds[i].Projects) > 0 && !slices.Contains(creds[i].Projects, projectID) {
+			creds[i].Projects = append(slices.Clip(creds[i].Projects), projectID)
+		}
+	}
+	s.creds.Store(&creds)
+}
+
 // controlService finds a live service for a control. The caller holds s.mu.
 func (s *Sim) controlService(projectID, serviceID string) (*service, error) {
 	p := s.projects[projectID]
@@ -131,6 +166,30 @@ func (s *Sim) registerControls() {
 	s.control("POST /_sim/faults", s.postFault)
 	s.control("DELETE /_sim/faults", func(*http.Request) (int, any, error) {
 		s.ClearFaults()
+		return http.StatusNoContent, nil, nil
+	})
+	s.control("POST /_sim/credentials/rotate", func(r *http.Request) (int, any, error) {
+		b, err := readControlBody(r)
+		if err != nil {
+			return 0, nil, err
+		}
+		old := b.string("access_key")
+		next := Credential{AccessKey: b.string("new_access_key"), SecretKey: b.string("new_secret_key"), APIKey: b.string("new_api_key")}
+		if err := b.err(); err != nil {
+			return 0, nil, err
+		}
+		return controlResult(s.RotateCredential(old, next))
+	})
+	s.control("POST /_sim/projects", func(r *http.Request) (int, any, error) {
+		b, err := readControlBody(r)
+		if err != nil {
+			return 0, nil, err
+		}
+		id := b.text("project_id")
+		if err := b.err(); err != nil {
+			return 0, nil, err
+		}
+		s.AddProject(id)
 		return http.StatusNoContent, nil, nil
 	})
 	s.control("POST "+svc+"/status", func(r *http.Request) (int, any, error) {

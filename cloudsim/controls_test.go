@@ -2,6 +2,7 @@ package cloudsim
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -73,4 +74,30 @@ func TestControlsOverHTTP(t *testing.T) {
 	if counts := e.sim.RequestCounts(); len(counts) != 3 {
 		t.Errorf("counts %v, want the three reads only", counts)
 	}
+}
+
+// TestRotateCredentialAndAddProject: after a rotation the old keys are
+// refused and the new ones accepted; an added project is listed to the
+// user.
+func TestRotateCredentialAndAddProject(t *testing.T) {
+	user := Credential{AccessKey: "u", SecretKey: "us", Projects: []string{"pa"}}
+	s := New(Options{Credentials: []Credential{user}})
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	e := &env{t: t, sim: s, srv: srv}
+	rotated := Credential{AccessKey: "u2", SecretKey: "us2"}
+
+	e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/credentials/rotate", `{"access_key":"u","new_access_key":"","new_secret_key":"x","new_api_key":""}`, noAuth)
+	e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/credentials/rotate", `{"access_key":"u"}`, noAuth)
+	e.mustError(http.StatusNotFound, "NOT_FOUND", "POST", "/_sim/credentials/rotate", `{"access_key":"nope","new_access_key":"a","new_secret_key":"b","new_api_key":""}`, noAuth)
+	e.must(http.StatusNoContent, "POST", "/_sim/credentials/rotate", `{"access_key":"u","new_access_key":"u2","new_secret_key":"us2","new_api_key":""}`, noAuth)
+	e.mustError(http.StatusUnauthorized, "UNAUTHORIZED", "GET", "/v1/projects", nil, as(user))
+
+	e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/projects", `{"project_id":" "}`, noAuth)
+	e.must(http.StatusNoContent, "POST", "/_sim/projects", `{"project_id":"pb"}`, noAuth)
+	got := decode[[]apiclient.Project](t, e.must(http.StatusOK, "GET", "/v1/projects", nil, as(rotated)))
+	if len(got) != 2 || got[0].ID != "pa" || got[1].ID != "pb" {
+		t.Errorf("projects after the rotation and the addition: %+v", got)
+	}
+	e.must(http.StatusOK, "GET", "/v1/projects/pb/services", nil, as(rotated))
 }

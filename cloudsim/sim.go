@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -86,7 +88,10 @@ type Sim struct {
 	timings Timings
 	seed    int64
 	rev     string
-	creds   []Credential
+	// creds are the accepted credentials, replaced as a whole (under mu)
+	// by RotateCredential and AddProject: a request keeps the one it
+	// authenticated with.
+	creds atomic.Pointer[[]Credential]
 	// credsCreated is reported as the creation time of every credential.
 	credsCreated time.Time
 	mux          *http.ServeMux
@@ -127,7 +132,6 @@ func New(opts Options) *Sim {
 		timings:      opts.Timings,
 		seed:         opts.Seed,
 		rev:          cmp.Or(opts.Revision, Revision2026),
-		creds:        append([]Credential(nil), opts.Credentials...),
 		credsCreated: clock().UTC().Add(-90 * 24 * time.Hour).Truncate(time.Millisecond).Add(123 * time.Millisecond),
 		mux:          http.NewServeMux(),
 		rng:          newRand(opts.Seed, "api"),
@@ -136,6 +140,8 @@ func New(opts Options) *Sim {
 		projects:     map[string]*project{},
 		counts:       map[string]int{},
 	}
+	creds := slices.Clone(opts.Credentials)
+	s.creds.Store(&creds)
 	for _, rt := range s.apiRoutes() {
 		s.handleOperation(rt)
 	}
