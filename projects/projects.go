@@ -11,7 +11,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +25,7 @@ import (
 
 // Project is one running project: its configuration, client and poller.
 // Config.Credentials are the keys it started with; rotations replace them
-// in the client only (see Manager.rotate).
+// in the client only (see credentials.reread).
 type Project struct {
 	Config config.Project
 	Client *apiclient.Client
@@ -35,14 +34,6 @@ type Project struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	creds  *credentials
-}
-
-// credentials are a project's current keys, with their own lock: a
-// rotation after a 401 happens inside a client call, which may run while
-// the Manager's lock is held (Apply waiting for a poller to stop).
-type credentials struct {
-	mu  sync.Mutex
-	cur config.Credentials
 }
 
 // Manager owns the running projects. Its methods are safe for concurrent use.
@@ -92,7 +83,7 @@ func (m *Manager) Apply(projects []config.Project) error {
 			// Only keys changed (a reload after a rotation): the client
 			// takes them, and the poller keeps its state.
 			next[cfg.ID] = old
-			rotations = append(rotations, func() { m.install(old, cfg.Credentials, "reload") })
+			rotations = append(rotations, func() { old.creds.install(cfg.Credentials, "reload") })
 			continue
 		}
 		clientCfg, err := cfg.ClientConfig()
@@ -102,14 +93,15 @@ func (m *Manager) Apply(projects []config.Project) error {
 		}
 		clientCfg.UserAgent = m.userAgent
 		clientCfg.Observer = m.apiMetrics.Observer(cfg.ID)
-		p := &Project{Config: cfg, creds: &credentials{cur: cfg.Credentials}}
-		clientCfg.OnUnauthorized = func() bool { return m.rotate(p, "unauthorized") }
+		creds := &credentials{cur: cfg.Credentials, logger: m.logger.With("project_id", cfg.ID)}
+		clientCfg.OnUnauthorized = func() bool { return creds.reread("unauthorized") }
 		client, err := apiclient.New(clientCfg)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("project %s: %w", cfg.ID, err))
 			continue
 		}
-		p.Client = client
+		creds.client = client
+		p := &Project{Config: cfg, Client: client, creds: creds}
 		next[cfg.ID] = p
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -200,57 +192,9 @@ func (m *Manager) WatchCredentials(ctx context.Context) {
 		running := slices.Collect(maps.Values(m.running))
 		m.mu.RUnlock()
 		for _, p := range running {
-			m.rotate(p, "file changed")
+			p.creds.reread("file changed")
 		}
 	}
-}
-
-// rotate re-reads p's credential files and installs the keys if they
-// changed; it reports whether they did. It is the client's OnUnauthorized
-// hook too: a 401 is often the first sign of a rotation.
-func (m *Manager) rotate(p *Project, reason string) bool {
-	p.creds.mu.Lock()
-	cur := p.creds.cur
-	p.creds.mu.Unlock()
-	if cur.Files == (config.CredentialFiles{}) {
-		return false
-	}
-	fresh, err := cur.Reread()
-	if err != nil {
-		m.logger.Warn("Cannot re-read the API credential files; the current keys stay in use", "project_id", p.Config.ID, "err", err)
-		return false
-	}
-	return m.install(p, fresh, reason)
-}
-
-// install gives p's client the keys c, logging which keys changed (never
-// their values); it reports whether any did.
-func (m *Manager) install(p *Project, c config.Credentials, reason string) bool {
-	p.creds.mu.Lock()
-	defer p.creds.mu.Unlock()
-	var changed []string
-	for _, k := range []struct {
-		name     string
-		old, new apiclient.Secret
-	}{{"access_key", p.creds.cur.AccessKey, c.AccessKey}, {"secret_key", p.creds.cur.SecretKey, c.SecretKey}, {"api_key", p.creds.cur.APIKey, c.APIKey}} {
-		if k.old != k.new {
-			changed = append(changed, k.name)
-		}
-	}
-	if len(changed) == 0 {
-		return false
-	}
-	if (c.APIKey == "") != (p.creds.cur.APIKey == "") {
-		m.logger.Warn("An API key file became empty or appeared; reload to turn the auth collector off or on", "project_id", p.Config.ID)
-		return false
-	}
-	if _, err := p.Client.SetCredentials(c.AccessKey, c.SecretKey, c.APIKey); err != nil {
-		m.logger.Warn("Rotated API credentials refused; the current keys stay in use", "project_id", p.Config.ID, "err", err)
-		return false
-	}
-	p.creds.cur = c
-	m.logger.Info("API credentials rotated", "project_id", p.Config.ID, "changed", strings.Join(changed, ","), "reason", reason)
-	return true
 }
 
 // Stop stops every poller and waits for them.
