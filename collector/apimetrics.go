@@ -181,6 +181,22 @@ func (g *selfGatherer) Gather() ([]*dto.MetricFamily, error) {
 // duration series appear with the first attempt, since the status code is
 // not known before.
 func (m *APIMetrics) Observer(projectID string) apiclient.Observer {
+	return m.observer(projectID, apiclient.Operations, []string{apiclient.OpListServices, apiclient.OpGetService,
+		apiclient.OpListReplicaSets, apiclient.OpListVPCs, apiclient.OpGetVPC, apiclient.OpListPeerings, apiclient.OpGetPeering})
+}
+
+// DiscoveryObserver returns the apiclient.Observer for the client of the
+// project discovery (GET /projects). Its calls belong to no project: their
+// series have no project_id label (an empty value), as the exporter's other
+// project-less metrics, and RemoveProject never removes them. Only the
+// listProjects retry series and the rate-limit wait are created at 0.
+func (m *APIMetrics) DiscoveryObserver() apiclient.Observer {
+	return m.observer("", []string{apiclient.OpListProjects}, nil)
+}
+
+// observer returns the Observer of one client, with the retry series of
+// retryOps and the decode error series of decodeOps created at 0.
+func (m *APIMetrics) observer(projectID string, retryOps, decodeOps []string) apiclient.Observer {
 	defer m.generation.Add(1)
 	project := prometheus.Labels{"project_id": projectID}
 	o := &apiObserver{
@@ -191,11 +207,10 @@ func (m *APIMetrics) Observer(projectID string) apiclient.Observer {
 		decode:     m.decodeErrors.MustCurryWith(project),
 		wait:       m.rateLimitWait.WithLabelValues(projectID),
 	}
-	for _, op := range apiclient.Operations {
+	for _, op := range retryOps {
 		o.retries.WithLabelValues(op)
 	}
-	for _, op := range []string{apiclient.OpListServices, apiclient.OpGetService, apiclient.OpListReplicaSets,
-		apiclient.OpListVPCs, apiclient.OpGetVPC, apiclient.OpListPeerings, apiclient.OpGetPeering} {
+	for _, op := range decodeOps {
 		o.decode.WithLabelValues(op)
 	}
 	return o

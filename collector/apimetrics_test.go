@@ -111,6 +111,43 @@ clouddb_exporter_api_request_duration_seconds_count{operation="getAuthInfo",proj
 	}
 }
 
+// TestDiscoveryObserver: the project discovery's GET /projects calls are
+// counted with an empty project_id (no label, to Prometheus), only their own retry series starts at 0,
+// and removing a project leaves them.
+func TestDiscoveryObserver(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewAPIMetrics(reg)
+	d := m.DiscoveryObserver()
+	m.Observer("proj-a").ObserveRequest(apiclient.OpListServices, "200", 40*time.Millisecond)
+	d.ObserveRequest(apiclient.OpListProjects, "401", 40*time.Millisecond)
+	d.ObserveRetry(apiclient.OpListProjects)
+	d.ObserveRequest(apiclient.OpListProjects, "200", 40*time.Millisecond)
+	m.RemoveProject("proj-a")
+
+	want := `
+# HELP clouddb_exporter_api_rate_limit_wait_seconds_total Time requests to the cloud API spent waiting for the client's own rate limiter, in seconds.
+# TYPE clouddb_exporter_api_rate_limit_wait_seconds_total counter
+clouddb_exporter_api_rate_limit_wait_seconds_total{project_id=""} 0
+# HELP clouddb_exporter_api_requests_total HTTP attempts made to the cloud API, by operation and HTTP status code (error for a transport error or timeout). Each retry counts as an attempt.
+# TYPE clouddb_exporter_api_requests_total counter
+clouddb_exporter_api_requests_total{code="200",operation="listProjects",project_id=""} 1
+clouddb_exporter_api_requests_total{code="401",operation="listProjects",project_id=""} 1
+# HELP clouddb_exporter_api_retries_total Attempts to the cloud API that were retried, by operation.
+# TYPE clouddb_exporter_api_retries_total counter
+clouddb_exporter_api_retries_total{operation="listProjects",project_id=""} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"clouddb_exporter_api_rate_limit_wait_seconds_total",
+		"clouddb_exporter_api_requests_total",
+		"clouddb_exporter_api_retries_total",
+	); err != nil {
+		t.Error(err)
+	}
+	if n, _ := testutil.GatherAndCount(reg, "clouddb_exporter_api_decode_errors_total"); n != 0 {
+		t.Errorf("%d clouddb_exporter_api_decode_errors_total series, want none before a decode error", n)
+	}
+}
+
 func TestNewAPIMetricsWithoutRegisterer(t *testing.T) {
 	m := NewAPIMetrics(nil)
 	m.Observer("p").ObserveRetry(apiclient.OpGetVPC)
