@@ -80,17 +80,18 @@ func run(args []string, getenv func(string) string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	load, err := projectSource(ctx, logger, f, getenv, false)
+	// The API metrics stay out of reg: through SelfGatherer the exposition
+	// encodes them at most every 5 s, and the Go and process metrics of reg
+	// are gathered every 5 s in the background, not on every scrape. The
+	// project discovery's client reports to them too.
+	apiMetrics := collector.NewAPIMetrics(nil)
+	load, err := projectSource(ctx, logger, f, getenv, apiMetrics)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
 	}
 
 	reg := newRegistry(!f.disableExporterMetrics)
-	// The API metrics stay out of reg: through SelfGatherer the exposition
-	// encodes them at most every 5 s, and the Go and process metrics of reg
-	// are gathered every 5 s in the background, not on every scrape.
-	apiMetrics := collector.NewAPIMetrics(nil)
 	exposition := collector.NewExposition(collector.SelfGatherer(apiMetrics, reg), logger)
 	defer exposition.Close()
 	manager := projects.New(ctx, logger, apiMetrics, exposition, version.ComponentUserAgent(exporterName))
@@ -194,7 +195,7 @@ func shardOf(f *flags) (shard.Shard, error) {
 func checkConfig(logger *slog.Logger, f *flags, getenv func(string) string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := projectSource(ctx, logger, f, getenv, true)
+	_, err := projectSource(ctx, logger, f, getenv, nil)
 	if err == nil {
 		_, err = shardOf(f)
 	}
@@ -285,10 +286,11 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, webFlags 
 
 // projectSource resolves where the projects come from, failing fast on
 // missing or contradictory settings: the embedded simulator, a
-// configuration file (re-read on reload), or the single-project flags.
-// With check set it only validates: the simulator is not started.
-func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, check bool) (func() ([]config.Project, error), error) {
-	cfg := f.config
+// configuration file (re-read on reload), the single-project flags, or the
+// project discovery, whose API calls go to apiMetrics. With apiMetrics nil
+// it only validates (--config.check): the simulator is not started.
+func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, apiMetrics *collector.APIMetrics) (func() ([]config.Project, error), error) {
+	cfg, check := f.config, apiMetrics == nil
 	switch {
 	case !f.simulate && (f.simulateAddressSet || getenv("CLOUDDB_SIMULATE_LISTEN_ADDRESS") != ""):
 		return nil, errors.New("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS) is set but --simulate is not: set both or neither")
@@ -318,7 +320,7 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 		_, err := load()
 		return load, err
 	case cfg.ProjectID == "":
-		return discoverySource(ctx, logger, cfg, getenv, check)
+		return discoverySource(ctx, logger, cfg, getenv, apiMetrics)
 	default:
 		// Re-read on every load: a reload picks up rotated key files.
 		load := func() ([]config.Project, error) {
@@ -356,13 +358,13 @@ func discovering(f *flags) bool {
 // /projects, revision 2026). A failed discovery keeps the projects running;
 // the first one, at startup, starts none, so that an API outage at startup
 // does not stop the exporter: the next discovery, a full cycle later, tries
-// again.
-func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, check bool) (func() ([]config.Project, error), error) {
+// again. With apiMetrics nil it only validates.
+func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, apiMetrics *collector.APIMetrics) (func() ([]config.Project, error), error) {
 	template, err := cfg.DiscoveryTemplate(getenv)
-	if err != nil || check {
+	if err != nil || apiMetrics == nil {
 		return nil, err
 	}
-	d, err := projects.NewDiscovery(template, version.ComponentUserAgent(exporterName), nil)
+	d, err := projects.NewDiscovery(template, version.ComponentUserAgent(exporterName), apiMetrics.DiscoveryObserver(), logger)
 	if err != nil {
 		return nil, err
 	}

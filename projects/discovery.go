@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -13,29 +14,42 @@ import (
 
 // Discovery finds the projects a credential can access (GET /projects,
 // revision 2026), for an exporter given credentials but no project: every
-// project found is polled with the template's settings.
+// project found is polled with the template's settings and current keys.
 type Discovery struct {
 	template config.Project
 	client   *apiclient.Client
+	// creds are the discovery client's keys, rotated as a project's are.
+	creds *credentials
 }
 
 // NewDiscovery returns a Discovery for template, a project without an id.
-func NewDiscovery(template config.Project, userAgent string, observer apiclient.Observer) (*Discovery, error) {
+// observer receives its client's API calls (see
+// collector.APIMetrics.DiscoveryObserver); logger its key rotations.
+func NewDiscovery(template config.Project, userAgent string, observer apiclient.Observer, logger *slog.Logger) (*Discovery, error) {
 	cfg, err := template.ClientConfig()
 	if err != nil {
 		return nil, err
 	}
+	creds := &credentials{cur: template.Credentials, logger: logger.With("component", "discovery")}
 	cfg.ProjectID, cfg.UserAgent, cfg.Observer = "", userAgent, observer
+	cfg.OnUnauthorized = func() bool { return creds.reread("unauthorized") }
 	client, err := apiclient.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Discovery{template: template, client: client}, nil
+	creds.client = client
+	return &Discovery{template: template, client: client, creds: creds}, nil
 }
 
-// Load lists the projects and returns one configuration per project, sorted
-// by id. A failure returns an error, and the projects running keep running.
+// Load re-reads the template's credential files, lists the projects and
+// returns one configuration per project, sorted by id, with the current
+// keys: a reload after a rotation hands the running projects the new keys,
+// not the ones the exporter started with. A failure returns an error, and
+// the projects running keep running.
 func (d *Discovery) Load(ctx context.Context) ([]config.Project, error) {
+	// Discoveries are a full cycle apart: the files are read before each
+	// (and again on a 401) rather than watched.
+	d.creds.reread("reload")
 	found, err := d.client.ListProjects(ctx)
 	if err != nil {
 		if apiclient.IsNotFound(err) {
@@ -43,13 +57,14 @@ func (d *Discovery) Load(ctx context.Context) ([]config.Project, error) {
 		}
 		return nil, fmt.Errorf("project discovery: %w", err)
 	}
+	keys := d.creds.current()
 	var out []config.Project
 	for _, p := range found {
 		if strings.TrimSpace(p.ID) == "" || slices.ContainsFunc(out, func(c config.Project) bool { return c.ID == p.ID }) {
 			continue // unusable or repeated: the first of each is kept
 		}
 		cfg := d.template
-		cfg.ID, cfg.Name = p.ID, p.Name
+		cfg.ID, cfg.Name, cfg.Credentials = p.ID, p.Name, keys
 		out = append(out, cfg)
 	}
 	slices.SortFunc(out, func(a, b config.Project) int { return strings.Compare(a.ID, b.ID) })
