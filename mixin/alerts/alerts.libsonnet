@@ -17,12 +17,15 @@ local util = import '../lib/util.libsonnet';
   local by(labels) = util.by(cfg.targetLabels, labels),
   // dashboard_url opens the dashboard on the alert's target (and project,
   // service) through the dashboard's variables; none without grafanaURL.
-  local dashboard(file, vars) =
+  // optional are variables whose label a series may lack (the project
+  // discovery's API calls have no project_id): All is selected then.
+  local dashboard(file, vars, optional=[]) =
     if cfg.grafanaURL == '' then {} else {
       dashboard_url: '%s/d/%s?%s' % [
         cfg.grafanaURL,
         cfg.dashboardUIDs[file],
-        std.join('&', ['var-%s={{ $labels.%s | urlquery }}' % [v, v] for v in cfg.targetLabels + vars]),
+        std.join('&', ['var-%s={{ $labels.%s | urlquery }}' % [v, v] for v in cfg.targetLabels + vars] +
+                      ['var-%s={{ with $labels.%s }}{{ . | urlquery }}{{ else }}$__all{{ end }}' % [v, v] for v in optional]),
       ],
     },
   local alert(name, severity, for_, expr, summary, description, dashboardURL={}) = {
@@ -239,8 +242,8 @@ local util = import '../lib/util.libsonnet';
               > %(threshold)g
             ||| % { by: by(['project_id']), threshold: cfg.apiErrorRatioThreshold },
             'The cloud API answers many requests with errors.',
-            '{{ $value | humanizePercentage }} of the API requests of project {{ $labels.project_id }} from {{ $labels.instance }} failed (5xx, 401/403, transport errors or timeouts) over the last 5 minutes.',
-            dashboard('exporter-health.json', ['project_id']),
+            '{{ $value | humanizePercentage }} of the API requests of {{ with $labels.project_id }}project {{ . }}{{ else }}the project discovery (GET /projects){{ end }} from {{ $labels.instance }} failed (5xx, 401/403, transport errors or timeouts) over the last 5 minutes.',
+            dashboard('exporter-health.json', [], ['project_id']),
           ),
           alert(
             'CloudDBAPIRateLimited',
@@ -253,8 +256,8 @@ local util = import '../lib/util.libsonnet';
               > %(threshold)g
             ||| % { by: by(['project_id']), threshold: cfg.apiRateLimitedRatioThreshold },
             'The cloud API rate-limits the exporter.',
-            '{{ $value | humanizePercentage }} of the API requests of project {{ $labels.project_id }} from {{ $labels.instance }} were answered 429 over the last 5 minutes.',
-            dashboard('exporter-health.json', ['project_id']),
+            '{{ $value | humanizePercentage }} of the API requests of {{ with $labels.project_id }}project {{ . }}{{ else }}the project discovery (GET /projects){{ end }} from {{ $labels.instance }} were answered 429 over the last 5 minutes.',
+            dashboard('exporter-health.json', [], ['project_id']),
           ),
           alert(
             'CloudDBConfigReloadFailed',

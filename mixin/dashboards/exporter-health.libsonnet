@@ -10,7 +10,9 @@ local g = import '../lib/grafana.libsonnet';
       [
         g.variable('job', 'Job', 'label_values(clouddb_exporter_build_info, job)'),
         g.variable('instance', 'Instance', 'label_values(clouddb_exporter_build_info{job=~"$job"}, instance)'),
-        g.variable('project_id', 'Project', 'label_values(clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance"}, project_id)'),
+        // All also matches the series without a project: the project
+        // discovery's API calls.
+        g.variable('project_id', 'Project', 'label_values(clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance"}, project_id)') { allValue: '.*' },
       ] + (if cfg.adminPanels then [
              // The exporters whose admin surface is on: the admin row repeats
              // over them, so it is not there while no exporter has it on.
