@@ -151,7 +151,7 @@ func parseFlags(args []string) (*flags, error) {
 	f := &flags{web: kingpinflag.AddFlags(app, ":9866")}
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
 		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").StringVar(&f.telemetryPath)
-	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see the README's Security section).",
+	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see docs/security.md).",
 		"40", "CLOUDDB_WEB_MAX_REQUESTS", &f.maxRequests)
 	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime, process and build metrics (go_*, process_*, clouddb_exporter_build_info) out of /metrics.").
 		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
@@ -163,7 +163,7 @@ func parseFlags(args []string) (*flags, error) {
 		BoolVar(&f.configCheck)
 	app.Flag("simulate", "Start the embedded API simulator (demo scenario) on loopback and poll it: a complete demo with no cloud account.").
 		Envar("CLOUDDB_SIMULATE").BoolVar(&f.simulate)
-	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the README's /_sim examples work against either.").
+	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the /_sim examples of docs/simulator.md work against either.").
 		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)

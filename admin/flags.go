@@ -38,7 +38,7 @@ func (f *Flags) Enabled() bool { return f.listen != "" }
 // AddFlags registers the admin.* flags on app.
 func AddFlags(app *kingpin.Application) *Flags {
 	f := &Flags{}
-	app.Flag("admin.listen-address", "Address of the admin surface's listener (write operations; see the README). Empty disables it.").
+	app.Flag("admin.listen-address", "Address of the admin surface's listener (write operations; see docs/admin.md). Empty disables it.").
 		Envar("CLOUDDB_ADMIN_LISTEN_ADDRESS").StringVar(&f.listen)
 	app.Flag("admin.web-config.file", "TLS and basic-auth configuration of the admin listener (exporter-toolkit format, bcrypt hashes).").
 		Envar("CLOUDDB_ADMIN_WEB_CONFIG_FILE").StringVar(&f.webConfig)

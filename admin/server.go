@@ -343,7 +343,7 @@ func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.writeError(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "no such route; see the README for the admin surface's routes"})
+	s.writeError(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "no such route; see docs/admin.md for the admin surface's routes"})
 }
 
 // writeJSON answers status with v as JSON.

@@ -20,7 +20,7 @@ const (
 	// something, so that graphs move.
 	DemoChurnInterval = 30 * time.Second
 	// DemoAddress is where the standalone simulator and the exporter's
-	// embedded one listen by default, so that the README's /_sim examples
+	// embedded one listen by default, so that the /_sim examples of the docs
 	// work against either.
 	DemoAddress = "127.0.0.1:8090"
 )

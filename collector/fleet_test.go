@@ -21,7 +21,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata from the current output")
 
 // catalog is every metric name the FleetCollector may emit: the public
-// interface, kept in step with the README's table.
+// interface, kept in step with docs/metrics.md.
 var catalog = []string{
 	"clouddb_service_info",
 	"clouddb_service_status",
