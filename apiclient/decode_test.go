@@ -9,7 +9,7 @@ import (
 )
 
 // TestDecodeServices decodes literal JSON written from the spec's field
-// tables (section 2.1), not marshalled from the structs, so that a wrong tag
+// tables (docs/api.md, "Service"), not marshalled from the structs, so that a wrong tag
 // fails here.
 func TestDecodeServices(t *testing.T) {
 	at := func(s string) time.Time {

@@ -1,5 +1,5 @@
 // Package apiclient is a typed, careful client for the cloud database
-// management REST API described in shared/spec/cloud-api.md.
+// management REST API, as docs/api.md describes it (both revisions).
 //
 // A Client is bound to one project and one set of credentials. Every call
 // takes a context, is rate limited by a token bucket shared by all calls of

@@ -68,9 +68,10 @@ func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []b
 	return e
 }
 
-// errorFromBody reads the JSON {code, message} of section 7, or keeps a raw
-// snippet when the body is something else (an HTML page from a proxy, say).
-// Both are redacted by red first, then cut to maxErrorSnippet.
+// errorFromBody reads the JSON {code, message} of an API error
+// (docs/api.md), or keeps a raw snippet when the body is something else
+// (an HTML page from a proxy, say). Both are redacted by red first, then
+// cut to maxErrorSnippet.
 func errorFromBody(red *Redactor, data []byte) *APIError {
 	truncated := len(data) > maxErrorBody
 	var body ErrorBody

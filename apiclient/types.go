@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// Service statuses documented in section 3.1 of the spec. The API may send
-// others; they are kept as they are, never rejected.
+// Service statuses documented by the API (docs/api.md, "States"). The API
+// may send others; they are kept as they are, never rejected.
 const (
 	ServiceQueued      = "QUEUED"
 	ServiceConfiguring = "CONFIGURING"
@@ -27,7 +27,7 @@ var ServiceStatuses = []string{
 	ServiceResuming, ServiceUpgrading, ServiceOptimizing, ServiceDeleting, ServiceDeleted,
 }
 
-// Replica set statuses documented in section 3.2 of the spec.
+// Replica set statuses documented by the API (docs/api.md, "States").
 const (
 	ReplicaSetCreating = "creating"
 	ReplicaSetActive   = "active"
@@ -39,7 +39,7 @@ const (
 // ReplicaSetStatuses is every documented replica set status.
 var ReplicaSetStatuses = []string{ReplicaSetCreating, ReplicaSetActive, ReplicaSetResizing, ReplicaSetDeleting, ReplicaSetError}
 
-// Peering statuses seen in the spec (section 3.3); the full set is not shown.
+// Peering statuses the API documents (docs/api.md, "States"); the full set is not documented.
 const (
 	PeeringPending = "pending"
 	PeeringActive  = "active"
@@ -48,7 +48,7 @@ const (
 // PeeringStatuses is every peering status the spec shows.
 var PeeringStatuses = []string{PeeringPending, PeeringActive}
 
-// Service types (section 2.1).
+// Service types (docs/api.md, "Service").
 const (
 	ServiceTypeTimeSeries = "TIMESERIESDB"
 	// ServiceTypeTimescaleDB is the time-series type as revision 2026 spells
@@ -58,13 +58,13 @@ const (
 	ServiceTypeVector      = "VECTOR"
 )
 
-// Addons accepted by service creation (section 1).
+// Addons accepted by service creation (docs/api.md, "Services").
 const (
 	AddonTimeSeries = "time-series"
 	AddonAI         = "ai"
 )
 
-// Environment labels (section 3.4).
+// Environment labels (docs/api.md, "States").
 const (
 	EnvironmentProd = "PROD"
 	EnvironmentDev  = "DEV"
@@ -109,7 +109,7 @@ type ForkedFrom struct {
 	IsStandby bool   `json:"is_standby"`
 }
 
-// Service is a managed database service (section 2.1).
+// Service is a managed database service (docs/api.md, "Service").
 type Service struct {
 	ServiceID   string `json:"service_id"`
 	ProjectID   string `json:"project_id"`
@@ -205,7 +205,7 @@ func (s *Service) Environment() string {
 	return s.Metadata.Environment
 }
 
-// ReplicaSet is a read replica set of a service (section 2.2). The create
+// ReplicaSet is a read replica set of a service (docs/api.md, "Replica set"). The create
 // response carries only ID, Name, Status, Nodes, CPUMillis and MemoryGBs.
 type ReplicaSet struct {
 	ID               string            `json:"id"`
@@ -230,7 +230,7 @@ func (r *ReplicaSet) Environment() string {
 	return r.Metadata.Environment
 }
 
-// VPC is a virtual private cloud (section 2.3).
+// VPC is a virtual private cloud (docs/api.md, "VPC").
 type VPC struct {
 	ID         string `json:"id"`
 	Name       string `json:"name"`
@@ -238,7 +238,7 @@ type VPC struct {
 	RegionCode string `json:"region_code"`
 }
 
-// Peering is a VPC peering connection (section 2.4). ErrorMessage is nil when
+// Peering is a VPC peering connection (docs/api.md, "Peering"). ErrorMessage is nil when
 // there is no error.
 type Peering struct {
 	ID             string  `json:"id"`
@@ -252,7 +252,7 @@ type Peering struct {
 	Dropped []FieldError `json:"-"`
 }
 
-// AuthInfo reports the credentials in use (section 2.5). The first revision
+// AuthInfo reports the credentials in use (docs/api.md, "Auth info"). The first revision
 // sends apiKey; revision 2026 sends api_key or oauth (and some deployments
 // still apiKey). Use Key.
 type AuthInfo struct {
@@ -424,7 +424,7 @@ type CreatePeeringRequest struct {
 	PeerVPCID      string `json:"peer_vpc_id"`
 }
 
-// ErrorBody is the JSON error body of section 7.
+// ErrorBody is the JSON error body of the API (docs/api.md, "Errors").
 type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

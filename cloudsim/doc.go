@@ -1,5 +1,5 @@
 // Package cloudsim is a faithful, in-memory simulator of the cloud database
-// management REST API described in shared/spec/cloud-api.md. A *Sim is an
+// management REST API (docs/api.md, both revisions). A *Sim is an
 // http.Handler: it serves the API under /v1 (so the base URL is the server
 // URL plus "/v1") and test controls under /_sim. It exists so that the
 // exporter, its client and its dashboards can be exercised without a real

@@ -16,7 +16,7 @@ type peering struct {
 }
 
 // createdPeering is the create response, which omits error_message
-// (section 2.4 of the spec).
+// (docs/api.md, "Peering").
 type createdPeering struct {
 	ID             string `json:"id"`
 	PeerAccountID  string `json:"peer_account_id"`

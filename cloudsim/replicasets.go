@@ -19,7 +19,7 @@ type replicaSet struct {
 }
 
 // createdReplicaSet is the create response, which carries only these fields
-// (section 2.2 of the spec).
+// (docs/api.md, "Replica set").
 type createdReplicaSet struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`

@@ -11,7 +11,7 @@ import (
 )
 
 // This file holds what revision 2026 of the API adds or changes
-// (api-revision-2026.md): GET /projects, start, stop and rename of a
+// (docs/api.md, "Revisions of the API"): GET /projects, start, stop and rename of a
 // service, the new bodies of createService, forkService and setHA, and the
 // usage numbers every service answer carries.
 

@@ -39,10 +39,10 @@ type Credential struct {
 
 // API revisions the simulator serves.
 const (
-	// Revision2024 is the API as first published (cloud-api.md).
+	// Revision2024 is the API as first published (docs/api.md).
 	Revision2024 = "2024"
 	// Revision2026 is the revision real accounts answer in today
-	// (api-revision-2026.md), the default.
+	// (docs/api.md), the default.
 	Revision2026 = "2026"
 )
 
@@ -346,7 +346,7 @@ func (s *Sim) notFound(w http.ResponseWriter, r *http.Request) {
 	writeResponse(w, errorResponse(&apiError{status: http.StatusNotFound, code: "NOT_FOUND", message: "no such path"}))
 }
 
-// apiError is an error answer of section 7 of the spec.
+// apiError is an error answer of the API (docs/api.md, "Errors").
 type apiError struct {
 	status  int
 	code    string
