@@ -27,7 +27,8 @@ func auditLines(t *testing.T, text string) []map[string]any {
 
 // TestAuditAcceptedThenOutcome: a write has an "accepted" record before
 // the upstream call and its "outcome" after; a refused request only its
-// outcome; every field is capped (issue 11, defect 6).
+// outcome; every field is capped, so that a huge method name costs a
+// short line (docs/admin.md, "Audit record").
 func TestAuditAcceptedThenOutcome(t *testing.T) {
 	e := newEnv(t)
 	d := e.demo()

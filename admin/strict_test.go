@@ -8,7 +8,8 @@ import (
 
 // TestStrictInput: bodies that are not declared JSON (415), repeated or
 // case-variant keys (400) and cross-site browser requests (403) are
-// refused with nothing sent upstream (issue 11, defect 7).
+// refused with nothing sent upstream: a page elsewhere must not be able to
+// drive the admin surface (docs/admin.md, "Browser and body checks").
 func TestStrictInput(t *testing.T) {
 	e := newEnv(t)
 	d := e.demo()

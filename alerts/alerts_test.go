@@ -58,7 +58,8 @@ func loadRules(t *testing.T) []rule {
 	return rules
 }
 
-// The alerts issue 5 asks for, by name: renaming one must be deliberate.
+// The alerts docs/alerts.md promises, by name: renaming one must be
+// deliberate (runbook anchors, routes and silences use the names).
 var required = []string{
 	"CloudDBServiceUnstable", "CloudDBServiceStuckInTransition", "CloudDBProdServiceNotReady",
 	"CloudDBReplicaSetError", "CloudDBReplicaSetStuck", "CloudDBVPCPeeringError", "CloudDBVPCPeeringPending",

@@ -72,8 +72,9 @@ func TestRedactorForms(t *testing.T) {
 	}
 }
 
-// TestSnippetRedactsBeforeCutting is defect 3 of issue 11: a header cut
-// before its padding still decoded to the keys.
+// TestSnippetRedactsBeforeCutting: an echoed Authorization header cut
+// before its padding still decodes to the keys, so redaction must run
+// before the cut (docs/security.md, "Credentials").
 func TestSnippetRedactsBeforeCutting(t *testing.T) {
 	const access, secret = "e2e-access", "e2e-secret-value"
 	r := newRedactor(access, secret, "")

@@ -63,8 +63,9 @@ func TestRotationAfter401(t *testing.T) {
 }
 
 // TestTrackingShare: calls marked by Tracking are paced by their own,
-// smaller share of the rate limit (issue 11, defect 8: tracked operations
-// starved the poll cycle), and still count against the whole limit.
+// smaller share of the rate limit (so that many tracked operations cannot
+// starve the poll cycle; docs/admin.md, "Rate budget of the admin
+// surface"), and still count against the whole limit.
 func TestTrackingShare(t *testing.T) {
 	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, `[]`) })
 	c, clock, _ := newTestClient(t, srv, func(cfg *Config) { cfg.RateLimit, cfg.Burst, cfg.TrackingShare = 100, 1, 0.01 })

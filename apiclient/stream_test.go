@@ -79,7 +79,7 @@ func TestStreamDecodingKeepsStrictAndLenientSemantics(t *testing.T) {
 }
 
 // TestDecodeErrorSnippetRedacted: the snippet of an answer that does not
-// decode showed the bearer key (issue 11, defect 3).
+// decode must not show the bearer key: it is logged and returned.
 func TestDecodeErrorSnippetRedacted(t *testing.T) {
 	basic := base64.StdEncoding.EncodeToString([]byte(testAccessKey + ":" + testSecretKey))
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {

@@ -25,8 +25,8 @@ import (
 // TestIdleAndTrickleConnectionsClosed: on both listeners, keep-alive
 // connections left idle, connections that never send a request, and
 // connections trickling a request body are all closed by the server
-// (issue 11, defect 2: 300 idle ones were all open after 45 s, 50
-// trickling /-/reload or the admin listener after 42 s).
+// (without the timeouts of docs/security.md, 300 idle ones were all open
+// after 45 s, 50 trickling /-/reload or the admin listener after 42 s).
 func TestIdleAndTrickleConnectionsClosed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for the listeners' timeouts")
@@ -109,8 +109,8 @@ func keyFiles(t *testing.T, dir, access, secret string) []string {
 
 // TestCredentialRotationPickedUp: in single-project mode with key files
 // (the shipped Kubernetes and systemd setup), rotated files are used
-// without a restart, and the rotation is logged without the keys (issue
-// 11, defect 5: a rotated key meant 401s until a restart).
+// without a restart, and the rotation is logged without the keys (a
+// rotated key must not mean 401s until a restart; docs/security.md).
 func TestCredentialRotationPickedUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
@@ -192,8 +192,8 @@ func auditRecords(t *testing.T, path string) []map[string]any {
 
 // TestAdminWriteSurvivesSIGTERM: a write under way when SIGTERM arrives
 // is answered and audited ("accepted" before the call, its outcome after)
-// before the exporter exits (issue 11, defect 6: the 10 s shutdown cut a
-// write bounded at 60 s, with no answer and no record).
+// before the exporter exits (a 10 s shutdown would cut a write bounded at
+// 60 s, with no answer and no record; docs/admin.md, "Audit record").
 func TestAdminWriteSurvivesSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
@@ -236,7 +236,7 @@ func TestAdminWriteSurvivesSIGTERM(t *testing.T) {
 // TestAdminHostileInputNothingForwarded: a 1 MB method name costs a short
 // log line and audit record; bodies not declared JSON (415), repeated or
 // case-variant keys (400) and cross-site browser requests (403) are
-// refused with nothing sent to the API (issue 11, defects 6 and 7).
+// refused with nothing sent to the API (docs/admin.md, "Security model").
 func TestAdminHostileInputNothingForwarded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")

@@ -16,8 +16,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
-// The tests of this file are the whole-binary checks of issue 11
-// (hardening): each defect the hostile-input audit found is replayed
+// The tests of this file are the whole-binary checks of the hardening
+// (docs/security.md): each weakness a hostile-input audit found is replayed
 // against the real binary, with a hostile upstream or a hostile client.
 
 // hostileUpstream is a fake API for one project "p": routes maps a path
@@ -82,7 +82,8 @@ func revealed(text, secret string) bool {
 // TestEchoedCredentialsAbsentFromLogs: an API that echoes the
 // Authorization header, cut by its 256-byte error limit before the
 // padding, and an answer that does not decode quoting the bearer key, must
-// leave no credential in the exporter's log (issue 11, defect 3).
+// leave no credential in the exporter's log (docs/security.md,
+// "Credentials").
 func TestEchoedCredentialsAbsentFromLogs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
@@ -174,7 +175,7 @@ func hugeList(n, pad int, done *atomic.Int32) http.HandlerFunc {
 
 // TestHugeAnswersMemoryBounded: two 200 MB answers at once (services and
 // VPCs) must cost memory for what is kept, not for the bytes received
-// (issue 11, defect 4: 639 MB RSS for three such answers). At the default
+// (answers read whole took 639 MB RSS for three such answers). At the default
 // limit they fail as too large; with a limit above their size they are
 // decoded, 3,200 small records kept.
 func TestHugeAnswersMemoryBounded(t *testing.T) {

@@ -48,8 +48,8 @@ func snapshotTime(t *testing.T, url string) float64 {
 // TestSlowReadersMemoryBounded: clients that request /metrics and /sd/*
 // and never read, each arriving after a new snapshot so that each could
 // pin a rendering of its own, must not grow the exporter's memory with
-// their number (issue 11, defect 1: 40 such clients at 2,000 services took
-// RSS from 94 MB to 1.1 GB). They are disconnected once they stop reading
+// their number (without the bounds of docs/security.md, 40 such clients at
+// 2,000 services took RSS from 94 MB to 1.1 GB). They are disconnected once they stop reading
 // for the write deadline, and those beyond --web.max-requests get a 503.
 func TestSlowReadersMemoryBounded(t *testing.T) {
 	if testing.Short() {

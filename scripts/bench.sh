@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the scrape, render, memory and poll-cycle benchmarks and the
-# whole-binary memory measurement, and prints the goals of issue 10 as
-# measured ratios and sizes: absolute times on a shared machine say little,
-# ratios to baselines measured in the same run say whether the design holds.
+# whole-binary memory measurement, and prints the goals of
+# docs/performance.md as measured ratios and sizes: absolute times on a
+# shared machine say little, ratios to baselines measured in the same run
+# say whether the design holds.
 #
 #   BENCH_RSS=0        skip the whole-binary measurement at 10k services (about a minute)
 #   BENCH_RSS_100K=1   also measure at 100k services (about three minutes, 2 GB free memory)

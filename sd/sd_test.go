@@ -108,8 +108,8 @@ func TestHandlerNeverEmptyBecauseOfAFailure(t *testing.T) {
 }
 
 // TestHandlerRendersOncePerSnapshot: requests share the rendering of the
-// snapshots they see (issue 11: /sd rebuilt its answer per request, and
-// slow readers could pin one each); a new snapshot renders anew.
+// snapshots they see (an answer built per request let every slow reader
+// pin one of its own; docs/security.md); a new snapshot renders anew.
 func TestHandlerRendersOncePerSnapshot(t *testing.T) {
 	first := snapshot()
 	current := []*fleet.Snapshot{first}
