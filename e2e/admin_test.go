@@ -17,116 +17,19 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
-const adminToken = "e2e-admin-token-value"
-
 // Every timing zero: writes settle at once, so a table of writes on the
 // demo fleet does not run into the simulator's state conflicts.
 var instantSim = []string{"--timing.provision=0s", "--timing.configure=0s", "--timing.delete=0s", "--timing.replica-set=0s", "--timing.peering=0s"}
 
-// adminRun is an exporter with the admin surface in front of the
-// standalone simulator.
-type adminRun struct {
-	t     *testing.T
-	proc  *testbin.Process
-	sim   string // simulator base URL
-	url   string // exporter URL
-	admin string // admin URL
-	auth  string // Authorization header value
-}
-
-// startAdmin starts the simulator with simArgs and the exporter with the
-// admin surface, a token file and fast tracking, plus args.
-func startAdmin(t *testing.T, simArgs []string, args ...string) *adminRun {
+// startAdmin starts the simulator with simArgs and, in front of it, the
+// exporter with the admin surface (testbin.StartWithAdmin), debug logs and
+// fast tracking, plus args; the simulator's request counts start at zero.
+func startAdmin(t *testing.T, simArgs []string, args ...string) *testbin.Exporter {
 	t.Helper()
 	sim := testbin.StartSim(t, simArgs...)
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tokenFile, []byte(adminToken+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	adminAddr := testbin.FreeAddr(t)
-	base := []string{"--admin.listen-address=" + adminAddr, "--collect.transition-interval=300ms"}
-	hasAuth := false
-	for _, a := range args {
-		hasAuth = hasAuth || strings.HasPrefix(a, "--admin.web-config.file")
-	}
-	if !hasAuth {
-		base = append(base, "--admin.token-file="+tokenFile)
-	}
-	p, url := startExporter(t, testbin.ExporterEnv(sim), append(base, args...)...)
-	r := &adminRun{t: t, proc: p, sim: "http://" + sim, url: url, admin: "http://" + adminAddr, auth: "Bearer " + adminToken}
-	testbin.WaitFor(t, 30*time.Second, "the admin listener", func() bool {
-		code, _, _ := r.do("GET", "/api/v1/operations", "")
-		return code != 0
-	})
-	r.resetRequests()
-	return r
-}
-
-// do sends a request to the admin surface with the run's credentials
-// unless headers give another Authorization ("" sends none), and a body as
-// JSON unless headers give another Content-Type.
-func (r *adminRun) do(method, path, body string, headers ...string) (int, http.Header, string) {
-	req, err := http.NewRequest(method, r.admin+path, strings.NewReader(body))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", r.auth)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		if headers[i+1] == "" {
-			req.Header.Del(headers[i])
-		} else {
-			req.Header.Set(headers[i], headers[i+1])
-		}
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err.Error()
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(b)
-}
-
-// requests returns the simulator's request counts since the last reset.
-func (r *adminRun) requests() map[string]int {
-	r.t.Helper()
-	_, body := testbin.Get(r.sim + "/_sim/requests")
-	var counts map[string]int
-	if err := json.Unmarshal([]byte(body), &counts); err != nil {
-		r.t.Fatalf("/_sim/requests: %v %s", err, body)
-	}
-	return counts
-}
-
-// writes returns the counts of the write operations (the poller keeps
-// reading in the background) since the last reset.
-func (r *adminRun) writes() map[string]int {
-	out := map[string]int{}
-	for op, n := range r.requests() {
-		if !strings.HasPrefix(op, "get") && !strings.HasPrefix(op, "list") {
-			out[op] = n
-		}
-	}
-	return out
-}
-
-func (r *adminRun) resetRequests() {
-	req, _ := http.NewRequest(http.MethodDelete, r.sim+"/_sim/requests", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	resp.Body.Close()
-}
-
-func (r *adminRun) fault(body string) {
-	r.t.Helper()
-	if code, out := testbin.Post(r.sim+"/_sim/faults", body); code != http.StatusCreated {
-		r.t.Fatalf("fault %s: %d %s", body, code, out)
-	}
+	e := testbin.StartWithAdmin(t, sim, append([]string{"--log.level=debug", "--collect.transition-interval=300ms"}, args...)...)
+	e.Sim.ResetRequests(t)
+	return e
 }
 
 // fleetIDs are the demo's ids by name, read from /metrics.
@@ -136,9 +39,9 @@ type fleetIDs struct {
 	peerings     map[string][]string // by VPC id
 }
 
-func (r *adminRun) ids() fleetIDs {
-	r.t.Helper()
-	_, fams := testbin.Scrape(r.t, r.url)
+func demoIDs(t *testing.T, e *testbin.Exporter) fleetIDs {
+	t.Helper()
+	fams := e.Scrape(t)
 	f := fleetIDs{service: map[string]string{}, vpc: map[string]string{}, rs: map[string][2]string{}, peerings: map[string][]string{}}
 	labels := func(name string, each func(map[string]string)) {
 		for _, m := range fams[name].GetMetric() {
@@ -158,19 +61,13 @@ func (r *adminRun) ids() fleetIDs {
 	return f
 }
 
-// metricSeen returns a condition: the series of name with labels is 1 (or
-// value).
-func (r *adminRun) metricIs(name string, value float64, labels ...string) func() bool {
-	return testbin.MetricEquals(r.url+"/metrics", name, value, labels...)
-}
-
 func TestAdminEveryWriteOperation(t *testing.T) {
 	var allowAll []string
 	for _, op := range admin.WriteOperations() {
 		allowAll = append(allowAll, "--admin.allow="+op)
 	}
 	r := startAdmin(t, instantSim, allowAll...)
-	f := r.ids()
+	f := demoIDs(t, r)
 	p := "/api/v1/projects/demo-project"
 	emb, search, dev := f.service["embeddings"], f.service["search-ai"], f.service["dev-sandbox"]
 	rs := f.rs["orders-read"]
@@ -187,40 +84,40 @@ func TestAdminEveryWriteOperation(t *testing.T) {
 	}{
 		{"createService", "POST", p + "/services", `{"name":"e2e-new","addons":["time-series"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`,
 			`{"name":"e2e-new","addons":["time-series"],"region_code":"us-east-1","cpu_millis":"1k","memory_gbs":4}`, "cpu_millis", 202,
-			r.metricIs("clouddb_service_info", 1, "name", "e2e-new")},
+			r.MetricIs("clouddb_service_info", 1, "name", "e2e-new")},
 		{"resizeService", "POST", p + "/services/" + emb + "/resize", `{"cpu_millis":3000,"memory_gbs":12}`, `{"cpu_millis":3000}`, "memory_gbs", 202,
-			r.metricIs("clouddb_service_cpu_cores", 3, "service_id", emb)},
+			r.MetricIs("clouddb_service_cpu_cores", 3, "service_id", emb)},
 		{"updatePassword", "POST", p + "/services/" + emb + "/updatePassword", `{"password":"e2e-new-password"}`, `{"password":""}`, "password", 204, nil},
 		{"setServiceEnvironment", "POST", p + "/services/" + emb + "/setEnvironment", `{"environment":"DEV"}`, `{"environment":"STAGING"}`, "environment", 200,
-			r.metricIs("clouddb_service_info", 1, "service_id", emb, "environment", "DEV")},
+			r.MetricIs("clouddb_service_info", 1, "service_id", emb, "environment", "DEV")},
 		{"setHA", "POST", p + "/services/" + emb + "/setHA", `{"replica_count":2}`, `{"replica_count":-1}`, "replica_count", 202,
-			r.metricIs("clouddb_service_resources", 3, "service_id", emb)},
+			r.MetricIs("clouddb_service_resources", 3, "service_id", emb)},
 		{"enableServicePooler", "POST", p + "/services/" + emb + "/enablePooler", ``, `{"now":true}`, "now", 200,
-			r.metricIs("clouddb_service_connection_pooler_enabled", 1, "service_id", emb)},
+			r.MetricIs("clouddb_service_connection_pooler_enabled", 1, "service_id", emb)},
 		{"disableServicePooler", "POST", p + "/services/" + emb + "/disablePooler", `{}`, `[]`, "body", 200,
-			r.metricIs("clouddb_service_connection_pooler_enabled", 0, "service_id", emb)},
+			r.MetricIs("clouddb_service_connection_pooler_enabled", 0, "service_id", emb)},
 		{"forkService", "POST", p + "/services/" + search + "/forkService", `{"fork_strategy":"NOW","name":"e2e-fork","cpu_millis":1000,"memory_gbs":4}`,
 			`{"fork_strategy":"NOW","name":"e2e-fork","cpu_millis":1000,"memory_gbs":4,"extra":1}`, "extra", 202,
-			r.metricIs("clouddb_service_info", 1, "name", "e2e-fork")},
+			r.MetricIs("clouddb_service_info", 1, "name", "e2e-fork")},
 		{"attachToVPC", "POST", p + "/services/" + dev + "/attachToVPC", `{"vpc_id":"` + analytics + `"}`, `{"vpc_id":""}`, "vpc_id", 202, nil},
 		{"detachFromVPC", "POST", p + "/services/" + dev + "/detachFromVPC", `{"vpc_id":"` + analytics + `"}`, `{"vpc_id":null}`, "vpc_id", 202, nil},
 		{"createReplicaSet", "POST", p + "/services/" + emb + "/replicaSets", `{"name":"e2e-read","cpu_millis":1000,"memory_gbs":4,"nodes":1}`,
 			`{"name":"e2e-read","cpu_millis":1000,"memory_gbs":4,"nodes":0}`, "nodes", 202,
-			r.metricIs("clouddb_replica_set_info", 1, "name", "e2e-read")},
+			r.MetricIs("clouddb_replica_set_info", 1, "name", "e2e-read")},
 		{"resizeReplicaSet", "POST", rsPath + "/resize", `{"cpu_millis":1000,"memory_gbs":4,"nodes":3}`, `{"cpu_millis":1000,"memory_gbs":4,"nodes":1.5}`, "nodes", 202,
-			r.metricIs("clouddb_replica_set_nodes", 3, "replica_set_id", rs[1])},
+			r.MetricIs("clouddb_replica_set_nodes", 3, "replica_set_id", rs[1])},
 		{"enableReplicaSetPooler", "POST", rsPath + "/enablePooler", ``, `{`, "body", 200,
-			r.metricIs("clouddb_replica_set_connection_pooler_enabled", 1, "replica_set_id", rs[1])},
+			r.MetricIs("clouddb_replica_set_connection_pooler_enabled", 1, "replica_set_id", rs[1])},
 		{"disableReplicaSetPooler", "POST", rsPath + "/disablePooler", ``, `{}{}`, "body", 200,
-			r.metricIs("clouddb_replica_set_connection_pooler_enabled", 0, "replica_set_id", rs[1])},
+			r.MetricIs("clouddb_replica_set_connection_pooler_enabled", 0, "replica_set_id", rs[1])},
 		{"setReplicaSetEnvironment", "POST", rsPath + "/setEnvironment", `{"environment":"DEV"}`, `{"environment":1}`, "environment", 200,
-			r.metricIs("clouddb_replica_set_info", 1, "replica_set_id", rs[1], "environment", "DEV")},
+			r.MetricIs("clouddb_replica_set_info", 1, "replica_set_id", rs[1], "environment", "DEV")},
 		{"deleteReplicaSet", "DELETE", rsPath, ``, `{"x":1}`, "x", 202, nil},
 		{"createVPC", "POST", p + "/vpcs", `{"name":"e2e-vpc","cidr":"10.60.0.0/16","region_code":"us-east-1"}`,
 			`{"name":"e2e-vpc","cidr":"10.60.0.0/40","region_code":"us-east-1"}`, "cidr", 201,
-			r.metricIs("clouddb_vpc_info", 1, "name", "e2e-vpc")},
+			r.MetricIs("clouddb_vpc_info", 1, "name", "e2e-vpc")},
 		{"renameVPC", "POST", p + "/vpcs/" + analytics + "/rename", `{"name":"e2e-renamed"}`, `{"name":" "}`, "name", 200,
-			r.metricIs("clouddb_vpc_info", 1, "vpc_id", analytics, "name", "e2e-renamed")},
+			r.MetricIs("clouddb_vpc_info", 1, "vpc_id", analytics, "name", "e2e-renamed")},
 		{"createPeering", "POST", p + "/vpcs/" + analytics + "/peerings", `{"peer_account_id":"999988887777","peer_region_code":"eu-west-1","peer_vpc_id":"vpc-e2e"}`,
 			`{"peer_account_id":"999988887777","peer_region_code":"eu-west-1"}`, "peer_vpc_id", 201, nil},
 		{"deletePeering", "DELETE", p + "/vpcs/" + prodVPC + "/peerings/" + f.peerings[prodVPC][0], ``, `null`, "body", 204, nil},
@@ -229,23 +126,23 @@ func TestAdminEveryWriteOperation(t *testing.T) {
 		{"deleteVPC", "DELETE", p + "/vpcs/" + analytics, ``, `{"force":true}`, "force", 409, nil},
 	} {
 		t.Run(tc.op, func(t *testing.T) {
-			r.resetRequests()
-			code, _, body := r.do(tc.method, tc.path, tc.bad)
+			r.Sim.ResetRequests(t)
+			code, _, body := r.Admin(t, tc.method, tc.path, tc.bad)
 			if code != http.StatusBadRequest || !strings.Contains(body, `"INVALID_REQUEST"`) || !strings.Contains(body, tc.badField) {
 				t.Errorf("invalid body %s: %d %s, want 400 naming %s", tc.bad, code, body, tc.badField)
 			}
-			if w := r.writes(); len(w) != 0 {
+			if w := r.Sim.WriteRequests(t); len(w) != 0 {
 				t.Errorf("the invalid request reached the API: %v", w)
 			}
 			path := tc.path
 			if tc.op == "deleteReplicaSet" {
 				path += "?confirm=" + rs[1] // orders-read is PROD
 			}
-			code, _, body = r.do(tc.method, path, tc.good)
+			code, _, body = r.Admin(t, tc.method, path, tc.good)
 			if code != tc.want {
 				t.Fatalf("%s %s: %d %s, want %d", tc.method, path, code, body, tc.want)
 			}
-			if n := r.writes()[tc.op]; n != 1 {
+			if n := r.Sim.WriteRequests(t)[tc.op]; n != 1 {
 				t.Errorf("%s reached the API %d times, want 1", tc.op, n)
 			}
 			if tc.seen != nil {
@@ -253,80 +150,80 @@ func TestAdminEveryWriteOperation(t *testing.T) {
 			}
 		})
 	}
-	testbin.WaitFor(t, 30*time.Second, "the request counter", r.metricIs("clouddb_exporter_admin_requests_total", 1, "operation", "resizeService", "code", "202"))
+	testbin.WaitFor(t, 30*time.Second, "the request counter", r.MetricIs("clouddb_exporter_admin_requests_total", 1, "operation", "resizeService", "code", "202"))
 	testbin.WaitFor(t, 30*time.Second, "the deleted service to leave /metrics", func() bool {
-		body, _ := testbin.Scrape(t, r.url)
+		body, _ := testbin.Scrape(t, r.URL)
 		return !strings.Contains(body, `service_id="`+dev+`"`)
 	})
 }
 
 func TestAdminGuards(t *testing.T) {
 	r := startAdmin(t, instantSim, "--admin.allow=deleteService", "--admin.allow=resizeService", "--admin.allow=createService")
-	f := r.ids()
+	f := demoIDs(t, r)
 	p := "/api/v1/projects/demo-project"
 	orders := f.service["orders-db"]
 	resize := p + "/services/" + f.service["embeddings"] + "/resize"
 
 	t.Run("authentication", func(t *testing.T) {
 		for name, auth := range map[string]string{"none": "", "wrong token": "Bearer wrong-token", "basic": "Basic ZTJlOmUyZQ=="} {
-			code, h, body := r.do("POST", resize, `{"cpu_millis":1000,"memory_gbs":4}`, "Authorization", auth)
+			code, h, body := r.Admin(t, "POST", resize, `{"cpu_millis":1000,"memory_gbs":4}`, "Authorization", auth)
 			if code != http.StatusUnauthorized || h.Get("WWW-Authenticate") == "" || !strings.Contains(body, `"UNAUTHORIZED"`) {
 				t.Errorf("%s: %d %v %s", name, code, h, body)
 			}
 		}
 	})
 	t.Run("disallowed operation", func(t *testing.T) {
-		code, _, body := r.do("POST", p+"/vpcs", `{"name":"v","cidr":"10.0.0.0/16","region_code":"r"}`)
+		code, _, body := r.Admin(t, "POST", p+"/vpcs", `{"name":"v","cidr":"10.0.0.0/16","region_code":"r"}`)
 		if code != http.StatusForbidden || !strings.Contains(body, "OPERATION_NOT_ALLOWED") {
 			t.Errorf("%d %s", code, body)
 		}
 	})
 	t.Run("unknown project", func(t *testing.T) {
-		code, _, body := r.do("POST", "/api/v1/projects/someone-else/services/x/resize", `{"cpu_millis":1000,"memory_gbs":4}`)
+		code, _, body := r.Admin(t, "POST", "/api/v1/projects/someone-else/services/x/resize", `{"cpu_millis":1000,"memory_gbs":4}`)
 		if code != http.StatusForbidden || !strings.Contains(body, "PROJECT_NOT_CONFIGURED") {
 			t.Errorf("%d %s", code, body)
 		}
 	})
-	if w := r.writes(); len(w) != 0 {
+	if w := r.Sim.WriteRequests(t); len(w) != 0 {
 		t.Errorf("refused requests reached the API: %v", w)
 	}
 	t.Run("PROD delete", func(t *testing.T) {
-		code, _, body := r.do("DELETE", p+"/services/"+orders, "")
+		code, _, body := r.Admin(t, "DELETE", p+"/services/"+orders, "")
 		if code != http.StatusPreconditionRequired || !strings.Contains(body, "?confirm="+orders) {
 			t.Fatalf("without confirm: %d %s", code, body)
 		}
-		if n := r.writes()["deleteService"]; n != 0 {
+		if n := r.Sim.WriteRequests(t)["deleteService"]; n != 0 {
 			t.Fatalf("deleteService sent %d times without confirmation", n)
 		}
-		if code, _, body := r.do("DELETE", p+"/services/"+orders+"?confirm="+orders, ""); code != http.StatusAccepted {
+		if code, _, body := r.Admin(t, "DELETE", p+"/services/"+orders+"?confirm="+orders, ""); code != http.StatusAccepted {
 			t.Fatalf("with confirm: %d %s", code, body)
 		}
-		if n := r.writes()["deleteService"]; n != 1 {
+		if n := r.Sim.WriteRequests(t)["deleteService"]; n != 1 {
 			t.Errorf("deleteService sent %d times", n)
 		}
 	})
 	t.Run("dry run", func(t *testing.T) {
-		r.resetRequests()
-		code, _, body := r.do("POST", resize+"?dry_run=true", `{"cpu_millis":1000,"memory_gbs":4}`)
+		r.Sim.ResetRequests(t)
+		code, _, body := r.Admin(t, "POST", resize+"?dry_run=true", `{"cpu_millis":1000,"memory_gbs":4}`)
 		if code != http.StatusOK || !strings.Contains(body, `"dry_run":true`) || !strings.Contains(body, `"path":"/projects/demo-project/services/`) {
 			t.Errorf("%d %s", code, body)
 		}
-		if w := r.writes(); len(w) != 0 {
+		if w := r.Sim.WriteRequests(t); len(w) != 0 {
 			t.Errorf("a dry run reached the API: %v", w)
 		}
 	})
 	t.Run("idempotent replay", func(t *testing.T) {
-		r.resetRequests()
+		r.Sim.ResetRequests(t)
 		body := `{"name":"e2e-idem","addons":[],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`
-		c1, h1, b1 := r.do("POST", p+"/services", body, "Idempotency-Key", "e2e-key")
-		c2, h2, b2 := r.do("POST", p+"/services", body, "Idempotency-Key", "e2e-key")
+		c1, h1, b1 := r.Admin(t, "POST", p+"/services", body, "Idempotency-Key", "e2e-key")
+		c2, h2, b2 := r.Admin(t, "POST", p+"/services", body, "Idempotency-Key", "e2e-key")
 		if c1 != 202 || c2 != 202 || b1 != b2 || h2.Get("Idempotent-Replayed") != "true" || h1.Get("Cache-Control") != "no-store" {
 			t.Errorf("first %d %v %s; second %d %v %s", c1, h1, b1, c2, h2, b2)
 		}
-		if n := r.writes()["createService"]; n != 1 {
+		if n := r.Sim.WriteRequests(t)["createService"]; n != 1 {
 			t.Errorf("createService sent %d times, want 1", n)
 		}
-		c3, _, b3 := r.do("POST", p+"/services", strings.Replace(body, "e2e-idem", "e2e-other", 1), "Idempotency-Key", "e2e-key")
+		c3, _, b3 := r.Admin(t, "POST", p+"/services", strings.Replace(body, "e2e-idem", "e2e-other", 1), "Idempotency-Key", "e2e-key")
 		if c3 != http.StatusConflict || !strings.Contains(b3, "IDEMPOTENCY_KEY_REUSED") {
 			t.Errorf("reused key: %d %s", c3, b3)
 		}
@@ -343,9 +240,9 @@ func TestAdminGuards(t *testing.T) {
 			{`{"operation":"resizeService","drop_connection":true,"count":1}`, resize, 502, "UPSTREAM_UNAVAILABLE"},
 		} {
 			if tc.fault != "" {
-				r.fault(tc.fault)
+				r.Sim.Fault(t, tc.fault)
 			}
-			code, _, body := r.do("POST", tc.path, `{"cpu_millis":1000,"memory_gbs":4}`)
+			code, _, body := r.Admin(t, "POST", tc.path, `{"cpu_millis":1000,"memory_gbs":4}`)
 			if code != tc.want || !strings.Contains(body, `"code":"`+tc.code+`"`) {
 				t.Errorf("%s %s: %d %s, want %d %s", tc.fault, tc.path, code, body, tc.want, tc.code)
 			}
@@ -363,7 +260,7 @@ func TestAdminBasicAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := startAdmin(t, instantSim, "--admin.web-config.file="+webConfig)
-	f := r.ids()
+	f := demoIDs(t, r)
 	resize := "/api/v1/projects/demo-project/services/" + f.service["embeddings"] + "/resize"
 	body := `{"cpu_millis":1000,"memory_gbs":4}`
 	for _, tc := range []struct {
@@ -374,7 +271,7 @@ func TestAdminBasicAuth(t *testing.T) {
 		{"nobody", "e2e-basic-password", 401},
 		{"operator", "e2e-basic-password", 202},
 	} {
-		req, _ := http.NewRequest("POST", r.admin+resize, strings.NewReader(body))
+		req, _ := http.NewRequest("POST", r.AdminURL+resize, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.SetBasicAuth(tc.user, tc.pass)
 		resp, err := http.DefaultClient.Do(req)
@@ -388,11 +285,11 @@ func TestAdminBasicAuth(t *testing.T) {
 		}
 	}
 	// A token is no basic-auth credential.
-	if code, _, _ := r.do("POST", resize, body); code != http.StatusUnauthorized {
+	if code, _, _ := r.Admin(t, "POST", resize, body, "Authorization", "Bearer e2e-admin-token-value"); code != http.StatusUnauthorized {
 		t.Errorf("a bearer token against basic auth: %d", code)
 	}
 	// Deletes are not in the default allow list.
-	req, _ := http.NewRequest("DELETE", r.admin+"/api/v1/projects/demo-project/services/"+f.service["dev-sandbox"], nil)
+	req, _ := http.NewRequest("DELETE", r.AdminURL+"/api/v1/projects/demo-project/services/"+f.service["dev-sandbox"], nil)
 	req.SetBasicAuth("operator", "e2e-basic-password")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -402,22 +299,22 @@ func TestAdminBasicAuth(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("deleteService by default: %d", resp.StatusCode)
 	}
-	if !strings.Contains(r.proc.Output(), "caller=operator") {
+	if !strings.Contains(r.Output(), "caller=operator") {
 		t.Error("the audit log line does not name the basic-auth user")
 	}
 }
 
 func TestAdminOperationTracking(t *testing.T) {
 	r := startAdmin(t, []string{"--timing.configure=3s"})
-	f := r.ids()
+	f := demoIDs(t, r)
 	svc := f.service["embeddings"]
-	code, h, body := r.do("POST", "/api/v1/projects/demo-project/services/"+svc+"/resize", `{"cpu_millis":6000,"memory_gbs":24}`)
+	code, h, body := r.Admin(t, "POST", "/api/v1/projects/demo-project/services/"+svc+"/resize", `{"cpu_millis":6000,"memory_gbs":24}`)
 	if code != http.StatusAccepted {
 		t.Fatalf("resize: %d %s", code, body)
 	}
 	id := h.Get("X-Request-Id")
 	op := func() map[string]any {
-		_, _, body := r.do("GET", "/api/v1/operations", "")
+		_, _, body := r.Admin(t, "GET", "/api/v1/operations", "")
 		var list struct{ Operations []map[string]any }
 		if err := json.Unmarshal([]byte(body), &list); err != nil {
 			t.Fatalf("operations: %v %s", err, body)
@@ -438,8 +335,8 @@ func TestAdminOperationTracking(t *testing.T) {
 		o := op()
 		return o["state"] == "succeeded" && o["last_status"] == "READY" && o["settled_at"] != nil
 	})
-	testbin.WaitFor(t, 30*time.Second, "the duration histogram", r.metricIs("clouddb_exporter_admin_operation_duration_seconds", 1, "operation", "resizeService", "result", "succeeded"))
-	testbin.WaitFor(t, 30*time.Second, "the new size on /metrics", r.metricIs("clouddb_service_cpu_cores", 6, "service_id", svc))
+	testbin.WaitFor(t, 30*time.Second, "the duration histogram", r.MetricIs("clouddb_exporter_admin_operation_duration_seconds", 1, "operation", "resizeService", "result", "succeeded"))
+	testbin.WaitFor(t, 30*time.Second, "the new size on /metrics", r.MetricIs("clouddb_service_cpu_cores", 6, "service_id", svc))
 }
 
 func TestAdminStartupErrors(t *testing.T) {
@@ -499,9 +396,9 @@ func TestAdminSimulateToken(t *testing.T) {
 	if token == "" || strings.Count(p.Output(), token) != 1 {
 		t.Fatalf("no token printed once:\n%s", p.Output())
 	}
-	r := &adminRun{t: t, admin: "http://" + adminAddr, auth: "Bearer " + token}
+	r := &testbin.Exporter{AdminURL: "http://" + adminAddr, AdminAuth: "Bearer " + token}
 	testbin.WaitFor(t, 30*time.Second, "the admin listener", func() bool {
-		code, _, _ := r.do("GET", "/api/v1/operations", "")
+		code, _, _ := r.Admin(t, "GET", "/api/v1/operations", "")
 		return code == http.StatusOK
 	})
 }
@@ -512,14 +409,14 @@ func TestAdminSimulateToken(t *testing.T) {
 func TestAdminLeaksNoSecrets(t *testing.T) {
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	r := startAdmin(t, instantSim, "--admin.audit-log="+audit, "--admin.allow=createService", "--admin.allow=forkService", "--admin.allow=updatePassword")
-	f := r.ids()
+	f := demoIDs(t, r)
 	p := "/api/v1/projects/demo-project"
-	secrets := []string{adminToken, testbin.SimAccessKey, testbin.SimSecretKey, testbin.SimAPIKey, "e2e-first-password", "e2e-second-password"}
+	secrets := []string{r.AdminToken, testbin.SimAccessKey, testbin.SimSecretKey, testbin.SimAPIKey, "e2e-first-password", "e2e-second-password"}
 	for i, call := range []struct{ path, body string }{
 		{p + "/services", `{"name":"leak-a","addons":["ai"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`},
 		{p + "/services/" + f.service["search-ai"] + "/forkService", `{"fork_strategy":"NOW","name":"leak-fork"}`},
 	} {
-		code, h, body := r.do("POST", call.path, call.body, "Idempotency-Key", fmt.Sprintf("leak-%d", i))
+		code, h, body := r.Admin(t, "POST", call.path, call.body, "Idempotency-Key", fmt.Sprintf("leak-%d", i))
 		var svc struct {
 			ID       string `json:"service_id"`
 			Password string `json:"initial_password"`
@@ -532,11 +429,11 @@ func TestAdminLeaksNoSecrets(t *testing.T) {
 		// refused body.
 		pw := p + "/services/" + svc.ID + "/updatePassword"
 		pass := []string{"e2e-first-password", "e2e-second-password"}[i]
-		if code, _, body := r.do("POST", pw, `{"password":"`+pass+`"}`); code != http.StatusNoContent {
+		if code, _, body := r.Admin(t, "POST", pw, `{"password":"`+pass+`"}`); code != http.StatusNoContent {
 			t.Fatalf("updatePassword: %d %s", code, body)
 		}
-		r.do("POST", pw+"?dry_run=true", `{"password":"`+pass+`"}`)
-		r.do("POST", pw, `{"password":"`+pass+`","unknown":1}`)
+		r.Admin(t, "POST", pw+"?dry_run=true", `{"password":"`+pass+`"}`)
+		r.Admin(t, "POST", pw, `{"password":"`+pass+`","unknown":1}`)
 	}
 	// Every request was audited: the readiness probe of startAdmin and
 	// the eight above, and the four writes sent upstream (two creates,
@@ -550,8 +447,8 @@ func TestAdminLeaksNoSecrets(t *testing.T) {
 		t.Errorf("audit file mode: %v %v", info.Mode(), err)
 	}
 	auditLog, _ := os.ReadFile(audit)
-	metrics, _ := testbin.Scrape(t, r.url)
-	for where, text := range map[string]string{"output": r.proc.Output(), "audit log": string(auditLog), "/metrics": metrics} {
+	metrics, _ := testbin.Scrape(t, r.URL)
+	for where, text := range map[string]string{"output": r.Output(), "audit log": string(auditLog), "/metrics": metrics} {
 		for _, secret := range secrets {
 			if strings.Contains(text, secret) {
 				t.Errorf("the %s holds the secret %q", where, secret)

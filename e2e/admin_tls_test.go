@@ -31,7 +31,7 @@ func TestAdminTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := startAdmin(t, nil, "--admin.web-config.file="+webConfig)
-	httpsURL := "https://" + strings.TrimPrefix(r.admin, "http://") + "/api/v1/operations"
+	httpsURL := "https://" + strings.TrimPrefix(r.AdminURL, "http://") + "/api/v1/operations"
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 
 	get := func(url, password string) int {
@@ -56,10 +56,10 @@ func TestAdminTLS(t *testing.T) {
 	}
 	// In clear text the listener does not serve the API (Go's TLS server
 	// answers a plain HTTP request with 400 and nothing else).
-	if code := get(r.admin+"/api/v1/operations", "tls-basic-password"); code == http.StatusOK {
+	if code := get(r.AdminURL+"/api/v1/operations", "tls-basic-password"); code == http.StatusOK {
 		t.Error("the admin API answered in clear text on a TLS listener")
 	}
-	if strings.Contains(r.proc.Output(), "tls-basic-password") {
+	if strings.Contains(r.Output(), "tls-basic-password") {
 		t.Error("the basic-auth password is in the log")
 	}
 }

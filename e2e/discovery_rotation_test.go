@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -25,9 +24,9 @@ func TestDiscoveryAfterCredentialRotation(t *testing.T) {
 		t.Skip("whole-binary test")
 	}
 	const newAccess, newSecret = "rotated-access-key", "rotated-secret-value"
-	sim := testbin.StartSim(t, "--extra-project-id=second-project")
+	sim := testbin.SimAt(testbin.StartSim(t, "--extra-project-id=second-project"))
 	dir := t.TempDir()
-	env := append([]string{"CLOUDDB_API_URL=http://" + sim + "/v1"}, keyFiles(t, dir, testbin.SimAccessKey, testbin.SimSecretKey)...)
+	env := append([]string{"CLOUDDB_API_URL=" + sim.URL + "/v1"}, keyFiles(t, dir, testbin.SimAccessKey, testbin.SimSecretKey)...)
 	p, url := startExporter(t, env, "--collect.interval=5s")
 
 	_, fams := testbin.Scrape(t, url)
@@ -40,14 +39,9 @@ func TestDiscoveryAfterCredentialRotation(t *testing.T) {
 
 	// The provider rotates the keys and revokes the old ones; the new
 	// ones are put in the files; the user gets a new project.
-	rotate := `{"access_key":"` + testbin.SimAccessKey + `","new_access_key":"` + newAccess + `","new_secret_key":"` + newSecret + `","new_api_key":""}`
-	if code, body := testbin.Post("http://"+sim+"/_sim/credentials/rotate", rotate); code != http.StatusNoContent {
-		t.Fatalf("rotating the simulator's keys: %d %s", code, body)
-	}
+	sim.RotateCredential(t, testbin.SimAccessKey, newAccess, newSecret, "")
 	keyFiles(t, dir, newAccess, newSecret)
-	if code, body := testbin.Post("http://"+sim+"/_sim/projects", `{"project_id":"third-project"}`); code != http.StatusNoContent {
-		t.Fatalf("adding a project: %d %s", code, body)
-	}
+	sim.AddProject(t, "third-project")
 	testbin.WaitFor(t, time.Minute, "the project added after the rotation to be discovered and polled", func() bool {
 		_, fams := testbin.Scrape(t, url)
 		return slices.Contains(testbin.LabelValues(fams, "clouddb_project_info", "project_id"), "third-project")

@@ -32,7 +32,7 @@ func TestIdleAndTrickleConnectionsClosed(t *testing.T) {
 		t.Skip("waits for the listeners' timeouts")
 	}
 	r := startAdmin(t, nil)
-	mainAddr, adminAddr := strings.TrimPrefix(r.url, "http://"), strings.TrimPrefix(r.admin, "http://")
+	mainAddr, adminAddr := r.Addr, strings.TrimPrefix(r.AdminURL, "http://")
 	var closed atomic.Int32
 	total := 0
 	watch := func(c net.Conn) {
@@ -85,7 +85,7 @@ func TestIdleAndTrickleConnectionsClosed(t *testing.T) {
 	testbin.WaitFor(t, 3*time.Minute, fmt.Sprintf("all %d connections to be closed by the server", total), func() bool {
 		return int(closed.Load()) == total
 	})
-	if code, _ := testbin.Get(r.url + "/-/healthy"); code != http.StatusOK {
+	if code, _ := testbin.Get(r.URL + "/-/healthy"); code != http.StatusOK {
 		t.Errorf("/-/healthy: %d", code)
 	}
 }
@@ -200,26 +200,26 @@ func TestAdminWriteSurvivesSIGTERM(t *testing.T) {
 	}
 	audit := filepath.Join(t.TempDir(), "audit.log")
 	r := startAdmin(t, instantSim, "--admin.audit-log="+audit)
-	svc := r.ids().service["embeddings"]
-	r.fault(`{"operation":"resizeService","latency":"15s","count":1}`)
+	svc := demoIDs(t, r).service["embeddings"]
+	r.Sim.Fault(t, `{"operation":"resizeService","latency":"15s","count":1}`)
 	type result struct {
 		code int
 		body string
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, _, body := r.do("POST", "/api/v1/projects/"+testbin.SimProject+"/services/"+svc+"/resize", `{"cpu_millis":1000,"memory_gbs":4}`)
+		code, _, body := r.Admin(t, "POST", "/api/v1/projects/"+testbin.SimProject+"/services/"+svc+"/resize", `{"cpu_millis":1000,"memory_gbs":4}`)
 		done <- result{code, body}
 	}()
-	testbin.WaitFor(t, 30*time.Second, "the resize to reach the API", func() bool { return r.writes()["resizeService"] == 1 })
-	if err := r.proc.Signal(syscall.SIGTERM); err != nil {
+	testbin.WaitFor(t, 30*time.Second, "the resize to reach the API", func() bool { return r.Sim.WriteRequests(t)["resizeService"] == 1 })
+	if err := r.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	res := <-done
 	if res.code != http.StatusAccepted {
 		t.Errorf("the write under way at SIGTERM got %d %q, want 202", res.code, res.body)
 	}
-	if code := r.proc.Wait(t, 2*time.Minute); code != 0 {
+	if code := r.Wait(t, 2*time.Minute); code != 0 {
 		t.Errorf("exit code %d, want 0", code)
 	}
 	var events []string
@@ -243,10 +243,10 @@ func TestAdminHostileInputNothingForwarded(t *testing.T) {
 	}
 	audit := filepath.Join(t.TempDir(), "audit.log")
 	r := startAdmin(t, instantSim, "--admin.audit-log="+audit)
-	svc := "/api/v1/projects/" + testbin.SimProject + "/services/" + r.ids().service["embeddings"]
+	svc := "/api/v1/projects/" + testbin.SimProject + "/services/" + demoIDs(t, r).service["embeddings"]
 
-	logBefore := len(r.proc.Output())
-	req, _ := http.NewRequest(strings.Repeat("M", 1<<20), r.admin+"/api/v1/operations", nil)
+	logBefore := len(r.Output())
+	req, _ := http.NewRequest(strings.Repeat("M", 1<<20), r.AdminURL+"/api/v1/operations", nil)
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 	}
@@ -257,11 +257,11 @@ func TestAdminHostileInputNothingForwarded(t *testing.T) {
 	if fi, err := os.Stat(audit); err != nil || fi.Size() > 4096 {
 		t.Errorf("audit log after a 1 MB method: %v bytes (%v), want a short line", fi.Size(), err)
 	}
-	if grown := len(r.proc.Output()) - logBefore; grown > 64<<10 {
+	if grown := len(r.Output()) - logBefore; grown > 64<<10 {
 		t.Errorf("the log grew by %d bytes for one request", grown)
 	}
 
-	r.resetRequests()
+	r.Sim.ResetRequests(t)
 	for _, tc := range []struct {
 		name, body string
 		headers    []string
@@ -274,11 +274,11 @@ func TestAdminHostileInputNothingForwarded(t *testing.T) {
 		{"cross-site", `{"cpu_millis":1000,"memory_gbs":4}`, []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden},
 		{"foreign Origin", `{"cpu_millis":1000,"memory_gbs":4}`, []string{"Origin", "https://evil.example"}, http.StatusForbidden},
 	} {
-		if code, _, body := r.do("POST", svc+"/resize", tc.body, tc.headers...); code != tc.status {
+		if code, _, body := r.Admin(t, "POST", svc+"/resize", tc.body, tc.headers...); code != tc.status {
 			t.Errorf("%s: %d %s, want %d", tc.name, code, body, tc.status)
 		}
 	}
-	if w := r.writes(); len(w) != 0 {
+	if w := r.Sim.WriteRequests(t); len(w) != 0 {
 		t.Errorf("forwarded to the API: %v", w)
 	}
 }
@@ -304,18 +304,18 @@ func TestAdminLimitsAudited(t *testing.T) {
 	}
 	audit := filepath.Join(dir, "audit.log")
 	r := startAdmin(t, instantSim, "--admin.web-config.file="+webConfig, "--admin.audit-log="+audit, "--web.max-requests=1")
-	r.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:limits-password"))
-	resize := "/api/v1/projects/" + testbin.SimProject + "/services/" + r.ids().service["embeddings"] + "/resize"
+	r.AdminAuth = "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:limits-password"))
+	resize := "/api/v1/projects/" + testbin.SimProject + "/services/" + demoIDs(t, r).service["embeddings"] + "/resize"
 	body := `{"cpu_millis":1000,"memory_gbs":4}`
 
-	r.fault(`{"operation":"resizeService","latency":"3s","count":1}`)
+	r.Sim.Fault(t, `{"operation":"resizeService","latency":"3s","count":1}`)
 	done := make(chan int, 1)
 	go func() {
-		code, _, _ := r.do("POST", resize, body)
+		code, _, _ := r.Admin(t, "POST", resize, body)
 		done <- code
 	}()
-	testbin.WaitFor(t, 30*time.Second, "the held resize to reach the API", func() bool { return r.writes()["resizeService"] == 1 })
-	code, header, answer := r.do("POST", resize, body)
+	testbin.WaitFor(t, 30*time.Second, "the held resize to reach the API", func() bool { return r.Sim.WriteRequests(t)["resizeService"] == 1 })
+	code, header, answer := r.Admin(t, "POST", resize, body)
 	var e struct{ Code, Message string }
 	if json.Unmarshal([]byte(answer), &e) != nil || code != http.StatusServiceUnavailable || e.Code != "TOO_MANY_REQUESTS_IN_FLIGHT" || e.Message == "" || header.Get("Retry-After") == "" {
 		t.Errorf("a second write in flight with --web.max-requests=1: %d %v %s, want 503 with a JSON code and Retry-After", code, header, answer)
@@ -325,7 +325,7 @@ func TestAdminLimitsAudited(t *testing.T) {
 	}
 	limited := false
 	for range 8 {
-		code, _, answer := r.do("GET", "/api/v1/operations", "")
+		code, _, answer := r.Admin(t, "GET", "/api/v1/operations", "")
 		if code == http.StatusTooManyRequests {
 			limited = json.Unmarshal([]byte(answer), &e) == nil && e.Code == "RATE_LIMITED" && e.Message != ""
 			if !limited {
@@ -337,7 +337,7 @@ func TestAdminLimitsAudited(t *testing.T) {
 	if !limited {
 		t.Error("8 requests beyond a burst of 6 an hour were never refused")
 	}
-	if n := r.writes()["resizeService"]; n != 1 {
+	if n := r.Sim.WriteRequests(t)["resizeService"]; n != 1 {
 		t.Errorf("resizeService reached the API %d times, want 1", n)
 	}
 	statuses := map[float64]int{}
@@ -350,7 +350,7 @@ func TestAdminLimitsAudited(t *testing.T) {
 		t.Errorf("audited outcomes by status %v, want one 503 and one 429", statuses)
 	}
 	testbin.WaitFor(t, 10*time.Second, "the refused requests counted", func() bool {
-		return r.metricIs("clouddb_exporter_admin_requests_total", 1, "operation", "resizeService", "code", "503")() &&
-			r.metricIs("clouddb_exporter_admin_requests_total", 1, "operation", "listOperations", "code", "429")()
+		return r.MetricIs("clouddb_exporter_admin_requests_total", 1, "operation", "resizeService", "code", "503")() &&
+			r.MetricIs("clouddb_exporter_admin_requests_total", 1, "operation", "listOperations", "code", "429")()
 	})
 }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,7 +28,6 @@ func TestNoLeaks(t *testing.T) {
 		"--timing.delete=300ms", "--timing.replica-set=300ms", "--timing.peering=300ms")
 	r := &leakRun{
 		t:   t,
-		sim: "http://" + sim,
 		exp: testbin.StartWithAdmin(t, sim, "--collect.interval=1s", "--collect.transition-interval=200ms", "--collect.max-staleness=1m"),
 		// Without keep-alive every request opens and closes a connection,
 		// so a connection the exporter fails to release shows.
@@ -40,7 +38,7 @@ func TestNoLeaks(t *testing.T) {
 	_, baseline := r.sample(0, 8, 3) // warm-up: pools, caches, the gzip writer
 	c0 := r.cycles()
 	r.sample(8, 40, 10) // the churn: 40 rounds and at least 10 poll cycles
-	r.do(http.MethodDelete, r.sim+"/_sim/faults")
+	r.exp.Sim.ClearFaults(t)
 	after, _ := r.sample(48, 8, 2)
 
 	const fdSlack, goroutineSlack = 8, 20
@@ -65,7 +63,6 @@ type usage struct{ fds, goroutines int }
 // simulator, and a client that never reuses connections.
 type leakRun struct {
 	t      *testing.T
-	sim    string
 	exp    *testbin.Exporter
 	client *http.Client
 }
@@ -94,12 +91,7 @@ func (r *leakRun) do(method, url string, header ...string) int {
 // cycles counts the poll cycles the simulator has seen, failed ones
 // included.
 func (r *leakRun) cycles() float64 {
-	_, body := testbin.Get(r.sim + "/_sim/requests")
-	var counts map[string]float64
-	if err := json.Unmarshal([]byte(body), &counts); err != nil {
-		r.t.Fatalf("simulator request counts %q: %v", body, err)
-	}
-	return counts["listServices"]
+	return float64(r.exp.Sim.Requests(r.t)["listServices"])
 }
 
 // work is one round of what a busy exporter serves, and every third
@@ -135,9 +127,7 @@ func (r *leakRun) work(round int) {
 		`{"operation":"listVPCs","malformed":true,"count":1}`,
 		`{"operation":"listPeerings","latency":"300ms","count":1}`,
 	}[round/3%4]
-	if code, body := testbin.Post(r.sim+"/_sim/faults", fault); code/100 != 2 {
-		r.t.Fatalf("fault %s: %d %s", fault, code, body)
-	}
+	r.exp.Sim.Fault(r.t, fault)
 }
 
 func (r *leakRun) measure() usage {

@@ -165,13 +165,12 @@ func TestSimulateDemo(t *testing.T) {
 // TestChangesReachMetrics forces faults through the standalone simulator's
 // controls and waits for each to show on /metrics.
 func TestChangesReachMetrics(t *testing.T) {
-	sim := testbin.StartSim(t, "--timing.provision=2s", "--timing.configure=2s")
-	simURL := "http://" + sim
+	sim := testbin.SimAt(testbin.StartSim(t, "--timing.provision=2s", "--timing.configure=2s"))
 
 	// Full cycles every second, with the rate limit to match (the call
 	// budget of a cycle is 90% of rate x interval): forced statuses on
 	// settled resources are seen by the next cycle.
-	_, url := startExporter(t, testbin.ExporterEnv(sim), "--collect.interval=1s", "--collect.transition-interval=300ms", "--api.rate-limit=100")
+	_, url := startExporter(t, sim.Env(), "--collect.interval=1s", "--collect.transition-interval=300ms", "--api.rate-limit=100")
 	_, fams := testbin.Scrape(t, url)
 	services := testbin.LabelValues(fams, "clouddb_service_status", "service_id", "status", "READY")
 	// The replica set and its service from one series: two lists of label
@@ -208,15 +207,9 @@ func TestChangesReachMetrics(t *testing.T) {
 		t.Fatalf("no peering without an error in the demo (errors: %v)", peerings)
 	}
 
-	control := func(path, body string) {
-		t.Helper()
-		if code, out := testbin.Post(simURL+"/_sim/projects/demo-project/"+path, body); code/100 != 2 {
-			t.Fatalf("control %s: %d %s", path, code, out)
-		}
-	}
-	control("services/"+services[0]+"/status", `{"status":"UNSTABLE"}`)
-	control("services/"+rsServices[0]+"/replicaSets/"+replicaSets[0]+"/status", `{"status":"error"}`)
-	control("vpcs/"+vpcID+"/peerings/"+peeringID+"/error", `{"error_message":"peer account rejected the request"}`)
+	sim.ServiceStatus(t, services[0], "UNSTABLE")
+	sim.ReplicaSetStatus(t, rsServices[0], replicaSets[0], "error")
+	sim.PeeringError(t, vpcID, peeringID, "peer account rejected the request")
 
 	for _, want := range []struct {
 		name   string
@@ -246,8 +239,8 @@ func TestChangesReachMetrics(t *testing.T) {
 // then settles can only be seen READY through getService calls of the
 // transition follow-up.
 func TestTransitionsFollowedBetweenCycles(t *testing.T) {
-	sim := testbin.StartSim(t)
-	_, url := startExporter(t, testbin.ExporterEnv(sim), "--collect.interval=1h", "--collect.max-staleness=2h", "--collect.transition-interval=300ms")
+	sim := testbin.SimAt(testbin.StartSim(t))
+	_, url := startExporter(t, sim.Env(), "--collect.interval=1h", "--collect.max-staleness=2h", "--collect.transition-interval=300ms")
 	_, fams := testbin.Scrape(t, url)
 	var transitional []string
 	for _, status := range []string{"QUEUED", "CONFIGURING"} {
@@ -256,18 +249,11 @@ func TestTransitionsFollowedBetweenCycles(t *testing.T) {
 	if len(transitional) == 0 {
 		t.Fatal("the demo has no service in transition at startup")
 	}
-	if code, out := testbin.Post("http://"+sim+"/_sim/projects/demo-project/services/"+transitional[0]+"/status", `{"status":"READY"}`); code != http.StatusNoContent {
-		t.Fatalf("settling the service: %d %s", code, out)
-	}
+	sim.ServiceStatus(t, transitional[0], "READY")
 	testbin.WaitFor(t, 60*time.Second, "the transitional service to be seen READY",
 		testbin.MetricEquals(url+"/metrics", "clouddb_service_status", 1, "service_id", transitional[0], "status", "READY"))
 
-	_, counts := testbin.Get("http://" + sim + "/_sim/requests")
-	var requests map[string]int
-	if err := json.Unmarshal([]byte(counts), &requests); err != nil {
-		t.Fatal(err)
-	}
-	if requests["listServices"] != 1 || requests["getService"] == 0 {
+	if requests := sim.Requests(t); requests["listServices"] != 1 || requests["getService"] == 0 {
 		t.Errorf("requests %v: want one full cycle (listServices=1) and getService calls", requests)
 	}
 }

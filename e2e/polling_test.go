@@ -24,10 +24,10 @@ import (
 // startPolling starts the exporter against sim with args and waits until
 // /metrics answers, not until it is ready: readiness is part of what the
 // tests check.
-func startPolling(t *testing.T, sim string, args ...string) (*testbin.Process, string) {
+func startPolling(t *testing.T, sim *testbin.Sim, args ...string) (*testbin.Process, string) {
 	t.Helper()
 	addr := testbin.FreeAddr(t)
-	p := testbin.Start(t, testbin.Build(t, "."), testbin.ExporterEnv(sim), append([]string{"--web.listen-address=" + addr}, args...)...)
+	p := testbin.Start(t, testbin.Build(t, "."), sim.Env(), append([]string{"--web.listen-address=" + addr}, args...)...)
 	url := "http://" + addr
 	testbin.WaitFor(t, 60*time.Second, "the exporter to serve /metrics", func() bool {
 		if p.Exited() {
@@ -43,10 +43,10 @@ func startPolling(t *testing.T, sim string, args ...string) (*testbin.Process, s
 // one replica set each, and VPCs with two peerings each. It serves the first
 // revision, in which replica sets cost one call per service (revision 2026
 // sends them inline: see revision_test.go).
-func startFleetSim(t *testing.T, services, vpcs int) string {
+func startFleetSim(t *testing.T, services, vpcs int) *testbin.Sim {
 	t.Helper()
-	return testbin.StartSim(t, "--api.revision=2024", "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
-		"--fleet.replica-sets-per-service=1", fmt.Sprintf("--fleet.vpcs=%d", vpcs), "--fleet.peerings-per-vpc=2")
+	return testbin.SimAt(testbin.StartSim(t, "--api.revision=2024", "--scenario=fleet", fmt.Sprintf("--fleet.services=%d", services),
+		"--fleet.replica-sets-per-service=1", fmt.Sprintf("--fleet.vpcs=%d", vpcs), "--fleet.peerings-per-vpc=2"))
 }
 
 // scrape fetches and parses /metrics; ok is false when it cannot.
@@ -61,24 +61,6 @@ func scrape(url string) (map[string]*dto.MetricFamily, bool) {
 
 func ids(fams map[string]*dto.MetricFamily, family, label string) []string {
 	return testbin.LabelValues(fams, family, label)
-}
-
-// simFault posts a fault to the simulator's controls.
-func simFault(t *testing.T, sim, fault string) {
-	t.Helper()
-	if code, body := testbin.Post("http://"+sim+"/_sim/faults", fault); code != http.StatusCreated {
-		t.Fatalf("POST /_sim/faults %s: %d %s", fault, code, body)
-	}
-}
-
-func clearFaults(t *testing.T, sim string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodDelete, "http://"+sim+"/_sim/faults", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
 }
 
 func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
@@ -203,7 +185,7 @@ func TestPollingHugeRetryAfter(t *testing.T) {
 	}
 	t.Parallel()
 	// The first revision: its listReplicaSets calls are what the fault hits.
-	sim := testbin.StartSim(t, "--api.revision=2024")
+	sim := testbin.SimAt(testbin.StartSim(t, "--api.revision=2024"))
 	p, url := startPolling(t, sim, "--collect.interval=5s")
 	var before map[string]*dto.MetricFamily
 	testbin.WaitFor(t, 60*time.Second, "services on /metrics", func() bool {
@@ -212,7 +194,7 @@ func TestPollingHugeRetryAfter(t *testing.T) {
 		return ok && len(ids(before, "clouddb_service_info", "service_id")) > 0
 	})
 	services := len(ids(before, "clouddb_service_info", "service_id"))
-	simFault(t, sim, `{"operation": "listReplicaSets", "status": 429, "retry_after": "999999", "count": 1}`)
+	sim.Fault(t, `{"operation": "listReplicaSets", "status": 429, "retry_after": "999999", "count": 1}`)
 	faulted := time.Now()
 	// Publication goes on: snapshots taken after the fault keep coming, with
 	// every service, while the failed part reports its failure.
@@ -240,11 +222,11 @@ func TestPollingPoisonedRecords(t *testing.T) {
 		t.Skip("runs the simulator and the exporter")
 	}
 	t.Parallel()
-	sim := testbin.StartSim(t)
+	sim := testbin.SimAt(testbin.StartSim(t))
 	listed := simServices(t, sim)
-	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 0, "field": "resources.0.spec.cpu_millis", "value": 1e308}}`)
-	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 1, "field": "resources.0.spec.memory_gbs", "value": "NaN"}}`)
-	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 2, "field": "created", "value": "yesterday"}}`)
+	sim.Fault(t, `{"operation": "listServices", "edit": {"index": 0, "field": "resources.0.spec.cpu_millis", "value": 1e308}}`)
+	sim.Fault(t, `{"operation": "listServices", "edit": {"index": 1, "field": "resources.0.spec.memory_gbs", "value": "NaN"}}`)
+	sim.Fault(t, `{"operation": "listServices", "edit": {"index": 2, "field": "created", "value": "yesterday"}}`)
 	p, url := startPolling(t, sim, "--collect.interval=2s")
 
 	var fams map[string]*dto.MetricFamily
@@ -323,9 +305,9 @@ func TestPollingDuplicateIDs(t *testing.T) {
 		t.Skip("runs the simulator and the exporter")
 	}
 	t.Parallel()
-	sim := testbin.StartSim(t)
+	sim := testbin.SimAt(testbin.StartSim(t))
 	id := simServices(t, sim)[0]
-	simFault(t, sim, `{"operation": "listServices", "edit": {"index": 0, "field": "status", "value": "UNSTABLE", "append": true}}`)
+	sim.Fault(t, `{"operation": "listServices", "edit": {"index": 0, "field": "status", "value": "UNSTABLE", "append": true}}`)
 	p, url := startPolling(t, sim, "--collect.interval=1s", "--collect.transition-interval=1s")
 	var fams map[string]*dto.MetricFamily
 	testbin.WaitFor(t, 60*time.Second, "services on /metrics", func() bool {
@@ -349,11 +331,7 @@ func TestPollingDuplicateIDs(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	var counts map[string]int
-	_, body := testbin.Get("http://" + sim + "/_sim/requests")
-	if err := json.Unmarshal([]byte(body), &counts); err != nil {
-		t.Fatal(err)
-	}
+	counts := sim.Requests(t)
 	if c := strings.Count(p.Output(), "Duplicate"); c == 0 || c > counts["listServices"] {
 		t.Errorf("duplicates logged %d times over %d lists of the services", c, counts["listServices"])
 	}
@@ -367,7 +345,7 @@ func TestPollingOutageDefaultFlags(t *testing.T) {
 		t.Skip("runs for minutes")
 	}
 	t.Parallel()
-	sim := testbin.StartSim(t)
+	sim := testbin.SimAt(testbin.StartSim(t))
 	_, url := startPolling(t, sim)
 	var fams map[string]*dto.MetricFamily
 	testbin.WaitFor(t, 60*time.Second, "services and replica sets on /metrics", func() bool {
@@ -376,7 +354,7 @@ func TestPollingOutageDefaultFlags(t *testing.T) {
 		return ok && len(ids(fams, "clouddb_service_info", "service_id")) > 0 && len(ids(fams, "clouddb_replica_set_info", "replica_set_id")) > 0
 	})
 
-	simFault(t, sim, `{"status": 500}`)
+	sim.Fault(t, `{"status": 500}`)
 	start := time.Now()
 	// The baseline is the first scrape that shows the outage: no call can
 	// succeed after it.
@@ -414,7 +392,7 @@ func TestPollingOutageDefaultFlags(t *testing.T) {
 		}
 		time.Sleep(5 * time.Second)
 	}
-	clearFaults(t, sim)
+	sim.ClearFaults(t)
 }
 
 // TestSDDuringOutage: /sd/* never answer an empty list because of a
@@ -425,8 +403,8 @@ func TestSDDuringOutage(t *testing.T) {
 		t.Skip("runs the simulator and the exporter")
 	}
 	t.Parallel()
-	sim := testbin.StartSim(t)
-	simFault(t, sim, `{"status": 500}`)
+	sim := testbin.SimAt(testbin.StartSim(t))
+	sim.Fault(t, `{"status": 500}`)
 	// Opting in to dropping stale data, so that the exporter also loses
 	// the targets it knew.
 	p, url := startPolling(t, sim, "--collect.interval=2s", "--collect.max-staleness=4s", "--api.max-retries=0")
@@ -438,13 +416,13 @@ func TestSDDuringOutage(t *testing.T) {
 			t.Errorf("%s before any successful list: 200 %s, want an error status", path, body)
 		}
 	}
-	clearFaults(t, sim)
+	sim.ClearFaults(t)
 	var targets []json.RawMessage
 	testbin.WaitFor(t, 60*time.Second, "targets after the outage", func() bool {
 		code, body := testbin.Get(url + "/sd/services")
 		return code == http.StatusOK && json.Unmarshal([]byte(body), &targets) == nil && len(targets) > 0
 	})
-	simFault(t, sim, `{"status": 500}`)
+	sim.Fault(t, `{"status": 500}`)
 	testbin.WaitFor(t, 60*time.Second, "the fleet dropped as stale", func() bool {
 		fams, ok := scrape(url)
 		return ok && len(ids(fams, "clouddb_service_info", "service_id")) == 0
@@ -458,27 +436,15 @@ func TestSDDuringOutage(t *testing.T) {
 	}
 }
 
-// simServices lists the ids of the simulator's services, in its order.
-func simServices(t *testing.T, sim string) []string {
+// simServices lists the ids of the simulator's services, in its order;
+// the tests poison or duplicate the first three.
+func simServices(t *testing.T, sim *testbin.Sim) []string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, "http://"+sim+"/v1/projects/"+testbin.SimProject+"/services", nil)
-	req.SetBasicAuth(testbin.SimAccessKey, testbin.SimSecretKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	ids := sim.ServiceIDs(t)
+	if len(ids) < 3 {
+		t.Fatalf("the simulator has %d services, want at least 3", len(ids))
 	}
-	defer resp.Body.Close()
-	var list []struct {
-		ServiceID string `json:"service_id"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || len(list) < 3 {
-		t.Fatalf("listing the simulator's services: %v (%d)", err, len(list))
-	}
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = s.ServiceID
-	}
-	return out
+	return ids
 }
 
 // sdTargets returns the sorted targets of an /sd answer.

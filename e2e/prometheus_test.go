@@ -51,9 +51,7 @@ func TestPrometheus(t *testing.T) {
 		t.Skip("prometheus not found: run scripts/test.sh, which installs it")
 	}
 
-	sim := testbin.StartSim(t)
-	simURL := "http://" + sim
-	exp := testbin.StartWithAdmin(t, sim,
+	exp := testbin.StartWithAdmin(t, testbin.StartSim(t),
 		"--collect.interval=2s", "--collect.transition-interval=1s", "--collect.max-staleness=1m",
 		"--api.rate-limit=200", "--api.rate-burst=200",
 		"--api.max-retries=1", "--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms")
@@ -140,16 +138,9 @@ func TestPrometheus(t *testing.T) {
 	}
 
 	// Fleet faults through the simulator's controls.
-	control := func(path, body string) {
-		t.Helper()
-		if code, out := testbin.Post(simURL+"/_sim/"+path, body); code/100 != 2 {
-			t.Fatalf("control %s: %d %s", path, code, out)
-		}
-	}
-	p := "projects/" + testbin.SimProject + "/"
-	control(p+"services/"+service+"/status", `{"status":"UNSTABLE"}`)
-	control(p+"services/"+rsService+"/replicaSets/"+replicaSet+"/status", `{"status":"error"}`)
-	control(p+"vpcs/"+vpc+"/peerings/"+peering+"/error", `{"error_message":"peer account rejected the request"}`)
+	exp.Sim.ServiceStatus(t, service, "UNSTABLE")
+	exp.Sim.ReplicaSetStatus(t, rsService, replicaSet, "error")
+	exp.Sim.PeeringError(t, vpc, peering, "peer account rejected the request")
 	for _, w := range fleetAlerts {
 		prom.waitAlert(t, w.alert, w.labels...)
 	}
@@ -160,17 +151,12 @@ func TestPrometheus(t *testing.T) {
 	}
 
 	// The API failing for every operation.
-	control("faults", `{"operation":"","status":500}`)
+	exp.Sim.Fault(t, `{"operation":"","status":500}`)
 	for _, w := range apiAlerts {
 		prom.waitAlert(t, w.alert, w.labels...)
 	}
 	checkDeferred(t, prom, deferred)
-	req, _ := http.NewRequest(http.MethodDelete, simURL+"/_sim/faults", nil)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode/100 != 2 {
-		t.Fatalf("clearing the faults: %v %v", resp, err)
-	} else {
-		resp.Body.Close()
-	}
+	exp.Sim.ClearFaults(t)
 
 	// The exporter gone.
 	exp.Stop(t)

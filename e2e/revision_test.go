@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -30,38 +29,6 @@ func envWithoutBearer(sim string, withProject bool) []string {
 	return env
 }
 
-// simGet reads the simulator's API with its Basic credentials.
-func simGet(t *testing.T, sim, path string, out any) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "http://"+sim+"/v1"+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth(testbin.SimAccessKey, testbin.SimSecretKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func simRequests(t *testing.T, sim string) map[string]int {
-	t.Helper()
-	code, body := testbin.Get("http://" + sim + "/_sim/requests")
-	var counts map[string]int
-	if code != http.StatusOK || json.Unmarshal([]byte(body), &counts) != nil {
-		t.Fatalf("GET /_sim/requests: %d %s", code, body)
-	}
-	return counts
-}
-
 // TestRevisionCallsPerCycle: one full cycle costs 2 + VPCs (+1 for the auth
 // info) calls in revision 2026, which carries the replica sets inline, and
 // 2 + services + VPCs (+1) in the first revision. Long intervals keep the
@@ -77,7 +44,7 @@ func TestRevisionCallsPerCycle(t *testing.T) {
 		t.Run(tc.rev, func(t *testing.T) {
 			sim := testbin.StartSim(t, "--api.revision="+tc.rev)
 			startExporter(t, envWithoutBearer(sim, true), "--collect.interval=1h", "--collect.transition-interval=1h")
-			got := simRequests(t, sim)
+			got := testbin.SimAt(sim).Requests(t)
 			total := 0
 			for _, n := range got {
 				total += n
@@ -100,7 +67,7 @@ func TestRevision2026Metrics(t *testing.T) {
 	var mismatch string
 	testbin.WaitFor(t, 60*time.Second, "the exporter to show the API's revision 2026 fields", func() bool {
 		var svcs []apiclient.Service
-		simGet(t, sim, "/projects/"+testbin.SimProject+"/services", &svcs)
+		testbin.SimAt(sim).APIGet(t, "/projects/"+testbin.SimProject+"/services", &svcs)
 		_, fams := testbin.Scrape(t, url)
 		mismatch = revision2026Mismatch(svcs, fams)
 		return mismatch == ""
@@ -203,8 +170,7 @@ func TestProjectDiscovery(t *testing.T) {
 // TestAdminRevision2026Routes: start, stop and rename reach the API once
 // each, as do the new bodies of create, fork and setHA.
 func TestAdminRevision2026Routes(t *testing.T) {
-	sim := testbin.StartSim(t, "--timing.configure=0s", "--timing.provision=0s")
-	e := testbin.StartWithAdmin(t, sim)
+	e := testbin.StartWithAdmin(t, testbin.StartSim(t, "--timing.configure=0s", "--timing.provision=0s"))
 	fams := e.Scrape(t)
 	dev := testbin.LabelValues(fams, "clouddb_service_info", "service_id", "name", "dev-sandbox")
 	search := testbin.LabelValues(fams, "clouddb_service_info", "service_id", "name", "search-ai")
@@ -212,10 +178,7 @@ func TestAdminRevision2026Routes(t *testing.T) {
 		t.Fatalf("demo services: dev-sandbox %v, search-ai %v", dev, search)
 	}
 	base := e.AdminURL + "/api/v1/projects/" + testbin.SimProject + "/services"
-	req, _ := http.NewRequest(http.MethodDelete, "http://"+sim+"/_sim/requests", nil)
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
-	}
+	e.Sim.ResetRequests(t)
 	for _, c := range []struct{ op, path, body string }{
 		{apiclient.OpStopService, "/" + dev[0] + "/stop", ``},
 		{apiclient.OpStartService, "/" + dev[0] + "/start", ``},
@@ -240,10 +203,10 @@ func TestAdminRevision2026Routes(t *testing.T) {
 		}
 		// Let the stop settle (PAUSED) before the start.
 		testbin.WaitFor(t, 30*time.Second, c.op+" to settle", func() bool {
-			return simRequests(t, sim)[c.op] >= 1
+			return e.Sim.Requests(t)[c.op] >= 1
 		})
 	}
-	got := simRequests(t, sim)
+	got := e.Sim.Requests(t)
 	for _, op := range []string{apiclient.OpStopService, apiclient.OpStartService, apiclient.OpRenameService, apiclient.OpSetHA, apiclient.OpForkService, apiclient.OpCreateService} {
 		if got[op] != 1 {
 			t.Errorf("%s reached the API %d times, want once (%v)", op, got[op], got)

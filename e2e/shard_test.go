@@ -31,7 +31,7 @@ func TestShardingSplitsTheFleet(t *testing.T) {
 	// (interval and transition follow-ups far beyond the test), so that the
 	// request counts are those of exactly one cycle per process.
 	args := []string{"--api.rate-limit=1000", "--collect.interval=30m", "--collect.transition-interval=30m"}
-	env := testbin.ExporterEnv(sim)
+	env := sim.Env()
 	_, single := testbin.StartExporter(t, env, args...)
 	shards := make([]string, total)
 	for i := range total {
@@ -91,12 +91,7 @@ func TestShardingSplitsTheFleet(t *testing.T) {
 		t.Errorf("the shards made %v listReplicaSets calls in all, want one per service (%d)", sum, services)
 	}
 	// The simulator saw the same: the single process's calls and the shards'.
-	_, body := testbin.Get("http://" + sim + "/_sim/requests")
-	var requests map[string]int
-	if err := json.Unmarshal([]byte(body), &requests); err != nil {
-		t.Fatalf("/_sim/requests: %v %s", err, body)
-	}
-	if got := requests["listReplicaSets"]; got != 2*services {
+	if got := sim.Requests(t)["listReplicaSets"]; got != 2*services {
 		t.Errorf("the simulator answered %d listReplicaSets calls, want %d: %d for the single process, %d for the shards together", got, 2*services, services, services)
 	}
 

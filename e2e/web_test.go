@@ -62,9 +62,8 @@ func TestSimulateListenAddress(t *testing.T) {
 	if !strings.Contains(p.Output(), "http://"+addr+"/_sim/") {
 		t.Errorf("the log does not give the simulator's control URL http://%s/_sim/:\n%s", addr, p.Output())
 	}
-	if code, body := testbin.Post("http://"+addr+"/_sim/faults", `{"operation":"listServices","status":500}`); code/100 != 2 {
-		t.Fatalf("injecting a fault at the documented control URL: %d %s", code, body)
-	}
+	// At the documented control URL.
+	testbin.SimAt(addr).Fault(t, `{"operation":"listServices","status":500}`)
 	testbin.WaitFor(t, 2*time.Minute, "the fault to reach /metrics", testbin.MetricEquals(url+"/metrics",
 		"clouddb_exporter_collector_success", 0, "collector", "services"))
 

@@ -1,12 +1,14 @@
 package testbin
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 )
@@ -16,30 +18,87 @@ type Exporter struct {
 	*Process
 	// Addr is its loopback host:port, URL the same as http://host:port.
 	Addr, URL string
-	// AdminURL is the admin listener's base URL and AdminToken its bearer
-	// token.
-	AdminURL, AdminToken string
+	// AdminURL is the admin listener's base URL. AdminToken is the bearer
+	// token StartWithAdmin gave it ("" when args configure the admin
+	// authentication with --admin.web-config.file); AdminAuth is the
+	// Authorization header Admin sends, "Bearer " + AdminToken unless a
+	// test sets another.
+	AdminURL, AdminToken, AdminAuth string
+	// Sim is the simulator it polls; nil when args configure it
+	// (--simulate).
+	Sim *Sim
 }
 
-// StartWithAdmin starts the exporter with args and an admin listener
-// (bearer token) and waits until it is ready. With simAddr it polls that
-// simulator's demo project with the simulator's credentials; with an empty
-// simAddr, args must configure it (--simulate).
+// StartWithAdmin is the one way whole-binary tests start the exporter with
+// its admin listener: with args, a token file (unless args set
+// --admin.web-config.file, whose users then authenticate) and an admin
+// listener on a free port, and it waits until both listeners answer. With
+// simAddr it polls that simulator's demo project with the simulator's
+// credentials; with an empty simAddr, args must configure it (--simulate).
 func StartWithAdmin(t testing.TB, simAddr string, args ...string) *Exporter {
 	t.Helper()
+	e := &Exporter{AdminURL: "http://" + FreeAddr(t)}
 	var env []string
 	if simAddr != "" {
-		env = ExporterEnv(simAddr)
+		e.Sim = SimAt(simAddr)
+		env = e.Sim.Env()
 	}
-	e := &Exporter{AdminURL: "http://" + FreeAddr(t), AdminToken: "e2e-admin-token-0123456789abcdef"}
-	tokenFile := filepath.Join(t.TempDir(), "admin-token")
-	if err := os.WriteFile(tokenFile, []byte(e.AdminToken+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+	args = append(args, "--admin.listen-address="+strings.TrimPrefix(e.AdminURL, "http://"))
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--admin.web-config.file") }) {
+		e.AdminToken = "e2e-admin-token-0123456789abcdef"
+		e.AdminAuth = "Bearer " + e.AdminToken
+		tokenFile := filepath.Join(t.TempDir(), "admin-token")
+		if err := os.WriteFile(tokenFile, []byte(e.AdminToken+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--admin.token-file="+tokenFile)
 	}
-	args = append(args, "--admin.listen-address="+strings.TrimPrefix(e.AdminURL, "http://"), "--admin.token-file="+tokenFile)
 	e.Process, e.URL = StartExporter(t, env, args...)
 	e.Addr = strings.TrimPrefix(e.URL, "http://")
+	// Any answer will do (a TLS listener answers plain HTTP with 400).
+	WaitFor(t, 30*time.Second, "the admin listener", func() bool {
+		code, _ := Get(e.AdminURL + "/api/v1/operations")
+		return code != 0
+	})
 	return e
+}
+
+// Admin sends a request to the admin surface with e.AdminAuth unless
+// headers give another Authorization ("" sends none), and body as JSON
+// unless headers give another Content-Type. It returns the status (0 for a
+// transport error, with the error as the body), the header and the body.
+func (e *Exporter) Admin(t testing.TB, method, path, body string, headers ...string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, e.AdminURL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.AdminAuth != "" {
+		req.Header.Set("Authorization", e.AdminAuth)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// MetricIs returns a condition for WaitFor: the exporter's series of name
+// with labels has value.
+func (e *Exporter) MetricIs(name string, value float64, labels ...string) func() bool {
+	return MetricEquals(e.URL+"/metrics", name, value, labels...)
 }
 
 // ExerciseAdmin makes the admin surface's metrics exist: it enables the
@@ -56,19 +115,9 @@ func (e *Exporter) ExerciseAdmin(t testing.TB, fams map[string]*dto.MetricFamily
 		t.Fatal("the demo lacks a READY service without a pooler to exercise the admin surface with")
 	}
 	for _, query := range []string{"?dry_run=true", ""} {
-		u := e.AdminURL + "/api/v1/projects/" + SimProject + "/services/" + candidates[0] + "/enablePooler" + query
-		req, err := http.NewRequest(http.MethodPost, u, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+e.AdminToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("admin request: %v", err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("admin enablePooler%s: %d", query, resp.StatusCode)
+		path := "/api/v1/projects/" + SimProject + "/services/" + candidates[0] + "/enablePooler" + query
+		if code, _, body := e.Admin(t, http.MethodPost, path, ""); code/100 != 2 {
+			t.Fatalf("admin enablePooler%s: %d %s", query, code, body)
 		}
 	}
 }

@@ -1,0 +1,184 @@
+package testbin
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Sim is a running simulator seen by a test: its API, read with the
+// credentials it was started with, and its /_sim/* controls (forced
+// statuses, faults, request counts, credential rotation, new projects;
+// see docs/simulator.md). It drives the standalone simulator (StartSim)
+// and the exporter's embedded one (--simulate.listen-address) alike. Every
+// control fails the test unless the simulator accepts it.
+type Sim struct {
+	// Addr is its loopback host:port, URL the same as http://host:port.
+	Addr, URL string
+	// Project is the project the resource controls address: the demo
+	// project unless a test sets another.
+	Project string
+}
+
+// SimAt returns the simulator listening at addr (host:port).
+func SimAt(addr string) *Sim {
+	return &Sim{Addr: addr, URL: "http://" + addr, Project: SimProject}
+}
+
+// Env is the environment that points the exporter at this simulator with
+// its credentials (ExporterEnv).
+func (s *Sim) Env() []string { return ExporterEnv(s.Addr) }
+
+// Requests returns the API requests the simulator received per operation
+// since it started or since the last ResetRequests.
+func (s *Sim) Requests(t testing.TB) map[string]int {
+	t.Helper()
+	var counts map[string]int
+	s.call(t, http.MethodGet, "/_sim/requests", "", http.StatusOK, &counts)
+	return counts
+}
+
+// WriteRequests returns the counts of Requests that are writes: neither
+// get* nor list* operations (the poller keeps reading in the background).
+func (s *Sim) WriteRequests(t testing.TB) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for op, n := range s.Requests(t) {
+		if !strings.HasPrefix(op, "get") && !strings.HasPrefix(op, "list") {
+			out[op] = n
+		}
+	}
+	return out
+}
+
+// ResetRequests sets the request counts back to zero.
+func (s *Sim) ResetRequests(t testing.TB) {
+	t.Helper()
+	s.call(t, http.MethodDelete, "/_sim/requests", "", http.StatusNoContent, nil)
+}
+
+// Fault injects a fault, given as the JSON body of POST /_sim/faults, for
+// example {"operation":"listServices","status":503,"count":1}.
+func (s *Sim) Fault(t testing.TB, fault string) {
+	t.Helper()
+	s.call(t, http.MethodPost, "/_sim/faults", fault, http.StatusCreated, nil)
+}
+
+// ClearFaults removes every injected fault: the end of an outage.
+func (s *Sim) ClearFaults(t testing.TB) {
+	t.Helper()
+	s.call(t, http.MethodDelete, "/_sim/faults", "", http.StatusNoContent, nil)
+}
+
+// ServiceStatus forces the status of a service of s.Project ("" removes
+// the override).
+func (s *Sim) ServiceStatus(t testing.TB, serviceID, status string) {
+	t.Helper()
+	s.status(t, "/services/"+serviceID, status)
+}
+
+// ReplicaSetStatus forces the status of a replica set of s.Project.
+func (s *Sim) ReplicaSetStatus(t testing.TB, serviceID, replicaSetID, status string) {
+	t.Helper()
+	s.status(t, "/services/"+serviceID+"/replicaSets/"+replicaSetID, status)
+}
+
+// PeeringStatus forces the status of a peering of s.Project.
+func (s *Sim) PeeringStatus(t testing.TB, vpcID, peeringID, status string) {
+	t.Helper()
+	s.status(t, "/vpcs/"+vpcID+"/peerings/"+peeringID, status)
+}
+
+// PeeringError sets the error_message of a peering of s.Project.
+func (s *Sim) PeeringError(t testing.TB, vpcID, peeringID, message string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"error_message": message})
+	s.call(t, http.MethodPost, s.projectPath()+"/vpcs/"+vpcID+"/peerings/"+peeringID+"/error", string(body), http.StatusNoContent, nil)
+}
+
+// RotateCredential gives the credential whose access key is accessKey new
+// keys; its old ones are refused (401) from then on.
+func (s *Sim) RotateCredential(t testing.TB, accessKey, newAccessKey, newSecretKey, newAPIKey string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{
+		"access_key": accessKey, "new_access_key": newAccessKey, "new_secret_key": newSecretKey, "new_api_key": newAPIKey,
+	})
+	s.call(t, http.MethodPost, "/_sim/credentials/rotate", string(body), http.StatusNoContent, nil)
+}
+
+// AddProject adds an empty project that the user credentials can access.
+func (s *Sim) AddProject(t testing.TB, projectID string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"project_id": projectID})
+	s.call(t, http.MethodPost, "/_sim/projects", string(body), http.StatusNoContent, nil)
+}
+
+// APIGet reads path of the simulator's API (below /v1, e.g.
+// "/projects/demo-project/services") with the Basic credentials the
+// exporter uses, and decodes the JSON answer into out.
+func (s *Sim) APIGet(t testing.TB, path string, out any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.URL+"/v1"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(SimAccessKey, SimSecretKey)
+	s.do(t, req, http.StatusOK, out)
+}
+
+// ServiceIDs lists the ids of the services of s.Project, in the API's
+// order.
+func (s *Sim) ServiceIDs(t testing.TB) []string {
+	t.Helper()
+	var list []struct {
+		ServiceID string `json:"service_id"`
+	}
+	s.APIGet(t, "/projects/"+s.Project+"/services", &list)
+	out := make([]string, len(list))
+	for i, svc := range list {
+		out[i] = svc.ServiceID
+	}
+	return out
+}
+
+func (s *Sim) projectPath() string { return "/_sim/projects/" + s.Project }
+
+func (s *Sim) status(t testing.TB, resource, status string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"status": status})
+	s.call(t, http.MethodPost, s.projectPath()+resource+"/status", string(body), http.StatusNoContent, nil)
+}
+
+// call sends a control request and fails the test unless the answer has
+// status want; a JSON answer is decoded into out unless out is nil.
+func (s *Sim) call(t testing.TB, method, path, body string, want int, out any) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	s.do(t, req, want, out)
+}
+
+func (s *Sim) do(t testing.TB, req *http.Request, want int, out any) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("simulator %s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("simulator %s %s: %d %s, want %d", req.Method, req.URL.Path, resp.StatusCode, b, want)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("simulator %s %s: %v in %s", req.Method, req.URL.Path, err, b)
+		}
+	}
+}
