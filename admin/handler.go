@@ -310,20 +310,23 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 
 	header := http.Header{}
 	var body []byte
-	if result != nil {
-		// The upstream answer as received, so that nothing is dropped or
-		// added; a re-encoding only when there is none to relay.
-		if len(answer) > 0 && json.Valid(answer) {
-			body = answer
-			header.Set("Content-Type", "application/json")
-		} else if body, err = marshal(result); err != nil {
+	// The upstream answer as received, so that nothing is dropped or
+	// added, also for writes the client reads no body of (revision 2026
+	// answers resizeService with the service, the first revision nothing);
+	// a re-encoding only when there is none to relay.
+	switch {
+	case len(answer) > 0 && json.Valid(answer):
+		body = answer
+		header.Set("Content-Type", "application/json")
+	case result != nil:
+		if body, err = marshal(result); err != nil {
 			body = nil
 		} else {
 			header.Set("Content-Type", "application/json")
 		}
-		if svc, ok := result.(*apiclient.Service); ok && svc.InitialPassword != "" {
-			header.Set("Cache-Control", "no-store")
-		}
+	}
+	if svc, ok := result.(*apiclient.Service); ok && svc.InitialPassword != "" {
+		header.Set("Cache-Control", "no-store")
 	}
 	if req.ep.api.Async {
 		header.Set("Location", apiPrefix+"/operations/"+op.ID)

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -28,10 +29,13 @@ func decodeCreateReplicaSet(raw []byte) (any, error) {
 	return req, c.err()
 }
 
+// resizeReplicaSetBody is revision 2026's body, resizeService's: the sizes
+// as integers or digit strings; nodes is the first revision's and is
+// forwarded only when given.
 type resizeReplicaSetBody struct {
-	CPUMillis *int64 `json:"cpu_millis"`
-	MemoryGBs *int64 `json:"memory_gbs"`
-	Nodes     *int64 `json:"nodes"`
+	CPUMillis *json.RawMessage `json:"cpu_millis"`
+	MemoryGBs *json.RawMessage `json:"memory_gbs"`
+	Nodes     *int64           `json:"nodes"`
 }
 
 func decodeResizeReplicaSet(raw []byte) (any, error) {
@@ -41,9 +45,9 @@ func decodeResizeReplicaSet(raw []byte) (any, error) {
 	}
 	var c checker
 	req := apiclient.ResizeReplicaSetRequest{
-		CPUMillis: c.atLeast("cpu_millis", b.CPUMillis, 1),
-		MemoryGBs: c.atLeast("memory_gbs", b.MemoryGBs, 1),
-		Nodes:     c.atLeast("nodes", b.Nodes, 1),
+		CPUMillis: c.size("cpu_millis", b.CPUMillis, false),
+		MemoryGBs: c.size("memory_gbs", b.MemoryGBs, false),
+		Nodes:     c.optionalAtLeast("nodes", b.Nodes, 1),
 	}
 	return req, c.err()
 }

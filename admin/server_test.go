@@ -57,7 +57,7 @@ func routes(d demoIDs) []route {
 		{apiclient.OpRenameService, "POST", dev + "/rename", `{"name":"dev-sandbox-2"}`, `{"name":""}`, "name", 200},
 		{apiclient.OpCreateReplicaSet, "POST", emb + "/replicaSets", `{"name":"emb-read","cpu_millis":1000,"memory_gbs":4,"nodes":1}`,
 			`{"name":"emb-read","cpu_millis":1000,"memory_gbs":4,"nodes":0}`, "nodes", 202},
-		{apiclient.OpResizeReplicaSet, "POST", rsPath + "/resize", `{"cpu_millis":1000,"memory_gbs":4,"nodes":2}`, `{"cpu_millis":1000,"memory_gbs":4}`, "nodes", 202},
+		{apiclient.OpResizeReplicaSet, "POST", rsPath + "/resize", `{"cpu_millis":"1000","memory_gbs":4}`, `{"cpu_millis":"1000","memory_gbs":"4 GB"}`, "memory_gbs", 202},
 		{apiclient.OpEnableReplicaSetPooler, "POST", rsPath + "/enablePooler", ``, `{"a":`, "body", 200},
 		{apiclient.OpDisableReplicaSetPooler, "POST", rsPath + "/disablePooler", ``, `{} {}`, "body", 200},
 		{apiclient.OpSetReplicaSetEnvironment, "POST", rsPath + "/setEnvironment", `{"environment":"PROD"}`, `{"environment":null}`, "environment", 200},
@@ -129,6 +129,8 @@ func TestValidation(t *testing.T) {
 	p := "/api/v1/projects/" + testProject
 	svc := p + "/services/" + d.service["embeddings"]
 	create := func(body string) route { return route{method: "POST", path: p + "/services", bad: body} }
+	rs := d.rs["orders-read"]
+	rsPath := p + "/services/" + rs[0] + "/replicaSets/" + rs[1]
 	for _, tc := range []struct {
 		name  string
 		r     route
@@ -155,6 +157,11 @@ func TestValidation(t *testing.T) {
 		{"setHA without counts", route{method: "POST", path: svc + "/setHA", bad: `{}`}, "replica_count or sync_replica_count is required"},
 		{"setHA sync negative", route{method: "POST", path: svc + "/setHA", bad: `{"sync_replica_count":-1}`}, "sync_replica_count: must be >= 0"},
 		{"resize shared", route{method: "POST", path: svc + "/resize", bad: `{"cpu_millis":"shared","memory_gbs":"shared"}`}, "cpu_millis: must be an integer >= 1 or a string of digits;"},
+		{"resize replica set: size not digits", route{method: "POST", path: rsPath + "/resize", bad: `{"cpu_millis":"1 core","memory_gbs":"4"}`}, "cpu_millis: must be an integer >= 1 or a string of digits"},
+		{"resize replica set: memory missing", route{method: "POST", path: rsPath + "/resize", bad: `{"cpu_millis":"1000"}`}, "memory_gbs: is required"},
+		{"resize replica set: nodes zero", route{method: "POST", path: rsPath + "/resize", bad: `{"cpu_millis":"1000","memory_gbs":"4","nodes":0}`}, "nodes: must be >= 1"},
+		{"resize replica set: nodes a string", route{method: "POST", path: rsPath + "/resize", bad: `{"cpu_millis":"1000","memory_gbs":"4","nodes":"2"}`}, "nodes: must be an integer"},
+		{"create replica set: sizes stay integers", route{method: "POST", path: svc + "/replicaSets", bad: `{"name":"r","cpu_millis":"1000","memory_gbs":4,"nodes":1}`}, "cpu_millis: must be an integer"},
 		{"region blank", create(`{"name":"n","addons":[],"region_code":"","cpu_millis":1,"memory_gbs":1}`), "region_code: must not be blank"},
 		{"unknown field", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1,"service_type":"POSTGRES"}`), "service_type: unknown field"},
 		{"trailing data", create(`{"name":"n","addons":[],"region_code":"r","cpu_millis":1,"memory_gbs":1}x`), "body: unexpected data"},
@@ -732,5 +739,48 @@ func TestAnswersRelayedAsReceived(t *testing.T) {
 	a = e.do("POST", p+"/vpcs/"+d.vpc["analytics-vpc"]+"/rename", `{"name":"renamed-vpc"}`)
 	if a.status != http.StatusOK || !strings.Contains(a.body, `"message"`) || strings.Contains(a.body, `"cidr"`) {
 		t.Errorf("renameVPC: %d %s, want the API's {message}", a.status, a.body)
+	}
+	// The client reads no body of a resize, but the API sends the service.
+	a = e.do("POST", p+"/services/"+d.service["embeddings"]+"/resize", `{"cpu_millis":"2000","memory_gbs":"8"}`)
+	if a.status != http.StatusAccepted || a.header.Get("Content-Type") != "application/json" || a.json(t)["service_id"] != d.service["embeddings"] {
+		t.Errorf("resizeService: %d %s, want the API's service", a.status, a.body)
+	}
+}
+
+// TestResizeReplicaSetBody sends revision 2026's body (resizeService's, no
+// nodes) and the first revision's (with nodes): the sizes go upstream as
+// digit strings and nodes only when given.
+func TestResizeReplicaSetBody(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	rs := d.rs["orders-read"]
+	path := "/api/v1/projects/" + testProject + "/services/" + rs[0] + "/replicaSets/" + rs[1] + "/resize"
+	nodes := func() int64 {
+		list, err := e.client.ListReplicaSets(context.Background(), rs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list {
+			if r.ID == rs[1] {
+				return int64(r.Nodes)
+			}
+		}
+		t.Fatalf("replica set %s is gone", rs[1])
+		return 0
+	}
+	before := nodes()
+	if a := e.do("POST", path, `{"cpu_millis":"2000","memory_gbs":"8"}`); a.status != http.StatusAccepted || a.json(t)["message"] == nil {
+		t.Fatalf("revision 2026 body: %d %s, want 202 with the API's {message}", a.status, a.body)
+	}
+	e.srv.background.Wait()
+	if got := nodes(); got != before {
+		t.Errorf("a resize without nodes changed nodes: %d, want %d", got, before)
+	}
+	if a := e.do("POST", path, `{"cpu_millis":1000,"memory_gbs":"4","nodes":3}`); a.status != http.StatusAccepted {
+		t.Fatalf("body with nodes: %d %s", a.status, a.body)
+	}
+	e.srv.background.Wait()
+	if got := nodes(); got != 3 {
+		t.Errorf("nodes after a resize with nodes 3: %d", got)
 	}
 }

@@ -197,9 +197,9 @@ var opCases = []opCase{
 	{
 		op: OpResizeReplicaSet, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/replicaSets/" + rIDEsc + "/resize", status: 202,
 		call: func(ctx context.Context, c *Client) (any, error) {
-			return c.ResizeReplicaSet(ctx, sID, rID, ResizeReplicaSetRequest{CPUMillis: 1000, MemoryGBs: 4, Nodes: 3})
+			return c.ResizeReplicaSet(ctx, sID, rID, ResizeReplicaSetRequest{CPUMillis: "1000", MemoryGBs: "4"})
 		},
-		body: `{"cpu_millis":1000,"memory_gbs":4,"nodes":3}`, resp: msgJSON, want: msgWant,
+		body: `{"cpu_millis":"1000","memory_gbs":"4"}`, resp: msgJSON, want: msgWant,
 	},
 	{
 		op: OpEnableReplicaSetPooler, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/replicaSets/" + rIDEsc + "/enablePooler", status: 200,

@@ -152,7 +152,7 @@ func TestSimEveryOperation(t *testing.T) {
 	if got := must[[]apiclient.ReplicaSet](t, "ListReplicaSets")(c.ListReplicaSets(ctx, svc.ServiceID)); len(got) != 1 || got[0].ID != rs.ID {
 		t.Errorf("ListReplicaSets = %+v", got)
 	}
-	must[*apiclient.Message](t, "ResizeReplicaSet")(c.ResizeReplicaSet(ctx, svc.ServiceID, rs.ID, apiclient.ResizeReplicaSetRequest{CPUMillis: 1000, MemoryGBs: 4, Nodes: 3}))
+	must[*apiclient.Message](t, "ResizeReplicaSet")(c.ResizeReplicaSet(ctx, svc.ServiceID, rs.ID, apiclient.ResizeReplicaSetRequest{CPUMillis: "1000", MemoryGBs: "4", Nodes: new(int64(3))}))
 	must[*apiclient.Message](t, "EnableReplicaSetPooler")(c.EnableReplicaSetPooler(ctx, svc.ServiceID, rs.ID))
 	must[*apiclient.Message](t, "DisableReplicaSetPooler")(c.DisableReplicaSetPooler(ctx, svc.ServiceID, rs.ID))
 	must[*apiclient.Message](t, "SetReplicaSetEnvironment")(c.SetReplicaSetEnvironment(ctx, svc.ServiceID, rs.ID, apiclient.SetEnvironmentRequest{Environment: apiclient.EnvironmentDev}))
@@ -279,7 +279,7 @@ var simOps = []struct {
 		return c.DeleteReplicaSet(ctx, id.svc, id.rs)
 	}},
 	{apiclient.OpResizeReplicaSet, true, func(ctx context.Context, c *apiclient.Client, id ids) error {
-		_, err := c.ResizeReplicaSet(ctx, id.svc, id.rs, apiclient.ResizeReplicaSetRequest{CPUMillis: 1, MemoryGBs: 1, Nodes: 1})
+		_, err := c.ResizeReplicaSet(ctx, id.svc, id.rs, apiclient.ResizeReplicaSetRequest{CPUMillis: "1", MemoryGBs: "1", Nodes: new(int64(1))})
 		return err
 	}},
 	{apiclient.OpEnableReplicaSetPooler, true, func(ctx context.Context, c *apiclient.Client, id ids) error {
@@ -481,7 +481,7 @@ func TestSimBadRequest(t *testing.T) {
 			return err
 		},
 		"resizeReplicaSet 0 memory": func() error {
-			_, err := c.ResizeReplicaSet(ctx, id.svc, id.rs, apiclient.ResizeReplicaSetRequest{CPUMillis: 1, Nodes: 1})
+			_, err := c.ResizeReplicaSet(ctx, id.svc, id.rs, apiclient.ResizeReplicaSetRequest{CPUMillis: "1", Nodes: new(int64(1))})
 			return err
 		},
 		"setReplicaSetEnvironment empty": func() error {

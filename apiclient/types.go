@@ -398,11 +398,13 @@ type CreateReplicaSetRequest struct {
 	Nodes     int64  `json:"nodes"`
 }
 
-// ResizeReplicaSetRequest is the body of resizeReplicaSet.
+// ResizeReplicaSetRequest is the body of resizeReplicaSet. In revision 2026
+// it is resizeService's body, digit strings and no nodes; Nodes is sent only
+// when set, for first-revision deployments, which require it.
 type ResizeReplicaSetRequest struct {
-	CPUMillis int64 `json:"cpu_millis"`
-	MemoryGBs int64 `json:"memory_gbs"`
-	Nodes     int64 `json:"nodes"`
+	CPUMillis Size   `json:"cpu_millis"`
+	MemoryGBs Size   `json:"memory_gbs"`
+	Nodes     *int64 `json:"nodes,omitempty"`
 }
 
 // CreateVPCRequest is the body of createVPC.

@@ -35,6 +35,15 @@
 //     resource or another control; an empty status removes the override.
 //   - paused is true exactly when the visible status is PAUSED.
 //
+// Success answers of writes: revision 2026 answers as the addendum's table
+// says (resize, setHA, start, stop and fork 202 with the service, attach,
+// detach and replica set resize 202 {message}, and so on), every body
+// application/json; the first revision answers as cloud-api.md's endpoint
+// tables say (resize, setHA, attach and detach 202 with no body, renameVPC
+// 200 with the VPC). A replica set resize takes the sizes as digit strings
+// or integers; the first revision requires nodes, revision 2026 takes it
+// only optionally (its body is resizeService's).
+//
 // Conflicts (409 CONFLICT): any service write other than delete while the
 // service is DELETING (a second delete is accepted and changes nothing);
 // resize, setHA, attachToVPC, detachFromVPC and forkService unless the

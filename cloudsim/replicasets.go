@@ -153,7 +153,14 @@ func (s *Sim) resizeReplicaSet(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	cpu, mem, nodes := b.size("cpu_millis"), b.size("memory_gbs"), b.size("nodes")
+	// Sizes as resizeService takes them (digit strings or integers); the
+	// first revision requires nodes, revision 2026 takes none and keeps
+	// the replica set's count unless one is given.
+	cpu, mem := b.sizeString("cpu_millis", false), b.sizeString("memory_gbs", false)
+	nodes := int64(0)
+	if s.rev == Revision2024 || b.has("nodes") {
+		nodes = b.size("nodes")
+	}
 	if err := b.err(); err != nil {
 		return 0, nil, err
 	}
@@ -161,7 +168,10 @@ func (s *Sim) resizeReplicaSet(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	rs.cpuMillis, rs.memoryGBs, rs.nodes = cpu, mem, nodes
+	rs.cpuMillis, rs.memoryGBs = cpu, mem
+	if nodes > 0 {
+		rs.nodes = nodes
+	}
 	rs.life.begin(c.now, apiclient.ReplicaSetActive, step{apiclient.ReplicaSetResizing, s.timings.ReplicaSet})
 	return http.StatusAccepted, message("Replica set resize accepted"), nil
 }

@@ -121,7 +121,8 @@ func TestReplicaSetValidationAndConflicts(t *testing.T) {
 		{base, map[string]any{"name": "r", "cpu_millis": 1, "memory_gbs": 1}, "nodes"},
 		{base, map[string]any{"name": "r", "cpu_millis": 1, "memory_gbs": 1, "nodes": 0}, "nodes"},
 		{base, map[string]any{"name": "", "cpu_millis": 1, "memory_gbs": 1, "nodes": 1}, "name"},
-		{base + "/" + rs.ID + "/resize", map[string]any{"cpu_millis": 1, "memory_gbs": "1", "nodes": 1}, "memory_gbs"},
+		{base + "/" + rs.ID + "/resize", map[string]any{"cpu_millis": 1, "memory_gbs": "1GB", "nodes": 1}, "memory_gbs"},
+		{base + "/" + rs.ID + "/resize", map[string]any{"cpu_millis": 1, "memory_gbs": 1}, "nodes"}, // the first revision requires nodes
 		{base + "/" + rs.ID + "/setEnvironment", map[string]any{"environment": "STAGING"}, "environment"},
 	} {
 		if eb := e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", tc.path, tc.body); !strings.Contains(eb.Message, tc.field) {
@@ -145,4 +146,26 @@ func TestReplicaSetValidationAndConflicts(t *testing.T) {
 	e.mustError(http.StatusConflict, "CONFLICT", "POST", base, rsBody())
 	e.must(http.StatusAccepted, "DELETE", servicesPath+"/"+svc, nil)
 	e.mustError(http.StatusNotFound, "NOT_FOUND", "GET", base, nil)
+}
+
+// TestResizeReplicaSet2026 sends revision 2026's body: resizeService's,
+// digit strings and no nodes, which keeps the replica set's node count.
+func TestResizeReplicaSet2026(t *testing.T) {
+	e := newEnvRev(t, Timings{}, Revision2026)
+	svc := create2026(e, "a", "1000", "4", nil).ServiceID
+	base := servicesPath + "/" + svc + "/replicaSets"
+	rs := decode[apiclient.ReplicaSet](t, e.must(http.StatusAccepted, "POST", base, rsBody()))
+	e.must(http.StatusAccepted, "POST", base+"/"+rs.ID+"/resize", map[string]any{"cpu_millis": "2000", "memory_gbs": "8"})
+	list := decode[[]apiclient.ReplicaSet](t, e.must(http.StatusOK, "GET", base, nil))
+	if len(list) != 1 || int64(list[0].CPUMillis) != 2000 || int64(list[0].MemoryGBs) != 8 || int64(list[0].Nodes) != int64(rs.Nodes) {
+		t.Fatalf("after resize: %+v, want 2000m, 8 GB and the nodes unchanged (%d)", list, int64(rs.Nodes))
+	}
+	e.must(http.StatusAccepted, "POST", base+"/"+rs.ID+"/resize", map[string]any{"cpu_millis": 1000, "memory_gbs": "4", "nodes": 3})
+	if list := decode[[]apiclient.ReplicaSet](t, e.must(http.StatusOK, "GET", base, nil)); int64(list[0].Nodes) != 3 {
+		t.Errorf("nodes given: %d, want 3", int64(list[0].Nodes))
+	}
+	eb := e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", base+"/"+rs.ID+"/resize", map[string]any{"cpu_millis": "2000"})
+	if !strings.Contains(eb.Message, "memory_gbs") {
+		t.Errorf("message %q does not name memory_gbs", eb.Message)
+	}
 }

@@ -233,7 +233,7 @@ func (s *Sim) setHA2026(c *call, b *body) (int, any, error) {
 	s.setReplicaCount(svc, s.rng, int(replicas))
 	svc.syncReplicas = int(sync)
 	s.reconfigure(svc, c.now)
-	return http.StatusAccepted, nil, nil
+	return s.acceptedService(svc, c.now)
 }
 
 // Capacity of a shared-resource service, which has no dedicated size.

@@ -279,7 +279,7 @@ func (s *Sim) resizeService(c *call) (int, any, error) {
 	}
 	svc.cpuMillis, svc.memoryGBs, svc.shared = cpu, mem, false
 	s.reconfigure(svc, c.now)
-	return http.StatusAccepted, nil, nil
+	return s.acceptedService(svc, c.now)
 }
 
 func (s *Sim) updatePassword(c *call) (int, any, error) {
@@ -444,7 +444,7 @@ func (s *Sim) attachToVPC(c *call) (int, any, error) {
 	}
 	svc.vpcID = v.id
 	s.reconfigure(svc, c.now)
-	return http.StatusAccepted, nil, nil
+	return s.acceptedMessage("Service " + svc.id + " is being attached to VPC " + v.id)
 }
 
 func (s *Sim) detachFromVPC(c *call) (int, any, error) {
@@ -457,5 +457,24 @@ func (s *Sim) detachFromVPC(c *call) (int, any, error) {
 	}
 	svc.vpcID = ""
 	s.reconfigure(svc, c.now)
-	return http.StatusAccepted, nil, nil
+	return s.acceptedMessage("Service " + svc.id + " is being detached from VPC " + v.id)
+}
+
+// acceptedService answers an asynchronous write to a service: revision 2026
+// sends the service (the addendum's table of success answers), the first
+// revision no body.
+func (s *Sim) acceptedService(svc *service, now time.Time) (int, any, error) {
+	if s.rev == Revision2024 {
+		return http.StatusAccepted, nil, nil
+	}
+	return http.StatusAccepted, svc.wire(now, s.rev), nil
+}
+
+// acceptedMessage answers an asynchronous write that revision 2026 answers
+// with {message}; the first revision sends no body.
+func (s *Sim) acceptedMessage(text string) (int, any, error) {
+	if s.rev == Revision2024 {
+		return http.StatusAccepted, nil, nil
+	}
+	return http.StatusAccepted, message(text), nil
 }

@@ -104,7 +104,7 @@ func TestAdminEveryWriteOperation(t *testing.T) {
 		{"createReplicaSet", "POST", p + "/services/" + emb + "/replicaSets", `{"name":"e2e-read","cpu_millis":1000,"memory_gbs":4,"nodes":1}`,
 			`{"name":"e2e-read","cpu_millis":1000,"memory_gbs":4,"nodes":0}`, "nodes", 202,
 			r.MetricIs("clouddb_replica_set_info", 1, "name", "e2e-read")},
-		{"resizeReplicaSet", "POST", rsPath + "/resize", `{"cpu_millis":1000,"memory_gbs":4,"nodes":3}`, `{"cpu_millis":1000,"memory_gbs":4,"nodes":1.5}`, "nodes", 202,
+		{"resizeReplicaSet", "POST", rsPath + "/resize", `{"cpu_millis":"1000","memory_gbs":"4","nodes":3}`, `{"cpu_millis":1000,"memory_gbs":4,"nodes":1.5}`, "nodes", 202,
 			r.MetricIs("clouddb_replica_set_nodes", 3, "replica_set_id", rs[1])},
 		{"enableReplicaSetPooler", "POST", rsPath + "/enablePooler", ``, `{`, "body", 200,
 			r.MetricIs("clouddb_replica_set_connection_pooler_enabled", 1, "replica_set_id", rs[1])},
