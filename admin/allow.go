@@ -52,7 +52,7 @@ func checkAllow(flag string, names []string, catalog []apiclient.Operation) erro
 		if slices.ContainsFunc(catalog, func(o apiclient.Operation) bool { return o.Name == name }) {
 			return fmt.Errorf("%s: %q is a read operation; only write operations can be allowed (%s)", flag, name, strings.Join(writes, ", "))
 		}
-		return fmt.Errorf("%s: %q is not an operation name; write operations are %s", flag, name, strings.Join(writes, ", "))
+		return fmt.Errorf("%s: %q is not an operation name (the list is comma-separated or the flag repeated); write operations are %s", flag, name, strings.Join(writes, ", "))
 	}
 	return nil
 }

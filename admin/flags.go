@@ -44,7 +44,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_WEB_CONFIG_FILE").StringVar(&f.webConfig)
 	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
-	app.Flag("admin.allow", "Write operation the admin surface permits (repeatable, e.g. resizeService). Default: every write operation except "+strings.Join(destructive, ", ")+".").
+	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(destructive, ", ")+".").
 		StringsVar(&f.allow)
 	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
@@ -146,7 +146,7 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		}
 		return nil, nop, nil
 	}
-	allow := f.allow
+	allow := splitList(f.allow)
 	if len(allow) == 0 {
 		allow = DefaultAllow()
 	}
@@ -238,4 +238,17 @@ func isLoopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// splitList splits each value of a repeatable flag that also takes a
+// comma-separated list: "a,b" and "a" "b" are the same list. Spaces around
+// a name are dropped; an empty name stays, for the check to refuse.
+func splitList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for name := range strings.SplitSeq(v, ",") {
+			out = append(out, strings.TrimSpace(name))
+		}
+	}
+	return out
 }
