@@ -64,8 +64,16 @@ func run(args []string, getenv func(string) string) int {
 		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
 		return 2
 	}
+	// Every configuration check runs before anything starts (simulator,
+	// pollers, listeners): a failed start logs its one reason and nothing
+	// else. --config.check stops here.
+	if err := checkConfig(f, getenv); err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 2
+	}
 	if f.configCheck {
-		return checkConfig(logger, f, getenv)
+		logger.Info("Configuration is valid")
+		return 0
 	}
 	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
 
@@ -98,16 +106,8 @@ func run(args []string, getenv func(string) string) int {
 	manager.Shard = sh
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
-	if err := reloader.Reload(); err != nil {
-		return 2
-	}
-	go reloader.WatchSIGHUP(ctx)
-	if discovering(f) {
-		_, collect := f.config.Defaults()
-		go rediscover(ctx, reloader, collect.Interval)
-	}
-	go manager.WatchCredentials(ctx)
 
+	// The listeners are built before the first load starts the pollers.
 	adminOpts := adminOptions(manager, reg, logger)
 	adminOpts.MaxRequests = f.maxRequests
 	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOpts, f.simulate, os.Stdout)
@@ -116,7 +116,6 @@ func run(args []string, getenv func(string) string) int {
 		return 2
 	}
 	defer adminCleanup()
-
 	mux, err := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: exposition, ready: manager.Ready,
 		reload: reloader, snapshots: manager.Snapshots, pprof: f.enablePprof,
@@ -126,6 +125,16 @@ func run(args []string, getenv func(string) string) int {
 		return 1
 	}
 	srv := httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests)}, logger)
+
+	if err := reloader.Reload(); err != nil {
+		return 2
+	}
+	go reloader.WatchSIGHUP(ctx)
+	if discovering(f) {
+		_, collect := f.config.Defaults()
+		go rediscover(ctx, reloader, collect.Interval)
+	}
+	go manager.WatchCredentials(ctx)
 	return serve(ctx, logger, srv, f.web, adminSrv)
 }
 
@@ -190,32 +199,29 @@ func shardOf(f *flags) (shard.Shard, error) {
 	return sh, err
 }
 
-// checkConfig validates the configuration without polling or serving, as
-// blackbox_exporter's --config.check: 0 when it is valid, 2 otherwise.
-func checkConfig(logger *slog.Logger, f *flags, getenv func(string) string) int {
+// checkConfig runs every configuration check without polling or serving:
+// flags, --config.file, credential files, shards, web configurations and
+// the admin settings. It is --config.check (as blackbox_exporter's), and
+// the first thing a start does, so that a configuration error is reported
+// before anything starts.
+func checkConfig(f *flags, getenv func(string) string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := projectSource(ctx, logger, f, getenv, nil)
-	if err == nil {
-		_, err = shardOf(f)
+	quiet := slog.New(slog.DiscardHandler)
+	if _, err := projectSource(ctx, quiet, f, getenv, nil); err != nil {
+		return err
 	}
-	if err == nil && *f.web.WebConfigFile != "" {
-		if err = web.Validate(*f.web.WebConfigFile); err != nil {
-			err = fmt.Errorf("--web.config.file: %w", err)
+	if _, err := shardOf(f); err != nil {
+		return err
+	}
+	if *f.web.WebConfigFile != "" {
+		if err := web.Validate(*f.web.WebConfigFile); err != nil {
+			return fmt.Errorf("--web.config.file: %w", err)
 		}
 	}
-	if err == nil {
-		var cleanup func()
-		quiet := slog.New(slog.DiscardHandler)
-		_, cleanup, err = f.admin.Listener(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate, io.Discard)
-		cleanup()
-	}
-	if err != nil {
-		logger.Error("Invalid configuration", "err", err)
-		return 2
-	}
-	logger.Info("Configuration is valid")
-	return 0
+	_, cleanup, err := f.admin.Listener(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate, io.Discard)
+	cleanup()
+	return err
 }
 
 // newRegistry returns the registry of the exporter's own metrics, with the
