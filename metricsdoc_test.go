@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/clouddb/clouddb_exporter/admin"
+	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/projects"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated table of docs/metrics.md from the exporter's descriptors")
+
+// metricsDoc is the metrics reference; its table sits between these markers
+// and is rewritten by `go test . -run TestMetricsDoc -update`.
+const (
+	metricsDoc      = "docs/metrics.md"
+	tableBeginMark  = "<!-- BEGIN GENERATED TABLE: go test . -run TestMetricsDoc -update -->"
+	tableEndMark    = "<!-- END GENERATED TABLE -->"
+	metricsDocTitle = "| Metric | Type | Labels | Description |"
+)
+
+// metricRow is one family as the reference lists it.
+type metricRow struct {
+	name, typ, help string
+	labels          []string
+}
+
+// recorder is a prometheus.Registerer that keeps what is registered on it:
+// the test hands it to every part that registers metrics, so a family that
+// part adds later is listed without a change here.
+type recorder struct{ collectors []prometheus.Collector }
+
+func (r *recorder) Register(c prometheus.Collector) error {
+	r.collectors = append(r.collectors, c)
+	return nil
+}
+
+func (r *recorder) MustRegister(cs ...prometheus.Collector) {
+	r.collectors = append(r.collectors, cs...)
+}
+
+func (r *recorder) Unregister(prometheus.Collector) bool { return false }
+
+// TestMetricsDoc keeps the table of docs/metrics.md equal to the families
+// the exporter serves on /metrics (its own Go and process metrics aside):
+// name, type, labels and HELP, read from the descriptors of the resource
+// collector, the API metrics, the reload metrics, the admin surface's metrics
+// and the build info, wired as main wires them.
+func TestMetricsDoc(t *testing.T) {
+	rows := exporterMetricRows(t)
+	if len(rows) < 40 {
+		t.Fatalf("found %d families; the descriptors were not all read", len(rows))
+	}
+	want := renderMetricsTable(rows)
+
+	doc, err := os.ReadFile(metricsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := bytes.Index(doc, []byte(tableBeginMark))
+	end := bytes.Index(doc, []byte(tableEndMark))
+	if begin < 0 || end < begin {
+		t.Fatalf("%s has no %q ... %q section", metricsDoc, tableBeginMark, tableEndMark)
+	}
+	begin += len(tableBeginMark) + 1
+	got := string(doc[begin:end])
+	if got == want {
+		return
+	}
+	if *update {
+		out := slices.Concat(doc[:begin:begin], []byte(want), doc[end:])
+		if err := os.WriteFile(metricsDoc, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	gotLines, wantLines := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for _, l := range wantLines {
+		if !slices.Contains(gotLines, l) {
+			t.Errorf("%s lacks or has another row for:\n%s", metricsDoc, l)
+		}
+	}
+	for _, l := range gotLines {
+		if !slices.Contains(wantLines, l) {
+			t.Errorf("%s has a row the exporter does not serve as such:\n%s", metricsDoc, l)
+		}
+	}
+	if !t.Failed() {
+		t.Errorf("%s's table is out of order", metricsDoc)
+	}
+	t.Log("run `go test . -run TestMetricsDoc -update` to rewrite the table")
+}
+
+// exporterMetricRows reads every clouddb_ family of the exporter.
+func exporterMetricRows(t *testing.T) []metricRow {
+	t.Helper()
+	rec := &recorder{}
+	collector.NewAPIMetrics(rec)
+	projects.NewReloader(rec, nil, nil, "", slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if _, err := admin.New(ctx, admin.Options{
+		Projects:   func(string) (admin.Project, bool) { return admin.Project{}, false },
+		Token:      "metrics-doc-test-token",
+		Registerer: rec,
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	var rows []metricRow
+	// The resource collector emits gauges only (its own tests hold it to
+	// that) and emits nothing without a snapshot, so its type is given.
+	for _, d := range describe(collector.NewFleetCollectorOf()) {
+		rows = append(rows, descRow(t, d, "gauge"))
+	}
+	for _, c := range rec.collectors {
+		for _, d := range describe(c) {
+			rows = append(rows, descRow(t, d, collectorType(t, c)))
+		}
+	}
+	// The build info comes from main's own registry, as served.
+	mfs, err := newRegistry(true).Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		rows = append(rows, familyRow(mf))
+	}
+
+	rows = slices.DeleteFunc(rows, func(r metricRow) bool { return !strings.HasPrefix(r.name, "clouddb_") })
+	slices.SortFunc(rows, func(a, b metricRow) int { return strings.Compare(a.name, b.name) })
+	for i := 1; i < len(rows); i++ {
+		if rows[i].name == rows[i-1].name {
+			t.Errorf("family %s is described twice", rows[i].name)
+		}
+	}
+	return rows
+}
+
+func describe(c prometheus.Collector) []*prometheus.Desc {
+	ch := make(chan *prometheus.Desc)
+	go func() {
+		c.Describe(ch)
+		close(ch)
+	}()
+	var descs []*prometheus.Desc
+	for d := range ch {
+		descs = append(descs, d)
+	}
+	return descs
+}
+
+// collectorType is the metric type of a collector of one family: the vector
+// types by their Go type, anything else by gathering it.
+func collectorType(t *testing.T, c prometheus.Collector) string {
+	t.Helper()
+	switch c.(type) {
+	case *prometheus.CounterVec:
+		return "counter"
+	case *prometheus.GaugeVec:
+		return "gauge"
+	case *prometheus.HistogramVec:
+		return "histogram"
+	case *prometheus.SummaryVec:
+		return "summary"
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	mfs, err := reg.Gather()
+	if err != nil || len(mfs) != 1 {
+		t.Fatalf("cannot tell the type of %v: %d families, %v", describe(c), len(mfs), err)
+	}
+	return strings.ToLower(mfs[0].GetType().String())
+}
+
+// descPattern reads prometheus.Desc.String(), the only way client_golang
+// shows a descriptor's help and label names.
+var descPattern = regexp.MustCompile(`^Desc\{fqName: ("(?:[^"\\]|\\.)*"), help: ("(?:[^"\\]|\\.)*"), (?:unit: "(?:[^"\\]|\\.)*", )?constLabels: \{([^}]*)\}, variableLabels: \{([^}]*)\}\}$`)
+
+func descRow(t *testing.T, d *prometheus.Desc, typ string) metricRow {
+	t.Helper()
+	m := descPattern.FindStringSubmatch(d.String())
+	if m == nil {
+		t.Fatalf("cannot read descriptor %s", d)
+	}
+	name, err1 := strconv.Unquote(m[1])
+	help, err2 := strconv.Unquote(m[2])
+	if err1 != nil || err2 != nil {
+		t.Fatalf("cannot read descriptor %s", d)
+	}
+	var labels []string
+	if m[4] != "" {
+		for _, l := range strings.Split(m[4], ",") {
+			labels = append(labels, strings.TrimSuffix(strings.TrimPrefix(l, "c("), ")"))
+		}
+	}
+	if m[3] != "" {
+		var constant []string
+		for _, pair := range strings.Split(m[3], ",") {
+			constant = append(constant, strings.SplitN(pair, "=", 2)[0])
+		}
+		slices.Sort(constant)
+		labels = append(labels, constant...)
+	}
+	return metricRow{name: name, typ: typ, help: help, labels: labels}
+}
+
+func familyRow(mf *dto.MetricFamily) metricRow {
+	var labels []string
+	if ms := mf.GetMetric(); len(ms) > 0 {
+		for _, l := range ms[0].GetLabel() {
+			labels = append(labels, l.GetName())
+		}
+	}
+	return metricRow{name: mf.GetName(), typ: strings.ToLower(mf.GetType().String()), help: mf.GetHelp(), labels: labels}
+}
+
+func renderMetricsTable(rows []metricRow) string {
+	var b strings.Builder
+	b.WriteString(metricsDocTitle + "\n|---|---|---|---|\n")
+	cell := strings.NewReplacer("|", `\|`, "\n", " ")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.name, r.typ, strings.Join(r.labels, ", "), cell.Replace(r.help))
+	}
+	return b.String()
+}
