@@ -17,16 +17,18 @@ const module = "github.com/clouddb/clouddb_exporter/"
 
 // mayImport is the rule of docs/architecture.md: which of the module's
 // packages each package's non-test code may import. Data flows one way,
-// apiclient -> poller -> fleet snapshot -> collector, and only main and
-// projects wire the parts together.
+// apiclient -> poller -> fleet snapshot -> collector (the metrics) ->
+// exposition (the /metrics handler), and only main and projects wire the
+// parts together.
 var mayImport = map[string][]string{
-	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
+	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
 	"admin":              {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
 	"apiclient":          {},
 	"cloudsim":           {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
 	"cmd/cloudsim":       {"cloudsim"},
 	"collector":          {"apiclient", "fleet"},
 	"config":             {"apiclient", "internal/flagval"},
+	"exposition":         {"collector", "fleet"},
 	"fleet":              {"apiclient"},
 	"logging":            {"internal/flagval"},
 	"poller":             {"apiclient", "config", "fleet", "shard"},
@@ -34,6 +36,7 @@ var mayImport = map[string][]string{
 	"sd":                 {"apiclient", "fleet"},
 	"shard":              {"internal/flagval"},
 	"internal/fakeclock": {},
+	"internal/fleettest": {"apiclient", "fleet"},
 	"internal/flagval":   {},
 	"internal/httplimit": {},
 	"internal/syncbuf":   {},

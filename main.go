@@ -31,6 +31,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 	"github.com/clouddb/clouddb_exporter/logging"
@@ -100,9 +101,9 @@ func run(args []string, getenv func(string) string) int {
 	}
 
 	reg := newRegistry(!f.disableExporterMetrics)
-	exposition := collector.NewExposition(collector.SelfGatherer(apiMetrics, reg), logger)
-	defer exposition.Close()
-	manager := projects.New(ctx, logger, apiMetrics, exposition, version.ComponentUserAgent(exporterName))
+	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
+	defer expo.Close()
+	manager := projects.New(ctx, logger, apiMetrics, expo, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
@@ -117,7 +118,7 @@ func run(args []string, getenv func(string) string) int {
 	}
 	defer adminCleanup()
 	mux, err := newMux(routes{
-		telemetryPath: f.telemetryPath, metrics: exposition, ready: manager.Ready,
+		telemetryPath: f.telemetryPath, metrics: expo, ready: manager.Ready,
 		reload: reloader, snapshots: manager.Snapshots, pprof: f.enablePprof,
 	})
 	if err != nil {

@@ -1,10 +1,6 @@
 package collector
 
 import (
-	"bytes"
-	"errors"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,27 +28,15 @@ type APIMetrics struct {
 	refreshPeriod *prometheus.GaugeVec
 	overruns      *prometheus.CounterVec
 
-	// own holds the vectors whatever reg is, so that the Exposition can
-	// gather them alone.
+	// own holds the vectors whatever reg is, so that they can be gathered
+	// alone (Gather).
 	own *prometheus.Registry
-	// generation counts changes; the encoding below is valid while it
-	// stays the same. API calls are rarer than scrapes between polls, and
-	// gathering and encoding some thirty histograms costs over a thousand
-	// allocations per scrape.
+	// generation counts changes: an encoding of the metrics stays valid
+	// while it stays the same.
 	generation atomic.Uint64
 	// removals counts RemoveProject calls: a removed project's series
-	// must leave /metrics at once, however recent the encoding.
+	// must leave /metrics at once, however recent an encoding.
 	removals atomic.Uint64
-	cacheMu  sync.Mutex
-	cache    [numFormats]encodedAPIMetrics // guarded by cacheMu
-}
-
-// encodedAPIMetrics is the exposition of the API metrics in one format as of
-// one generation. bytes is replaced, never modified.
-type encodedAPIMetrics struct {
-	valid      bool
-	generation uint64
-	bytes      []byte
 }
 
 // NewAPIMetrics creates the API self-metrics and registers them with reg,
@@ -106,8 +90,8 @@ func (m *APIMetrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.duration, m.retries, m.rateLimitWait, m.decodeErrors, m.cycleDuration, m.refreshPeriod, m.overruns}
 }
 
-// isAPIMetric reports whether name is one of the families of APIMetrics.
-func isAPIMetric(name string) bool {
+// IsAPIMetric reports whether name is one of the families of APIMetrics.
+func IsAPIMetric(name string) bool {
 	switch name {
 	case "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
 		"clouddb_exporter_api_retries_total", "clouddb_exporter_api_rate_limit_wait_seconds_total",
@@ -118,61 +102,18 @@ func isAPIMetric(name string) bool {
 	return false
 }
 
-// encoded returns the exposition of the API metrics in format f (formatText
-// or formatOpenMetrics), encoded again only if an API call or a project
-// change happened since the last time. The result must not be modified.
-func (m *APIMetrics) encoded(f int) ([]byte, error) {
-	// Read before gathering: what is gathered is at least this recent, so
-	// a change racing with the gather only causes one more encoding later.
-	gen := m.generation.Load()
-	m.cacheMu.Lock()
-	defer m.cacheMu.Unlock()
-	c := &m.cache[f]
-	if c.valid && c.generation == gen {
-		return c.bytes, nil
-	}
-	mfs, err := m.own.Gather()
-	var buf bytes.Buffer
-	buf.Grow(len(c.bytes))
-	if errs := encodeFamilies(&buf, mfs, f, false); len(errs) > 0 {
-		err = errors.Join(append(errs, err)...)
-	}
-	if err != nil {
-		// Not cached: the next scrape tries again.
-		return buf.Bytes(), err
-	}
-	*c = encodedAPIMetrics{valid: true, generation: gen, bytes: buf.Bytes()}
-	return c.bytes, nil
-}
+// Gather implements prometheus.Gatherer: the API metrics alone, whether or
+// not they are registered elsewhere too.
+func (m *APIMetrics) Gather() ([]*dto.MetricFamily, error) { return m.own.Gather() }
 
-// SelfGatherer returns the Gatherer of the exporter's self-metrics to give
-// NewExposition: the metrics of api and those of others (build info, Go and
-// process metrics). Through it, the Exposition serves the API metrics from
-// an encoding kept until the next API call, and no longer than
-// selfGatherInterval (5 s) while calls go on, and gathers others every
-// selfGatherInterval in the background rather than on every scrape: their
-// values are at most that old. api is best created with
-// NewAPIMetrics(nil); if it is also registered with others, its families
-// there are ignored by the Exposition. Other users see a plain Gatherer of
-// both.
-func SelfGatherer(api *APIMetrics, others prometheus.Gatherer) prometheus.Gatherer {
-	return &selfGatherer{api: api, others: others}
-}
+// Generation counts the changes of the metrics: an API call, a poll cycle,
+// a new observer or a removed project. An encoding of the metrics is up to
+// date while it stays the same; read it before gathering.
+func (m *APIMetrics) Generation() uint64 { return m.generation.Load() }
 
-type selfGatherer struct {
-	api    *APIMetrics
-	others prometheus.Gatherer
-}
-
-// Gather implements prometheus.Gatherer.
-func (g *selfGatherer) Gather() ([]*dto.MetricFamily, error) {
-	if g.others == nil {
-		return g.api.own.Gather()
-	}
-	mfs, err := g.others.Gather()
-	mfs = slices.DeleteFunc(mfs, func(mf *dto.MetricFamily) bool { return isAPIMetric(mf.GetName()) })
-	return prometheus.Gatherers{g.api.own, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, err })}.Gather()
-}
+// Removals counts RemoveProject calls: an encoding made before a removal
+// still holds the removed project's series.
+func (m *APIMetrics) Removals() uint64 { return m.removals.Load() }
 
 // Observer returns the apiclient.Observer for the client of one project.
 // It creates the project's retry series for every operation and its

@@ -18,7 +18,7 @@ var (
 )
 
 // collectAuth emits the metrics of the authentication info of s, if any.
-func collectAuth(out *sink, s *fleet.Snapshot) {
+func collectAuth(out *Sink, s *fleet.Snapshot) {
 	name := s.ProjectName
 	var k *apiclient.APIKeyInfo
 	if s.Auth != nil {

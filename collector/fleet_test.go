@@ -7,15 +7,14 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata from the current output")
@@ -63,120 +62,9 @@ var catalog = []string{
 	"clouddb_exporter_snapshot_timestamp_seconds",
 }
 
-func ts(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// testSnapshots returns two projects that together exercise every metric
-// of the catalog and the edge cases: undocumented statuses, absent
-// endpoint, pooler and metadata, a resource without spec, null, empty and
-// set error messages, a failed part that never succeeded, no auth info.
-func testSnapshots() []*fleet.Snapshot {
-	a := &fleet.Snapshot{
-		ProjectID: "proj-a",
-		Taken:     ts("2025-03-01T12:00:00.25Z"),
-		Services: []fleet.Service{
-			{
-				Service: apiclient.Service{
-					ServiceID: "svc-1", ProjectID: "proj-a", Name: "orders", RegionCode: "eu-central-1",
-					ServiceType: apiclient.ServiceTypeTimeSeries, Status: apiclient.ServiceReady,
-					Created: apiclient.Time{Time: ts("2024-01-02T03:04:05.123Z")},
-					Resources: []apiclient.Resource{
-						{ID: "res-1", Spec: &apiclient.ResourceSpec{CPUMillis: intp(500), MemoryGBs: intp(2), VolumeType: "gp3"}},
-						{ID: "res-2", Spec: &apiclient.ResourceSpec{CPUMillis: intp(2000), MemoryGBs: intp(8), VolumeType: ""}},
-					},
-					Metadata:         &apiclient.Metadata{Environment: apiclient.EnvironmentProd},
-					Endpoint:         &apiclient.Endpoint{Host: "orders.proj-a.example.net", Port: 5432},
-					ConnectionPooler: &apiclient.ConnectionPooler{Endpoint: &apiclient.Endpoint{Host: "pool.example.net", Port: 6432}},
-					// Revision 2026: usage with a null value, HA, lineage, VPC endpoint.
-					Metrics:     &apiclient.ServiceMetrics{MilliCPU: intp(1250), MemoryMB: intp(3072), StorageMB: nil},
-					HAReplicas:  &apiclient.HAReplicas{ReplicaCount: intp(1), SyncReplicaCount: intp(0)},
-					ForkedFrom:  &apiclient.ForkedFrom{ProjectID: "proj-a", ServiceID: "svc-0", IsStandby: true},
-					VPCEndpoint: &apiclient.VPCEndpoint{Host: "orders.vpc.example.net", Port: 5432, VPCID: "1234567890"},
-				},
-				StatusSince: ts("2025-02-28T10:00:00.5Z"),
-			},
-			{
-				Service: apiclient.Service{
-					ServiceID: "svc-2", ProjectID: "proj-a", Name: "scratch", RegionCode: "us-east-1",
-					ServiceType: apiclient.ServiceTypePostgres, Status: "MIGRATING", Paused: boolp(true),
-					Resources: []apiclient.Resource{{ID: "res-3"}},
-					Metrics:   &apiclient.ServiceMetrics{StorageMB: intp(100)},
-				},
-				StatusSince: ts("2025-03-01T11:59:00Z"),
-			},
-		},
-		ReplicaSets: []fleet.ReplicaSet{
-			{
-				ServiceID: "svc-1",
-				ReplicaSet: apiclient.ReplicaSet{
-					ID: "rs-1", Name: "reports", Status: apiclient.ReplicaSetActive, Nodes: 2, CPUMillis: 1000, MemoryGBs: 4,
-					Endpoint:         &apiclient.Endpoint{Host: "rs-1.example.net", Port: 5433},
-					ConnectionPooler: &apiclient.ConnectionPooler{},
-					Metadata:         &apiclient.Metadata{Environment: apiclient.EnvironmentDev},
-				},
-				StatusSince: ts("2025-02-01T00:00:00Z"),
-			},
-			{
-				ServiceID:   "svc-1",
-				ReplicaSet:  apiclient.ReplicaSet{ID: "rs-2", Name: "etl", Status: "rebuilding", Nodes: 1, CPUMillis: 250, MemoryGBs: 1},
-				StatusSince: ts("2025-03-01T11:00:00.125Z"),
-			},
-		},
-		VPCs: []apiclient.VPC{{ID: "vpc-1", Name: "main", CIDR: "10.0.0.0/16", RegionCode: "eu-central-1"}},
-		Peerings: []fleet.Peering{
-			{VPCID: "vpc-1", Peering: apiclient.Peering{ID: "peer-1", PeerAccountID: "111111111111", PeerRegionCode: "eu-central-1", PeerVPCID: "vpc-aaa", ProvisionedID: "pcx-1", Status: apiclient.PeeringActive}, StatusSince: ts("2025-01-01T00:00:00Z")},
-			{VPCID: "vpc-1", Peering: apiclient.Peering{ID: "peer-2", PeerAccountID: "222222222222", PeerRegionCode: "us-west-2", PeerVPCID: "vpc-bbb", ProvisionedID: "pcx-2", Status: "failed", ErrorMessage: ptr("route table conflict")}, StatusSince: ts("2025-03-01T09:30:00Z")},
-			{VPCID: "vpc-1", Peering: apiclient.Peering{ID: "peer-3", PeerAccountID: "333333333333", PeerRegionCode: "eu-west-1", PeerVPCID: "vpc-ccc", Status: apiclient.PeeringPending, ErrorMessage: ptr("")}, StatusSince: ts("2025-03-01T11:45:00Z")},
-		},
-		Auth: &apiclient.AuthInfo{
-			Type: "apiKey",
-			APIKeyDeprecated: &apiclient.APIKeyInfo{
-				Created:     apiclient.Time{Time: ts("2024-06-01T08:00:00.75Z")},
-				IssuingUser: apiclient.User{ID: "user-7", Email: "jane.doe@example.com", Name: "Jane Doe"},
-				Name:        "exporter",
-				Project:     apiclient.AuthProject{ID: "proj-a", Name: "Project A", PlanType: "enterprise"},
-				PublicKey:   "pk-a1b2c3",
-			},
-		},
-		Parts: []fleet.PartHealth{
-			{Name: fleet.PartServices, Success: true, Duration: 1500 * time.Millisecond, LastSuccess: ts("2025-03-01T12:00:00Z")},
-			{Name: fleet.PartReplicaSets, Success: false, Duration: 30 * time.Second},
-			{Name: fleet.PartVPCs, Success: true, Duration: 200 * time.Millisecond, LastSuccess: ts("2025-03-01T12:00:00.1Z")},
-			{Name: fleet.PartPeerings, Success: false, Duration: 250 * time.Millisecond, LastSuccess: ts("2025-03-01T11:00:00Z")},
-			{Name: fleet.PartAuth, Success: true, Duration: 50 * time.Millisecond, LastSuccess: ts("2025-03-01T12:00:00.2Z")},
-		},
-	}
-	b := &fleet.Snapshot{
-		ProjectID:   "proj-b",
-		ProjectName: "Project B", // as discovery names it: no auth info here
-		Taken:       ts("2025-03-01T12:00:05Z"),
-		Services: []fleet.Service{{
-			Service: apiclient.Service{
-				ServiceID: "svc-9", ProjectID: "proj-b", Name: "vectors", RegionCode: "us-east-1",
-				ServiceType: apiclient.ServiceTypeVector, Status: apiclient.ServiceConfiguring,
-				Created:   apiclient.Time{Time: ts("2025-03-01T11:58:00Z")},
-				Resources: []apiclient.Resource{{ID: "res-9", Spec: &apiclient.ResourceSpec{CPUMillis: intp(4000), MemoryGBs: intp(16), VolumeType: "io2"}}},
-				Metadata:  &apiclient.Metadata{Environment: apiclient.EnvironmentDev},
-				Endpoint:  &apiclient.Endpoint{Host: "vectors.example.net", Port: 0},
-			},
-			StatusSince: ts("2025-03-01T11:58:30Z"),
-		}},
-		Parts: []fleet.PartHealth{
-			{Name: fleet.PartServices, Success: true, Duration: time.Second, LastSuccess: ts("2025-03-01T12:00:04Z")},
-			{Name: fleet.PartReplicaSets, Success: true, Duration: time.Second, LastSuccess: ts("2025-03-01T12:00:04Z")},
-			{Name: fleet.PartVPCs, Success: true, Duration: time.Second, LastSuccess: ts("2025-03-01T12:00:04Z")},
-			{Name: fleet.PartPeerings, Success: true, Duration: time.Second, LastSuccess: ts("2025-03-01T12:00:04Z")},
-		},
-	}
-	return []*fleet.Snapshot{a, b}
-}
+// testSnapshots returns the fixture that exercises every metric of the
+// catalog and its edge cases (fleettest.Snapshots).
+func testSnapshots() []*fleet.Snapshot { return fleettest.Snapshots() }
 
 // goldenPath returns the path of a golden file.
 func goldenPath(name string) string { return filepath.Join("testdata", name) }
@@ -279,7 +167,3 @@ func TestFleetCollectorSource(t *testing.T) {
 		t.Errorf("both projects: %d clouddb_service_info series, want 3", n)
 	}
 }
-
-func intp(n int64) *apiclient.Int { v := apiclient.Int(n); return &v }
-
-func boolp(b bool) *bool { return &b }

@@ -22,7 +22,7 @@ var (
 // collectHealth emits the per-part health of s and its age. A part that
 // failed still reports here while the other parts keep their series: one
 // failing part never fails the scrape.
-func collectHealth(out *sink, s *fleet.Snapshot) {
+func collectHealth(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for _, part := range s.Parts {
 		out.gauge(collectorSuccessDesc, boolValue(part.Success), p, part.Name)

@@ -38,7 +38,7 @@ func unixSeconds(t time.Time) float64 {
 
 // timestamp emits a _timestamp_seconds sample, or nothing when t is zero:
 // an unknown point in time has no meaningful value, and 0 would read as 1970.
-func timestamp(out *sink, desc *metricDesc, t time.Time, labelValues ...string) {
+func timestamp(out *Sink, desc *Desc, t time.Time, labelValues ...string) {
 	if t.IsZero() {
 		return
 	}

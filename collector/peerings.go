@@ -33,7 +33,7 @@ var (
 const maxPeeringMessage = 256
 
 // collectPeerings emits the metrics of every VPC peering of s.
-func collectPeerings(out *sink, s *fleet.Snapshot) {
+func collectPeerings(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.Peerings {
 		pr := &s.Peerings[i]

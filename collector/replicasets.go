@@ -30,7 +30,7 @@ var (
 )
 
 // collectReplicaSets emits the metrics of every replica set of s.
-func collectReplicaSets(out *sink, s *fleet.Snapshot) {
+func collectReplicaSets(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.ReplicaSets {
 		rs := &s.ReplicaSets[i]

@@ -65,7 +65,7 @@ var (
 )
 
 // collectServices emits the metrics of every service of s.
-func collectServices(out *sink, s *fleet.Snapshot) {
+func collectServices(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.Services {
 		svc := &s.Services[i]
@@ -102,7 +102,7 @@ func collectServices(out *sink, s *fleet.Snapshot) {
 
 // collectService2026 emits what revision 2026 adds to a service. A null or
 // absent value, or one that did not decode, gives no series.
-func collectService2026(out *sink, svc *apiclient.Service, p, id string) {
+func collectService2026(out *Sink, svc *apiclient.Service, p, id string) {
 	if m := svc.Metrics; m != nil {
 		optional(out, serviceCPUUsageDesc, m.MilliCPU, 1.0/1000, p, id)
 		optional(out, serviceMemoryUsageDesc, m.MemoryMB, 1<<20, p, id)
@@ -121,7 +121,7 @@ func collectService2026(out *sink, svc *apiclient.Service, p, id string) {
 }
 
 // optional emits v times scale, or nothing when v is nil.
-func optional(out *sink, d *metricDesc, v *apiclient.Int, scale float64, labelValues ...string) {
+func optional(out *Sink, d *Desc, v *apiclient.Int, scale float64, labelValues ...string) {
 	if v != nil {
 		out.gauge(d, float64(*v)*scale, labelValues...)
 	}

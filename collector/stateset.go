@@ -5,7 +5,7 @@ package collector
 // after labelValues. A current state outside known (the API grew a state the
 // spec does not document) is sent as one more series with value 1, so that
 // the set still sums to 1 and the new value is visible rather than lost.
-func stateSet(out *sink, desc *metricDesc, known []string, current string, labelValues ...string) {
+func stateSet(out *Sink, desc *Desc, known []string, current string, labelValues ...string) {
 	// A private copy with room for the state label: the caller's slice must
 	// not be written to. The array keeps it off the heap on the rendering
 	// path for the usual few labels.

@@ -7,7 +7,7 @@ var vpcInfoDesc = newDesc("clouddb_vpc_info",
 	"project_id", "vpc_id", "name", "cidr", "region_code")
 
 // collectVPCs emits the metrics of every VPC of s.
-func collectVPCs(out *sink, s *fleet.Snapshot) {
+func collectVPCs(out *Sink, s *fleet.Snapshot) {
 	for _, v := range s.VPCs {
 		out.gauge(vpcInfoDesc, 1, s.ProjectID, v.ID, v.Name, v.CIDR, v.RegionCode)
 	}

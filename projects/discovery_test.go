@@ -17,6 +17,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/syncbuf"
 )
 
@@ -145,7 +146,7 @@ func TestDiscoveryPicksUpRotatedKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	api := collector.NewAPIMetrics(nil)
-	m := New(t.Context(), logger, api, collector.NewExposition(collector.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
+	m := New(t.Context(), logger, api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
 	defer m.Stop()
 	found, err := d.Load(t.Context())
 	if err != nil {

@@ -36,12 +36,21 @@ type Project struct {
 	creds  *credentials
 }
 
+// Publisher receives the snapshots of the running projects: the
+// exposition (exposition.Handler) in the exporter.
+type Publisher interface {
+	// SetSnapshot installs a project's latest snapshot.
+	SetSnapshot(s *fleet.Snapshot)
+	// RemoveProject drops a project that stopped running.
+	RemoveProject(projectID string)
+}
+
 // Manager owns the running projects. Its methods are safe for concurrent use.
 type Manager struct {
 	ctx        context.Context
 	logger     *slog.Logger
 	apiMetrics *collector.APIMetrics
-	exposition *collector.Exposition
+	exposition Publisher
 	userAgent  string
 	// Shard is this process's shard of every project's resources; set it
 	// before the first Apply.
@@ -56,7 +65,7 @@ type Manager struct {
 }
 
 // New returns a Manager whose pollers live until ctx is done or Stop.
-func New(ctx context.Context, logger *slog.Logger, apiMetrics *collector.APIMetrics, exposition *collector.Exposition, userAgent string) *Manager {
+func New(ctx context.Context, logger *slog.Logger, apiMetrics *collector.APIMetrics, exposition Publisher, userAgent string) *Manager {
 	return &Manager{
 		ctx:        ctx,
 		logger:     logger,

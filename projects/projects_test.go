@@ -14,6 +14,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
@@ -38,7 +39,7 @@ func TestApply(t *testing.T) {
 	url := srv.URL + "/v1"
 
 	api := collector.NewAPIMetrics(nil)
-	expo := collector.NewExposition(collector.SelfGatherer(api, prometheus.NewRegistry()), nil)
+	expo := exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil)
 	m := New(context.Background(), slog.New(slog.DiscardHandler), api, expo, "test")
 	defer m.Stop()
 
@@ -111,7 +112,7 @@ func TestStoppedPollerNeverPublishes(t *testing.T) {
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
 	api := collector.NewAPIMetrics(nil)
-	expo := collector.NewExposition(collector.SelfGatherer(api, prometheus.NewRegistry()), nil)
+	expo := exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil)
 	m := New(context.Background(), slog.New(slog.DiscardHandler), api, expo, "test")
 	defer m.Stop()
 	if err := m.Apply([]config.Project{project(srv.URL+"/v1", "a")}); err != nil {

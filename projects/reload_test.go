@@ -14,6 +14,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/exposition"
 )
 
 // TestReloaderServeHTTP covers POST /-/reload: refused without a
@@ -21,7 +22,7 @@ import (
 // (the failure is reported by the metric), applied otherwise.
 func TestReloaderServeHTTP(t *testing.T) {
 	api := collector.NewAPIMetrics(nil)
-	m := New(context.Background(), slog.New(slog.DiscardHandler), api, collector.NewExposition(collector.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
+	m := New(context.Background(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
 	defer m.Stop()
 	var loadErr error
 	load := func() ([]config.Project, error) { return nil, loadErr }

@@ -12,10 +12,10 @@ cd "$(dirname "$0")/.."
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-go test -run '^$' -bench 'BenchmarkScrape' -benchtime "${SCRAPE_BENCHTIME:-20x}" -benchmem ./collector/ >>"$out"
+go test -run '^$' -bench 'BenchmarkScrape' -benchtime "${SCRAPE_BENCHTIME:-20x}" -benchmem ./exposition/ >>"$out"
 # The goal variants again, long enough for a steady ratio.
-go test -run '^$' -bench 'BenchmarkScrape/N=.*/(gzip|text)_vs_bytes' -benchtime "${GOAL_BENCHTIME:-1000x}" ./collector/ >>"$out"
-go test -run '^$' -bench 'BenchmarkRender|BenchmarkMemory' -benchtime "${RENDER_BENCHTIME:-10x}" -benchmem ./collector/ >>"$out"
+go test -run '^$' -bench 'BenchmarkScrape/N=.*/(gzip|text)_vs_bytes' -benchtime "${GOAL_BENCHTIME:-1000x}" ./exposition/ >>"$out"
+go test -run '^$' -bench 'BenchmarkRender|BenchmarkMemory' -benchtime "${RENDER_BENCHTIME:-10x}" -benchmem ./exposition/ >>"$out"
 go test -run '^$' -bench 'BenchmarkPollCycle' -benchtime "${POLL_BENCHTIME:-3x}" ./poller/ >>"$out"
 
 awk '

@@ -1,4 +1,4 @@
-package collector
+package exposition
 
 import (
 	"hash/crc32"

@@ -1,4 +1,4 @@
-package collector
+package exposition
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -19,7 +20,7 @@ import (
 
 // view returns the view of the latest snapshots in form f, rendering what
 // changed since the last view in that form.
-func (e *Exposition) view(f int) *view {
+func (e *Handler) view(f int) *view {
 	e.asked[f].Store(e.now().UnixNano())
 	latest := e.latest.Load()
 	if v := e.views[f].Load(); v != nil && v.generation == latest.generation {
@@ -43,7 +44,7 @@ func (e *Exposition) view(f int) *view {
 // apply brings the chunks of every project in line with the latest
 // snapshots, keeping the renderings of the chunks that did not change.
 // Called with renderMu held.
-func (e *Exposition) apply(latest *snapshots) {
+func (e *Handler) apply(latest *snapshots) {
 	for id := range e.projects {
 		if _, ok := latest.byProject[id]; !ok {
 			delete(e.projects, id)
@@ -70,7 +71,7 @@ func (e *Exposition) apply(latest *snapshots) {
 
 // dropIdleForms forgets the renderings of the forms nobody asked for
 // within formIdle, but f's. Called with renderMu held.
-func (e *Exposition) dropIdleForms(f int) {
+func (e *Handler) dropIdleForms(f int) {
 	cutoff := e.now().Add(-formIdle).UnixNano()
 	for g := range numForms {
 		if g == f || e.asked[g].Load() >= cutoff || e.views[g].Load() == nil {
@@ -102,7 +103,7 @@ type view struct {
 // in one exposition: families sorted by name, each with its HELP and TYPE
 // once and then the samples of every project in project order. Called with
 // renderMu held.
-func (e *Exposition) build(f int, generation uint64) *view {
+func (e *Handler) build(f int, generation uint64) *view {
 	ids := slices.Sorted(maps.Keys(e.projects))
 	r := &e.render
 	for i := range r.byFamily {
@@ -167,7 +168,7 @@ func familyHeader(family, f int) piece {
 	if formGzip(f) {
 		return deflatedHeaders()[formFormat(f)][family]
 	}
-	h := familyDescs[family].header[formFormat(f)]
+	h := families[family].header[formFormat(f)]
 	return piece{family: family, b: h, raw: len(h)}
 }
 
@@ -176,12 +177,13 @@ var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
 	fw, _ := flate.NewWriter(nil, cachedDeflateLevel) // The level is valid.
 	var out bytes.Buffer
 	for f := range numFormats {
-		for i, d := range familyDescs {
+		for i := range families {
+			header := families[i].header[f]
 			out.Reset()
 			fw.Reset(&out)
-			_, _ = fw.Write(d.header[f])
+			_, _ = fw.Write(header)
 			_ = fw.Flush()
-			h[f] = append(h[f], piece{family: i, b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(d.header[f]), raw: len(d.header[f])})
+			h[f] = append(h[f], piece{family: i, b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(header), raw: len(header)})
 		}
 	}
 	return h
@@ -190,6 +192,7 @@ var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
 // renderer holds the scratch buffers of rendering, reused from one chunk
 // to the next.
 type renderer struct {
+	samples  collector.Samples
 	w        *lineWriter
 	out      bytes.Buffer
 	fw       *flate.Writer
@@ -205,10 +208,10 @@ const scratchLimit = 1 << 20
 // renderChunk renders the resources of src, a part of a snapshot, in form
 // f: all families in one allocation. A series that cannot be written is
 // left out; the error says which.
-func (r *renderer) renderChunk(g *group, src *fleet.Snapshot, f int) (*chunkForm, error) {
+func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (*chunkForm, error) {
 	if r.w == nil {
 		r.w = newLineWriter()
-		r.byFamily = make([][]piece, len(familyDescs))
+		r.byFamily = make([][]piece, len(families))
 	}
 	w := r.w
 	for i := range w.samples {
@@ -217,7 +220,9 @@ func (r *renderer) renderChunk(g *group, src *fleet.Snapshot, f int) (*chunkForm
 		}
 	}
 	w.errs = w.errs[:0]
-	g.collect(&sink{w: w}, src)
+	g.Collect(r.samples.Sink(), src)
+	w.writeAll(&r.samples)
+	r.samples.Reset()
 
 	format := formFormat(f)
 	cf := &chunkForm{}
@@ -264,7 +269,7 @@ func (r *renderer) shrink() {
 	// The limit holds for each buffer and for all of them together: after
 	// a spike, dozens of families' buffers each just under the limit would
 	// otherwise add up to megabytes held for good.
-	kept := 0
+	kept := r.samples.Trim(scratchLimit)
 	for i := range r.w.samples {
 		for f := range numFormats {
 			c := cap(r.w.samples[i][f])

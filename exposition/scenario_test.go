@@ -1,14 +1,20 @@
-package collector
+package exposition
 
 import (
+	"bytes"
 	"context"
 	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
@@ -16,7 +22,8 @@ import (
 )
 
 // The scenario tests run the whole pipeline — simulator, API client, poller,
-// collector — on one fake clock, so that the golden files are exact.
+// collector, exposition — on one fake clock, so that the golden files are
+// exact.
 
 type scenario struct {
 	t       *testing.T
@@ -72,7 +79,7 @@ func (s *scenario) poll() []*fleet.Snapshot {
 
 func (s *scenario) golden(name string, snaps []*fleet.Snapshot, metrics ...string) {
 	s.t.Helper()
-	compareCollectorGolden(s.t, NewFleetCollectorOf(snaps...), name, metrics...)
+	compareCollectorGolden(s.t, collector.NewFleetCollectorOf(snaps...), name, metrics...)
 	checkRendering(s.t, snaps...)
 }
 
@@ -81,7 +88,7 @@ func TestScenarioDemo(t *testing.T) {
 	s.sim.LoadDemo("demo")
 	// The first revision sends none of what revision 2026 adds.
 	var first []string
-	for _, m := range catalog {
+	for _, m := range familyNames() {
 		if !slices.Contains(revision2026Only, m) {
 			first = append(first, m)
 		}
@@ -190,4 +197,37 @@ func TestScenarioTwoProjects(t *testing.T) {
 	s.golden("scenario_two_projects.prom", s.poll(),
 		"clouddb_service_status", "clouddb_replica_set_nodes", "clouddb_vpc_info", "clouddb_api_key_info",
 		"clouddb_exporter_collector_success")
+}
+
+// compareCollectorGolden compares the named metrics of c with a golden
+// exposition file through testutil.CollectAndCompare.
+func compareCollectorGolden(t *testing.T, c prometheus.Collector, name string, metrics ...string) {
+	t.Helper()
+	if len(metrics) == 0 {
+		t.Fatal("no metric named: CollectAndCompare would compare nothing")
+	}
+	got, err := testutil.CollectAndFormat(c, expfmt.TypeTextPlain, metrics...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readGolden(t, name, got)
+	if err := testutil.CollectAndCompare(c, bytes.NewReader(want), metrics...); err != nil {
+		t.Error(err)
+	}
+	// CollectAndCompare ignores a name that is in neither; the golden file
+	// must really hold every metric named.
+	for _, m := range metrics {
+		if !bytes.Contains(want, []byte("\n"+m+"{")) && !bytes.HasPrefix(want, []byte(m+"{")) {
+			t.Errorf("golden file %s has no sample of %s", name, m)
+		}
+	}
+}
+
+// familyNames returns the name of every resource metric family.
+func familyNames() []string {
+	var names []string
+	for _, d := range collector.Families() {
+		names = append(names, d.Name())
+	}
+	return names
 }

@@ -1,7 +1,6 @@
-package collector
+package exposition
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,61 +16,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
 var benchSizes = []int{100, 1000, 10000}
-
-// syntheticSnapshot returns a project with n services, each with one
-// resource and two replica sets, and one VPC per ten services with two
-// peerings each.
-func syntheticSnapshot(projectID string, n int) *fleet.Snapshot {
-	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	s := &fleet.Snapshot{ProjectID: projectID, Taken: now}
-	for i := range n {
-		id := fmt.Sprintf("svc-%06d", i)
-		s.Services = append(s.Services, fleet.Service{
-			Service: apiclient.Service{
-				ServiceID: id, ProjectID: projectID, Name: "service-" + strconv.Itoa(i), RegionCode: "eu-central-1",
-				ServiceType: apiclient.ServiceTypeTimeSeries, Status: apiclient.ServiceStatuses[i%len(apiclient.ServiceStatuses)],
-				Created:   apiclient.Time{Time: now.Add(-time.Duration(i) * time.Hour)},
-				Resources: []apiclient.Resource{{ID: "res-" + id, Spec: &apiclient.ResourceSpec{CPUMillis: intp(2000), MemoryGBs: intp(8), VolumeType: "gp3"}}},
-				Metadata:  &apiclient.Metadata{Environment: apiclient.EnvironmentProd},
-				Endpoint:  &apiclient.Endpoint{Host: id + ".example.net", Port: 5432},
-			},
-			StatusSince: now.Add(-time.Minute),
-		})
-		for r := range 2 {
-			s.ReplicaSets = append(s.ReplicaSets, fleet.ReplicaSet{
-				ServiceID: id,
-				ReplicaSet: apiclient.ReplicaSet{
-					ID: fmt.Sprintf("rs-%06d-%d", i, r), Name: "replica-" + strconv.Itoa(r), Status: apiclient.ReplicaSetActive,
-					Nodes: 2, CPUMillis: 1000, MemoryGBs: 4,
-					Endpoint: &apiclient.Endpoint{Host: id + "-rs.example.net", Port: 5433},
-				},
-				StatusSince: now.Add(-time.Hour),
-			})
-		}
-		if i%10 == 0 {
-			vpc := fmt.Sprintf("vpc-%06d", i/10)
-			s.VPCs = append(s.VPCs, apiclient.VPC{ID: vpc, Name: "net-" + vpc, CIDR: "10.0.0.0/16", RegionCode: "eu-central-1"})
-			for p := range 2 {
-				s.Peerings = append(s.Peerings, fleet.Peering{
-					VPCID: vpc,
-					Peering: apiclient.Peering{
-						ID: fmt.Sprintf("peer-%s-%d", vpc, p), PeerAccountID: "123456789012", PeerRegionCode: "us-east-1",
-						PeerVPCID: "vpc-peer", ProvisionedID: "pcx-" + vpc, Status: apiclient.PeeringActive,
-					},
-					StatusSince: now.Add(-time.Hour),
-				})
-			}
-		}
-	}
-	for _, part := range fleet.Parts {
-		s.Parts = append(s.Parts, fleet.PartHealth{Name: part, Success: true, Duration: time.Second, LastSuccess: now})
-	}
-	return s
-}
 
 // benchSelf returns what main serves besides the resources, wired as main
 // wires it: APIMetrics (one project, every operation observed once) through
@@ -79,7 +29,7 @@ func syntheticSnapshot(projectID string, n int) *fleet.Snapshot {
 // (self), and the same in one registry gathered on every scrape (reg).
 func benchSelf() (reg *prometheus.Registry, self prometheus.Gatherer) {
 	reg = prometheus.NewRegistry()
-	api := NewAPIMetrics(reg)
+	api := collector.NewAPIMetrics(reg)
 	o := api.Observer("bench")
 	for _, op := range apiclient.Operations {
 		o.ObserveRequest(op, "200", 150*time.Millisecond)
@@ -206,7 +156,7 @@ func benchInterleavedHTTP(b *testing.B, h, baseline http.Handler, req *http.Requ
 func BenchmarkScrape(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			snap := syntheticSnapshot("bench", n)
+			snap := fleettest.Synthetic("bench", n)
 			reg, self := benchSelf()
 			text := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 			text.Header.Set("Accept", acceptText)
@@ -214,12 +164,12 @@ func BenchmarkScrape(b *testing.B) {
 			prom.Header.Set("Accept", acceptPrometheus3)
 			prom.Header.Set("Accept-Encoding", "gzip")
 
-			cached := NewExposition(self, nil)
+			cached := New(self, nil)
 			defer cached.Close()
 			cached.SetSnapshot(snap)
 			// The same with the registry as self: the API, Go and process
 			// metrics are gathered and encoded on every scrape.
-			cachedRegistrySelf := NewExposition(reg, nil)
+			cachedRegistrySelf := New(reg, nil)
 			cachedRegistrySelf.SetSnapshot(snap)
 
 			// The baselines: the same bodies prepared in one byte slice
@@ -241,7 +191,7 @@ func BenchmarkScrape(b *testing.B) {
 			})
 
 			constReg := prometheus.NewRegistry()
-			constReg.MustRegister(NewFleetCollectorOf(snap))
+			constReg.MustRegister(collector.NewFleetCollectorOf(snap))
 			constHandler := promhttp.HandlerFor(prometheus.Gatherers{constReg, reg}, promhttp.HandlerOpts{})
 
 			b.Run("cached", func(b *testing.B) { benchHandler(b, cached, text) })
@@ -269,8 +219,8 @@ func BenchmarkScrape(b *testing.B) {
 func BenchmarkRender(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			snaps := []*fleet.Snapshot{syntheticSnapshot("bench", n), syntheticSnapshot("bench", n)}
-			changed := syntheticSnapshot("bench", n)
+			snaps := []*fleet.Snapshot{fleettest.Synthetic("bench", n), fleettest.Synthetic("bench", n)}
+			changed := fleettest.Synthetic("bench", n)
 			changed.Services[n/2].Status = apiclient.ServiceUnstable
 			resources := float64(len(snaps[0].Services) + len(snaps[0].ReplicaSets) + len(snaps[0].VPCs) + len(snaps[0].Peerings))
 			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
@@ -280,13 +230,13 @@ func BenchmarkRender(b *testing.B) {
 			b.Run("first", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					e := NewExposition(nil, nil)
+					e := New(nil, nil)
 					e.SetSnapshot(snaps[0])
 					e.ServeHTTP(w, req)
 				}
 			})
 			run := func(b *testing.B, next func(i int) *fleet.Snapshot) {
-				e := NewExposition(nil, nil)
+				e := New(nil, nil)
 				e.SetSnapshot(snaps[0])
 				e.ServeHTTP(w, req)
 				b.ReportAllocs()
@@ -333,8 +283,8 @@ func BenchmarkMemory(b *testing.B) {
 			var heap, expo float64
 			for b.Loop() {
 				before := liveHeap()
-				snap := syntheticSnapshot("bench", n)
-				e := NewExposition(nil, nil)
+				snap := fleettest.Synthetic("bench", n)
+				e := New(nil, nil)
 				e.SetSnapshot(snap)
 				e.ServeHTTP(&discardResponse{header: http.Header{}}, req)
 				heap = float64(liveHeap() - before)
@@ -346,6 +296,26 @@ func BenchmarkMemory(b *testing.B) {
 			b.ReportMetric(heap/float64(n), "heap_bytes/service")
 			b.ReportMetric(expo/float64(n), "expo_bytes/service")
 			b.ReportMetric(heap/expo, "heap/expo")
+		})
+	}
+}
+
+// BenchmarkRenderChunk measures the rendering of one list of 1,000
+// services (or their 2,000 replica sets) as text, without the chunking
+// and compression around it: the collect functions, the recording of
+// their samples and the writing of the lines.
+func BenchmarkRenderChunk(b *testing.B) {
+	s := fleettest.Synthetic("p", 1000)
+	var r renderer
+	for g, name := range []string{"services", "replica_sets"} {
+		part := groups[g].Part(s, 0, groups[g].Len(s))
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.renderChunk(&groups[g], &part, formOf(formatText, false)); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

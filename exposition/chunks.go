@@ -1,15 +1,17 @@
-package collector
+package exposition
 
 import (
 	"cmp"
 	"hash/maphash"
 	"reflect"
 
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// A project's exposition is kept in chunks: runs of consecutive services
-// (or replica sets, VPCs, peerings) of its snapshot, each rendered on its
+// A project's exposition is kept in chunks: runs of consecutive resources
+// of one list of its snapshot (a collector.Group: services, replica sets,
+// VPCs, peerings), each rendered on its
 // own. A new snapshot is compared with the last one chunk by chunk, and
 // only the chunks whose resources differ are rendered again: a poll in
 // which nothing changed renders nothing, and a change to one service
@@ -30,10 +32,9 @@ const chunkTarget = 256
 // within one process.
 var chunkSeed = maphash.MakeSeed()
 
-// chunkKey is the id of a chunk's first resource: (service id, replica
-// set id), (VPC id, peering id), or (id, "") for services and VPCs. Lists
+// chunkKey is the id of a chunk's first resource (collector.Key). Lists
 // in a snapshot are sorted by it.
-type chunkKey [2]string
+type chunkKey = collector.Key
 
 func compareKeys(a, b chunkKey) int {
 	if c := cmp.Compare(a[0], b[0]); c != 0 {
@@ -42,69 +43,9 @@ func compareKeys(a, b chunkKey) int {
 	return cmp.Compare(a[1], b[1])
 }
 
-// group is one list of a snapshot and the collect function that emits its
-// metrics.
-type group struct {
-	len func(s *fleet.Snapshot) int
-	key func(s *fleet.Snapshot, i int) chunkKey
-	// part returns a snapshot that holds resources [i, j) of the list only,
-	// sharing the snapshot's memory.
-	part    func(s *fleet.Snapshot, i, j int) fleet.Snapshot
-	collect func(out *sink, s *fleet.Snapshot)
-}
-
-// groups cover every metric of collectSnapshot, in its order; each family
-// comes from one group only.
-var groups = []group{
-	{
-		len: func(s *fleet.Snapshot) int { return len(s.Services) },
-		key: func(s *fleet.Snapshot, i int) chunkKey { return chunkKey{s.Services[i].ServiceID} },
-		part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, Services: s.Services[i:j:j]}
-		},
-		collect: collectServices,
-	},
-	{
-		len: func(s *fleet.Snapshot) int { return len(s.ReplicaSets) },
-		key: func(s *fleet.Snapshot, i int) chunkKey {
-			return chunkKey{s.ReplicaSets[i].ServiceID, s.ReplicaSets[i].ID}
-		},
-		part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, ReplicaSets: s.ReplicaSets[i:j:j]}
-		},
-		collect: collectReplicaSets,
-	},
-	{
-		len: func(s *fleet.Snapshot) int { return len(s.VPCs) },
-		key: func(s *fleet.Snapshot, i int) chunkKey { return chunkKey{s.VPCs[i].ID} },
-		part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, VPCs: s.VPCs[i:j:j]}
-		},
-		collect: collectVPCs,
-	},
-	{
-		len: func(s *fleet.Snapshot) int { return len(s.Peerings) },
-		key: func(s *fleet.Snapshot, i int) chunkKey { return chunkKey{s.Peerings[i].VPCID, s.Peerings[i].ID} },
-		part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, Peerings: s.Peerings[i:j:j]}
-		},
-		collect: collectPeerings,
-	},
-	{
-		// The credentials and the collection health: a few series, one
-		// chunk, rendered again after every poll (durations and the
-		// snapshot's time change each time).
-		len: func(*fleet.Snapshot) int { return 1 },
-		key: func(*fleet.Snapshot, int) chunkKey { return chunkKey{} },
-		part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, ProjectName: s.ProjectName, Taken: s.Taken, Auth: s.Auth, Parts: s.Parts}
-		},
-		collect: func(out *sink, s *fleet.Snapshot) {
-			collectAuth(out, s)
-			collectHealth(out, s)
-		},
-	},
-}
+// groups are the resource lists of a snapshot (collector.Groups): each
+// project keeps the chunks of each group, by index.
+var groups = collector.Groups()
 
 // chunk is a run of resources of one group of a project and its renderings.
 type chunk struct {
@@ -146,17 +87,17 @@ func isBoundary(k chunkKey) bool {
 // are sorted by key, so the old chunk starting at the same key is found by
 // walking them side by side. It returns the chunks and how many of them
 // changed.
-func rechunk(g *group, s *fleet.Snapshot, old []*chunk) (chunks []*chunk, changed int) {
-	n := g.len(s)
+func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk) (chunks []*chunk, changed int) {
+	n := g.Len(s)
 	o := 0
 	start := 0
 	for i := range n {
-		k := g.key(s, i)
+		k := g.Key(s, i)
 		if i+1 < n && !isBoundary(k) {
 			continue
 		}
-		first := g.key(s, start)
-		part := g.part(s, start, i+1)
+		first := g.Key(s, start)
+		part := g.Part(s, start, i+1)
 		start = i + 1
 		for o < len(old) && compareKeys(old[o].first, first) < 0 {
 			o++

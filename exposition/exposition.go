@@ -1,4 +1,4 @@
-package collector
+package exposition
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -45,11 +46,12 @@ func formGzip(form int) bool  { return form%2 == 1 }
 // must not double the memory for good).
 const formIdle = 10 * time.Minute
 
-// Exposition is the /metrics handler. It serves the resource metrics of
+// Handler is the /metrics handler. It serves the resource metrics of
 // every project from renderings kept between snapshot changes, followed by
 // the live self-metrics. Rendering runs the collect functions of the
-// FleetCollector with a sink that writes exposition lines, so the exposition
-// holds what a registry with the collector would serve (series in snapshot
+// collector's groups with a sink that records their samples, and writes
+// them as exposition lines (lines.go), so the exposition holds what a
+// registry with a collector.FleetCollector would serve (series in snapshot
 // order rather than sorted). It is safe for concurrent use.
 //
 // SetSnapshot only records the snapshot: rendering happens on the first
@@ -57,15 +59,16 @@ const formIdle = 10 * time.Minute
 // chunks of resources that changed (chunks.go). So the poller never waits
 // for rendering, a form nobody asks for is never rendered, and an
 // unchanged poll costs a comparison.
-type Exposition struct {
+type Handler struct {
 	// self gathers the live self-metrics; api, when self came from
 	// SelfGatherer, serves the API metrics from their cached encoding, and
 	// others then holds the rest of the self-metrics, gathered on a
 	// schedule (self.go).
-	self   prometheus.Gatherer
-	api    *APIMetrics
-	others *scheduledGatherer
-	logger *slog.Logger
+	self     prometheus.Gatherer
+	api      *collector.APIMetrics
+	apiCache apiCache
+	others   *scheduledGatherer
+	logger   *slog.Logger
 
 	// mu serialises SetSnapshot and RemoveProject; the snapshots they
 	// install are read without it.
@@ -125,18 +128,18 @@ type renderStats struct {
 	changed int
 }
 
-// NewExposition returns an Exposition with no project yet. self gathers the
+// New returns a Handler with no project yet. self gathers the
 // live self-metrics appended to every scrape (API metrics, build info,
 // process and Go metrics: whatever the caller registers); it may be nil. It
 // must not hold the resource metrics, which would then appear twice. Pass
 // SelfGatherer(api, reg) rather than reg to spare each scrape the gathering
 // of the API metrics, Go and process metrics (see SelfGatherer); call Close
 // when done with it.
-func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
+func New(self prometheus.Gatherer, logger *slog.Logger) *Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Exposition{
+	e := &Handler{
 		self:     self,
 		logger:   logger,
 		projects: map[string]*projectChunks{},
@@ -160,7 +163,7 @@ func NewExposition(self prometheus.Gatherer, logger *slog.Logger) *Exposition {
 
 // Close stops the scheduled gathering of the self-metrics, if any. Scrapes
 // after Close gather them on each scrape.
-func (e *Exposition) Close() {
+func (e *Handler) Close() {
 	if e.others != nil {
 		e.others.stop()
 	}
@@ -171,7 +174,7 @@ func (e *Exposition) Close() {
 // a map of projects, whatever the size of the fleet. A numbered snapshot
 // (Seq > 0) older than the one installed is dropped: publishers run outside
 // the poller's lock, and an older snapshot must never replace a newer one.
-func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
+func (e *Handler) SetSnapshot(s *fleet.Snapshot) {
 	if s == nil {
 		return
 	}
@@ -188,7 +191,7 @@ func (e *Exposition) SetSnapshot(s *fleet.Snapshot) {
 
 // RemoveProject drops a project's series from the exposition, for a project
 // dropped by a configuration reload.
-func (e *Exposition) RemoveProject(projectID string) {
+func (e *Handler) RemoveProject(projectID string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.latest.Load().byProject[projectID]; !ok {
@@ -199,7 +202,7 @@ func (e *Exposition) RemoveProject(projectID string) {
 }
 
 // install replaces the snapshots with a changed copy. Called with mu held.
-func (e *Exposition) install(change func(map[string]*fleet.Snapshot)) {
+func (e *Handler) install(change func(map[string]*fleet.Snapshot)) {
 	cur := e.latest.Load()
 	next := &snapshots{generation: cur.generation + 1, byProject: maps.Clone(cur.byProject)}
 	change(next.byProject)
@@ -210,7 +213,7 @@ func (e *Exposition) install(change func(map[string]*fleet.Snapshot)) {
 // negotiated format, gzip-compressed when the client accepts it. Protocol
 // buffers are not offered: a client asking only for them gets the text
 // format, which every Prometheus reads.
-func (e *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (e *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := e.negotiate(r.Header)
 	format, contentType, gzip := n.format, n.contentType, n.gzip
 	v := e.view(formOf(format, gzip))
@@ -272,7 +275,7 @@ type negotiation struct {
 // negotiate returns the format and encoding to serve. A Prometheus server
 // sends the same headers on every scrape: the last outcome is kept, so
 // that scrapes do not parse them again.
-func (e *Exposition) negotiate(h http.Header) *negotiation {
+func (e *Handler) negotiate(h http.Header) *negotiation {
 	accept, acceptEncoding := h.Get("Accept"), h.Get("Accept-Encoding")
 	if n := e.lastNegotiation.Load(); n != nil && n.accept == accept && n.acceptEncoding == acceptEncoding {
 		return n

@@ -1,4 +1,4 @@
-package collector
+package exposition
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/clouddb/clouddb_exporter/collector"
 )
 
 // selfGatherInterval is how often the self-metrics other than the API
@@ -23,6 +26,78 @@ import (
 // every scrape would otherwise pay; a Go or process value a few seconds old
 // is still true to within what those metrics are read for.
 const selfGatherInterval = 5 * time.Second
+
+// SelfGatherer returns the Gatherer of the exporter's self-metrics to give
+// New: the metrics of api and those of others (build info, Go and
+// process metrics). Through it, the Handler serves the API metrics from
+// an encoding kept until the next API call, and no longer than
+// selfGatherInterval (5 s) while calls go on, and gathers others every
+// selfGatherInterval in the background rather than on every scrape: their
+// values are at most that old. api is best created with
+// collector.NewAPIMetrics(nil); if it is also registered with others, its
+// families there are ignored by the Handler. Other users see a plain
+// Gatherer of both.
+func SelfGatherer(api *collector.APIMetrics, others prometheus.Gatherer) prometheus.Gatherer {
+	return &selfGatherer{api: api, others: others}
+}
+
+type selfGatherer struct {
+	api    *collector.APIMetrics
+	others prometheus.Gatherer
+}
+
+// Gather implements prometheus.Gatherer.
+func (g *selfGatherer) Gather() ([]*dto.MetricFamily, error) {
+	if g.others == nil {
+		return g.api.Gather()
+	}
+	mfs, err := g.others.Gather()
+	mfs = slices.DeleteFunc(mfs, func(mf *dto.MetricFamily) bool { return collector.IsAPIMetric(mf.GetName()) })
+	return prometheus.Gatherers{g.api, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, err })}.Gather()
+}
+
+// apiCache keeps the encoding of the API metrics in each format until they
+// change. API calls are rarer than scrapes between polls, and gathering and
+// encoding some thirty histograms costs over a thousand allocations.
+type apiCache struct {
+	mu    sync.Mutex
+	cache [numFormats]encodedAPIMetrics // guarded by mu
+}
+
+// encodedAPIMetrics is the exposition of the API metrics in one format as of
+// one generation. bytes is replaced, never modified.
+type encodedAPIMetrics struct {
+	valid      bool
+	generation uint64
+	bytes      []byte
+}
+
+// encoded returns the exposition of m in format f, encoded again only if an
+// API call or a project change happened since the last time. The result
+// must not be modified.
+func (c *apiCache) encoded(m *collector.APIMetrics, f int) ([]byte, error) {
+	// Read before gathering: what is gathered is at least this recent, so
+	// a change racing with the gather only causes one more encoding later.
+	gen := m.Generation()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	enc := &c.cache[f]
+	if enc.valid && enc.generation == gen {
+		return enc.bytes, nil
+	}
+	mfs, err := m.Gather()
+	var buf bytes.Buffer
+	buf.Grow(len(enc.bytes))
+	if errs := encodeFamilies(&buf, mfs, f, false); len(errs) > 0 {
+		err = errors.Join(append(errs, err)...)
+	}
+	if err != nil {
+		// Not cached: the next scrape tries again.
+		return buf.Bytes(), err
+	}
+	*enc = encodedAPIMetrics{valid: true, generation: gen, bytes: buf.Bytes()}
+	return enc.bytes, nil
+}
 
 // scheduledGatherer gathers and encodes a Gatherer in both formats on its
 // own schedule, from the first scrape on, so that scrapes only copy bytes.
@@ -106,7 +181,7 @@ func (s *scheduledGatherer) refresh() {
 // APIMetrics; registered twice by mistake).
 func encodeFamilies(buf *bytes.Buffer, mfs []*dto.MetricFamily, format int, skipAPI bool) (errs []error) {
 	for _, mf := range mfs {
-		if skipAPI && isAPIMetric(mf.GetName()) {
+		if skipAPI && collector.IsAPIMetric(mf.GetName()) {
 			continue
 		}
 		mark := buf.Len()
@@ -142,7 +217,7 @@ type selfPart struct {
 // caches (SelfGatherer), so does the part, made again only when one of its
 // sources changed, and for the API metrics at most every
 // selfGatherInterval; else it is encoded for this scrape.
-func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
+func (e *Handler) selfPart(format int, gzip bool) *selfPart {
 	if e.self != nil {
 		p := &selfPart{}
 		var buf bytes.Buffer
@@ -155,8 +230,8 @@ func (e *Exposition) selfPart(format int, gzip bool) *selfPart {
 	}
 	var generation, removals uint64
 	if e.api != nil {
-		removals = e.api.removals.Load()
-		generation = e.api.generation.Load()
+		removals = e.api.Removals()
+		generation = e.api.Generation()
 	}
 	var others *selfEncoding
 	if e.others != nil {
@@ -199,7 +274,7 @@ type cachedSelfPart struct {
 }
 
 // deflateSelf compresses p.raw as a sync-flushed piece.
-func (e *Exposition) deflateSelf(p *selfPart) {
+func (e *Handler) deflateSelf(p *selfPart) {
 	var out bytes.Buffer
 	fw := e.flateWriters.Get().(*flate.Writer)
 	fw.Reset(&out)
@@ -215,10 +290,10 @@ func (e *Exposition) deflateSelf(p *selfPart) {
 // costs only its own series: what was gathered is still encoded, and the
 // resource part is served in any case. others is the scheduled gather to
 // serve, if any.
-func (e *Exposition) encodeSelf(buf *bytes.Buffer, format int, others *selfEncoding) error {
+func (e *Handler) encodeSelf(buf *bytes.Buffer, format int, others *selfEncoding) error {
 	var errs []error
 	if e.api != nil {
-		b, err := e.api.encoded(format)
+		b, err := e.apiCache.encoded(e.api, format)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -246,7 +321,7 @@ func (e *Exposition) encodeSelf(buf *bytes.Buffer, format int, others *selfEncod
 }
 
 // reportSelf logs a self-metrics failure once until it recovers.
-func (e *Exposition) reportSelf(err error) {
+func (e *Handler) reportSelf(err error) {
 	if err == nil {
 		e.selfFailing.Store(false)
 		return

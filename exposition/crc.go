@@ -1,4 +1,4 @@
-package collector
+package exposition
 
 // The gzip trailer holds the CRC-32 of the whole uncompressed member, but
 // the exposition keeps most of its pieces compressed only: the CRC of a

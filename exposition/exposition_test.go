@@ -1,14 +1,17 @@
-package collector
+package exposition
 
 import (
 	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +27,9 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
 // Accept headers that Prometheus servers send.
@@ -37,17 +42,17 @@ const (
 
 // newTestExposition returns an Exposition over testSnapshots whose self
 // registry holds APIMetrics with a few deterministic observations.
-func newTestExposition(t *testing.T, logger *slog.Logger) (*Exposition, *APIMetrics) {
+func newTestExposition(t *testing.T, logger *slog.Logger) (*Handler, *collector.APIMetrics) {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	m := NewAPIMetrics(reg)
+	m := collector.NewAPIMetrics(reg)
 	o := m.Observer("proj-a")
 	o.ObserveRequest(apiclient.OpListServices, "200", 120*time.Millisecond)
 	o.ObserveRequest(apiclient.OpListServices, "503", 2*time.Second)
 	o.ObserveRetry(apiclient.OpListServices)
 	o.ObserveRateLimitWait(apiclient.OpListServices, 250*time.Millisecond)
-	e := NewExposition(reg, logger)
-	for _, s := range testSnapshots() {
+	e := New(reg, logger)
+	for _, s := range fleettest.Snapshots() {
 		e.SetSnapshot(s)
 	}
 	return e, m
@@ -102,6 +107,25 @@ func parseText(t *testing.T, body []byte) map[string]*dto.MetricFamily {
 	return mfs
 }
 
+var update = flag.Bool("update", false, "rewrite the golden files in testdata from the current output")
+
+// readGolden returns a golden file, first rewriting it with got when the
+// test runs with -update.
+func readGolden(t *testing.T, name string, got []byte) []byte {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./exposition -update to create it)", err)
+	}
+	return want
+}
+
 func TestExpositionGolden(t *testing.T) {
 	e, _ := newTestExposition(t, nil)
 	for _, tc := range []struct {
@@ -124,7 +148,7 @@ func TestExpositionParsesAndLints(t *testing.T) {
 	e, _ := newTestExposition(t, nil)
 	body := []byte(scrapeText(t, e))
 	mfs := parseText(t, body)
-	for _, name := range append(catalog, "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
+	for _, name := range append(familyNames(), "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
 		"clouddb_exporter_api_retries_total", "clouddb_exporter_api_rate_limit_wait_seconds_total") {
 		if mfs[name] == nil {
 			t.Errorf("exposition has no %s", name)
@@ -142,13 +166,13 @@ func TestExpositionParsesAndLints(t *testing.T) {
 // The cached exposition holds exactly what a registry with the
 // FleetCollector serves.
 func TestExpositionMatchesRegistry(t *testing.T) {
-	e := NewExposition(nil, nil)
-	for _, s := range testSnapshots() {
+	e := New(nil, nil)
+	for _, s := range fleettest.Snapshots() {
 		e.SetSnapshot(s)
 	}
 	got := parseText(t, []byte(scrapeText(t, e)))
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(NewFleetCollectorOf(testSnapshots()...))
+	reg.MustRegister(collector.NewFleetCollectorOf(fleettest.Snapshots()...))
 	want, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +276,7 @@ func TestExpositionGzip(t *testing.T) {
 			identity = readBody(t, scrape(t, e, accept, ""))
 			checkGzip(t, readBody(t, scrape(t, e, accept, "gzip")), identity)
 			// A new snapshot must not be served from the old compressed form.
-			changed := testSnapshots()[1]
+			changed := fleettest.Snapshots()[1]
 			changed.Services[0].Name = "renamed"
 			e.SetSnapshot(changed)
 			identity = readBody(t, scrape(t, e, accept, ""))
@@ -335,9 +359,9 @@ func TestAcceptsGzip(t *testing.T) {
 
 func TestExpositionSelfMetricsAfterObserver(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := NewAPIMetrics(reg)
-	e := NewExposition(reg, nil)
-	e.SetSnapshot(testSnapshots()[0])
+	m := collector.NewAPIMetrics(reg)
+	e := New(reg, nil)
+	e.SetSnapshot(fleettest.Snapshots()[0])
 	if body := scrapeText(t, e); strings.Contains(body, "clouddb_exporter_api_") {
 		t.Fatalf("API metrics before any Observer:\n%s", body)
 	}
@@ -363,11 +387,11 @@ func TestExpositionSelfMetricsAfterObserver(t *testing.T) {
 }
 
 func TestExpositionSetSnapshotAndRemoveProject(t *testing.T) {
-	e := NewExposition(nil, nil)
+	e := New(nil, nil)
 	if body := scrapeText(t, e); body != "" {
 		t.Errorf("no snapshot yet, body %q", body)
 	}
-	snaps := testSnapshots()
+	snaps := fleettest.Snapshots()
 	for _, s := range snaps {
 		e.SetSnapshot(s)
 	}
@@ -384,7 +408,7 @@ func TestExpositionSetSnapshotAndRemoveProject(t *testing.T) {
 
 	// A new snapshot of proj-a in which svc-2, rs-2 and peer-2 vanished
 	// and svc-1 changed status.
-	a := testSnapshots()[0]
+	a := fleettest.Snapshots()[0]
 	a.Services = a.Services[:1]
 	a.Services[0].Status = apiclient.ServiceUpgrading
 	a.ReplicaSets = a.ReplicaSets[:1]
@@ -433,8 +457,8 @@ func TestExpositionSetSnapshotAndRemoveProject(t *testing.T) {
 // A label value that is not valid UTF-8 costs its own series only.
 func TestExpositionInvalidSeries(t *testing.T) {
 	logs := &countingHandler{}
-	e := NewExposition(nil, slog.New(logs))
-	s := testSnapshots()[1]
+	e := New(nil, slog.New(logs))
+	s := fleettest.Snapshots()[1]
 	s.Services[0].Name = "bad\xff"
 	e.SetSnapshot(s)
 	body := scrapeText(t, e)
@@ -482,8 +506,8 @@ func TestExpositionSelfGatherFailure(t *testing.T) {
 	logs := &countingHandler{}
 	g := &failingGatherer{}
 	g.fail.Store(true)
-	e := NewExposition(g, slog.New(logs))
-	e.SetSnapshot(testSnapshots()[0])
+	e := New(g, slog.New(logs))
+	e.SetSnapshot(fleettest.Snapshots()[0])
 	for range 3 {
 		for _, accept := range []string{acceptText, acceptPrometheus3} {
 			body := readBody(t, scrape(t, e, accept, "gzip"))
@@ -518,7 +542,7 @@ func TestExpositionSelfGatherFailure(t *testing.T) {
 // Run with -race to check the synchronisation.
 func TestExpositionConcurrent(t *testing.T) {
 	e, m := newTestExposition(t, nil)
-	snaps := testSnapshots()
+	snaps := fleettest.Snapshots()
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {
@@ -566,8 +590,8 @@ func FuzzAcceptsGzip(f *testing.F) {
 // poller's lock, so a numbered snapshot may arrive after a newer one; it
 // must not replace it. A removed project starts afresh.
 func TestExpositionDropsOutOfOrderSnapshots(t *testing.T) {
-	e := NewExposition(nil, nil)
-	older, newer := testSnapshots()[0], testSnapshots()[0]
+	e := New(nil, nil)
+	older, newer := fleettest.Snapshots()[0], fleettest.Snapshots()[0]
 	older.Seq, newer.Seq = 1, 2
 	newer.Services = newer.Services[:1]
 	newer.Services[0].Status = apiclient.ServiceUpgrading
@@ -578,14 +602,14 @@ func TestExpositionDropsOutOfOrderSnapshots(t *testing.T) {
 	if body := scrapeText(t, e); !strings.Contains(body, upgrading) || strings.Contains(body, `service_id="svc-2"`) {
 		t.Errorf("an older snapshot replaced a newer one:\n%s", body)
 	}
-	same := testSnapshots()[0]
+	same := fleettest.Snapshots()[0]
 	same.Seq = 2
 	e.SetSnapshot(same)
 	if body := scrapeText(t, e); !strings.Contains(body, upgrading) {
 		t.Error("a snapshot with the installed number replaced it")
 	}
 	// Another project's numbers are its own.
-	b := testSnapshots()[1]
+	b := fleettest.Snapshots()[1]
 	b.Seq = 1
 	e.SetSnapshot(b)
 	if body := scrapeText(t, e); !strings.Contains(body, `project_id="proj-b"`) {
@@ -602,10 +626,10 @@ func TestExpositionDropsOutOfOrderSnapshots(t *testing.T) {
 // unknown: its series is left out rather than exported as 0, and the rest
 // of the resource stays.
 func TestDroppedFieldsAreNotZero(t *testing.T) {
-	s := testSnapshots()[0]
+	s := fleettest.Snapshots()[0]
 	s.Services[0].Dropped = []apiclient.FieldError{{Field: "resources.1.spec.cpu_millis", Err: "bad"}}
 	s.ReplicaSets[0].Dropped = []apiclient.FieldError{{Field: "nodes", Err: "bad"}, {Field: "memory_gbs", Err: "bad"}}
-	e := NewExposition(nil, nil)
+	e := New(nil, nil)
 	e.SetSnapshot(s)
 	body := scrapeText(t, e)
 	for _, gone := range []string{

@@ -1,4 +1,4 @@
-package collector
+package exposition
 
 import (
 	"bytes"
@@ -15,26 +15,28 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
 // oddSnapshot returns a project whose label values need escaping or are
 // far from ASCII, and whose values are negative, fractional, huge, before
 // 1970 or far in the future: what a drifting API might send.
 func oddSnapshot() *fleet.Snapshot {
-	s := testSnapshots()[0]
+	s := fleettest.Snapshots()[0]
 	s.ProjectID = `proj-"odd"`
 	svc := &s.Services[0]
 	svc.Name = "back\\slash \"quoted\"\nnew line"
 	svc.RegionCode = "ünïcødé-😀"
 	svc.ServiceType = ""
 	svc.Status = `WEIRD "status"`
-	svc.Created = apiclient.Time{Time: ts("1960-06-30T23:59:59.999Z")}
-	svc.Resources[0].Spec.CPUMillis = intp(-1500)
-	svc.Resources[0].Spec.MemoryGBs = intp(1 << 40)
+	svc.Created = apiclient.Time{Time: fleettest.Time("1960-06-30T23:59:59.999Z")}
+	svc.Resources[0].Spec.CPUMillis = fleettest.Int(-1500)
+	svc.Resources[0].Spec.MemoryGBs = fleettest.Int(1 << 40)
 	svc.Resources[1].ID = `res\2`
 	svc.Endpoint.Port = 65535
-	s.Services[1].StatusSince = ts("3000-01-01T00:00:00.000000001Z")
+	s.Services[1].StatusSince = fleettest.Time("3000-01-01T00:00:00.000000001Z")
 	s.ReplicaSets[0].Nodes = -1
 	s.ReplicaSets[0].CPUMillis = 1
 	s.VPCs[0].Name = "\\"
@@ -53,20 +55,20 @@ func oddSnapshot() *fleet.Snapshot {
 func checkRendering(t *testing.T, snaps ...*fleet.Snapshot) {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(NewFleetCollectorOf(snaps...))
+	reg.MustRegister(collector.NewFleetCollectorOf(snaps...))
 	want, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := NewExposition(nil, nil)
+	e := New(nil, nil)
 	defer e.Close()
 	// Rendered once from other snapshots first: chunks replaced and kept
 	// by a change give the bytes of a first rendering.
-	before := NewExposition(nil, nil)
+	before := New(nil, nil)
 	defer before.Close()
 	for _, s := range snaps {
 		e.SetSnapshot(s)
-		other := syntheticSnapshot(s.ProjectID, 300)
+		other := fleettest.Synthetic(s.ProjectID, 300)
 		before.SetSnapshot(other)
 	}
 	scrapeForms(t, before)
@@ -125,7 +127,7 @@ func checkRendering(t *testing.T, snaps ...*fleet.Snapshot) {
 
 // scrapeForms scrapes e in every form and returns its text and OpenMetrics
 // expositions, failing the test if the gzip forms do not hold the same.
-func scrapeForms(t *testing.T, e *Exposition) (text, om []byte) {
+func scrapeForms(t *testing.T, e *Handler) (text, om []byte) {
 	t.Helper()
 	text = readBody(t, scrape(t, e, acceptText, ""))
 	om = readBody(t, scrape(t, e, acceptPrometheus3, ""))
@@ -182,10 +184,10 @@ func TestRenderMatchesRegistry(t *testing.T) {
 		name  string
 		snaps []*fleet.Snapshot
 	}{
-		{"test snapshots", testSnapshots()},
-		{"odd values", []*fleet.Snapshot{oddSnapshot(), testSnapshots()[1]}},
-		{"synthetic", []*fleet.Snapshot{syntheticSnapshot("big", 500), syntheticSnapshot("small", 3)}},
-		{"empty project", []*fleet.Snapshot{{ProjectID: "empty", Taken: ts("2025-03-01T12:00:00Z")}}},
+		{"test snapshots", fleettest.Snapshots()},
+		{"odd values", []*fleet.Snapshot{oddSnapshot(), fleettest.Snapshots()[1]}},
+		{"synthetic", []*fleet.Snapshot{fleettest.Synthetic("big", 500), fleettest.Synthetic("small", 3)}},
+		{"empty project", []*fleet.Snapshot{{ProjectID: "empty", Taken: fleettest.Time("2025-03-01T12:00:00Z")}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkRendering(t, tc.snaps...) })
 	}
@@ -239,9 +241,9 @@ func TestAppendFloat(t *testing.T) {
 
 // HELP text is escaped as expfmt escapes it: the double quote only in
 // OpenMetrics.
-func TestDescHeader(t *testing.T) {
+func TestFamilyHeader(t *testing.T) {
 	help := `Back\slash, "quotes"` + "\nand a new line."
-	d := newDesc("clouddb_test_metric", help, "b", "a")
+	d := newFamily("clouddb_test_metric", help, []string{"b", "a"})
 	mf := &dto.MetricFamily{
 		Name: new("clouddb_test_metric"), Help: new(help), Type: dto.MetricType_GAUGE.Enum(),
 		Metric: []*dto.Metric{{Gauge: &dto.Gauge{Value: new(1.0)}}},
@@ -282,9 +284,9 @@ func headerLen(block []byte) int {
 // one slab per chunk, and the port label of each service and replica set
 // (strconv.FormatInt).
 func TestRenderAllocations(t *testing.T) {
-	s := syntheticSnapshot("p", 200)
+	s := fleettest.Synthetic("p", 200)
 	var r renderer
-	part := groups[0].part(s, 0, len(s.Services))
+	part := groups[0].Part(s, 0, len(s.Services))
 	for f := range numForms {
 		if _, err := r.renderChunk(&groups[0], &part, f); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package collector
+package exposition
 
 import (
 	"bytes"
@@ -13,11 +13,13 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
 // stats returns the render counters of e.
-func (e *Exposition) statsNow() renderStats {
+func (e *Handler) statsNow() renderStats {
 	e.renderMu.Lock()
 	defer e.renderMu.Unlock()
 	return e.stats
@@ -34,7 +36,7 @@ func (s renderStats) total() int {
 
 // retainedBytes sums the capacity of every buffer e keeps between scrapes:
 // the chunks' renderings and the renderer's scratch.
-func (e *Exposition) retainedBytes() int {
+func (e *Handler) retainedBytes() int {
 	e.renderMu.Lock()
 	defer e.renderMu.Unlock()
 	n := e.render.out.Cap()
@@ -64,7 +66,7 @@ func (e *Exposition) retainedBytes() int {
 
 // scrapePrometheus scrapes e as Prometheus does (OpenMetrics, gzip) and
 // returns the uncompressed body.
-func scrapePrometheus(t *testing.T, e *Exposition) string {
+func scrapePrometheus(t *testing.T, e *Handler) string {
 	t.Helper()
 	return string(gunzip(t, readBody(t, scrape(t, e, acceptPrometheus3, "gzip"))))
 }
@@ -72,8 +74,8 @@ func scrapePrometheus(t *testing.T, e *Exposition) string {
 // A snapshot equal to the last one, but built anew as every poll builds it,
 // renders nothing; publishing never renders.
 func TestExpositionUnchangedSnapshotRendersNothing(t *testing.T) {
-	e := NewExposition(nil, nil)
-	e.SetSnapshot(syntheticSnapshot("p", 2000))
+	e := New(nil, nil)
+	e.SetSnapshot(fleettest.Synthetic("p", 2000))
 	if s := e.statsNow(); s.total() != 0 {
 		t.Fatalf("SetSnapshot rendered %d chunks before any scrape", s.total())
 	}
@@ -82,7 +84,7 @@ func TestExpositionUnchangedSnapshotRendersNothing(t *testing.T) {
 	if before.total() < 2000/chunkTarget {
 		t.Fatalf("only %d chunks rendered for 2000 services", before.total())
 	}
-	e.SetSnapshot(syntheticSnapshot("p", 2000))
+	e.SetSnapshot(fleettest.Synthetic("p", 2000))
 	again := scrapePrometheus(t, e)
 	after := e.statsNow()
 	if n := after.total() - before.total(); n != 0 {
@@ -98,8 +100,8 @@ func TestExpositionUnchangedSnapshotRendersNothing(t *testing.T) {
 
 // A change to one service renders its chunk only, in the form asked for.
 func TestExpositionRendersChangedChunkOnly(t *testing.T) {
-	e := NewExposition(nil, nil)
-	e.SetSnapshot(syntheticSnapshot("p", 2000))
+	e := New(nil, nil)
+	e.SetSnapshot(fleettest.Synthetic("p", 2000))
 	scrapePrometheus(t, e)
 	for _, tc := range []struct {
 		name   string
@@ -124,10 +126,10 @@ func TestExpositionRendersChangedChunkOnly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Back to the base fleet, then the one change.
-			e.SetSnapshot(syntheticSnapshot("p", 2000))
+			e.SetSnapshot(fleettest.Synthetic("p", 2000))
 			scrapePrometheus(t, e)
 			before := e.statsNow()
-			e.SetSnapshot(tc.change(syntheticSnapshot("p", 2000)))
+			e.SetSnapshot(tc.change(fleettest.Synthetic("p", 2000)))
 			body := scrapePrometheus(t, e)
 			after := e.statsNow()
 			if !strings.Contains(body, tc.want) {
@@ -150,10 +152,10 @@ func TestExpositionRendersChangedChunkOnly(t *testing.T) {
 // Only the forms asked for are rendered, and one not asked for within
 // formIdle is dropped at the next change.
 func TestExpositionRendersAskedFormsOnly(t *testing.T) {
-	e := NewExposition(nil, nil)
+	e := New(nil, nil)
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	e.now = func() time.Time { return now }
-	e.SetSnapshot(syntheticSnapshot("p", 500))
+	e.SetSnapshot(fleettest.Synthetic("p", 500))
 	scrapePrometheus(t, e)
 	formsHeld := func() (held [numForms]int) {
 		e.renderMu.Lock()
@@ -187,7 +189,7 @@ func TestExpositionRendersAskedFormsOnly(t *testing.T) {
 		t.Errorf("text form: %d chunks held after a text scrape, want %d", formsHeld()[text], held[om])
 	}
 	now = now.Add(formIdle + time.Second)
-	changed := syntheticSnapshot("p", 500)
+	changed := fleettest.Synthetic("p", 500)
 	changed.Services[0].Name = "renamed"
 	e.SetSnapshot(changed)
 	if body := scrapePrometheus(t, e); !strings.Contains(body, `name="renamed"`) {
@@ -207,8 +209,8 @@ func TestExpositionShrinksAfterSpike(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders 60,000 replica sets")
 	}
-	e := NewExposition(nil, nil)
-	spike := syntheticSnapshot("p", 1)
+	e := New(nil, nil)
+	spike := fleettest.Synthetic("p", 1)
 	base := spike.ReplicaSets[0]
 	spike.ReplicaSets = nil
 	for i := range 60_000 {
@@ -216,7 +218,7 @@ func TestExpositionShrinksAfterSpike(t *testing.T) {
 		rs.ID = fmt.Sprintf("rs-%06d", i)
 		spike.ReplicaSets = append(spike.ReplicaSets, rs)
 	}
-	small := syntheticSnapshot("p", 1)
+	small := fleettest.Synthetic("p", 1)
 	small.ReplicaSets = spike.ReplicaSets[:3:3]
 	small.ReplicaSets = append([]fleet.ReplicaSet(nil), small.ReplicaSets...)
 
@@ -264,9 +266,9 @@ func liveHeap() int64 {
 // gather, not from a gather per scrape.
 func TestExpositionScheduledSelfGather(t *testing.T) {
 	g := &countingGatherer{}
-	e := NewExposition(SelfGatherer(NewAPIMetrics(nil), g), nil)
+	e := New(SelfGatherer(collector.NewAPIMetrics(nil), g), nil)
 	defer e.Close()
-	e.SetSnapshot(testSnapshots()[0])
+	e.SetSnapshot(fleettest.Snapshots()[0])
 	for range 5 {
 		if body := scrapeText(t, e); !strings.Contains(body, "clouddb_exporter_build_info 1") {
 			t.Fatal("no build info")
@@ -295,8 +297,8 @@ func (g *countingGatherer) Gather() ([]*dto.MetricFamily, error) {
 
 // A change in one project renders that project only.
 func TestExpositionRendersChangedProjectOnly(t *testing.T) {
-	e := NewExposition(nil, nil)
-	snaps := testSnapshots()
+	e := New(nil, nil)
+	snaps := fleettest.Snapshots()
 	for _, s := range snaps {
 		e.SetSnapshot(s)
 	}
@@ -313,7 +315,7 @@ func TestExpositionRendersChangedProjectOnly(t *testing.T) {
 	}
 	a := held("proj-a")
 	before := e.statsNow()
-	changed := testSnapshots()[1]
+	changed := fleettest.Snapshots()[1]
 	changed.Services[0].Name = "changed"
 	e.SetSnapshot(changed)
 	if body := scrapePrometheus(t, e); !strings.Contains(body, `name="changed"`) {
@@ -330,14 +332,14 @@ func TestExpositionRendersChangedProjectOnly(t *testing.T) {
 // A view being written to a slow client keeps its bytes while snapshots
 // change: renderings are replaced, never modified.
 func TestExpositionViewImmutable(t *testing.T) {
-	e := NewExposition(nil, nil)
-	e.SetSnapshot(syntheticSnapshot("p", 300))
+	e := New(nil, nil)
+	e.SetSnapshot(fleettest.Synthetic("p", 300))
 	for _, gzip := range []bool{false, true} {
 		f := formOf(formatText, gzip)
 		v := e.view(f)
 		want := bytes.Join(v.parts, nil)
 		for i := range 3 {
-			changed := syntheticSnapshot("p", 300)
+			changed := fleettest.Synthetic("p", 300)
 			for j := range changed.Services {
 				changed.Services[j].Name = fmt.Sprint("changed-", i)
 			}

@@ -1,0 +1,75 @@
+package collector
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
+)
+
+// Desc describes one metric family of the resource metrics: a gauge whose
+// labels all come from the snapshot (none is constant). It holds the name,
+// HELP and label names as given, so that an encoder (the exposition) need
+// not parse them back out of a prometheus.Desc.
+type Desc struct {
+	desc   *prometheus.Desc
+	name   string
+	help   string
+	labels []string // in the order the collect functions pass their values
+
+	// family is the index of the metric in Families(), where the metrics
+	// are sorted by name: the order of families in an exposition.
+	family int
+}
+
+// newDesc builds the descriptor of a resource gauge. Encoders write names
+// unquoted, so a name outside the legacy character set is a programming
+// error.
+func newDesc(name, help string, labels ...string) *Desc {
+	if !model.LegacyValidation.IsValidMetricName(name) {
+		panic("collector: metric name " + strconv.Quote(name) + " needs quoting")
+	}
+	for _, l := range labels {
+		if !model.LegacyValidation.IsValidLabelName(l) {
+			panic("collector: label name " + strconv.Quote(l) + " of " + name + " needs quoting")
+		}
+	}
+	return &Desc{
+		desc:   prometheus.NewDesc(name, help, labels, nil),
+		name:   name,
+		help:   help,
+		labels: labels,
+	}
+}
+
+// Name returns the metric name.
+func (d *Desc) Name() string { return d.name }
+
+// Help returns the HELP text, unescaped.
+func (d *Desc) Help() string { return d.help }
+
+// Labels returns the label names in the order the samples carry their
+// values. The slice must not be modified.
+func (d *Desc) Labels() []string { return d.labels }
+
+// Family returns the index of d in Families().
+func (d *Desc) Family() int { return d.family }
+
+// Families returns the descriptor of every resource metric, sorted by name:
+// the order of the families in an exposition. Each descriptor's Family is
+// its index here. The slice must not be modified.
+func Families() []*Desc { return familyDescs }
+
+// familyDescs is allDescs sorted by name.
+var familyDescs = sortFamilies(allDescs)
+
+func sortFamilies(descs []*Desc) []*Desc {
+	sorted := slices.Clone(descs)
+	slices.SortFunc(sorted, func(a, b *Desc) int { return cmp.Compare(a.name, b.name) })
+	for i, d := range sorted {
+		d.family = i
+	}
+	return sorted
+}
