@@ -37,6 +37,11 @@ var ErrInvalidID = errors.New("invalid id")
 // response's body exceeds Config.MaxBodyBytes.
 var ErrBodyTooLarge = errors.New("response body too large")
 
+// ErrValueTooLarge is wrapped by the error returned when one value of a
+// successful read's body (a list element, a lone token, or a run of white
+// space) exceeds Config.MaxValueBytes.
+var ErrValueTooLarge = errors.New("response value too large")
+
 // Client calls the API for one project with one set of credentials. It is
 // safe for concurrent use; all its calls share one token bucket.
 type Client struct {
@@ -62,6 +67,7 @@ type Client struct {
 	retryMaxDelay  time.Duration
 	maxRetryAfter  time.Duration
 	maxBodyBytes   int64
+	maxValueBytes  int64
 
 	// Seams for tests: jitter returns a value in [0, n); sleep waits d or
 	// until ctx is done, for backoff and for the token bucket; now tells the
@@ -100,8 +106,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("apiclient: AccessKey must not be empty")
 	case cfg.SecretKey == "":
 		return nil, errors.New("apiclient: SecretKey must not be empty")
-	case cfg.Timeout < 0, cfg.RetryBaseDelay < 0, cfg.RetryMaxDelay < 0, cfg.MaxRetryAfter < 0, cfg.MaxBodyBytes < 0:
-		return nil, errors.New("apiclient: durations and MaxBodyBytes must not be negative")
+	case cfg.Timeout < 0, cfg.RetryBaseDelay < 0, cfg.RetryMaxDelay < 0, cfg.MaxRetryAfter < 0, cfg.MaxBodyBytes < 0, cfg.MaxValueBytes < 0:
+		return nil, errors.New("apiclient: durations, MaxBodyBytes and MaxValueBytes must not be negative")
 	case cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit):
 		return nil, errors.New("apiclient: RateLimit must not be negative")
 	case cfg.TrackingShare < 0 || cfg.TrackingShare > 1 || math.IsNaN(cfg.TrackingShare):
@@ -122,6 +128,7 @@ func New(cfg Config) (*Client, error) {
 		retryMaxDelay:  orDefault(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
 		maxRetryAfter:  orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
 		maxBodyBytes:   orDefault(cfg.MaxBodyBytes, DefaultMaxBodyBytes),
+		maxValueBytes:  orDefault(cfg.MaxValueBytes, DefaultMaxValueBytes),
 		jitter:         rand.Int64N,
 		sleep:          sleepCtx,
 		now:            time.Now,
@@ -454,7 +461,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
-	})
+	}, c.maxValueBytes)
 	switch {
 	case rb.tooLarge:
 		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
@@ -467,14 +474,20 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	return derr
 }
 
+// maxWholeBody bounds an answer read whole (see readWhole) when
+// Config.MaxValueBytes is smaller: a write's answer is one resource.
+const maxWholeBody = 32 << 20
+
 // readWhole handles the success answer of a write (or of a call whose
 // answer is relayed, see WithAnswer): small, read whole within the limit,
 // recorded as received, and decoded whole or not at all. An answer
 // documented without a body succeeds whatever body it carries: the status
 // is the answer, and a write the API accepted must not look failed.
 func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, start time.Time) error {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBodyBytes+1))
-	tooLarge := int64(len(data)) > c.maxBodyBytes
+	// Held whole, so bounded by what one value may hold as well.
+	limit := min(c.maxBodyBytes, max(c.maxValueBytes, maxWholeBody))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	tooLarge := int64(len(data)) > limit
 	if cl.out == nil {
 		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
 		if err == nil && !tooLarge {
@@ -488,16 +501,17 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 	}
 	c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
 	if tooLarge {
-		return fmt.Errorf("apiclient: %s: %w: more than %d bytes (see --api.max-response-size)", cl.op, ErrBodyTooLarge, c.maxBodyBytes)
+		return fmt.Errorf("apiclient: %s: %w: more than %d bytes (see --api.max-response-size and --api.max-value-size)", cl.op, ErrBodyTooLarge, limit)
 	}
 	recordAnswer(ctx, data)
 	var drop func(FieldError)
 	if cl.method == http.MethodGet {
 		drop = func(FieldError) { c.observer.ObserveDecodeError(cl.op) }
 	}
+	// Already read whole: its values need no bound of their own.
 	return decodeStream(cl.op, bytes.NewReader(data), cl.out, drop, c.creds().redactor, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
-	})
+	}, 0)
 }
 
 // trackingKey marks a context whose calls draw on the tracking share.

@@ -20,7 +20,13 @@ const (
 	// marked by Tracking may use: what the poll cycle's budget (90%)
 	// leaves.
 	DefaultTrackingShare = 0.1
-	DefaultMaxBodyBytes  = 32 << 20 // a list of 10,000 services at about 3 KiB each
+	// DefaultMaxBodyBytes fits a list of 100,000 services at about 5 KiB
+	// each (the simulator's are 0.85 KiB). It bounds time, not memory:
+	// answers are decoded as they stream in.
+	DefaultMaxBodyBytes = 512 << 20
+	// DefaultMaxValueBytes bounds one value of an answer, what the decoder
+	// holds at once: a service is 1 to 5 KiB.
+	DefaultMaxValueBytes = 1 << 20
 )
 
 // Config configures a Client. Credentials are Secrets so that printing a
@@ -64,6 +70,12 @@ type Config struct {
 	// a stream, so memory follows what is kept, not this limit. Error
 	// answers are read up to 64 KiB, whatever this limit.
 	MaxBodyBytes int64
+	// MaxValueBytes limits one value of a read's success answer as it is
+	// decoded: a list element, a lone token, or a run of white space,
+	// which the decoder holds whole; a larger one fails the call with
+	// ErrValueTooLarge. This, not MaxBodyBytes, bounds the memory a
+	// hostile answer costs.
+	MaxValueBytes int64
 
 	// Concurrency is how many requests the caller keeps in flight at
 	// once (--collect.concurrency); it sizes the idle connection pool of

@@ -64,21 +64,73 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// valueLimit bounds what a json.Decoder reads for one value: a list
+// element, a lone token, with the white space before it. The decoder
+// buffers a value whole before decoding it, and white space too (it only
+// moves past white space once a value follows), so that without this
+// bound a single long string or a body of blanks grows its buffer, by
+// doubling, to the size of the whole answer. reset starts a value.
+type valueLimit struct {
+	r        io.Reader
+	dec      *json.Decoder
+	limit    int64 // 0: no limit
+	left     int64
+	exceeded bool
+}
+
+// reset starts a value: what the decoder has read ahead of its position
+// already counts.
+func (l *valueLimit) reset() {
+	l.left = l.limit
+	if b, ok := l.dec.Buffered().(interface{ Len() int }); ok {
+		l.left -= int64(b.Len())
+	}
+}
+
+func (l *valueLimit) Read(p []byte) (int, error) {
+	if l.limit <= 0 {
+		return l.r.Read(p)
+	}
+	if l.left <= 0 {
+		l.exceeded = true
+		return 0, ErrValueTooLarge
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
 // decodeStream decodes the body r into out without reading it whole: a
 // list is decoded element by element, so that memory follows what is kept,
 // not the bytes received (unknown fields, however large, are skipped as
 // they stream by). As in decodeBody, drop non-nil decodes leniently.
-// Errors are typed by the caller from body's state.
-func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
-	dec := json.NewDecoder(r)
+// maxValue bounds one value (see valueLimit; 0: no bound): past it the
+// call fails with ErrValueTooLarge. Other errors are typed by the caller
+// from body's state.
+func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), maxValue int64) error {
+	vl := &valueLimit{r: r, limit: maxValue}
+	err := decodeValues(op, vl, out, drop, red, prefix)
+	if vl.exceeded {
+		return fmt.Errorf("apiclient: %s: %w: more than %d bytes in one list element, token or run of white space (see --api.max-value-size)", op, ErrValueTooLarge, maxValue)
+	}
+	return err
+}
+
+func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
+	dec := json.NewDecoder(vl)
+	vl.dec = dec
 	v := reflect.ValueOf(out).Elem()
+	vl.reset()
 	if v.Kind() != reflect.Slice || !isResource(v.Type().Elem()) {
 		// A single value is one element: small, and decoded whole.
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return decodeError(op, err, red, prefix)
 		}
-		if err := expectEOF(dec); err != nil {
+		if err := expectEOF(dec, vl); err != nil {
 			return decodeError(op, err, red, prefix)
 		}
 		return decodeValue(op, raw, out, drop, red, prefix)
@@ -90,13 +142,19 @@ func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *R
 	}
 	if tok == nil { // null: an empty list
 		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-		return expectEOFOr(op, dec, red, prefix)
+		return expectEOFOr(op, dec, vl, red, prefix)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return decodeError(op, fmt.Errorf("json: cannot unmarshal %v into a list", tok), red, prefix)
 	}
 	list := reflect.MakeSlice(v.Type(), 0, 0)
-	for i := 0; dec.More(); i++ {
+	for i := 0; ; i++ {
+		// Each element, with the white space and comma before it, has
+		// the whole bound.
+		vl.reset()
+		if !dec.More() {
+			break
+		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return decodeError(op, err, red, prefix)
@@ -118,7 +176,7 @@ func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *R
 		return decodeError(op, err, red, prefix)
 	}
 	v.Set(list)
-	return expectEOFOr(op, dec, red, prefix)
+	return expectEOFOr(op, dec, vl, red, prefix)
 }
 
 func isResource(t reflect.Type) bool {
@@ -140,8 +198,10 @@ func decodeValue(op string, data []byte, out any, drop func(FieldError), red *Re
 }
 
 // expectEOF fails when anything but white space follows the value, as
-// json.Unmarshal does.
-func expectEOF(dec *json.Decoder) error {
+// json.Unmarshal does. The white space has a value's bound (see
+// valueLimit).
+func expectEOF(dec *json.Decoder, vl *valueLimit) error {
+	vl.reset()
 	if _, err := dec.Token(); err != io.EOF {
 		if err == nil {
 			err = errors.New("invalid character after top-level value")
@@ -151,8 +211,8 @@ func expectEOF(dec *json.Decoder) error {
 	return nil
 }
 
-func expectEOFOr(op string, dec *json.Decoder, red *Redactor, prefix func() ([]byte, bool)) error {
-	if err := expectEOF(dec); err != nil {
+func expectEOFOr(op string, dec *json.Decoder, vl *valueLimit, red *Redactor, prefix func() ([]byte, bool)) error {
+	if err := expectEOF(dec, vl); err != nil {
 		return decodeError(op, err, red, prefix)
 	}
 	return nil
@@ -172,5 +232,5 @@ func decodeError(op string, err error, red *Redactor, prefix func() ([]byte, boo
 func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
 	return decodeStream(op, bytes.NewReader(data), out, drop, nil, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
-	})
+	}, 0)
 }

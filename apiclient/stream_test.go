@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -108,5 +110,135 @@ func TestBodylessAnswerIgnoresItsBody(t *testing.T) {
 	c, _, _ := newTestClient(t, srv, func(cfg *Config) { cfg.MaxBodyBytes = 1 << 20 })
 	if err := c.DeleteService(t.Context(), "s1"); err != nil {
 		t.Fatalf("DeleteService answered 202 with a large body: %v", err)
+	}
+}
+
+// hostileBody is a body of head, then n bytes of fill, then tail,
+// generated as it is read so that the test itself holds none of it.
+type hostileBody struct {
+	head, tail []byte
+	fill       byte
+	n          int64
+	read       int64 // bytes handed out
+}
+
+func (b *hostileBody) Read(p []byte) (int, error) {
+	total := int64(len(b.head)) + b.n + int64(len(b.tail))
+	if b.read >= total {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) && b.read < total {
+		switch off := b.read; {
+		case off < int64(len(b.head)):
+			p[n] = b.head[off]
+		case off < int64(len(b.head))+b.n:
+			p[n] = b.fill
+		default:
+			p[n] = b.tail[off-int64(len(b.head))-b.n]
+		}
+		n++
+		b.read++
+	}
+	return n, nil
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestHostileValueBounded: the decoder holds one value whole, and the
+// white space before one too, so that a body of blanks or one endless
+// token used to grow its buffer to the size of the whole answer (and
+// three times that while doubling). Each must fail once one value's
+// bound is read, having allocated a small multiple of that bound, while a
+// list far larger than the bound decodes (TestListDecodedAsStream).
+func TestHostileValueBounded(t *testing.T) {
+	const maxValue = 256 << 10
+	const size = 64 << 20
+	for _, tt := range []struct {
+		name       string
+		head, tail string
+		fill       byte
+		single     bool // a single value (getService), not a list
+	}{
+		{name: "white space only", fill: ' '},
+		{name: "white space before the list", fill: '\n', tail: `[]`},
+		{name: "white space between elements", head: `[{"service_id":"a"},`, fill: '\t', tail: `{"service_id":"b"}]`},
+		{name: "white space after the list", head: `[]`, fill: ' '},
+		{name: "one endless string", head: `[{"service_id":"`, fill: 'a', tail: `"}]`},
+		{name: "one endless number", head: `[{"service_id":"s","cpu_millis":1`, fill: '0', tail: `}]`},
+		{name: "one endless unknown field", head: `[{"service_id":"s","x":"`, fill: 'x', tail: `"}]`},
+		{name: "a single value", head: `{"service_id":"`, fill: 'a', tail: `"}`, single: true},
+		{name: "white space after a single value", head: `{"service_id":"s"}`, fill: ' ', single: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := &hostileBody{head: []byte(tt.head), tail: []byte(tt.tail), fill: tt.fill, n: size}
+			var err error
+			alloc := allocated(func() {
+				var svc Service
+				var list []Service
+				var out any = &list
+				if tt.single {
+					out = &svc
+				}
+				err = decodeStream(OpListServices, body, out, func(FieldError) {}, nil, func() ([]byte, bool) { return nil, false }, maxValue)
+			})
+			if !errors.Is(err, ErrValueTooLarge) || !strings.Contains(err.Error(), "--api.max-value-size") {
+				t.Fatalf("err = %v, want ErrValueTooLarge naming the flag", err)
+			}
+			if body.read > 2*maxValue {
+				t.Errorf("read %d bytes of the body, want at most about one value's bound (%d)", body.read, maxValue)
+			}
+			if alloc > 8*maxValue {
+				t.Errorf("allocated %d bytes, want at most %d (a small multiple of one value's bound, not of the %d-byte body)", alloc, 8*maxValue, size)
+			}
+		})
+	}
+}
+
+// TestValueBoundIsPerValue: many values of just under the bound, with
+// white space between them, decode; one just over it does not.
+func TestValueBoundIsPerValue(t *testing.T) {
+	const maxValue = 4 << 10
+	elem := func(id string, pad int) string {
+		return fmt.Sprintf(`{"service_id":%q,"x":"%s"}`, id, strings.Repeat("p", pad))
+	}
+	overhead := len(elem("s00", 0)) + 8 // the element, its comma and blanks
+	var under []string
+	for i := range 100 {
+		under = append(under, elem(fmt.Sprintf("s%02d", i), maxValue-overhead))
+	}
+	var got []Service
+	body := "[" + strings.Join(under, " ,\n ") + "]"
+	if err := decodeStream(OpListServices, strings.NewReader(body), &got, nil, nil, func() ([]byte, bool) { return nil, false }, maxValue); err != nil || len(got) != 100 {
+		t.Fatalf("%d bytes of values under the bound: got %d services, err %v", len(body), len(got), err)
+	}
+	body = "[" + elem("s", maxValue) + "]"
+	if err := decodeStream(OpListServices, strings.NewReader(body), &got, nil, nil, func() ([]byte, bool) { return nil, false }, maxValue); !errors.Is(err, ErrValueTooLarge) {
+		t.Fatalf("a value over the bound: err = %v, want ErrValueTooLarge", err)
+	}
+}
+
+// TestValueTooLargeNotRetried: an answer over the bound fails its call at
+// once, after one request: the same request would get the same answer.
+func TestValueTooLargeNotRetried(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(strings.Repeat(" ", 1<<20)))
+	})
+	c, _, _ := newTestClient(t, srv, func(cfg *Config) { cfg.MaxValueBytes = 64 << 10 })
+	_, err := c.ListServices(t.Context())
+	if !errors.Is(err, ErrValueTooLarge) {
+		t.Fatalf("err = %v, want ErrValueTooLarge", err)
+	}
+	if n := len(srv.requests()); n != 1 {
+		t.Fatalf("%d requests, want 1 (no retry)", n)
 	}
 }

@@ -26,6 +26,8 @@ type API struct {
 	RetryMaxDelay  time.Duration
 	// MaxResponseSize bounds a success answer's body (--api.max-response-size).
 	MaxResponseSize int64
+	// MaxValueSize bounds one value of a success answer (--api.max-value-size).
+	MaxValueSize int64
 	// HTTPClient holds the TLS and proxy settings (http_client, or the
 	// --api.tls.* and --api.proxy-url flags).
 	HTTPClient HTTPClient
@@ -138,6 +140,7 @@ func (p Project) ClientConfig() (apiclient.Config, error) {
 		RetryMaxDelay:  p.API.RetryMaxDelay,
 		Concurrency:    p.Collect.Concurrency,
 		MaxBodyBytes:   p.API.MaxResponseSize,
+		MaxValueBytes:  p.API.MaxValueSize,
 	}, nil
 }
 

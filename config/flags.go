@@ -58,8 +58,10 @@ func AddFlags(app *kingpin.Application) *Flags {
 		apiclient.DefaultRetryBaseDelay.String(), "CLOUDDB_API_RETRY_BASE_DELAY", &f.API.RetryBaseDelay)
 	flagval.Duration(app, "api.retry-max-delay", "Cap of one backoff delay.",
 		apiclient.DefaultRetryMaxDelay.String(), "CLOUDDB_API_RETRY_MAX_DELAY", &f.API.RetryMaxDelay)
-	flagval.Bytes(app, "api.max-response-size", "Largest API answer read: a larger one fails its call with a clear error. Answers are decoded as they stream in, so memory follows what is kept, not this size. The default fits a list of 10,000 services at about 3 KiB each (the simulator's are 0.5 KiB).",
-		"32MiB", "CLOUDDB_API_MAX_RESPONSE_SIZE", &f.API.MaxResponseSize)
+	flagval.Bytes(app, "api.max-response-size", "Largest API answer read: a larger one fails its call with a clear error. Answers are decoded as they stream in, so memory follows what is kept, not this size (see --api.max-value-size). The default fits a list of 100,000 services at about 5 KiB each (the simulator's are 0.85 KiB).",
+		"512MiB", "CLOUDDB_API_MAX_RESPONSE_SIZE", &f.API.MaxResponseSize)
+	flagval.Bytes(app, "api.max-value-size", "Largest single value of an API answer: one list element, one token, or one run of white space, which the decoder holds whole. A larger one fails its call with a clear error: this bounds what a broken or hostile answer costs in memory. A service is 1 to 5 KiB.",
+		"1MiB", "CLOUDDB_API_MAX_VALUE_SIZE", &f.API.MaxValueSize)
 	flagval.Duration(app, "collect.interval", "Interval of full poll cycles (all list endpoints).",
 		DefaultInterval.String(), "CLOUDDB_COLLECT_INTERVAL", &f.Collect.Interval)
 	flagval.Duration(app, "collect.transition-interval", "Interval at which resources in a transitional state are followed through the get endpoints.",

@@ -175,9 +175,9 @@ func hugeList(n, pad int, done *atomic.Int32) http.HandlerFunc {
 
 // TestHugeAnswersMemoryBounded: two 200 MB answers at once (services and
 // VPCs) must cost memory for what is kept, not for the bytes received
-// (answers read whole took 639 MB RSS for three such answers). At the default
-// limit they fail as too large; with a limit above their size they are
-// decoded, 3,200 small records kept.
+// (answers read whole took 639 MB RSS for three such answers). Under a
+// 32 MiB limit they fail as too large; under the default limit, above
+// their size, they are decoded, 3,200 small records kept.
 func TestHugeAnswersMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
@@ -188,8 +188,8 @@ func TestHugeAnswersMemoryBounded(t *testing.T) {
 		args []string
 		kept bool
 	}{
-		{"default limit", nil, false},
-		{"limit above the answer", []string{"--api.max-response-size=512MiB"}, true},
+		{"limit below the answer", []string{"--api.max-response-size=32MiB"}, false},
+		{"default limit", nil, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var done atomic.Int32
@@ -220,6 +220,92 @@ func TestHugeAnswersMemoryBounded(t *testing.T) {
 			t.Logf("peak RSS %d MiB, RSS now %d MiB", peak>>20, vmStatus(t, p.PID(), "VmRSS")>>20)
 			if peak > bound {
 				t.Errorf("peak RSS %d MiB after two 200 MiB answers, want at most %d MiB", peak>>20, bound>>20)
+			}
+		})
+	}
+}
+
+// TestHostileAnswersMemoryBounded: a success answer the API should never
+// send (200 MB of white space behind a Content-Length, or one string that
+// never ends, chunked) fails its call once one value's bound
+// (--api.max-value-size) is read: one request per cycle, no retry, and the
+// peak RSS grows by a few MiB, not by what was sent (the decoder used to
+// buffer the white space whole: 220 MB for 40 MB read).
+func TestHostileAnswersMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	const growthBound = 64 << 20
+	bin := testbin.Build(t, ".")
+	for _, tt := range []struct {
+		name   string
+		answer http.HandlerFunc
+	}{
+		{"white space with a length", func(w http.ResponseWriter, _ *http.Request) {
+			const size = 200 << 20
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(size))
+			blank := []byte(strings.Repeat(" ", 64<<10))
+			for range size / len(blank) {
+				if _, err := w.Write(blank); err != nil {
+					return
+				}
+			}
+		}},
+		{"endless chunked string", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`[{"service_id":"`))
+			chunk := []byte(strings.Repeat("a", 64<<10))
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int32
+			upstream := hostileUpstream(t, map[string]http.HandlerFunc{
+				"/projects/p/services": func(w http.ResponseWriter, r *http.Request) {
+					calls.Add(1)
+					tt.answer(w, r)
+				},
+				"/projects/p/vpcs": func(w http.ResponseWriter, _ *http.Request) {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = w.Write([]byte(`[]`))
+				},
+			})
+			addr := testbin.FreeAddr(t)
+			p := testbin.Start(t, bin, upstreamEnv(upstream, false),
+				"--web.listen-address="+addr, "--collect.interval=1s")
+			testbin.WaitFor(t, 30*time.Second, "the exporter to be ready", func() bool {
+				if p.Exited() {
+					t.Fatalf("the exporter exited:\n%s", p.Output())
+				}
+				code, _ := testbin.Get("http://" + addr + "/-/ready")
+				return code == http.StatusOK
+			})
+			base := vmStatus(t, p.PID(), "VmHWM")
+			start := calls.Load()
+			testbin.WaitFor(t, 30*time.Second, "three more cycles", func() bool { return calls.Load() >= start+3 })
+			if !strings.Contains(p.Output(), "response value too large") {
+				t.Errorf("the log does not name the too-large value:\n%s", p.Output())
+			}
+			_, body := testbin.Get("http://" + addr + "/metrics")
+			fams, err := testbin.Families(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// One request per cycle: none of them retried.
+			if retries, ok := testbin.Value(fams, "clouddb_exporter_api_retries_total", "operation", "listServices"); !ok || retries != 0 {
+				t.Errorf("listServices retries = %v (exported: %v), want 0: a too large answer is not asked again", retries, ok)
+			}
+			peak := vmStatus(t, p.PID(), "VmHWM")
+			t.Logf("peak RSS %d MiB at ready, %d MiB after %d answers", base>>20, peak>>20, calls.Load())
+			if peak-base > growthBound {
+				t.Errorf("peak RSS grew by %d MiB over the hostile answers, want at most %d MiB", (peak-base)>>20, growthBound>>20)
 			}
 		})
 	}
