@@ -77,6 +77,7 @@ func run(args []string, getenv func(string) string) int {
 		return 0
 	}
 	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
+	setMemoryLimitFromCgroup(logger, f.memLimit, getenv)
 
 	sh, err := shardOf(f)
 	if err != nil {
@@ -154,6 +155,7 @@ type flags struct {
 	simulateAddressSet     bool // on the command line; see projectSource for the environment
 	admin                  *admin.Flags
 	shard                  *shard.Flags
+	memLimit               *memLimitFlags
 }
 
 func parseFlags(args []string) (*flags, error) {
@@ -177,6 +179,7 @@ func parseFlags(args []string) (*flags, error) {
 		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)
+	f.memLimit = addMemLimitFlags(app)
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	if _, err := app.Parse(args); err != nil {
@@ -184,6 +187,9 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	if f.maxRequests < 0 {
 		return f, errors.New("--web.max-requests (CLOUDDB_WEB_MAX_REQUESTS) must not be negative")
+	}
+	if err := f.memLimit.check(); err != nil {
+		return f, err
 	}
 	return f, nil
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/KimMachineGun/automemlimit/memlimit"
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/clouddb/clouddb_exporter/internal/flagval"
+)
+
+// defaultMemLimitRatio is the share of the cgroup's memory limit given to
+// the Go runtime as its soft limit: Prometheus's --auto-gomemlimit.ratio.
+// The rest is for what the Go limit does not count (thread stacks outside
+// the heap, the binary's text) and for the collection to catch up.
+const defaultMemLimitRatio = 0.9
+
+// memLimitFlags are the Go memory limit flags (docs/operations.md).
+type memLimitFlags struct {
+	auto  bool
+	ratio float64
+}
+
+func addMemLimitFlags(app *kingpin.Application) *memLimitFlags {
+	f := &memLimitFlags{}
+	app.Flag("runtime.gomemlimit", "When GOMEMLIMIT is unset, set the Go memory limit to --runtime.gomemlimit.ratio of the cgroup's memory limit (v2 memory.max, v1 memory.limit_in_bytes), as Prometheus's --auto-gomemlimit does: near the limit the garbage collector works harder instead of the container being OOM-killed. Logged at startup.").
+		Default("true").Envar("CLOUDDB_RUNTIME_GOMEMLIMIT").BoolVar(&f.auto)
+	flagval.Float(app, "runtime.gomemlimit.ratio", "Share of the cgroup's memory limit set as the Go memory limit, in (0, 1].",
+		fmt.Sprint(defaultMemLimitRatio), "CLOUDDB_RUNTIME_GOMEMLIMIT_RATIO", &f.ratio)
+	return f
+}
+
+// check validates the ratio.
+func (f *memLimitFlags) check() error {
+	if f.ratio <= 0 || f.ratio > 1 {
+		return fmt.Errorf("--runtime.gomemlimit.ratio (CLOUDDB_RUNTIME_GOMEMLIMIT_RATIO) must be in (0, 1], got %g", f.ratio)
+	}
+	return nil
+}
+
+// setMemoryLimit sets the Go memory limit from the cgroup's memory limit
+// (cgroupLimit, memlimit.FromCgroup outside tests) unless GOMEMLIMIT is set
+// or f turns it off, logs what the limit is and where it comes from, and
+// returns the limit it set (0 when it set none).
+func setMemoryLimit(logger *slog.Logger, f *memLimitFlags, getenv func(string) string, cgroupLimit func() (uint64, error), set func(int64) int64) int64 {
+	if env := getenv("GOMEMLIMIT"); env != "" {
+		logger.Info("Go memory limit from GOMEMLIMIT", "GOMEMLIMIT", env)
+		return 0
+	}
+	if !f.auto {
+		logger.Info("Go memory limit not set: --no-runtime.gomemlimit and no GOMEMLIMIT")
+		return 0
+	}
+	limit, err := cgroupLimit()
+	if err != nil {
+		if errors.Is(err, memlimit.ErrNoLimit) {
+			logger.Info("Go memory limit not set: the cgroup has no memory limit")
+		} else {
+			logger.Info("Go memory limit not set: no cgroup memory limit found", "err", err)
+		}
+		return 0
+	}
+	goLimit := int64(float64(limit) * f.ratio)
+	if goLimit <= 0 {
+		return 0
+	}
+	set(goLimit)
+	logger.Info("Go memory limit set from the cgroup memory limit", "gomemlimit_bytes", goLimit, "cgroup_limit_bytes", limit, "ratio", f.ratio)
+	return goLimit
+}
+
+// setMemoryLimitFromCgroup is setMemoryLimit with the real cgroup and runtime.
+func setMemoryLimitFromCgroup(logger *slog.Logger, f *memLimitFlags, getenv func(string) string) {
+	setMemoryLimit(logger, f, getenv, memlimit.FromCgroup, debug.SetMemoryLimit)
+}
