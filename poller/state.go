@@ -79,7 +79,26 @@ type state struct {
 	// read_replica_sets (revision 2026): their replica sets come with the
 	// service, and listReplicaSets is not called for them.
 	inlineReplicaSets map[string]bool
+	// dirty marks the sections of the snapshot whose part of the state
+	// changed since last, the latest snapshot; the others are shared with
+	// it (nothing in a published Snapshot is ever modified), so that the
+	// many snapshots of a cycle cost what changed rather than the whole
+	// fleet each. A value read again unchanged keeps its old copy, so
+	// that the new one is garbage at once and the snapshot's strings stay
+	// the state's.
+	dirty section
+	last  *fleet.Snapshot
 }
+
+// section is a set of the snapshot's lists.
+type section uint8
+
+const (
+	sectionServices section = 1 << iota
+	sectionReplicaSets
+	sectionVPCs
+	sectionPeerings
+)
 
 func newState(logger *slog.Logger, owns func(id string) bool) *state {
 	return &state{
@@ -217,8 +236,14 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	key := statusKey("service", svc.ServiceID)
 	s.observeStatus(key, svc.Status, now, "service_id", svc.ServiceID)
 	s.observeDropped(key, svc.Dropped, "service_id", svc.ServiceID)
+	changed := !ok || !reflect.DeepEqual(old.v, svc)
+	if changed {
+		s.dirty |= sectionServices
+	} else {
+		svc = old.v
+	}
 	s.services[svc.ServiceID] = observed[apiclient.Service]{v: svc, at: now}
-	return !ok || !reflect.DeepEqual(old.v, svc) || rsChanged
+	return changed || rsChanged
 }
 
 // inlineReplicaSets takes the replica sets out of a service answer. The
@@ -257,6 +282,7 @@ func (s *state) removeService(id string) {
 		s.logger.Info("Resource gone", "service_id", id)
 	}
 	delete(s.services, id)
+	s.dirty |= sectionServices
 	delete(s.inlineReplicaSets, id)
 	s.forgetStatus(statusKey("service", id))
 	s.removeReplicaSets(id)
@@ -283,8 +309,14 @@ func (s *state) setReplicaSets(serviceID string, list []apiclient.ReplicaSet, no
 			s.forgetStatus(statusKey("replica_set", serviceID, rs.ID))
 		}
 	}
+	changed := !reflect.DeepEqual(old.v, list)
+	if changed {
+		s.dirty |= sectionReplicaSets
+	} else {
+		list = old.v
+	}
 	s.replicaSets[serviceID] = observed[[]apiclient.ReplicaSet]{v: list, at: now}
-	return !reflect.DeepEqual(old.v, list)
+	return changed
 }
 
 func (s *state) removeReplicaSets(serviceID string) {
@@ -292,6 +324,7 @@ func (s *state) removeReplicaSets(serviceID string) {
 		s.forgetStatus(statusKey("replica_set", serviceID, rs.ID))
 	}
 	delete(s.replicaSets, serviceID)
+	s.dirty |= sectionReplicaSets
 	delete(s.attempted, childKey(fleet.PartReplicaSets, serviceID))
 }
 
@@ -318,8 +351,14 @@ func (s *state) putVPC(vpc apiclient.VPC, now time.Time) bool {
 		return false
 	}
 	old, ok := s.vpcs[vpc.ID]
+	changed := !ok || old.v != vpc
+	if changed {
+		s.dirty |= sectionVPCs
+	} else {
+		vpc = old.v
+	}
 	s.vpcs[vpc.ID] = observed[apiclient.VPC]{v: vpc, at: now}
-	return !ok || old.v != vpc
+	return changed
 }
 
 // removeVPC forgets a VPC and its peerings.
@@ -328,6 +367,7 @@ func (s *state) removeVPC(id string) {
 		s.logger.Info("Resource gone", "vpc_id", id)
 	}
 	delete(s.vpcs, id)
+	s.dirty |= sectionVPCs
 	s.removePeerings(id)
 	delete(s.notBefore, childKey(fleet.PartPeerings, id))
 }
@@ -337,6 +377,7 @@ func (s *state) removePeerings(vpcID string) {
 		s.forgetStatus(statusKey("peering", vpcID, p.ID))
 	}
 	delete(s.peerings, vpcID)
+	s.dirty |= sectionPeerings
 	delete(s.attempted, childKey(fleet.PartPeerings, vpcID))
 }
 
@@ -381,8 +422,14 @@ func (s *state) setPeerings(vpcID string, list []apiclient.Peering, now time.Tim
 			s.forgetStatus(statusKey("peering", vpcID, p.ID))
 		}
 	}
+	changed := !reflect.DeepEqual(old.v, list)
+	if changed {
+		s.dirty |= sectionPeerings
+	} else {
+		list = old.v
+	}
 	s.peerings[vpcID] = observed[[]apiclient.Peering]{v: list, at: now}
-	return !reflect.DeepEqual(old.v, list)
+	return changed
 }
 
 // putPeering records one peering read through getPeering. The group keeps
@@ -407,6 +454,7 @@ func (s *state) putPeering(vpcID string, p apiclient.Peering, now time.Time) boo
 	}
 	s.observePeering(vpcID, p, now)
 	s.peerings[vpcID] = observed[[]apiclient.Peering]{v: list, at: group.at}
+	s.dirty |= sectionPeerings
 	return true
 }
 
@@ -421,6 +469,7 @@ func (s *state) removePeering(vpcID, peeringID string) bool {
 	}
 	s.forgetStatus(statusKey("peering", vpcID, peeringID))
 	s.peerings[vpcID] = observed[[]apiclient.Peering]{v: list, at: group.at}
+	s.dirty |= sectionPeerings
 	return true
 }
 
@@ -461,47 +510,73 @@ func (s *state) pruneStale(maxStaleness time.Duration) {
 	}
 }
 
-// snapshot prunes stale data and copies the state into a new Snapshot.
+// snapshot prunes stale data and copies the state into a new Snapshot;
+// the lists that did not change since the last one are shared with it
+// (see state.dirty).
 func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Duration) *fleet.Snapshot {
 	s.pruneStale(maxStaleness)
+	prev := s.last
+	if prev == nil {
+		prev = &fleet.Snapshot{}
+		s.dirty = sectionServices | sectionReplicaSets | sectionVPCs | sectionPeerings
+	}
 	snap := &fleet.Snapshot{
-		ProjectID: projectID,
-		Taken:     now,
-		Services:  make([]fleet.Service, 0, len(s.services)),
-		VPCs:      make([]apiclient.VPC, 0, len(s.vpcs)),
+		ProjectID:   projectID,
+		Taken:       now,
+		Services:    prev.Services,
+		ReplicaSets: prev.ReplicaSets,
+		VPCs:        prev.VPCs,
+		Peerings:    prev.Peerings,
 	}
-	for _, id := range sortedKeys(s.services) {
-		svc := s.services[id].v
-		snap.Services = append(snap.Services, fleet.Service{
-			Service:     svc,
-			StatusSince: s.statuses[statusKey("service", id)].since,
-		})
-	}
-	for _, serviceID := range sortedKeys(s.replicaSets) {
-		list := slices.SortedFunc(slices.Values(s.replicaSets[serviceID].v), func(a, b apiclient.ReplicaSet) int {
-			return strings.Compare(a.ID, b.ID)
-		})
-		for _, rs := range list {
-			snap.ReplicaSets = append(snap.ReplicaSets, fleet.ReplicaSet{
-				ServiceID:   serviceID,
-				ReplicaSet:  rs,
-				StatusSince: s.statuses[statusKey("replica_set", serviceID, rs.ID)].since,
+	if s.dirty&sectionServices != 0 {
+		snap.Services = make([]fleet.Service, 0, len(s.services))
+		for _, id := range sortedKeys(s.services) {
+			snap.Services = append(snap.Services, fleet.Service{
+				Service:     s.services[id].v,
+				StatusSince: s.statuses[statusKey("service", id)].since,
 			})
 		}
 	}
-	for _, id := range sortedKeys(s.vpcs) {
-		snap.VPCs = append(snap.VPCs, s.vpcs[id].v)
-	}
-	for _, vpcID := range sortedKeys(s.peerings) {
-		list := slices.SortedFunc(slices.Values(s.peerings[vpcID].v), func(a, b apiclient.Peering) int {
-			return strings.Compare(a.ID, b.ID)
-		})
-		for _, p := range list {
-			snap.Peerings = append(snap.Peerings, fleet.Peering{
-				VPCID:       vpcID,
-				Peering:     p,
-				StatusSince: s.statuses[statusKey("peering", vpcID, p.ID)].since,
+	if s.dirty&sectionReplicaSets != 0 {
+		snap.ReplicaSets = nil
+		if n := childCount(s.replicaSets); n > 0 {
+			snap.ReplicaSets = make([]fleet.ReplicaSet, 0, n)
+		}
+		for _, serviceID := range sortedKeys(s.replicaSets) {
+			list := slices.SortedFunc(slices.Values(s.replicaSets[serviceID].v), func(a, b apiclient.ReplicaSet) int {
+				return strings.Compare(a.ID, b.ID)
 			})
+			for _, rs := range list {
+				snap.ReplicaSets = append(snap.ReplicaSets, fleet.ReplicaSet{
+					ServiceID:   serviceID,
+					ReplicaSet:  rs,
+					StatusSince: s.statuses[statusKey("replica_set", serviceID, rs.ID)].since,
+				})
+			}
+		}
+	}
+	if s.dirty&sectionVPCs != 0 {
+		snap.VPCs = make([]apiclient.VPC, 0, len(s.vpcs))
+		for _, id := range sortedKeys(s.vpcs) {
+			snap.VPCs = append(snap.VPCs, s.vpcs[id].v)
+		}
+	}
+	if s.dirty&sectionPeerings != 0 {
+		snap.Peerings = nil
+		if n := childCount(s.peerings); n > 0 {
+			snap.Peerings = make([]fleet.Peering, 0, n)
+		}
+		for _, vpcID := range sortedKeys(s.peerings) {
+			list := slices.SortedFunc(slices.Values(s.peerings[vpcID].v), func(a, b apiclient.Peering) int {
+				return strings.Compare(a.ID, b.ID)
+			})
+			for _, p := range list {
+				snap.Peerings = append(snap.Peerings, fleet.Peering{
+					VPCID:       vpcID,
+					Peering:     p,
+					StatusSince: s.statuses[statusKey("peering", vpcID, p.ID)].since,
+				})
+			}
 		}
 	}
 	if s.auth != nil {
@@ -513,7 +588,18 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 			snap.Parts = append(snap.Parts, h)
 		}
 	}
+	s.dirty = 0
+	s.last = snap
 	return snap
+}
+
+// childCount is how many children the lists of m hold.
+func childCount[T any](m map[string]observed[[]T]) int {
+	n := 0
+	for _, o := range m {
+		n += len(o.v)
+	}
+	return n
 }
 
 func sortedKeys[V any](m map[string]V) []string {
