@@ -158,7 +158,9 @@ type flags struct {
 	memLimit               *memLimitFlags
 }
 
-func parseFlags(args []string) (*flags, error) {
+// newApp declares the exporter's command line; docs/configuration.md's
+// flags table is tested against it.
+func newApp() (*kingpin.Application, *flags) {
 	app := kingpin.New(exporterName, "Prometheus exporter for a managed cloud-database control plane.")
 	f := &flags{web: kingpinflag.AddFlags(app, ":9866")}
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
@@ -182,6 +184,11 @@ func parseFlags(args []string) (*flags, error) {
 	f.memLimit = addMemLimitFlags(app)
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
+	return app, f
+}
+
+func parseFlags(args []string) (*flags, error) {
+	app, f := newApp()
 	if _, err := app.Parse(args); err != nil {
 		return f, err
 	}
