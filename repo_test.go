@@ -259,3 +259,43 @@ func stripCodeSpans(line string) string {
 	}
 	return strings.Join(parts, "``")
 }
+
+// TestReadmeTestCommand: the README's test command is what CI runs, the
+// commands of .ci/run joined with &&, so that a new contributor runs the
+// suite as CI does.
+func TestReadmeTestCommand(t *testing.T) {
+	script, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commands []string
+	for _, line := range strings.Split(string(script), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "set ") || strings.HasPrefix(line, "cd ") {
+			continue
+		}
+		commands = append(commands, strings.TrimPrefix(line, "exec "))
+	}
+	if len(commands) == 0 {
+		t.Fatal(".ci/run runs no command")
+	}
+	want := strings.Join(commands, " && ")
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fenced := false
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced && strings.HasPrefix(line, want) {
+			rest := strings.TrimSpace(strings.TrimPrefix(line, want))
+			if rest == "" || strings.HasPrefix(rest, "#") {
+				return
+			}
+		}
+	}
+	t.Errorf("README.md's code blocks have no line running %q, what .ci/run runs", want)
+}
