@@ -51,8 +51,10 @@ type Client struct {
 	// creds hides the keys inside a closure: a reflective print of a
 	// Client value (whose unexported fields bypass Secret's methods, even
 	// behind a pointer) shows only a func address.
-	creds    func() credentials
-	setCreds func(credentials)
+	// creds returns the same pointer until the keys change, so that a
+	// request can tell whether they did since it was sent.
+	creds    func() *credentials
+	setCreds func(*credentials)
 	// onUnauthorized is Config.OnUnauthorized.
 	onUnauthorized func() bool
 	http           *http.Client
@@ -159,8 +161,8 @@ func New(cfg Config) (*Client, error) {
 
 	var cur atomic.Pointer[credentials]
 	cur.Store(newCredentials(cfg.AccessKey, cfg.SecretKey, cfg.APIKey, nil))
-	c.creds = func() credentials { return *cur.Load() }
-	c.setCreds = func(cr credentials) { cur.Store(&cr) }
+	c.creds = cur.Load
+	c.setCreds = cur.Store
 	c.onUnauthorized = cfg.OnUnauthorized
 	return c, nil
 }
@@ -194,7 +196,7 @@ func (c *Client) SetCredentials(access, secret, apiKey Secret) (bool, error) {
 	if slices.Equal(old.keys, []string{access.Reveal(), secret.Reveal(), apiKey.Reveal()}) {
 		return false, nil
 	}
-	c.setCreds(*newCredentials(access, secret, apiKey, old.keys[:3]))
+	c.setCreds(newCredentials(access, secret, apiKey, old.keys[:3]))
 	return true, nil
 }
 
@@ -377,16 +379,30 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	attempts := 1 + c.maxRetries
 	refreshed := false
 	for attempt := 0; ; attempt++ {
-		err := c.attempt(ctx, cl, path, payload)
+		var sent *credentials
+		err := c.wait(ctx, cl.op)
+		if err != nil {
+			err = &TransportError{Operation: cl.op, Err: err}
+		} else {
+			sent = c.creds()
+			err = c.attempt(ctx, cl, path, payload, sent)
+		}
 		if err == nil {
 			return nil
 		}
-		if IsUnauthorized(err) && !refreshed && c.onUnauthorized != nil {
+		if IsUnauthorized(err) && !refreshed {
 			// Rejected keys may have been rotated under us: when the
-			// source has new ones, try once more with them at once (a
-			// 401 changed nothing upstream, so this is safe for writes).
+			// keys changed since the request was sent (whoever installed
+			// them: the file watch, a reload, another request's 401), or
+			// the source has new ones, try once more with them at once,
+			// counted as a retry but outside the retry budget (a 401
+			// changed nothing upstream, so this is safe for writes).
 			refreshed = true
-			if c.onUnauthorized() {
+			if c.creds() == sent && c.onUnauthorized != nil {
+				c.onUnauthorized()
+			}
+			if c.creds() != sent {
+				c.observer.ObserveRetry(cl.op)
 				attempt--
 				continue
 			}
@@ -408,11 +424,8 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	}
 }
 
-// attempt sends one HTTP request and handles its answer.
-func (c *Client) attempt(ctx context.Context, cl call, path string, payload []byte) error {
-	if err := c.wait(ctx, cl.op); err != nil {
-		return &TransportError{Operation: cl.op, Err: err}
-	}
+// attempt sends one HTTP request with the keys cr and handles its answer.
+func (c *Client) attempt(ctx context.Context, cl call, path string, payload []byte, cr *credentials) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
@@ -424,21 +437,31 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	if err != nil {
 		return fmt.Errorf("apiclient: %s: building request: %w", cl.op, err)
 	}
+	if payload == nil && cl.method == http.MethodGet {
+		// Go's transport sends an idempotent request again, unasked and
+		// unseen, when a reused connection fails after it was written:
+		// the API sees a request this Client never counted, outside the
+		// retry budget. A body it cannot rewind (empty, and dropped
+		// before the request is written: nothing changes on the wire)
+		// makes the read non-replayable; the retry policy (retryable)
+		// is then the only one, and every request sent is observed.
+		req.Body, req.GetBody = noReplay{}, nil
+	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if cl.op == OpGetAuthInfo && c.creds().bearer != "" {
-		req.Header.Set("Authorization", c.creds().bearer)
+	if cl.op == OpGetAuthInfo && cr.bearer != "" {
+		req.Header.Set("Authorization", cr.bearer)
 	} else {
-		req.Header.Set("Authorization", c.creds().basic)
+		req.Header.Set("Authorization", cr.basic)
 	}
 
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.observer.ObserveRequest(cl.op, "error", time.Since(start))
+		c.observer.ObserveRequest(cl.op, CodeTransportError, time.Since(start))
 		return &TransportError{Operation: cl.op, Err: err}
 	}
 	defer resp.Body.Close()
@@ -467,16 +490,31 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
 		return fmt.Errorf("apiclient: %s: %w: more than %d bytes (see --api.max-response-size)", cl.op, ErrBodyTooLarge, c.maxBodyBytes)
 	case rb.readErr != nil:
-		c.observer.ObserveRequest(cl.op, "error", time.Since(start))
+		c.observer.ObserveRequest(cl.op, CodeTransportError, time.Since(start))
 		return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", rb.readErr)}
 	}
-	c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
+	c.observer.ObserveRequest(cl.op, answerCode(resp, derr), time.Since(start))
 	return derr
 }
 
 // maxWholeBody bounds an answer read whole (see readWhole) when
 // Config.MaxValueBytes is smaller: a write's answer is one resource.
 const maxWholeBody = 32 << 20
+
+// answerCode is the code ObserveRequest reports for a complete answer:
+// its status, or CodeDecodeError when it did not decode.
+func answerCode(resp *http.Response, err error) string {
+	if errors.As(err, new(*DecodeError)) {
+		return CodeDecodeError
+	}
+	return strconv.Itoa(resp.StatusCode)
+}
+
+// noReplay is an empty request body that cannot be rewound (see attempt).
+type noReplay struct{}
+
+func (noReplay) Read([]byte) (int, error) { return 0, io.EOF }
+func (noReplay) Close() error             { return nil }
 
 // readWhole handles the success answer of a write (or of a call whose
 // answer is relayed, see WithAnswer): small, read whole within the limit,
@@ -496,11 +534,11 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 		return nil
 	}
 	if err != nil {
-		c.observer.ObserveRequest(cl.op, "error", time.Since(start))
+		c.observer.ObserveRequest(cl.op, CodeTransportError, time.Since(start))
 		return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", err)}
 	}
-	c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
 	if tooLarge {
+		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
 		return fmt.Errorf("apiclient: %s: %w: more than %d bytes (see --api.max-response-size and --api.max-value-size)", cl.op, ErrBodyTooLarge, limit)
 	}
 	recordAnswer(ctx, data)
@@ -509,9 +547,11 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 		drop = func(FieldError) { c.observer.ObserveDecodeError(cl.op) }
 	}
 	// Already read whole: its values need no bound of their own.
-	return decodeStream(cl.op, bytes.NewReader(data), cl.out, drop, c.creds().redactor, func() ([]byte, bool) {
+	derr := decodeStream(cl.op, bytes.NewReader(data), cl.out, drop, c.creds().redactor, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
 	}, 0)
+	c.observer.ObserveRequest(cl.op, answerCode(resp, derr), time.Since(start))
+	return derr
 }
 
 // trackingKey marks a context whose calls draw on the tracking share.

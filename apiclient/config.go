@@ -92,20 +92,36 @@ type Config struct {
 	Proxy     func(*http.Request) (*url.URL, error)
 	// UserAgent is sent with every request.
 	UserAgent string
-	// OnUnauthorized, when set, is called when an answer is a 401: it may
+	// OnUnauthorized, when set, is called when an answer is a 401 and the
+	// Client's keys are still those the request was sent with: it may
 	// re-read rotated credentials and install them with SetCredentials,
-	// and reports whether it did; the request is then tried once more at
-	// once.
+	// and reports whether it did. Whenever the keys differ from those the
+	// refused request carried (installed by this hook or by anyone else
+	// meanwhile), the request is tried once more at once with them.
 	OnUnauthorized func() bool
 	// Observer receives instrumentation events; nil means none.
 	Observer Observer
 }
 
+// Codes of ObserveRequest other than HTTP status codes.
+const (
+	// CodeTransportError: no complete answer (see Observer).
+	CodeTransportError = "error"
+	// CodeDecodeError: a success status whose body does not decode.
+	CodeDecodeError = "decode_error"
+)
+
 // Observer receives instrumentation events from a Client. Implementations
 // must be safe for concurrent use and fast: they run on the request path.
 type Observer interface {
-	// ObserveRequest is called once per HTTP attempt. code is the HTTP
-	// status code as a string, or "error" for a transport error or timeout.
+	// ObserveRequest is called once per HTTP request sent, so once per
+	// request the API sees (the transport never sends one again on its
+	// own: see Client). code is the HTTP status code as a string;
+	// CodeTransportError when no complete answer came (no connection, a
+	// dropped connection, a body that broke off, a timeout);
+	// CodeDecodeError when the answer has the success status but its body
+	// does not decode (malformed or cut short): a failed request, not a
+	// success.
 	ObserveRequest(operation, code string, duration time.Duration)
 	// ObserveRetry is called each time an attempt is about to be retried.
 	ObserveRetry(operation string)
@@ -113,7 +129,9 @@ type Observer interface {
 	// token bucket, when it waited at all.
 	ObserveRateLimitWait(operation string, wait time.Duration)
 	// ObserveDecodeError is called for each field (or list element) of a
-	// successful answer that did not decode and was left out.
+	// successful answer that did not decode and was left out while the
+	// rest of the answer was kept. An answer that does not decode at all
+	// is not reported here but as a request with CodeDecodeError.
 	ObserveDecodeError(operation string)
 }
 

@@ -46,7 +46,7 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 	m := &APIMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_requests_total",
-			Help: "HTTP attempts made to the cloud API, by operation and HTTP status code (error for a transport error or timeout). Each retry counts as an attempt.",
+			Help: "HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status did not decode (malformed or cut short).",
 		}, []string{"project_id", "operation", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "clouddb_exporter_api_request_duration_seconds",
@@ -63,7 +63,7 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 		}, []string{"project_id"}),
 		decodeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_decode_errors_total",
-			Help: "Fields (or list elements) of successful cloud API answers that did not decode and were left out, by operation; the rest of the answer was kept.",
+			Help: "Fields (or list elements) of successful cloud API answers that did not decode and were left out, by operation; the rest of the answer was kept. An answer that does not decode as a whole is a failed request instead: clouddb_exporter_api_requests_total{code=\"decode_error\"}.",
 		}, []string{"project_id", "operation"}),
 		cycleDuration: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_poll_cycle_duration_seconds",

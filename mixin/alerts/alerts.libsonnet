@@ -228,21 +228,22 @@ local util = import '../lib/util.libsonnet';
             'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} last succeeded {{ $value | humanizeDuration }} ago: its metrics are gone or outdated.',
             dashboard('exporter-health.json', ['project_id']),
           ),
-          // Server errors, transport errors/timeouts and refused credentials.
-          // 404 and 409 are left out: they are normal when resources
-          // disappear or change between a list and a get.
+          // Server errors, transport errors/timeouts, answers that do not
+          // decode and refused credentials. 404 and 409 are left out: they
+          // are normal when resources disappear or change between a list
+          // and a get.
           alert(
             'CloudDBAPIErrors',
             'warning',
             cfg.apiErrorsFor,
             |||
-              sum %(by)s (rate(clouddb_exporter_api_requests_total{code=~"5..|error|401|403"}[5m]))
+              sum %(by)s (rate(clouddb_exporter_api_requests_total{code=~"5..|error|decode_error|401|403"}[5m]))
               /
               sum %(by)s (rate(clouddb_exporter_api_requests_total[5m]))
               > %(threshold)g
             ||| % { by: by(['project_id']), threshold: cfg.apiErrorRatioThreshold },
             'The cloud API answers many requests with errors.',
-            '{{ $value | humanizePercentage }} of the API requests of {{ with $labels.project_id }}project {{ . }}{{ else }}the project discovery (GET /projects){{ end }} from {{ $labels.instance }} failed (5xx, 401/403, transport errors or timeouts) over the last 5 minutes.',
+            '{{ $value | humanizePercentage }} of the API requests of {{ with $labels.project_id }}project {{ . }}{{ else }}the project discovery (GET /projects){{ end }} from {{ $labels.instance }} failed (5xx, 401/403, transport errors or timeouts, answers that do not decode) over the last 5 minutes.',
             dashboard('exporter-health.json', [], ['project_id']),
           ),
           alert(
