@@ -45,6 +45,7 @@ var mayImport = map[string][]string{
 	"dashboards":         {},
 	"deploy":             {},
 	"e2e":                {},
+	"contract":           {},
 }
 
 // sources maps each package directory to the parsed imports and the text
