@@ -106,6 +106,7 @@ func run(args []string, getenv func(string) string) int {
 	defer expo.Close()
 	manager := projects.New(ctx, logger, apiMetrics, expo, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
+	manager.CredentialCheckInterval = f.credentialCheckInterval
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
 
@@ -156,6 +157,9 @@ type flags struct {
 	admin                  *admin.Flags
 	shard                  *shard.Flags
 	memLimit               *memLimitFlags
+	// credentialCheckInterval is the hidden
+	// --api.credentials-check-interval, for tests.
+	credentialCheckInterval time.Duration
 }
 
 // newApp declares the exporter's command line; docs/configuration.md's
@@ -182,6 +186,11 @@ func newApp() (*kingpin.Application, *flags) {
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)
 	f.memLimit = addMemLimitFlags(app)
+	// Hidden: whole-binary tests rotate keys many times in a row; users
+	// have no reason to change it (a 401 re-reads the files at once).
+	flagval.Duration(app, "api.credentials-check-interval", "How often the credential files are re-read to pick up rotated keys.",
+		projects.DefaultCredentialCheckInterval.String(), "CLOUDDB_API_CREDENTIALS_CHECK_INTERVAL", &f.credentialCheckInterval)
+	app.GetFlag("api.credentials-check-interval").Hidden()
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	return app, f
@@ -197,6 +206,9 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	if err := f.memLimit.check(); err != nil {
 		return f, err
+	}
+	if f.credentialCheckInterval <= 0 {
+		return f, errors.New("--api.credentials-check-interval must be positive")
 	}
 	return f, nil
 }

@@ -4,6 +4,7 @@
 package projects
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,10 @@ type Manager struct {
 	// Shard is this process's shard of every project's resources; set it
 	// before the first Apply.
 	Shard shard.Shard
+	// CredentialCheckInterval is how often WatchCredentials re-reads the
+	// credential files; 0 means DefaultCredentialCheckInterval. Set it
+	// before WatchCredentials starts.
+	CredentialCheckInterval time.Duration
 
 	mu      sync.RWMutex
 	running map[string]*Project
@@ -179,9 +184,10 @@ func sameButCredentials(a, b config.Project) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// CredentialCheckInterval is how often WatchCredentials re-reads the
-// credential files.
-const CredentialCheckInterval = 10 * time.Second
+// DefaultCredentialCheckInterval is how often WatchCredentials re-reads
+// the credential files unless Manager.CredentialCheckInterval says
+// otherwise (tests shorten it: --api.credentials-check-interval).
+const DefaultCredentialCheckInterval = 10 * time.Second
 
 // WatchCredentials re-reads every project's credential files every
 // CredentialCheckInterval until ctx ends, and installs keys that changed:
@@ -189,7 +195,7 @@ const CredentialCheckInterval = 10 * time.Second
 // updates a mounted Secret in place). A file that is empty or unreadable
 // mid-rotation is retried at the next check; the old keys stay in use.
 func (m *Manager) WatchCredentials(ctx context.Context) {
-	t := time.NewTicker(CredentialCheckInterval)
+	t := time.NewTicker(cmp.Or(m.CredentialCheckInterval, DefaultCredentialCheckInterval))
 	defer t.Stop()
 	for {
 		select {

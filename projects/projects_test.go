@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,33 @@ func TestStoppedPollerNeverPublishes(t *testing.T) {
 	expo.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if strings.Contains(rec.Body.String(), `project_id="a"`) {
 		t.Error("a stopped poller published: the removed project's series are back")
+	}
+}
+
+// TestWatchCredentialsAtItsInterval: the key-file check runs at
+// Manager.CredentialCheckInterval, so that a test can rotate keys many
+// times in a row without waiting 10 s for each.
+func TestWatchCredentialsAtItsInterval(t *testing.T) {
+	sim := cloudsim.New(cloudsim.Options{Seed: 1, Credentials: []cloudsim.Credential{{AccessKey: "ak-a", SecretKey: "sk-a", ProjectID: "a"}}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	api := collector.NewAPIMetrics(nil)
+	m := New(t.Context(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
+	m.CredentialCheckInterval = 20 * time.Millisecond
+	defer m.Stop()
+	dir := t.TempDir()
+	cfg := project(srv.URL+"/v1", "a")
+	cfg.Credentials.Files = writeKeys(t, dir, "ak-a", "sk-a")
+	if err := m.Apply([]config.Project{cfg}); err != nil {
+		t.Fatal(err)
+	}
+	go m.WatchCredentials(t.Context())
+	p, _ := m.Get("a")
+	for i := range 3 {
+		next := "ak-" + strconv.Itoa(i)
+		writeKeys(t, dir, next, "sk-a")
+		testbin.WaitFor(t, 2*time.Second, "the check to install the rotated key", func() bool {
+			return p.creds.current().AccessKey == apiclient.Secret(next)
+		})
 	}
 }
