@@ -324,13 +324,15 @@ func (c *Client) path(tmpl string, ids ...string) (string, error) {
 // call describes one operation request; the method, path template and
 // success status come from the operation's catalog entry.
 type call struct {
-	op   string
-	ids  []string // values for the template's placeholders after {project_id}
-	body any      // request body, marshalled to JSON; nil for none
-	out  any      // decode target; nil to ignore the body
+	op    string
+	ids   []string   // values for the template's placeholders after {project_id}
+	body  any        // request body, marshalled to JSON; nil for none
+	query url.Values // query parameters; nil for none
+	out   any        // decode target; nil to ignore the body
 
 	method string // filled by do from the catalog
 	want   int    // filled by do from the catalog
+	write  bool   // filled by do from the catalog: retried and decoded as a write
 }
 
 // doValue runs cl and decodes the answer into a new T.
@@ -365,10 +367,13 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	if !ok {
 		panic("apiclient: operation " + cl.op + " is not in the catalog") // programming error, covered by tests
 	}
-	cl.method, cl.want = o.Method, o.Success
+	cl.method, cl.want, cl.write = o.Method, o.Success, o.Write
 	path, err := c.path(o.Path, cl.ids...)
 	if err != nil {
 		return fmt.Errorf("apiclient: %s: %w", cl.op, err)
+	}
+	if len(cl.query) > 0 {
+		path += "?" + cl.query.Encode()
 	}
 	var payload []byte
 	if cl.body != nil {
@@ -407,7 +412,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 				continue
 			}
 		}
-		delay, retry := c.retryable(ctx, cl.method, err, attempt)
+		delay, retry := c.retryable(ctx, !cl.write, err, attempt)
 		if !retry {
 			return err
 		}
@@ -476,7 +481,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		}
 		return c.newAPIError(cl, path, resp, data)
 	}
-	if _, relay := ctx.Value(answerKey{}).(*[]byte); cl.method != http.MethodGet || relay {
+	if _, relay := ctx.Value(answerKey{}).(*[]byte); cl.write || relay {
 		return c.readWhole(ctx, cl, resp, start)
 	}
 	// A read is decoded as it streams in; its lenient decoding drops what
@@ -543,7 +548,7 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 	}
 	recordAnswer(ctx, data)
 	var drop func(FieldError)
-	if cl.method == http.MethodGet {
+	if !cl.write {
 		drop = func(FieldError) { c.observer.ObserveDecodeError(cl.op) }
 	}
 	// Already read whole: its values need no bound of their own.

@@ -15,6 +15,10 @@ func FuzzDecode(f *testing.F) {
 		`{"id":"p1","status":"pending","error_message":null}`,
 		`{"apiKey":{"created":"2024-01-02T03:04:05","issuing_user":{},"project":{"plan_type":"x"}},"type":"apiKey"}`,
 		`{"code":"INVALID_REQUEST","message":"service_type is required"}`,
+		`[{"labels":{"role":"primary","ordinal":0},"data":[{"time":"2026-01-01T00:00:00Z","value":null},{"time":1,"value":"2"}]}]`,
+		`{"entries":[{"timestamp":"2026-01-01T00:00:00Z","message":"m","severity":"SHOUT"}],"last_cursor":"c"}`,
+		`{"logs":["2026-01-02 03:04:05 UTC [1] FATAL:  x"],"lastCursor":"c"}`,
+		`["a_database_qps",1,null]`,
 		`<html>502</html>`,
 		`null`,
 		`[]`,
@@ -35,6 +39,14 @@ func FuzzDecode(f *testing.F) {
 		_ = decodeBody(OpGetPeering, data, &peering, lenient)
 		var vpcs []VPC
 		_ = decodeBody(OpListVPCs, data, &vpcs, lenient)
+		var series []Series
+		_ = decodeBody(OpGetServiceMetricsSeries, data, &series, lenient)
+		var names []seriesName
+		_ = decodeBody(OpGetServiceMetricsAvailableSeries, data, &names, lenient)
+		var page LogPage
+		if decodeBody(OpGetServiceLogs, data, &page, lenient) == nil {
+			page.normalize()
+		}
 		var info AuthInfo
 		_ = decodeBody(OpGetAuthInfo, data, &info, nil)
 		var created Service

@@ -30,6 +30,10 @@ const (
 	OpStartService  = "startService"
 	OpStopService   = "stopService"
 	OpRenameService = "renameService"
+	// Revision 2026 only: usage series (a preview) and logs.
+	OpGetServiceMetricsAvailableSeries = "getServiceMetricsAvailableSeries"
+	OpGetServiceMetricsSeries          = "getServiceMetricsSeries"
+	OpGetServiceLogs                   = "getServiceLogs"
 
 	OpListReplicaSets          = "listReplicaSets"
 	OpCreateReplicaSet         = "createReplicaSet"
@@ -128,9 +132,12 @@ var catalog = []Operation{
 	{OpForkService, http.MethodPost, servicePath + "/forkService", http.StatusAccepted, asyncOp, writeOp},
 	{OpAttachToVPC, http.MethodPost, servicePath + "/attachToVPC", http.StatusAccepted, asyncOp, writeOp},
 	{OpDetachFromVPC, http.MethodPost, servicePath + "/detachFromVPC", http.StatusAccepted, asyncOp, writeOp},
-	{OpStartService, http.MethodPost, servicePath + "/start", http.StatusAccepted, asyncOp, writeOp}, // revision 2026
-	{OpStopService, http.MethodPost, servicePath + "/stop", http.StatusAccepted, asyncOp, writeOp},   // revision 2026
-	{OpRenameService, http.MethodPost, servicePath + "/rename", http.StatusOK, syncOp, writeOp},      // revision 2026
+	{OpStartService, http.MethodPost, servicePath + "/start", http.StatusAccepted, asyncOp, writeOp},                               // revision 2026
+	{OpStopService, http.MethodPost, servicePath + "/stop", http.StatusAccepted, asyncOp, writeOp},                                 // revision 2026
+	{OpRenameService, http.MethodPost, servicePath + "/rename", http.StatusOK, syncOp, writeOp},                                    // revision 2026
+	{OpGetServiceMetricsAvailableSeries, http.MethodGet, servicePath + "/metrics/available-series", http.StatusOK, syncOp, readOp}, // revision 2026
+	{OpGetServiceMetricsSeries, http.MethodPost, servicePath + "/metrics/series", http.StatusOK, syncOp, readOp},                   // revision 2026: a POST that reads
+	{OpGetServiceLogs, http.MethodGet, servicePath + "/logs", http.StatusOK, syncOp, readOp},                                       // revision 2026
 
 	{OpListReplicaSets, http.MethodGet, replicaSetsPath, http.StatusOK, syncOp, readOp},
 	{OpCreateReplicaSet, http.MethodPost, replicaSetsPath, http.StatusAccepted, asyncOp, writeOp},

@@ -160,6 +160,30 @@ var opCases = []opCase{
 		body: `{"name":"n2"}`, resp: `{"service_id":"s1","name":"n2"}`, want: &Service{ServiceID: "s1", Name: "n2"},
 	},
 	{
+		op: OpGetServiceMetricsAvailableSeries, method: "GET", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/metrics/available-series", status: 200,
+		call: func(ctx context.Context, c *Client) (any, error) { return c.GetServiceMetricsAvailableSeries(ctx, sID) },
+		resp: `["p_system_cpu_usage_millicores",7,"p_database_qps"]`, want: []string{"p_system_cpu_usage_millicores", "p_database_qps"},
+	},
+	{
+		op: OpGetServiceMetricsSeries, method: "POST", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/metrics/series", status: 200,
+		call: func(ctx context.Context, c *Client) (any, error) {
+			return c.GetServiceMetricsSeries(ctx, sID, SeriesRequest{Name: "p_database_qps", From: Time{created}, To: Time{created.Add(2 * time.Minute)}, BucketSeconds: 60})
+		},
+		body: `{"name":"p_database_qps","from":"2024-05-01T10:00:00Z","to":"2024-05-01T10:02:00Z","bucket_seconds":60}`,
+		resp: `[{"labels":{"role":"primary","ordinal":0,"zone":"a"},"data":[{"time":"2024-05-01T10:00:00Z","value":1.5},{"time":"2024-05-01T10:01:00Z","value":null}]}]`,
+		want: []Series{{Labels: SeriesLabels{"role": "primary", "ordinal": "0", "zone": "a"}, Data: []SeriesPoint{
+			{Time: Time{created}, Value: Float(1.5)}, {Time: Time{created.Add(time.Minute)}}}}},
+	},
+	{
+		op: OpGetServiceLogs, method: "GET", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/logs?cursor=c%2B1&node=0&search=a&search=b&severities=ERROR&severities=FATAL&since=2024-05-01T10%3A00%3A00Z&until=2024-05-01T10%3A01%3A00Z", status: 200,
+		call: func(ctx context.Context, c *Client) (any, error) {
+			return c.GetServiceLogs(ctx, sID, LogsQuery{Node: new(0), Cursor: "c+1", Since: created, Until: created.Add(time.Minute),
+				Search: []string{"a", "b"}, Severities: []string{SeverityError, SeverityFatal}})
+		},
+		resp: `{"entries":[{"timestamp":"2024-05-01T10:00:30Z","message":"m","severity":"ERROR"}],"last_cursor":"next"}`,
+		want: &LogPage{Entries: []LogEntry{{Timestamp: Time{created.Add(30 * time.Second)}, Message: "m", Severity: SeverityError}}, LastCursor: "next"},
+	},
+	{
 		op: OpListProjects, method: "GET", uri: "/v1/projects", status: 200,
 		call: func(ctx context.Context, c *Client) (any, error) { return c.ListProjects(ctx) },
 		resp: `[{"id":"p1","name":"One"},{"id":"p2","name":"Two"}]`, want: []Project{{ID: "p1", Name: "One"}, {ID: "p2", Name: "Two"}},

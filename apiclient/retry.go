@@ -17,12 +17,13 @@ import (
 // are retried only on 429: the server refused them before doing anything,
 // while after a 5xx or a lost connection a write may have taken effect and
 // repeating it could, say, create a second service.
-func (c *Client) retryable(ctx context.Context, method string, err error, attempt int) (time.Duration, bool) {
+// A read is what the catalog says is one, whatever its method: the usage
+// series operation is a POST that reads.
+func (c *Client) retryable(ctx context.Context, read bool, err error, attempt int) (time.Duration, bool) {
 	if ctx.Err() != nil {
 		// The caller gave up; per-attempt timeouts leave ctx alive.
 		return 0, false
 	}
-	read := method == http.MethodGet
 	var apiErr *APIError
 	var tErr *TransportError
 	switch {

@@ -173,7 +173,8 @@ func TestSimEveryOperation(t *testing.T) {
 }
 
 // revision2026Ops are the operations the first revision does not serve.
-var revision2026Ops = []string{apiclient.OpListProjects, apiclient.OpStartService, apiclient.OpStopService, apiclient.OpRenameService}
+var revision2026Ops = []string{apiclient.OpListProjects, apiclient.OpStartService, apiclient.OpStopService, apiclient.OpRenameService,
+	apiclient.OpGetServiceMetricsAvailableSeries, apiclient.OpGetServiceMetricsSeries, apiclient.OpGetServiceLogs}
 
 // TestSimRevision2026Operations runs the operations of revision 2026 and
 // the new bodies against the simulator in that revision, once each.
@@ -207,6 +208,19 @@ func TestSimRevision2026Operations(t *testing.T) {
 	fork := must[*apiclient.Service](t, "ForkService")(c.ForkService(ctx, svc.ServiceID, apiclient.ForkServiceRequest{ForkStrategy: apiclient.ForkPITR, TargetTime: &at}))
 	if fork.ForkedFrom == nil || fork.ForkedFrom.ServiceID != svc.ServiceID || fork.Name != "paid-fork" {
 		t.Errorf("fork = %+v", fork)
+	}
+	names := must[[]string](t, "GetServiceMetricsAvailableSeries")(c.GetServiceMetricsAvailableSeries(ctx, svc.ServiceID))
+	if len(names) < len(apiclient.UsageSeriesSuffixes) {
+		t.Errorf("available series = %v", names)
+	}
+	now := time.Now()
+	series := must[[]apiclient.Series](t, "GetServiceMetricsSeries")(c.GetServiceMetricsSeries(ctx, svc.ServiceID, apiclient.SeriesRequest{
+		Name: names[0], From: apiclient.Time{Time: now.Add(-5 * time.Minute)}, To: apiclient.Time{Time: now}, BucketSeconds: 60}))
+	if len(series) != 3 || len(series[0].Data) < 5 {
+		t.Errorf("series of %s = %+v, want the primary and 2 replicas", names[0], series)
+	}
+	if _, err := c.GetServiceLogs(ctx, svc.ServiceID, apiclient.LogsQuery{Since: now.Add(-time.Minute), Severities: []string{apiclient.SeverityError}}); err != nil {
+		t.Errorf("GetServiceLogs: %v", err)
 	}
 	for _, op := range revision2026Ops {
 		if n := sim.RequestCount(op); n != 1 {

@@ -197,6 +197,7 @@ func (s *Sim) registerControls() {
 			return s.SetServiceStatus(r.PathValue("project_id"), r.PathValue("service_id"), status)
 		})
 	})
+	s.control("POST "+svc+"/logs", s.postLogs)
 	s.control("POST "+svc+"/replicaSets/{replica_set_id}/status", func(r *http.Request) (int, any, error) {
 		return forcedStatus(r, func(status string) error {
 			return s.SetReplicaSetStatus(r.PathValue("project_id"), r.PathValue("service_id"),

@@ -93,4 +93,41 @@
 // Every request that reaches an operation's route is counted under its
 // apiclient.Op* name, whatever its answer, so tests can prove what was (or
 // was not) sent. Faults (AddFault) apply before authentication and handling.
+//
+// Usage series and logs (revision 2026 only; the first revision has no such
+// paths and answers 404). Series names are the spec's suffixes after the
+// provider prefix "cloudsim" (SeriesPrefix), plus one name the spec does not
+// list (cloudsim_database_replication_lag_bytes, never given data), so that
+// clients must match by suffix and skip what they do not know. Every node has
+// every system and database series, labelled role (primary, replica) and
+// ordinal (0 for the primary, 1 to n for the HA replicas); a time-series
+// service runs 2 to 4 jobs (ids 1000 up) and other services 0 or 1, whose
+// job series carry job_id on the primary. Values are a pure function of the
+// service and the bucket's start: the daily load curve behind the inline
+// metrics (10% to 60% of the size, replicas 60% of that), so CPU usage is
+// near metrics.milli_cpu and below the size; memory 40% to 70% of the size;
+// disk usage the inline storage; disk I/O per bucket from the load (ops are
+// bytes / 8 KiB); a job runs every 1 to 3 minutes (other buckets are null)
+// and some jobs fail on every run (success 0). Demo churn's resizes move the
+// values with the size. Every bucket of the window is present, aligned to
+// bucket_seconds: null before the service existed, until a bucket has ended
+// a minute ago (the newest bucket is usually null), about one bucket in
+// thirty by hash, and for the activity series of a paused or queued
+// service. Validation: name, from and to required (RFC 3339), from < to,
+// bucket_seconds 60 to 86400 (default 60), at most 1,440 buckets, fn refused
+// (400 INVALID_REQUEST); an unknown name is 404. The POST is a read: a
+// read-only credential may call it.
+//
+// Logs: each node generates entries from its id and the clock, 6 to 30 a
+// minute by default (SetLogRate or POST /_sim/projects/{p}/services/{s}/logs
+// {"rate_per_minute"} changes it), at whole seconds, now and then two with
+// the same timestamp, mostly LOG, some WARNING and ERROR, rare FATAL, PANIC
+// and DEBUG1; the primary also holds entries added with AddLogEntries (the
+// same control's {"entries"}), at any timestamp, as late arrivals. Logs reach
+// back 6 hours. Answers are newest first, 500 a page; last_cursor is set when
+// older entries remain and encodes the last timestamp and how many entries at
+// it were returned, so that paging is exact inside a run of equal
+// timestamps. since and until are inclusive (an entry at exactly since comes
+// again); severities (case-insensitive) and search (substring) are
+// repeatable; node defaults to the primary (0).
 package cloudsim

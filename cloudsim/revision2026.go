@@ -1,8 +1,6 @@
 package cloudsim
 
 import (
-	"hash/fnv"
-	"math"
 	"net/http"
 	"slices"
 	"time"
@@ -242,33 +240,23 @@ const (
 	sharedMemoryMB = 1024
 )
 
-// usage is the service's current usage at now. It moves with a daily load
-// curve of its own phase and stays put within a minute (the provider's
-// bucket), so that a test reading it twice in a minute sees one value.
-// Storage grows with the service's age. A service being created has no
-// usage yet (null); a paused one uses no CPU or memory (null), only storage.
+// usage is the service's current usage at now, the inline metrics: the
+// same load curve as the usage series (usage.go), constant within a minute
+// (the provider's bucket), so that a test reading it twice in a minute sees
+// one value. Storage grows with the service's age. A service being created
+// has no usage yet (null); a paused one uses no CPU or memory (null), only
+// storage.
 func (svc *service) usage(now time.Time) *apiclient.ServiceMetrics {
 	status := svc.life.status(now)
 	if status == apiclient.ServiceQueued {
 		return nil
 	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(svc.id))
-	seed := h.Sum64()
-	t := now.Truncate(time.Minute)
-	age := max(t.Sub(svc.created), 0)
-	storage := int64(512+seed%2048) + int64(age.Hours()*float64(1+seed%8))
-	out := &apiclient.ServiceMetrics{StorageMB: intPtr(storage)}
-	if status == apiclient.ServicePaused || status == apiclient.ServicePausing {
+	out := &apiclient.ServiceMetrics{StorageMB: intPtr(svc.storageMB(now))}
+	if !svc.active(now) {
 		return out
 	}
-	cpuCap, memCap := svc.cpuMillis, svc.memoryGBs*1024
-	if svc.shared {
-		cpuCap, memCap = sharedMilliCPU, sharedMemoryMB
-	}
-	phase := float64(seed%1440) / 1440 * 2 * math.Pi
-	day := float64(t.Unix()%86400) / 86400 * 2 * math.Pi
-	load := 0.35 + 0.25*math.Sin(day+phase) // 10% to 60% of capacity
+	cpuCap, memCap := svc.capacity()
+	load := svc.load(now)
 	out.MilliCPU = intPtr(int64(float64(cpuCap) * load))
 	out.MemoryMB = intPtr(int64(float64(memCap) * (0.4 + 0.5*load)))
 	return out

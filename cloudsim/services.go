@@ -33,6 +33,9 @@ type service struct {
 	life        lifecycle
 	replicaSets map[string]*replicaSet
 	rsOrder     []string
+	// logs holds the entries added through the controls and the rate of
+	// generated ones (logs.go).
+	logs logState
 }
 
 // serviceType derives the service type from the addons: time-series wins,

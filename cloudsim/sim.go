@@ -146,7 +146,7 @@ func New(opts Options) *Sim {
 		s.handleOperation(rt)
 	}
 	if s.rev != Revision2024 {
-		for _, rt := range s.routes2026() {
+		for _, rt := range append(s.routes2026(), s.usageRoutes()...) {
 			s.handleOperation(rt)
 		}
 	}
@@ -288,7 +288,7 @@ func (s *Sim) serveOperation(r *http.Request, rt route) response {
 		return errorResponse(err)
 	}
 	projectID := r.PathValue("project_id")
-	if err := authorize(cred, projectID, r.Method != http.MethodGet); err != nil {
+	if err := authorize(cred, projectID, r.Method != http.MethodGet && !readPOSTs[rt.op]); err != nil {
 		return errorResponse(err)
 	}
 	var body []byte

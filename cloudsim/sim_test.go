@@ -294,7 +294,7 @@ func TestRequestCounting(t *testing.T) {
 func TestEveryOperationRouted(t *testing.T) {
 	s := New(Options{})
 	seen := map[string]int{}
-	for _, rt := range append(s.apiRoutes(), s.routes2026()...) {
+	for _, rt := range append(append(s.apiRoutes(), s.routes2026()...), s.usageRoutes()...) {
 		seen[rt.op]++
 	}
 	for _, op := range apiclient.Operations {

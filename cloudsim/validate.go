@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -265,4 +266,18 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// time reads a required RFC 3339 date-time field.
+func (b *body) time(name string) time.Time {
+	s := b.string(name)
+	if b.first != nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		b.failOn(name, invalidf("%s must be an RFC 3339 date-time, got %q", name, truncate(s, 40)))
+		return time.Time{}
+	}
+	return t.UTC()
 }

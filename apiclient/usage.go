@@ -1,0 +1,207 @@
+package apiclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// Usage series suffixes (revision 2026, a preview): real accounts prefix the
+// names with the provider's, so they are matched by suffix.
+const (
+	SeriesCPUUsage         = "_system_cpu_usage_millicores"
+	SeriesCPUTotal         = "_system_cpu_total_millicores"
+	SeriesMemoryUsage      = "_system_memory_usage_bytes"
+	SeriesMemoryTotal      = "_system_memory_total_bytes"
+	SeriesDiskUsage        = "_system_disk_usage_bytes"
+	SeriesDiskIOReadBytes  = "_system_disk_io_read_bytes"
+	SeriesDiskIOWriteBytes = "_system_disk_io_write_bytes"
+	SeriesDiskIOTotalBytes = "_system_disk_io_total_bytes"
+	SeriesDiskIOReadOps    = "_system_disk_io_read_ops"
+	SeriesDiskIOWriteOps   = "_system_disk_io_write_ops"
+	SeriesDiskIOTotalOps   = "_system_disk_io_total_ops"
+	SeriesQPS              = "_database_qps"
+	SeriesConnections      = "_database_num_connections"
+	SeriesJobDuration      = "_database_job_duration_usecs"
+	SeriesJobSuccess       = "_database_job_success"
+)
+
+// UsageSeriesSuffixes is every documented usage series suffix, in the
+// spec's order.
+var UsageSeriesSuffixes = []string{
+	SeriesCPUTotal, SeriesCPUUsage, SeriesMemoryTotal, SeriesMemoryUsage, SeriesDiskUsage,
+	SeriesDiskIOReadBytes, SeriesDiskIOWriteBytes, SeriesDiskIOTotalBytes,
+	SeriesDiskIOReadOps, SeriesDiskIOWriteOps, SeriesDiskIOTotalOps,
+	SeriesQPS, SeriesConnections, SeriesJobDuration, SeriesJobSuccess,
+}
+
+// Labels of usage series.
+const (
+	LabelRole    = "role"
+	LabelOrdinal = "ordinal"
+	LabelJobID   = "job_id"
+)
+
+// MinBucketSeconds is the smallest bucket the series operation accepts.
+const MinBucketSeconds = 60
+
+// SeriesFilter narrows a series request to the points whose label key has
+// value (role=primary, say).
+type SeriesFilter struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// SeriesRequest is the body of getServiceMetricsSeries. From and To are
+// required; BucketSeconds is at least MinBucketSeconds when set.
+type SeriesRequest struct {
+	Name          string         `json:"name"`
+	From          Time           `json:"from"`
+	To            Time           `json:"to"`
+	BucketSeconds int            `json:"bucket_seconds,omitempty"`
+	Fn            string         `json:"fn,omitempty"`
+	Filters       []SeriesFilter `json:"filters,omitempty"`
+}
+
+// Series is one label set of a usage series and its buckets, oldest first
+// as the API sends them (the order is not relied on).
+type Series struct {
+	Labels SeriesLabels  `json:"labels"`
+	Data   []SeriesPoint `json:"data"`
+}
+
+// SeriesPoint is one bucket. A nil Value is an empty bucket (null): no
+// data, which is not 0.
+type SeriesPoint struct {
+	Time  Time          `json:"time"`
+	Value NullableFloat `json:"value"`
+}
+
+// UnmarshalJSON implements json.Unmarshaler: a time that does not decode
+// leaves the point with a zero Time (callers skip it) instead of failing
+// the whole answer.
+func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Time  json.RawMessage `json:"time"`
+		Value NullableFloat   `json:"value"`
+	}
+	*p = SeriesPoint{}
+	if json.Unmarshal(b, &raw) != nil {
+		return nil
+	}
+	p.Value = raw.Value
+	if raw.Time != nil && p.Time.UnmarshalJSON(raw.Time) != nil {
+		p.Time = Time{}
+	}
+	return nil
+}
+
+// NullableFloat is a number or null. It also decodes from a numeric string;
+// anything else (an object, "NaN" text, true) decodes as null rather than
+// failing the whole answer: a bucket that cannot be read is an empty one.
+type NullableFloat struct {
+	Value float64
+	Valid bool
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *NullableFloat) UnmarshalJSON(b []byte) error {
+	*f = NullableFloat{}
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if json.Unmarshal(b, &s) != nil {
+			return nil
+		}
+		b = []byte(strings.TrimSpace(s))
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || v != v { // NaN is no value
+		return nil
+	}
+	*f = NullableFloat{Value: v, Valid: true}
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler: the number, or null.
+func (f NullableFloat) MarshalJSON() ([]byte, error) {
+	if !f.Valid {
+		return jsonNull, nil
+	}
+	return json.Marshal(f.Value)
+}
+
+// Float returns a valid NullableFloat of v.
+func Float(v float64) NullableFloat { return NullableFloat{Value: v, Valid: true} }
+
+// SeriesLabels are a series' labels. Values that are not strings (numbers,
+// booleans) are kept as their JSON text, null and nested values are left
+// out, so that an unexpected label never fails the answer.
+type SeriesLabels map[string]string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (l *SeriesLabels) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		*l = nil
+		if bytes.Equal(bytes.TrimSpace(b), jsonNull) {
+			return nil
+		}
+		return nil // not an object: no labels
+	}
+	out := make(SeriesLabels, len(raw))
+	for k, v := range raw {
+		v = bytes.TrimSpace(v)
+		switch {
+		case len(v) == 0, bytes.Equal(v, jsonNull), v[0] == '{', v[0] == '[':
+		case v[0] == '"':
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				out[k] = s
+			}
+		default:
+			out[k] = string(v)
+		}
+	}
+	*l = out
+	return nil
+}
+
+// GetServiceMetricsAvailableSeries lists the names of the usage series the
+// service has (revision 2026, a preview; the first revision answers 404).
+func (c *Client) GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error) {
+	names, err := doList[seriesName](ctx, c, call{op: OpGetServiceMetricsAvailableSeries, ids: []string{serviceID}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if n != "" {
+			out = append(out, string(n))
+		}
+	}
+	return out, nil
+}
+
+// seriesName is an element of the available-series answer: a name that is
+// not a string is left out, not a failed answer.
+type seriesName string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *seriesName) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) != nil {
+		s = ""
+	}
+	*n = seriesName(s)
+	return nil
+}
+
+// GetServiceMetricsSeries reads one usage series of the service over a
+// window: one Series per label set, every bucket present, empty ones null.
+// It is a POST that reads: retried like a read, never an admin write.
+func (c *Client) GetServiceMetricsSeries(ctx context.Context, serviceID string, req SeriesRequest) ([]Series, error) {
+	return doList[Series](ctx, c, call{op: OpGetServiceMetricsSeries, ids: []string{serviceID}, body: req})
+}

@@ -1,0 +1,122 @@
+package apiclient
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestSeriesIsARead checks that the usage series operation, a POST, is a
+// read for everything that follows from the catalog: no admin write, in
+// the reads of the operation list, retried on 5xx and dropped connections
+// like a GET.
+func TestSeriesIsARead(t *testing.T) {
+	o, ok := Lookup(OpGetServiceMetricsSeries)
+	if !ok || o.Write || o.Method != "POST" {
+		t.Fatalf("catalog entry = %+v, %v; want a POST read", o, ok)
+	}
+	reads := Operations[:slices.Index(Operations, OpCreateService)]
+	for _, op := range []string{OpGetServiceMetricsSeries, OpGetServiceMetricsAvailableSeries, OpGetServiceLogs} {
+		if !slices.Contains(reads, op) {
+			t.Errorf("%s is not among the reads of Operations", op)
+		}
+	}
+	for _, f := range []failure{{status: 500}, {status: 503}, {drop: true}} {
+		srv, n := scriptedServer(t, []failure{f}, 200, `[{"labels":{"role":"primary"},"data":[{"time":"2026-01-01T00:00:00Z","value":1}]}]`)
+		c, _, obs := newTestClient(t, srv, nil)
+		got, err := c.GetServiceMetricsSeries(t.Context(), "s1", SeriesRequest{Name: "x_database_qps"})
+		if err != nil || len(got) != 1 || !got[0].Data[0].Value.Valid {
+			t.Fatalf("%+v: series = %+v, %v; want the answer after one retry", f, got, err)
+		}
+		if n.Load() != 2 || len(obs.retries) != 1 {
+			t.Errorf("%+v: server saw %d requests, observer %d retries; want 2 and 1", f, n.Load(), len(obs.retries))
+		}
+	}
+}
+
+// TestGoldenUsageAndLogs decodes the simulator's answers (recorded from
+// cloudsim, demo scenario) and hand-written variants: unknown series names,
+// extra and non-string labels, null and unreadable buckets, unknown
+// severities and the deprecated logs shape all decode.
+func TestGoldenUsageAndLogs(t *testing.T) {
+	srv := fixtureServer(t, "revision2026", map[string]string{
+		"/svc-a/metrics/available-series": "available_series.json",
+		"/svc-a/metrics/series":           "series.json",
+		"/svc-b/metrics/series":           "series_variants.json",
+		"/svc-a/logs":                     "logs.json",
+		"/svc-b/logs":                     "logs_deprecated.json",
+	})
+	c, _, obs := newTestClient(t, srv, nil)
+	ctx := t.Context()
+
+	names, err := c.GetServiceMetricsAvailableSeries(ctx, "svc-a")
+	if err != nil || len(names) < len(UsageSeriesSuffixes) {
+		t.Fatalf("available series = %v, %v", names, err)
+	}
+	for _, suffix := range UsageSeriesSuffixes {
+		if !slices.ContainsFunc(names, func(n string) bool { return len(n) > len(suffix) && n[len(n)-len(suffix):] == suffix }) {
+			t.Errorf("available series lack *%s", suffix)
+		}
+	}
+
+	series, err := c.GetServiceMetricsSeries(ctx, "svc-a", SeriesRequest{Name: "cloudsim_system_cpu_usage_millicores"})
+	if err != nil || len(series) != 2 {
+		t.Fatalf("series: %d label sets, %v; want primary and replica", len(series), err)
+	}
+	for _, s := range series {
+		if s.Labels[LabelRole] == "" || s.Labels[LabelOrdinal] == "" || len(s.Data) == 0 {
+			t.Errorf("series %v: %d buckets", s.Labels, len(s.Data))
+		}
+		if last := s.Data[len(s.Data)-1]; last.Value.Valid {
+			t.Errorf("series %v: newest bucket %v is not null (the recording's newest bucket is still open)", s.Labels, last)
+		}
+	}
+
+	variants, err := c.GetServiceMetricsSeries(ctx, "svc-b", SeriesRequest{Name: "acme_database_job_success"})
+	if err != nil {
+		t.Fatalf("variants: %v", err)
+	}
+	want := []Series{
+		{Labels: SeriesLabels{"job_id": "1001", "role": "primary", "ordinal": "0", "shard": "true"}, Data: []SeriesPoint{
+			{Time: Time{time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}, Value: Float(1)},
+			{Time: Time{time.Date(2026, 1, 2, 3, 5, 0, 0, time.UTC)}, Value: Float(0.5)},
+			{Time: Time{time.Date(2026, 1, 2, 3, 6, 0, 0, time.UTC)}},
+			{Time: Time{time.Date(2026, 1, 2, 3, 7, 0, 0, time.UTC)}},
+			{Value: Float(2)},
+		}},
+		{Labels: nil, Data: nil},
+	}
+	if !reflect.DeepEqual(variants, want) {
+		t.Errorf("variants decoded\n%+v\nwant\n%+v", variants, want)
+	}
+
+	page, err := c.GetServiceLogs(ctx, "svc-a", LogsQuery{})
+	if err != nil || len(page.Entries) == 0 || page.LastCursor == "" {
+		t.Fatalf("logs = %+v, %v", page, err)
+	}
+	for i, e := range page.Entries {
+		if e.Timestamp.IsZero() || e.Severity == "" {
+			t.Errorf("entry %d = %+v", i, e)
+		}
+		if i > 0 && e.Timestamp.After(page.Entries[i-1].Timestamp.Time) {
+			t.Errorf("entry %d is newer than the one before: not newest first", i)
+		}
+	}
+
+	old, err := c.GetServiceLogs(ctx, "svc-b", LogsQuery{})
+	if err != nil {
+		t.Fatalf("deprecated logs: %v", err)
+	}
+	wantOld := []LogEntry{
+		{Timestamp: Time{time.Date(2026, 1, 2, 3, 4, 5, 678000000, time.UTC)}, Severity: "ERROR", Message: "relation \"x\" does not exist"},
+		{Timestamp: Time{time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, Severity: "SHOUT", Message: "unknown severity"},
+		{Message: "a line without timestamp or severity"},
+	}
+	if !reflect.DeepEqual(old.Entries, wantOld) || old.LastCursor != "old-cursor" {
+		t.Errorf("deprecated logs read as %+v (cursor %q), want %+v", old.Entries, old.LastCursor, wantOld)
+	}
+	if len(obs.decodeErrors) != 0 {
+		t.Errorf("decode errors observed: %v", obs.decodeErrors)
+	}
+}
