@@ -257,6 +257,24 @@ func TestPollingConformsToTheDocument(t *testing.T) {
 			if _, err := s.client.GetService(ctx, services[0].ServiceID); err != nil {
 				t.Errorf("getService: %v", err)
 			}
+			// The usage and log reads (revision 2026; the first revision
+			// answers 404, which the document allows too).
+			id := services[0].ServiceID
+			names, err := s.client.GetServiceMetricsAvailableSeries(ctx, id)
+			if err != nil && rev == cloudsim.Revision2026 {
+				t.Errorf("getServiceMetricsAvailableSeries: %v", err)
+			}
+			now := time.Now()
+			series := apiclient.SeriesRequest{Name: "cloudsim_database_qps", From: apiclient.Time{Time: now.Add(-5 * time.Minute)}, To: apiclient.Time{Time: now}, BucketSeconds: 60}
+			if len(names) > 0 {
+				series.Name = names[0]
+			}
+			if _, err := s.client.GetServiceMetricsSeries(ctx, id, series); err != nil && rev == cloudsim.Revision2026 {
+				t.Errorf("getServiceMetricsSeries: %v", err)
+			}
+			if _, err := s.client.GetServiceLogs(ctx, id, apiclient.LogsQuery{Since: now.Add(-time.Hour), Severities: []string{"ERROR"}}); err != nil && rev == cloudsim.Revision2026 {
+				t.Errorf("getServiceLogs: %v", err)
+			}
 			// Revision 2026's poller reads replica sets inline.
 			for _, svc := range services {
 				if _, err := s.client.ListReplicaSets(ctx, svc.ServiceID); err != nil {
