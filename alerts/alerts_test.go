@@ -17,8 +17,10 @@ import (
 )
 
 const (
-	rulesFile     = "clouddb.rules.yml"
-	runbookFile   = "runbook.md"
+	rulesFile   = "clouddb.rules.yml"
+	runbookFile = "runbook.md"
+	// alertsDoc holds the table of the alerts users read.
+	alertsDoc     = "../docs/alerts.md"
 	runbookPrefix = "https://github.com/clouddb/clouddb_exporter/blob/main/alerts/runbook.md#"
 )
 
@@ -27,6 +29,7 @@ type rule struct {
 	Record      string            `yaml:"record"`
 	Expr        string            `yaml:"expr"`
 	For         string            `yaml:"for"`
+	KeepFiring  string            `yaml:"keep_firing_for"`
 	Labels      map[string]string `yaml:"labels"`
 	Annotations map[string]string `yaml:"annotations"`
 }
@@ -219,6 +222,85 @@ func TestPromtool(t *testing.T) {
 		out, err := exec.Command(promtool, args...).CombinedOutput()
 		if err != nil {
 			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// TestKeepFiring checks that every alert on the exporter's own series keeps
+// firing through a restart and a short absence: for longer than
+// CloudDBExporterDown takes to page plus a restart, so that nothing resolves
+// before that page (see docs on outages and restarts). CloudDBExporterDown
+// itself, on up, needs none.
+func TestKeepFiring(t *testing.T) {
+	const restart = time.Minute
+	rules := loadRules(t)
+	var down time.Duration
+	for _, r := range rules {
+		if r.Alert == "CloudDBExporterDown" {
+			d, err := time.ParseDuration(r.For)
+			if err != nil {
+				t.Fatal(err)
+			}
+			down = d
+			if r.KeepFiring != "" {
+				t.Errorf("%s: keep_firing_for %s, want none: it is about the scrape, which never goes stale", r.Alert, r.KeepFiring)
+			}
+		}
+	}
+	if down == 0 {
+		t.Fatal("no CloudDBExporterDown")
+	}
+	for _, r := range rules {
+		if r.Alert == "" || r.Alert == "CloudDBExporterDown" {
+			continue
+		}
+		if d, err := time.ParseDuration(r.KeepFiring); err != nil || d <= down+restart {
+			t.Errorf("%s: keep_firing_for %q, want more than CloudDBExporterDown's for (%v) plus a restart (%v)", r.Alert, r.KeepFiring, down, restart)
+		}
+	}
+}
+
+// TestAlertsDocumented checks the alert table users read against the rules:
+// every alert is in it once, with its severity and for, and it lists no
+// alert the rules lack.
+func TestAlertsDocumented(t *testing.T) {
+	doc, err := os.ReadFile(alertsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("^\\| `(CloudDB[A-Za-z]+)` \\| ([a-z]+) \\| ([0-9smhd]+) \\| (.+) \\|$")
+	type entry struct{ severity, for_ string }
+	table := map[string]entry{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if _, dup := table[m[1]]; dup {
+			t.Errorf("%s: %s is in the table twice", alertsDoc, m[1])
+		}
+		table[m[1]] = entry{m[2], m[3]}
+	}
+	if len(table) == 0 {
+		t.Fatalf("%s has no alert table (| `CloudDB...` | severity | for | when |)", alertsDoc)
+	}
+	rules := map[string]bool{}
+	for _, r := range loadRules(t) {
+		if r.Alert == "" {
+			continue
+		}
+		rules[r.Alert] = true
+		e, ok := table[r.Alert]
+		switch {
+		case !ok:
+			t.Errorf("%s is not in the alert table of %s", r.Alert, alertsDoc)
+		case e.severity != r.Labels["severity"] || e.for_ != r.For:
+			t.Errorf("%s: %s says %s for %s, the rule %s for %s", r.Alert, alertsDoc, e.severity, e.for_, r.Labels["severity"], r.For)
+		}
+	}
+	for name := range table {
+		if !rules[name] {
+			t.Errorf("%s lists %s, which is not a rule", alertsDoc, name)
 		}
 	}
 }

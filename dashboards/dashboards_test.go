@@ -107,6 +107,11 @@ func TestStyle(t *testing.T) {
 					if strings.TrimSpace(tg.Expr) == "" {
 						t.Errorf("panel %q: query %s is empty", p.Title, tg.RefID)
 					}
+					// A constant fallback shows a healthy value for an exporter
+					// that is down; a 0 must come from the exporter's own series.
+					if strings.Contains(tg.Expr, "vector(") {
+						t.Errorf("panel %q query %s falls back on a constant vector(): key a 0 on a series of the exporter instead: %s", p.Title, tg.RefID, tg.Expr)
+					}
 					for _, problem := range dashboards.RateIntervalProblems(tg.Expr) {
 						t.Errorf("panel %q query %s: %s", p.Title, tg.RefID, problem)
 					}

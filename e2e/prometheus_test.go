@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,13 +29,17 @@ const (
 	rateInterval = "15s"
 )
 
-// emptyWhileHealthy are the dashboard queries (file, panel title, refId)
-// that legitimately return nothing while the API answers every request:
-// they only count errors. They are checked after the API fault instead.
-var emptyWhileHealthy = map[string]bool{
-	"exporter-health.json/API errors by operation and code/A": true,
-	"exporter-health.json/API error ratio/A":                  true,
+// errorPanels are the dashboard queries (file, panel title, refId) that
+// count errors: 0 while the API answers every request, above 0 during the
+// API fault.
+var errorPanels = []string{
+	"exporter-health.json/API errors by operation and code/A",
+	"exporter-health.json/API error ratio/A",
 }
+
+// goneWithExporter are the dashboard queries that must show nothing, not a
+// reassuring 0, for an exporter that is down.
+var goneWithExporter = append([]string{"fleet-overview.json/Services not READY/A"}, errorPanels...)
 
 // TestPrometheus runs the simulator, the exporter and a real Prometheus
 // with the shipped rules, evaluates every dashboard query and drives faults
@@ -110,9 +115,12 @@ func TestPrometheus(t *testing.T) {
 		"$__rate_interval": rateInterval, "${datasource}": "", "$datasource": "",
 		"$job": job, "$instance": exp.Addr, "$admin_instance": exp.Addr, "$project_id": testbin.SimProject, "$service_id": rsService,
 	}
-	deferred := checkDashboards(t, prom, vars, func(key string) bool {
-		return emptyWhileHealthy[key]
-	})
+	checkDashboards(t, prom, vars, func(string) bool { return false })
+	for _, key := range errorPanels {
+		if r, err := prom.query(panelExpr(t, vars, key)); err != nil || !allValues(r, func(v float64) bool { return v == 0 }) {
+			t.Errorf("%s on a healthy fleet: %v %v, want 0", key, r, err)
+		}
+	}
 
 	// The demo's own faults (a peering in error, a pending peering, a
 	// service in transition) have made some alerts pending by now: proof
@@ -155,12 +163,59 @@ func TestPrometheus(t *testing.T) {
 	for _, w := range apiAlerts {
 		prom.waitAlert(t, w.alert, w.labels...)
 	}
-	checkDeferred(t, prom, deferred)
+	for _, key := range errorPanels {
+		testbin.WaitFor(t, 30*time.Second, key+" above 0", func() bool {
+			r, err := prom.query(panelExpr(t, vars, key))
+			return err == nil && !allValues(r, func(v float64) bool { return v == 0 })
+		})
+	}
 	exp.Sim.ClearFaults(t)
 
 	// The exporter gone.
 	exp.Stop(t)
 	prom.waitAlert(t, "CloudDBExporterDown", "instance", exp.Addr)
+	for _, key := range goneWithExporter {
+		testbin.WaitFor(t, 60*time.Second, key+" to show nothing for the stopped exporter", func() bool {
+			r, err := prom.query(panelExpr(t, vars, key))
+			return err == nil && len(r) == 0
+		})
+	}
+}
+
+// panelExpr is the query of a dashboard panel (file/title/refId) with the
+// variables substituted.
+func panelExpr(t *testing.T, vars map[string]string, key string) string {
+	t.Helper()
+	ds, err := dashboards.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		for _, p := range d.AllPanels() {
+			for _, tg := range p.Targets {
+				if d.File+"/"+p.Title+"/"+tg.RefID == key {
+					expr := tg.Expr
+					for k, v := range vars {
+						expr = strings.ReplaceAll(expr, k, v)
+					}
+					return expr
+				}
+			}
+		}
+	}
+	t.Fatalf("no dashboard query %s", key)
+	return ""
+}
+
+// allValues reports whether the result has samples and ok holds for each.
+func allValues(result []sample, ok func(float64) bool) bool {
+	for _, s := range result {
+		v, err := strconv.ParseFloat(fmt.Sprint(s.Value[1]), 64)
+		if err != nil || !ok(v) {
+			return false
+		}
+	}
+	return len(result) > 0
 }
 
 // startPrometheus writes the docker-compose demo's Prometheus configuration
@@ -321,29 +376,9 @@ func checkDashboards(t *testing.T, prom *promAPI, vars map[string]string, skip f
 		t.Errorf("dashboard query returns no data: %s\n%s", key, queries[key])
 	}
 	for key := range deferred {
-		if !emptyWhileHealthy[key] {
-			t.Logf("not evaluated: %s", key)
-		}
+		t.Logf("not evaluated: %s", key)
 	}
 	return deferred
-}
-
-// checkDeferred evaluates, during the API fault, the queries that are empty
-// while all is well.
-func checkDeferred(t *testing.T, prom *promAPI, deferred map[string]string) {
-	t.Helper()
-	for key, expr := range deferred {
-		if !emptyWhileHealthy[key] {
-			continue
-		}
-		testbin.WaitFor(t, 30*time.Second, "data from "+key, func() bool {
-			result, err := prom.query(expr)
-			if err != nil {
-				t.Fatalf("%s: %v\n%s", key, err, expr)
-			}
-			return hasData(key, result)
-		})
-	}
 }
 
 // hasData reports whether a query result has samples; for a variable's

@@ -83,6 +83,27 @@ func TestConfigOverrides(t *testing.T) {
 	}
 }
 
+// TestKeepFiringForOff checks that an empty keepFiringFor leaves keep_firing_for
+// out of every rule (for Prometheus before 2.42), and that the default puts
+// it on every alert but CloudDBExporterDown.
+func TestKeepFiringForOff(t *testing.T) {
+	on, err := Build("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := Build(`+ { _config+:: { keepFiringFor: '' } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alerts := strings.Count(string(on[RulesFile]), "- alert: ")
+	if got := strings.Count(string(on[RulesFile]), "keep_firing_for: 10m"); got != alerts-1 {
+		t.Errorf("default: %d alerts with keep_firing_for: 10m, want %d (all but CloudDBExporterDown)", got, alerts-1)
+	}
+	if strings.Contains(string(off[RulesFile]), "keep_firing_for") {
+		t.Error("keepFiringFor: '' still builds keep_firing_for")
+	}
+}
+
 // TestAdminPanelsOff checks that adminPanels: false leaves the admin row
 // and its variable out of the exporter health dashboard, and only them.
 func TestAdminPanelsOff(t *testing.T) {

@@ -32,7 +32,16 @@
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,
-    exporterDownFor: '5m',
+    // Every alert but CloudDBExporterDown keeps firing this long after its
+    // expression stops matching (Prometheus 2.42+ keep_firing_for): when
+    // the exporter is killed, rolled or unreachable its series go stale at
+    // once, and without it every firing alert would send "resolved" within
+    // a scrape and start its for: again after the restart. Keep it longer
+    // than exporterDownFor plus a restart, so that an absence long enough
+    // to resolve anything has paged through CloudDBExporterDown first. It
+    // delays every real resolution as long; '' leaves keep_firing_for out.
+    keepFiringFor: '10m',
+    exporterDownFor: '3m',
     collectorFailingFor: '10m',
     // Fifteen default --collect.interval cycles; raise it if your interval
     // is longer, or if the children refresh period

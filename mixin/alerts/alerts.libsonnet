@@ -6,9 +6,12 @@
 // make a many-to-many match.
 //
 // Statuses are alerted on with `for:` rather than with the
-// *_status_changed_timestamp_seconds metrics: those restart with the
-// exporter, while Prometheus keeps the pending state of an alert across
-// exporter restarts.
+// *_status_changed_timestamp_seconds metrics, which restart with the
+// exporter. A restart that no scrape notices changes nothing; one that a
+// scrape misses makes every series of the exporter stale at once: firing
+// alerts then keep firing for keepFiringFor (keep_firing_for), pending ones
+// are dropped and start their for: again when the series come back (see
+// the top of alerts/runbook.md).
 local util = import '../lib/util.libsonnet';
 
 {
@@ -28,10 +31,13 @@ local util = import '../lib/util.libsonnet';
                       ['var-%s={{ with $labels.%s }}{{ . | urlquery }}{{ else }}$__all{{ end }}' % [v, v] for v in optional]),
       ],
     },
-  local alert(name, severity, for_, expr, summary, description, dashboardURL={}) = {
+  // keepFiring: false for the alerts on the scrape itself (up), which do
+  // not vanish with the exporter.
+  local alert(name, severity, for_, expr, summary, description, dashboardURL={}, keepFiring=true) = {
     alert: name,
     expr: expr,
     'for': for_,
+  } + (if keepFiring && cfg.keepFiringFor != '' then { keep_firing_for: cfg.keepFiringFor } else {}) + {
     labels: { severity: severity },
     annotations: {
       summary: summary,
@@ -71,6 +77,22 @@ local util = import '../lib/util.libsonnet';
     std.join(', ', ['%s=%%q' % l for l in cfg.targetLabels + ['project_id', 'vpc_id', 'peering_id']]),
     std.join(' ', ['$labels.%s' % l for l in cfg.targetLabels + ['project_id', 'vpc_id', 'peering_id']]),
   ],
+  // Go template arguments and selector of the target labels plus more,
+  // for the queries annotations run when they are rendered.
+  local matchers(labels) = std.join(', ', ['%s=%%q' % l for l in cfg.targetLabels + labels]),
+  local args(labels) = std.join(' ', ['$labels.%s' % l for l in cfg.targetLabels + labels]),
+  // The age of the data an alert rests on: the last complete success of
+  // the part (collector) that polls its resource. During an API outage the
+  // exporter serves the last known state, on which pending alerts go on to
+  // fire: this sentence says how old that state is, and that it is stale
+  // past CloudDBDataStale's threshold. Read when rendered, never a label.
+  local dataAge(part) = ' Last successful poll: {{ with printf "time() - clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}" %s "%s" | query }}{{ $age := . | first | value }}{{ humanizeDuration $age }} ago{{ if gt $age %.1f }} (stale: see CloudDBDataStale){{ end }}{{ else }}unknown (the exporter is not reporting){{ end }}.' % [matchers(['project_id']), args(['project_id']), part, cfg.dataStaleThresholdSeconds],
+  // The current status of a service, for alerts whose expression drops it
+  // (a label would restart the alert each time the status changes).
+  local serviceStatus = '{{ with printf "clouddb_service_status{%s} == 1" %s | query }}{{ . | first | label "status" }}{{ else }}unknown{{ end }}' % [matchers(['project_id', 'service_id']), args(['project_id', 'service_id'])],
+  // The operations and codes that fail most in a project (no project_id:
+  // the project discovery), for CloudDBAPIErrors.
+  local failingOperations = '{{ range $i, $s := printf "sort_desc(topk(5, sum by (operation, code) (rate(clouddb_exporter_api_requests_total{%s, code=~%%q}[5m])) * 60 > 0))" %s "5..|error|decode_error|401|403" | query }}{{ if $i }}, {{ end }}{{ $s.Labels.operation }} {{ $s.Labels.code }} ({{ $s.Value | humanize }}/min){{ end }}' % [matchers(['project_id']), args(['project_id'])],
   local serviceDashboard = dashboard('service-detail.json', ['project_id', 'service_id']),
   local fleetDashboard = dashboard('fleet-overview.json', ['project_id']),
 
@@ -85,7 +107,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceUnstableFor,
             withService('(clouddb_service_status{status="UNSTABLE"} == 1)'),
             'A database service is UNSTABLE.',
-            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has been UNSTABLE for more than %s.' % util.human(cfg.serviceUnstableFor),
+            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has been UNSTABLE for more than %s.%s' % [util.human(cfg.serviceUnstableFor), dataAge('services')],
             serviceDashboard,
           ),
           alert(
@@ -94,7 +116,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceTransitionFor,
             withService('(clouddb_service_status{status=~"%s"} == 1)' % std.join('|', cfg.serviceTransitionStatuses)),
             'A database service has been in a transitional status for over an hour.',
-            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has been {{ $labels.status }} for more than %s.' % util.human(cfg.serviceTransitionFor),
+            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has been {{ $labels.status }} for more than %s.%s' % [util.human(cfg.serviceTransitionFor), dataAge('services')],
             serviceDashboard,
           ),
           // PAUSED is left out: pausing is a deliberate operator action.
@@ -110,7 +132,7 @@ local util = import '../lib/util.libsonnet';
               ) == 1
             ||| % [on(['project_id', 'service_id']), cfg.prodEnvironment],
             'A PROD database service is not READY.',
-            'PROD service {{ $labels.name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }} has not been READY for more than %s.' % util.human(cfg.prodServiceNotReadyFor),
+            'PROD service {{ $labels.name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }} has not been READY for more than %s; its status is %s.%s' % [util.human(cfg.prodServiceNotReadyFor), serviceStatus, dataAge('services')],
             serviceDashboard,
           ),
           // A null storage usage (a service being created) has no series,
@@ -121,7 +143,7 @@ local util = import '../lib/util.libsonnet';
             cfg.storageGrowthFor,
             withService('(deriv(clouddb_service_storage_usage_bytes[%s]) * 3600 > %d)' % [cfg.storageGrowthWindow, cfg.storageGrowthBytesPerHour]),
             'The storage of a database service grows fast.',
-            'Storage of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has grown by {{ $value | humanize1024 }}B per hour over the last %s, faster than %s per hour, for more than %s.' % [util.human(cfg.storageGrowthWindow), util.bytes(cfg.storageGrowthBytesPerHour), util.human(cfg.storageGrowthFor)],
+            'Storage of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has grown by {{ $value | humanize1024 }}B per hour over the last %s, faster than %s per hour, for more than %s.%s' % [util.human(cfg.storageGrowthWindow), util.bytes(cfg.storageGrowthBytesPerHour), util.human(cfg.storageGrowthFor), dataAge('services')],
             serviceDashboard,
           ),
           // Only where the API reports HA replicas (revision 2026); a paused
@@ -140,7 +162,7 @@ local util = import '../lib/util.libsonnet';
                 clouddb_service_info{environment="%s"}
             ||| % [on(['project_id', 'service_id']), on(['project_id', 'service_id']), cfg.prodEnvironment],
             'A PROD database service runs without HA replicas.',
-            'PROD service {{ $labels.name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }} has had no high-availability replica for more than %s: a failure of its node is an outage.' % util.human(cfg.prodServiceWithoutHAFor),
+            'PROD service {{ $labels.name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }} has had no high-availability replica for more than %s: a failure of its node is an outage.%s' % [util.human(cfg.prodServiceWithoutHAFor), dataAge('services')],
             serviceDashboard,
           ),
           alert(
@@ -149,7 +171,7 @@ local util = import '../lib/util.libsonnet';
             cfg.replicaSetErrorFor,
             withReplicaSet('(clouddb_replica_set_status{status="error"} == 1)'),
             'A read replica set is in error.',
-            '%s has been in status error for more than %s.' % [replicaSet, util.human(cfg.replicaSetErrorFor)],
+            '%s has been in status error for more than %s.%s' % [replicaSet, util.human(cfg.replicaSetErrorFor), dataAge('replica_sets')],
             serviceDashboard,
           ),
           alert(
@@ -158,7 +180,7 @@ local util = import '../lib/util.libsonnet';
             cfg.replicaSetTransitionFor,
             withReplicaSet('(clouddb_replica_set_status{status=~"%s"} == 1)' % std.join('|', cfg.replicaSetTransitionStatuses)),
             'A read replica set has been in a transitional status for over an hour.',
-            '%s has been {{ $labels.status }} for more than %s.' % [replicaSet, util.human(cfg.replicaSetTransitionFor)],
+            '%s has been {{ $labels.status }} for more than %s.%s' % [replicaSet, util.human(cfg.replicaSetTransitionFor), dataAge('replica_sets')],
             serviceDashboard,
           ),
           alert(
@@ -167,7 +189,7 @@ local util = import '../lib/util.libsonnet';
             cfg.peeringErrorFor,
             withPeering('(clouddb_vpc_peering_error == 1)'),
             'A VPC peering reports an error.',
-            '%s has reported an error for more than %s: %s' % [peering, util.human(cfg.peeringErrorFor), peeringMessage],
+            '%s has reported an error for more than %s: %s.%s' % [peering, util.human(cfg.peeringErrorFor), peeringMessage, dataAge('peerings')],
             fleetDashboard,
           ),
           alert(
@@ -176,7 +198,7 @@ local util = import '../lib/util.libsonnet';
             cfg.peeringPendingFor,
             withPeering('(clouddb_vpc_peering_status{status="pending"} == 1)'),
             'A VPC peering has been pending for over an hour.',
-            '%s has been pending for more than %s.' % [peering, util.human(cfg.peeringPendingFor)],
+            '%s has been pending for more than %s.%s' % [peering, util.human(cfg.peeringPendingFor), dataAge('peerings')],
             fleetDashboard,
           ),
           alert(
@@ -203,8 +225,15 @@ local util = import '../lib/util.libsonnet';
             cfg.exporterDownFor,
             'up{%s} == 0' % cfg.exporterSelector,
             'The clouddb exporter cannot be scraped.',
-            'Target {{ $labels.instance }} of job {{ $labels.job }} has been down for more than %s: no fleet metrics and no fleet alerts while it lasts.' % util.human(cfg.exporterDownFor),
+            'Target {{ $labels.instance }} of job {{ $labels.job }} has been down for more than %s: no fleet metrics while it lasts. %s' % [
+              util.human(cfg.exporterDownFor),
+              if cfg.keepFiringFor == '' then
+                'The alerts on its metrics resolved when its series went stale: not a recovery of the fleet.'
+              else
+                'The alerts on its metrics that were firing keep firing on their last state for %s after its series went stale, then resolve: not a recovery of the fleet. Pending ones were dropped.' % util.human(cfg.keepFiringFor),
+            ],
             dashboard('exporter-health.json', []),
+            keepFiring=false,
           ),
           alert(
             'CloudDBCollectorFailing',
@@ -243,7 +272,7 @@ local util = import '../lib/util.libsonnet';
               > %(threshold)g
             ||| % { by: by(['project_id']), threshold: cfg.apiErrorRatioThreshold },
             'The cloud API answers many requests with errors.',
-            '{{ $value | humanizePercentage }} of the API requests of {{ with $labels.project_id }}project {{ . }}{{ else }}the project discovery (GET /projects){{ end }} from {{ $labels.instance }} failed (5xx, 401/403, transport errors or timeouts, answers that do not decode) over the last 5 minutes.',
+            '{{ $value | humanizePercentage }} of the API requests of {{ with $labels.project_id }}project {{ . }}{{ else }}the project discovery (GET /projects){{ end }} from {{ $labels.instance }} failed (5xx, 401/403, transport errors or timeouts, answers that do not decode) over the last 5 minutes. Failing most: %s.' % failingOperations,
             dashboard('exporter-health.json', [], ['project_id']),
           ),
           alert(

@@ -59,20 +59,22 @@ local g = import '../lib/grafana.libsonnet';
         ),
         g.timeseries(
           'API errors by operation and code',
-          'Request attempts per second that did not succeed (any code but 2xx), by operation and code. Empty while all is well.',
+          'Request attempts per second that did not succeed (any code but 2xx), by operation and code; 0 for an operation the exporter calls without errors, nothing while it is not scraped.',
           'reqps',
           g.pos(12, 6, 12, 8),
           [
-            g.range('sum by (operation, code) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id", code!~"2.."}[$__rate_interval]))', '{{operation}} {{code}}'),
+            // The error series appear with the first error: an operation
+            // without one is drawn as 0 from its successful calls.
+            g.range('sum by (operation, code) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id", code!~"2.."}[$__rate_interval])) or on (operation) (0 * sum by (operation) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id"}[$__rate_interval])))', '{{operation}} {{code}}'),
           ]
         ),
         g.timeseries(
           'API error ratio',
-          'Share of request attempts failing with 5xx, 401/403 or a transport error, per project: what CloudDBAPIErrors alerts on. Empty while all is well.',
+          'Share of request attempts failing with 5xx, 401/403, a transport error or an answer that does not decode, per project: what CloudDBAPIErrors alerts on (red above its threshold). 0 while all is well, nothing while the exporter is not scraped.',
           'percentunit',
           g.pos(0, 14, 12, 8),
           [
-            g.range('sum by (project_id) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id", code=~"5..|error|401|403"}[$__rate_interval])) / sum by (project_id) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id"}[$__rate_interval]))', '{{project_id}}'),
+            g.range('sum by (project_id) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id", code=~"5..|error|decode_error|401|403"}[$__rate_interval])) / sum by (project_id) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id"}[$__rate_interval])) or on (project_id) (0 * sum by (project_id) (rate(clouddb_exporter_api_requests_total{job=~"$job", instance=~"$instance", project_id=~"$project_id"}[$__rate_interval])))', '{{project_id}}'),
           ]
         ) + g.thresholdLine(cfg.apiErrorRatioThreshold),
         g.timeseries(

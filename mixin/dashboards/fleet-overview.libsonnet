@@ -25,11 +25,14 @@ local g = import '../lib/grafana.libsonnet';
         ),
         g.stat(
           'Services not READY',
-          'Services whose status is anything but READY (PAUSED included). The table below lists them.',
+          'Services whose status is anything but READY (PAUSED included). The table below lists them. 0 only from an exporter that has listed the services; nothing while none is scraped: the fleet is unknown then, not healthy.',
           'short',
           g.pos(4, 1, 4, 4),
           [
-            g.instant('count(clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="READY"} == 0) or vector(0)', 'not READY'),
+            // Not `or vector(0)`: that would show a healthy 0 for an
+            // exporter that is down. The 0 comes from the exporters that
+            // are scraped and have listed the services at least once.
+            g.instant('count(clouddb_service_status{job=~"$job", instance=~"$instance", project_id=~"$project_id", status="READY"} == 0) or on () (0 * count(clouddb_exporter_collector_last_success_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id", collector="services"} > 0))', 'not READY'),
           ]
         ) + g.thresholds([{ color: 'green', value: null }, { color: 'orange', value: 1 }]),
         g.stat(
