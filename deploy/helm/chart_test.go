@@ -198,16 +198,55 @@ func TestChartVersionIsTheExporters(t *testing.T) {
 }
 
 // TestDefaultValues renders the chart as `helm install` with no values
-// would (a clear error: a project and credentials are required), then with
-// only those two set.
+// does: discovery mode (every project the credentials can access), the
+// credentials from the Secret named by credentials.existingSecret, as the
+// plain manifests expect it. Then single-project mode with another Secret.
 func TestDefaultValues(t *testing.T) {
-	if _, err := render(t, ""); err == nil || !strings.Contains(err.Error(), "set api.projectId") {
-		t.Errorf("rendering with no values: %v, want the error asking for api.projectId", err)
+	objs, err := render(t, "")
+	if err != nil {
+		t.Fatalf("rendering with no values: %v", err)
 	}
-	if _, err := render(t, "api: {projectId: p1}"); err == nil || !strings.Contains(err.Error(), "set credentials.existingSecret") {
-		t.Errorf("rendering without credentials: %v, want the error asking for them", err)
+	if got, want := kinds(objs), []string{"Deployment/demo-clouddb-exporter", "Service/demo-clouddb-exporter", "ServiceAccount/demo-clouddb-exporter"}; !slices.Equal(got, want) {
+		t.Errorf("objects %v, want %v (no Secret: it is the user's)", got, want)
 	}
-	objs := mustRender(t, "api: {projectId: p1}\ncredentials: {existingSecret: my-creds}")
+	a := args(container(t, objs))
+	for _, want := range []string{
+		"--api.url=https://api.example.net/v1", "--api.access-key-file=/etc/clouddb/credentials/access_key",
+		"--api.secret-key-file=/etc/clouddb/credentials/secret_key", "--api.key-file=/etc/clouddb/credentials/api_key",
+	} {
+		if !slices.Contains(a, want) {
+			t.Errorf("default args %v lack %s", a, want)
+		}
+	}
+	if slices.ContainsFunc(a, func(s string) bool { return strings.HasPrefix(s, "--api.project-id") || strings.HasPrefix(s, "--config.file") }) {
+		t.Errorf("default args %v: want discovery mode (no project id, no config file)", a)
+	}
+	pod := get(objs["Deployment/demo-clouddb-exporter"], "spec", "template", "spec")
+	if s := get(pod, "volumes", 0, "secret"); get(s, "secretName") != "clouddb-exporter-credentials" || get(s, "optional") != nil {
+		t.Errorf("default credentials volume %v, want the Secret clouddb-exporter-credentials, required", s)
+	}
+	if _, err := render(t, `credentials: {existingSecret: ""}`); err == nil || !strings.Contains(err.Error(), "set credentials.existingSecret") {
+		t.Errorf("rendering without any credentials: %v, want the error asking for them", err)
+	}
+	if _, err := render(t, `credentials: {accessKey: AK}`); err == nil || !strings.Contains(err.Error(), "credentials.accessKey needs credentials.secretKey") {
+		t.Errorf("rendering with half a key pair: %v, want the error asking for the secret key", err)
+	}
+	// Keys in the values: the chart's own Secret, whatever existingSecret says.
+	objs = mustRender(t, "credentials: {accessKey: AK, secretKey: SK}")
+	if s := get(objs["Deployment/demo-clouddb-exporter"], "spec", "template", "spec", "volumes", 0, "secret", "secretName"); s != "demo-clouddb-exporter-credentials" || objs["Secret/demo-clouddb-exporter-credentials"] == nil {
+		t.Errorf("credentials volume from %v, want the chart's Secret", s)
+	}
+	if a := args(container(t, objs)); slices.Contains(a, "--api.key-file=/etc/clouddb/credentials/api_key") {
+		t.Errorf("args %v: an API key file without an apiKey value", a)
+	}
+	// A config file names its credentials: the default Secret is mounted
+	// only if it exists.
+	objs = mustRender(t, "config: {content: {projects: [{id: p1, api_url: https://api.example.net/v1}]}}")
+	if s := get(objs["Deployment/demo-clouddb-exporter"], "spec", "template", "spec", "volumes", 0, "secret"); get(s, "optional") != true {
+		t.Errorf("credentials volume with a config file %v, want optional", s)
+	}
+
+	objs = mustRender(t, "api: {projectId: p1}\ncredentials: {existingSecret: my-creds}")
 	want := []string{"Deployment/demo-clouddb-exporter", "Service/demo-clouddb-exporter", "ServiceAccount/demo-clouddb-exporter"}
 	if got := kinds(objs); !slices.Equal(got, want) {
 		t.Errorf("objects %v, want %v (everything optional off by default)", got, want)
@@ -217,7 +256,7 @@ func TestDefaultValues(t *testing.T) {
 	if img := c["image"]; img != "ghcr.io/clouddb/clouddb_exporter:v"+appVersion {
 		t.Errorf("image %v, want the chart's appVersion", img)
 	}
-	a := args(c)
+	a = args(c)
 	for _, want := range []string{
 		"--web.listen-address=:9866", "--api.project-id=p1", "--api.url=https://api.example.net/v1",
 		"--api.access-key-file=/etc/clouddb/credentials/access_key", "--api.secret-key-file=/etc/clouddb/credentials/secret_key",
@@ -234,7 +273,7 @@ func TestDefaultValues(t *testing.T) {
 	if ports := c["ports"].([]any); len(ports) != 1 {
 		t.Errorf("ports %v, want the metrics port only", ports)
 	}
-	pod := get(objs["Deployment/demo-clouddb-exporter"], "spec", "template", "spec")
+	pod = get(objs["Deployment/demo-clouddb-exporter"], "spec", "template", "spec")
 	if get(pod, "automountServiceAccountToken") != false || get(pod, "securityContext", "runAsNonRoot") != true {
 		t.Errorf("pod spec is not hardened: %v", pod)
 	}
@@ -301,13 +340,15 @@ func TestFullValues(t *testing.T) {
 	a := args(c)
 	for _, want := range []string{
 		"--config.file=/etc/clouddb/config/config.yml", "--admin.listen-address=:9867", "--admin.token-file=/etc/clouddb/admin/token",
-		"--admin.allow=resizeService", "--admin.allow=setHA", "--collect.interval=2m", "--api.key-file=/etc/clouddb/credentials/api_key",
+		"--admin.allow=resizeService", "--admin.allow=setHA", "--collect.interval=2m",
 	} {
 		if !slices.Contains(a, want) {
 			t.Errorf("args %v lack %s", a, want)
 		}
 	}
-	if slices.ContainsFunc(a, func(s string) bool { return strings.HasPrefix(s, "--api.project-id") }) {
+	// The exporter refuses single-project flags beside --config.file: the
+	// file names its credentials (here the chart's Secret, mounted).
+	if slices.ContainsFunc(a, func(s string) bool { return strings.HasPrefix(s, "--api.") }) {
 		t.Errorf("args %v: single-project flags with a config file", a)
 	}
 

@@ -52,8 +52,13 @@ app.kubernetes.io/part-of: clouddb-exporter
 {{- end }}
 {{- end }}
 
+{{/* The credentials' Secret: the chart's own when accessKey is set, else existingSecret. */}}
 {{- define "clouddb-exporter.credentialsSecret" -}}
-{{- default (printf "%s-credentials" (include "clouddb-exporter.fullname" .)) .Values.credentials.existingSecret }}
+{{- if .Values.credentials.accessKey }}
+{{- printf "%s-credentials" (include "clouddb-exporter.fullname" .) }}
+{{- else }}
+{{- .Values.credentials.existingSecret }}
+{{- end }}
 {{- end }}
 
 {{- define "clouddb-exporter.hasConfig" -}}
