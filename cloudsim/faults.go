@@ -11,9 +11,10 @@ import (
 
 // Fault is an injected failure. It applies to requests that reach an
 // operation's route, before authentication and handling: first the latency,
-// then at most one of Status, Malformed, Truncated or DropConnection, or else
-// every Edit that fires, applied in turn to the real answer. A
-// fault with only a latency delays the request and lets it be handled.
+// then at most one of Status, Malformed, Truncated, DropConnection,
+// DropAfterHeaders or DropMidBody, or else every Edit that fires, applied in
+// turn to the real answer. A fault with only a latency delays the request
+// and lets it be handled.
 type Fault struct {
 	// Operation is the apiclient.Op* name the fault applies to; "" means
 	// every operation.
@@ -35,6 +36,19 @@ type Fault struct {
 	Truncated bool `json:"truncated"`
 	// DropConnection closes the connection without an answer.
 	DropConnection bool `json:"drop_connection"`
+	// DropAfterHeaders handles the request, sends the status and headers
+	// of its answer (Content-Length included), then closes the
+	// connection: the body never comes.
+	DropAfterHeaders bool `json:"drop_after_headers"`
+	// DropMidBody handles the request, sends the status and headers of
+	// its answer (Content-Length included) and the first half of its
+	// body, then closes the connection.
+	DropMidBody bool `json:"drop_mid_body"`
+	// OnReuse makes the fault apply only to a request that arrives on a
+	// connection that already carried one (kept alive): with
+	// DropConnection, the case in which an HTTP client may silently send
+	// a read again. Other requests neither fire nor spend it.
+	OnReuse bool `json:"on_reuse"`
 	// Edit handles the request, then rewrites one element of its JSON
 	// array answer: poisoned records and duplicate ids for testing clients.
 	Edit *Edit `json:"edit,omitempty"`
@@ -48,7 +62,7 @@ type Fault struct {
 
 // terminal reports whether the fault answers in place of the handler.
 func (f Fault) terminal() bool {
-	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection || f.Edit != nil
+	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection || f.DropAfterHeaders || f.DropMidBody || f.Edit != nil
 }
 
 // Edit rewrites one element of a list answer. A real API drifts: a number
@@ -148,14 +162,16 @@ func (s *Sim) ClearFaults() {
 }
 
 // firing returns the faults that apply to one request of op, in the order
-// they were added, and spends one application of each.
-func (s *Sim) firing(op string) []Fault {
+// they were added, and spends one application of each. reused tells
+// whether the request came on a connection that carried one before.
+func (s *Sim) firing(op string, reused bool) []Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Fault
 	kept := s.faults[:0]
 	for _, f := range s.faults {
-		fires := (f.Operation == "" || f.Operation == op) && (f.Rate <= 0 || f.Rate >= 1 || s.faultRNG.Float64() < f.Rate)
+		fires := (f.Operation == "" || f.Operation == op) && (!f.OnReuse || reused) &&
+			(f.Rate <= 0 || f.Rate >= 1 || s.faultRNG.Float64() < f.Rate)
 		if fires {
 			out = append(out, f.Fault)
 			if f.Count > 0 {
@@ -174,9 +190,9 @@ func (s *Sim) firing(op string) []Fault {
 // applyFaults applies the faults firing for this request. It reports whether
 // a fault answered (or dropped) the request, in which case the caller must
 // not. serve produces the real response for a truncating fault.
-func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, serve func() response) bool {
+func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, reused bool, serve func() response) bool {
 	var edits []*Edit
-	for _, f := range s.firing(op) {
+	for _, f := range s.firing(op, reused) {
 		if f.Latency > 0 {
 			t := time.NewTimer(f.Latency)
 			select {
@@ -202,6 +218,13 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, ser
 		case f.DropConnection:
 			logger.Info("Fault injected", "fault", "drop_connection")
 			dropConnection(w)
+		case f.DropAfterHeaders:
+			logger.Info("Fault injected", "fault", "drop_after_headers")
+			cutConnection(w, serve(), 0)
+		case f.DropMidBody:
+			logger.Info("Fault injected", "fault", "drop_mid_body")
+			resp := serve()
+			cutConnection(w, resp, len(resp.body)/2)
 		case f.Status != 0:
 			logger.Info("Fault injected", "fault", "status", "status", f.Status)
 			writeResponse(w, errorResponse(&apiError{status: f.Status, code: faultCode(f), message: faultMessage(f)}))
@@ -241,6 +264,22 @@ func dropConnection(w http.ResponseWriter) {
 	}
 	// Without hijacking (HTTP/2), aborting the handler resets the stream.
 	panic(http.ErrAbortHandler)
+}
+
+// cutConnection sends resp's status and headers, with the Content-Length
+// of its whole body, and the first keep bytes of the body, then closes the
+// connection: the client sees an answer that breaks off.
+func cutConnection(w http.ResponseWriter, resp response, keep int) {
+	for k, v := range resp.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body[:keep])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	dropConnection(w)
 }
 
 func faultCode(f Fault) string {

@@ -234,3 +234,78 @@ func TestFaultEditsCombine(t *testing.T) {
 		t.Errorf("services %+v: want both edits", list)
 	}
 }
+
+// TestFaultCutConnection: drop_after_headers and drop_mid_body answer the
+// status and headers of the real answer, with its whole Content-Length,
+// then close the connection: the body breaks off.
+func TestFaultCutConnection(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault Fault
+		min   int // bytes of the body received at least
+	}{
+		{"after headers", Fault{DropAfterHeaders: true}, 0},
+		{"mid body", Fault{DropMidBody: true}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, Timings{})
+			e.createService("a")
+			e.sim.AddFault(tc.fault)
+			req, _ := http.NewRequest("GET", e.srv.URL+servicesPath, nil)
+			as(rwCred)(req)
+			resp, err := e.srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("status %d, read error %v, want 200 and an unexpected EOF", resp.StatusCode, err)
+			}
+			if len(body) < tc.min || int64(len(body)) >= resp.ContentLength {
+				t.Errorf("%d of %d bytes received", len(body), resp.ContentLength)
+			}
+			if n := e.sim.RequestCount(apiclient.OpListServices); n != 1 {
+				t.Errorf("count %d, want 1", n)
+			}
+		})
+	}
+}
+
+// TestFaultOnReuse: a fault with on_reuse applies only to requests on a
+// connection that carried one before, and is not spent by the others.
+func TestFaultOnReuse(t *testing.T) {
+	e := newEnv(t, Timings{})
+	e.sim.AddFault(Fault{Operation: apiclient.OpListServices, DropConnection: true, OnReuse: true, Count: 1})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	get := func() error {
+		req, _ := http.NewRequest("GET", e.srv.URL+servicesPath, nil)
+		as(rwCred)(req)
+		// A body the transport cannot rewind: it must not resend the
+		// request on its own after the drop.
+		req.Body = io.NopCloser(eofReader{})
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	if err := get(); err != nil {
+		t.Fatalf("first request of a connection: %v", err)
+	}
+	if err := get(); err == nil {
+		t.Fatal("second request on the kept-alive connection answered")
+	}
+	if err := get(); err != nil {
+		t.Fatalf("after the fault was spent: %v", err)
+	}
+	if n := e.sim.RequestCount(apiclient.OpListServices); n != 3 {
+		t.Errorf("count %d, want 3", n)
+	}
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

@@ -103,6 +103,10 @@ type Sim struct {
 	projects map[string]*project
 	faults   []*activeFault
 	counts   map[string]int
+	// conns are the client addresses (host:port) that sent an operation
+	// request, to tell a request on a kept-alive connection (see
+	// Fault.OnReuse); bounded by maxConns.
+	conns map[string]struct{}
 }
 
 // project holds the resources of one project. Maps give O(1) lookups and the
@@ -139,6 +143,7 @@ func New(opts Options) *Sim {
 		ids:          map[string]struct{}{},
 		projects:     map[string]*project{},
 		counts:       map[string]int{},
+		conns:        map[string]struct{}{},
 	}
 	creds := slices.Clone(opts.Credentials)
 	s.creds.Store(&creds)
@@ -256,9 +261,9 @@ type response struct {
 // authenticate and handle it.
 func (s *Sim) handleOperation(rt route) {
 	s.mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-		s.count(rt.op)
+		reused := s.count(rt.op, r.RemoteAddr)
 		serve := func() response { return s.serveOperation(r, rt) }
-		if s.applyFaults(w, r, rt.op, serve) {
+		if s.applyFaults(w, r, rt.op, reused, serve) {
 			return
 		}
 		resp := serve()
@@ -396,10 +401,24 @@ func writeResponse(w http.ResponseWriter, resp response) {
 	_, _ = w.Write(resp.body)
 }
 
-func (s *Sim) count(op string) {
+// maxConns bounds the client addresses remembered: past it they are
+// forgotten, and the next request of each looks like a new connection's.
+const maxConns = 4096
+
+// count counts one request of op and reports whether its connection (from
+// the client address remote) carried a request before.
+func (s *Sim) count(op, remote string) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.counts[op]++
-	s.mu.Unlock()
+	_, reused := s.conns[remote]
+	if !reused {
+		if len(s.conns) >= maxConns {
+			clear(s.conns)
+		}
+		s.conns[remote] = struct{}{}
+	}
+	return reused
 }
 
 // RequestCount returns how many requests reached the operation's route since
