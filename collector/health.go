@@ -15,7 +15,7 @@ var (
 		"Unix seconds of the last poll of one part of a project that succeeded completely, 0 if none has. Cached from the last poll of the API.",
 		"project_id", "collector")
 	snapshotTimestampDesc = newDesc("clouddb_exporter_snapshot_timestamp_seconds",
-		"Unix seconds at which the snapshot of a project that this exposition shows was assembled. Cached from the last poll of the API.",
+		"Unix seconds of the newest data of a project that this exposition shows: the end of the project's last API call that succeeded. It stops advancing while no call succeeds (an outage, refused credentials), so time() minus it is how long the exporter has had nothing new from the API; 0 before the first success. Which parts are stale: clouddb_exporter_collector_last_success_timestamp_seconds.",
 		"project_id")
 )
 
@@ -35,5 +35,10 @@ func collectHealth(out *Sink, s *fleet.Snapshot) {
 		}
 		out.gauge(collectorLastSuccessDesc, lastSuccess, p, part.Name)
 	}
-	out.gauge(snapshotTimestampDesc, unixSeconds(s.Taken), p)
+	// Zero before any success, as lastSuccess above.
+	read := 0.0
+	if !s.Read.IsZero() {
+		read = unixSeconds(s.Read)
+	}
+	out.gauge(snapshotTimestampDesc, read, p)
 }

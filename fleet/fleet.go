@@ -35,8 +35,14 @@ type Snapshot struct {
 	// Seq numbers snapshots in the order they were built: a consumer that
 	// receives them out of order keeps the highest. 0 means unnumbered.
 	Seq uint64
-	// Taken is when the snapshot was assembled.
+	// Taken is when the snapshot was assembled: it advances with every
+	// snapshot, during an outage too.
 	Taken time.Time
+	// Read is when the newest data of the snapshot was read: the end of
+	// the project's last API call that succeeded. It stops while no call
+	// succeeds (an outage, refused keys), so its age is how long the
+	// exporter has had nothing new from the API; zero before the first.
+	Read time.Time
 	// Services are sorted by ServiceID.
 	Services []Service
 	// ReplicaSets are sorted by ServiceID, then ID.

@@ -132,6 +132,9 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 
 	p.mu.Lock()
 	at := now()
+	if servicesErr == nil || vpcsErr == nil || auth != nil {
+		p.st.read = at
+	}
 	if servicesErr == nil {
 		p.st.setServices(services, at)
 	} else {
@@ -293,11 +296,13 @@ func fetch[T any](p *Poller, get func() (T, error), apply func(T) bool, gone fun
 	defer p.mu.Unlock()
 	switch {
 	case apiclient.IsNotFound(err):
+		p.st.read = p.opts.Now()
 		return gone(), nil
 	case err != nil:
 		failed()
 		return false, err
 	}
+	p.st.read = p.opts.Now()
 	return apply(v), nil
 }
 

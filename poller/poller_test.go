@@ -341,3 +341,38 @@ func TestUniqueIDs(t *testing.T) {
 		t.Error("the API's own slice was modified")
 	}
 }
+
+// TestSnapshotReadStopsDuringAnOutage: a snapshot's Read is the end of the
+// last call that succeeded: it advances with each successful cycle and
+// stays put while every call fails, while Taken goes on advancing.
+func TestSnapshotReadStopsDuringAnOutage(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 2, 1)
+	h := newHarness(t, c)
+	if snap := h.poller.Poll(context.Background()); !snap.Read.Equal(h.clock.Now()) {
+		t.Fatalf("Read %v after a good cycle, want %v", snap.Read, h.clock.Now())
+	}
+	good := h.clock.Now()
+	c.set(func(f *fakeClient) {
+		for _, op := range []string{apiclient.OpListServices, apiclient.OpListVPCs, apiclient.OpListReplicaSets, apiclient.OpListPeerings, apiclient.OpGetAuthInfo} {
+			f.fail[op] = errBoom
+		}
+	})
+	for range 3 {
+		h.clock.Advance(time.Minute)
+		snap := h.poller.Poll(context.Background())
+		if !snap.Read.Equal(good) || !snap.Taken.Equal(h.clock.Now()) {
+			t.Fatalf("during the outage: Read %v, Taken %v; want Read %v (the last success) and Taken %v", snap.Read, snap.Taken, good, h.clock.Now())
+		}
+	}
+	// One list answering is news from the API.
+	c.set(func(f *fakeClient) { delete(f.fail, apiclient.OpListVPCs) })
+	h.clock.Advance(time.Minute)
+	if snap := h.poller.Poll(context.Background()); !snap.Read.Equal(h.clock.Now()) {
+		t.Errorf("Read %v after the VPC list answered, want %v", snap.Read, h.clock.Now())
+	}
+	// A fresh poller has read nothing.
+	if snap := newHarness(t, newFakeClient()).poller.publishNow(); !snap.Read.IsZero() {
+		t.Errorf("Read %v before any call, want zero", snap.Read)
+	}
+}

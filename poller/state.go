@@ -65,6 +65,10 @@ type state struct {
 	peerings    map[string]observed[[]apiclient.Peering] // by VPC id
 	auth        *observed[apiclient.AuthInfo]
 	parts       map[string]fleet.PartHealth
+	// read is the end of the last API call that succeeded (a 404 of a
+	// resource that went away included) and whose answer was recorded;
+	// zero before the first (see fleet.Snapshot.Read).
+	read time.Time
 	// statuses, peeringErrors and dropped are keyed by statusKey; dropped
 	// holds the fields of a resource that did not decode, as last logged.
 	statuses      map[string]statusSeen
@@ -523,6 +527,7 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 	snap := &fleet.Snapshot{
 		ProjectID:   projectID,
 		Taken:       now,
+		Read:        s.read,
 		Services:    prev.Services,
 		ReplicaSets: prev.ReplicaSets,
 		VPCs:        prev.VPCs,

@@ -39,6 +39,7 @@ func Snapshots() []*fleet.Snapshot {
 	a := &fleet.Snapshot{
 		ProjectID: "proj-a",
 		Taken:     Time("2025-03-01T12:00:00.25Z"),
+		Read:      Time("2025-03-01T12:00:00.2Z"),
 		Services: []fleet.Service{
 			{
 				Service: apiclient.Service{
@@ -115,6 +116,7 @@ func Snapshots() []*fleet.Snapshot {
 		ProjectID:   "proj-b",
 		ProjectName: "Project B", // as discovery names it: no auth info here
 		Taken:       Time("2025-03-01T12:00:05Z"),
+		Read:        Time("2025-03-01T12:00:04Z"),
 		Services: []fleet.Service{{
 			Service: apiclient.Service{
 				ServiceID: "svc-9", ProjectID: "proj-b", Name: "vectors", RegionCode: "us-east-1",
@@ -141,7 +143,7 @@ func Snapshots() []*fleet.Snapshot {
 // peerings each.
 func Synthetic(projectID string, n int) *fleet.Snapshot {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	s := &fleet.Snapshot{ProjectID: projectID, Taken: now}
+	s := &fleet.Snapshot{ProjectID: projectID, Taken: now, Read: now}
 	for i := range n {
 		id := fmt.Sprintf("svc-%06d", i)
 		s.Services = append(s.Services, fleet.Service{
