@@ -218,7 +218,9 @@ func TestDefaultValues(t *testing.T) {
 			t.Errorf("default args %v lack %s", a, want)
 		}
 	}
-	if slices.ContainsFunc(a, func(s string) bool { return strings.HasPrefix(s, "--api.project-id") || strings.HasPrefix(s, "--config.file") }) {
+	if slices.ContainsFunc(a, func(s string) bool {
+		return strings.HasPrefix(s, "--api.project-id") || strings.HasPrefix(s, "--config.file")
+	}) {
 		t.Errorf("default args %v: want discovery mode (no project id, no config file)", a)
 	}
 	pod := get(objs["Deployment/demo-clouddb-exporter"], "spec", "template", "spec")
