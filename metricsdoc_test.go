@@ -237,3 +237,47 @@ func renderMetricsTable(rows []metricRow) string {
 	}
 	return b.String()
 }
+
+// TestReadmeMetricFamilies keeps the README's "metric families at a glance"
+// whole: every family the exporter serves matches one of its patterns
+// (`clouddb_service_*` or a full name), and every pattern matches a family.
+func TestReadmeMetricFamilies(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, glance, ok := strings.Cut(string(readme), "## Metrics at a glance")
+	if !ok {
+		t.Fatal("README.md has no \"Metrics at a glance\" section")
+	}
+	glance, _, _ = strings.Cut(glance, "\n## ")
+	pattern := regexp.MustCompile("`(clouddb_[a-z_]*\\*?)`")
+	var patterns []string
+	for _, line := range strings.Split(glance, "\n") {
+		if first, _, ok := strings.Cut(strings.TrimPrefix(line, "| "), " | "); ok && strings.HasPrefix(line, "| `") {
+			for _, m := range pattern.FindAllStringSubmatch(first, -1) {
+				patterns = append(patterns, m[1])
+			}
+		}
+	}
+	if len(patterns) == 0 {
+		t.Fatal("README.md's metric families table names no family")
+	}
+	matches := func(p, name string) bool {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok {
+			return strings.HasPrefix(name, prefix)
+		}
+		return p == name
+	}
+	rows := exporterMetricRows(t)
+	for _, r := range rows {
+		if !slices.ContainsFunc(patterns, func(p string) bool { return matches(p, r.name) }) {
+			t.Errorf("README.md's metric families at a glance do not cover %s", r.name)
+		}
+	}
+	for _, p := range patterns {
+		if !slices.ContainsFunc(rows, func(r metricRow) bool { return matches(p, r.name) }) {
+			t.Errorf("README.md's metric families at a glance name %s, which matches no family", p)
+		}
+	}
+}
