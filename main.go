@@ -113,6 +113,7 @@ func run(args []string, getenv func(string) string) int {
 	// The listeners are built before the first load starts the pollers.
 	adminOpts := adminOptions(manager, reg, logger)
 	adminOpts.MaxRequests = f.maxRequests
+	adminOpts.Timeouts = *f.timeouts
 	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOpts, f.simulate, os.Stdout)
 	if err != nil {
 		logger.Error("Invalid admin configuration", "err", err)
@@ -127,7 +128,7 @@ func run(args []string, getenv func(string) string) int {
 		logger.Error("Cannot build the landing page", "err", err)
 		return 1
 	}
-	srv := httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests)}, logger)
+	srv := httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
 
 	if err := reloader.Reload(); err != nil {
 		return 2
@@ -146,6 +147,7 @@ type flags struct {
 	web                    *web.FlagConfig
 	telemetryPath          string
 	maxRequests            int
+	timeouts               *httplimit.Timeouts // hidden, for tests
 	disableExporterMetrics bool
 	enablePprof            bool
 	log                    *logging.Config
@@ -171,6 +173,7 @@ func newApp() (*kingpin.Application, *flags) {
 		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").StringVar(&f.telemetryPath)
 	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see docs/security.md).",
 		"40", "CLOUDDB_WEB_MAX_REQUESTS", &f.maxRequests)
+	f.timeouts = httplimit.AddFlags(app)
 	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime, process and build metrics (go_*, process_*, clouddb_exporter_build_info) out of /metrics.").
 		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
 	app.Flag("web.enable-pprof", "Serve the Go profiler under /debug/pprof/ on the main listener (off by default: it shows internals and a profile costs CPU).").
@@ -209,6 +212,9 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	if f.credentialCheckInterval <= 0 {
 		return f, errors.New("--api.credentials-check-interval must be positive")
+	}
+	if err := f.timeouts.Check(); err != nil {
+		return f, err
 	}
 	return f, nil
 }

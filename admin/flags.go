@@ -219,7 +219,8 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
 	// The surface bounds its requests in flight itself, so that those it
 	// refuses are audited.
-	srv := httplimit.Server(&http.Server{Handler: httplimit.Deadlines(handler)}, opts.Logger)
+	timeouts := surface.opts.Timeouts
+	srv := httplimit.Server(&http.Server{Handler: httplimit.Deadlines(handler, timeouts)}, timeouts, opts.Logger)
 	if !webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}

@@ -122,6 +122,9 @@ type Options struct {
 	// MaxRequests bounds the requests served at once (503 beyond); 0
 	// means no limit.
 	MaxRequests int
+	// Timeouts are the listener's (Flags.Listener); zero means
+	// httplimit.DefaultTimeouts.
+	Timeouts httplimit.Timeouts
 	// RateLimiter, when not nil, bounds the request rate (429 beyond): the
 	// rate_limit of --admin.web-config.file.
 	RateLimiter *rate.Limiter
@@ -170,6 +173,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.Timeouts == (httplimit.Timeouts{}) {
+		opts.Timeouts = httplimit.DefaultTimeouts
 	}
 	if opts.catalog == nil {
 		opts.catalog = apiclient.Catalog()

@@ -6,41 +6,97 @@
 package httplimit
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/alecthomas/kingpin/v2"
 )
 
-// Timeouts of both listeners. They are generous for a scrape or an admin
-// call on a slow link, and short enough that a client cannot hold a
-// connection, a file descriptor or an answer for long.
-const (
-	// ReadHeaderTimeout bounds sending the request line and headers.
-	ReadHeaderTimeout = 10 * time.Second
-	// ReadTimeout bounds sending the whole request, body included: the
-	// largest body taken is the admin surface's 64 KiB.
-	ReadTimeout = 30 * time.Second
-	// IdleTimeout closes a keep-alive connection without a request for
-	// this long; a Prometheus scraping less often reconnects each time.
-	IdleTimeout = 60 * time.Second
-	// WriteTimeout bounds a request from the end of its headers to the
-	// end of its answer, the handler's own time included (the admin
-	// surface's upstream calls are bounded at 1 minute).
-	WriteTimeout = 2 * time.Minute
-	// WriteIdleTimeout is how long a client may leave the answer unread:
-	// every WriteChunk written must be taken by the client within it.
-	WriteIdleTimeout = 10 * time.Second
-	// WriteChunk is the piece of an answer each write deadline applies to.
-	WriteChunk = 64 << 10
-)
+// Timeouts are what a listener allows a client: how long it may take to
+// send a request, stay idle between requests, or leave an answer unread.
+type Timeouts struct {
+	// ReadHeader bounds sending the request line and headers.
+	ReadHeader time.Duration
+	// Read bounds sending the whole request, body included: the largest
+	// body taken is the admin surface's 64 KiB.
+	Read time.Duration
+	// Idle closes a keep-alive connection without a request for this
+	// long; a Prometheus scraping less often reconnects each time.
+	Idle time.Duration
+	// Write bounds a request from the end of its headers to the end of its
+	// answer, the handler's own time included (the admin surface's
+	// upstream calls are bounded at 1 minute).
+	Write time.Duration
+	// WriteIdle is how long a client may leave the answer unread: every
+	// WriteChunk written must be taken by the client within it.
+	WriteIdle time.Duration
+}
+
+// DefaultTimeouts are those of both listeners. They are generous for a
+// scrape or an admin call on a slow link, and short enough that a client
+// cannot hold a connection, a file descriptor or an answer for long.
+var DefaultTimeouts = Timeouts{
+	ReadHeader: 10 * time.Second,
+	Read:       30 * time.Second,
+	Idle:       60 * time.Second,
+	Write:      2 * time.Minute,
+	WriteIdle:  10 * time.Second,
+}
+
+// WriteChunk is the piece of an answer each write deadline applies to.
+const WriteChunk = 64 << 10
+
+// AddFlags registers the timeouts as hidden flags (--web.timeout.*) on app,
+// with DefaultTimeouts as defaults; Check validates them after parsing.
+//
+// They exist for the whole-binary tests, which prove that the listeners
+// close idle, trickling and non-reading clients: at the defaults each such
+// test waits a minute. Hidden, because the defaults are the bound the
+// exporter promises (docs/security.md) and loosening them only serves
+// clients that hold resources; flags rather than an environment variable,
+// so that a changed bound shows on the command line (ps, the Pod spec) and
+// a bad value is a startup error naming the flag, like every setting.
+func AddFlags(app *kingpin.Application) *Timeouts {
+	t := &Timeouts{}
+	for _, f := range []struct {
+		name string
+		dst  *time.Duration
+		def  time.Duration
+	}{
+		{"read-header", &t.ReadHeader, DefaultTimeouts.ReadHeader},
+		{"read", &t.Read, DefaultTimeouts.Read},
+		{"idle", &t.Idle, DefaultTimeouts.Idle},
+		{"write", &t.Write, DefaultTimeouts.Write},
+		{"write-idle", &t.WriteIdle, DefaultTimeouts.WriteIdle},
+	} {
+		app.Flag("web.timeout."+f.name, "Listener timeout (for tests; see internal/httplimit).").
+			Hidden().Default(f.def.String()).DurationVar(f.dst)
+	}
+	return t
+}
+
+// Check reports a timeout that is not positive, naming its flag: 0 would
+// mean no bound at all in net/http.
+func (t Timeouts) Check() error {
+	for name, d := range map[string]time.Duration{
+		"read-header": t.ReadHeader, "read": t.Read, "idle": t.Idle, "write": t.Write, "write-idle": t.WriteIdle,
+	} {
+		if d <= 0 {
+			return fmt.Errorf("--web.timeout.%s must be positive", name)
+		}
+	}
+	return nil
+}
 
 // Server sets the timeouts on srv and routes its errors (failed accepts,
 // TLS handshakes) through logger instead of the standard log package.
-func Server(srv *http.Server, logger *slog.Logger) *http.Server {
-	srv.ReadHeaderTimeout = ReadHeaderTimeout
-	srv.ReadTimeout = ReadTimeout
-	srv.IdleTimeout = IdleTimeout
-	srv.WriteTimeout = WriteTimeout
+func Server(srv *http.Server, t Timeouts, logger *slog.Logger) *http.Server {
+	srv.ReadHeaderTimeout = t.ReadHeader
+	srv.ReadTimeout = t.Read
+	srv.IdleTimeout = t.Idle
+	srv.WriteTimeout = t.Write
 	srv.ErrorLog = slog.NewLogLogger(logger.With("component", "http").Handler(), slog.LevelWarn)
 	return srv
 }
@@ -78,9 +134,9 @@ func (l *InFlight) Acquire() (release func(), ok bool) {
 
 // Handler wraps h: beyond maxRequests requests in flight (0: no limit) it
 // answers 503 at once, and it writes answers as Deadlines does.
-func Handler(h http.Handler, maxRequests int) http.Handler {
+func Handler(h http.Handler, maxRequests int, t Timeouts) http.Handler {
 	limit := NewInFlight(maxRequests)
-	h = Deadlines(h)
+	h = Deadlines(h, t)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		release, ok := limit.Acquire()
 		if !ok {
@@ -96,19 +152,20 @@ func Handler(h http.Handler, maxRequests int) http.Handler {
 }
 
 // Deadlines wraps h so that it writes answers in chunks, each of which the
-// client must take within WriteIdleTimeout (and all before WriteTimeout):
-// a client that stops reading is disconnected, and releases what it held.
-func Deadlines(h http.Handler) http.Handler {
+// client must take within t.WriteIdle (and all before t.Write): a client
+// that stops reading is disconnected, and releases what it held.
+func Deadlines(h http.Handler, t Timeouts) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), end: time.Now().Add(WriteTimeout)}, r)
+		h.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: t.WriteIdle, end: time.Now().Add(t.Write)}, r)
 	})
 }
 
 // deadlineWriter sets a write deadline before each chunk it writes.
 type deadlineWriter struct {
 	http.ResponseWriter
-	rc  *http.ResponseController
-	end time.Time
+	rc   *http.ResponseController
+	idle time.Duration
+	end  time.Time
 }
 
 func (w *deadlineWriter) Write(p []byte) (int, error) {
@@ -117,7 +174,7 @@ func (w *deadlineWriter) Write(p []byte) (int, error) {
 		n := min(len(p), WriteChunk)
 		// An error means the connection cannot take deadlines (a test
 		// recorder, say): the server's WriteTimeout still applies.
-		_ = w.rc.SetWriteDeadline(earlier(time.Now().Add(WriteIdleTimeout), w.end))
+		_ = w.rc.SetWriteDeadline(earlier(time.Now().Add(w.idle), w.end))
 		m, err := w.ResponseWriter.Write(p[:n])
 		written += m
 		if err != nil {

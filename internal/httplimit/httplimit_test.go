@@ -8,8 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/alecthomas/kingpin/v2"
 )
 
 func TestMaxRequests(t *testing.T) {
@@ -19,7 +22,7 @@ func TestMaxRequests(t *testing.T) {
 		entered <- struct{}{}
 		<-release
 		_, _ = w.Write([]byte("ok"))
-	}), 1))
+	}), 1, DefaultTimeouts))
 	defer srv.Close()
 	first := make(chan int)
 	go func() {
@@ -52,19 +55,18 @@ func TestMaxRequests(t *testing.T) {
 }
 
 // TestClientThatNeverReads: the write to a client that reads nothing
-// fails after WriteIdleTimeout, and the handler returns, releasing the
-// answer it held.
+// fails after the write idle timeout (short here), and the handler
+// returns, releasing the answer it held.
 func TestClientThatNeverReads(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for the write deadline")
-	}
+	timeouts := DefaultTimeouts
+	timeouts.WriteIdle = 200 * time.Millisecond
 	answer := bytes.Repeat([]byte("x"), 64<<20)
 	done := make(chan error, 1)
 	srv := httptest.NewUnstartedServer(Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, err := w.Write(answer)
 		done <- err
-	}), 0))
-	Server(srv.Config, slog.New(slog.DiscardHandler))
+	}), 0, timeouts))
+	Server(srv.Config, timeouts, slog.New(slog.DiscardHandler))
 	srv.Start()
 	defer srv.Close()
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -81,7 +83,39 @@ func TestClientThatNeverReads(t *testing.T) {
 		if !errors.As(err, &ne) || !ne.Timeout() {
 			t.Errorf("write error %v, want a timeout", err)
 		}
-	case <-time.After(WriteIdleTimeout + time.Minute):
+	case <-time.After(time.Minute):
 		t.Fatal("the write to a client that never reads did not end")
+	}
+}
+
+// TestTimeoutFlags: the hidden flags default to DefaultTimeouts, set each
+// timeout, stay out of --help, and a non-positive one is refused by name.
+func TestTimeoutFlags(t *testing.T) {
+	parse := func(args ...string) (*Timeouts, *kingpin.Application) {
+		t.Helper()
+		app := kingpin.New("test", "")
+		timeouts := AddFlags(app)
+		if _, err := app.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return timeouts, app
+	}
+	got, app := parse()
+	if *got != DefaultTimeouts || got.Check() != nil {
+		t.Errorf("defaults %+v (%v), want %+v", *got, got.Check(), DefaultTimeouts)
+	}
+	var help bytes.Buffer
+	app.UsageWriter(&help)
+	app.Usage(nil)
+	if strings.Contains(help.String(), "web.timeout") {
+		t.Errorf("the test timeouts are in --help:\n%s", help.String())
+	}
+	got, _ = parse("--web.timeout.read-header=1s", "--web.timeout.read=2s", "--web.timeout.idle=3s", "--web.timeout.write=4s", "--web.timeout.write-idle=5s")
+	if want := (Timeouts{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second}); *got != want {
+		t.Errorf("set %+v, want %+v", *got, want)
+	}
+	got, _ = parse("--web.timeout.idle=0s")
+	if err := got.Check(); err == nil || !strings.Contains(err.Error(), "--web.timeout.idle") {
+		t.Errorf("idle 0: %v, want an error naming --web.timeout.idle", err)
 	}
 }
