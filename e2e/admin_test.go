@@ -62,11 +62,13 @@ func demoIDs(t *testing.T, e *testbin.Exporter) fleetIDs {
 }
 
 func TestAdminEveryWriteOperation(t *testing.T) {
+	t.Parallel()
 	var allowAll []string
 	for _, op := range admin.WriteOperations() {
 		allowAll = append(allowAll, "--admin.allow="+op)
 	}
-	r := startAdmin(t, instantSim, allowAll...)
+	// Full cycles every 2s: the creates show on /metrics with the next list.
+	r := startAdmin(t, instantSim, append(allowAll, "--collect.interval=2s", "--api.rate-limit=100")...)
 	f := demoIDs(t, r)
 	p := "/api/v1/projects/demo-project"
 	emb, search, dev := f.service["embeddings"], f.service["search-ai"], f.service["dev-sandbox"]
@@ -158,6 +160,7 @@ func TestAdminEveryWriteOperation(t *testing.T) {
 }
 
 func TestAdminGuards(t *testing.T) {
+	t.Parallel()
 	r := startAdmin(t, instantSim, "--admin.allow=deleteService", "--admin.allow=resizeService", "--admin.allow=createService")
 	f := demoIDs(t, r)
 	p := "/api/v1/projects/demo-project"
@@ -251,6 +254,7 @@ func TestAdminGuards(t *testing.T) {
 }
 
 func TestAdminBasicAuth(t *testing.T) {
+	t.Parallel()
 	hash, err := bcrypt.GenerateFromPassword([]byte("e2e-basic-password"), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
@@ -305,6 +309,7 @@ func TestAdminBasicAuth(t *testing.T) {
 }
 
 func TestAdminOperationTracking(t *testing.T) {
+	t.Parallel()
 	r := startAdmin(t, []string{"--timing.configure=3s"})
 	f := demoIDs(t, r)
 	svc := f.service["embeddings"]
@@ -340,6 +345,7 @@ func TestAdminOperationTracking(t *testing.T) {
 }
 
 func TestAdminStartupErrors(t *testing.T) {
+	t.Parallel()
 	bin := testbin.Build(t, ".")
 	dir := t.TempDir()
 	token := filepath.Join(dir, "token")
@@ -385,6 +391,7 @@ func TestAdminStartupErrors(t *testing.T) {
 // TestAdminSimulateToken: --simulate on loopback generates a token, prints
 // it once to stdout, and it works.
 func TestAdminSimulateToken(t *testing.T) {
+	t.Parallel()
 	adminAddr := testbin.FreeAddr(t)
 	p, _ := startExporter(t, nil, "--simulate", "--admin.listen-address="+adminAddr)
 	var token string
@@ -407,6 +414,7 @@ func TestAdminSimulateToken(t *testing.T) {
 // password through the admin surface with debug logs and an audit file,
 // then looks for every secret in the output, the audit file and /metrics.
 func TestAdminLeaksNoSecrets(t *testing.T) {
+	t.Parallel()
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	r := startAdmin(t, instantSim, "--admin.audit-log="+audit, "--admin.allow=createService", "--admin.allow=forkService", "--admin.allow=updatePassword")
 	f := demoIDs(t, r)

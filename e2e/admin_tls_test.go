@@ -19,6 +19,7 @@ import (
 // --admin.web-config.file: it answers over HTTPS to the right password
 // only, and not at all in clear text.
 func TestAdminTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile, pool := testbin.SelfSignedCert(t, dir)
 	hash, err := bcrypt.GenerateFromPassword([]byte("tls-basic-password"), bcrypt.MinCost)

@@ -15,6 +15,7 @@ import (
 // ones apply), checks that its startup log names its address, queries it
 // with the demo credentials and checks that SIGTERM makes it exit 0.
 func TestCloudsimBinary(t *testing.T) {
+	t.Parallel()
 	addr := testbin.FreeAddr(t)
 	p := testbin.Start(t, testbin.Build(t, "./cmd/cloudsim"), []string{"CLOUDSIM_ACCESS_KEY=", "CLOUDSIM_SECRET_KEY=", "CLOUDSIM_API_KEY="},
 		"--web.listen-address="+addr, "--scenario=demo")

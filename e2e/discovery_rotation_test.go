@@ -23,6 +23,7 @@ func TestDiscoveryAfterCredentialRotation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
 	}
+	t.Parallel()
 	const newAccess, newSecret = "rotated-access-key", "rotated-secret-value"
 	sim := testbin.SimAt(testbin.StartSim(t, "--extra-project-id=second-project"))
 	dir := t.TempDir()

@@ -24,6 +24,7 @@ func TestFleetExpositionForms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
 	}
+	t.Parallel()
 	const services = 3000
 	sim := testbin.StartSim(t, "--scenario=fleet", "--project-id="+testbin.SimProject,
 		"--fleet.services="+strconv.Itoa(services), "--fleet.vpcs=30")

@@ -21,6 +21,7 @@ import (
 // simulator's churn being in flight. Progress is counted in poll cycles,
 // not time.
 func TestNoLeaks(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skip("no /proc: cannot count file descriptors")
 	}

@@ -24,6 +24,7 @@ func startExporter(t *testing.T, env []string, args ...string) (*testbin.Process
 }
 
 func TestStartupErrors(t *testing.T) {
+	t.Parallel()
 	bin := testbin.Build(t, ".")
 	keyFile := filepath.Join(t.TempDir(), "key")
 	if err := os.WriteFile(keyFile, []byte("k"), 0o600); err != nil {
@@ -68,6 +69,7 @@ func TestStartupErrors(t *testing.T) {
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	bin := testbin.Build(t, ".")
 	code, out := testbin.Run(t, bin, nil, "--version")
 	if code != 0 || !strings.Contains(out, "clouddb_exporter, version") {
@@ -82,6 +84,7 @@ func TestVersionAndHelp(t *testing.T) {
 // TestSimulateDemo runs the README's first command (go run . --simulate) as
 // the built binary and checks what a new user sees.
 func TestSimulateDemo(t *testing.T) {
+	t.Parallel()
 	p, url := startExporter(t, nil, "--simulate")
 	body, fams := testbin.Scrape(t, url)
 
@@ -165,6 +168,7 @@ func TestSimulateDemo(t *testing.T) {
 // TestChangesReachMetrics forces faults through the standalone simulator's
 // controls and waits for each to show on /metrics.
 func TestChangesReachMetrics(t *testing.T) {
+	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t, "--timing.provision=2s", "--timing.configure=2s"))
 
 	// Full cycles every second, with the rate limit to match (the call
@@ -239,6 +243,7 @@ func TestChangesReachMetrics(t *testing.T) {
 // then settles can only be seen READY through getService calls of the
 // transition follow-up.
 func TestTransitionsFollowedBetweenCycles(t *testing.T) {
+	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t))
 	_, url := startExporter(t, sim.Env(), "--collect.interval=1h", "--collect.max-staleness=2h", "--collect.transition-interval=300ms")
 	_, fams := testbin.Scrape(t, url)
@@ -259,6 +264,7 @@ func TestTransitionsFollowedBetweenCycles(t *testing.T) {
 }
 
 func TestConfigReload(t *testing.T) {
+	t.Parallel()
 	sim := testbin.StartSim(t)
 	dir := t.TempDir()
 	for name, content := range map[string]string{"access": testbin.SimAccessKey, "secret": testbin.SimSecretKey} {

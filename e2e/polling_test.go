@@ -17,9 +17,11 @@ import (
 // The tests of this file run the exporter against the standalone simulator
 // through the failures of the field: fleets larger than one interval's
 // budget, cycles longer than the staleness bound, huge Retry-After values,
-// poisoned records, duplicate ids and long outages. Most run for minutes of
-// real time, so they run in parallel; none asserts a duration, only what
-// every scrape shows while they run.
+// poisoned records, duplicate ids and long outages. In production these
+// take minutes; here the intervals are seconds and the rate limits scaled
+// with them, so that the call budget forces the same rounds (their logic
+// is on the fake clock in poller/budget_test.go). None asserts a duration,
+// only what every scrape shows while they run.
 
 // startPolling starts the exporter against sim with args and waits until
 // /metrics answers, not until it is ready: readiness is part of what the
@@ -72,36 +74,45 @@ func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels 
 	return v
 }
 
-// TestPollingLargeFleetDefaultFlags: at the default flags, a fleet whose
-// per-service calls do not fit in one interval still shows every service
-// within seconds, never fewer afterwards, every replica set within the
-// refresh period the exporter announces, and a WARN line that says why.
-func TestPollingLargeFleetDefaultFlags(t *testing.T) {
+// TestPollingLargeFleetDefaultBudget: a fleet whose per-service calls do
+// not fit in one interval still shows every service within seconds, never
+// fewer afterwards, every replica set within the refresh period the
+// exporter announces, and a WARN line that says why. At the defaults (5
+// requests/s, 60 s) 1,500 services take six cycles; here 600 services at
+// 15 requests/s and 6 s take eight, and each call still has a quarter of
+// a second (4 in flight at 15/s): at a higher pace a loaded machine
+// overruns the cycles.
+func TestPollingLargeFleetDefaultBudget(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs for minutes")
+		t.Skip("runs the simulator and the exporter")
 	}
 	t.Parallel()
-	const services = 1500
+	const services, interval = 600, 6 * time.Second
 	sim := startFleetSim(t, services, 10)
-	p, url := startPolling(t, sim)
+	p, url := startPolling(t, sim, "--collect.interval="+interval.String(), "--api.rate-limit=15")
 
 	// The services come from one listServices call: they are published
-	// at once, not at the end of a cycle that needs 1,500 more calls.
+	// at once, not at the end of a refresh that needs 600 more calls.
 	var fams map[string]*dto.MetricFamily
 	testbin.WaitFor(t, 60*time.Second, "every service on /metrics", func() bool {
 		var ok bool
 		fams, ok = scrape(url)
 		return ok && len(ids(fams, "clouddb_service_info", "service_id")) == services
 	})
+	// Shown before their replica sets could all be read: not at the end of
+	// the refresh.
+	if n := len(ids(fams, "clouddb_replica_set_info", "replica_set_id")); n == services {
+		t.Errorf("every service first shown with all %d replica sets: published at the end of the refresh, not at once", n)
+	}
 	start := time.Now()
-	testbin.WaitFor(t, 2*time.Minute, "the refresh period", func() bool {
+	testbin.WaitFor(t, time.Minute, "the refresh period", func() bool {
 		fams, _ = scrape(url)
 		v, ok := testbin.Value(fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", testbin.SimProject)
 		return ok && v > 0
 	})
 	period := time.Duration(value(t, fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", testbin.SimProject) * float64(time.Second))
-	if period <= time.Minute {
-		t.Fatalf("refresh period %s: %d services cannot be refreshed in one default interval", period, services)
+	if period <= interval {
+		t.Fatalf("refresh period %s: %d services cannot be refreshed in one interval of %s", period, services, interval)
 	}
 	if out := p.Output(); !strings.Contains(out, "WARN") || !strings.Contains(out, "--api.rate-limit") {
 		t.Errorf("no WARN line about the call budget:\n%s", out)
@@ -112,7 +123,7 @@ func TestPollingLargeFleetDefaultFlags(t *testing.T) {
 	// shows up.
 	seen := map[string]bool{}
 	minRS := 0
-	for time.Since(start) < period+time.Minute {
+	for time.Since(start) < period+interval {
 		fams, ok := scrape(url)
 		if !ok {
 			t.Fatal("/metrics failed")
@@ -128,33 +139,40 @@ func TestPollingLargeFleetDefaultFlags(t *testing.T) {
 		for _, id := range rs {
 			seen[id] = true
 		}
-		if len(seen) == services && time.Since(start) > 2*time.Minute {
+		if len(seen) == services && time.Since(start) > 2*interval {
 			break
 		}
-		time.Sleep(2 * time.Second)
+		time.Sleep(interval / 10)
 	}
 	if len(seen) != services {
 		t.Errorf("%d of %d replica sets seen within the announced refresh period %s", len(seen), services, period)
 	}
 }
 
-// TestPollingLongCycleKeepsData: a cycle longer than --collect.max-staleness
-// (300 services at 5 requests/s need a minute) never expires what it has
-// just read.
+// TestPollingLongCycleKeepsData: a refresh of the fleet longer than
+// --collect.max-staleness (300 services at 20 requests/s need 15 s, the
+// bound is 4 s) never expires what it has just read. Watched for a whole
+// announced refresh period and at least three staleness bounds.
 func TestPollingLongCycleKeepsData(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs for minutes")
+		t.Skip("runs the simulator and the exporter")
 	}
 	t.Parallel()
-	const services = 300
+	const services, staleness = 300, 4 * time.Second
 	sim := startFleetSim(t, services, 5)
-	_, url := startPolling(t, sim, "--collect.interval=10s", "--collect.max-staleness=30s")
-	testbin.WaitFor(t, 60*time.Second, "every service on /metrics", func() bool {
+	_, url := startPolling(t, sim, "--collect.interval=2s", "--collect.max-staleness="+staleness.String(), "--api.rate-limit=20")
+	var period time.Duration
+	testbin.WaitFor(t, 60*time.Second, "every service and the refresh period on /metrics", func() bool {
 		fams, ok := scrape(url)
-		return ok && len(ids(fams, "clouddb_service_info", "service_id")) == services
+		v, _ := testbin.Value(fams, "clouddb_exporter_poll_children_refresh_period_seconds", "project_id", testbin.SimProject)
+		period = time.Duration(v * float64(time.Second))
+		return ok && len(ids(fams, "clouddb_service_info", "service_id")) == services && v > 0
 	})
+	if period <= staleness {
+		t.Fatalf("refresh period %s: not longer than --collect.max-staleness=%s, the test proves nothing", period, staleness)
+	}
 	maxRS := 0
-	for start := time.Now(); time.Since(start) < 90*time.Second; time.Sleep(time.Second) {
+	for start := time.Now(); time.Since(start) < max(period+2*time.Second, 3*staleness); time.Sleep(200 * time.Millisecond) {
 		fams, ok := scrape(url)
 		if !ok {
 			t.Fatal("/metrics failed")
@@ -337,16 +355,22 @@ func TestPollingDuplicateIDs(t *testing.T) {
 	}
 }
 
-// TestPollingOutageDefaultFlags: an API outage longer than every timeout
-// and than the old staleness bound keeps the last known fleet, flagged as
-// failing, and /sd keeps serving its targets.
-func TestPollingOutageDefaultFlags(t *testing.T) {
+// TestPollingOutageDefaultStaleness: at the default --collect.max-staleness
+// (0), an API outage longer than every timeout and retry keeps the last
+// known fleet, flagged as failing, and /sd keeps serving its targets. The
+// intervals and timeouts are scaled down (1s instead of 60s and 30s): the
+// outage lasts 15 of them, as the 6m30s it lasted at the defaults
+// outlasted the old staleness bound; TestPollOutageKeepsLastKnown holds
+// an hour of outage on the fake clock.
+func TestPollingOutageDefaultStaleness(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs for minutes")
+		t.Skip("runs the simulator and the exporter")
 	}
 	t.Parallel()
+	const interval, outage = time.Second, 15 * time.Second
 	sim := testbin.SimAt(testbin.StartSim(t))
-	_, url := startPolling(t, sim)
+	_, url := startPolling(t, sim, "--collect.interval="+interval.String(), "--collect.transition-interval="+interval.String(),
+		"--api.timeout="+interval.String(), "--api.retry-base-delay=50ms", "--api.retry-max-delay=200ms")
 	var fams map[string]*dto.MetricFamily
 	testbin.WaitFor(t, 60*time.Second, "services and replica sets on /metrics", func() bool {
 		var ok bool
@@ -358,7 +382,7 @@ func TestPollingOutageDefaultFlags(t *testing.T) {
 	start := time.Now()
 	// The baseline is the first scrape that shows the outage: no call can
 	// succeed after it.
-	testbin.WaitFor(t, 3*time.Minute, "collector_success{services} to show the outage", func() bool {
+	testbin.WaitFor(t, time.Minute, "collector_success{services} to show the outage", func() bool {
 		var ok bool
 		fams, ok = scrape(url)
 		v, _ := testbin.Value(fams, "clouddb_exporter_collector_success", "project_id", testbin.SimProject, "collector", "services")
@@ -373,7 +397,7 @@ func TestPollingOutageDefaultFlags(t *testing.T) {
 	if targets := sdTargets(t, sdBefore); len(targets) == 0 {
 		t.Fatalf("/sd/services during the outage: %s", sdBefore)
 	}
-	for time.Since(start) < 6*time.Minute+30*time.Second {
+	for time.Since(start) < outage {
 		fams, ok := scrape(url)
 		if !ok {
 			t.Fatal("/metrics failed")
@@ -390,7 +414,7 @@ func TestPollingOutageDefaultFlags(t *testing.T) {
 		if code, body := testbin.Get(url + "/sd/services"); code != http.StatusOK || !slices.Equal(sdTargets(t, body), sdTargets(t, sdBefore)) {
 			t.Fatalf("%s into the outage: /sd/services %d %s, want the targets from before", time.Since(start).Round(time.Second), code, body)
 		}
-		time.Sleep(5 * time.Second)
+		time.Sleep(interval / 2)
 	}
 	sim.ClearFaults(t)
 }

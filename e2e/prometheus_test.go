@@ -48,6 +48,7 @@ func TestPrometheus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator, the exporter and Prometheus")
 	}
+	t.Parallel()
 	promBin, err := exec.LookPath("prometheus")
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -34,6 +34,7 @@ func envWithoutBearer(sim string, withProject bool) []string {
 // 2 + services + VPCs (+1) in the first revision. Long intervals keep the
 // count to the first cycle.
 func TestRevisionCallsPerCycle(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		rev           string
 		listRS, total int
@@ -59,6 +60,7 @@ func TestRevisionCallsPerCycle(t *testing.T) {
 // TestRevision2026Metrics: every metric revision 2026 adds shows the value
 // the API sends, converted as HELP says, and a null gives no series.
 func TestRevision2026Metrics(t *testing.T) {
+	t.Parallel()
 	sim := testbin.StartSim(t)
 	_, url := startExporter(t, envWithoutBearer(sim, true), "--collect.interval=1s", "--api.rate-limit=100")
 
@@ -153,6 +155,7 @@ func revision2026Mismatch(svcs []apiclient.Service, fams map[string]*dto.MetricF
 // TestProjectDiscovery: with credentials of a user with two projects and
 // no --api.project-id, the exporter polls both.
 func TestProjectDiscovery(t *testing.T) {
+	t.Parallel()
 	sim := testbin.StartSim(t, "--extra-project-id=second-project")
 	_, url := startExporter(t, envWithoutBearer(sim, false))
 	_, fams := testbin.Scrape(t, url)
@@ -170,6 +173,7 @@ func TestProjectDiscovery(t *testing.T) {
 // TestAdminRevision2026Routes: start, stop and rename reach the API once
 // each, as do the new bodies of create, fork and setHA.
 func TestAdminRevision2026Routes(t *testing.T) {
+	t.Parallel()
 	e := testbin.StartWithAdmin(t, testbin.StartSim(t, "--timing.configure=0s", "--timing.provision=0s"))
 	fams := e.Scrape(t)
 	dev := testbin.LabelValues(fams, "clouddb_service_info", "service_id", "name", "dev-sandbox")

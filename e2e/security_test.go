@@ -88,6 +88,7 @@ func TestEchoedCredentialsAbsentFromLogs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
 	}
+	t.Parallel()
 	basic := base64.StdEncoding.EncodeToString([]byte(testbin.SimAccessKey + ":" + testbin.SimSecretKey))
 	header := "Authorization: Basic " + basic
 	// The old code cut the message at 256 bytes, then removed the whole
@@ -182,6 +183,7 @@ func TestHugeAnswersMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
 	}
+	t.Parallel()
 	const n, pad, bound = 3200, 64 << 10, 128 << 20 // 200 MiB answers; main peaked above 300 MB
 	for _, tt := range []struct {
 		name string

@@ -53,10 +53,12 @@ func snapshotTime(t *testing.T, url string) float64 {
 // for the write deadline, and those beyond --web.max-requests get a 503.
 func TestSlowReadersMemoryBounded(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs for minutes")
+		t.Skip("runs the simulator and the exporter")
 	}
+	t.Parallel()
 	sim := startFleetSim(t, 2000, 10)
-	p, url := startPolling(t, sim, "--collect.interval=5s")
+	// A snapshot a second: each client waits for a new one.
+	p, url := startPolling(t, sim, "--collect.interval=1s")
 	addr := strings.TrimPrefix(url, "http://")
 	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(t, url) > 0 })
 	base := vmStatus(t, p.PID(), "VmRSS")
@@ -91,6 +93,7 @@ func TestMaxRequestsInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
 	}
+	t.Parallel()
 	sim := startFleetSim(t, 2000, 10)
 	_, url := startPolling(t, sim, "--web.max-requests=3")
 	addr := strings.TrimPrefix(url, "http://")

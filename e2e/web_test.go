@@ -18,6 +18,7 @@ import (
 // TestLandingPageLinks follows every link of the landing page: each must
 // answer 200. The profiler is linked and served only with --web.enable-pprof.
 func TestLandingPageLinks(t *testing.T) {
+	t.Parallel()
 	href := regexp.MustCompile(`href="([^"]+)"`)
 	for _, pprof := range []bool{false, true} {
 		args := []string{"--simulate"}
@@ -57,6 +58,7 @@ func TestLandingPageLinks(t *testing.T) {
 // --simulate.listen-address says, logs its control URL there, and that a
 // taken port is a startup error naming the flag.
 func TestSimulateListenAddress(t *testing.T) {
+	t.Parallel()
 	addr := testbin.FreeAddr(t)
 	p, url := testbin.StartExporter(t, nil, "--simulate", "--simulate.listen-address="+addr, "--collect.interval=1s")
 	if !strings.Contains(p.Output(), "http://"+addr+"/_sim/") {
@@ -85,6 +87,7 @@ func TestSimulateListenAddress(t *testing.T) {
 // TestConfigCheck runs --config.check on valid and invalid configurations:
 // it exits 0 or 2 without serving anything.
 func TestConfigCheck(t *testing.T) {
+	t.Parallel()
 	bin := testbin.Build(t, ".")
 	dir := t.TempDir()
 	key := filepath.Join(dir, "key")
@@ -134,6 +137,7 @@ func TestConfigCheck(t *testing.T) {
 // TestDisableExporterMetrics checks that --web.disable-exporter-metrics
 // drops the Go, process and build metrics and nothing else.
 func TestDisableExporterMetrics(t *testing.T) {
+	t.Parallel()
 	own := []string{"go_goroutines", "process_open_fds", "clouddb_exporter_build_info"}
 	for _, disable := range []bool{false, true} {
 		args := []string{"--simulate"}
@@ -160,6 +164,7 @@ func TestDisableExporterMetrics(t *testing.T) {
 // the exporter keeps serving. In single-project mode a reload re-reads the
 // credential files (e2e/rotation_test.go).
 func TestReloadWithoutConfigFile(t *testing.T) {
+	t.Parallel()
 	p, url := testbin.StartExporter(t, nil, "--simulate")
 	if code, body := testbin.Post(url+"/-/reload", ""); code != http.StatusBadRequest || !strings.Contains(body, "Nothing to reload") {
 		t.Errorf("POST /-/reload: %d %q, want 400 Nothing to reload", code, body)

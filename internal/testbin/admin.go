@@ -37,13 +37,12 @@ type Exporter struct {
 // credentials; with an empty simAddr, args must configure it (--simulate).
 func StartWithAdmin(t testing.TB, simAddr string, args ...string) *Exporter {
 	t.Helper()
-	e := &Exporter{AdminURL: "http://" + FreeAddr(t)}
+	e := &Exporter{}
 	var env []string
 	if simAddr != "" {
 		e.Sim = SimAt(simAddr)
 		env = e.Sim.Env()
 	}
-	args = append(args, "--admin.listen-address="+strings.TrimPrefix(e.AdminURL, "http://"))
 	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--admin.web-config.file") }) {
 		e.AdminToken = "e2e-admin-token-0123456789abcdef"
 		e.AdminAuth = "Bearer " + e.AdminToken
@@ -53,7 +52,10 @@ func StartWithAdmin(t testing.TB, simAddr string, args ...string) *Exporter {
 		}
 		args = append(args, "--admin.token-file="+tokenFile)
 	}
-	e.Process, e.URL = StartExporter(t, env, args...)
+	e.Process, e.URL = startExporter(t, env, func() []string {
+		e.AdminURL = "http://" + FreeAddr(t)
+		return append(args[:len(args):len(args)], "--admin.listen-address="+strings.TrimPrefix(e.AdminURL, "http://"))
+	})
 	e.Addr = strings.TrimPrefix(e.URL, "http://")
 	// Any answer will do (a TLS listener answers plain HTTP with 400).
 	WaitFor(t, 30*time.Second, "the admin listener", func() bool {

@@ -3,6 +3,7 @@ package testbin
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,14 +24,42 @@ const (
 // address.
 func StartSim(t testing.TB, args ...string) string {
 	t.Helper()
-	addr := FreeAddr(t)
 	env := []string{"CLOUDSIM_ACCESS_KEY=" + SimAccessKey, "CLOUDSIM_SECRET_KEY=" + SimSecretKey, "CLOUDSIM_API_KEY=" + SimAPIKey}
-	Start(t, Build(t, "./cmd/cloudsim"), env, append([]string{"--web.listen-address=" + addr}, args...)...)
-	WaitFor(t, 30*time.Second, "the simulator", func() bool {
+	_, addr := startOnFreePort(t, "the simulator", 30*time.Second, func(addr string) *Process {
+		return Start(t, Build(t, "./cmd/cloudsim"), env, append([]string{"--web.listen-address=" + addr}, args...)...)
+	}, func(addr string) bool {
 		code, _ := Get("http://" + addr + "/_sim/healthz")
 		return code == http.StatusOK
 	})
 	return addr
+}
+
+// startOnFreePort starts a process with start on a free loopback address
+// and waits until ready says it serves there, failing the test if it
+// exits. FreeAddr's port is only free a moment ago: tests run in parallel
+// and every connection takes an ephemeral port, so a process that exits
+// because its address was taken in between is started again on another.
+func startOnFreePort(t testing.TB, what string, timeout time.Duration, start func(addr string) *Process, ready func(addr string) bool) (*Process, string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		addr := FreeAddr(t)
+		p := start(addr)
+		retry := false
+		WaitFor(t, timeout, what+" to be ready", func() bool {
+			if p.Exited() {
+				if attempt < 3 && strings.Contains(p.Output(), "address already in use") {
+					retry = true
+					return true
+				}
+				t.Fatalf("%s exited:\n%s", what, p.Output())
+			}
+			return ready(addr)
+		})
+		if !retry {
+			return p, addr
+		}
+		t.Logf("%s: %s was taken, starting again on another port", what, addr)
+	}
 }
 
 // ExporterEnv is the environment that points the exporter at the simulator
@@ -47,17 +76,20 @@ func ExporterEnv(simAddr string) []string {
 // returns the process and its base URL.
 func StartExporter(t testing.TB, env []string, args ...string) (*Process, string) {
 	t.Helper()
-	addr := FreeAddr(t)
-	p := Start(t, Build(t, "."), env, append([]string{"--web.listen-address=" + addr}, args...)...)
-	url := "http://" + addr
-	WaitFor(t, 60*time.Second, "the exporter to be ready", func() bool {
-		if p.Exited() {
-			t.Fatalf("the exporter exited:\n%s", p.Output())
-		}
-		code, _ := Get(url + "/-/ready")
+	return startExporter(t, env, func() []string { return args })
+}
+
+// startExporter is StartExporter with args computed for each attempt, so
+// that the other addresses they choose are chosen again too.
+func startExporter(t testing.TB, env []string, args func() []string) (*Process, string) {
+	t.Helper()
+	p, addr := startOnFreePort(t, "the exporter", 60*time.Second, func(addr string) *Process {
+		return Start(t, Build(t, "."), env, append([]string{"--web.listen-address=" + addr}, args()...)...)
+	}, func(addr string) bool {
+		code, _ := Get("http://" + addr + "/-/ready")
 		return code == http.StatusOK
 	})
-	return p, url
+	return p, "http://" + addr
 }
 
 // Scrape fetches and parses url's /metrics, failing the test if it cannot.
