@@ -114,8 +114,7 @@ func TestFleetExpositionForms(t *testing.T) {
 		}
 		before, _ := testbin.Value(fams, "clouddb_exporter_snapshot_timestamp_seconds")
 		testbin.WaitFor(t, 30*time.Second, "the next poll cycle", func() bool {
-			_, fams := testbin.Scrape(t, url)
-			v, _ := testbin.Value(fams, "clouddb_exporter_snapshot_timestamp_seconds")
+			v, _ := testbin.SampleValue(url, "clouddb_exporter_snapshot_timestamp_seconds")
 			return v > before
 		})
 	}

@@ -35,13 +35,10 @@ func neverReader(t *testing.T, addr, path string, repeat ...int) net.Conn {
 	return c
 }
 
-// snapshotTime reads clouddb_exporter_snapshot_timestamp_seconds.
-func snapshotTime(t *testing.T, url string) float64 {
-	fams, ok := scrape(url)
-	if !ok {
-		return 0
-	}
-	v, _ := testbin.Value(fams, "clouddb_exporter_snapshot_timestamp_seconds")
+// snapshotTime reads clouddb_exporter_snapshot_timestamp_seconds (0 when
+// there is none yet).
+func snapshotTime(url string) float64 {
+	v, _ := testbin.SampleValue(url, "clouddb_exporter_snapshot_timestamp_seconds")
 	return v
 }
 
@@ -60,13 +57,13 @@ func TestSlowReadersMemoryBounded(t *testing.T) {
 	// A snapshot a second: each client waits for a new one.
 	p, url := startPolling(t, sim, "--collect.interval=1s")
 	addr := strings.TrimPrefix(url, "http://")
-	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(t, url) > 0 })
+	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(url) > 0 })
 	base := vmStatus(t, p.PID(), "VmRSS")
 	const clients = 40
 	last := 0.0
 	for i := range clients {
 		testbin.WaitFor(t, 2*time.Minute, "a new snapshot", func() bool {
-			now := snapshotTime(t, url)
+			now := snapshotTime(url)
 			if now > last {
 				last = now
 				return true
@@ -97,7 +94,7 @@ func TestMaxRequestsInFlight(t *testing.T) {
 	sim := startFleetSim(t, 2000, 10)
 	_, url := startPolling(t, sim, "--web.max-requests=3")
 	addr := strings.TrimPrefix(url, "http://")
-	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(t, url) > 0 })
+	testbin.WaitFor(t, 2*time.Minute, "the first snapshot", func() bool { return snapshotTime(url) > 0 })
 	for range 3 {
 		neverReader(t, addr, "/metrics", 2000)
 	}

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -191,18 +192,43 @@ func Run(t testing.TB, bin string, env []string, args ...string) (int, string) {
 	return cmd.ProcessState.ExitCode(), string(out)
 }
 
-// WaitFor polls cond every 50ms until it returns true, failing the test
-// with what after timeout. The deadline is a bound for liveness, not a
-// speed goal: keep it generous.
+// WaitFor polls cond until it returns true, failing the test with what
+// after timeout. The deadline is a bound for liveness, not a speed goal:
+// keep it generous. It polls every 50ms at first, then less often (up to
+// every 250ms): many conditions scrape and parse a whole /metrics, which
+// tests running in parallel pay for in CPU.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for !cond() {
+	for pause := 50 * time.Millisecond; !cond(); pause = min(pause*3/2, 250*time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %s waiting for %s", timeout, what)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(pause)
 	}
+}
+
+// SampleValue fetches url's /metrics and returns the value of the first
+// sample of family name, without parsing the rest: a cheap probe of a
+// large exposition (the snapshot's timestamp, say) while waiting.
+func SampleValue(url, name string) (float64, bool) {
+	code, body := Get(url + "/metrics")
+	if code != http.StatusOK {
+		return 0, false
+	}
+	for line := range strings.Lines(body) {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '{') {
+			continue
+		}
+		fields := strings.Fields(rest[strings.LastIndex(rest, "}")+1:])
+		if len(fields) == 0 {
+			return 0, false
+		}
+		v, err := strconv.ParseFloat(fields[0], 64)
+		return v, err == nil
+	}
+	return 0, false
 }
 
 // Get fetches url and returns the status code and body; a transport error
