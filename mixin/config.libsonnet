@@ -29,6 +29,26 @@
     storageGrowthFor: '1h',
     // A PROD service with no HA replica (revision 2026's ha_replicas).
     prodServiceWithoutHAFor: '1h',
+    // Data-plane signals, from the opt-in usage and log collectors
+    // (--collect.usage, --collect.logs); without them these alerts have no
+    // series and never fire. Ratios are of the node's total (usage / total).
+    serviceCPUSaturationThreshold: 0.9,
+    serviceCPUSaturatedFor: '15m',
+    serviceMemorySaturationThreshold: 0.9,
+    serviceMemorySaturatedFor: '15m',
+    // Connections of one node; set it below your services' max_connections
+    // (the API does not report the limit).
+    serviceConnectionsThreshold: 400,
+    serviceConnectionsHighFor: '15m',
+    // A job whose newest run failed (job_success 0) for this long.
+    serviceJobFailingFor: '15m',
+    // Any FATAL or PANIC log entry within the window.
+    serviceFatalLogsWindow: '10m',
+    serviceFatalLogsFor: '1m',
+    // ERROR log entries per minute, averaged over the window.
+    serviceErrorLogsPerMinuteThreshold: 10,
+    serviceErrorLogsWindow: '10m',
+    serviceErrorLogsHighFor: '15m',
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,

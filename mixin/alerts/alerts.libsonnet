@@ -217,6 +217,80 @@ local util = import '../lib/util.libsonnet';
         ],
       },
       {
+        // From the opt-in usage and log collectors: series per node (role,
+        // ordinal) and job, and log entries by severity. No series without
+        // the collectors, so nothing fires then.
+        name: 'clouddb-data-plane',
+        rules: [
+          alert(
+            'CloudDBServiceCPUSaturated',
+            'warning',
+            cfg.serviceCPUSaturatedFor,
+            withService('(clouddb_service_system_cpu_usage_cores / clouddb_service_system_cpu_total_cores > %g)' % cfg.serviceCPUSaturationThreshold),
+            'A database node uses nearly all of its CPU.',
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its CPU, over %s, for more than %s.%s' % [util.percent(cfg.serviceCPUSaturationThreshold), util.human(cfg.serviceCPUSaturatedFor), dataAge('usage')],
+            serviceDashboard,
+          ),
+          alert(
+            'CloudDBServiceMemorySaturated',
+            'warning',
+            cfg.serviceMemorySaturatedFor,
+            withService('(clouddb_service_system_memory_usage_bytes / clouddb_service_system_memory_total_bytes > %g)' % cfg.serviceMemorySaturationThreshold),
+            'A database node uses nearly all of its memory.',
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its memory, over %s, for more than %s.%s' % [util.percent(cfg.serviceMemorySaturationThreshold), util.human(cfg.serviceMemorySaturatedFor), dataAge('usage')],
+            serviceDashboard,
+          ),
+          alert(
+            'CloudDBServiceConnectionsHigh',
+            'warning',
+            cfg.serviceConnectionsHighFor,
+            withService('(clouddb_service_database_connections > %d)' % cfg.serviceConnectionsThreshold),
+            'A database node has many connections.',
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has had more than %d connections ({{ $value }} now) for more than %s.%s' % [cfg.serviceConnectionsThreshold, util.human(cfg.serviceConnectionsHighFor), dataAge('usage')],
+            serviceDashboard,
+          ),
+          alert(
+            'CloudDBServiceJobFailing',
+            'warning',
+            cfg.serviceJobFailingFor,
+            withService('(clouddb_service_database_job_success == 0)'),
+            'A database job keeps failing.',
+            'Job {{ $labels.job_id }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has failed on its newest run for more than %s.%s' % [util.human(cfg.serviceJobFailingFor), dataAge('usage')],
+            serviceDashboard,
+          ),
+          // A severity's series may first appear with the entries that
+          // created it: increase() would miss those, so a series younger
+          // than the window counts with its value.
+          // warning, not critical: PostgreSQL logs a failed login as FATAL.
+          alert(
+            'CloudDBServiceFatalLogs',
+            'warning',
+            cfg.serviceFatalLogsFor,
+            withService(std.rstripChars(|||
+              (
+                sum without (severity) (
+                  (%(m)s unless %(m)s offset %(w)s) * 1
+                  or
+                  increase(%(m)s[%(w)s])
+                ) > 0
+              )
+            ||| % { m: 'clouddb_service_log_entries_total{severity=~"FATAL|PANIC"}', w: cfg.serviceFatalLogsWindow }, '\n')),
+            'A database service logged FATAL or PANIC entries.',
+            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} logged {{ $value | humanize }} FATAL or PANIC entries in the last %s.%s' % [util.human(cfg.serviceFatalLogsWindow), dataAge('logs')],
+            serviceDashboard,
+          ),
+          alert(
+            'CloudDBServiceErrorLogsHigh',
+            'warning',
+            cfg.serviceErrorLogsHighFor,
+            withService('(sum without (severity) (rate(clouddb_service_log_entries_total{severity="ERROR"}[%s])) * 60 > %g)' % [cfg.serviceErrorLogsWindow, cfg.serviceErrorLogsPerMinuteThreshold]),
+            'A database service logs many ERROR entries.',
+            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has logged {{ $value | humanize }} ERROR entries a minute (over %s), more than %g, for more than %s.%s' % [util.human(cfg.serviceErrorLogsWindow), cfg.serviceErrorLogsPerMinuteThreshold, util.human(cfg.serviceErrorLogsHighFor), dataAge('logs')],
+            serviceDashboard,
+          ),
+        ],
+      },
+      {
         name: 'clouddb-exporter',
         rules: [
           alert(

@@ -14,6 +14,9 @@
     local fit = [u for u in units if n >= u[1] && n % u[1] == 0];
     if std.length(fit) > 0 then '%d %s' % [n / fit[0][1], fit[0][0]] else '%d bytes' % n,
 
+  // percent writes a ratio as a percentage ('90%'), for alert descriptions.
+  percent(r):: '%g%%' % (r * 100),
+
   // on and by build the matching and grouping clauses of joins and
   // aggregations: the target labels first, then the given ones.
   on(targetLabels, labels):: 'on (%s)' % std.join(', ', targetLabels + labels),
