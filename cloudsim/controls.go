@@ -281,6 +281,9 @@ type faultRequest struct {
 // maxFaultLatency keeps a control from parking handlers for ever.
 const maxFaultLatency = 10 * time.Minute
 
+// maxOversize bounds Fault.Size: 4 GiB is past any client's limit.
+const maxOversize = 4 << 30
+
 func (s *Sim) postFault(r *http.Request) (int, any, error) {
 	raw, err := readBody(r)
 	if err != nil {
@@ -311,6 +314,10 @@ func (s *Sim) postFault(r *http.Request) (int, any, error) {
 		return 0, nil, invalidf("count must be >= 0, got %d", f.Count)
 	case f.Edit != nil && (f.Edit.Field == "" || !json.Valid(f.Edit.Value) || f.Edit.Index < 0):
 		return 0, nil, invalidf("edit needs a field, a JSON value and an index >= 0")
+	case f.Oversize != "" && !slices.Contains([]string{OversizeBlank, OversizeEndless, OversizePadded}, f.Oversize):
+		return 0, nil, invalidf("oversize must be %s, %s or %s, got %q", OversizeBlank, OversizeEndless, OversizePadded, f.Oversize)
+	case f.Size < 0 || f.Size > maxOversize:
+		return 0, nil, invalidf("size must be in 0..%d, got %d", int64(maxOversize), f.Size)
 	}
 	s.AddFault(f)
 	return http.StatusCreated, fr, nil

@@ -12,9 +12,9 @@ import (
 // Fault is an injected failure. It applies to requests that reach an
 // operation's route, before authentication and handling: first the latency,
 // then at most one of Status, Malformed, Truncated, DropConnection,
-// DropAfterHeaders or DropMidBody, or else every Edit that fires, applied in
-// turn to the real answer. A fault with only a latency delays the request
-// and lets it be handled.
+// DropAfterHeaders, DropMidBody or Oversize, or else every Edit that fires,
+// applied in turn to the real answer. A fault with only a latency delays
+// the request and lets it be handled.
 type Fault struct {
 	// Operation is the apiclient.Op* name the fault applies to; "" means
 	// every operation.
@@ -49,6 +49,15 @@ type Fault struct {
 	// DropConnection, the case in which an HTTP client may silently send
 	// a read again. Other requests neither fire nor spend it.
 	OnReuse bool `json:"on_reuse"`
+	// Oversize answers 200 with a body no API should send, for measuring
+	// what one costs a client: OversizeBlank (Size bytes of white space
+	// behind a Content-Length), OversizeEndless (a list whose first
+	// string never ends, chunked until the client goes) or OversizePadded
+	// (a valid list of about Size bytes: the real answer's elements, each
+	// with an unknown field of 512 KiB, repeated).
+	Oversize string `json:"oversize,omitempty"`
+	// Size is the body size of OversizeBlank and OversizePadded.
+	Size int64 `json:"size,omitempty"`
 	// Edit handles the request, then rewrites one element of its JSON
 	// array answer: poisoned records and duplicate ids for testing clients.
 	Edit *Edit `json:"edit,omitempty"`
@@ -62,7 +71,59 @@ type Fault struct {
 
 // terminal reports whether the fault answers in place of the handler.
 func (f Fault) terminal() bool {
-	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection || f.DropAfterHeaders || f.DropMidBody || f.Edit != nil
+	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection || f.DropAfterHeaders || f.DropMidBody || f.Oversize != "" || f.Edit != nil
+}
+
+// The kinds of Fault.Oversize.
+const (
+	OversizeBlank   = "blank"
+	OversizeEndless = "endless"
+	OversizePadded  = "padded"
+)
+
+// writeOversize writes an Oversize answer; serve gives the real one.
+func writeOversize(w http.ResponseWriter, r *http.Request, f Fault, serve func() response) {
+	w.Header().Set("Content-Type", "application/json")
+	const chunk = 64 << 10
+	switch f.Oversize {
+	case OversizeBlank:
+		w.Header().Set("Content-Length", strconv.FormatInt(f.Size, 10))
+		w.WriteHeader(http.StatusOK)
+		blank := bytes.Repeat([]byte{' '}, chunk)
+		for left := f.Size; left > 0; left -= chunk {
+			if _, err := w.Write(blank[:min(left, chunk)]); err != nil {
+				return
+			}
+		}
+	case OversizeEndless:
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`[{"id":"`))
+		fill := bytes.Repeat([]byte{'a'}, chunk)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(fill); err != nil {
+				return
+			}
+		}
+	default: // OversizePadded
+		var elems []map[string]any
+		_ = json.Unmarshal(serve().body, &elems)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("["))
+		pad := strings.Repeat("p", 512<<10)
+		for i, written := 0, int64(0); len(elems) > 0 && written < f.Size; i++ {
+			e := elems[i%len(elems)]
+			e["padding"] = pad
+			b, _ := json.Marshal(e)
+			if i > 0 {
+				_, _ = w.Write([]byte(","))
+			}
+			if _, err := w.Write(b); err != nil {
+				return
+			}
+			written += int64(len(b)) + 1
+		}
+		_, _ = w.Write([]byte("]"))
+	}
 }
 
 // Edit rewrites one element of a list answer. A real API drifts: a number
@@ -232,6 +293,9 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, reu
 			logger.Info("Fault injected", "fault", "malformed")
 			writeResponse(w, response{status: http.StatusOK, body: []byte(`{"service_id": "sim", "status": [tru`),
 				header: http.Header{"Content-Type": {"application/json"}}})
+		case f.Oversize != "":
+			logger.Info("Fault injected", "fault", "oversize", "oversize", f.Oversize, "size", f.Size)
+			writeOversize(w, r, f, serve)
 		case f.Truncated:
 			logger.Info("Fault injected", "fault", "truncated")
 			resp := serve()

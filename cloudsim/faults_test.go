@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,9 +153,59 @@ func TestFaultControlOverHTTP(t *testing.T) {
 		`{"rate":2}`,
 		`{"count":-1}`,
 		`{"retryAfter":"1"}`,
+		`{"oversize":"huge"}`,
+		`{"oversize":"blank","size":-1}`,
 		`[`,
 	} {
 		e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/faults", bad, noAuth)
+	}
+}
+
+// TestFaultOversize: each oversize answer is what it says, as a client
+// reading it sees it.
+func TestFaultOversize(t *testing.T) {
+	e := newEnv(t, Timings{})
+	e.createService("a")
+	e.createService("b")
+	get := func(read func(io.Reader) error) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", e.srv.URL+servicesPath, nil)
+		as(rwCred)(req)
+		resp, err := e.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if err := read(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+
+	e.sim.AddFault(Fault{Oversize: OversizeBlank, Size: 3 << 20, Count: 1})
+	var body []byte
+	resp := get(func(r io.Reader) (err error) { body, err = io.ReadAll(r); return err })
+	if resp.ContentLength != 3<<20 || len(body) != 3<<20 || strings.TrimSpace(string(body)) != "" {
+		t.Errorf("blank: Content-Length %d, %d bytes, want 3 MiB of white space", resp.ContentLength, len(body))
+	}
+
+	e.sim.AddFault(Fault{Oversize: OversizeEndless, Count: 1})
+	resp = get(func(r io.Reader) error {
+		n, err := io.Copy(io.Discard, io.LimitReader(r, 8<<20))
+		if n != 8<<20 {
+			return fmt.Errorf("endless answer ended after %d bytes: %v", n, err)
+		}
+		return nil
+	})
+	if resp.ContentLength != -1 {
+		t.Errorf("endless: Content-Length %d, want none (chunked)", resp.ContentLength)
+	}
+
+	e.sim.AddFault(Fault{Oversize: OversizePadded, Size: 4 << 20, Count: 1})
+	get(func(r io.Reader) (err error) { body, err = io.ReadAll(r); return err })
+	var list []apiclient.Service
+	if err := json.Unmarshal(body, &list); err != nil || len(body) < 4<<20 || len(list) < 8 || list[0].ServiceID == "" {
+		t.Errorf("padded: %d bytes, %d services (%v), want a valid list of at least 4 MiB", len(body), len(list), err)
 	}
 }
 
