@@ -148,6 +148,9 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 		return decodeError(op, fmt.Errorf("json: cannot unmarshal %v into a list", tok), red, prefix)
 	}
 	list := reflect.MakeSlice(v.Type(), 0, 0)
+	// One buffer for every element's bytes: what is kept is copied out of
+	// it by the decoding.
+	var raw json.RawMessage
 	for i := 0; ; i++ {
 		// Each element, with the white space and comma before it, has
 		// the whole bound.
@@ -155,7 +158,6 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 		if !dec.More() {
 			break
 		}
-		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return decodeError(op, err, red, prefix)
 		}
