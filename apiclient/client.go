@@ -446,10 +446,12 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		// Go's transport sends an idempotent request again, unasked and
 		// unseen, when a reused connection fails after it was written:
 		// the API sees a request this Client never counted, outside the
-		// retry budget. A body it cannot rewind (empty, and dropped
-		// before the request is written: nothing changes on the wire)
-		// makes the read non-replayable; the retry policy (retryable)
-		// is then the only one, and every request sent is observed.
+		// retry budget. A body it cannot rewind makes the read
+		// non-replayable (as http.Transport documents); being empty, it
+		// is dropped before an HTTP/1.1 request is written, and over
+		// HTTP/2 only an empty DATA frame ends the stream. The retry
+		// policy (retryable) is then the only one, and every request
+		// sent is observed.
 		req.Body, req.GetBody = noReplay{}, nil
 	}
 	req.Header.Set("Accept", "application/json")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -309,5 +310,35 @@ func TestUnauthorizedRetriedWhenKeysChangedSinceSent(t *testing.T) {
 	}
 	if n := len(srv.requests()) - before; n != 2 || installs.Load() != 1 {
 		t.Errorf("%d requests and %d installs, want 2 and 1", n, installs.Load())
+	}
+}
+
+// TestBodilessReadOverHTTP2: over HTTP/2 the non-replayable read still
+// carries no body: the server reads none.
+func TestBodilessReadOverHTTP2(t *testing.T) {
+	var proto string
+	var body []byte
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proto = r.Proto
+		body, _ = io.ReadAll(r.Body)
+		writeJSON(w, http.StatusOK, `[]`)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	obs := &recordingObserver{}
+	c, err := New(Config{BaseURL: srv.URL + "/v1", ProjectID: testProject, AccessKey: testAccessKey, SecretKey: testSecretKey,
+		RateLimit: 1e6, Observer: obs, TLSConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListVPCs(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if proto != "HTTP/2.0" || len(body) != 0 {
+		t.Errorf("proto %s, body %q: want HTTP/2.0 and none", proto, body)
+	}
+	if !slices.Equal(obs.requests, []string{OpListVPCs + " 200"}) {
+		t.Errorf("observed %v", obs.requests)
 	}
 }
