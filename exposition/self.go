@@ -221,7 +221,7 @@ func (e *Handler) selfPart(format int, gzip bool) *selfPart {
 	if e.self != nil {
 		p := &selfPart{}
 		var buf bytes.Buffer
-		e.encodeSelf(&buf, format, nil)
+		e.reportSelf(e.encodeSelf(&buf, format, nil))
 		p.raw = buf.Bytes()
 		if gzip {
 			e.deflateSelf(p)
@@ -259,6 +259,7 @@ func (e *Handler) selfPart(format int, gzip bool) *selfPart {
 	var buf bytes.Buffer
 	p := &cachedSelfPart{selfPart: selfPart{apiGeneration: generation, apiRemovals: removals, others: others}, made: now}
 	p.err = e.encodeSelf(&buf, format, others)
+	e.reportSelf(p.err)
 	p.raw = buf.Bytes()
 	e.deflateSelf(&p.selfPart)
 	e.selfCache[format].Store(p)
@@ -286,7 +287,7 @@ func (e *Handler) deflateSelf(p *selfPart) {
 }
 
 // encodeSelf appends the self-metrics to buf in format, closed by "# EOF"
-// for OpenMetrics, and reports a failure. A failing gatherer or family
+// for OpenMetrics, and returns what failed. A failing gatherer or family
 // costs only its own series: what was gathered is still encoded, and the
 // resource part is served in any case. others is the scheduled gather to
 // serve, if any.
@@ -315,9 +316,7 @@ func (e *Handler) encodeSelf(buf *bytes.Buffer, format int, others *selfEncoding
 	if format == formatOpenMetrics {
 		buf.WriteString("# EOF\n")
 	}
-	err := errors.Join(errs...)
-	e.reportSelf(err)
-	return err
+	return errors.Join(errs...)
 }
 
 // reportSelf logs a self-metrics failure once until it recovers.
