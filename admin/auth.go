@@ -121,9 +121,9 @@ func LoadWebConfig(path string) (*web.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to lose
 	c := &web.Config{
-		TLSConfig:  web.TLSConfig{MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS13, PreferServerCipherSuites: true},
+		TLSConfig:  web.TLSConfig{MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS13},
 		HTTPConfig: web.HTTPConfig{HTTP2: true},
 	}
 	dec := yaml.NewDecoder(f)

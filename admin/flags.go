@@ -193,7 +193,10 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		return fail(errors.New("--admin.token-file and basic_auth_users in --admin.web-config.file both use the Authorization header: configure one"))
 	case opts.Token == "" && len(opts.BasicAuthUsers) == 0 && simulate && isLoopback(f.listen):
 		opts.Token = rand.Text()
-		fmt.Fprintf(stdout, "Admin token for this --simulate run (shown once): %s\n", opts.Token)
+		// A token nobody saw would lock the surface for the whole run.
+		if _, err := fmt.Fprintf(stdout, "Admin token for this --simulate run (shown once): %s\n", opts.Token); err != nil {
+			return fail(fmt.Errorf("showing the generated admin token: %w", err))
+		}
 	case opts.Token == "" && len(opts.BasicAuthUsers) == 0:
 		return fail(errors.New("--admin.listen-address needs authentication: set --admin.token-file or basic_auth_users in --admin.web-config.file"))
 	}
