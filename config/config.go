@@ -41,9 +41,11 @@ const (
 	// DefaultMaxStaleness is 0: data is never dropped because the API
 	// fails; it stays, flagged by the part's health, until a successful
 	// list no longer has it.
-	DefaultMaxStaleness time.Duration = 0
-	DefaultConcurrency                = 4
+	DefaultMaxStaleness = time.Duration(0)
 )
+
+// DefaultConcurrency is the default of --collect.concurrency.
+const DefaultConcurrency = 4
 
 // Collect holds how one project is polled: from the --collect.* flags
 // through a config file's project to the project's poller.
