@@ -279,7 +279,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw.Header().Set("X-Request-Id", rec.RequestID)
 	defer func() {
 		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
+			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				panic(v)
 			}
 			s.logger.Error("Admin handler panicked", "request_id", rec.RequestID, "operation", rec.Operation, "panic", fmt.Sprint(v))

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"errors"
 	"testing"
 	"unicode/utf8"
 )
@@ -51,7 +52,8 @@ func FuzzDecode(f *testing.F) {
 		_ = decodeBody(OpGetAuthInfo, data, &info, nil)
 		var created Service
 		if err := decodeBody(OpCreateService, data, &created, nil); err != nil {
-			if d, ok := err.(*DecodeError); ok && len(data) > 0 && d.Snippet != "<omitted: response carries a secret>" {
+			var d *DecodeError
+			if errors.As(err, &d) && len(data) > 0 && d.Snippet != "<omitted: response carries a secret>" {
 				t.Fatalf("createService decode error quotes the body: %q", d.Snippet)
 			}
 		}

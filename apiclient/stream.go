@@ -204,7 +204,7 @@ func decodeValue(op string, data []byte, out any, drop func(FieldError), red *Re
 // valueLimit).
 func expectEOF(dec *json.Decoder, vl *valueLimit) error {
 	vl.reset()
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		if err == nil {
 			err = errors.New("invalid character after top-level value")
 		}
@@ -221,7 +221,7 @@ func expectEOFOr(op string, dec *json.Decoder, vl *valueLimit, red *Redactor, pr
 }
 
 func decodeError(op string, err error, red *Redactor, prefix func() ([]byte, bool)) error {
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
 	data, truncated := prefix()

@@ -3,6 +3,7 @@ package cloudsim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -68,7 +69,8 @@ func (b *body) fail(err error) {
 // failOn records a failure of the named field; revision 2026 names it in the
 // error's details.
 func (b *body) failOn(name string, err error) {
-	if ae, ok := err.(*apiError); ok {
+	var ae *apiError
+	if errors.As(err, &ae) {
 		ae.details = map[string]any{"field": name}
 	}
 	b.fail(err)
