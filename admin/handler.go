@@ -91,8 +91,9 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 	req := &request{ep: ep, ids: v}
 	query := r.URL.Query()
 	for name, values := range query {
+		known := name == queryDryRun || name == queryConfirm && ep.guarded
 		switch {
-		case name != queryDryRun && !(name == queryConfirm && ep.guarded):
+		case !known:
 			// A misspelt dry_run must not run the operation for real.
 			return nil, invalidf("%s: unknown query parameter", truncateForMessage(name))
 		case len(values) != 1:

@@ -47,8 +47,8 @@ type idempotencyStore struct {
 	order   []idemKey // insertion order, for eviction
 }
 
-func newIdempotencyStore(now func() time.Time, max int) *idempotencyStore {
-	return &idempotencyStore{now: now, max: max, entries: map[idemKey]*idemEntry{}}
+func newIdempotencyStore(now func() time.Time, limit int) *idempotencyStore {
+	return &idempotencyStore{now: now, max: limit, entries: map[idemKey]*idemEntry{}}
 }
 
 // Outcomes of begin.

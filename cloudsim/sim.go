@@ -383,8 +383,7 @@ func errorResponse(err error) response {
 		eb.Details, _ = json.Marshal(ae.details)
 	}
 	resp := jsonResponse(ae.status, eb)
-	switch ae.code {
-	case "UNAUTHORIZED":
+	if ae.code == "UNAUTHORIZED" {
 		resp.header.Set("WWW-Authenticate", `Basic realm="clouddb"`)
 	}
 	return resp

@@ -121,8 +121,8 @@ func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []strin
 		text = appendLabelValue(text, labelValues[j])
 	}
 	text = append(text, desc.closing...)
-	om := append(fam[formatOpenMetrics], text[start:]...)
-	fam[formatOpenMetrics] = append(appendOpenMetricsFloat(om, value), '\n')
+	fam[formatOpenMetrics] = append(fam[formatOpenMetrics], text[start:]...)
+	fam[formatOpenMetrics] = append(appendOpenMetricsFloat(fam[formatOpenMetrics], value), '\n')
 	fam[formatText] = append(appendTextFloat(text, value), '\n')
 }
 

@@ -169,7 +169,7 @@ func TestPollRetryAfterDefers(t *testing.T) {
 	for range 9 {
 		h.clock.Advance(time.Minute)
 		c.resetCalls()
-		snap = h.poller.Poll(context.Background())
+		h.poller.Poll(context.Background())
 		if n := c.count(apiclient.OpListReplicaSets); n != 2 {
 			t.Fatalf("%d replica set calls within the Retry-After, want 2 (svc01 deferred)", n)
 		}

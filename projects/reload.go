@@ -112,7 +112,7 @@ func (r *Reloader) WatchSIGHUP(ctx context.Context) {
 			return
 		case <-hup:
 			if err := r.reloadRequested(); errors.Is(err, errNoConfigFile) {
-				r.logger.Info("Ignoring SIGHUP: " + errNoConfigFile.Error())
+				r.logger.Info("Ignoring SIGHUP: the simulator's project never changes")
 			}
 		}
 	}

@@ -110,12 +110,12 @@ const (
 // InFlight bounds the requests served at once.
 type InFlight struct{ sem chan struct{} }
 
-// NewInFlight allows max requests at once; 0 means no limit.
-func NewInFlight(max int) *InFlight {
-	if max <= 0 {
+// NewInFlight allows limit requests at once; 0 means no limit.
+func NewInFlight(limit int) *InFlight {
+	if limit <= 0 {
 		return &InFlight{}
 	}
-	return &InFlight{sem: make(chan struct{}, max)}
+	return &InFlight{sem: make(chan struct{}, limit)}
 }
 
 // Acquire takes a place without waiting; ok is false when none is free.
