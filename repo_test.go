@@ -232,7 +232,7 @@ func eachProseLine(t *testing.T, f string, fn func(n int, line string)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer file.Close()
+	defer func() { _ = file.Close() }() // read only
 	sc := bufio.NewScanner(file)
 	sc.Buffer(nil, 1<<20)
 	fenced := false

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"log/slog"
 	"net/http"
 	"os"
@@ -84,7 +85,9 @@ func TestListenerWritesNoFile(t *testing.T) {
 	go func() { done <- l.Serve(slog.New(slog.DiscardHandler)) }()
 	defer func() {
 		_ = l.Shutdown(context.Background())
-		<-done
+		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
 	}()
 
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}

@@ -86,7 +86,7 @@ func TestAPIErrorNonJSONBodyKeepsSnippet(t *testing.T) {
 	c, _, _ := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = -1 })
 	_, err := c.ListServices(t.Context())
 	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 {
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadGateway {
 		t.Fatalf("err = %v, want a 502 *APIError", err)
 	}
 	if apiErr.Code != "" || apiErr.Message != "" || !strings.HasPrefix(apiErr.Body, "<html><body>bad gateway") || len(apiErr.Body) > 256 {
@@ -121,7 +121,7 @@ func TestServerEchoedCredentialsAreScrubbed(t *testing.T) {
 
 	srv = newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusForbidden)
-		fmt.Fprintf(w, "denied for %s", r.Header.Get("Authorization"))
+		_, _ = fmt.Fprintf(w, "denied for %s", r.Header.Get("Authorization"))
 	})
 	c, _, _ = newTestClient(t, srv, nil)
 	_, err = c.GetAuthInfo(t.Context())

@@ -124,7 +124,7 @@ func TestRetryAfterBeyondCapFailsAtOnce(t *testing.T) {
 			}
 			_, err := c.ListServices(ctx)
 			var apiErr *APIError
-			if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter < tt.least {
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || apiErr.RetryAfter < tt.least {
 				t.Fatalf("err = %v, want the 429 with a Retry-After of at least %s", err, tt.least)
 			}
 			if n.Load() != 1 || len(clock.recorded()) != 0 {

@@ -22,7 +22,7 @@ func streamServices(n, pad int) http.HandlerFunc {
 			if i > 0 {
 				_, _ = w.Write([]byte(","))
 			}
-			fmt.Fprintf(w, `{"service_id":"s%d","status":"READY","unknown_padding":"%s"}`, i, padding)
+			_, _ = fmt.Fprintf(w, `{"service_id":"s%d","status":"READY","unknown_padding":"%s"}`, i, padding)
 		}
 		_, _ = w.Write([]byte("]"))
 	}

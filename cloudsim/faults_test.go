@@ -76,7 +76,7 @@ func TestFaults(t *testing.T) {
 func TestFaultDropConnection(t *testing.T) {
 	e := newEnv(t, Timings{})
 	e.sim.AddFault(Fault{Operation: apiclient.OpGetAuthInfo, DropConnection: true, Count: 1})
-	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/auth/info", nil)
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/v1/auth/info", nil)
 	req.Header.Set("Authorization", "Bearer api")
 	resp, err := e.srv.Client().Do(req)
 	if err == nil {
@@ -94,7 +94,7 @@ func TestFaultLatency(t *testing.T) {
 	e.sim.AddFault(Fault{Latency: time.Hour, Count: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+servicesPath, nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+servicesPath, nil)
 	req.SetBasicAuth("ak", "sk")
 	resp, err := e.srv.Client().Do(req)
 	if err == nil {
@@ -213,7 +213,7 @@ func TestTruncatedKeepsHalf(t *testing.T) {
 	e := newEnv(t, Timings{})
 	full := e.must(http.StatusOK, "GET", "/v1/auth/info", nil, bearer("api"))
 	e.sim.AddFault(Fault{Truncated: true})
-	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/auth/info", nil)
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/v1/auth/info", nil)
 	req.Header.Set("Authorization", "Bearer api")
 	resp, err := e.srv.Client().Do(req)
 	if err != nil {

@@ -128,7 +128,7 @@ func checkBinary(t *testing.T, what, goos, goarch, path string) {
 			t.Errorf("%s: not an ELF binary: %v", what, err)
 			return
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only
 		want := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[goarch]
 		if f.Machine != want {
 			t.Errorf("%s: ELF machine %v, want %v", what, f.Machine, want)
@@ -144,7 +144,7 @@ func checkBinary(t *testing.T, what, goos, goarch, path string) {
 			t.Errorf("%s: not a Mach-O binary: %v", what, err)
 			return
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only
 		want := map[string]macho.Cpu{"amd64": macho.CpuAmd64, "arm64": macho.CpuArm64}[goarch]
 		if f.Cpu != want {
 			t.Errorf("%s: Mach-O CPU %v, want %v", what, f.Cpu, want)
@@ -155,7 +155,7 @@ func checkBinary(t *testing.T, what, goos, goarch, path string) {
 			t.Errorf("%s: not a PE binary: %v", what, err)
 			return
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only
 		want := map[string]uint16{"amd64": pe.IMAGE_FILE_MACHINE_AMD64, "arm64": pe.IMAGE_FILE_MACHINE_ARM64}[goarch]
 		if f.Machine != want {
 			t.Errorf("%s: PE machine %#x, want %#x", what, f.Machine, want)
@@ -179,7 +179,7 @@ func untar(t *testing.T, path string) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	zr, err := gzip.NewReader(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)

@@ -275,7 +275,7 @@ func TestAdminBasicAuth(t *testing.T) {
 		{"nobody", "e2e-basic-password", 401},
 		{"operator", "e2e-basic-password", 202},
 	} {
-		req, _ := http.NewRequest("POST", r.AdminURL+resize, strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, r.AdminURL+resize, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.SetBasicAuth(tc.user, tc.pass)
 		resp, err := http.DefaultClient.Do(req)
@@ -293,7 +293,7 @@ func TestAdminBasicAuth(t *testing.T) {
 		t.Errorf("a bearer token against basic auth: %d", code)
 	}
 	// Deletes are not in the default allow list.
-	req, _ := http.NewRequest("DELETE", r.AdminURL+"/api/v1/projects/demo-project/services/"+f.service["dev-sandbox"], nil)
+	req, _ := http.NewRequest(http.MethodDelete, r.AdminURL+"/api/v1/projects/demo-project/services/"+f.service["dev-sandbox"], nil)
 	req.SetBasicAuth("operator", "e2e-basic-password")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

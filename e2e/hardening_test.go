@@ -51,7 +51,7 @@ func TestIdleAndTrickleConnectionsClosed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
+		t.Cleanup(func() { _ = c.Close() })
 		return c
 	}
 	for _, l := range []struct{ addr, get, post string }{
@@ -62,7 +62,9 @@ func TestIdleAndTrickleConnectionsClosed(t *testing.T) {
 			// Idle after one answered request (unauthenticated on the
 			// admin listener).
 			c := dial(l.addr)
-			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", l.get)
+			if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", l.get); err != nil {
+				t.Fatal(err)
+			}
 			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +76,9 @@ func TestIdleAndTrickleConnectionsClosed(t *testing.T) {
 			watch(dial(l.addr))
 			// A body trickled one byte a second.
 			c = dial(l.addr)
-			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n", l.post)
+			if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n", l.post); err != nil {
+				t.Fatal(err)
+			}
 			go func() {
 				for {
 					if _, err := c.Write([]byte(" ")); err != nil {

@@ -98,7 +98,7 @@ func TestEchoedCredentialsAbsentFromLogs(t *testing.T) {
 		"/projects/p/services": func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusForbidden)
-			fmt.Fprintf(w, `{"code":"FORBIDDEN","message":%q}`, echo)
+			_, _ = fmt.Fprintf(w, `{"code":"FORBIDDEN","message":%q}`, echo)
 		},
 		"/projects/p/vpcs": func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
@@ -133,7 +133,7 @@ func vmStatus(t *testing.T, pid int, field string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		name, rest, ok := strings.Cut(s.Text(), ":")

@@ -21,7 +21,7 @@ func neverReader(t *testing.T, addr, path string, repeat ...int) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() })
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetReadBuffer(4 << 10) // keep what the kernel takes for us small
 	}

@@ -73,7 +73,7 @@ func TestSimulateListenAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // held only while the exporter tries it
 	code, out := testbin.Run(t, testbin.Build(t, "."), nil, "--simulate", "--simulate.listen-address="+ln.Addr().String())
 	if code != 2 || !strings.Contains(out, "--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS)") {
 		t.Errorf("a taken simulator port: exit %d, want 2 naming the flag:\n%s", code, out)

@@ -3,6 +3,7 @@ package projects
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func TestApply(t *testing.T) {
 
 	scrape := func() string {
 		rec := httptest.NewRecorder()
-		expo.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		expo.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 		return rec.Body.String()
 	}
 	ready := func() bool { return m.Ready() }
@@ -125,12 +126,15 @@ func TestStoppedPollerNeverPublishes(t *testing.T) {
 	if err := m.Apply(nil); err != nil {
 		t.Fatal(err)
 	}
-	sim.SetServiceStatus("a", serviceID, "UNSTABLE") // a change the refresh would publish
+	// A change the refresh would publish.
+	if err := sim.SetServiceStatus("a", serviceID, "UNSTABLE"); err != nil {
+		t.Fatal(err)
+	}
 	if err := held.Poller.RefreshService(context.Background(), serviceID); err == nil {
 		t.Error("a stopped poller refreshed without an error")
 	}
 	rec := httptest.NewRecorder()
-	expo.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	expo.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if strings.Contains(rec.Body.String(), `project_id="a"`) {
 		t.Error("a stopped poller published: the removed project's series are back")
 	}

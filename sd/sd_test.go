@@ -90,7 +90,7 @@ func TestHandlerNeverEmptyBecauseOfAFailure(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			Handler(tt.kind, func() []*fleet.Snapshot { return tt.snaps }).ServeHTTP(rec, httptest.NewRequest("GET", "/sd/services", nil))
+			Handler(tt.kind, func() []*fleet.Snapshot { return tt.snaps }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/sd/services", nil))
 			if rec.Code != tt.status || rec.Header().Get("Content-Type") != "application/json" {
 				t.Fatalf("status %d %q, want %d", rec.Code, rec.Body.String(), tt.status)
 			}

@@ -76,8 +76,11 @@ func FreeAddr(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err) // the port might still be held
+	}
+	return addr
 }
 
 // Process is a started binary.
