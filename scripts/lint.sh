@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# gofmt, go vet and a go.mod/go.sum that `go mod tidy` would not change, for
-# the exporter's module and the tool modules beside it (the monitoring
-# mixin's build and the Helm chart's test, each with its own go.mod so that
-# the exporter's stays lean).
+# gofmt, go vet, a go.mod/go.sum that `go mod tidy` would not change, and
+# golangci-lint with .golangci.yml, for the exporter's module and the tool
+# modules beside it (the monitoring mixin's build, the Helm chart's test and
+# tools/, each with its own go.mod so that the exporter's stays lean).
+#
+# golangci-lint is the version pinned in tools/go.mod, run with `go tool`:
+# the first run fetches and builds it through the Go module proxy (some
+# minutes on a small machine), later runs take it from the Go build cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -10,7 +14,8 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change: $unformatted" >&2
 	exit 1
 fi
+golangci_lint=(go tool -modfile="$PWD/tools/go.mod" golangci-lint)
 for module in $(scripts/modules.sh); do
 	echo "-- $module"
-	(cd "$module" && go vet ./... && go mod tidy -diff)
+	(cd "$module" && go vet ./... && go mod tidy -diff && "${golangci_lint[@]}" run ./...)
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lists the repository's Go modules: the exporter (.) and the tool modules
-# in subdirectories (mixin/, deploy/helm/), which `go test ./...` at the
+# in subdirectories (mixin/, deploy/helm/, tools/), which `go test ./...` at the
 # top does not enter.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -26,7 +26,7 @@ func TestSchemaRefusesBadValues(t *testing.T) {
 		{"typo admin", "admin: {enabeld: true}", "at '/admin': additional properties 'enabeld' not allowed"},
 		{"typo serviceMonitor", "serviceMonitor: {enabled: true, intreval: 1m}", "at '/serviceMonitor': additional properties 'intreval' not allowed"},
 		{"typo podMonitor", "podMonitor: {scrapeTimout: 5s}", "at '/podMonitor': additional properties 'scrapeTimout' not allowed"},
-		{"typo nested", "admin: {tokenSecret: {nmae: t}}", "at '/admin/tokenSecret': additional properties 'nmae' not allowed"},
+		{"typo nested", "admin: {tokenSecret: {nmae: t}}", "at '/admin/tokenSecret': additional properties 'nmae' not allowed"}, //nolint:misspell // the typo is the test case
 		{"typo pdb", "podDisruptionBudget: {enabled: true, minAvailble: 1}", "at '/podDisruptionBudget': additional properties 'minAvailble' not allowed"},
 
 		// Wrong types.
