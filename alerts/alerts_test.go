@@ -269,7 +269,7 @@ func TestAlertsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := regexp.MustCompile("^\\| `(CloudDB[A-Za-z]+)` \\| ([a-z]+) \\| ([0-9smhd]+) \\| (.+) \\|$")
-	type entry struct{ severity, for_ string }
+	type entry struct{ severity, pending string }
 	table := map[string]entry{}
 	for _, line := range strings.Split(string(doc), "\n") {
 		m := row.FindStringSubmatch(line)
@@ -294,8 +294,8 @@ func TestAlertsDocumented(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s is not in the alert table of %s", r.Alert, alertsDoc)
-		case e.severity != r.Labels["severity"] || e.for_ != r.For:
-			t.Errorf("%s: %s says %s for %s, the rule %s for %s", r.Alert, alertsDoc, e.severity, e.for_, r.Labels["severity"], r.For)
+		case e.severity != r.Labels["severity"] || e.pending != r.For:
+			t.Errorf("%s: %s says %s for %s, the rule %s for %s", r.Alert, alertsDoc, e.severity, e.pending, r.Labels["severity"], r.For)
 		}
 	}
 	for name := range table {

@@ -138,7 +138,7 @@ func newDropOnReuse(t *testing.T) *dropOnReuse {
 }
 
 func (s *dropOnReuse) serve(conn net.Conn) {
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	r := bufio.NewReader(conn)
 	for n := 0; ; n++ {
 		req, err := http.ReadRequest(r)

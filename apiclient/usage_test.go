@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"net/http"
 	"reflect"
 	"slices"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // like a GET.
 func TestSeriesIsARead(t *testing.T) {
 	o, ok := Lookup(OpGetServiceMetricsSeries)
-	if !ok || o.Write || o.Method != "POST" {
+	if !ok || o.Write || o.Method != http.MethodPost {
 		t.Fatalf("catalog entry = %+v, %v; want a POST read", o, ok)
 	}
 	reads := Operations[:slices.Index(Operations, OpCreateService)]

@@ -303,7 +303,7 @@ func TestFaultCutConnection(t *testing.T) {
 			e := newEnv(t, Timings{})
 			e.createService("a")
 			e.sim.AddFault(tc.fault)
-			req, _ := http.NewRequest("GET", e.srv.URL+servicesPath, nil)
+			req, _ := http.NewRequest(http.MethodGet, e.srv.URL+servicesPath, nil)
 			as(rwCred)(req)
 			resp, err := e.srv.Client().Do(req)
 			if err != nil {
@@ -332,7 +332,7 @@ func TestFaultOnReuse(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	defer client.CloseIdleConnections()
 	get := func() error {
-		req, _ := http.NewRequest("GET", e.srv.URL+servicesPath, nil)
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+servicesPath, nil)
 		as(rwCred)(req)
 		// A body the transport cannot rewind: it must not resend the
 		// request on its own after the drop.
