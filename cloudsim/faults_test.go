@@ -169,7 +169,7 @@ func TestFaultOversize(t *testing.T) {
 	e.createService("b")
 	get := func(read func(io.Reader) error) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequest("GET", e.srv.URL+servicesPath, nil)
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+servicesPath, nil)
 		as(rwCred)(req)
 		resp, err := e.srv.Client().Do(req)
 		if err != nil {
@@ -193,7 +193,7 @@ func TestFaultOversize(t *testing.T) {
 	resp = get(func(r io.Reader) error {
 		n, err := io.Copy(io.Discard, io.LimitReader(r, 8<<20))
 		if n != 8<<20 {
-			return fmt.Errorf("endless answer ended after %d bytes: %v", n, err)
+			return fmt.Errorf("endless answer ended after %d bytes: %w", n, err)
 		}
 		return nil
 	})
