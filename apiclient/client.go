@@ -494,7 +494,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	}, c.maxValueBytes)
 	switch {
 	case rb.tooLarge:
-		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
+		c.observer.ObserveRequest(cl.op, CodeDecodeError, time.Since(start))
 		return fmt.Errorf("apiclient: %s: %w: more than %d bytes (see --api.max-response-size)", cl.op, ErrBodyTooLarge, c.maxBodyBytes)
 	case rb.readErr != nil:
 		c.observer.ObserveRequest(cl.op, CodeTransportError, time.Since(start))
@@ -509,9 +509,10 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 const maxWholeBody = 32 << 20
 
 // answerCode is the code ObserveRequest reports for a complete answer:
-// its status, or CodeDecodeError when it did not decode.
+// its status, or CodeDecodeError when it was not decoded (malformed, cut
+// short, or beyond the size bounds).
 func answerCode(resp *http.Response, err error) string {
-	if errors.As(err, new(*DecodeError)) {
+	if errors.As(err, new(*DecodeError)) || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) {
 		return CodeDecodeError
 	}
 	return strconv.Itoa(resp.StatusCode)
@@ -545,7 +546,7 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 		return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", err)}
 	}
 	if tooLarge {
-		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
+		c.observer.ObserveRequest(cl.op, CodeDecodeError, time.Since(start))
 		return fmt.Errorf("apiclient: %s: %w: more than %d bytes (see --api.max-response-size and --api.max-value-size)", cl.op, ErrBodyTooLarge, limit)
 	}
 	recordAnswer(ctx, data)

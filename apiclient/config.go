@@ -107,7 +107,7 @@ type Config struct {
 const (
 	// CodeTransportError: no complete answer (see Observer).
 	CodeTransportError = "error"
-	// CodeDecodeError: a success status whose body does not decode.
+	// CodeDecodeError: a success status whose body was not decoded.
 	CodeDecodeError = "decode_error"
 )
 
@@ -120,8 +120,8 @@ type Observer interface {
 	// CodeTransportError when no complete answer came (no connection, a
 	// dropped connection, a body that broke off, a timeout);
 	// CodeDecodeError when the answer has the success status but its body
-	// does not decode (malformed or cut short): a failed request, not a
-	// success.
+	// was not decoded (malformed, cut short, or beyond MaxBodyBytes or
+	// MaxValueBytes): a failed request, not a success.
 	ObserveRequest(operation, code string, duration time.Duration)
 	// ObserveRetry is called each time an attempt is about to be retried.
 	ObserveRetry(operation string)

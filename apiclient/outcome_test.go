@@ -93,6 +93,48 @@ func TestAnswerThatDoesNotDecodeIsAFailedRequest(t *testing.T) {
 	}
 }
 
+// TestAnswerTooLargeIsAFailedRequest: an answer beyond the size bounds
+// (the whole body, or one value of a streamed list) fails its call: it is
+// counted as CodeDecodeError, the answer the Client could not decode within
+// its bounds, not as its 200.
+func TestAnswerTooLargeIsAFailedRequest(t *testing.T) {
+	big := `[{"id":"v1","name":"` + strings.Repeat("x", 4096) + `"}]`
+	for _, tc := range []struct {
+		name string
+		cfg  func(*Config)
+		call func(*Client) error
+		op   string
+	}{
+		{"body of a read", func(c *Config) { c.MaxBodyBytes = 1024 }, func(c *Client) error { _, err := c.ListVPCs(t.Context()); return err }, OpListVPCs},
+		{"one value of a read", func(c *Config) { c.MaxValueBytes = 1024 }, func(c *Client) error { _, err := c.ListVPCs(t.Context()); return err }, OpListVPCs},
+		{"body of a write", func(c *Config) { c.MaxBodyBytes = 1024 }, func(c *Client) error {
+			_, err := c.CreateVPC(t.Context(), CreateVPCRequest{Name: "a", CIDR: "10.0.0.0/16", RegionCode: "r"})
+			return err
+		}, OpCreateVPC},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
+				status := http.StatusOK
+				if o := byName[tc.op]; o.Success != 0 {
+					status = o.Success
+				}
+				body := big
+				if tc.op == OpCreateVPC {
+					body = `{"id":"v1","name":"` + strings.Repeat("x", 4096) + `"}`
+				}
+				writeJSON(w, status, body)
+			})
+			c, _, obs := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = -1; tc.cfg(cfg) })
+			if err := tc.call(c); err == nil {
+				t.Fatal("the call succeeded")
+			}
+			if want := []string{tc.op + " " + CodeDecodeError}; !slices.Equal(obs.requests, want) {
+				t.Errorf("observed %v, want %v", obs.requests, want)
+			}
+		})
+	}
+}
+
 // dropOnReuse is an HTTP/1.1 server that answers the first request of each
 // connection with an empty list and, on a connection that already carried
 // one, reads the next request and closes the connection without an answer:

@@ -46,7 +46,7 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 	m := &APIMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_requests_total",
-			Help: "HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status did not decode (malformed or cut short).",
+			Help: "HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status was not decoded (malformed, cut short, or beyond --api.max-response-size or --api.max-value-size).",
 		}, []string{"project_id", "operation", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "clouddb_exporter_api_request_duration_seconds",

@@ -41,7 +41,7 @@ func TestAPIMetrics(t *testing.T) {
 # TYPE clouddb_exporter_api_rate_limit_wait_seconds_total counter
 clouddb_exporter_api_rate_limit_wait_seconds_total{project_id="proj-a"} 2
 clouddb_exporter_api_rate_limit_wait_seconds_total{project_id="proj-b"} 0
-# HELP clouddb_exporter_api_requests_total HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status did not decode (malformed or cut short).
+# HELP clouddb_exporter_api_requests_total HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status was not decoded (malformed, cut short, or beyond --api.max-response-size or --api.max-value-size).
 # TYPE clouddb_exporter_api_requests_total counter
 clouddb_exporter_api_requests_total{code="200",operation="listServices",project_id="proj-a"} 2
 clouddb_exporter_api_requests_total{code="error",operation="listServices",project_id="proj-a"} 1
@@ -127,7 +127,7 @@ func TestDiscoveryObserver(t *testing.T) {
 # HELP clouddb_exporter_api_rate_limit_wait_seconds_total Time requests to the cloud API spent waiting for the client's own rate limiter, in seconds.
 # TYPE clouddb_exporter_api_rate_limit_wait_seconds_total counter
 clouddb_exporter_api_rate_limit_wait_seconds_total{project_id=""} 0
-# HELP clouddb_exporter_api_requests_total HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status did not decode (malformed or cut short).
+# HELP clouddb_exporter_api_requests_total HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status was not decoded (malformed, cut short, or beyond --api.max-response-size or --api.max-value-size).
 # TYPE clouddb_exporter_api_requests_total counter
 clouddb_exporter_api_requests_total{code="200",operation="listProjects",project_id=""} 1
 clouddb_exporter_api_requests_total{code="401",operation="listProjects",project_id=""} 1
