@@ -7,8 +7,9 @@
 //
 // Statuses are alerted on with `for:` rather than with the
 // *_status_changed_timestamp_seconds metrics, which restart with the
-// exporter. A restart that no scrape notices changes nothing; one that a
-// scrape misses makes every series of the exporter stale at once: firing
+// exporter. A restart that no scrape notices (the new process has
+// published its first poll by the next scrape) changes nothing; any other
+// makes every series of the exporter stale at once: firing
 // alerts then keep firing for keepFiringFor (keep_firing_for), pending ones
 // are dropped and start their for: again when the series come back (see
 // the top of alerts/runbook.md).
