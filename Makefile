@@ -1,5 +1,6 @@
 # Build, test and lint targets. `scripts/test.sh` is the whole test suite
-# (what CI runs); these targets are conveniences around it.
+# (what CI runs, after scripts/install-deps.sh); these targets are
+# conveniences around it (see docs/development.md).
 GO        ?= go
 BINARY    ?= clouddb_exporter
 VERSION   ?= $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -15,7 +16,7 @@ LDFLAGS := -s -w \
 	-X $(VERSION_PKG).BuildUser=$(BUILDUSER) \
 	-X $(VERSION_PKG).BuildDate=$(BUILDDATE)
 
-.PHONY: all build build-sim crossbuild release test lint bench run clean
+.PHONY: all build build-sim crossbuild release test test-unit test-e2e install-deps lint bench run clean
 
 all: lint build test
 
@@ -56,8 +57,23 @@ release: crossbuild
 	sha256sum *.tar.gz > sha256sums.txt; \
 	cat sha256sums.txt
 
+# Everything CI runs: lint, every Go test (whole-binary ones included) and
+# the tool modules' tests.
 test:
 	scripts/test.sh
+
+# Unit and in-process tests: the whole-binary tests are skipped under -short.
+test-unit:
+	$(GO) test -short -race ./...
+
+# The whole-binary tests only (e2e/); they run 8 at a time (see e2e_test.go).
+test-e2e:
+	$(GO) test -race -count=1 ./e2e
+
+# The system packages of the tests (Debian's prometheus and
+# prometheus-alertmanager); needs root or sudo.
+install-deps:
+	scripts/install-deps.sh
 
 lint:
 	scripts/lint.sh

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# The project's whole test suite, runnable on a fresh Debian machine with Go:
-# it installs what it needs (Debian's prometheus package, for promtool and a
-# real Prometheus, and prometheus-alertmanager, for amtool and a real
-# Alertmanager to test the shipped inhibit rules), then runs the linters and
-# every Go test, the whole-binary ones and those of the tool modules (mixin/,
-# deploy/helm/) included. The tool modules fetch their Go dependencies
-# (go-jsonnet, the Helm library) from the Go module proxy like the exporter's.
+# The project's whole test suite, what CI runs: the linters and every Go
+# test, the whole-binary ones (e2e/, with a real Prometheus and
+# Alertmanager) and those of the tool modules (mixin/, deploy/helm/)
+# included. The tool modules fetch their Go dependencies (go-jsonnet, the
+# Helm library) from the Go module proxy like the exporter's.
+#
+# It installs nothing: scripts/install-deps.sh installs the system packages
+# it needs (promtool, prometheus, amtool, prometheus-alertmanager) once, as
+# root or through sudo. On a fresh Debian machine with Go:
+#
+#   scripts/install-deps.sh && scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1 ||
-	! command -v amtool >/dev/null 2>&1 || ! command -v prometheus-alertmanager >/dev/null 2>&1; then
-	echo "Installing Debian's prometheus and prometheus-alertmanager packages (promtool, amtool, a real Prometheus and Alertmanager for the tests)..."
-	sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo="sudo"
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager >/dev/null
+missing=()
+for cmd in promtool prometheus amtool prometheus-alertmanager; do
+	command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+	echo "scripts/test.sh: ${missing[*]} not found: run scripts/install-deps.sh first (as root or with sudo)" >&2
+	exit 1
 fi
 
 echo "== lint"
@@ -23,7 +27,9 @@ scripts/lint.sh
 
 echo "== go test"
 # -race: the poller, exposition and admin surface are concurrent by design.
-go test -race -count=1 -timeout 45m ./...
+# The whole-binary tests run in parallel with scaled-down intervals: the
+# package takes a few minutes (docs/development.md), the timeout is a bound.
+go test -race -count=1 -timeout 15m ./...
 
 # The tool modules (the mixin's build, the Helm chart's rendering): no
 # concurrency of their own, so no -race (it would double the Helm library's
@@ -31,5 +37,5 @@ go test -race -count=1 -timeout 45m ./...
 for module in $(scripts/modules.sh); do
 	[ "$module" = . ] && continue
 	echo "== go test ($module)"
-	(cd "$module" && go test -count=1 -timeout 20m ./...)
+	(cd "$module" && go test -count=1 -timeout 15m ./...)
 done
