@@ -21,6 +21,12 @@ var allDescs = []*Desc{
 	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc,
 }
 
+func init() {
+	// The usage collector's families, in one list with the others.
+	allDescs = append(allDescs, usageDescs...)
+	familyDescs = sortFamilies(allDescs)
+}
+
 // FleetCollector is a prometheus.Collector that emits the resource metrics
 // of every snapshot its source returns, as const metrics built on each
 // Collect. The exporter does not register it: the exposition renders the

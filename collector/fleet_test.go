@@ -60,6 +60,25 @@ var catalog = []string{
 	"clouddb_exporter_collector_duration_seconds",
 	"clouddb_exporter_collector_last_success_timestamp_seconds",
 	"clouddb_exporter_snapshot_timestamp_seconds",
+	// The opt-in usage collector.
+	"clouddb_service_system_cpu_usage_cores",
+	"clouddb_service_system_cpu_total_cores",
+	"clouddb_service_system_memory_usage_bytes",
+	"clouddb_service_system_memory_total_bytes",
+	"clouddb_service_system_disk_usage_bytes",
+	"clouddb_service_system_disk_io_read_bytes",
+	"clouddb_service_system_disk_io_write_bytes",
+	"clouddb_service_system_disk_io_total_bytes",
+	"clouddb_service_system_disk_io_read_ops",
+	"clouddb_service_system_disk_io_write_ops",
+	"clouddb_service_system_disk_io_total_ops",
+	"clouddb_service_database_queries_per_second",
+	"clouddb_service_database_connections",
+	"clouddb_service_database_job_duration_seconds",
+	"clouddb_service_database_job_success",
+	"clouddb_service_usage_bucket_timestamp_seconds",
+	"clouddb_exporter_usage_jobs_over_limit",
+	"clouddb_exporter_usage_refresh_period_seconds",
 }
 
 // testSnapshots returns the fixture that exercises every metric of the

@@ -80,4 +80,19 @@ var groups = []Group{
 			collectHealth(out, s)
 		},
 	},
+	{
+		// The opt-in usage collector's series: one part, rendered again
+		// after each usage read.
+		Len: func(s *fleet.Snapshot) int {
+			if s.Usage == nil {
+				return 0
+			}
+			return 1
+		},
+		Key: func(*fleet.Snapshot, int) Key { return Key{} },
+		Part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
+			return fleet.Snapshot{ProjectID: s.ProjectID, Usage: s.Usage}
+		},
+		Collect: collectUsage,
+	},
 }

@@ -5,6 +5,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -60,6 +61,11 @@ type Collect struct {
 	MaxStaleness time.Duration
 	// Concurrency bounds how many API calls one cycle has in flight.
 	Concurrency int
+	// Usage is the opt-in usage collector.
+	Usage Usage
+	// minDataInterval lowers the usage interval's minimum, for
+	// whole-binary tests only (a hidden flag).
+	minDataInterval time.Duration
 }
 
 // Credentials authenticate one project.
@@ -176,6 +182,7 @@ func (p Project) validate(where func(setting string) string) error {
 			errs = append(errs, fmt.Errorf("%s must be positive", where(c.name)))
 		}
 	}
+	errs = append(errs, p.Collect.Usage.validate(where, cmp.Or(p.Collect.minDataInterval, MinUsageInterval))...)
 	if p.Collect.MaxStaleness > 0 && p.Collect.MaxStaleness < p.Collect.Interval {
 		errs = append(errs, fmt.Errorf("%s (%s) must not be shorter than %s (%s): every cycle would drop data",
 			where("max_staleness"), p.Collect.MaxStaleness, where("interval"), p.Collect.Interval))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -155,7 +156,7 @@ projects:
 		t.Fatalf("got %d projects", len(projects))
 	}
 	prod, dev := projects[0], projects[1]
-	if prod.API.URL != api.URL || prod.Collect != collect || prod.Credentials.AccessKey.Reveal() != "a-access" {
+	if prod.API.URL != api.URL || !reflect.DeepEqual(prod.Collect, collect) || prod.Credentials.AccessKey.Reveal() != "a-access" {
 		t.Errorf("prod does not inherit the flags: %+v", prod)
 	}
 	if dev.API.URL != "https://other.example.net/v1" || dev.API.RateLimit != 1.5 || dev.Collect.Interval != 2*time.Minute ||

@@ -44,6 +44,15 @@ type FileProject struct {
 		TransitionInterval *time.Duration `yaml:"transition_interval"`
 		MaxStaleness       *time.Duration `yaml:"max_staleness"`
 		Concurrency        *int           `yaml:"concurrency"`
+		Usage              struct {
+			Enabled          *bool          `yaml:"enabled"`
+			Interval         *time.Duration `yaml:"interval"`
+			Series           *[]string      `yaml:"series"`
+			Environments     *[]string      `yaml:"environments"`
+			ServiceNameRegex *string        `yaml:"service_name_regex"`
+			MaxJobs          *int           `yaml:"max_jobs"`
+			Timestamps       *bool          `yaml:"timestamps"`
+		} `yaml:"usage"`
 	} `yaml:"collect"`
 }
 
@@ -117,6 +126,14 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	set(&p.Collect.TransitionInterval, fp.Collect.TransitionInterval)
 	set(&p.Collect.MaxStaleness, fp.Collect.MaxStaleness)
 	set(&p.Collect.Concurrency, fp.Collect.Concurrency)
+	u := fp.Collect.Usage
+	set(&p.Collect.Usage.Enabled, u.Enabled)
+	set(&p.Collect.Usage.Interval, u.Interval)
+	set(&p.Collect.Usage.Series, u.Series)
+	set(&p.Collect.Usage.Environments, u.Environments)
+	set(&p.Collect.Usage.ServiceNameRegex, u.ServiceNameRegex)
+	set(&p.Collect.Usage.MaxJobs, u.MaxJobs)
+	set(&p.Collect.Usage.Timestamps, u.Timestamps)
 
 	var errs []error
 	secret := func(envKey, envName, fileKey, file string, required bool) apiclient.Secret {
@@ -150,15 +167,19 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 
 // fileKeys maps a setting to its key in a file's project.
 var fileKeys = map[string]string{
-	"project_id":          "id",
-	"url":                 "api_url (or --api.url)",
-	"timeout":             "api.timeout",
-	"rate_limit":          "api.rate_limit",
-	"max_retries":         "api.max_retries",
-	"interval":            "collect.interval",
-	"transition_interval": "collect.transition_interval",
-	"max_staleness":       "collect.max_staleness",
-	"concurrency":         "collect.concurrency",
+	"project_id":               "id",
+	"url":                      "api_url (or --api.url)",
+	"timeout":                  "api.timeout",
+	"rate_limit":               "api.rate_limit",
+	"max_retries":              "api.max_retries",
+	"interval":                 "collect.interval",
+	"transition_interval":      "collect.transition_interval",
+	"max_staleness":            "collect.max_staleness",
+	"concurrency":              "collect.concurrency",
+	"usage_interval":           "collect.usage.interval",
+	"usage_series":             "collect.usage.series",
+	"usage_max_jobs":           "collect.usage.max_jobs",
+	"usage_service_name_regex": "collect.usage.service_name_regex",
 }
 
 func set[T any](dst *T, v *T) {

@@ -70,6 +70,10 @@ func AddFlags(app *kingpin.Application) *Flags {
 		DefaultMaxStaleness.String(), "CLOUDDB_COLLECT_MAX_STALENESS", &f.Collect.MaxStaleness)
 	flagval.Int(app, "collect.concurrency", "API calls one project's poll cycle may have in flight.",
 		fmt.Sprint(DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
+	addUsageFlags(app, &f.Collect.Usage)
+	flagval.Duration(app, "collect.min-data-interval", "Testing only: the shortest --collect.usage.interval allowed.",
+		"0s", "", &f.Collect.minDataInterval)
+	app.GetFlag("collect.min-data-interval").Hidden()
 	tls := &f.API.HTTPClient.TLSConfig
 	app.Flag("api.tls.ca-file", "CA certificates (PEM) to verify the API's server certificate with, instead of the system's.").
 		Envar("CLOUDDB_API_TLS_CA_FILE").StringVar(&tls.CAFile)
@@ -118,15 +122,19 @@ func (f *Flags) CheckHTTPClient() error {
 // flagNames maps a setting to its flag and environment variable for
 // messages about the single-project configuration.
 var flagNames = map[string]string{
-	"project_id":          "--api.project-id (CLOUDDB_PROJECT_ID)",
-	"url":                 "--api.url (CLOUDDB_API_URL)",
-	"timeout":             "--api.timeout",
-	"rate_limit":          "--api.rate-limit",
-	"max_retries":         "--api.max-retries",
-	"interval":            "--collect.interval",
-	"transition_interval": "--collect.transition-interval",
-	"max_staleness":       "--collect.max-staleness",
-	"concurrency":         "--collect.concurrency",
+	"project_id":               "--api.project-id (CLOUDDB_PROJECT_ID)",
+	"url":                      "--api.url (CLOUDDB_API_URL)",
+	"timeout":                  "--api.timeout",
+	"rate_limit":               "--api.rate-limit",
+	"max_retries":              "--api.max-retries",
+	"interval":                 "--collect.interval",
+	"transition_interval":      "--collect.transition-interval",
+	"max_staleness":            "--collect.max-staleness",
+	"concurrency":              "--collect.concurrency",
+	"usage_interval":           "--collect.usage.interval",
+	"usage_series":             "--collect.usage.series",
+	"usage_max_jobs":           "--collect.usage.max-jobs",
+	"usage_service_name_regex": "--collect.usage.service-name-regex",
 }
 
 // SingleProject resolves the one project the flags describe. getenv reads

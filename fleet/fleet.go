@@ -54,9 +54,12 @@ type Snapshot struct {
 	// Auth is nil when auth info is not collected (no API key) or has never
 	// been fetched successfully within the staleness bound.
 	Auth *apiclient.AuthInfo
-	// Parts reports the health of each collected part, in Parts order. A
-	// part that is not collected (auth without an API key) is absent.
+	// Parts reports the health of each collected part, in Parts order
+	// and then PartUsage. A part that is not collected (auth without an
+	// API key, usage without its collector) is absent.
 	Parts []PartHealth
+	// Usage is the opt-in usage collector's data; nil when it is off.
+	Usage *Usage
 }
 
 // Service is a service with what the exporter knows of its history.

@@ -171,6 +171,7 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	p.mu.Lock()
 	plan := p.planLocked(now(), listFailed)
 	p.mu.Unlock()
+	p.stateCalls.Store(int64(plan.lists + len(plan.todo)))
 	p.warnBudget(plan)
 
 	runs := map[string]*partRun{

@@ -125,6 +125,10 @@ type Poller struct {
 
 	readyOnce sync.Once
 	ready     chan struct{}
+
+	// stateCalls is how many calls the last full cycle planned (lists and
+	// per-resource calls): what the usage collector leaves them.
+	stateCalls atomic.Int64
 }
 
 // New returns a Poller for client's project.
@@ -184,6 +188,9 @@ func (p *Poller) Run(ctx context.Context) {
 	transitions := time.NewTicker(p.opts.TransitionInterval)
 	defer transitions.Stop()
 
+	if uc, ok := p.client.(UsageClient); ok && p.opts.Usage.Enabled {
+		go newUsageRunner(p, uc).run(ctx)
+	}
 	p.Poll(ctx)
 	for {
 		select {
@@ -228,6 +235,17 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	snap.ProjectName = p.opts.ProjectName
 	p.latest.Store(snap)
 	return snap
+}
+
+// setUsage installs the usage collector's latest data and health, and
+// publishes a snapshot with them.
+func (p *Poller) setUsage(u *fleet.Usage, h fleet.PartHealth) {
+	p.mu.Lock()
+	p.st.usage = u
+	p.st.parts[fleet.PartUsage] = h
+	snap := p.snapshotLocked()
+	p.mu.Unlock()
+	p.publish(snap)
 }
 
 // publish hands snap to Publish, unless it is nil, the Poller is closed, or

@@ -69,6 +69,8 @@ type state struct {
 	// resource that went away included) and whose answer was recorded;
 	// zero before the first (see fleet.Snapshot.Read).
 	read time.Time
+	// usage is the usage collector's last data (nil when it is off).
+	usage *fleet.Usage
 	// statuses, peeringErrors and dropped are keyed by statusKey; dropped
 	// holds the fields of a resource that did not decode, as last logged.
 	statuses      map[string]statusSeen
@@ -588,11 +590,12 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 		auth := s.auth.v
 		snap.Auth = &auth
 	}
-	for _, name := range fleet.Parts {
+	for _, name := range slices.Concat(fleet.Parts, []string{fleet.PartUsage}) {
 		if h, ok := s.parts[name]; ok {
 			snap.Parts = append(snap.Parts, h)
 		}
 	}
+	snap.Usage = s.usage
 	s.dirty = 0
 	s.last = snap
 	return snap

@@ -110,7 +110,9 @@ func Snapshots() []*fleet.Snapshot {
 			{Name: fleet.PartVPCs, Success: true, Duration: 200 * time.Millisecond, LastSuccess: Time("2025-03-01T12:00:00.1Z")},
 			{Name: fleet.PartPeerings, Success: false, Duration: 250 * time.Millisecond, LastSuccess: Time("2025-03-01T11:00:00Z")},
 			{Name: fleet.PartAuth, Success: true, Duration: 50 * time.Millisecond, LastSuccess: Time("2025-03-01T12:00:00.2Z")},
+			{Name: fleet.PartUsage, Success: false, Duration: 4 * time.Second, LastSuccess: Time("2025-03-01T11:55:00Z")},
 		},
+		Usage: usage("svc-1"),
 	}
 	b := &fleet.Snapshot{
 		ProjectID:   "proj-b",
@@ -187,4 +189,25 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 		s.Parts = append(s.Parts, fleet.PartHealth{Name: part, Success: true, Duration: time.Second, LastSuccess: now})
 	}
 	return s
+}
+
+// usage is a usage read of one service with every documented series: a
+// primary and one replica, two jobs (one over a max-jobs of 2 is counted).
+func usage(serviceID string) *fleet.Usage {
+	u := &fleet.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
+	bucket := Time("2025-03-01T11:58:00Z")
+	for i, suffix := range apiclient.UsageSeriesSuffixes {
+		if suffix == apiclient.SeriesJobDuration || suffix == apiclient.SeriesJobSuccess {
+			for j, job := range []string{"1000", "1001"} {
+				u.Samples = append(u.Samples, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Role: "primary", Ordinal: "0", JobID: job,
+					Value: float64(250_000 * (j + 1)), Bucket: bucket.Add(-time.Duration(j) * time.Minute)})
+			}
+			continue
+		}
+		for n, role := range []string{"primary", "replica"} {
+			u.Samples = append(u.Samples, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Role: role, Ordinal: fmt.Sprint(n),
+				Value: float64(1000 * (i + 1) * (n + 1)), Bucket: bucket})
+		}
+	}
+	return u
 }

@@ -1,0 +1,52 @@
+package collector
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
+)
+
+// TestUsageConversions checks each series' unit conversion and labels, by
+// name: the table of docs/metrics.md.
+func TestUsageConversions(t *testing.T) {
+	bucket := fleettest.Time("2025-03-01T11:58:00Z")
+	snap := &fleet.Snapshot{ProjectID: "p", Usage: &fleet.Usage{RefreshPeriod: 300e9, Samples: []fleet.UsageSample{
+		{ServiceID: "s", Suffix: apiclient.SeriesCPUUsage, Role: "primary", Ordinal: "0", Value: 1500, Bucket: bucket},
+		{ServiceID: "s", Suffix: apiclient.SeriesMemoryTotal, Role: "replica", Ordinal: "1", Value: 1 << 30, Bucket: bucket},
+		{ServiceID: "s", Suffix: apiclient.SeriesJobDuration, Role: "primary", Ordinal: "0", JobID: "7", Value: 2_500_000, Bucket: bucket},
+		{ServiceID: "s", Suffix: "_not_documented", Value: 1, Bucket: bucket},
+	}}}
+	want := `
+# HELP clouddb_service_system_cpu_usage_cores ` + usageMetrics[apiclient.SeriesCPUUsage].desc.help + `
+# TYPE clouddb_service_system_cpu_usage_cores gauge
+clouddb_service_system_cpu_usage_cores{ordinal="0",project_id="p",role="primary",service_id="s"} 1.5
+# HELP clouddb_service_system_memory_total_bytes ` + usageMetrics[apiclient.SeriesMemoryTotal].desc.help + `
+# TYPE clouddb_service_system_memory_total_bytes gauge
+clouddb_service_system_memory_total_bytes{ordinal="1",project_id="p",role="replica",service_id="s"} 1.073741824e+09
+# HELP clouddb_service_database_job_duration_seconds ` + usageMetrics[apiclient.SeriesJobDuration].desc.help + `
+# TYPE clouddb_service_database_job_duration_seconds gauge
+clouddb_service_database_job_duration_seconds{job_id="7",ordinal="0",project_id="p",role="primary",service_id="s"} 2.5
+# HELP clouddb_exporter_usage_refresh_period_seconds ` + usageRefreshPeriodDesc.help + `
+# TYPE clouddb_exporter_usage_refresh_period_seconds gauge
+clouddb_exporter_usage_refresh_period_seconds{project_id="p"} 300
+`
+	c := NewFleetCollectorOf(snap)
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "clouddb_service_system_cpu_usage_cores",
+		"clouddb_service_system_memory_total_bytes", "clouddb_service_database_job_duration_seconds", "clouddb_exporter_usage_refresh_period_seconds"); err != nil {
+		t.Error(err)
+	}
+	// One bucket timestamp per exported value: the undocumented series has
+	// neither.
+	if n := testutil.CollectAndCount(c, "clouddb_service_usage_bucket_timestamp_seconds"); n != 3 {
+		t.Errorf("%d bucket timestamps, want 3", n)
+	}
+	// Off: nothing at all.
+	if n := testutil.CollectAndCount(NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p"}), "clouddb_exporter_usage_refresh_period_seconds"); n != 0 {
+		t.Errorf("usage off exports %d refresh periods", n)
+	}
+}

@@ -1,0 +1,94 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+func TestUsageFlags(t *testing.T) {
+	parse := func(args ...string) (*Flags, error) {
+		app := kingpin.New("test", "")
+		f := AddFlags(app)
+		_, err := app.Parse(args)
+		return f, err
+	}
+	f, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := f.Collect.Usage
+	if u.Enabled || u.Interval != 5*time.Minute || u.MaxJobs != 50 || u.Timestamps || len(u.Series) != 0 || len(u.SelectedSeries()) != 15 || u.SelectedSeries()[0] != "system_cpu_total_millicores" {
+		t.Errorf("defaults = %+v", u)
+	}
+	f, err = parse("--collect.usage", "--collect.usage.series=database_qps", "--collect.usage.series=system_cpu_usage_millicores",
+		"--collect.usage.environment=PROD", "--collect.usage.service-name-regex=db-.*", "--collect.usage.interval=2m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u = f.Collect.Usage
+	if !u.Enabled || !slices.Equal(u.Series, []string{"database_qps", "system_cpu_usage_millicores"}) || !slices.Equal(u.Environments, []string{"PROD"}) {
+		t.Errorf("flags = %+v", u)
+	}
+	if m := u.NameMatcher(); m == nil || !m.MatchString("db-1") || m.MatchString("x-db-1") {
+		t.Error("the name regex is not anchored")
+	}
+	for _, bad := range [][]string{
+		{"--collect.usage", "--collect.usage.interval=30s"},
+		{"--collect.usage", "--collect.usage.service-name-regex=("},
+		{"--collect.usage", "--collect.usage.max-jobs=-1"},
+	} {
+		f, err := parse(append(bad, "--api.url=https://x/v1", "--api.project-id=p")...)
+		if err != nil {
+			t.Fatalf("%v: %v", bad, err)
+		}
+		_, err = f.SingleProject(func(k string) string { return "k" })
+		if err == nil || !strings.Contains(err.Error(), "--collect.usage.") {
+			t.Errorf("%v: err = %v, want one naming the flag", bad, err)
+		}
+	}
+	// Off, the usage settings are not checked.
+	f, _ = parse("--collect.usage.interval=1s", "--api.url=https://x/v1", "--api.project-id=p")
+	if _, err := f.SingleProject(func(string) string { return "k" }); err != nil {
+		t.Errorf("usage off: %v", err)
+	}
+}
+
+func TestUsageInFile(t *testing.T) {
+	file := `projects:
+- id: a
+  access_key_env: K
+  secret_key_env: K
+  collect:
+    usage:
+      enabled: true
+      interval: 10m
+      series: [database_qps]
+      environments: [PROD]
+      service_name_regex: "orders-.*"
+      max_jobs: 3
+      timestamps: true
+- id: b
+  access_key_env: K
+  secret_key_env: K
+`
+	collect := Collect{Interval: time.Minute, TransitionInterval: time.Second, Concurrency: 1, Usage: Usage{Interval: 5 * time.Minute, Series: DefaultUsageSeries, MaxJobs: 50}}
+	ps, err := Parse([]byte(file), API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := ps[0].Collect.Usage, ps[1].Collect.Usage
+	if !a.Enabled || a.Interval != 10*time.Minute || !slices.Equal(a.Series, []string{"database_qps"}) || a.MaxJobs != 3 || !a.Timestamps || a.ServiceNameRegex != "orders-.*" {
+		t.Errorf("project a's usage = %+v", a)
+	}
+	if b.Enabled || len(b.SelectedSeries()) != 15 {
+		t.Errorf("project b's usage = %+v, want the flags'", b)
+	}
+	_, err = Parse([]byte(strings.Replace(file, "interval: 10m", "interval: 10s", 1)), API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
+	if err == nil || !strings.Contains(err.Error(), "projects[0].collect.usage.interval") {
+		t.Errorf("a 10s usage interval: %v", err)
+	}
+}

@@ -1,0 +1,38 @@
+package fleet
+
+import "time"
+
+// PartUsage is the part of the opt-in usage collector, reported beside
+// Parts when it is on.
+const PartUsage = "usage"
+
+// Usage is what the usage collector last read of a project's usage series:
+// for each selected service, series and label set, the newest bucket that
+// had a value. It is immutable once published.
+type Usage struct {
+	// Samples are sorted by ServiceID, Suffix, Role, Ordinal, JobID.
+	Samples []UsageSample
+	// JobsOverLimit counts the job label sets left out because a service
+	// had more jobs than the collector's max-jobs.
+	JobsOverLimit int
+	// RefreshPeriod is how long refreshing every selected series takes at
+	// the call budget: the usage interval, or a multiple of it when the
+	// series are refreshed round-robin.
+	RefreshPeriod time.Duration
+	// Timestamps asks for the bucket's time as the sample timestamp.
+	Timestamps bool
+}
+
+// UsageSample is the newest non-null bucket of one label set of one usage
+// series of a service.
+type UsageSample struct {
+	ServiceID string
+	// Suffix is the documented series name suffix the API's name ends in
+	// (apiclient.SeriesCPUUsage, say); the value is as the API sent it.
+	Suffix string
+	// Role, Ordinal and JobID are the API's labels ("" when absent).
+	Role, Ordinal, JobID string
+	Value                float64
+	// Bucket is the start of the bucket the value is from.
+	Bucket time.Time
+}

@@ -1,0 +1,450 @@
+package poller
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// UsageClient is the part of *apiclient.Client the usage collector uses.
+type UsageClient interface {
+	GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error)
+	GetServiceMetricsSeries(ctx context.Context, serviceID string, req apiclient.SeriesRequest) ([]apiclient.Series, error)
+}
+
+// Usage collector constants (docs/configuration.md).
+const (
+	// availableSeriesTTL is how long a service's list of available series
+	// is trusted, and how long a project whose API has no usage series
+	// waits before asking again.
+	availableSeriesTTL = time.Hour
+	// usageWindowSlack is added to the usage interval to make the window
+	// of a series read: the data lags by at least a bucket (a minute), so
+	// the window reaches back over the last complete bucket and overlaps
+	// the previous read.
+	usageWindowSlack = 2 * time.Minute
+)
+
+// availability is what a service's available-series answer said: the
+// API's name for each selected suffix it has.
+type availability struct {
+	names map[string]string // selected suffix -> the API's series name
+	at    time.Time
+}
+
+// usageTask is one series read: a service and a selected suffix.
+type usageTask struct {
+	serviceID, suffix, name string
+	last                    time.Time
+	reads                   int
+}
+
+func (t usageTask) key() string { return t.serviceID + "/" + t.suffix }
+
+// usageRunner is the usage collector of one project. Only its goroutine
+// touches its fields; what it publishes goes into the poller's state.
+type usageRunner struct {
+	p        *Poller
+	client   UsageClient
+	cfg      config.Usage
+	suffixes []string
+	nameRe   *regexp.Regexp
+	envs     map[string]bool
+	// limiter paces the calls at the usage share of the call budget; nil
+	// when there is no budget.
+	limiter *rate.Limiter
+	// unpaced skips the pacing: unit tests drive ticks on a fake clock.
+	unpaced bool
+
+	avail  map[string]availability
+	asked  map[string]time.Time           // task key -> last asked
+	reads  map[string]int                 // task key -> times asked, to break ties fairly
+	values map[string][]fleet.UsageSample // task key -> last samples
+	health fleet.PartHealth
+
+	// unsupportedUntil is when a project whose API answered 404 to the
+	// usage paths is asked again; lastAvailOK is the last successful
+	// available-series read, which tells a project without the paths
+	// from a service that is gone.
+	unsupportedUntil time.Time
+	lastAvailOK      time.Time
+	warnedCycles     int
+}
+
+func newUsageRunner(p *Poller, client UsageClient) *usageRunner {
+	cfg := p.opts.Usage
+	u := &usageRunner{
+		p: p, client: client, cfg: cfg, nameRe: cfg.NameMatcher(),
+		avail: map[string]availability{}, asked: map[string]time.Time{}, reads: map[string]int{},
+		values: map[string][]fleet.UsageSample{},
+		health: fleet.PartHealth{Name: fleet.PartUsage},
+	}
+	for _, s := range cfg.SelectedSeries() {
+		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
+	}
+	if len(cfg.Environments) > 0 {
+		u.envs = map[string]bool{}
+		for _, e := range cfg.Environments {
+			u.envs[strings.ToUpper(e)] = true
+		}
+	}
+	return u
+}
+
+// run reads the usage every usage interval until ctx ends.
+func (u *usageRunner) run(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-u.p.Ready(): // the state's first cycle goes first
+	}
+	t := time.NewTicker(u.cfg.Interval)
+	defer t.Stop()
+	for {
+		u.tick(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// selected returns the services of the latest snapshot the settings
+// select, sorted by id.
+func (u *usageRunner) selected() []string {
+	snap := u.p.Snapshot()
+	if snap == nil {
+		return nil
+	}
+	var ids []string
+	for _, s := range snap.Services {
+		if u.envs != nil && !u.envs[strings.ToUpper(s.Environment())] {
+			continue
+		}
+		if u.nameRe != nil && !u.nameRe.MatchString(s.Name) {
+			continue
+		}
+		ids = append(ids, s.ServiceID)
+	}
+	return ids
+}
+
+// budget is how many usage calls one usage interval may make: what the
+// project's call budget leaves after the state calls (the lists and
+// per-resource calls of every full cycle in that time), at least one; -1
+// without a budget.
+func (u *usageRunner) budget() int {
+	r := u.p.opts.RateLimit
+	if r <= 0 || math.IsInf(r, 1) {
+		return -1
+	}
+	cycles := u.cfg.Interval.Seconds() / u.p.opts.Interval.Seconds()
+	state := float64(u.p.stateCalls.Load()) * cycles
+	return max(int(r*u.cfg.Interval.Seconds()*budgetShare-state), 1)
+}
+
+// usagePlan is what one usage tick does.
+type usagePlan struct {
+	availReads []string    // services whose available series are read first
+	tasks      []usageTask // series reads, least recently asked first
+	needed     int         // calls to refresh everything once
+	budget     int         // calls this tick may make, -1 for all
+	cycles     int         // ticks a full refresh takes
+}
+
+// plan picks the calls of a tick: the available-series reads that are due,
+// then the series least recently asked for, as many as the budget allows.
+func (u *usageRunner) plan(services []string, now time.Time, budget int) usagePlan {
+	pl := usagePlan{budget: budget, cycles: 1}
+	var all []usageTask
+	for _, id := range services {
+		a, ok := u.avail[id]
+		if !ok || now.Sub(a.at) >= availableSeriesTTL {
+			pl.availReads = append(pl.availReads, id)
+			continue
+		}
+		for _, suf := range u.suffixes {
+			if name, ok := a.names[suf]; ok {
+				t := usageTask{serviceID: id, suffix: suf, name: name}
+				t.last, t.reads = u.asked[t.key()], u.reads[t.key()]
+				all = append(all, t)
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b usageTask) int {
+		return cmp.Or(a.last.Compare(b.last), cmp.Compare(a.reads, b.reads), cmp.Compare(a.serviceID, b.serviceID), cmp.Compare(a.suffix, b.suffix))
+	})
+	pl.needed = len(pl.availReads) + len(all)
+	pl.tasks = all
+	if budget >= 0 {
+		if len(pl.availReads) > budget {
+			pl.availReads = pl.availReads[:budget]
+		}
+		pl.tasks = all[:min(len(all), budget-len(pl.availReads))]
+		pl.cycles = max(1, (pl.needed+budget-1)/budget)
+	}
+	return pl
+}
+
+// tick reads what the plan picks and publishes the result.
+func (u *usageRunner) tick(ctx context.Context) {
+	now := u.p.opts.Now()
+	start := now
+	services := u.selected()
+	u.prune(services)
+	if now.Before(u.unsupportedUntil) {
+		u.publish(now, now, 0, true)
+		return
+	}
+	budget := u.budget()
+	if budget >= 0 && u.limiter == nil {
+		u.limiter = rate.NewLimiter(rate.Limit(float64(budget)/u.cfg.Interval.Seconds()), 1)
+	} else if budget >= 0 {
+		u.limiter.SetLimit(rate.Limit(float64(budget) / u.cfg.Interval.Seconds()))
+	}
+	pl := u.plan(services, now, budget)
+	u.warnBudget(pl)
+
+	var (
+		mu       sync.Mutex
+		failures int
+	)
+	fail := func() { mu.Lock(); failures++; mu.Unlock() }
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(u.p.opts.Concurrency, 1))
+	var unsupported bool
+	for _, id := range pl.availReads {
+		g.Go(func() error {
+			if !u.pace(gctx) {
+				return nil
+			}
+			names, err := u.client.GetServiceMetricsAvailableSeries(gctx, id)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case apiclient.IsNotFound(err):
+				unsupported = true
+				u.avail[id] = availability{at: u.p.opts.Now()} // nothing to read for an hour
+			case err != nil:
+				failures++
+			default:
+				u.lastAvailOK = u.p.opts.Now()
+				u.avail[id] = availability{names: u.match(names), at: u.p.opts.Now()}
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	// A 404 while no service has answered within the hour: the API (the
+	// first revision, or a plan without usage series) has no such paths.
+	// A 404 beside answers is a service that is gone or has no series.
+	if unsupported && u.p.opts.Now().Sub(u.lastAvailOK) > availableSeriesTTL {
+		if u.unsupportedUntil.IsZero() {
+			u.p.logger.Warn("The API has no usage series for this project (404); the usage collector is off for it and asks again hourly",
+				"retry_in", availableSeriesTTL)
+		}
+		u.unsupportedUntil = now.Add(availableSeriesTTL)
+		u.avail = map[string]availability{}
+		u.publish(now, u.p.opts.Now(), 0, true)
+		return
+	}
+	if !u.unsupportedUntil.IsZero() {
+		u.p.logger.Info("The API has usage series for this project again")
+		u.unsupportedUntil = time.Time{}
+	}
+	// The plan's series reads, then those of services whose available
+	// series were just read, as far as the budget goes.
+	if extra := u.plan(pl.availReads, now, -1).tasks; budget < 0 {
+		pl.tasks = append(pl.tasks, extra...)
+	} else if room := budget - len(pl.availReads) - len(pl.tasks); room > 0 {
+		pl.tasks = append(pl.tasks, extra[:min(room, len(extra))]...)
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(max(u.p.opts.Concurrency, 1))
+	to := now.Truncate(time.Second)
+	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
+	for _, t := range pl.tasks {
+		u.asked[t.key()] = now
+		u.reads[t.key()]++
+		g.Go(func() error {
+			if !u.pace(gctx) {
+				fail()
+				return nil
+			}
+			series, err := u.client.GetServiceMetricsSeries(gctx, t.serviceID, apiclient.SeriesRequest{
+				Name: t.name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case apiclient.IsNotFound(err):
+				delete(u.avail, t.serviceID) // asked again next tick
+				delete(u.values, t.key())
+			case err != nil:
+				failures++ // the last values stay
+			default:
+				u.values[t.key()] = newestBuckets(t, series)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	u.publish(start, u.p.opts.Now(), failures, false)
+}
+
+// pace waits for the usage share of the budget; false when ctx ended.
+func (u *usageRunner) pace(ctx context.Context) bool {
+	if u.limiter == nil || u.unpaced {
+		return ctx.Err() == nil
+	}
+	return u.limiter.Wait(ctx) == nil
+}
+
+// match maps each selected suffix to the first available name that ends
+// in it; names the collector does not select are ignored.
+func (u *usageRunner) match(names []string) map[string]string {
+	out := map[string]string{}
+	for _, suf := range u.suffixes {
+		for _, n := range names {
+			if strings.HasSuffix(n, suf) && len(n) > len(suf) {
+				out[suf] = n
+				break
+			}
+		}
+	}
+	return out
+}
+
+// newestBuckets keeps, for each label set of an answer, the newest bucket
+// with a value; a label set whose window is all null is left out.
+func newestBuckets(t usageTask, series []apiclient.Series) []fleet.UsageSample {
+	var out []fleet.UsageSample
+	for _, s := range series {
+		var best *apiclient.SeriesPoint
+		for i := range s.Data {
+			p := &s.Data[i]
+			if p.Value.Valid && !p.Time.IsZero() && (best == nil || p.Time.After(best.Time.Time)) {
+				best = p
+			}
+		}
+		if best == nil {
+			continue
+		}
+		out = append(out, fleet.UsageSample{
+			ServiceID: t.serviceID, Suffix: t.suffix,
+			Role: s.Labels[apiclient.LabelRole], Ordinal: s.Labels[apiclient.LabelOrdinal], JobID: s.Labels[apiclient.LabelJobID],
+			Value: best.Value.Value, Bucket: best.Time.Time,
+		})
+	}
+	return out
+}
+
+// prune forgets the services that are no longer selected.
+func (u *usageRunner) prune(services []string) {
+	keep := make(map[string]bool, len(services))
+	for _, id := range services {
+		keep[id] = true
+	}
+	for id := range u.avail {
+		if !keep[id] {
+			delete(u.avail, id)
+		}
+	}
+	for key := range u.values {
+		if id, _, _ := strings.Cut(key, "/"); !keep[id] {
+			delete(u.values, key)
+			delete(u.asked, key)
+			delete(u.reads, key)
+		}
+	}
+}
+
+// warnBudget logs once, when the selected series stop fitting in one usage
+// interval, what it costs and what to change, and once when they fit again.
+func (u *usageRunner) warnBudget(pl usagePlan) {
+	switch {
+	case pl.cycles > 1 && u.warnedCycles <= 1:
+		interval := u.cfg.Interval.Seconds()
+		state := float64(u.p.stateCalls.Load()) / u.p.opts.Interval.Seconds()
+		perSecond := state + float64(pl.needed)/interval/budgetShare
+		u.p.logger.Warn("The API call budget left after the state calls does not cover every selected usage series in one usage interval; they are refreshed round-robin",
+			"calls_needed", pl.needed,
+			"budget_per_interval", pl.budget,
+			"refresh_period", time.Duration(pl.cycles)*u.cfg.Interval,
+			"fix", fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.usage.interval to %s, or select fewer services or series (--collect.usage.environment, --collect.usage.service-name-regex, --collect.usage.series)",
+				perSecond, time.Duration(pl.cycles)*u.cfg.Interval))
+	case pl.cycles <= 1 && u.warnedCycles > 1:
+		u.p.logger.Info("The API call budget covers every selected usage series in one usage interval again", "calls_needed", pl.needed)
+	}
+	u.warnedCycles = pl.cycles
+}
+
+// publish builds the project's usage from the last values and hands it to
+// the poller with the part's health.
+func (u *usageRunner) publish(start, end time.Time, failures int, unsupported bool) {
+	h := fleet.PartHealth{Name: fleet.PartUsage, Success: failures == 0, Duration: max(end.Sub(start), 0), LastSuccess: u.health.LastSuccess}
+	if h.Success {
+		h.LastSuccess = end
+	}
+	u.health = h
+	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
+	if !unsupported {
+		keys := slices.Sorted(func(yield func(string) bool) {
+			for k := range u.values {
+				if !yield(k) {
+					return
+				}
+			}
+		})
+		jobs := map[string]map[string]bool{} // service -> job ids kept
+		over := map[string]map[string]bool{} // service -> job ids left out
+		for _, k := range keys {
+			samples := slices.Clone(u.values[k])
+			slices.SortFunc(samples, func(a, b fleet.UsageSample) int {
+				return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(jobOrder(a.JobID), jobOrder(b.JobID)), cmp.Compare(a.JobID, b.JobID))
+			})
+			for _, s := range samples {
+				if s.JobID != "" {
+					kept := jobs[s.ServiceID]
+					if kept == nil {
+						kept = map[string]bool{}
+						jobs[s.ServiceID] = kept
+					}
+					if !kept[s.JobID] && len(kept) >= u.cfg.MaxJobs {
+						if over[s.ServiceID] == nil {
+							over[s.ServiceID] = map[string]bool{}
+						}
+						over[s.ServiceID][s.JobID] = true
+						continue
+					}
+					kept[s.JobID] = true
+				}
+				usage.Samples = append(usage.Samples, s)
+			}
+		}
+		for _, ids := range over {
+			usage.JobsOverLimit += len(ids)
+		}
+	}
+	u.p.setUsage(usage, h)
+}
+
+// jobOrder sorts numeric job ids by number, so that max-jobs keeps the
+// lowest ids whatever their width.
+func jobOrder(id string) int {
+	return len(id)
+}

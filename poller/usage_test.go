@@ -1,0 +1,304 @@
+package poller
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
+)
+
+// fakeUsage is the usage API: each service has the same series; values
+// are set per series name and label set.
+type fakeUsage struct {
+	mu     sync.Mutex
+	names  []string
+	series map[string][]apiclient.Series // by name
+	fail   map[string]error              // by op or op/service
+	calls  map[string]int
+	asked  []string // service/name of each series read, in order
+}
+
+func newFakeUsage(names ...string) *fakeUsage {
+	return &fakeUsage{names: names, series: map[string][]apiclient.Series{}, fail: map[string]error{}, calls: map[string]int{}}
+}
+
+func (f *fakeUsage) err(op, id string) error {
+	f.calls[op]++
+	if err := f.fail[op+"/"+id]; err != nil {
+		return err
+	}
+	return f.fail[op]
+}
+
+func (f *fakeUsage) GetServiceMetricsAvailableSeries(_ context.Context, id string) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.err(apiclient.OpGetServiceMetricsAvailableSeries, id); err != nil {
+		return nil, err
+	}
+	return f.names, nil
+}
+
+func (f *fakeUsage) GetServiceMetricsSeries(_ context.Context, id string, req apiclient.SeriesRequest) ([]apiclient.Series, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, id+"/"+req.Name)
+	if !req.From.Before(req.To.Time) || req.BucketSeconds < 60 {
+		panic("bad window")
+	}
+	if err := f.err(apiclient.OpGetServiceMetricsSeries, id); err != nil {
+		return nil, err
+	}
+	return f.series[req.Name], nil
+}
+
+func point(t time.Time, v *float64) apiclient.SeriesPoint {
+	p := apiclient.SeriesPoint{Time: apiclient.Time{Time: t}}
+	if v != nil {
+		p.Value = apiclient.Float(*v)
+	}
+	return p
+}
+
+type usageHarness struct {
+	t      *testing.T
+	clock  *fakeclock.Clock
+	fc     *fakeClient
+	fu     *fakeUsage
+	p      *Poller
+	u      *usageRunner
+	logs   *bytes.Buffer
+	logsMu *sync.Mutex
+}
+
+func newUsageHarness(t *testing.T, services int, rateLimit float64, usage config.Usage, names ...string) *usageHarness {
+	t.Helper()
+	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
+	fc := newFakeClient()
+	fleetOf(fc, services, 0)
+	fc.inline = true // revision 2026: the state needs only its lists
+	fu := newFakeUsage(names...)
+	if usage.Interval == 0 {
+		usage.Interval = 5 * time.Minute
+	}
+	usage.Enabled = true
+	if usage.MaxJobs == 0 {
+		usage.MaxJobs = config.DefaultUsageMaxJobs
+	}
+	var logs bytes.Buffer
+	p := New(fc, Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2, Usage: usage}, RateLimit: rateLimit,
+		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	p.Poll(context.Background())
+	u := newUsageRunner(p, fu)
+	u.unpaced = true
+	return &usageHarness{t: t, clock: clock, fc: fc, fu: fu, p: p, u: u, logs: &logs}
+}
+
+func (h *usageHarness) tick() *fleet.Usage {
+	h.u.tick(context.Background())
+	return h.p.Snapshot().Usage
+}
+
+func (h *usageHarness) health() fleet.PartHealth {
+	for _, ph := range h.p.Snapshot().Parts {
+		if ph.Name == fleet.PartUsage {
+			return ph
+		}
+	}
+	h.t.Fatal("no usage part")
+	return fleet.PartHealth{}
+}
+
+func f64(v float64) *float64 { return &v }
+
+func TestUsageNewestNonNullBucket(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_qps", "database_job_success"}},
+		"acme_system_cpu_usage_millicores", "acme_database_qps", "acme_database_job_success", "acme_unknown_series")
+	now := h.clock.Now().Truncate(time.Minute)
+	h.fu.series["acme_system_cpu_usage_millicores"] = []apiclient.Series{
+		{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0", "zone": "a"}, Data: []apiclient.SeriesPoint{
+			point(now.Add(-3*time.Minute), f64(100)), point(now.Add(-2*time.Minute), f64(200)), point(now.Add(-time.Minute), nil), point(now, nil)}},
+		{Labels: apiclient.SeriesLabels{"role": "replica", "ordinal": "1"}, Data: []apiclient.SeriesPoint{
+			point(now.Add(-2*time.Minute), nil), point(now.Add(-time.Minute), nil)}}, // all null: left out
+	}
+	h.fu.series["acme_database_job_success"] = []apiclient.Series{
+		{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0", "job_id": "1001"}, Data: []apiclient.SeriesPoint{point(now.Add(-time.Minute), f64(0))}},
+	}
+	u := h.tick()
+	if h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] != 1 || h.fu.calls[apiclient.OpGetServiceMetricsSeries] != 3 {
+		t.Fatalf("calls = %v, want 1 available-series read and 3 series reads (the unknown name costs none)", h.fu.calls)
+	}
+	want := []fleet.UsageSample{
+		{ServiceID: "svc00", Suffix: apiclient.SeriesJobSuccess, Role: "primary", Ordinal: "0", JobID: "1001", Value: 0, Bucket: now.Add(-time.Minute)},
+		{ServiceID: "svc00", Suffix: apiclient.SeriesCPUUsage, Role: "primary", Ordinal: "0", Value: 200, Bucket: now.Add(-2 * time.Minute)},
+	}
+	if len(u.Samples) != len(want) {
+		t.Fatalf("samples = %+v, want %+v", u.Samples, want)
+	}
+	for i := range want {
+		if u.Samples[i] != want[i] {
+			t.Errorf("sample %d = %+v, want %+v", i, u.Samples[i], want[i])
+		}
+	}
+	if hl := h.health(); !hl.Success || hl.LastSuccess.IsZero() {
+		t.Errorf("health = %+v", hl)
+	}
+
+	// A failed read keeps the last values, flagged by the part's health.
+	h.clock.Advance(5 * time.Minute)
+	h.fu.fail[apiclient.OpGetServiceMetricsSeries] = errBoom
+	last := h.health().LastSuccess
+	u = h.tick()
+	if len(u.Samples) != 2 || u.Samples[1].Value != 200 {
+		t.Errorf("after a failure: %+v, want the last values", u.Samples)
+	}
+	if hl := h.health(); hl.Success || !hl.LastSuccess.Equal(last) {
+		t.Errorf("health after a failure = %+v", hl)
+	}
+	// The available series are not read again within the hour.
+	if n := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]; n != 1 {
+		t.Errorf("%d available-series reads in 5 minutes, want 1", n)
+	}
+	h.clock.Advance(time.Hour)
+	delete(h.fu.fail, apiclient.OpGetServiceMetricsSeries)
+	h.tick()
+	if n := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]; n != 2 {
+		t.Errorf("%d available-series reads after an hour, want 2", n)
+	}
+}
+
+func TestUsageSelection(t *testing.T) {
+	h := newUsageHarness(t, 4, 0, config.Usage{Series: []string{"database_qps"}, ServiceNameRegex: "svc0[12]"}, "x_database_qps")
+	h.tick()
+	slices.Sort(h.fu.asked)
+	got := strings.Join(h.fu.asked, " ")
+	if got != "svc01/x_database_qps svc02/x_database_qps" {
+		t.Errorf("series reads %q, want svc-1 and svc-2 only", got)
+	}
+	h2 := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}, Environments: []string{"nope"}}, "x_database_qps")
+	h2.tick()
+	if len(h2.fu.asked) != 0 || h2.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] != 0 {
+		t.Errorf("an environment no service has: calls %v", h2.fu.calls)
+	}
+}
+
+func TestUsageMaxJobs(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_job_success", "database_job_duration_usecs"}, MaxJobs: 2},
+		"x_database_job_success", "x_database_job_duration_usecs")
+	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
+	var jobs []apiclient.Series
+	for _, id := range []string{"10", "9", "11", "100"} {
+		jobs = append(jobs, apiclient.Series{Labels: apiclient.SeriesLabels{"job_id": id}, Data: []apiclient.SeriesPoint{point(now, f64(1))}})
+	}
+	h.fu.series["x_database_job_success"] = jobs
+	h.fu.series["x_database_job_duration_usecs"] = jobs
+	u := h.tick()
+	var kept []string
+	for _, s := range u.Samples {
+		kept = append(kept, s.Suffix+":"+s.JobID)
+	}
+	if strings.Join(kept, " ") != "_database_job_duration_usecs:9 _database_job_duration_usecs:10 _database_job_success:9 _database_job_success:10" {
+		t.Errorf("kept %v, want jobs 9 and 10 of both series", kept)
+	}
+	if u.JobsOverLimit != 2 {
+		t.Errorf("JobsOverLimit = %d, want 2 (jobs 11 and 100)", u.JobsOverLimit)
+	}
+}
+
+// TestUsageBudgetRoundRobin: 30 services x 3 series at 1 request/s and a
+// 1-minute usage interval: 54 calls a usage interval, minus the state's,
+// cannot cover 90 series and 30 available-series reads; the series are
+// read round-robin, least recently asked first, and one WARN says so.
+func TestUsageBudgetRoundRobin(t *testing.T) {
+	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
+		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
+	budget := h.u.budget()
+	state := int(h.p.stateCalls.Load())
+	if want := max(54-state, 1); budget != want || state < 2 {
+		t.Fatalf("budget = %d with %d state calls, want %d", budget, state, want)
+	}
+	seen := map[string]int{}
+	for i := range 5 {
+		before := len(h.fu.asked)
+		avail := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]
+		h.tick()
+		calls := len(h.fu.asked) - before + h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] - avail
+		if calls > budget {
+			t.Fatalf("tick %d made %d calls, budget %d", i, calls, budget)
+		}
+		for _, a := range h.fu.asked[before:] {
+			seen[a]++
+		}
+		h.clock.Advance(time.Minute)
+	}
+	if len(seen) != 90 {
+		t.Errorf("%d of 90 series read in 5 intervals", len(seen))
+	}
+	// Round-robin: no series is read twice more often than another.
+	lo, hi := math.MaxInt, 0
+	for _, n := range seen {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	if hi-lo > 1 {
+		t.Errorf("series were read between %d and %d times: not round-robin", lo, hi)
+	}
+	if n := strings.Count(h.logs.String(), "refreshed round-robin"); n != 1 {
+		t.Errorf("%d round-robin warnings, want 1:\n%s", n, h.logs)
+	}
+	if u := h.p.Snapshot().Usage; u.RefreshPeriod <= time.Minute {
+		t.Errorf("refresh period %s, want more than the interval", u.RefreshPeriod)
+	}
+}
+
+// TestUsageUnsupported: an API without the usage paths (404) turns usage
+// off for the project with one log line, asks again hourly, not each tick.
+func TestUsageUnsupported(t *testing.T) {
+	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries] = errNotFound
+	h.tick()
+	first := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]
+	for range 11 {
+		h.clock.Advance(5 * time.Minute)
+		h.tick()
+	}
+	if n := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]; n != first || len(h.fu.asked) != 0 {
+		t.Errorf("%d available-series reads (first tick %d) and %d series reads within the hour", n, first, len(h.fu.asked))
+	}
+	h.clock.Advance(5 * time.Minute)
+	h.tick()
+	if n := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]; n != 2*first {
+		t.Errorf("%d available-series reads after an hour, want %d", n, 2*first)
+	}
+	if n := strings.Count(h.logs.String(), "no usage series"); n != 1 {
+		t.Errorf("%d log lines, want 1:\n%s", n, h.logs)
+	}
+	// The paths appear: usage comes back.
+	delete(h.fu.fail, apiclient.OpGetServiceMetricsAvailableSeries)
+	h.clock.Advance(time.Hour)
+	h.tick()
+	if len(h.fu.asked) != 3 {
+		t.Errorf("%d series reads once the API has the paths, want 3", len(h.fu.asked))
+	}
+
+	// A 404 for one service beside answers is that service's: the others
+	// are read.
+	h2 := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h2.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries+"/svc01"] = errNotFound
+	h2.u.p.opts.Concurrency = 1
+	h2.tick()
+	h2.clock.Advance(5 * time.Minute)
+	h2.tick()
+	if len(h2.fu.asked) < 2 || strings.Contains(h2.logs.String(), "no usage series") {
+		t.Errorf("one service's 404: reads %v, logs:\n%s", h2.fu.asked, h2.logs)
+	}
+}
