@@ -191,8 +191,15 @@ func (u *usageRunner) plan(services []string, now time.Time, budget int) usagePl
 	pl.needed = len(pl.availReads) + len(all)
 	pl.tasks = all
 	if budget >= 0 {
-		if len(pl.availReads) > budget {
-			pl.availReads = pl.availReads[:budget]
+		// Available-series reads take at most half the budget while
+		// series are waiting, so that a large fleet's first hour is not
+		// spent on them alone.
+		availCap := budget
+		if len(all) > 0 {
+			availCap = max(1, budget/2)
+		}
+		if len(pl.availReads) > availCap {
+			pl.availReads = pl.availReads[:availCap]
 		}
 		pl.tasks = all[:min(len(all), budget-len(pl.availReads))]
 		pl.cycles = max(1, (pl.needed+budget-1)/budget)

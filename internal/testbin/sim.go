@@ -128,6 +128,32 @@ func (s *Sim) APIGet(t testing.TB, path string, out any) {
 	s.do(t, req, http.StatusOK, out)
 }
 
+// APIPost sends body (JSON) to path of the simulator's API, as APIGet
+// reads: for the reads that are POSTs (the usage series).
+func (s *Sim) APIPost(t testing.TB, path, body string, out any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/v1"+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth(SimAccessKey, SimSecretKey)
+	s.do(t, req, http.StatusOK, out)
+}
+
+// AddLogEntries adds entries to a service's logs and, when ratePerMinute
+// is not negative, sets how many entries a minute it generates (see
+// docs/simulator.md).
+func (s *Sim) AddLogEntries(t testing.TB, serviceID string, entries []map[string]string, ratePerMinute int) {
+	t.Helper()
+	body := map[string]any{"entries": entries}
+	if ratePerMinute >= 0 {
+		body["rate_per_minute"] = ratePerMinute
+	}
+	b, _ := json.Marshal(body)
+	s.call(t, http.MethodPost, s.projectPath()+"/services/"+serviceID+"/logs", string(b), http.StatusNoContent, nil)
+}
+
 // ServiceIDs lists the ids of the services of s.Project, in the API's
 // order.
 func (s *Sim) ServiceIDs(t testing.TB) []string {

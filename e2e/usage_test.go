@@ -1,0 +1,305 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+// The tests of this file run the opt-in usage collector against the
+// standalone simulator, with intervals scaled down (the hidden
+// --collect.min-data-interval lowers the 1m minimum).
+
+type usageService struct {
+	ServiceID string `json:"service_id"`
+	Name      string `json:"name"`
+}
+
+type simSeries struct {
+	Labels map[string]string `json:"labels"`
+	Data   []struct {
+		Time  time.Time `json:"time"`
+		Value *float64  `json:"value"`
+	} `json:"data"`
+}
+
+func usageServices(t *testing.T, sim *testbin.Sim) []usageService {
+	t.Helper()
+	var list []usageService
+	sim.APIGet(t, "/projects/"+sim.Project+"/services", &list)
+	return list
+}
+
+func simAvailable(t *testing.T, sim *testbin.Sim, serviceID string) []string {
+	t.Helper()
+	var names []string
+	sim.APIGet(t, "/projects/"+sim.Project+"/services/"+serviceID+"/metrics/available-series", &names)
+	return names
+}
+
+// simBucket reads the simulator's value of one label set of a series at a
+// bucket's start: what the exporter must show.
+func simBucket(t *testing.T, sim *testbin.Sim, serviceID, name, role string, at time.Time) (float64, bool) {
+	t.Helper()
+	body := fmt.Sprintf(`{"name":%q,"from":%q,"to":%q}`, name, at.Format(time.RFC3339), at.Add(time.Minute).Format(time.RFC3339))
+	var out []simSeries
+	sim.APIPost(t, "/projects/"+sim.Project+"/services/"+serviceID+"/metrics/series", body, &out)
+	for _, s := range out {
+		if s.Labels["role"] == role && len(s.Data) == 1 && s.Data[0].Value != nil {
+			return *s.Data[0].Value, true
+		}
+	}
+	return 0, false
+}
+
+func usageArgs(extra ...string) []string {
+	return append([]string{"--collect.usage", "--collect.min-data-interval=1s", "--collect.interval=5s", "--api.rate-limit=1000"}, extra...)
+}
+
+// TestUsageCollector: the values equal the simulator's newest non-null
+// bucket; one interval costs exactly selected services x available
+// selected series reads, plus one available-series read per service; an
+// outage keeps the last values, flagged.
+func TestUsageCollector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	selected := map[string]string{}
+	for _, s := range usageServices(t, sim) {
+		if s.Name == "metrics-prod" || s.Name == "orders-db" {
+			selected[s.ServiceID] = s.Name
+		}
+	}
+	if len(selected) != 2 {
+		t.Fatalf("the demo has no metrics-prod and orders-db: %v", selected)
+	}
+	series := []string{"system_cpu_usage_millicores", "system_memory_total_bytes", "database_job_success"}
+	want := 0
+	for id := range selected {
+		for _, n := range simAvailable(t, sim, id) {
+			if slices.ContainsFunc(series, func(s string) bool { return strings.HasSuffix(n, "_"+s) }) {
+				want++
+			}
+		}
+	}
+	sim.ResetRequests(t) // the reads above are the test's
+	args := usageArgs("--collect.usage.interval=1h", "--collect.usage.service-name-regex=metrics-prod|orders-db")
+	for _, s := range series {
+		args = append(args, "--collect.usage.series="+s)
+	}
+	_, url := testbin.StartExporter(t, sim.Env(), args...)
+
+	// One usage interval (an hour: only the first one runs here).
+	testbin.WaitFor(t, 60*time.Second, "the first usage read", func() bool {
+		return sim.Requests(t)["getServiceMetricsSeries"] >= want
+	})
+	fams := scrapeFams(t, url)
+	got := sim.Requests(t)
+	if got["getServiceMetricsSeries"] != want || got["getServiceMetricsAvailableSeries"] != len(selected) {
+		t.Errorf("one usage interval made %d series reads and %d available-series reads, want %d and %d",
+			got["getServiceMetricsSeries"], got["getServiceMetricsAvailableSeries"], want, len(selected))
+	}
+	if v := value(t, fams, "clouddb_exporter_collector_success", "collector", "usage"); v != 1 {
+		t.Errorf("usage collector success = %v", v)
+	}
+	for id, name := range selected {
+		bucket := value(t, fams, "clouddb_service_usage_bucket_timestamp_seconds", "service_id", id, "series", "system_cpu_usage_millicores", "role", "primary")
+		at := time.Unix(int64(bucket), 0).UTC()
+		simValue, ok := simBucket(t, sim, id, "cloudsim_system_cpu_usage_millicores", "primary", at)
+		if !ok {
+			t.Fatalf("%s: the simulator has no value at the exported bucket %s", name, at)
+		}
+		if got := value(t, fams, "clouddb_service_system_cpu_usage_cores", "service_id", id, "role", "primary"); got != simValue/1000 {
+			t.Errorf("%s: cpu usage %v cores, the simulator's bucket %s holds %v millicores", name, got, at, simValue)
+		}
+		// The newest non-null bucket: the simulator's data lags a minute
+		// and has few gaps, so it is at most a few minutes older than the
+		// read.
+		read := value(t, fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
+		if age := time.Unix(int64(read), 0).Sub(at); age < time.Minute || age > 5*time.Minute {
+			t.Errorf("%s: exported bucket %s is %s older than the read", name, at, age)
+		}
+	}
+	if _, ok := testbin.Value(fams, "clouddb_service_system_disk_usage_bytes"); ok {
+		t.Error("a series not selected is exported")
+	}
+	if _, ok := testbin.Value(fams, "clouddb_service_system_memory_total_bytes", "service_id", firstOther(selected, usageServices(t, sim))); ok {
+		t.Error("a service not selected is exported")
+	}
+}
+
+func firstOther(selected map[string]string, all []usageService) string {
+	for _, s := range all {
+		if _, ok := selected[s.ServiceID]; !ok {
+			return s.ServiceID
+		}
+	}
+	return ""
+}
+
+// TestUsageOutageKeepsValues: failing series reads keep the last values,
+// flagged by the usage collector's success and last-success time.
+func TestUsageOutageKeepsValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes", "--api.max-retries=0")...)
+	testbin.WaitFor(t, 60*time.Second, "usage values", func() bool {
+		_, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_system_memory_total_bytes")
+		return ok
+	})
+	before := scrapeFams(t, url)
+	n := len(before["clouddb_service_system_memory_total_bytes"].GetMetric())
+	sim.Fault(t, `{"operation":"getServiceMetricsSeries","status":503}`)
+	testbin.WaitFor(t, 60*time.Second, "the usage collector to report the failure", testbin.MetricEquals(url+"/metrics", "clouddb_exporter_collector_success", 0, "collector", "usage"))
+	after := scrapeFams(t, url)
+	if got := len(after["clouddb_service_system_memory_total_bytes"].GetMetric()); got != n {
+		t.Errorf("%d memory series during the outage, %d before", got, n)
+	}
+	for _, m := range before["clouddb_service_system_memory_total_bytes"].GetMetric() {
+		var labels []string
+		for _, l := range m.GetLabel() {
+			labels = append(labels, l.GetName(), l.GetValue())
+		}
+		if v := value(t, after, "clouddb_service_system_memory_total_bytes", labels...); v != m.GetGauge().GetValue() {
+			t.Errorf("%v: %v during the outage, %v before", labels, v, m.GetGauge().GetValue())
+		}
+	}
+}
+
+// TestUsageUnsupportedAPI: the first revision has no usage paths (404):
+// usage is off for the project with one log line, and not asked again
+// every interval.
+func TestUsageUnsupportedAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t, "--api.revision=2024"))
+	services := len(sim.ServiceIDs(t))
+	p, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=1s")...)
+	last := 0.0
+	for range 4 { // four usage intervals
+		testbin.WaitFor(t, 30*time.Second, "a usage interval", func() bool {
+			v, ok := testbin.Value(scrapeFams(t, url), "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
+			if ok && v > last {
+				last = v
+				return true
+			}
+			return false
+		})
+	}
+	// The first revision's simulator counts no request to a path it does
+	// not have: the exporter's own API metrics count them.
+	fams := scrapeFams(t, url)
+	avail := value(t, fams, "clouddb_exporter_api_requests_total", "operation", "getServiceMetricsAvailableSeries", "code", "404")
+	if _, ok := testbin.Value(fams, "clouddb_exporter_api_requests_total", "operation", "getServiceMetricsSeries", "code", "200"); ok || int(avail) != services {
+		t.Errorf("four usage intervals against a first-revision API: %v available-series reads (want %d) and series reads %v", avail, services, ok)
+	}
+	if n := strings.Count(p.Output(), "no usage series"); n != 1 {
+		t.Errorf("%d log lines about the missing usage series, want 1:\n%s", n, p.Output())
+	}
+}
+
+// TestUsageAndLogsOffByDefault: without their flags, nothing of the data
+// collectors runs: no call, no series, no part.
+func TestUsageAndLogsOffByDefault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	_, url := testbin.StartExporter(t, sim.Env(), "--collect.interval=1s")
+	last := 0.0
+	for range 3 {
+		testbin.WaitFor(t, 30*time.Second, "a poll cycle", func() bool {
+			v, ok := testbin.Value(scrapeFams(t, url), "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "services")
+			if ok && v > last {
+				last = v
+				return true
+			}
+			return false
+		})
+	}
+	for op, n := range sim.Requests(t) {
+		if strings.Contains(op, "Metrics") || strings.Contains(op, "Logs") {
+			t.Errorf("%d %s requests without the collector's flag", n, op)
+		}
+	}
+	code, body := testbin.Get(url + "/metrics")
+	if code != http.StatusOK {
+		t.Fatal(code)
+	}
+	for _, bad := range []string{"clouddb_service_system_", "clouddb_service_database_", "clouddb_service_usage_", "clouddb_exporter_usage_", `collector="usage"`, "clouddb_service_log_"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("/metrics holds %s without the collector's flag", bad)
+		}
+	}
+}
+
+// TestUsageLargeFleetDefaultBudget: 1,500 services at the default rate
+// limit: the state is refreshed every interval while usage goes
+// round-robin, with one WARN and the period exported.
+func TestUsageLargeFleetDefaultBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t, "--scenario=fleet", "--fleet.services=1500", "--fleet.replica-sets-per-service=0", "--fleet.vpcs=2", "--fleet.peerings-per-vpc=1"))
+	p, url := testbin.StartExporter(t, sim.Env(), "--collect.usage", "--collect.min-data-interval=1s", "--collect.interval=4s", "--collect.usage.interval=4s")
+	testbin.WaitFor(t, 60*time.Second, "the round-robin WARN", func() bool {
+		return strings.Contains(p.Output(), "refreshed round-robin")
+	})
+	testbin.WaitFor(t, 60*time.Second, "usage values", func() bool {
+		_, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_system_cpu_usage_cores")
+		return ok
+	})
+	// The state keeps its interval: the services part succeeds cycle
+	// after cycle while usage reads go on.
+	last := 0.0
+	for range 3 {
+		testbin.WaitFor(t, 30*time.Second, "a full poll cycle", func() bool {
+			fams := scrapeFams(t, url)
+			v, ok := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "services")
+			if ok && v > last {
+				last = v
+				return true
+			}
+			return false
+		})
+	}
+	fams := scrapeFams(t, url)
+	if v := value(t, fams, "clouddb_exporter_poll_cycle_overruns_total"); v != 0 {
+		t.Errorf("%v cycles overran while usage ran", v)
+	}
+	if period := value(t, fams, "clouddb_exporter_usage_refresh_period_seconds"); period <= 4 {
+		t.Errorf("usage refresh period %vs, want a multiple of the 4s interval", period)
+	}
+	if n := strings.Count(p.Output(), "refreshed round-robin"); n != 1 {
+		t.Errorf("%d round-robin WARN lines, want 1", n)
+	}
+	for _, line := range strings.Split(p.Output(), "\n") {
+		if strings.Contains(line, "usage series in one usage interval") {
+			if !strings.Contains(line, "calls_needed") || !strings.Contains(line, "--api.rate-limit") {
+				t.Errorf("the WARN line lacks the numbers or the fix: %s", line)
+			}
+		}
+	}
+}
+
+func scrapeFams(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	_, fams := testbin.Scrape(t, url)
+	return fams
+}
