@@ -100,7 +100,8 @@ func TestUsageCollector(t *testing.T) {
 
 	// One usage interval (an hour: only the first one runs here).
 	testbin.WaitFor(t, 60*time.Second, "the first usage read", func() bool {
-		return sim.Requests(t)["getServiceMetricsSeries"] >= want
+		_, published := testbin.Value(scrapeFams(t, url), "clouddb_exporter_collector_success", "collector", "usage")
+		return published && sim.Requests(t)["getServiceMetricsSeries"] >= want
 	})
 	fams := scrapeFams(t, url)
 	got := sim.Requests(t)
