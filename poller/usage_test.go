@@ -71,14 +71,13 @@ func point(t time.Time, v *float64) apiclient.SeriesPoint {
 }
 
 type usageHarness struct {
-	t      *testing.T
-	clock  *fakeclock.Clock
-	fc     *fakeClient
-	fu     *fakeUsage
-	p      *Poller
-	u      *usageRunner
-	logs   *bytes.Buffer
-	logsMu *sync.Mutex
+	t     *testing.T
+	clock *fakeclock.Clock
+	fc    *fakeClient
+	fu    *fakeUsage
+	p     *Poller
+	u     *usageRunner
+	logs  *bytes.Buffer
 }
 
 func newUsageHarness(t *testing.T, services int, rateLimit float64, usage config.Usage, names ...string) *usageHarness {
