@@ -172,7 +172,7 @@ func TestPollingLongCycleKeepsData(t *testing.T) {
 		t.Fatalf("refresh period %s: not longer than --collect.max-staleness=%s, the test proves nothing", period, staleness)
 	}
 	maxRS := 0
-	for start := time.Now(); time.Since(start) < max(period+2*time.Second, 3*staleness); time.Sleep(200 * time.Millisecond) {
+	for start := time.Now(); time.Since(start) < max(period+2*time.Second, 3*staleness); time.Sleep(500 * time.Millisecond) {
 		fams, ok := scrape(url)
 		if !ok {
 			t.Fatal("/metrics failed")
