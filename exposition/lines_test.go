@@ -180,6 +180,7 @@ func diffLines(t *testing.T, what string, got, want []byte) {
 }
 
 func TestRenderMatchesRegistry(t *testing.T) {
+	t.Parallel() // CPU-bound under -race: the package's tail, on both cores
 	for _, tc := range []struct {
 		name  string
 		snaps []*fleet.Snapshot

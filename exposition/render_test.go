@@ -74,6 +74,7 @@ func scrapePrometheus(t *testing.T, e *Handler) string {
 // A snapshot equal to the last one, but built anew as every poll builds it,
 // renders nothing; publishing never renders.
 func TestExpositionUnchangedSnapshotRendersNothing(t *testing.T) {
+	t.Parallel() // CPU-bound under -race: the package's tail, on both cores
 	e := New(nil, nil)
 	e.SetSnapshot(fleettest.Synthetic("p", 2000))
 	if s := e.statsNow(); s.total() != 0 {
@@ -100,6 +101,7 @@ func TestExpositionUnchangedSnapshotRendersNothing(t *testing.T) {
 
 // A change to one service renders its chunk only, in the form asked for.
 func TestExpositionRendersChangedChunkOnly(t *testing.T) {
+	t.Parallel() // CPU-bound under -race: the package's tail, on both cores
 	e := New(nil, nil)
 	e.SetSnapshot(fleettest.Synthetic("p", 2000))
 	scrapePrometheus(t, e)

@@ -85,6 +85,7 @@ func (s *scenario) golden(name string, snaps []*fleet.Snapshot, metrics ...strin
 }
 
 func TestScenarioDemo(t *testing.T) {
+	t.Parallel() // CPU-bound under -race: the package's tail, on both cores
 	s := newScenario(t, cloudsim.Timings{}, "demo")
 	s.sim.LoadDemo("demo")
 	// The first revision sends none of what revision 2026 adds.
@@ -119,6 +120,7 @@ var revision2026Only = []string{
 // lineage, a VPC endpoint, a paused service without the paused field, and
 // the project's name.
 func TestScenarioRevision2026(t *testing.T) {
+	t.Parallel() // CPU-bound under -race: the package's tail, on both cores
 	s := newScenarioRev(t, cloudsim.Revision2026, cloudsim.Timings{}, "demo")
 	s.sim.LoadDemo("demo")
 	s.clock.Advance(3 * time.Hour)
@@ -139,6 +141,7 @@ func TestScenarioRevision2026(t *testing.T) {
 // statuses the spec does not list, a service without endpoint (QUEUED),
 // services and replica sets without pooler, null and set error messages.
 func TestScenarioUnusualValues(t *testing.T) {
+	t.Parallel() // CPU-bound under -race: the package's tail, on both cores
 	s := newScenario(t, cloudsim.Timings{Provision: time.Hour}, "p")
 	s.sim.LoadFleet("p", cloudsim.Fleet{Services: 2, ReplicaSetsPerService: 1, VPCs: 1, PeeringsPerVPC: 2})
 	client := s.clients["p"]
@@ -180,6 +183,7 @@ func TestScenarioUnusualValues(t *testing.T) {
 // disappear; a part that starts failing keeps its data, then loses it once
 // it is older than max-staleness.
 func TestScenarioDeletedAndStale(t *testing.T) {
+	t.Parallel() // CPU-bound under -race: the package's tail, on both cores
 	s := newScenario(t, cloudsim.Timings{}, "p")
 	s.sim.LoadFleet("p", cloudsim.Fleet{Services: 3, ReplicaSetsPerService: 1, VPCs: 1, PeeringsPerVPC: 1})
 	first := s.poll()[0]
@@ -203,6 +207,7 @@ func TestScenarioDeletedAndStale(t *testing.T) {
 }
 
 func TestScenarioTwoProjects(t *testing.T) {
+	t.Parallel() // CPU-bound under -race: the package's tail, on both cores
 	s := newScenario(t, cloudsim.Timings{}, "alpha", "beta")
 	s.sim.LoadDemo("alpha")
 	s.sim.LoadFleet("beta", cloudsim.Fleet{Services: 2, ReplicaSetsPerService: 1, VPCs: 1, PeeringsPerVPC: 1})
