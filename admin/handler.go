@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -233,120 +232,6 @@ func (s *Server) guard(ctx context.Context, req *request) error {
 	}
 	return &apiError{status: http.StatusPreconditionRequired, code: codeConfirmationRequired,
 		message: "the " + what + "'s environment is " + shown + ": to " + guardedVerb[req.ep.op] + " it, repeat the request with ?confirm=" + id}
-}
-
-// execute runs the write upstream, with the idempotency store around it
-// when the request carries a key.
-func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Request, req *request) {
-	rec := recordOf(r.Context())
-	var key idemKey
-	if req.key != "" {
-		key = idemKey{project: req.ids[idProject], op: req.ep.op, key: req.key}
-		switch outcome, answer := s.idem.begin(key, fingerprint(req)); outcome {
-		case idemReplay:
-			rec.Replayed = true
-			for k, v := range answer.header {
-				w.Header()[k] = v
-			}
-			w.Header().Set(replayedHeader, "true")
-			w.WriteHeader(answer.status)
-			_, _ = w.Write(answer.body)
-			return
-		case idemReused:
-			s.writeError(w, r, &apiError{status: http.StatusConflict, code: codeIdempotencyKeyReused,
-				message: "this Idempotency-Key was used with a different request in the last 24h"})
-			return
-		case idemInProgress:
-			s.writeError(w, r, &apiError{status: http.StatusConflict, code: codeIdempotencyInProgress,
-				message: "a request with this Idempotency-Key is still in progress; retry later"})
-			return
-		}
-	}
-
-	op := &Operation{
-		ID: rec.RequestID, Operation: req.ep.op, ProjectID: req.ids[idProject],
-		ServiceID: req.ids[idService], ReplicaSetID: req.ids[idReplicaSet], VPCID: req.ids[idVPC], PeeringID: req.ids[idPeering],
-		State: statePending, RequestedAt: rec.Time,
-	}
-	if err := s.audit.write(eventAccepted, rec); err != nil && !s.opts.AuditFailOpen {
-		// Fail closed: a write that cannot be audited is not made.
-		if req.key != "" {
-			s.idem.abort(key)
-		}
-		s.writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: codeAuditUnavailable,
-			message: "the audit log cannot be written, so the write was not sent (see --admin.audit-fail-open)"})
-		return
-	}
-	var answer []byte
-	result, err := req.ep.call(apiclient.WithAnswer(ctx, &answer), req.project.Client, req.ids, req.body)
-	now := time.Now()
-	if err != nil {
-		e := upstreamError(err, req.body)
-		op.State, op.HTTPStatus, op.ErrorCode, op.SettledAt = stateFailed, e.status, e.code, &now
-		s.recent.add(op)
-		if req.key != "" {
-			if e.status >= http.StatusInternalServerError {
-				// The create may have happened (a timeout, a lost
-				// connection, a 5xx): a retry with the same key must not
-				// send it again and risk a twin. The answer, which says to
-				// check first, is replayed instead.
-				body, _ := marshal(apiclient.ErrorBody{Code: e.code, Message: e.message})
-				header := http.Header{"Content-Type": {"application/json"}}
-				s.idem.complete(key, storedAnswer{status: e.status, header: header, body: body})
-			} else {
-				// A 4xx was refused before anything happened: the key is
-				// free for a corrected retry.
-				s.idem.abort(key)
-			}
-		}
-		s.writeError(w, r, e)
-		return
-	}
-
-	status := req.ep.api.Success
-	t := req.ep.target(req.ids, result)
-	op.ServiceID, op.ReplicaSetID, op.VPCID, op.PeeringID = t.serviceID, t.replicaSetID, t.vpcID, t.peeringID
-	op.HTTPStatus, op.AcceptedAt = status, &now
-	s.recent.add(op)
-
-	header := http.Header{}
-	var body []byte
-	// The upstream answer as received, so that nothing is dropped or
-	// added, also for writes the client reads no body of (revision 2026
-	// answers resizeService with the service, the first revision nothing);
-	// a re-encoding only when there is none to relay.
-	switch {
-	case len(answer) > 0 && json.Valid(answer):
-		body = answer
-		header.Set("Content-Type", "application/json")
-	case result != nil:
-		if body, err = marshal(result); err != nil {
-			body = nil
-		} else {
-			header.Set("Content-Type", "application/json")
-		}
-	}
-	if svc, ok := result.(*apiclient.Service); ok && svc.InitialPassword != "" {
-		header.Set("Cache-Control", "no-store")
-	}
-	if req.ep.api.Async {
-		header.Set("Location", apiPrefix+"/operations/"+op.ID)
-	}
-	if req.key != "" {
-		s.idem.complete(key, storedAnswer{status: status, header: header.Clone(), body: body})
-	}
-	for k, v := range header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-
-	if req.ep.api.Async {
-		s.background.Go(func() { s.track(op, req.project, t) })
-	} else {
-		s.settle(op, stateSucceeded, now)
-		s.background.Go(func() { s.refreshOnce(op, req.project, t) })
-	}
 }
 
 // fingerprint identifies a request for the idempotency store: its

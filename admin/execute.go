@@ -1,0 +1,194 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
+
+// execution is one validated write on its way upstream: what its steps
+// share. Each step is a method, run by execute in order.
+type execution struct {
+	s   *Server
+	w   http.ResponseWriter
+	r   *http.Request
+	req *request
+	rec *auditRecord
+	// key is the request's idempotency key in the store; keyed is false
+	// when the request carries none.
+	key   idemKey
+	keyed bool
+	// op is the write as GET /api/v1/operations lists it.
+	op *Operation
+}
+
+// execute runs the write upstream, with the idempotency store around it
+// when the request carries a key: replay, audit, call, bookkeeping, relay,
+// tracking.
+func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Request, req *request) {
+	x := &execution{s: s, w: w, r: r, req: req, rec: recordOf(r.Context())}
+	if x.replay() || !x.audit() {
+		return
+	}
+	result, answer, err := x.call(ctx)
+	now := time.Now()
+	if err != nil {
+		x.failed(err, now)
+		return
+	}
+	t := x.accepted(result, now)
+	x.relay(result, answer)
+	x.follow(t, now)
+}
+
+// replay looks the request's idempotency key up: a completed request's
+// answer is served again, a key reused for another request or still in
+// progress is refused. It reports whether the request was answered; if
+// not, the key is now in progress.
+func (x *execution) replay() (answered bool) {
+	if x.req.key == "" {
+		return false
+	}
+	x.key = idemKey{project: x.req.ids[idProject], op: x.req.ep.op, key: x.req.key}
+	x.keyed = true
+	switch outcome, answer := x.s.idem.begin(x.key, fingerprint(x.req)); outcome {
+	case idemReplay:
+		x.rec.Replayed = true
+		for k, v := range answer.header {
+			x.w.Header()[k] = v
+		}
+		x.w.Header().Set(replayedHeader, "true")
+		x.w.WriteHeader(answer.status)
+		_, _ = x.w.Write(answer.body)
+		return true
+	case idemReused:
+		x.s.writeError(x.w, x.r, &apiError{status: http.StatusConflict, code: codeIdempotencyKeyReused,
+			message: "this Idempotency-Key was used with a different request in the last 24h"})
+		return true
+	case idemInProgress:
+		x.s.writeError(x.w, x.r, &apiError{status: http.StatusConflict, code: codeIdempotencyInProgress,
+			message: "a request with this Idempotency-Key is still in progress; retry later"})
+		return true
+	}
+	return false
+}
+
+// audit records the write as accepted before it is sent, and reports
+// whether it may be sent: a write that cannot be audited is not made
+// (fail closed), unless --admin.audit-fail-open.
+func (x *execution) audit() (ok bool) {
+	x.op = &Operation{
+		ID: x.rec.RequestID, Operation: x.req.ep.op, ProjectID: x.req.ids[idProject],
+		ServiceID: x.req.ids[idService], ReplicaSetID: x.req.ids[idReplicaSet], VPCID: x.req.ids[idVPC], PeeringID: x.req.ids[idPeering],
+		State: statePending, RequestedAt: x.rec.Time,
+	}
+	if err := x.s.audit.write(eventAccepted, x.rec); err != nil && !x.s.opts.AuditFailOpen {
+		if x.keyed {
+			x.s.idem.abort(x.key)
+		}
+		x.s.writeError(x.w, x.r, &apiError{status: http.StatusServiceUnavailable, code: codeAuditUnavailable,
+			message: "the audit log cannot be written, so the write was not sent (see --admin.audit-fail-open)"})
+		return false
+	}
+	return true
+}
+
+// call sends the write upstream through the project's client: its decoded
+// result and the answer's body as received.
+func (x *execution) call(ctx context.Context) (result any, answer []byte, err error) {
+	result, err = x.req.ep.call(apiclient.WithAnswer(ctx, &answer), x.req.project.Client, x.req.ids, x.req.body)
+	return result, answer, err
+}
+
+// failed settles a write the API refused or that did not complete, and
+// answers with the error.
+func (x *execution) failed(err error, now time.Time) {
+	e := upstreamError(err, x.req.body)
+	x.op.State, x.op.HTTPStatus, x.op.ErrorCode, x.op.SettledAt = stateFailed, e.status, e.code, &now
+	x.s.recent.add(x.op)
+	if x.keyed {
+		if e.status >= http.StatusInternalServerError {
+			// The create may have happened (a timeout, a lost
+			// connection, a 5xx): a retry with the same key must not
+			// send it again and risk a twin. The answer, which says to
+			// check first, is replayed instead.
+			body, _ := marshal(apiclient.ErrorBody{Code: e.code, Message: e.message})
+			header := http.Header{"Content-Type": {"application/json"}}
+			x.s.idem.complete(x.key, storedAnswer{status: e.status, header: header, body: body})
+		} else {
+			// A 4xx was refused before anything happened: the key is
+			// free for a corrected retry.
+			x.s.idem.abort(x.key)
+		}
+	}
+	x.s.writeError(x.w, x.r, e)
+}
+
+// accepted records a write the API accepted in the list of operations,
+// with the resource it affects (a create's new id from its result), and
+// returns that resource.
+func (x *execution) accepted(result any, now time.Time) target {
+	t := x.req.ep.target(x.req.ids, result)
+	x.op.ServiceID, x.op.ReplicaSetID, x.op.VPCID, x.op.PeeringID = t.serviceID, t.replicaSetID, t.vpcID, t.peeringID
+	x.op.HTTPStatus, x.op.AcceptedAt = x.req.ep.api.Success, &now
+	x.s.recent.add(x.op)
+	return t
+}
+
+// relay answers an accepted write with the upstream answer, and keeps that
+// answer for a retry with the same idempotency key.
+func (x *execution) relay(result any, answer []byte) {
+	status := x.req.ep.api.Success
+	body, header := relayBody(result, answer)
+	if x.req.ep.api.Async {
+		header.Set("Location", apiPrefix+"/operations/"+x.op.ID)
+	}
+	if x.keyed {
+		x.s.idem.complete(x.key, storedAnswer{status: status, header: header.Clone(), body: body})
+	}
+	for k, v := range header {
+		x.w.Header()[k] = v
+	}
+	x.w.WriteHeader(status)
+	_, _ = x.w.Write(body)
+}
+
+// relayBody returns the body and headers that relay an upstream answer:
+// the answer as received, so that nothing is dropped or added, also for
+// writes the client reads no body of (revision 2026 answers resizeService
+// with the service, the first revision nothing); a re-encoding of result
+// only when there is no answer to relay. An answer that carries a
+// password is not to be cached.
+func relayBody(result any, answer []byte) ([]byte, http.Header) {
+	header := http.Header{}
+	var body []byte
+	switch {
+	case len(answer) > 0 && json.Valid(answer):
+		body = answer
+		header.Set("Content-Type", "application/json")
+	case result != nil:
+		if b, err := marshal(result); err == nil {
+			body = b
+			header.Set("Content-Type", "application/json")
+		}
+	}
+	if svc, ok := result.(*apiclient.Service); ok && svc.InitialPassword != "" {
+		header.Set("Cache-Control", "no-store")
+	}
+	return body, header
+}
+
+// follow tracks an asynchronous write until the resource settles; a
+// synchronous one has settled, and the poller refreshes its resource once.
+func (x *execution) follow(t target, now time.Time) {
+	s, op, p := x.s, x.op, x.req.project
+	if x.req.ep.api.Async {
+		s.background.Go(func() { s.track(op, p, t) })
+		return
+	}
+	s.settle(op, stateSucceeded, now)
+	s.background.Go(func() { s.refreshOnce(op, p, t) })
+}
