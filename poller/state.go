@@ -203,18 +203,27 @@ func unique[T any](logger *slog.Logger, list []T, id func(T) string, what string
 
 // setServices replaces the services with a complete list.
 func (s *state) setServices(list []apiclient.Service, now time.Time) {
-	list = unique(s.logger, list, func(svc apiclient.Service) string { return svc.ServiceID }, "services")
+	replaceList(s, list, func(svc apiclient.Service) string { return svc.ServiceID }, "services", s.services,
+		func(svc apiclient.Service) { s.putService(svc, now) }, s.removeService)
+}
+
+// replaceList makes known, a map of resources by id, hold the resources of
+// a complete list: the duplicates of an id and the ids of other shards are
+// left out, put records each of the others, and remove forgets each id the
+// list no longer has (and what hangs off it).
+func replaceList[T any](s *state, list []T, id func(T) string, what string, known map[string]observed[T], put func(T), remove func(id string)) {
+	list = unique(s.logger, list, id, what)
 	seen := make(map[string]bool, len(list))
-	for _, svc := range list {
-		if !s.owns(svc.ServiceID) {
+	for _, v := range list {
+		if !s.owns(id(v)) {
 			continue
 		}
-		seen[svc.ServiceID] = true
-		s.putService(svc, now)
+		seen[id(v)] = true
+		put(v)
 	}
-	for id := range s.services {
-		if !seen[id] {
-			s.removeService(id)
+	for key := range known {
+		if !seen[key] {
+			remove(key)
 		}
 	}
 }
@@ -336,20 +345,8 @@ func (s *state) removeReplicaSets(serviceID string) {
 
 // setVPCs replaces the VPCs with a complete list.
 func (s *state) setVPCs(list []apiclient.VPC, now time.Time) {
-	list = unique(s.logger, list, func(vpc apiclient.VPC) string { return vpc.ID }, "VPCs")
-	seen := make(map[string]bool, len(list))
-	for _, vpc := range list {
-		if !s.owns(vpc.ID) {
-			continue
-		}
-		seen[vpc.ID] = true
-		s.putVPC(vpc, now)
-	}
-	for id := range s.vpcs {
-		if !seen[id] {
-			s.removeVPC(id)
-		}
-	}
+	replaceList(s, list, func(vpc apiclient.VPC) string { return vpc.ID }, "VPCs", s.vpcs,
+		func(vpc apiclient.VPC) { s.putVPC(vpc, now) }, s.removeVPC)
 }
 
 func (s *state) putVPC(vpc apiclient.VPC, now time.Time) bool {
