@@ -10,7 +10,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -231,9 +230,10 @@ func shardOf(f *flags) (shard.Shard, error) {
 	return sh, err
 }
 
-// checkConfig runs every configuration check without polling or serving:
-// flags, --config.file, credential files, shards, web configurations and
-// the admin settings. It is --config.check (as blackbox_exporter's), and
+// checkConfig runs every configuration check without polling, serving or
+// writing anything: flags, --config.file, credential files, shards, web
+// configurations and the admin settings (the audit log is checked, not
+// created). It is --config.check (as blackbox_exporter's), and
 // the first thing a start does, so that a configuration error is reported
 // before anything starts.
 func checkConfig(f *flags, getenv func(string) string) error {
@@ -251,9 +251,7 @@ func checkConfig(f *flags, getenv func(string) string) error {
 			return fmt.Errorf("--web.config.file: %w", err)
 		}
 	}
-	_, cleanup, err := f.admin.Listener(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate, io.Discard)
-	cleanup()
-	return err
+	return f.admin.Check(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate)
 }
 
 // newRegistry returns the registry of the exporter's own metrics, with the

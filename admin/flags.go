@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -131,9 +133,62 @@ func (a *Listener) Shutdown(ctx context.Context) error {
 // the flags do not (projects, registerer, logger); the flags fill in the
 // rest. Starting it without authentication is refused, except for
 // --simulate on loopback, where a token is generated and printed once to
-// stdout (not to the log). The returned cleanup closes the audit log and
-// has nothing else to release.
+// stdout (not to the log). The audit log is opened, created if need be.
+// The returned cleanup closes the audit log and has nothing else to
+// release.
 func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdout io.Writer) (*Listener, func(), error) {
+	return f.listener(ctx, opts, simulate, stdout, openAuditLog)
+}
+
+// Check makes every check of Listener without its side effects, for
+// --config.check: the audit log is not created (see checkAuditLog) and no
+// generated token is shown. The surface it builds and drops holds nothing
+// to release.
+func (f *Flags) Check(ctx context.Context, opts Options, simulate bool) error {
+	_, cleanup, err := f.listener(ctx, opts, simulate, io.Discard, checkAuditLog)
+	cleanup()
+	return err
+}
+
+// openAuditLog opens the audit log for appending, creating it if need be.
+func openAuditLog(path string) (io.Writer, func(), error) {
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	return file, func() { _ = file.Close() }, nil
+}
+
+// checkAuditLog checks that openAuditLog could open the audit log, without
+// creating it: an existing file must open for appending (it is closed at
+// once, unwritten); for a new one, its directory must exist and, where the
+// system says (checkWritable), be writable.
+func checkAuditLog(path string) (io.Writer, func(), error) {
+	nop := func() {}
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err == nil {
+		_ = file.Close() // opened for the check only, nothing written
+		return io.Discard, nop, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, nop, err
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, nop, err
+	}
+	if !info.IsDir() {
+		return nil, nop, fmt.Errorf("%s is not a directory", dir)
+	}
+	if err := checkWritable(dir); err != nil {
+		return nil, nop, fmt.Errorf("cannot create %s: %w", path, err)
+	}
+	return io.Discard, nop, nil
+}
+
+// listener is Listener, with the audit log opened by openLog.
+func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdout io.Writer, openLog func(path string) (io.Writer, func(), error)) (*Listener, func(), error) {
 	nop := func() {}
 	if f.listen == "" {
 		for flag, v := range map[string]string{"--admin.web-config.file": f.webConfig, "--admin.token-file": f.tokenFile, "--admin.audit-log": f.auditLog} {
@@ -201,12 +256,12 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 		return fail(errors.New("--admin.listen-address needs authentication: set --admin.token-file or basic_auth_users in --admin.web-config.file"))
 	}
 	if f.auditLog != "" {
-		file, err := os.OpenFile(f.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		w, closeLog, err := openLog(f.auditLog)
 		if err != nil {
 			return fail(fmt.Errorf("--admin.audit-log (CLOUDDB_ADMIN_AUDIT_LOG): %w", err))
 		}
-		cleanups = append(cleanups, func() { _ = file.Close() })
-		opts.AuditLog = file
+		cleanups = append(cleanups, closeLog)
+		opts.AuditLog = w
 	}
 	opts.AuditFailOpen = f.auditFailOpen
 	opts.RateLimiter = rateLimiter(webConfig)

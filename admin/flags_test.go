@@ -2,7 +2,12 @@ package admin
 
 import (
 	"context"
+	"errors"
+	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -72,5 +77,74 @@ func TestAllowFlag(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.name+" is not an operation name") || !strings.Contains(err.Error(), "comma-separated") {
 			t.Errorf("%s: %v, want an error naming %s and saying the list is comma-separated", tc.arg, err, tc.name)
 		}
+	}
+}
+
+// TestCheckCreatesNoAuditLog: --config.check (Flags.Check) checks the
+// audit log without creating it, refuses one that could not be created,
+// and leaves an existing one as it was; a start (Listener) creates it.
+func TestCheckCreatesNoAuditLog(t *testing.T) {
+	dir := t.TempDir()
+	parse := func(auditLog string) *Flags {
+		t.Helper()
+		app := kingpin.New("test", "")
+		f := AddFlags(app)
+		if _, err := app.Parse([]string{"--admin.listen-address=127.0.0.1:0", "--admin.audit-log=" + auditLog}); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	opts := func() Options {
+		return Options{Registerer: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler), Projects: func(string) (Project, bool) { return Project{}, false }}
+	}
+	// The flags give no token: --simulate on loopback generates one.
+	const simulate = true
+
+	path := filepath.Join(dir, "audit.log")
+	if err := parse(path).Check(context.Background(), opts(), simulate); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Check left %s behind (stat: %v)", path, err)
+	}
+
+	for name, bad := range map[string]string{
+		"missing directory":  filepath.Join(dir, "nope", "audit.log"),
+		"parent is a file":   filepath.Join(path+".file", "audit.log"),
+		"log is a directory": dir,
+	} {
+		if name == "parent is a file" {
+			if err := os.WriteFile(path+".file", nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := parse(bad).Check(context.Background(), opts(), simulate)
+		if err == nil || !strings.Contains(err.Error(), "--admin.audit-log") {
+			t.Errorf("%s: Check = %v, want an error naming --admin.audit-log", name, err)
+		}
+	}
+
+	// A start creates it; a check afterwards leaves it as it is.
+	_, cleanup, err := parse(path).Listener(context.Background(), opts(), simulate, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanup()
+	if err := os.WriteFile(path, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parse(path).Check(context.Background(), opts(), simulate); err != nil {
+		t.Fatalf("Check of an existing log: %v", err)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("Check changed the existing log: %d bytes at %v, was %d at %v", after.Size(), after.ModTime(), before.Size(), before.ModTime())
 	}
 }
