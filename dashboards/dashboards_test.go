@@ -15,6 +15,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// dataPlaneFlags turn on the opt-in collectors whose series the dashboards'
+// data-plane rows show, reading every 2 s.
+var dataPlaneFlags = []string{"--collect.usage", "--collect.min-data-interval=1s", "--collect.usage.interval=2s"}
+
 // notFromExporter are the names a dashboard may use that the exporter does
 // not serve: up is added by Prometheus to every scrape.
 var notFromExporter = []string{"up"}
@@ -176,13 +180,30 @@ func TestExportedMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the exporter")
 	}
-	exp := testbin.StartWithAdmin(t, "", "--simulate")
+	exp := testbin.StartWithAdmin(t, "", append([]string{"--simulate"}, dataPlaneFlags...)...)
 	fams := exp.Scrape(t)
 	exp.ExerciseAdmin(t, fams)
-	testbin.WaitFor(t, 30*time.Second, "the admin metrics", func() bool {
+	// The admin metrics come with the request, the usage series one read
+	// each: wait for every name of the admin and data-plane rows, and
+	// then report whatever is still missing.
+	var wanted []string
+	for _, d := range load(t) {
+		for _, p := range d.AllPanels() {
+			if row, ok := d.RowOf(p.ID); ok && row.Repeat != "" {
+				for _, tg := range p.Targets {
+					wanted = append(wanted, dashboards.MetricNames(tg.Expr)...)
+				}
+			}
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
 		names := testbin.MetricNames(exp.Scrape(t))
-		return names["clouddb_exporter_admin_requests_total"] && names["clouddb_exporter_admin_operation_duration_seconds_bucket"]
-	})
+		if !slices.ContainsFunc(wanted, func(n string) bool { return !names[n] }) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 	allowed := testbin.MetricNames(exp.Scrape(t))
 	for _, name := range notFromExporter {
 		allowed[name] = true
@@ -270,8 +291,22 @@ func TestServiceLinks(t *testing.T) {
 		"table/Connection poolers":                "var-service_id=${__data.fields.service_id}",
 		"table/Services by storage used":          "var-service_id=${__data.fields.service_id}",
 		"state-timeline/Service status over time": "/d/clouddb-service-detail?var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&var-project_id=${__field.labels.project_id}&var-service_id=${__field.labels.service_id}",
+		"table/Services by CPU saturation":        "var-service_id=${__data.fields.service_id}",
 	}
+	// The panels, those of collapsed rows included (instead of their row).
+	var panels []json.RawMessage
 	for _, p := range d.Panels {
+		var row struct {
+			Panels []json.RawMessage `json:"panels"`
+		}
+		_ = json.Unmarshal(p, &row)
+		if len(row.Panels) > 0 {
+			panels = append(panels, row.Panels...)
+		} else {
+			panels = append(panels, p)
+		}
+	}
+	for _, p := range panels {
 		var head struct{ Type, Title string }
 		_ = json.Unmarshal(p, &head)
 		key := head.Type + "/" + head.Title
@@ -289,7 +324,8 @@ func TestServiceLinks(t *testing.T) {
 	}
 	for _, d := range load(t) {
 		for _, p := range d.AllPanels() {
-			if d.File != "exporter-health.json" && strings.Contains(p.Title, "CPU") && p.FieldConfig.Defaults.Unit != "suffix: cores" {
+			// A saturation is a share of the CPU, the rest are amounts.
+			if d.File != "exporter-health.json" && strings.Contains(p.Title, "CPU") && !strings.Contains(p.Title, "saturation") && p.FieldConfig.Defaults.Unit != "suffix: cores" {
 				t.Errorf("%s panel %q: unit %q, want cores", d.File, p.Title, p.FieldConfig.Defaults.Unit)
 			}
 		}
@@ -358,4 +394,72 @@ func TestAdminRow(t *testing.T) {
 	if !testbin.MetricNames(on)[metric] {
 		t.Errorf("with --admin.listen-address and before any admin request the exporter lacks %s: the admin row would be hidden", metric)
 	}
+}
+
+// TestDataPlaneRows checks that every panel on the series of the opt-in
+// usage and log collectors is in a row repeated over a hidden variable
+// listing the instances that report that collector's part: the rows are
+// there for the exporters that run the collector, and for no other.
+func TestDataPlaneRows(t *testing.T) {
+	parts := map[string]string{} // dashboard/part -> panels seen
+	for _, d := range load(t) {
+		for _, p := range d.AllPanels() {
+			part := ""
+			for _, tg := range p.Targets {
+				for _, name := range dashboards.MetricNames(tg.Expr) {
+					switch {
+					case strings.HasPrefix(name, "clouddb_service_system_"), strings.HasPrefix(name, "clouddb_service_database_"):
+						part = "usage"
+					case name == "clouddb_service_log_entries_total":
+						part = "logs"
+					}
+				}
+			}
+			if part == "" {
+				continue
+			}
+			parts[d.File+"/"+part] = p.Title
+			row, ok := d.RowOf(p.ID)
+			if !ok || row.Repeat == "" {
+				t.Errorf("%s panel %q queries the %s collector's series outside a repeated row", d.File, p.Title, part)
+				continue
+			}
+			v, _ := d.Variable(row.Repeat)
+			if v.Hide != 2 || !strings.Contains(v.Expr(), `collector="`+part+`"`) {
+				t.Errorf("%s panel %q: row repeated over $%s (%q, hide %d), want a hidden variable of the instances reporting the %s part", d.File, p.Title, row.Repeat, v.Expr(), v.Hide, part)
+			}
+		}
+	}
+	for _, want := range []string{"service-detail.json/usage", "fleet-overview.json/usage"} {
+		if _, ok := parts[want]; !ok {
+			t.Errorf("no panel for %s", want)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	// The variables' part: reported with the collector's flag only.
+	for _, part := range []string{"usage"} {
+		_, offURL := testbin.StartExporter(t, nil, "--simulate")
+		_, on := testbin.StartExporter(t, nil, append([]string{"--simulate"}, dataPlaneFlags...)...)
+		if has := partReported(t, offURL, part); has {
+			t.Errorf("without --collect.%s the exporter reports collector=%q: its rows would show", part, part)
+		}
+		testbin.WaitFor(t, 30*time.Second, "collector="+part, func() bool { return partReported(t, on, part) })
+	}
+}
+
+// partReported reports whether the exporter at url reports part in
+// clouddb_exporter_collector_success.
+func partReported(t *testing.T, url, part string) bool {
+	t.Helper()
+	_, fams := testbin.Scrape(t, url)
+	for _, m := range fams["clouddb_exporter_collector_success"].GetMetric() {
+		for _, lp := range m.GetLabel() {
+			if lp.GetName() == "collector" && lp.GetValue() == part {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -60,7 +60,8 @@ func TestPrometheus(t *testing.T) {
 	exp := testbin.StartWithAdmin(t, testbin.StartSim(t),
 		"--collect.interval=2s", "--collect.transition-interval=1s", "--collect.max-staleness=1m",
 		"--api.rate-limit=200", "--api.rate-burst=200",
-		"--api.max-retries=1", "--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms")
+		"--api.max-retries=1", "--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms",
+		"--collect.usage", "--collect.min-data-interval=1s", "--collect.usage.interval=2s")
 	prom := startPrometheus(t, promBin, exp.Addr)
 
 	// Every rule of the shipped file is loaded and evaluates without error.
@@ -94,7 +95,16 @@ func TestPrometheus(t *testing.T) {
 	if service == "" || len(rsIDs) == 0 || len(peeringIDs) == 0 {
 		t.Fatal("the demo lacks a READY PROD service, an active replica set or a peering")
 	}
+	// The service dashboard is checked on this replica set's service: a
+	// TIMESERIESDB one has background jobs for the job panels.
 	replicaSet := rsIDs[0]
+	for _, id := range rsIDs {
+		svc := testbin.LabelValues(fams, "clouddb_replica_set_info", "service_id", "replica_set_id", id)[0]
+		if len(testbin.LabelValues(fams, "clouddb_service_info", "service_id", "service_id", svc, "service_type", "TIMESERIESDB")) == 1 {
+			replicaSet = id
+			break
+		}
+	}
 	rsService := testbin.LabelValues(fams, "clouddb_replica_set_info", "service_id", "replica_set_id", replicaSet)[0]
 	var peering, vpc string
 	for _, id := range peeringIDs {
@@ -114,7 +124,7 @@ func TestPrometheus(t *testing.T) {
 	// Dashboards, while the fleet and the API are healthy.
 	vars := map[string]string{
 		"$__rate_interval": rateInterval, "${datasource}": "", "$datasource": "",
-		"$job": job, "$instance": exp.Addr, "$admin_instance": exp.Addr, "$project_id": testbin.SimProject, "$service_id": rsService,
+		"$job": job, "$instance": exp.Addr, "$admin_instance": exp.Addr, "$usage_instance": exp.Addr, "$project_id": testbin.SimProject, "$service_id": rsService,
 	}
 	checkDashboards(t, prom, vars, func(string) bool { return false })
 	for _, key := range errorPanels {

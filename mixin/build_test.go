@@ -135,6 +135,33 @@ func TestAdminPanelsOff(t *testing.T) {
 	}
 }
 
+// TestDataPlanePanelsOff checks that dataPlanePanels: false leaves the node
+// usage rows and their variables out of the service and fleet
+// dashboards, and changes nothing else.
+func TestDataPlanePanelsOff(t *testing.T) {
+	on, err := Build("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := Build(`+ { _config+:: { dataPlanePanels: false } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"service-detail.json", "fleet-overview.json"} {
+		name := filepath.Join(DashboardsDir, file)
+		for _, s := range []string{`"repeat": "usage_instance"`, `"name": "usage_instance"`, "clouddb_service_system_cpu_usage_cores"} {
+			if !strings.Contains(string(on[name]), s) || strings.Contains(string(off[name]), s) {
+				t.Errorf("%s: %q should be there by default and gone with dataPlanePanels: false", name, s)
+			}
+		}
+	}
+	for file := range on {
+		if !strings.Contains(file, "service-detail.json") && !strings.Contains(file, "fleet-overview.json") && !bytes.Equal(on[file], off[file]) {
+			t.Errorf("dataPlanePanels: false changed %s", file)
+		}
+	}
+}
+
 // TestFormatted keeps the jsonnet sources as jsonnetfmt formats them (its
 // default options); -update rewrites them.
 func TestFormatted(t *testing.T) {

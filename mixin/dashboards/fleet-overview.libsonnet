@@ -1,4 +1,5 @@
 local g = import '../lib/grafana.libsonnet';
+local util = import '../lib/util.libsonnet';
 {
   local cfg = $._config,
   grafanaDashboards+:: {
@@ -11,7 +12,9 @@ local g = import '../lib/grafana.libsonnet';
         g.variable('job', 'Job', 'label_values(clouddb_exporter_build_info, job)'),
         g.variable('instance', 'Instance', 'label_values(clouddb_exporter_build_info{job=~"$job"}, instance)'),
         g.variable('project_id', 'Project', 'label_values(clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance"}, project_id)'),
-      ],
+      ] + (if cfg.dataPlanePanels then [
+             g.collectorVariable('usage_instance', 'usage'),
+           ] else []),
       [
         g.row('Fleet', 0),
         g.stat(
@@ -292,7 +295,21 @@ local g = import '../lib/grafana.libsonnet';
             g.table('topk(20, clouddb_service_storage_usage_bytes{job=~"$job", instance=~"$instance", project_id=~"$project_id"}) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
           ]
         ) + g.serviceLinks(cfg),
-      ],
+      ] + (if cfg.dataPlanePanels then [
+             // The opt-in usage collector: a closed row per exporter that
+             // runs it, none otherwise.
+             g.repeatedRow('Node usage: $usage_instance', 89, 'usage_instance', [
+               g.tablePanel(
+                 'Services by CPU saturation',
+                 'The services whose busiest node uses the largest share of its CPU (usage / total, from the usage series of --collect.usage); CloudDBServiceCPUSaturated fires above %s.' % util.percent(cfg.serviceCPUSaturationThreshold),
+                 'percentunit',
+                 g.pos(0, 90, 24, 8),
+                 [
+                   g.table('topk(20, max by (job, instance, project_id, service_id) (clouddb_service_system_cpu_usage_cores{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"} / clouddb_service_system_cpu_total_cores{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"})) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"}'),
+                 ]
+               ) + g.serviceLinks(cfg) + g.valueColumn('CPU used / total'),
+             ]),
+           ] else []),
     ),
   },
 }

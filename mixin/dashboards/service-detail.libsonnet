@@ -1,4 +1,5 @@
 local g = import '../lib/grafana.libsonnet';
+local util = import '../lib/util.libsonnet';
 {
   local cfg = $._config,
   grafanaDashboards+:: {
@@ -12,7 +13,9 @@ local g = import '../lib/grafana.libsonnet';
         g.variable('instance', 'Instance', 'label_values(clouddb_exporter_build_info{job=~"$job"}, instance)'),
         g.variable('project_id', 'Project', 'label_values(clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance"}, project_id)'),
         g.serviceVariable('clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
-      ],
+      ] + (if cfg.dataPlanePanels then [
+             g.collectorVariable('usage_instance', 'usage'),
+           ] else []),
       [
         g.row('Service', 0),
         g.stat(
@@ -237,7 +240,99 @@ local g = import '../lib/grafana.libsonnet';
             g.table('clouddb_service_vpc_endpoint_info{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}'),
           ]
         ),
-      ],
+      ] + (if cfg.dataPlanePanels then [
+             // The opt-in usage collector (--collect.usage): a closed row per
+             // exporter that runs it, none otherwise. Values are per node
+             // (role, ordinal) or job, from the newest usage bucket with a
+             // value.
+             g.repeatedRow('Node usage: $usage_instance', 64, 'usage_instance', [
+               g.timeseries(
+                 'Node CPU',
+                 'CPU used and available per node (primary, HA replicas), in cores, from the usage series (--collect.usage).',
+                 g.cores,
+                 g.pos(0, 65, 8, 8),
+                 [
+                   g.range('clouddb_service_system_cpu_usage_cores{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', 'used {{role}} {{ordinal}}'),
+                   g.range('clouddb_service_system_cpu_total_cores{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', 'total {{role}} {{ordinal}}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Node memory',
+                 'Memory used and available per node, from the usage series.',
+                 'bytes',
+                 g.pos(8, 65, 8, 8),
+                 [
+                   g.range('clouddb_service_system_memory_usage_bytes{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', 'used {{role}} {{ordinal}}'),
+                   g.range('clouddb_service_system_memory_total_bytes{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', 'total {{role}} {{ordinal}}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Node disk used',
+                 'Disk used per node, from the usage series.',
+                 'bytes',
+                 g.pos(16, 65, 8, 8),
+                 [
+                   g.range('clouddb_service_system_disk_usage_bytes{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', '{{role}} {{ordinal}}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Disk I/O bytes',
+                 'Disk bytes read and written per node, as the API gives them (it does not say whether per bucket or per second).',
+                 'bytes',
+                 g.pos(0, 73, 8, 8),
+                 [
+                   g.range('clouddb_service_system_disk_io_read_bytes{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', 'read {{role}} {{ordinal}}'),
+                   g.range('clouddb_service_system_disk_io_write_bytes{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', 'write {{role}} {{ordinal}}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Disk I/O operations',
+                 'Disk read and write operations per node, as the API gives them (it does not say whether per bucket or per second).',
+                 'short',
+                 g.pos(8, 73, 8, 8),
+                 [
+                   g.range('clouddb_service_system_disk_io_read_ops{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', 'read {{role}} {{ordinal}}'),
+                   g.range('clouddb_service_system_disk_io_write_ops{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', 'write {{role}} {{ordinal}}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Queries',
+                 'Queries per second per node, from the usage series.',
+                 'ops',
+                 g.pos(16, 73, 8, 8),
+                 [
+                   g.range('clouddb_service_database_queries_per_second{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', '{{role}} {{ordinal}}'),
+                 ]
+               ),
+               g.timeseries(
+                 'Connections',
+                 'Open connections per node, from the usage series. CloudDBServiceConnectionsHigh fires above the red line (%d) after %s.' % [cfg.serviceConnectionsThreshold, util.human(cfg.serviceConnectionsHighFor)],
+                 'short',
+                 g.pos(0, 81, 8, 8),
+                 [
+                   g.range('clouddb_service_database_connections{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', '{{role}} {{ordinal}}'),
+                 ]
+               ) + g.thresholdLine(cfg.serviceConnectionsThreshold),
+               g.stateTimeline(
+                 'Job runs',
+                 "Whether each background job's newest run succeeded, from the usage series (CloudDBServiceJobFailing fires after %s of failures)." % util.human(cfg.serviceJobFailingFor),
+                 'short',
+                 g.pos(8, 81, 8, 8),
+                 [
+                   g.range('clouddb_service_database_job_success{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', '{{job_id}}'),
+                 ]
+               ) + g.mappings({ '0': ['failed', 'red'], '1': ['ok', 'green'] }),
+               g.timeseries(
+                 'Job duration',
+                 "Duration of each background job's newest run, from the usage series.",
+                 's',
+                 g.pos(16, 81, 8, 8),
+                 [
+                   g.range('clouddb_service_database_job_duration_seconds{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', '{{job_id}}'),
+                 ]
+               ),
+             ]),
+           ] else []),
     ),
   },
 }

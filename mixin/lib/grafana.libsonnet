@@ -96,6 +96,13 @@
       transformations: [{ id: 'organize', options: { excludeByName: { Time: true, Value: true, __name__: true } } }],
     },
 
+  // Shows a table's value column, named, largest first (tablePanel hides
+  // it: most tables list series whose value is 1).
+  valueColumn(name):: {
+    options+: { sortBy: [{ displayName: name, desc: true }] },
+    transformations: [{ id: 'organize', options: { excludeByName: { Time: true, __name__: true }, renameByName: { Value: name } } }],
+  },
+
   stateTimeline(title, description, unit, pos, targets)::
     $.panel('state-timeline', title, description, unit, pos, targets, {
       alignValue: 'left',
@@ -158,6 +165,11 @@
     hide: 2,
     current: { selected: true, text: ['All'], value: ['$__all'] },
   },
+
+  // The hidden variables listing the exporters whose opt-in usage or log
+  // collector is on: only those report its part in
+  // clouddb_exporter_collector_success (from their first read on).
+  collectorVariable(name, part):: $.hiddenVariable(name, 'label_values(clouddb_exporter_collector_success{job=~"$job", instance=~"$instance", collector="%s"}, instance)' % part),
 
   datasourceVariable:: {
     name: 'datasource',
