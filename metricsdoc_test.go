@@ -121,10 +121,19 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	}
 
 	var rows []metricRow
-	// The resource collector emits gauges only (its own tests hold it to
-	// that) and emits nothing without a snapshot, so its type is given.
+	// The resource collector emits nothing without a snapshot, so its
+	// types come from its descriptors: gauges, and the log collector's
+	// counters.
+	counters := map[string]bool{}
+	for _, d := range collector.Families() {
+		counters[d.Name()] = d.Counter()
+	}
 	for _, d := range describe(collector.NewFleetCollectorOf()) {
-		rows = append(rows, descRow(t, d, "gauge"))
+		typ := "gauge"
+		if row := descRow(t, d, ""); counters[row.name] {
+			typ = "counter"
+		}
+		rows = append(rows, descRow(t, d, typ))
 	}
 	for _, c := range rec.collectors {
 		for _, d := range describe(c) {

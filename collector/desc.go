@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
@@ -18,6 +19,9 @@ type Desc struct {
 	name   string
 	help   string
 	labels []string // in the order the collect functions pass their values
+	// counter marks a counter (its name ends in _total); the others are
+	// gauges.
+	counter bool
 
 	// family is the index of the metric in Families(), where the metrics
 	// are sorted by name: the order of families in an exposition.
@@ -43,6 +47,20 @@ func newDesc(name, help string, labels ...string) *Desc {
 		labels: labels,
 	}
 }
+
+// newCounterDesc builds the descriptor of a resource counter: a total the
+// exporter keeps across snapshots (log entries counted, say).
+func newCounterDesc(name, help string, labels ...string) *Desc {
+	if !strings.HasSuffix(name, "_total") {
+		panic("collector: counter " + strconv.Quote(name) + " must end in _total")
+	}
+	d := newDesc(name, help, labels...)
+	d.counter = true
+	return d
+}
+
+// Counter reports whether the metric is a counter; the others are gauges.
+func (d *Desc) Counter() bool { return d.counter }
 
 // Name returns the metric name.
 func (d *Desc) Name() string { return d.name }

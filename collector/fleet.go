@@ -22,8 +22,9 @@ var allDescs = []*Desc{
 }
 
 func init() {
-	// The usage collector's families, in one list with the others.
+	// The usage and log collectors' families, in one list with the others.
 	allDescs = append(allDescs, usageDescs...)
+	allDescs = append(allDescs, logsDescs...)
 	familyDescs = sortFamilies(allDescs)
 }
 

@@ -95,4 +95,19 @@ var groups = []Group{
 		},
 		Collect: collectUsage,
 	},
+	{
+		// The opt-in log collector's counts: one part, rendered again
+		// after each log read.
+		Len: func(s *fleet.Snapshot) int {
+			if s.Logs == nil {
+				return 0
+			}
+			return 1
+		},
+		Key: func(*fleet.Snapshot, int) Key { return Key{} },
+		Part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
+			return fleet.Snapshot{ProjectID: s.ProjectID, Logs: s.Logs}
+		},
+		Collect: collectLogs,
+	},
 }

@@ -26,7 +26,11 @@ func (s *Sink) gauge(d *Desc, value float64, labelValues ...string) {
 		s.rec.add(d, value, labelValues)
 		return
 	}
-	m, err := prometheus.NewConstMetric(d.desc, prometheus.GaugeValue, value, labelValues...)
+	vt := prometheus.GaugeValue
+	if d.counter {
+		vt = prometheus.CounterValue
+	}
+	m, err := prometheus.NewConstMetric(d.desc, vt, value, labelValues...)
 	if err != nil {
 		m = prometheus.NewInvalidMetric(d.desc, err)
 	}

@@ -63,6 +63,8 @@ type Collect struct {
 	Concurrency int
 	// Usage is the opt-in usage collector.
 	Usage Usage
+	// Logs is the opt-in log collector.
+	Logs Logs
 	// minDataInterval lowers the usage interval's minimum, for
 	// whole-binary tests only (a hidden flag).
 	minDataInterval time.Duration
@@ -183,6 +185,7 @@ func (p Project) validate(where func(setting string) string) error {
 		}
 	}
 	errs = append(errs, p.Collect.Usage.validate(where, cmp.Or(p.Collect.minDataInterval, MinUsageInterval))...)
+	errs = append(errs, p.Collect.Logs.validate(where, cmp.Or(p.Collect.minDataInterval, MinLogsInterval))...)
 	if p.Collect.MaxStaleness > 0 && p.Collect.MaxStaleness < p.Collect.Interval {
 		errs = append(errs, fmt.Errorf("%s (%s) must not be shorter than %s (%s): every cycle would drop data",
 			where("max_staleness"), p.Collect.MaxStaleness, where("interval"), p.Collect.Interval))

@@ -53,6 +53,13 @@ type FileProject struct {
 			MaxJobs          *int           `yaml:"max_jobs"`
 			Timestamps       *bool          `yaml:"timestamps"`
 		} `yaml:"usage"`
+		Logs struct {
+			Enabled          *bool          `yaml:"enabled"`
+			Interval         *time.Duration `yaml:"interval"`
+			Environments     *[]string      `yaml:"environments"`
+			ServiceNameRegex *string        `yaml:"service_name_regex"`
+			MaxPages         *int           `yaml:"max_pages"`
+		} `yaml:"logs"`
 	} `yaml:"collect"`
 }
 
@@ -134,6 +141,12 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	set(&p.Collect.Usage.ServiceNameRegex, u.ServiceNameRegex)
 	set(&p.Collect.Usage.MaxJobs, u.MaxJobs)
 	set(&p.Collect.Usage.Timestamps, u.Timestamps)
+	lg := fp.Collect.Logs
+	set(&p.Collect.Logs.Enabled, lg.Enabled)
+	set(&p.Collect.Logs.Interval, lg.Interval)
+	set(&p.Collect.Logs.Environments, lg.Environments)
+	set(&p.Collect.Logs.ServiceNameRegex, lg.ServiceNameRegex)
+	set(&p.Collect.Logs.MaxPages, lg.MaxPages)
 
 	var errs []error
 	secret := func(envKey, envName, fileKey, file string, required bool) apiclient.Secret {
@@ -180,6 +193,9 @@ var fileKeys = map[string]string{
 	"usage_series":             "collect.usage.series",
 	"usage_max_jobs":           "collect.usage.max_jobs",
 	"usage_service_name_regex": "collect.usage.service_name_regex",
+	"logs_interval":            "collect.logs.interval",
+	"logs_max_pages":           "collect.logs.max_pages",
+	"logs_service_name_regex":  "collect.logs.service_name_regex",
 }
 
 func set[T any](dst *T, v *T) {

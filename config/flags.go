@@ -71,7 +71,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 	flagval.Int(app, "collect.concurrency", "API calls one project's poll cycle may have in flight.",
 		fmt.Sprint(DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
 	addUsageFlags(app, &f.Collect.Usage)
-	flagval.Duration(app, "collect.min-data-interval", "Testing only: the shortest --collect.usage.interval allowed.",
+	addLogsFlags(app, &f.Collect.Logs)
+	flagval.Duration(app, "collect.min-data-interval", "Testing only: the shortest --collect.usage.interval and --collect.logs.interval allowed.",
 		"0s", "", &f.Collect.minDataInterval)
 	app.GetFlag("collect.min-data-interval").Hidden()
 	tls := &f.API.HTTPClient.TLSConfig
@@ -135,6 +136,9 @@ var flagNames = map[string]string{
 	"usage_series":             "--collect.usage.series",
 	"usage_max_jobs":           "--collect.usage.max-jobs",
 	"usage_service_name_regex": "--collect.usage.service-name-regex",
+	"logs_interval":            "--collect.logs.interval",
+	"logs_max_pages":           "--collect.logs.max-pages",
+	"logs_service_name_regex":  "--collect.logs.service-name-regex",
 }
 
 // SingleProject resolves the one project the flags describe. getenv reads

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/clouddb/clouddb_exporter/collector"
@@ -33,6 +34,9 @@ func newFamilies(descs []*collector.Desc) []family {
 	fams := make([]family, len(descs))
 	for i, d := range descs {
 		fams[i] = newFamily(d.Name(), d.Help(), d.Labels())
+		if d.Counter() {
+			fams[i].counterHeaders(d.Name(), d.Help())
+		}
 	}
 	return fams
 }
@@ -58,6 +62,21 @@ func newFamily(name, help string, labels []string) family {
 		fam.header[f] = h[:len(h):len(h)]
 	}
 	return fam
+}
+
+// counterHeaders makes fam's HELP and TYPE lines a counter's, as expfmt
+// writes them: the OpenMetrics family name without its _total suffix,
+// which its samples keep.
+func (fam *family) counterHeaders(name, help string) {
+	for f := range numFormats {
+		family := name
+		if f == formatOpenMetrics {
+			family = strings.TrimSuffix(name, "_total")
+		}
+		h := append([]byte("# HELP "+family+" "), escapeHelp(help, f == formatOpenMetrics)...)
+		h = append(h, "\n# TYPE "+family+" counter\n"...)
+		fam.header[f] = h[:len(h):len(h)]
+	}
 }
 
 // escapeHelp escapes HELP text as expfmt does: backslash and newline in

@@ -101,7 +101,7 @@ func TestScenarioDemo(t *testing.T) {
 // usageFamily tells the families of the opt-in usage collector, which a
 // poll of the lists does not fill.
 func usageFamily(name string) bool {
-	for _, prefix := range []string{"clouddb_service_system_", "clouddb_service_database_", "clouddb_service_usage_", "clouddb_exporter_usage_"} {
+	for _, prefix := range []string{"clouddb_service_system_", "clouddb_service_database_", "clouddb_service_usage_", "clouddb_exporter_usage_", "clouddb_service_log_", "clouddb_exporter_log_"} {
 		if strings.HasPrefix(name, prefix) {
 			return true
 		}

@@ -54,12 +54,14 @@ type Snapshot struct {
 	// Auth is nil when auth info is not collected (no API key) or has never
 	// been fetched successfully within the staleness bound.
 	Auth *apiclient.AuthInfo
-	// Parts reports the health of each collected part, in Parts order
-	// and then PartUsage. A part that is not collected (auth without an
-	// API key, usage without its collector) is absent.
+	// Parts reports the health of each collected part, in Parts order,
+	// then PartUsage and PartLogs. A part that is not collected (auth
+	// without an API key, usage or logs without its collector) is absent.
 	Parts []PartHealth
 	// Usage is the opt-in usage collector's data; nil when it is off.
 	Usage *Usage
+	// Logs is the opt-in log collector's counts; nil when it is off.
+	Logs *Logs
 }
 
 // Service is a service with what the exporter knows of its history.

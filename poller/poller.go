@@ -191,6 +191,9 @@ func (p *Poller) Run(ctx context.Context) {
 	if uc, ok := p.client.(UsageClient); ok && p.opts.Usage.Enabled {
 		go newUsageRunner(p, uc).run(ctx)
 	}
+	if lc, ok := p.client.(LogsClient); ok && p.opts.Logs.Enabled {
+		go newLogsRunner(p, lc).run(ctx)
+	}
 	p.Poll(ctx)
 	for {
 		select {
@@ -243,6 +246,17 @@ func (p *Poller) setUsage(u *fleet.Usage, h fleet.PartHealth) {
 	p.mu.Lock()
 	p.st.usage = u
 	p.st.parts[fleet.PartUsage] = h
+	snap := p.snapshotLocked()
+	p.mu.Unlock()
+	p.publish(snap)
+}
+
+// setLogs installs the log collector's latest counts and health, and
+// publishes a snapshot with them.
+func (p *Poller) setLogs(l *fleet.Logs, h fleet.PartHealth) {
+	p.mu.Lock()
+	p.st.logs = l
+	p.st.parts[fleet.PartLogs] = h
 	snap := p.snapshotLocked()
 	p.mu.Unlock()
 	p.publish(snap)

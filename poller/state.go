@@ -71,6 +71,8 @@ type state struct {
 	read time.Time
 	// usage is the usage collector's last data (nil when it is off).
 	usage *fleet.Usage
+	// logs is the log collector's last counts (nil when it is off).
+	logs *fleet.Logs
 	// statuses, peeringErrors and dropped are keyed by statusKey; dropped
 	// holds the fields of a resource that did not decode, as last logged.
 	statuses      map[string]statusSeen
@@ -587,12 +589,12 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 		auth := s.auth.v
 		snap.Auth = &auth
 	}
-	for _, name := range slices.Concat(fleet.Parts, []string{fleet.PartUsage}) {
+	for _, name := range slices.Concat(fleet.Parts, []string{fleet.PartUsage, fleet.PartLogs}) {
 		if h, ok := s.parts[name]; ok {
 			snap.Parts = append(snap.Parts, h)
 		}
 	}
-	snap.Usage = s.usage
+	snap.Usage, snap.Logs = s.usage, s.logs
 	s.dirty = 0
 	s.last = snap
 	return snap

@@ -62,7 +62,6 @@ type usageRunner struct {
 	cfg      config.Usage
 	suffixes []string
 	nameRe   *regexp.Regexp
-	envs     map[string]bool
 	// limiter paces the calls at the usage share of the call budget; nil
 	// when there is no budget.
 	limiter *rate.Limiter
@@ -95,12 +94,6 @@ func newUsageRunner(p *Poller, client UsageClient) *usageRunner {
 	for _, s := range cfg.SelectedSeries() {
 		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
 	}
-	if len(cfg.Environments) > 0 {
-		u.envs = map[string]bool{}
-		for _, e := range cfg.Environments {
-			u.envs[strings.ToUpper(e)] = true
-		}
-	}
 	return u
 }
 
@@ -126,21 +119,7 @@ func (u *usageRunner) run(ctx context.Context) {
 // selected returns the services of the latest snapshot the settings
 // select, sorted by id.
 func (u *usageRunner) selected() []string {
-	snap := u.p.Snapshot()
-	if snap == nil {
-		return nil
-	}
-	var ids []string
-	for _, s := range snap.Services {
-		if u.envs != nil && !u.envs[strings.ToUpper(s.Environment())] {
-			continue
-		}
-		if u.nameRe != nil && !u.nameRe.MatchString(s.Name) {
-			continue
-		}
-		ids = append(ids, s.ServiceID)
-	}
-	return ids
+	return newServiceSelector(u.cfg.Environments, u.nameRe).selected(u.p.Snapshot())
 }
 
 // budget is how many usage calls one usage interval may make: what the

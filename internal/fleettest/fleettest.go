@@ -111,8 +111,13 @@ func Snapshots() []*fleet.Snapshot {
 			{Name: fleet.PartPeerings, Success: false, Duration: 250 * time.Millisecond, LastSuccess: Time("2025-03-01T11:00:00Z")},
 			{Name: fleet.PartAuth, Success: true, Duration: 50 * time.Millisecond, LastSuccess: Time("2025-03-01T12:00:00.2Z")},
 			{Name: fleet.PartUsage, Success: false, Duration: 4 * time.Second, LastSuccess: Time("2025-03-01T11:55:00Z")},
+			{Name: fleet.PartLogs, Success: true, Duration: 300 * time.Millisecond, LastSuccess: Time("2025-03-01T11:59:00Z")},
 		},
 		Usage: usage("svc-1"),
+		Logs: &fleet.Logs{PagesTruncated: 2, Counts: []fleet.LogCount{
+			{ServiceID: "svc-1", Severity: "ERROR", Count: 17}, {ServiceID: "svc-1", Severity: "FATAL", Count: 0},
+			{ServiceID: "svc-1", Severity: "LOG", Count: 1234}, {ServiceID: "svc-1", Severity: "OTHER", Count: 3},
+		}},
 	}
 	b := &fleet.Snapshot{
 		ProjectID:   "proj-b",

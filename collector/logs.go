@@ -1,0 +1,28 @@
+package collector
+
+import "github.com/clouddb/clouddb_exporter/fleet"
+
+var (
+	logEntriesDesc = newCounterDesc("clouddb_service_log_entries_total",
+		"Log entries a database service wrote since the exporter started reading its logs (opt-in, --collect.logs), by severity: PostgreSQL's, upper case; any other is OTHER. Counted from the API's service logs, each entry once across pages and reads; no entry before the first read is counted. Cached from the last log read.",
+		"project_id", "service_id", "severity")
+	logPagesTruncatedDesc = newCounterDesc("clouddb_exporter_log_pages_truncated_total",
+		"Reads of one service's new log entries that hit --collect.logs.max-pages: the older entries of that interval were not counted. Cached from the last log read.",
+		"project_id")
+)
+
+// logsDescs lists the log collector's descriptors.
+var logsDescs = []*Desc{logEntriesDesc, logPagesTruncatedDesc}
+
+// collectLogs emits the log collector's counts of s: nothing when it is
+// off.
+func collectLogs(out *Sink, s *fleet.Snapshot) {
+	l := s.Logs
+	if l == nil {
+		return
+	}
+	for _, c := range l.Counts {
+		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID, c.Severity)
+	}
+	out.gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
+}

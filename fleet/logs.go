@@ -1,0 +1,21 @@
+package fleet
+
+// PartLogs is the part of the opt-in log collector, reported beside Parts
+// when it is on.
+const PartLogs = "logs"
+
+// Logs is what the log collector has counted of a project's services. It
+// is immutable once published.
+type Logs struct {
+	// Counts are sorted by ServiceID, then Severity.
+	Counts []LogCount
+	// PagesTruncated counts the reads that hit the page cap.
+	PagesTruncated float64
+}
+
+// LogCount is how many log entries of one severity a service has written
+// since the collector started reading it.
+type LogCount struct {
+	ServiceID, Severity string
+	Count               float64
+}

@@ -1,0 +1,362 @@
+package poller
+
+import (
+	"cmp"
+	"context"
+	"hash/fnv"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// LogsClient is the part of *apiclient.Client the log collector uses.
+type LogsClient interface {
+	GetServiceLogs(ctx context.Context, serviceID string, q apiclient.LogsQuery) (*apiclient.LogPage, error)
+}
+
+// logSeverities are PostgreSQL's severities, counted under their own
+// name; any other is counted as OTHER. The first seven start at 0 for every
+// service read, so that rate() sees the first entries.
+var logSeverities = []string{
+	apiclient.SeverityLog, apiclient.SeverityInfo, apiclient.SeverityNotice, apiclient.SeverityWarning,
+	apiclient.SeverityError, apiclient.SeverityFatal, apiclient.SeverityPanic,
+	"DEBUG1", "DEBUG2", "DEBUG3", "DEBUG4", "DEBUG5", "DEBUG",
+}
+
+// SeverityOther counts the entries whose severity is not PostgreSQL's.
+const SeverityOther = "OTHER"
+
+func severityOf(s string) string {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if slices.Contains(logSeverities, s) {
+		return s
+	}
+	return SeverityOther
+}
+
+// logCursor is where one service's counting stands: the newest timestamp
+// counted, and how many entries of each kind (severity and message,
+// hashed) were counted at exactly that timestamp, so that entries the API
+// sends again there (since is inclusive, or a later page or poll repeats
+// the boundary) are neither lost nor counted twice.
+type logCursor struct {
+	boundary time.Time
+	seen     map[uint64]int
+	counts   map[string]float64
+	// read is set after the first successful read, from which the counts
+	// are exported.
+	read bool
+}
+
+// logsRunner is the log collector of one project. Only its goroutine
+// touches its fields.
+type logsRunner struct {
+	p       *Poller
+	client  LogsClient
+	sel     serviceSelector
+	limiter *rate.Limiter
+	unpaced bool // unit tests drive ticks on a fake clock
+
+	cursors   map[string]*logCursor
+	truncated float64
+	warned    map[string]bool // services whose truncation was logged
+	health    fleet.PartHealth
+
+	unsupportedUntil time.Time
+	lastOK           time.Time
+}
+
+func newLogsRunner(p *Poller, client LogsClient) *logsRunner {
+	cfg := p.opts.Logs
+	return &logsRunner{
+		p: p, client: client, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
+		cursors: map[string]*logCursor{}, warned: map[string]bool{},
+		health: fleet.PartHealth{Name: fleet.PartLogs},
+	}
+}
+
+// run reads the logs every interval until ctx ends.
+func (l *logsRunner) run(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-l.p.Ready():
+	}
+	t := time.NewTicker(l.p.opts.Logs.Interval)
+	defer t.Stop()
+	for {
+		l.tick(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// tick reads every selected service's new entries.
+func (l *logsRunner) tick(ctx context.Context) {
+	now := l.p.opts.Now()
+	services := l.sel.selected(l.p.Snapshot())
+	keep := map[string]bool{}
+	for _, id := range services {
+		keep[id] = true
+	}
+	for id := range l.cursors {
+		if !keep[id] {
+			delete(l.cursors, id)
+		}
+	}
+	if now.Before(l.unsupportedUntil) {
+		l.publish(now, now, 0)
+		return
+	}
+	l.pace()
+	var (
+		mu          sync.Mutex
+		failures    int
+		notFound    int
+		answered    int
+		g, gctx     = errgroup.WithContext(ctx)
+		interval    = l.p.opts.Logs.Interval
+		maxPages    = l.p.opts.Logs.MaxPages
+		until       = now.UTC()
+		truncations []string
+	)
+	g.SetLimit(max(l.p.opts.Concurrency, 1))
+	for _, id := range services {
+		c := l.cursors[id]
+		if c == nil {
+			// No backfill: the first read of a service starts now.
+			l.cursors[id] = &logCursor{boundary: until, seen: map[uint64]int{}, counts: map[string]float64{}}
+			continue
+		}
+		g.Go(func() error {
+			entries, truncated, err := l.read(gctx, id, c.boundary, until, maxPages)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case apiclient.IsNotFound(err):
+				notFound++
+			case err != nil:
+				failures++
+			default:
+				answered++
+				c.count(entries)
+				if truncated {
+					l.truncated++
+					truncations = append(truncations, id)
+				}
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if answered > 0 {
+		l.lastOK = now
+	}
+	if notFound > 0 && answered == 0 && now.Sub(l.lastOK) > availableSeriesTTL {
+		if l.unsupportedUntil.IsZero() {
+			l.p.logger.Warn("The API has no service logs for this project (404); the log collector is off for it and asks again hourly",
+				"retry_in", availableSeriesTTL)
+		}
+		l.unsupportedUntil = now.Add(availableSeriesTTL)
+		l.cursors = map[string]*logCursor{}
+		l.publish(now, l.p.opts.Now(), 0)
+		return
+	}
+	if answered > 0 && !l.unsupportedUntil.IsZero() {
+		l.p.logger.Info("The API has service logs for this project again")
+		l.unsupportedUntil = time.Time{}
+	}
+	slices.Sort(truncations)
+	for _, id := range truncations {
+		if !l.warned[id] {
+			l.warned[id] = true
+			l.p.logger.Warn("A service wrote more log entries in one interval than the page cap reads; the older ones of the interval are not counted",
+				"service_id", id, "max_pages", maxPages, "page_size", apiclient.LogsPageSize, "interval", interval,
+				"fix", "raise --collect.logs.max-pages or lower --collect.logs.interval (clouddb_exporter_log_pages_truncated_total counts each time)")
+		}
+	}
+	l.publish(now, l.p.opts.Now(), failures)
+}
+
+// read pages through a service's entries from since (inclusive, as the API
+// may send them) to until, newest first, up to maxPages pages. truncated
+// tells that older entries remained.
+func (l *logsRunner) read(ctx context.Context, id string, since, until time.Time, maxPages int) ([]apiclient.LogEntry, bool, error) {
+	q := apiclient.LogsQuery{Since: since, Until: until}
+	var out []apiclient.LogEntry
+	for range maxPages {
+		if !l.wait(ctx) {
+			return nil, false, ctx.Err()
+		}
+		page, err := l.client.GetServiceLogs(ctx, id, q)
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, page.Entries...)
+		if page.LastCursor == "" || len(page.Entries) == 0 {
+			return out, false, nil
+		}
+		q.Cursor = page.LastCursor
+	}
+	return out, true, nil
+}
+
+// count adds the entries of one read (newest first, from since = the
+// boundary) to c: those newer than the boundary all, those at exactly the
+// boundary only beyond what was counted there already; then moves the
+// boundary to the newest entry. Entries without a timestamp, or older than
+// the boundary (an API that ignores since), are not counted: they cannot
+// be told from ones counted before.
+func (c *logCursor) count(entries []apiclient.LogEntry) {
+	if !c.read {
+		c.read = true
+		for _, s := range logSeverities[:7] {
+			c.counts[s] += 0
+		}
+	}
+	newest := c.boundary
+	atBoundary := map[uint64]int{}
+	for _, e := range entries {
+		switch ts := e.Timestamp.Time; {
+		case ts.IsZero() || ts.Before(c.boundary):
+			continue
+		case ts.Equal(c.boundary):
+			k := entryKey(e)
+			atBoundary[k]++
+			if atBoundary[k] > c.seen[k] {
+				c.counts[severityOf(e.Severity)]++
+			}
+		default:
+			c.counts[severityOf(e.Severity)]++
+			if ts.After(newest) {
+				newest = ts
+			}
+		}
+	}
+	if newest.Equal(c.boundary) {
+		for k, n := range atBoundary {
+			c.seen[k] = max(c.seen[k], n)
+		}
+		return
+	}
+	c.boundary = newest
+	c.seen = map[uint64]int{}
+	for _, e := range entries {
+		if e.Timestamp.Equal(newest) {
+			c.seen[entryKey(e)]++
+		}
+	}
+}
+
+// entryKey tells entries apart at one timestamp: the severity and the
+// message, hashed (messages are never kept).
+func entryKey(e apiclient.LogEntry) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(e.Severity))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write([]byte(e.Message))
+	return h.Sum64()
+}
+
+// pace sets the calls' rate to what the state calls leave of the budget.
+func (l *logsRunner) pace() {
+	r := l.p.opts.RateLimit
+	if r <= 0 || math.IsInf(r, 1) || l.unpaced {
+		l.limiter = nil
+		return
+	}
+	left := max(r*budgetShare-float64(l.p.stateCalls.Load())/l.p.opts.Interval.Seconds(), r*(1-budgetShare))
+	if l.limiter == nil {
+		l.limiter = rate.NewLimiter(rate.Limit(left), 1)
+	}
+	l.limiter.SetLimit(rate.Limit(left))
+}
+
+func (l *logsRunner) wait(ctx context.Context) bool {
+	if l.limiter == nil {
+		return ctx.Err() == nil
+	}
+	return l.limiter.Wait(ctx) == nil
+}
+
+// publish hands the counts and the part's health to the poller.
+func (l *logsRunner) publish(start, end time.Time, failures int) {
+	h := fleet.PartHealth{Name: fleet.PartLogs, Success: failures == 0, Duration: max(end.Sub(start), 0), LastSuccess: l.health.LastSuccess}
+	if h.Success {
+		h.LastSuccess = end
+	}
+	l.health = h
+	logs := &fleet.Logs{PagesTruncated: l.truncated}
+	for _, id := range slices.Sorted(func(yield func(string) bool) {
+		for id := range l.cursors {
+			if !yield(id) {
+				return
+			}
+		}
+	}) {
+		c := l.cursors[id]
+		if !c.read {
+			continue
+		}
+		for _, sev := range slices.Sorted(func(yield func(string) bool) {
+			for s := range c.counts {
+				if !yield(s) {
+					return
+				}
+			}
+		}) {
+			logs.Counts = append(logs.Counts, fleet.LogCount{ServiceID: id, Severity: sev, Count: c.counts[sev]})
+		}
+	}
+	slices.SortFunc(logs.Counts, func(a, b fleet.LogCount) int {
+		return cmp.Or(cmp.Compare(a.ServiceID, b.ServiceID), cmp.Compare(a.Severity, b.Severity))
+	})
+	l.p.setLogs(logs, h)
+}
+
+// serviceSelector selects services by environment and name.
+type serviceSelector struct {
+	envs   map[string]bool
+	nameRe *regexp.Regexp
+}
+
+func newServiceSelector(envs []string, nameRe *regexp.Regexp) serviceSelector {
+	s := serviceSelector{nameRe: nameRe}
+	if len(envs) > 0 {
+		s.envs = map[string]bool{}
+		for _, e := range envs {
+			s.envs[strings.ToUpper(e)] = true
+		}
+	}
+	return s
+}
+
+// selected returns the ids of snap's services the selector selects, sorted.
+func (s serviceSelector) selected(snap *fleet.Snapshot) []string {
+	if snap == nil {
+		return nil
+	}
+	var ids []string
+	for _, svc := range snap.Services {
+		if s.envs != nil && !s.envs[strings.ToUpper(svc.Environment())] {
+			continue
+		}
+		if s.nameRe != nil && !s.nameRe.MatchString(svc.Name) {
+			continue
+		}
+		ids = append(ids, svc.ServiceID)
+	}
+	return ids
+}

@@ -1,0 +1,228 @@
+package poller
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
+)
+
+// fakeLogs is a service's logs as the API serves them: newest first, pages
+// of pageSize, since and until inclusive (or since exclusive, to show that
+// counting is exact either way), a cursor that is an offset.
+type fakeLogs struct {
+	mu             sync.Mutex
+	entries        map[string][]apiclient.LogEntry // by service, in the order written
+	pageSize       int
+	sinceExclusive bool
+	fail           error
+	calls          int
+}
+
+func (f *fakeLogs) add(id string, ts time.Time, severity, msg string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for range n {
+		f.entries[id] = append(f.entries[id], apiclient.LogEntry{Timestamp: apiclient.Time{Time: ts}, Severity: severity, Message: msg})
+	}
+}
+
+func (f *fakeLogs) GetServiceLogs(_ context.Context, id string, q apiclient.LogsQuery) (*apiclient.LogPage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.fail != nil {
+		return nil, f.fail
+	}
+	var match []apiclient.LogEntry
+	all := f.entries[id]
+	for i := len(all) - 1; i >= 0; i-- { // newest written last
+		e := all[i]
+		if e.Timestamp.Before(q.Since) || f.sinceExclusive && e.Timestamp.Equal(q.Since) || !q.Until.IsZero() && e.Timestamp.After(q.Until) {
+			continue
+		}
+		match = append(match, e)
+	}
+	// Newest first by timestamp; equal ones in a fixed order.
+	for i := 1; i < len(match); i++ {
+		for j := i; j > 0 && match[j].Timestamp.After(match[j-1].Timestamp.Time); j-- {
+			match[j], match[j-1] = match[j-1], match[j]
+		}
+	}
+	start, _ := strconv.Atoi(q.Cursor)
+	end := min(len(match), start+f.pageSize)
+	page := &apiclient.LogPage{Entries: match[start:end]}
+	if end < len(match) {
+		page.LastCursor = strconv.Itoa(end)
+	}
+	return page, nil
+}
+
+type logsHarness struct {
+	clock *fakeclock.Clock
+	fl    *fakeLogs
+	p     *Poller
+	l     *logsRunner
+	logs  *bytes.Buffer
+}
+
+func newLogsHarness(t *testing.T, services, maxPages int) *logsHarness {
+	t.Helper()
+	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	fc := newFakeClient()
+	fleetOf(fc, services, 0)
+	fc.inline = true
+	var logs bytes.Buffer
+	p := New(fc, Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2,
+		Logs: config.Logs{Enabled: true, Interval: time.Minute, MaxPages: maxPages}},
+		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	p.Poll(context.Background())
+	fl := &fakeLogs{entries: map[string][]apiclient.LogEntry{}, pageSize: 3}
+	l := newLogsRunner(p, fl)
+	l.unpaced = true
+	return &logsHarness{clock: clock, fl: fl, p: p, l: l, logs: &logs}
+}
+
+func (h *logsHarness) tick() *fleet.Logs {
+	h.l.tick(context.Background())
+	h.clock.Advance(time.Minute)
+	return h.p.Snapshot().Logs
+}
+
+func count(l *fleet.Logs, id, severity string) float64 {
+	for _, c := range l.Counts {
+		if c.ServiceID == id && c.Severity == severity {
+			return c.Count
+		}
+	}
+	return -1
+}
+
+// TestLogsCountingIsExact: entries are counted once across page and poll
+// boundaries, with equal timestamps at the boundary and late arrivals at
+// it, whether the API's since is inclusive or not; nothing before the
+// first read is counted.
+func TestLogsCountingIsExact(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run("since exclusive "+strconv.FormatBool(exclusive), func(t *testing.T) {
+			h := newLogsHarness(t, 1, 10)
+			h.fl.sinceExclusive = exclusive
+			id := "svc00"
+			h.fl.add(id, h.clock.Now().Add(-time.Hour), "ERROR", "old", 5) // before the first read: no backfill
+			if l := h.tick(); len(l.Counts) != 0 || h.fl.calls != 0 {
+				t.Fatalf("the first interval exported %v after %d calls, want nothing and no call", l.Counts, h.fl.calls)
+			}
+			t0 := h.clock.Now()
+			h.fl.add(id, t0.Add(-30*time.Second), "ERROR", "dup key", 4) // 4 equal entries, across pages of 3
+			h.fl.add(id, t0.Add(-10*time.Second), "LOG", "checkpoint", 1)
+			h.fl.add(id, t0.Add(-10*time.Second), "weird", "x", 2) // the boundary: 3 entries at one timestamp
+			l := h.tick()
+			if count(l, id, "ERROR") != 4 || count(l, id, "LOG") != 1 || count(l, id, "OTHER") != 2 || count(l, id, "FATAL") != 0 {
+				t.Fatalf("after the first poll: %v", l.Counts)
+			}
+			// Late arrivals at exactly the boundary, and newer entries.
+			h.fl.add(id, t0.Add(-10*time.Second), "LOG", "checkpoint", 1)
+			h.fl.add(id, t0.Add(-10*time.Second), "FATAL", "late", 1)
+			h.fl.add(id, t0.Add(20*time.Second), "FATAL", "new", 3)
+			l = h.tick()
+			wantFatal, wantLog := 4.0, 2.0
+			if exclusive { // an API with an exclusive since never sends them again
+				wantFatal, wantLog = 3, 1
+			}
+			if count(l, id, "FATAL") != wantFatal || count(l, id, "LOG") != wantLog || count(l, id, "ERROR") != 4 || count(l, id, "OTHER") != 2 {
+				t.Fatalf("after the second poll: %v", l.Counts)
+			}
+			// Nothing new: nothing changes, however often the boundary
+			// comes again.
+			for range 3 {
+				if again := h.tick(); count(again, id, "FATAL") != wantFatal || count(again, id, "LOG") != wantLog {
+					t.Fatalf("a poll with nothing new changed the counts: %v", again.Counts)
+				}
+			}
+		})
+	}
+}
+
+// TestLogsPageCap: a service that writes more than max-pages pages in an
+// interval has its newest pages counted, the truncation counted and one
+// WARN line; the next interval goes on from the newest entry.
+func TestLogsPageCap(t *testing.T) {
+	h := newLogsHarness(t, 1, 2)
+	id := "svc00"
+	h.tick()
+	base := h.clock.Now()
+	for i := range 10 {
+		h.fl.add(id, base.Add(-time.Duration(10-i)*time.Second), "ERROR", "e", 1)
+	}
+	l := h.tick()
+	if count(l, id, "ERROR") != 6 || l.PagesTruncated != 1 {
+		t.Fatalf("capped read counted %v ERROR, truncated %v; want the 6 newest and 1", count(l, id, "ERROR"), l.PagesTruncated)
+	}
+	h.fl.add(id, h.clock.Now(), "ERROR", "e", 2)
+	l = h.tick()
+	if count(l, id, "ERROR") != 8 || l.PagesTruncated != 1 {
+		t.Errorf("after the cap: %v ERROR, truncated %v", count(l, id, "ERROR"), l.PagesTruncated)
+	}
+	for i := range 10 {
+		h.fl.add(id, h.clock.Now().Add(-time.Duration(i)*time.Millisecond), "ERROR", "e", 1)
+	}
+	h.tick()
+	if n := strings.Count(h.logs.String(), "page cap"); n != 1 {
+		t.Errorf("%d WARN lines about the page cap, want 1:\n%s", n, h.logs)
+	}
+	if strings.Contains(h.logs.String(), `"e"`) || strings.Contains(h.logs.String(), "msg=e") {
+		t.Errorf("a log message reached the exporter's log:\n%s", h.logs)
+	}
+}
+
+// TestLogsFailuresAndNotFound: a failed read keeps the counts, flagged; a
+// 404 API turns logs off with one line and is asked again hourly.
+func TestLogsFailuresAndNotFound(t *testing.T) {
+	h := newLogsHarness(t, 2, 5)
+	h.tick()
+	h.fl.add("svc01", h.clock.Now().Add(-time.Second), "ERROR", "x", 1)
+	h.tick()
+	h.fl.fail = errBoom
+	l := h.tick()
+	if count(l, "svc01", "ERROR") != 1 {
+		t.Errorf("a failed read lost the counts: %v", l.Counts)
+	}
+	var health fleet.PartHealth
+	for _, ph := range h.p.Snapshot().Parts {
+		if ph.Name == fleet.PartLogs {
+			health = ph
+		}
+	}
+	if health.Success || health.LastSuccess.IsZero() {
+		t.Errorf("health after a failure = %+v", health)
+	}
+
+	h2 := newLogsHarness(t, 2, 5)
+	h2.fl.fail = errNotFound
+	for range 30 {
+		h2.tick()
+	}
+	// 2 services: one interval's reads (the first interval makes none),
+	// then nothing for the hour.
+	if h2.fl.calls != 2 {
+		t.Errorf("%d calls in 30 minutes against an API without logs, want 2", h2.fl.calls)
+	}
+	for range 33 { // the hour, then a first read (no backfill), then the reads
+		h2.tick()
+	}
+	if h2.fl.calls != 4 {
+		t.Errorf("%d calls after an hour, want 4", h2.fl.calls)
+	}
+	if n := strings.Count(h2.logs.String(), "no service logs"); n != 1 {
+		t.Errorf("%d log lines, want 1", n)
+	}
+}
