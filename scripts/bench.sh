@@ -18,6 +18,10 @@ go test -run '^$' -bench 'BenchmarkScrape' -benchtime "${SCRAPE_BENCHTIME:-20x}"
 go test -run '^$' -bench 'BenchmarkScrape/N=.*/(gzip|text)_vs_bytes' -benchtime "${GOAL_BENCHTIME:-1000x}" ./exposition/ >>"$out"
 go test -run '^$' -bench 'BenchmarkRender|BenchmarkMemory' -benchtime "${RENDER_BENCHTIME:-10x}" -benchmem ./exposition/ >>"$out"
 go test -run '^$' -bench 'BenchmarkPollCycle' -benchtime "${POLL_BENCHTIME:-3x}" ./poller/ >>"$out"
+# The built exporter over a 10k-service fleet against a server writing the
+# same gzip bytes from one slice, in interleaved pairs (e2e/).
+load=$(uptime | sed 's/.*load average: //')
+go test -run '^$' -bench 'BenchmarkScrapeVsBytes' -benchtime "${PAIRS:-300}x" ./e2e/ >>"$out"
 
 awk '
 function metric(unit,   i) { for (i = 4; i <= NF; i++) if ($(i+1) == unit) return $i; return "" }
@@ -35,6 +39,9 @@ function key(prefix,   name) { name = $1; sub(prefix, "", name); sub(/-[0-9]+$/,
 /^BenchmarkMemory\// {
 	mem[++mcount] = sprintf("| %s | %.0f | %.0f | %.2f |", key("^BenchmarkMemory/"), metric("heap_bytes/service"), metric("expo_bytes/service"), metric("heap/expo"))
 }
+/^BenchmarkScrapeVsBytes/ {
+	binary = sprintf("| %.2f | %.2f | %.2f | %s ms | %s ms |", metric("x_baseline"), metric("x_p10"), metric("x_p90"), metric("scrape_ms"), metric("bytes_ms"))
+}
 /^BenchmarkPollCycle\// {
 	poll[++pcount] = sprintf("| %s | %s | %s | %s |", key("^BenchmarkPollCycle/"), metric("calls/cycle"), metric("min_calls"), metric("x_bound"))
 }
@@ -47,6 +54,12 @@ END {
 		n = order[i]
 		printf "| %s | %.2f | %.2f | %.2f | %s, %s | %.0f |\n", n, x[n, "gzip_vs_bytes_http"], x[n, "gzip_vs_bytes"], x[n, "text_vs_bytes"], per[n, "gzip_vs_bytes"], per[n, "text_vs_bytes"], ns[n, "const_registry"] / ns[n, "cached"]
 	}
+	print ""
+	print "## BenchmarkScrapeVsBytes (goal: gzip scrape of the built exporter at 10k services <= 1.3x a server writing the same bytes from one slice; load average " load ")"
+	print ""
+	print "| median ratio of a pair | p10 | p90 | scrape, median | bytes, median |"
+	print "|---|---|---|---|---|"
+	print binary
 	print ""
 	print "## BenchmarkRender (goals: a poll with nothing changed renders nothing and allocates O(1) per resource; only the asked form is rendered)"
 	print ""
@@ -68,7 +81,7 @@ END {
 	print "| case | calls/cycle | minimum | time / bound |"
 	print "|---|---|---|---|"
 	for (i = 1; i <= pcount; i++) print poll[i]
-}' "$out"
+}' load="$load" "$out"
 
 if [[ "${BENCH_RSS:-1}" != 0 ]]; then
 	echo
