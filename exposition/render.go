@@ -122,7 +122,8 @@ func (e *Handler) build(f int, generation uint64) *view {
 					}
 					e.stats.rendered[f]++
 				}
-				for _, pc := range c.forms[f].pieces {
+				for j := range c.forms[f].pieces {
+					pc := &c.forms[f].pieces[j]
 					r.byFamily[pc.family] = append(r.byFamily[pc.family], pc)
 				}
 			}
@@ -156,11 +157,42 @@ func (e *Handler) build(f int, generation uint64) *view {
 		}
 		add(familyHeader(fam, f))
 		for _, pc := range pieces {
-			add(pc)
+			add(*pc)
 		}
+	}
+	if gzip {
+		v.parts = [][]byte{r.flatten(v, f)}
 	}
 	r.shrink()
 	return v
+}
+
+// flatten lays a gzip view's parts out in one slice and points the chunks'
+// pieces into it, so that it is their only copy. A scrape then writes the
+// cached part in one call, as a server with nothing else to do would: the
+// thousands of pieces of a 10k-service exposition, copied through the
+// write buffer, made a gzip scrape about 1.2x the time of writing the same
+// bytes from one slice (BenchmarkScrapeVsBytes in e2e/), one slice 1.03x.
+// The piece headers are the shared deflatedHeaders, left alone. Called by
+// build, in the order it added the parts.
+func (r *renderer) flatten(v *view, f int) []byte {
+	flat := make([]byte, 0, v.size)
+	for _, part := range v.parts {
+		flat = append(flat, part...)
+	}
+	off := len(gzipHeader)
+	for fam, pieces := range r.byFamily {
+		if len(pieces) == 0 {
+			continue
+		}
+		off += len(familyHeader(fam, f).b)
+		for _, pc := range pieces {
+			n := len(pc.b)
+			pc.b = flat[off : off+n : off+n]
+			off += n
+		}
+	}
+	return flat
 }
 
 // familyHeader returns the HELP and TYPE lines of a family in form f.
@@ -196,8 +228,8 @@ type renderer struct {
 	w        *lineWriter
 	out      bytes.Buffer
 	fw       *flate.Writer
-	spans    [][2]int // of each piece in out
-	byFamily [][]piece
+	spans    [][2]int   // of each piece in out
+	byFamily [][]*piece // into the chunks' forms, while building a view
 }
 
 // scratchLimit bounds the scratch buffers kept between renderings: after
@@ -211,7 +243,7 @@ const scratchLimit = 1 << 20
 func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (*chunkForm, error) {
 	if r.w == nil {
 		r.w = newLineWriter()
-		r.byFamily = make([][]piece, len(families))
+		r.byFamily = make([][]*piece, len(families))
 	}
 	w := r.w
 	for i := range w.samples {
