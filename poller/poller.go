@@ -240,12 +240,14 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	return snap
 }
 
-// setUsage installs the usage collector's latest data and health, and
-// publishes a snapshot with them.
-func (p *Poller) setUsage(u *fleet.Usage, h fleet.PartHealth) {
+// setUsage installs the usage collector's latest data and, unless h is
+// nil (a read still under way), its health, and publishes a snapshot.
+func (p *Poller) setUsage(u *fleet.Usage, h *fleet.PartHealth) {
 	p.mu.Lock()
 	p.st.usage = u
-	p.st.parts[fleet.PartUsage] = h
+	if h != nil {
+		p.st.parts[fleet.PartUsage] = *h
+	}
 	snap := p.snapshotLocked()
 	p.mu.Unlock()
 	p.publish(snap)

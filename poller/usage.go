@@ -36,6 +36,9 @@ const (
 	// the window reaches back over the last complete bucket and overlaps
 	// the previous read.
 	usageWindowSlack = 2 * time.Minute
+	// usagePublishEvery is how often a usage read publishes the values
+	// that have arrived while its calls go on.
+	usagePublishEvery = 5 * time.Second
 )
 
 // availability is what a service's available-series answer said: the
@@ -261,6 +264,7 @@ func (u *usageRunner) tick(ctx context.Context) {
 	}
 	g, gctx = errgroup.WithContext(ctx)
 	g.SetLimit(max(u.p.opts.Concurrency, 1))
+	lastPublished := now
 	to := now.Truncate(time.Second)
 	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
 	for _, t := range pl.tasks {
@@ -284,6 +288,13 @@ func (u *usageRunner) tick(ctx context.Context) {
 				failures++ // the last values stay
 			default:
 				u.values[t.key()] = newestBuckets(t, series)
+				// The calls are paced over the interval: publish as the
+				// values arrive, as the state does, the part's health at
+				// the end.
+				if now := u.p.opts.Now(); now.Sub(lastPublished) >= usagePublishEvery {
+					lastPublished = now
+					u.p.setUsage(u.build(false), nil)
+				}
 			}
 			return nil
 		})
@@ -387,6 +398,11 @@ func (u *usageRunner) publish(start, end time.Time, failures int, unsupported bo
 		h.LastSuccess = end
 	}
 	u.health = h
+	u.p.setUsage(u.build(unsupported), &h)
+}
+
+// build makes the project's usage from the last values.
+func (u *usageRunner) build(unsupported bool) *fleet.Usage {
 	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
 	if !unsupported {
 		keys := slices.Sorted(func(yield func(string) bool) {
@@ -426,7 +442,7 @@ func (u *usageRunner) publish(start, end time.Time, failures int, unsupported bo
 			usage.JobsOverLimit += len(ids)
 		}
 	}
-	u.p.setUsage(usage, h)
+	return usage
 }
 
 // jobOrder sorts numeric job ids by number, so that max-jobs keeps the
