@@ -12,8 +12,10 @@ const usageNote = " From the newest bucket with a value of the API's usage serie
 
 // usageMetric is how one usage series becomes a metric.
 type usageMetric struct {
-	desc   *Desc
-	factor float64 // the value is multiplied by it: to base units
+	desc *Desc
+	// divisor converts the value to base units (1000 for millicores):
+	// a division, so that 2397 millicores are exactly 2.397 cores.
+	divisor float64
 }
 
 func usageDesc(name, help string, job bool) *Desc {
@@ -26,8 +28,8 @@ func usageDesc(name, help string, job bool) *Desc {
 
 // usageMetrics maps each documented series suffix to its metric.
 var usageMetrics = map[string]usageMetric{
-	apiclient.SeriesCPUUsage:    {usageDesc("clouddb_service_system_cpu_usage_cores", "CPU used by one node of a database service in cores, from *_system_cpu_usage_millicores divided by 1000.", false), 1e-3},
-	apiclient.SeriesCPUTotal:    {usageDesc("clouddb_service_system_cpu_total_cores", "CPU available to one node of a database service in cores, from *_system_cpu_total_millicores divided by 1000.", false), 1e-3},
+	apiclient.SeriesCPUUsage:    {usageDesc("clouddb_service_system_cpu_usage_cores", "CPU used by one node of a database service in cores, from *_system_cpu_usage_millicores divided by 1000.", false), 1000},
+	apiclient.SeriesCPUTotal:    {usageDesc("clouddb_service_system_cpu_total_cores", "CPU available to one node of a database service in cores, from *_system_cpu_total_millicores divided by 1000.", false), 1000},
 	apiclient.SeriesMemoryUsage: {usageDesc("clouddb_service_system_memory_usage_bytes", "Memory used by one node of a database service in bytes, from *_system_memory_usage_bytes.", false), 1},
 	apiclient.SeriesMemoryTotal: {usageDesc("clouddb_service_system_memory_total_bytes", "Memory available to one node of a database service in bytes, from *_system_memory_total_bytes.", false), 1},
 	apiclient.SeriesDiskUsage:   {usageDesc("clouddb_service_system_disk_usage_bytes", "Disk used by one node of a database service in bytes, from *_system_disk_usage_bytes.", false), 1},
@@ -45,7 +47,7 @@ var usageMetrics = map[string]usageMetric{
 		"Disk read and write operations of one node of a database service, from *_system_disk_io_total_ops as given (the API does not say whether per bucket or per second).", false), 1},
 	apiclient.SeriesQPS:         {usageDesc("clouddb_service_database_queries_per_second", "Queries per second served by one node of a database service, from *_database_qps.", false), 1},
 	apiclient.SeriesConnections: {usageDesc("clouddb_service_database_connections", "Connections to one node of a database service, from *_database_num_connections.", false), 1},
-	apiclient.SeriesJobDuration: {usageDesc("clouddb_service_database_job_duration_seconds", "Duration of the last run of a background job of a database service in seconds, from *_database_job_duration_usecs divided by 1e6.", true), 1e-6},
+	apiclient.SeriesJobDuration: {usageDesc("clouddb_service_database_job_duration_seconds", "Duration of the last run of a background job of a database service in seconds, from *_database_job_duration_usecs divided by 1e6.", true), 1e6},
 	apiclient.SeriesJobSuccess:  {usageDesc("clouddb_service_database_job_success", "Whether the last run of a background job of a database service succeeded (1) or not (0), from *_database_job_success as given.", true), 1},
 }
 
@@ -85,9 +87,9 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 			continue
 		}
 		if smp.Suffix == apiclient.SeriesJobDuration || smp.Suffix == apiclient.SeriesJobSuccess {
-			out.gauge(m.desc, smp.Value*m.factor, p, smp.ServiceID, smp.Role, smp.Ordinal, smp.JobID)
+			out.gauge(m.desc, smp.Value/m.divisor, p, smp.ServiceID, smp.Role, smp.Ordinal, smp.JobID)
 		} else {
-			out.gauge(m.desc, smp.Value*m.factor, p, smp.ServiceID, smp.Role, smp.Ordinal)
+			out.gauge(m.desc, smp.Value/m.divisor, p, smp.ServiceID, smp.Role, smp.Ordinal)
 		}
 		out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), smp.Role, smp.Ordinal, smp.JobID)
 	}
