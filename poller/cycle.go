@@ -64,6 +64,8 @@ func (e errDeferred) Error() string {
 // the peerings of VPCs within the call budget (see plan), publishing in
 // batches as they arrive, and publishes the cycle's outcome at the end.
 func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
+	p.stateGate.enter()
+	defer p.stateGate.leave()
 	start := p.opts.Now()
 	cycleCtx, cancel := context.WithTimeout(ctx, p.opts.Interval)
 	defer cancel()
@@ -172,6 +174,7 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	plan := p.planLocked(now(), listFailed)
 	p.mu.Unlock()
 	p.stateCalls.Store(int64(plan.lists + len(plan.todo)))
+	p.stateNeeded.Store(int64(plan.lists + plan.children))
 	p.warnBudget(plan)
 
 	runs := map[string]*partRun{

@@ -23,6 +23,8 @@ type fakeClient struct {
 	hang map[string]bool
 	// inline makes service answers carry read_replica_sets (revision 2026).
 	inline bool
+	// onCall, when set, runs at each call, before it answers.
+	onCall func(op string)
 }
 
 // withInline returns svc as the API shows it: with its replica sets inline
@@ -48,6 +50,9 @@ var errBoom = &apiclient.APIError{StatusCode: 500, Code: "INTERNAL_ERROR", Messa
 var errNotFound = &apiclient.APIError{StatusCode: 404, Code: "NOT_FOUND", Message: "not found"}
 
 func (f *fakeClient) call(op, id string) error {
+	if f.onCall != nil {
+		f.onCall(op)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls[op]++

@@ -127,8 +127,11 @@ type Poller struct {
 	ready     chan struct{}
 
 	// stateCalls is how many calls the last full cycle planned (lists and
-	// per-resource calls): what the usage collector leaves them.
-	stateCalls atomic.Int64
+	// per-resource calls): what the usage collector leaves them;
+	// stateNeeded is how many refreshing every resource takes.
+	stateCalls, stateNeeded atomic.Int64
+	// stateGate is held while state calls run: usage calls wait for it.
+	stateGate stateGate
 }
 
 // New returns a Poller for client's project.

@@ -31,6 +31,8 @@ type peeringRef struct{ vpcID, peeringID string }
 // listReplicaSets of the service for replica sets (they have no get), and
 // getPeering for pending peerings.
 func (p *Poller) PollTransitions(ctx context.Context) {
+	p.stateGate.enter()
+	defer p.stateGate.leave()
 	var services, rsServices []string
 	var peerings []peeringRef
 	p.mu.Lock()

@@ -153,10 +153,19 @@ type usagePlan struct {
 func (u *usageRunner) plan(services []string, now time.Time, budget int) usagePlan {
 	pl := usagePlan{budget: budget, cycles: 1}
 	var all []usageTask
+	// Series of services whose available series are still to be read
+	// count in what a refresh needs: as many as before, or every selected
+	// one until known, so that the first tick's numbers are right.
+	pending := 0
 	for _, id := range services {
 		a, ok := u.avail[id]
 		if !ok || now.Sub(a.at) >= availableSeriesTTL {
 			pl.availReads = append(pl.availReads, id)
+			if ok {
+				pending += len(a.names)
+			} else {
+				pending += len(u.suffixes)
+			}
 			continue
 		}
 		for _, suf := range u.suffixes {
@@ -170,7 +179,7 @@ func (u *usageRunner) plan(services []string, now time.Time, budget int) usagePl
 	slices.SortFunc(all, func(a, b usageTask) int {
 		return cmp.Or(a.last.Compare(b.last), cmp.Compare(a.reads, b.reads), cmp.Compare(a.serviceID, b.serviceID), cmp.Compare(a.suffix, b.suffix))
 	})
-	pl.needed = len(pl.availReads) + len(all)
+	pl.needed = len(pl.availReads) + pending + len(all)
 	pl.tasks = all
 	if budget >= 0 {
 		// Available-series reads take at most half the budget while
@@ -303,12 +312,13 @@ func (u *usageRunner) tick(ctx context.Context) {
 	u.publish(start, u.p.opts.Now(), failures, false)
 }
 
-// pace waits for the usage share of the budget; false when ctx ended.
+// pace waits for the usage share of the budget, then for the state's
+// calls to end (they go first); false when ctx ended.
 func (u *usageRunner) pace(ctx context.Context) bool {
-	if u.limiter == nil || u.unpaced {
-		return ctx.Err() == nil
+	if u.limiter != nil && !u.unpaced && u.limiter.Wait(ctx) != nil {
+		return false
 	}
-	return u.limiter.Wait(ctx) == nil
+	return u.p.stateGate.wait(ctx) == nil
 }
 
 // match maps each selected suffix to the first available name that ends
@@ -375,19 +385,31 @@ func (u *usageRunner) prune(services []string) {
 func (u *usageRunner) warnBudget(pl usagePlan) {
 	switch {
 	case pl.cycles > 1 && u.warnedCycles <= 1:
-		interval := u.cfg.Interval.Seconds()
-		state := float64(u.p.stateCalls.Load()) / u.p.opts.Interval.Seconds()
-		perSecond := state + float64(pl.needed)/interval/budgetShare
 		u.p.logger.Warn("The API call budget left after the state calls does not cover every selected usage series in one usage interval; they are refreshed round-robin",
 			"calls_needed", pl.needed,
 			"budget_per_interval", pl.budget,
 			"refresh_period", time.Duration(pl.cycles)*u.cfg.Interval,
-			"fix", fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.usage.interval to %s, or select fewer services or series (--collect.usage.environment, --collect.usage.service-name-regex, --collect.usage.series)",
-				perSecond, time.Duration(pl.cycles)*u.cfg.Interval))
+			"fix", u.budgetFix(pl.needed))
 	case pl.cycles <= 1 && u.warnedCycles > 1:
 		u.p.logger.Info("The API call budget covers every selected usage series in one usage interval again", "calls_needed", pl.needed)
 	}
 	u.warnedCycles = pl.cycles
+}
+
+// budgetFix says what makes needed usage calls fit in one usage interval:
+// the rate limit that covers them beside every state call (at the budget's
+// share), or, when the state leaves room at the current rate, the usage
+// interval whose budget holds them.
+func (u *usageRunner) budgetFix(needed int) string {
+	const fewer = "select fewer services or series (--collect.usage.environment, --collect.usage.service-name-regex, --collect.usage.series)"
+	state := float64(u.p.stateNeeded.Load()) / u.p.opts.Interval.Seconds()
+	rate := (state + float64(needed)/u.cfg.Interval.Seconds()) / budgetShare
+	fix := fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or ", rate)
+	if left := u.p.opts.RateLimit*budgetShare - state; left > 0 {
+		interval := time.Duration(math.Ceil(float64(needed)/left/60)) * time.Minute
+		fix += fmt.Sprintf("--collect.usage.interval to %s, or ", interval)
+	}
+	return fix + fewer
 }
 
 // publish builds the project's usage from the last values and hands it to

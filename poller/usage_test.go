@@ -3,6 +3,7 @@ package poller
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"slices"
@@ -299,5 +300,92 @@ func TestUsageUnsupported(t *testing.T) {
 	h2.tick()
 	if len(h2.fu.asked) < 2 || strings.Contains(h2.logs.String(), "no usage series") {
 		t.Errorf("one service's 404: reads %v, logs:\n%s", h2.fu.asked, h2.logs)
+	}
+}
+
+// TestUsageBudgetWarningFirstTick: the round-robin WARN comes on the first
+// tick, before any service's available series are known, with numbers that
+// count the series reads to come (assumed available until read), not the
+// available-series reads alone.
+func TestUsageBudgetWarningFirstTick(t *testing.T) {
+	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
+		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
+	budget := h.u.budget()
+	h.tick()
+	logs := h.logs.String()
+	if n := strings.Count(logs, "refreshed round-robin"); n != 1 {
+		t.Fatalf("%d round-robin warnings after the first tick, want 1:\n%s", n, logs)
+	}
+	// 30 available-series reads and 30 x 3 series reads.
+	if !strings.Contains(logs, "calls_needed=120 ") {
+		t.Errorf("the warning does not count the 120 calls one refresh needs:\n%s", logs)
+	}
+	cycles := (120 + budget - 1) / budget
+	if u := h.p.Snapshot().Usage; u.RefreshPeriod != time.Duration(cycles)*time.Minute {
+		t.Errorf("refresh period %s after the first tick, want %d intervals", u.RefreshPeriod, cycles)
+	}
+}
+
+// TestUsageWaitsForState: the state's calls go first. While a full cycle
+// or a transition poll is running, usage calls wait, so that the two do
+// not share the rate limit's tokens.
+func TestUsageWaitsForState(t *testing.T) {
+	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	var (
+		mu     sync.Mutex
+		during []bool
+	)
+	h.fc.onCall = func(string) {
+		// A gate that holds makes pace give up when ctx ends; without
+		// one, pace returns true at once.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		ok := h.u.pace(ctx)
+		mu.Lock()
+		during = append(during, ok)
+		mu.Unlock()
+	}
+	h.p.Poll(context.Background())
+	h.fc.onCall = nil
+	if len(during) == 0 || slices.Contains(during, true) {
+		t.Errorf("usage could call during a state cycle: %v", during)
+	}
+	if !h.u.pace(context.Background()) {
+		t.Error("usage waits with no state cycle running")
+	}
+	// A usage call waiting for a cycle goes once it ends.
+	h.p.stateGate.enter()
+	done := make(chan bool)
+	go func() { done <- h.u.pace(context.Background()) }()
+	h.p.stateGate.leave()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Error("pace failed after the cycle ended")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("usage still waits after the cycle ended")
+	}
+}
+
+// TestUsageBudgetFix: the fix's rate covers the state and the usage at the
+// budget's share; its usage interval holds every series at the current rate.
+func TestUsageBudgetFix(t *testing.T) {
+	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
+		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
+	state := float64(h.p.stateNeeded.Load())
+	if state < 2 {
+		t.Fatalf("state needs %v calls", state)
+	}
+	rate := (state/60 + 120.0/60) / 0.9
+	// At 1/s, 0.9/s minus the state's is left: 120 calls need 3 minutes.
+	want := fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.usage.interval to 3m0s, or select fewer", rate)
+	if got := h.u.budgetFix(120); !strings.HasPrefix(got, want) {
+		t.Errorf("fix = %q, want it to start with %q", got, want)
+	}
+	// A state that takes the whole budget leaves no interval to suggest.
+	h.p.stateNeeded.Store(60)
+	if got := h.u.budgetFix(120); strings.Contains(got, "--collect.usage.interval") {
+		t.Errorf("fix = %q suggests an interval though the state takes the whole rate", got)
 	}
 }
