@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,14 +82,22 @@ func (u Usage) validate(where func(string) string, minInterval time.Duration) []
 		errs = append(errs, fmt.Errorf("%s must be at least %s", where("usage_interval"), minInterval))
 	}
 	for _, s := range u.Series {
-		if strings.TrimSpace(s) == "" {
+		switch {
+		case strings.TrimSpace(s) == "":
 			errs = append(errs, fmt.Errorf("%s must not hold an empty name", where("usage_series")))
+		case !slices.Contains(DefaultUsageSeries, strings.TrimPrefix(s, "_")):
+			// It would cost calls and export nothing: no metric has it.
+			errs = append(errs, fmt.Errorf("%s: %q is not a documented usage series (one of %s)",
+				where("usage_series"), s, strings.Join(DefaultUsageSeries, ", ")))
 		}
 	}
 	if u.MaxJobs < 0 {
 		errs = append(errs, fmt.Errorf("%s must not be negative", where("usage_max_jobs")))
 	}
-	if _, err := regexp.Compile("^(?:" + u.ServiceNameRegex + ")$"); err != nil {
+	// The pattern as given first, so that the error quotes the user's text.
+	if _, err := regexp.Compile(u.ServiceNameRegex); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", where("usage_service_name_regex"), err))
+	} else if _, err := regexp.Compile("^(?:" + u.ServiceNameRegex + ")$"); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", where("usage_service_name_regex"), err))
 	}
 	return errs

@@ -40,6 +40,7 @@ func TestUsageFlags(t *testing.T) {
 		{"--collect.usage", "--collect.usage.interval=30s"},
 		{"--collect.usage", "--collect.usage.service-name-regex=("},
 		{"--collect.usage", "--collect.usage.max-jobs=-1"},
+		{"--collect.usage", "--collect.usage.series=cpu_usage"}, // no documented series ends so: no metric
 	} {
 		f, err := parse(append(bad, "--api.url=https://x/v1", "--api.project-id=p")...)
 		if err != nil {
@@ -90,5 +91,18 @@ func TestUsageInFile(t *testing.T) {
 	_, err = Parse([]byte(strings.Replace(file, "interval: 10m", "interval: 10s", 1)), API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
 	if err == nil || !strings.Contains(err.Error(), "projects[0].collect.usage.interval") {
 		t.Errorf("a 10s usage interval: %v", err)
+	}
+	for _, c := range []struct{ from, to, key string }{
+		{"series: [database_qps]", "series: [database_qps, database_qpm]", "projects[0].collect.usage.series"},
+		{`service_name_regex: "orders-.*"`, `service_name_regex: "orders-("`, "projects[0].collect.usage.service_name_regex"},
+	} {
+		_, err = Parse([]byte(strings.Replace(file, c.from, c.to, 1)), API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
+		if err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s: %v, want an error naming %s", c.to, err, c.key)
+		}
+	}
+	// A leading underscore is the same series.
+	if _, err = Parse([]byte(strings.Replace(file, "series: [database_qps]", "series: [_database_qps]", 1)), API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" }); err != nil {
+		t.Errorf("_database_qps: %v", err)
 	}
 }
