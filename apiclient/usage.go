@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -99,7 +100,7 @@ func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
 }
 
 // NullableFloat is a number or null. It also decodes from a numeric string;
-// anything else (an object, "NaN" text, true) decodes as null rather than
+// anything else (an object, "NaN" or "Inf" text, true) decodes as null rather than
 // failing the whole answer: a bucket that cannot be read is an empty one.
 type NullableFloat struct {
 	Value float64
@@ -118,7 +119,7 @@ func (f *NullableFloat) UnmarshalJSON(b []byte) error {
 		b = []byte(strings.TrimSpace(s))
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || v != v { // NaN is no value
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) { // no measurement is infinite
 		return nil
 	}
 	*f = NullableFloat{Value: v, Valid: true}

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"slices"
@@ -119,5 +120,39 @@ func TestGoldenUsageAndLogs(t *testing.T) {
 	}
 	if len(obs.decodeErrors) != 0 {
 		t.Errorf("decode errors observed: %v", obs.decodeErrors)
+	}
+}
+
+// TestNullableFloat: a bucket value that is no finite number (NaN or an
+// infinity, as a string or out of range) is an empty bucket, never a value;
+// numbers, numeric strings and negative values are kept as given.
+func TestNullableFloat(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		want  float64
+		valid bool
+	}{
+		{`12.5`, 12.5, true},
+		{`"7"`, 7, true},
+		{`-3`, -3, true},
+		{`0`, 0, true},
+		{`null`, 0, false},
+		{`"NaN"`, 0, false},
+		{`"Inf"`, 0, false},
+		{`"-Infinity"`, 0, false},
+		{`"+inf"`, 0, false},
+		{`1e999`, 0, false},
+		{`true`, 0, false},
+		{`{"v":1}`, 0, false},
+		{`"12 cores"`, 0, false},
+	} {
+		var f NullableFloat
+		if err := json.Unmarshal([]byte(c.in), &f); err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		if f.Valid != c.valid || f.Value != c.want {
+			t.Errorf("%s decodes as %+v, want value %v valid %v", c.in, f, c.want, c.valid)
+		}
 	}
 }
