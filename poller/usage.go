@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -75,7 +76,10 @@ type usageRunner struct {
 	asked  map[string]time.Time           // task key -> last asked
 	reads  map[string]int                 // task key -> times asked, to break ties fairly
 	values map[string][]fleet.UsageSample // task key -> last samples
-	health fleet.PartHealth
+	// jobsOver is, by task key, how many job ids the last answer had
+	// beyond max-jobs: they are counted, not kept.
+	jobsOver map[string]int
+	health   fleet.PartHealth
 
 	// unsupportedUntil is when a project whose API answered 404 to the
 	// usage paths is asked again; lastAvailOK is the last successful
@@ -91,7 +95,7 @@ func newUsageRunner(p *Poller, client UsageClient) *usageRunner {
 	u := &usageRunner{
 		p: p, client: client, cfg: cfg, nameRe: cfg.NameMatcher(),
 		avail: map[string]availability{}, asked: map[string]time.Time{}, reads: map[string]int{},
-		values: map[string][]fleet.UsageSample{},
+		values: map[string][]fleet.UsageSample{}, jobsOver: map[string]int{},
 		health: fleet.PartHealth{Name: fleet.PartUsage},
 	}
 	for _, s := range cfg.SelectedSeries() {
@@ -293,10 +297,11 @@ func (u *usageRunner) tick(ctx context.Context) {
 			case apiclient.IsNotFound(err):
 				delete(u.avail, t.serviceID) // asked again next tick
 				delete(u.values, t.key())
+				delete(u.jobsOver, t.key())
 			case err != nil:
 				failures++ // the last values stay
 			default:
-				u.values[t.key()] = newestBuckets(t, series)
+				u.values[t.key()], u.jobsOver[t.key()] = newestBuckets(t, series, u.cfg.MaxJobs)
 				// The calls are paced over the interval: publish as the
 				// values arrive, as the state does, the part's health at
 				// the end.
@@ -337,9 +342,14 @@ func (u *usageRunner) match(names []string) map[string]string {
 }
 
 // newestBuckets keeps, for each label set of an answer, the newest bucket
-// with a value; a label set whose window is all null is left out.
-func newestBuckets(t usageTask, series []apiclient.Series) []fleet.UsageSample {
-	var out []fleet.UsageSample
+// with a value; a label set whose window is all null is left out. Label
+// sets that differ only in labels the exporter does not export (an extra
+// zone, say) are one series: the newest bucket of them wins, the first in
+// the answer on a tie, so that no series is exported twice. Of the job ids,
+// only the maxJobs lowest are kept; over is how many more there were.
+func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []fleet.UsageSample, over int) {
+	type key struct{ role, ordinal, job string }
+	index := map[key]int{}
 	for _, s := range series {
 		var best *apiclient.SeriesPoint
 		for i := range s.Data {
@@ -351,13 +361,35 @@ func newestBuckets(t usageTask, series []apiclient.Series) []fleet.UsageSample {
 		if best == nil {
 			continue
 		}
-		out = append(out, fleet.UsageSample{
-			ServiceID: t.serviceID, Suffix: t.suffix,
-			Role: s.Labels[apiclient.LabelRole], Ordinal: s.Labels[apiclient.LabelOrdinal], JobID: s.Labels[apiclient.LabelJobID],
+		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
+		smp := fleet.UsageSample{
+			ServiceID: t.serviceID, Suffix: t.suffix, Role: k.role, Ordinal: k.ordinal, JobID: k.job,
 			Value: best.Value.Value, Bucket: best.Time.Time,
-		})
+		}
+		if i, ok := index[k]; ok {
+			if smp.Bucket.After(out[i].Bucket) {
+				out[i] = smp
+			}
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, smp)
 	}
-	return out
+	jobs := map[string]bool{}
+	for _, smp := range out {
+		if smp.JobID != "" {
+			jobs[smp.JobID] = true
+		}
+	}
+	if len(jobs) <= maxJobs {
+		return out, 0
+	}
+	ids := slices.SortedFunc(maps.Keys(jobs), compareJobIDs)
+	for _, id := range ids[maxJobs:] {
+		delete(jobs, id)
+	}
+	out = slices.DeleteFunc(out, func(smp fleet.UsageSample) bool { return smp.JobID != "" && !jobs[smp.JobID] })
+	return slices.Clip(out), len(ids) - maxJobs
 }
 
 // prune forgets the services that are no longer selected.
@@ -374,6 +406,7 @@ func (u *usageRunner) prune(services []string) {
 	for key := range u.values {
 		if id, _, _ := strings.Cut(key, "/"); !keep[id] {
 			delete(u.values, key)
+			delete(u.jobsOver, key)
 			delete(u.asked, key)
 			delete(u.reads, key)
 		}
@@ -439,7 +472,7 @@ func (u *usageRunner) build(unsupported bool) *fleet.Usage {
 		for _, k := range keys {
 			samples := slices.Clone(u.values[k])
 			slices.SortFunc(samples, func(a, b fleet.UsageSample) int {
-				return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(jobOrder(a.JobID), jobOrder(b.JobID)), cmp.Compare(a.JobID, b.JobID))
+				return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Ordinal, b.Ordinal), compareJobIDs(a.JobID, b.JobID))
 			})
 			for _, s := range samples {
 				if s.JobID != "" {
@@ -460,15 +493,25 @@ func (u *usageRunner) build(unsupported bool) *fleet.Usage {
 				usage.Samples = append(usage.Samples, s)
 			}
 		}
-		for _, ids := range over {
-			usage.JobsOverLimit += len(ids)
+		// The job series of a service have the same jobs, as a rule: the
+		// larger count of those left out of one answer or across answers.
+		counted := map[string]int{}
+		for k, n := range u.jobsOver {
+			id, _, _ := strings.Cut(k, "/")
+			counted[id] = max(counted[id], n)
+		}
+		for id, ids := range over {
+			counted[id] = max(counted[id], len(ids))
+		}
+		for _, n := range counted {
+			usage.JobsOverLimit += n
 		}
 	}
 	return usage
 }
 
-// jobOrder sorts numeric job ids by number, so that max-jobs keeps the
-// lowest ids whatever their width.
-func jobOrder(id string) int {
-	return len(id)
+// compareJobIDs orders job ids shortest first, then as text: numeric ids
+// by number, so that max-jobs keeps the lowest ids whatever their width.
+func compareJobIDs(a, b string) int {
+	return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b))
 }

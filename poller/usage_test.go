@@ -389,3 +389,50 @@ func TestUsageBudgetFix(t *testing.T) {
 		t.Errorf("fix = %q suggests an interval though the state takes the whole rate", got)
 	}
 }
+
+// TestUsageHostileAnswers: label sets that differ only in labels the
+// exporter does not export become one series (the newest bucket), never
+// duplicates; a job series with thousands of job ids keeps at most
+// max-jobs of them in memory and counts the rest.
+func TestUsageHostileAnswers(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_job_success"}, MaxJobs: 50},
+		"x_system_cpu_usage_millicores", "x_database_job_success")
+	now := h.clock.Now().Truncate(time.Minute)
+	h.fu.series["x_system_cpu_usage_millicores"] = []apiclient.Series{
+		{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0", "zone": "a"}, Data: []apiclient.SeriesPoint{point(now.Add(-2*time.Minute), f64(1))}},
+		{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0", "zone": "b"}, Data: []apiclient.SeriesPoint{point(now.Add(-time.Minute), f64(2))}},
+		{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now.Add(-3*time.Minute), f64(3))}},
+		{Labels: nil, Data: nil},
+	}
+	var jobs []apiclient.Series
+	for i := range 5000 {
+		jobs = append(jobs, apiclient.Series{Labels: apiclient.SeriesLabels{"job_id": fmt.Sprint(5000 - i)}, Data: []apiclient.SeriesPoint{point(now, f64(1))}})
+	}
+	h.fu.series["x_database_job_success"] = jobs
+	u := h.tick()
+	var cpu []fleet.UsageSample
+	jobIDs := map[string]bool{}
+	for _, s := range u.Samples {
+		if s.Suffix == apiclient.SeriesCPUUsage {
+			cpu = append(cpu, s)
+		} else {
+			jobIDs[s.JobID] = true
+		}
+	}
+	if len(cpu) != 1 || cpu[0].Value != 2 {
+		t.Errorf("cpu samples %+v, want one: the newest bucket of role=primary ordinal=0", cpu)
+	}
+	if len(jobIDs) != 50 || !jobIDs["1"] || !jobIDs["50"] || jobIDs["51"] {
+		t.Errorf("%d jobs exported, want jobs 1 to 50", len(jobIDs))
+	}
+	if u.JobsOverLimit != 4950 {
+		t.Errorf("JobsOverLimit = %d, want 4950", u.JobsOverLimit)
+	}
+	kept := 0
+	for _, v := range h.u.values {
+		kept += len(v)
+	}
+	if kept > 51 {
+		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)
+	}
+}
