@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -48,5 +49,38 @@ clouddb_exporter_usage_refresh_period_seconds{project_id="p"} 300
 	// Off: nothing at all.
 	if n := testutil.CollectAndCount(NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p"}), "clouddb_exporter_usage_refresh_period_seconds"); n != 0 {
 		t.Errorf("usage off exports %d refresh periods", n)
+	}
+}
+
+// TestUsageConversionIsExact: the value is the API's divided by 1000 or
+// 1e6 as the table says, the nearest float to the true value; multiplying
+// by 1e-3 is off by one ulp for most values (2397 x 1e-3 is
+// 2.3970000000000002).
+func TestUsageConversionIsExact(t *testing.T) {
+	for _, c := range []struct {
+		suffix string
+		in     float64
+		want   float64
+	}{
+		{apiclient.SeriesCPUUsage, 2397, 2.397},
+		{apiclient.SeriesCPUTotal, 4001, 4.001},
+		{apiclient.SeriesJobDuration, 1_234_567, 1.234567},
+		{apiclient.SeriesJobDuration, 300_000, 0.3},
+		{apiclient.SeriesConnections, 17, 17},
+	} {
+		snap := &fleet.Snapshot{ProjectID: "p", Usage: &fleet.Usage{Samples: []fleet.UsageSample{
+			{ServiceID: "s", Suffix: c.suffix, Role: "primary", Ordinal: "0", JobID: "1", Value: c.in},
+		}}}
+		var rec Samples
+		collectUsage(rec.Sink(), snap)
+		got := math.NaN()
+		for i := range rec.Len() {
+			if d, v, _ := rec.At(i); d == usageMetrics[c.suffix].desc {
+				got = v
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s %v: exported %v, want %v", c.suffix, c.in, got, c.want)
+		}
 	}
 }
