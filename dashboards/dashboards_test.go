@@ -15,9 +15,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// dataPlaneFlags turn on the opt-in collectors whose series the dashboards'
-// data-plane rows show, reading every 2 s.
-var dataPlaneFlags = []string{"--collect.usage", "--collect.min-data-interval=1s", "--collect.usage.interval=2s"}
+// dataPlaneFlags turn on the opt-in usage and log collectors whose series
+// the dashboards' data-plane rows show, reading every 2 s.
+var dataPlaneFlags = []string{"--collect.usage", "--collect.logs", "--collect.min-data-interval=1s", "--collect.usage.interval=2s", "--collect.logs.interval=2s"}
 
 // notFromExporter are the names a dashboard may use that the exporter does
 // not serve: up is added by Prometheus to every scrape.
@@ -292,6 +292,7 @@ func TestServiceLinks(t *testing.T) {
 		"table/Services by storage used":          "var-service_id=${__data.fields.service_id}",
 		"state-timeline/Service status over time": "/d/clouddb-service-detail?var-job=${__field.labels.job}&var-instance=${__field.labels.instance}&var-project_id=${__field.labels.project_id}&var-service_id=${__field.labels.service_id}",
 		"table/Services by CPU saturation":        "var-service_id=${__data.fields.service_id}",
+		"table/Services by error logs":            "var-service_id=${__data.fields.service_id}",
 	}
 	// The panels, those of collapsed rows included (instead of their row).
 	var panels []json.RawMessage
@@ -430,7 +431,7 @@ func TestDataPlaneRows(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"service-detail.json/usage", "fleet-overview.json/usage"} {
+	for _, want := range []string{"service-detail.json/usage", "service-detail.json/logs", "fleet-overview.json/usage", "fleet-overview.json/logs"} {
 		if _, ok := parts[want]; !ok {
 			t.Errorf("no panel for %s", want)
 		}
@@ -439,7 +440,7 @@ func TestDataPlaneRows(t *testing.T) {
 		return
 	}
 	// The variables' part: reported with the collector's flag only.
-	for _, part := range []string{"usage"} {
+	for _, part := range []string{"usage", "logs"} {
 		_, offURL := testbin.StartExporter(t, nil, "--simulate")
 		_, on := testbin.StartExporter(t, nil, append([]string{"--simulate"}, dataPlaneFlags...)...)
 		if has := partReported(t, offURL, part); has {

@@ -61,7 +61,7 @@ func TestPrometheus(t *testing.T) {
 		"--collect.interval=2s", "--collect.transition-interval=1s", "--collect.max-staleness=1m",
 		"--api.rate-limit=200", "--api.rate-burst=200",
 		"--api.max-retries=1", "--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms",
-		"--collect.usage", "--collect.min-data-interval=1s", "--collect.usage.interval=2s")
+		"--collect.usage", "--collect.logs", "--collect.min-data-interval=1s", "--collect.usage.interval=2s", "--collect.logs.interval=2s")
 	prom := startPrometheus(t, promBin, exp.Addr)
 
 	// Every rule of the shipped file is loaded and evaluates without error.
@@ -124,7 +124,7 @@ func TestPrometheus(t *testing.T) {
 	// Dashboards, while the fleet and the API are healthy.
 	vars := map[string]string{
 		"$__rate_interval": rateInterval, "${datasource}": "", "$datasource": "",
-		"$job": job, "$instance": exp.Addr, "$admin_instance": exp.Addr, "$usage_instance": exp.Addr, "$project_id": testbin.SimProject, "$service_id": rsService,
+		"$job": job, "$instance": exp.Addr, "$admin_instance": exp.Addr, "$usage_instance": exp.Addr, "$logs_instance": exp.Addr, "$project_id": testbin.SimProject, "$service_id": rsService,
 	}
 	checkDashboards(t, prom, vars, func(string) bool { return false })
 	for _, key := range errorPanels {

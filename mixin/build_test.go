@@ -136,7 +136,7 @@ func TestAdminPanelsOff(t *testing.T) {
 }
 
 // TestDataPlanePanelsOff checks that dataPlanePanels: false leaves the node
-// usage rows and their variables out of the service and fleet
+// usage and log rows and their variables out of the service and fleet
 // dashboards, and changes nothing else.
 func TestDataPlanePanelsOff(t *testing.T) {
 	on, err := Build("")
@@ -149,7 +149,7 @@ func TestDataPlanePanelsOff(t *testing.T) {
 	}
 	for _, file := range []string{"service-detail.json", "fleet-overview.json"} {
 		name := filepath.Join(DashboardsDir, file)
-		for _, s := range []string{`"repeat": "usage_instance"`, `"name": "usage_instance"`, "clouddb_service_system_cpu_usage_cores"} {
+		for _, s := range []string{`"repeat": "usage_instance"`, `"repeat": "logs_instance"`, `"name": "usage_instance"`, "clouddb_service_log_entries_total", "clouddb_service_system_cpu_usage_cores"} {
 			if !strings.Contains(string(on[name]), s) || strings.Contains(string(off[name]), s) {
 				t.Errorf("%s: %q should be there by default and gone with dataPlanePanels: false", name, s)
 			}

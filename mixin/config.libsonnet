@@ -85,9 +85,9 @@
     // admin surface is on (--admin.listen-address). false leaves it out
     // altogether, for fleets that never turn the admin surface on.
     adminPanels: true,
-    // The node usage rows of the service and fleet dashboards, one per
-    // exporter whose opt-in usage collector is on (--collect.usage).
-    // false leaves them out.
+    // The node usage and log rows of the service and fleet dashboards, one
+    // per exporter whose opt-in usage or log collector is on
+    // (--collect.usage, --collect.logs). false leaves them out.
     dataPlanePanels: true,
     dashboardTags: ['clouddb', 'clouddb_exporter'],
     dashboardRefresh: '1m',

@@ -14,6 +14,7 @@ local util = import '../lib/util.libsonnet';
         g.variable('project_id', 'Project', 'label_values(clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance"}, project_id)'),
       ] + (if cfg.dataPlanePanels then [
              g.collectorVariable('usage_instance', 'usage'),
+             g.collectorVariable('logs_instance', 'logs'),
            ] else []),
       [
         g.row('Fleet', 0),
@@ -296,8 +297,8 @@ local util = import '../lib/util.libsonnet';
           ]
         ) + g.serviceLinks(cfg),
       ] + (if cfg.dataPlanePanels then [
-             // The opt-in usage collector: a closed row per exporter that
-             // runs it, none otherwise.
+             // The opt-in usage and log collectors: a closed row per
+             // exporter that runs them, none otherwise.
              g.repeatedRow('Node usage: $usage_instance', 89, 'usage_instance', [
                g.tablePanel(
                  'Services by CPU saturation',
@@ -308,6 +309,17 @@ local util = import '../lib/util.libsonnet';
                    g.table('topk(20, max by (job, instance, project_id, service_id) (clouddb_service_system_cpu_usage_cores{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"} / clouddb_service_system_cpu_total_cores{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"})) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"}'),
                  ]
                ) + g.serviceLinks(cfg) + g.valueColumn('CPU used / total'),
+             ]),
+             g.repeatedRow('Log entries: $logs_instance', 98, 'logs_instance', [
+               g.tablePanel(
+                 'Services by error logs',
+                 'The services that log the most ERROR entries a minute (from the log collector, --collect.logs); CloudDBServiceErrorLogsHigh fires above %g a minute.' % cfg.serviceErrorLogsPerMinuteThreshold,
+                 'short',
+                 g.pos(0, 99, 24, 8),
+                 [
+                   g.table('topk(20, sum by (job, instance, project_id, service_id) (rate(clouddb_service_log_entries_total{job=~"$job", instance=~"$logs_instance", project_id=~"$project_id", severity="ERROR"}[$__rate_interval])) * 60) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$logs_instance", project_id=~"$project_id"}'),
+                 ]
+               ) + g.serviceLinks(cfg) + g.valueColumn('ERROR entries a minute'),
              ]),
            ] else []),
     ),

@@ -15,6 +15,7 @@ local util = import '../lib/util.libsonnet';
         g.serviceVariable('clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
       ] + (if cfg.dataPlanePanels then [
              g.collectorVariable('usage_instance', 'usage'),
+             g.collectorVariable('logs_instance', 'logs'),
            ] else []),
       [
         g.row('Service', 0),
@@ -241,10 +242,10 @@ local util = import '../lib/util.libsonnet';
           ]
         ),
       ] + (if cfg.dataPlanePanels then [
-             // The opt-in usage collector (--collect.usage): a closed row per
-             // exporter that runs it, none otherwise. Values are per node
-             // (role, ordinal) or job, from the newest usage bucket with a
-             // value.
+             // The opt-in usage and log collectors (--collect.usage,
+             // --collect.logs): a closed row per exporter that runs them, none
+             // otherwise. Usage values are per node (role, ordinal) or job,
+             // from the newest usage bucket with a value.
              g.repeatedRow('Node usage: $usage_instance', 64, 'usage_instance', [
                g.timeseries(
                  'Node CPU',
@@ -329,6 +330,17 @@ local util = import '../lib/util.libsonnet';
                  g.pos(16, 81, 8, 8),
                  [
                    g.range('clouddb_service_database_job_duration_seconds{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id", service_id="$service_id"}', '{{job_id}}'),
+                 ]
+               ),
+             ]),
+             g.repeatedRow('Log entries: $logs_instance', 89, 'logs_instance', [
+               g.timeseries(
+                 'Log entries by severity',
+                 "Log entries a minute by severity (PostgreSQL's; OTHER for any other), counted by the log collector (--collect.logs); the messages are never exported.",
+                 'suffix: /min',
+                 g.pos(0, 90, 24, 8),
+                 [
+                   g.range('sum by (severity) (rate(clouddb_service_log_entries_total{job=~"$job", instance=~"$logs_instance", project_id=~"$project_id", service_id="$service_id"}[$__rate_interval])) * 60', '{{severity}}'),
                  ]
                ),
              ]),
