@@ -160,7 +160,10 @@ func TestPrometheus(t *testing.T) {
 	exp.Sim.ServiceStatus(t, service, "UNSTABLE")
 	exp.Sim.ReplicaSetStatus(t, rsService, replicaSet, "error")
 	exp.Sim.PeeringError(t, vpc, peering, "peer account rejected the request")
-	for _, w := range fleetAlerts {
+	// A PANIC in the service's log, counted by the log collector: the
+	// data-plane rules match the exporter's real series too.
+	exp.Sim.AddLogEntries(t, service, []map[string]string{{"severity": "PANIC", "message": "could not write to file"}}, -1)
+	for _, w := range append(fleetAlerts, want{"CloudDBServiceFatalLogs", []string{"service_id", service}}) {
 		prom.waitAlert(t, w.alert, w.labels...)
 	}
 	// The description template resolved the joined name.
