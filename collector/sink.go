@@ -1,6 +1,10 @@
 package collector
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Sink receives the samples of the resource metrics. The collect functions
 // (collectServices and the others) emit through it, so that what each
@@ -22,8 +26,13 @@ type Sink struct {
 // other series, instead of panicking in the middle of a Collect. Samples
 // records every sample as given: its encoder checks them.
 func (s *Sink) gauge(d *Desc, value float64, labelValues ...string) {
+	s.gaugeAt(d, value, time.Time{}, labelValues...)
+}
+
+// gaugeAt emits one sample with an explicit timestamp; a zero ts is none.
+func (s *Sink) gaugeAt(d *Desc, value float64, ts time.Time, labelValues ...string) {
 	if s.rec != nil {
-		s.rec.add(d, value, labelValues)
+		s.rec.add(d, value, ts, labelValues)
 		return
 	}
 	vt := prometheus.GaugeValue
@@ -31,8 +40,11 @@ func (s *Sink) gauge(d *Desc, value float64, labelValues ...string) {
 		vt = prometheus.CounterValue
 	}
 	m, err := prometheus.NewConstMetric(d.desc, vt, value, labelValues...)
-	if err != nil {
+	switch {
+	case err != nil:
 		m = prometheus.NewInvalidMetric(d.desc, err)
+	case !ts.IsZero():
+		m = prometheus.NewMetricWithTimestamp(ts, m)
 	}
 	s.ch <- m
 }
@@ -49,7 +61,8 @@ type Samples struct {
 type sample struct {
 	desc  *Desc
 	value float64
-	end   int // of its label values in values
+	end   int   // of its label values in values
+	ts    int64 // Unix milliseconds of an explicit timestamp; 0 for none
 }
 
 // Sink returns the Sink that records into s.
@@ -58,10 +71,18 @@ func (s *Samples) Sink() *Sink {
 	return &s.sink
 }
 
-func (s *Samples) add(d *Desc, value float64, labelValues []string) {
+func (s *Samples) add(d *Desc, value float64, ts time.Time, labelValues []string) {
 	s.values = append(s.values, labelValues...)
-	s.samples = append(s.samples, sample{desc: d, value: value, end: len(s.values)})
+	smp := sample{desc: d, value: value, end: len(s.values)}
+	if !ts.IsZero() {
+		smp.ts = ts.UnixMilli()
+	}
+	s.samples = append(s.samples, smp)
 }
+
+// Timestamp returns sample i's explicit timestamp in Unix milliseconds, 0
+// when it has none (the scrape's time applies).
+func (s *Samples) Timestamp(i int) int64 { return s.samples[i].ts }
 
 // Len returns the number of samples recorded since the last Reset.
 func (s *Samples) Len() int { return len(s.samples) }

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"strings"
+	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -86,10 +87,16 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 		if !ok {
 			continue
 		}
+		// With --collect.usage.timestamps the value carries its bucket's
+		// time as the sample timestamp (docs/configuration.md).
+		var ts time.Time
+		if u.Timestamps {
+			ts = smp.Bucket
+		}
 		if smp.Suffix == apiclient.SeriesJobDuration || smp.Suffix == apiclient.SeriesJobSuccess {
-			out.gauge(m.desc, smp.Value/m.divisor, p, smp.ServiceID, smp.Role, smp.Ordinal, smp.JobID)
+			out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, smp.Role, smp.Ordinal, smp.JobID)
 		} else {
-			out.gauge(m.desc, smp.Value/m.divisor, p, smp.ServiceID, smp.Role, smp.Ordinal)
+			out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, smp.Role, smp.Ordinal)
 		}
 		out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), smp.Role, smp.Ordinal, smp.JobID)
 	}

@@ -115,11 +115,15 @@ func newLineWriter() *lineWriter {
 // writeAll writes every sample of rec.
 func (w *lineWriter) writeAll(rec *collector.Samples) {
 	for i := range rec.Len() {
-		w.write(rec.At(i))
+		d, value, labelValues := rec.At(i)
+		w.write(d, value, labelValues, rec.Timestamp(i))
 	}
 }
 
-func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []string) {
+// write writes one sample line in each format; ts is an explicit
+// timestamp in Unix milliseconds, 0 for none (written as expfmt does:
+// milliseconds in the text format, seconds in OpenMetrics).
+func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []string, ts int64) {
 	// The checks of prometheus.NewConstMetric, with its messages.
 	if len(labelValues) != len(d.Labels()) {
 		w.errs = append(w.errs, fmt.Errorf("%s: expected %d label values but got %d", d.Name(), len(d.Labels()), len(labelValues)))
@@ -141,8 +145,14 @@ func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []strin
 	}
 	text = append(text, desc.closing...)
 	fam[formatOpenMetrics] = append(fam[formatOpenMetrics], text[start:]...)
-	fam[formatOpenMetrics] = append(appendOpenMetricsFloat(fam[formatOpenMetrics], value), '\n')
-	fam[formatText] = append(appendTextFloat(text, value), '\n')
+	fam[formatOpenMetrics] = appendOpenMetricsFloat(fam[formatOpenMetrics], value)
+	text = appendTextFloat(text, value)
+	if ts != 0 {
+		fam[formatOpenMetrics] = appendOpenMetricsFloat(append(fam[formatOpenMetrics], ' '), float64(ts)/1000)
+		text = strconv.AppendInt(append(text, ' '), ts, 10)
+	}
+	fam[formatOpenMetrics] = append(fam[formatOpenMetrics], '\n')
+	fam[formatText] = append(text, '\n')
 }
 
 // appendLabelValue appends v escaped as a label value: backslash, double

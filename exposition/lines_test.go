@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -301,4 +302,36 @@ func TestRenderAllocations(t *testing.T) {
 			t.Errorf("form %d: %.0f allocations to render 200 services, want at most %.0f", f, allocs, limit)
 		}
 	}
+}
+
+// TestRenderingUsageTimestamps: with --collect.usage.timestamps the usage
+// samples carry their bucket's time, rendered as client_golang renders a
+// sample timestamp in both formats (milliseconds in text, seconds in
+// OpenMetrics); the other samples carry none.
+func TestRenderingUsageTimestamps(t *testing.T) {
+	s := fleettest.Snapshots()[0]
+	u := *s.Usage
+	u.Timestamps = true
+	s.Usage = &u
+	checkRendering(t, s)
+	e := New(nil, nil)
+	defer e.Close()
+	e.SetSnapshot(s)
+	text, _ := scrapeForms(t, e)
+	ms := strconv.FormatInt(u.Samples[0].Bucket.UnixMilli(), 10)
+	if line := lineOf(text, "clouddb_service_system_cpu_usage_cores{"); !bytes.HasSuffix(line, []byte(" "+ms)) {
+		t.Errorf("usage sample %q is not stamped %s", line, ms)
+	}
+	if line := lineOf(text, "clouddb_service_info{"); bytes.Count(line, []byte("} ")) != 1 || bytes.Count(bytes.SplitN(line, []byte("} "), 2)[1], []byte(" ")) != 0 {
+		t.Errorf("state sample %q carries a timestamp", line)
+	}
+}
+
+func lineOf(b []byte, prefix string) []byte {
+	i := bytes.Index(b, []byte(prefix))
+	if i < 0 {
+		return nil
+	}
+	end := bytes.IndexByte(b[i:], '\n')
+	return b[i : i+end]
 }
