@@ -68,6 +68,9 @@ var required = []string{
 	"CloudDBReplicaSetError", "CloudDBReplicaSetStuck", "CloudDBVPCPeeringError", "CloudDBVPCPeeringPending",
 	"CloudDBExporterDown", "CloudDBCollectorFailing", "CloudDBDataStale", "CloudDBAPIErrors",
 	"CloudDBAPIRateLimited", "CloudDBAPICredentialsOld",
+	"CloudDBServiceStorageGrowingFast", "CloudDBProdServiceWithoutHA", "CloudDBConfigReloadFailed",
+	"CloudDBServiceCPUSaturated", "CloudDBServiceMemorySaturated", "CloudDBServiceConnectionsHigh",
+	"CloudDBServiceJobFailing", "CloudDBServiceFatalLogs", "CloudDBServiceErrorLogsHigh",
 }
 
 func TestRulesStyle(t *testing.T) {
