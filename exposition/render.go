@@ -160,7 +160,7 @@ func (e *Handler) build(f int, generation uint64) *view {
 			add(*pc)
 		}
 	}
-	if gzip {
+	if gzip && v.size <= maxFlatView {
 		v.parts = [][]byte{r.flatten(v, f)}
 	}
 	r.shrink()
@@ -175,6 +175,10 @@ func (e *Handler) build(f int, generation uint64) *view {
 // bytes from one slice (BenchmarkScrapeVsBytes in e2e/), one slice 1.03x.
 // The piece headers are the shared deflatedHeaders, left alone. Called by
 // build, in the order it added the parts.
+//
+// Each build allocates the whole slice again, however little changed, and
+// a poll cycle publishes many snapshots: above maxFlatView the pieces stay
+// as they are.
 func (r *renderer) flatten(v *view, f int) []byte {
 	flat := make([]byte, 0, v.size)
 	for _, part := range v.parts {
@@ -220,6 +224,13 @@ var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
 	}
 	return h
 })
+
+// maxFlatView bounds a gzip view laid out in one slice (see flatten): 16 MiB
+// is about 35,000 services (4.4 MB at 10,000). Above it, a new slice on
+// every build would cost more memory (at 100k services 42 MB each time a
+// snapshot is published, twice while the last view is still served) than
+// the copy through the write buffer costs time.
+const maxFlatView = 16 << 20
 
 // renderer holds the scratch buffers of rendering, reused from one chunk
 // to the next.
