@@ -3,6 +3,7 @@ package poller
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -88,6 +89,8 @@ type usageRunner struct {
 	unsupportedUntil time.Time
 	lastAvailOK      time.Time
 	warnedCycles     int
+	// overrunning is whether the last read hit its deadline.
+	overrunning bool
 }
 
 func newUsageRunner(p *Poller, client UsageClient) *usageRunner {
@@ -225,16 +228,23 @@ func (u *usageRunner) tick(ctx context.Context) {
 		mu       sync.Mutex
 		failures int
 	)
-	fail := func() { mu.Lock(); failures++; mu.Unlock() }
-	g, gctx := errgroup.WithContext(ctx)
+	// A read starts its calls within one usage interval and ends within
+	// two: state calls that keep going, or an API slower than every
+	// timeout, neither stall the usage part nor hide its failures. Calls
+	// not started in time are left for the next read.
+	tickCtx, cancel := context.WithTimeout(ctx, 2*u.cfg.Interval)
+	defer cancel()
+	startCtx, cancelStart := context.WithTimeout(tickCtx, u.cfg.Interval)
+	defer cancelStart()
+	var g errgroup.Group
 	g.SetLimit(max(u.p.opts.Concurrency, 1))
 	var unsupported bool
 	for _, id := range pl.availReads {
 		g.Go(func() error {
-			if !u.pace(gctx) {
+			if !u.pace(startCtx) {
 				return nil
 			}
-			names, err := u.client.GetServiceMetricsAvailableSeries(gctx, id)
+			names, err := u.client.GetServiceMetricsAvailableSeries(tickCtx, id)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -275,20 +285,21 @@ func (u *usageRunner) tick(ctx context.Context) {
 	} else if room := budget - len(pl.availReads) - len(pl.tasks); room > 0 {
 		pl.tasks = append(pl.tasks, extra[:min(room, len(extra))]...)
 	}
-	g, gctx = errgroup.WithContext(ctx)
+	g = errgroup.Group{}
 	g.SetLimit(max(u.p.opts.Concurrency, 1))
 	lastPublished := now
 	to := now.Truncate(time.Second)
 	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
 	for _, t := range pl.tasks {
-		u.asked[t.key()] = now
-		u.reads[t.key()]++
 		g.Go(func() error {
-			if !u.pace(gctx) {
-				fail()
-				return nil
+			if !u.pace(startCtx) {
+				return nil // not asked: first in the next read
 			}
-			series, err := u.client.GetServiceMetricsSeries(gctx, t.serviceID, apiclient.SeriesRequest{
+			mu.Lock()
+			u.asked[t.key()] = now
+			u.reads[t.key()]++
+			mu.Unlock()
+			series, err := u.client.GetServiceMetricsSeries(tickCtx, t.serviceID, apiclient.SeriesRequest{
 				Name: t.name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
 			})
 			mu.Lock()
@@ -314,6 +325,12 @@ func (u *usageRunner) tick(ctx context.Context) {
 		})
 	}
 	_ = g.Wait()
+	overrun := ctx.Err() == nil && errors.Is(tickCtx.Err(), context.DeadlineExceeded)
+	if overrun && !u.overrunning {
+		u.p.logger.Warn("A usage read did not finish within two usage intervals; its remaining calls failed",
+			"usage_interval", u.cfg.Interval)
+	}
+	u.overrunning = overrun
 	u.publish(start, u.p.opts.Now(), failures, false)
 }
 

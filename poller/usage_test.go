@@ -27,6 +27,9 @@ type fakeUsage struct {
 	fail   map[string]error              // by op or op/service
 	calls  map[string]int
 	asked  []string // service/name of each series read, in order
+	// slow makes series reads answer only when their ctx ends, as an API
+	// slower than every timeout.
+	slow bool
 }
 
 func newFakeUsage(names ...string) *fakeUsage {
@@ -50,8 +53,13 @@ func (f *fakeUsage) GetServiceMetricsAvailableSeries(_ context.Context, id strin
 	return f.names, nil
 }
 
-func (f *fakeUsage) GetServiceMetricsSeries(_ context.Context, id string, req apiclient.SeriesRequest) ([]apiclient.Series, error) {
+func (f *fakeUsage) GetServiceMetricsSeries(ctx context.Context, id string, req apiclient.SeriesRequest) ([]apiclient.Series, error) {
 	f.mu.Lock()
+	if f.slow {
+		f.mu.Unlock()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, id+"/"+req.Name)
 	if !req.From.Before(req.To.Time) || req.BucketSeconds < 60 {
@@ -434,5 +442,63 @@ func TestUsageHostileAnswers(t *testing.T) {
 	}
 	if kept > 51 {
 		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)
+	}
+}
+
+// tickWithin runs one tick and fails the test if it has not returned
+// within a generous bound: a tick must end on its own.
+func (h *usageHarness) tickWithin(what string) {
+	h.t.Helper()
+	done := make(chan struct{})
+	go func() { h.u.tick(context.Background()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		h.t.Fatalf("%s: the usage tick did not end", what)
+	}
+}
+
+// TestUsageTickEnds: a usage read ends within about two usage intervals
+// whatever the API does. Calls that could not start within the interval
+// (the state's calls kept going) are left for the next read, neither
+// failed nor counted as asked; calls slower than that fail, and the part's
+// health says so while the last values stay.
+func TestUsageTickEnds(t *testing.T) {
+	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	now := h.clock.Now().Truncate(time.Minute)
+	h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(7))}}}
+	h.tick()
+	if len(h.p.Snapshot().Usage.Samples) != 2 {
+		t.Fatalf("samples %+v", h.p.Snapshot().Usage.Samples)
+	}
+	h.u.cfg.Interval = 50 * time.Millisecond // real time: the deadlines are the context's
+
+	// A state cycle that does not end: nothing starts, nothing fails.
+	asked := len(h.fu.asked)
+	h.p.stateGate.enter()
+	h.tickWithin("state calls running")
+	h.p.stateGate.leave()
+	if len(h.fu.asked) != asked {
+		t.Errorf("series read while the state's calls ran")
+	}
+	if hl := h.health(); !hl.Success {
+		t.Errorf("calls that did not start are failures: %+v", hl)
+	}
+	// They were not counted as asked: the next read has them first.
+	h.tick()
+	if len(h.fu.asked) != asked+2 {
+		t.Errorf("%d series reads after the state's calls ended, want 2", len(h.fu.asked)-asked)
+	}
+
+	// An API slower than every timeout: the read ends, flagged, with the
+	// last values.
+	h.fu.slow = true
+	last := h.health().LastSuccess
+	h.tickWithin("a slow API")
+	if hl := h.health(); hl.Success || !hl.LastSuccess.Equal(last) {
+		t.Errorf("health after slow calls = %+v", hl)
+	}
+	if u := h.p.Snapshot().Usage; len(u.Samples) != 2 || u.Samples[0].Value != 7 {
+		t.Errorf("samples after slow calls %+v, want the last values", u.Samples)
 	}
 }
