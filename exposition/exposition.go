@@ -69,6 +69,8 @@ type Handler struct {
 	apiCache apiCache
 	others   *scheduledGatherer
 	logger   *slog.Logger
+	// flatView is maxFlatView, smaller in tests.
+	flatView int
 
 	// mu serialises SetSnapshot and RemoveProject; the snapshots they
 	// install are read without it.
@@ -145,6 +147,7 @@ func New(self prometheus.Gatherer, logger *slog.Logger) *Handler {
 		projects: map[string]*projectChunks{},
 		seqs:     map[string]uint64{},
 		now:      time.Now,
+		flatView: maxFlatView,
 		writers:  sync.Pool{New: func() any { return bufio.NewWriterSize(nil, scrapeWriteBuffer) }},
 		flateWriters: sync.Pool{New: func() any {
 			fw, _ := flate.NewWriter(nil, selfDeflateLevel) // The level is valid.

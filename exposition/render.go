@@ -160,7 +160,7 @@ func (e *Handler) build(f int, generation uint64) *view {
 			add(*pc)
 		}
 	}
-	if gzip && v.size <= maxFlatView {
+	if gzip && v.size <= e.flatView {
 		v.parts = [][]byte{r.flatten(v, f)}
 	}
 	r.shrink()

@@ -402,6 +402,27 @@ func TestGzipViewIsOneSlice(t *testing.T) {
 	check(`status="UNSTABLE"`)
 }
 
+// TestLargeGzipViewKeepsItsPieces: a gzip view above the bound is not
+// laid out in one slice, which each build would allocate again whole;
+// the exposition is the same.
+func TestLargeGzipViewKeepsItsPieces(t *testing.T) {
+	small, large := New(nil, nil), New(nil, nil)
+	large.flatView = 1 << 10
+	for _, e := range []*Handler{small, large} {
+		e.SetSnapshot(fleettest.Synthetic("p", 500))
+	}
+	if scrapePrometheus(t, small) != scrapePrometheus(t, large) {
+		t.Fatal("the exposition depends on the layout")
+	}
+	f := formOf(formatOpenMetrics, true)
+	if n := len(large.views[f].Load().parts); n < 10 {
+		t.Errorf("a view above the bound is %d parts, want its pieces", n)
+	}
+	if n := len(small.views[f].Load().parts); n != 1 {
+		t.Errorf("a view under the bound is %d parts, want 1", n)
+	}
+}
+
 // within reports whether b lies inside the memory of s.
 func within(b, s []byte) bool {
 	start, end := uintptr(unsafe.Pointer(unsafe.SliceData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(s)))+uintptr(len(s))
