@@ -80,7 +80,9 @@ type usageRunner struct {
 	// jobsOver is, by task key, how many job ids the last answer had
 	// beyond max-jobs: they are counted, not kept.
 	jobsOver map[string]int
-	health   fleet.PartHealth
+	// readAt is, by task key, the time of the last good read.
+	readAt map[string]time.Time
+	health fleet.PartHealth
 
 	// unsupportedUntil is when a project whose API answered 404 to the
 	// usage paths is asked again; lastAvailOK is the last successful
@@ -98,7 +100,7 @@ func newUsageRunner(p *Poller, client UsageClient) *usageRunner {
 	u := &usageRunner{
 		p: p, client: client, cfg: cfg, nameRe: cfg.NameMatcher(),
 		avail: map[string]availability{}, asked: map[string]time.Time{}, reads: map[string]int{},
-		values: map[string][]fleet.UsageSample{}, jobsOver: map[string]int{},
+		values: map[string][]fleet.UsageSample{}, jobsOver: map[string]int{}, readAt: map[string]time.Time{},
 		health: fleet.PartHealth{Name: fleet.PartUsage},
 	}
 	for _, s := range cfg.SelectedSeries() {
@@ -309,9 +311,15 @@ func (u *usageRunner) tick(ctx context.Context) {
 				delete(u.avail, t.serviceID) // asked again next tick
 				delete(u.values, t.key())
 				delete(u.jobsOver, t.key())
+				delete(u.readAt, t.key())
 			case err != nil:
-				failures++ // the last values stay
+				failures++ // the last values stay, up to --collect.max-staleness
+				if ms := u.p.opts.MaxStaleness; ms > 0 && u.p.opts.Now().Sub(u.readAt[t.key()]) > ms {
+					delete(u.values, t.key())
+					delete(u.jobsOver, t.key())
+				}
 			default:
+				u.readAt[t.key()] = u.p.opts.Now()
 				u.values[t.key()], u.jobsOver[t.key()] = newestBuckets(t, series, u.cfg.MaxJobs)
 				// The calls are paced over the interval: publish as the
 				// values arrive, as the state does, the part's health at
@@ -424,6 +432,7 @@ func (u *usageRunner) prune(services []string) {
 		if id, _, _ := strings.Cut(key, "/"); !keep[id] {
 			delete(u.values, key)
 			delete(u.jobsOver, key)
+			delete(u.readAt, key)
 			delete(u.asked, key)
 			delete(u.reads, key)
 		}

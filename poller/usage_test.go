@@ -502,3 +502,29 @@ func TestUsageTickEnds(t *testing.T) {
 		t.Errorf("samples after slow calls %+v, want the last values", u.Samples)
 	}
 }
+
+// TestUsageMaxStaleness: with --collect.max-staleness, a usage value whose
+// refresh fails more than that after its last good read is dropped, as a
+// state resource is; before, and without the flag, it stays.
+func TestUsageMaxStaleness(t *testing.T) {
+	for _, ms := range []time.Duration{0, 10 * time.Minute} {
+		h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+		h.p.opts.MaxStaleness = ms
+		now := h.clock.Now().Truncate(time.Minute)
+		h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(7))}}}
+		h.tick()
+		h.fu.fail[apiclient.OpGetServiceMetricsSeries] = errBoom
+		h.clock.Advance(5 * time.Minute)
+		if u := h.tick(); len(u.Samples) != 1 {
+			t.Errorf("max-staleness %s: %d samples 5 minutes into an outage, want the last one", ms, len(u.Samples))
+		}
+		h.clock.Advance(6 * time.Minute)
+		u := h.tick()
+		if want := map[bool]int{true: 0, false: 1}[ms > 0]; len(u.Samples) != want {
+			t.Errorf("max-staleness %s: %d samples 11 minutes into an outage, want %d", ms, len(u.Samples), want)
+		}
+		if h.health().Success {
+			t.Errorf("max-staleness %s: the outage is not flagged", ms)
+		}
+	}
+}
