@@ -28,17 +28,7 @@ import (
 // tests check.
 func startPolling(t *testing.T, sim *testbin.Sim, args ...string) (*testbin.Process, string) {
 	t.Helper()
-	addr := testbin.FreeAddr(t)
-	p := testbin.Start(t, testbin.Build(t, "."), sim.Env(), append([]string{"--web.listen-address=" + addr}, args...)...)
-	url := "http://" + addr
-	testbin.WaitFor(t, 60*time.Second, "the exporter to serve /metrics", func() bool {
-		if p.Exited() {
-			t.Fatalf("the exporter exited:\n%s", p.Output())
-		}
-		code, _ := testbin.Get(url + "/metrics")
-		return code == http.StatusOK
-	})
-	return p, url
+	return testbin.StartExporterServing(t, sim.Env(), args...)
 }
 
 // startFleetSim starts the simulator with a generated fleet: services with

@@ -79,14 +79,28 @@ func StartExporter(t testing.TB, env []string, args ...string) (*Process, string
 	return startExporter(t, env, func() []string { return args })
 }
 
+// StartExporterServing is StartExporter that waits until /metrics
+// answers, not until the exporter is ready: for tests of readiness itself,
+// or of what is served before the first poll cycle ends.
+func StartExporterServing(t testing.TB, env []string, args ...string) (*Process, string) {
+	t.Helper()
+	return startExporterUntil(t, "/metrics", env, func() []string { return args })
+}
+
 // startExporter is StartExporter with args computed for each attempt, so
 // that the other addresses they choose are chosen again too.
 func startExporter(t testing.TB, env []string, args func() []string) (*Process, string) {
 	t.Helper()
+	return startExporterUntil(t, "/-/ready", env, args)
+}
+
+// startExporterUntil starts the exporter and waits until path answers 200.
+func startExporterUntil(t testing.TB, path string, env []string, args func() []string) (*Process, string) {
+	t.Helper()
 	p, addr := startOnFreePort(t, "the exporter", 60*time.Second, func(addr string) *Process {
 		return Start(t, Build(t, "."), env, append([]string{"--web.listen-address=" + addr}, args()...)...)
 	}, func(addr string) bool {
-		code, _ := Get("http://" + addr + "/-/ready")
+		code, _ := Get("http://" + addr + path)
 		return code == http.StatusOK
 	})
 	return p, "http://" + addr
