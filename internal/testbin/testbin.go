@@ -1,6 +1,9 @@
 // Package testbin runs the project's real binaries in tests: it builds them
 // once per test process, starts them on free loopback ports, waits for
-// conditions with a deadline instead of sleeping, and reads their metrics.
+// conditions with a deadline instead of sleeping, reads their metrics and
+// drives the simulator's controls (Sim). Every e2e file starts its
+// processes through it (StartSim, StartExporter, StartWithAdmin), so that
+// the tests can all run in parallel.
 package testbin
 
 import (
