@@ -65,3 +65,26 @@ func TestUsageHostileSeriesAnswers(t *testing.T) {
 	sim.ClearFaults(t)
 	testbin.WaitFor(t, 60*time.Second, "the recovery", testbin.MetricEquals(url+"/metrics", "clouddb_exporter_collector_success", 1, "collector", "usage"))
 }
+
+// TestUsageSlowAPI: series answers slower than --api.timeout fail; the
+// read ends within two usage intervals and says so, with the last values,
+// and the part recovers when the answers are fast again.
+func TestUsageSlowAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes", "--api.timeout=500ms")...)
+	testbin.WaitFor(t, 60*time.Second, "usage values", func() bool {
+		_, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_system_memory_total_bytes")
+		return ok
+	})
+	sim.Fault(t, `{"operation":"getServiceMetricsSeries","latency":"3s"}`)
+	testbin.WaitFor(t, 60*time.Second, "the slow reads to be reported", testbin.MetricEquals(url+"/metrics", "clouddb_exporter_collector_success", 0, "collector", "usage"))
+	if _, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_system_memory_total_bytes"); !ok {
+		t.Error("the values are gone while the API is slow")
+	}
+	sim.ClearFaults(t)
+	testbin.WaitFor(t, 60*time.Second, "the recovery", testbin.MetricEquals(url+"/metrics", "clouddb_exporter_collector_success", 1, "collector", "usage"))
+}
