@@ -464,9 +464,12 @@ func (u *usageRunner) budgetFix(needed int) string {
 	state := float64(u.p.stateNeeded.Load()) / u.p.opts.Interval.Seconds()
 	rate := (state + float64(needed)/u.cfg.Interval.Seconds()) / budgetShare
 	fix := fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or ", rate)
+	// An interval of an hour or more is no fix: each read would read the
+	// available series again, and the values would be hours old.
 	if left := u.p.opts.RateLimit*budgetShare - state; left > 0 {
-		interval := time.Duration(math.Ceil(float64(needed)/left/60)) * time.Minute
-		fix += fmt.Sprintf("--collect.usage.interval to %s, or ", interval)
+		if interval := time.Duration(math.Ceil(float64(needed)/left/60)) * time.Minute; interval < availableSeriesTTL {
+			fix += fmt.Sprintf("--collect.usage.interval to %s, or ", interval)
+		}
 	}
 	return fix + fewer
 }

@@ -391,6 +391,11 @@ func TestUsageBudgetFix(t *testing.T) {
 	if got := h.u.budgetFix(120); !strings.HasPrefix(got, want) {
 		t.Errorf("fix = %q, want it to start with %q", got, want)
 	}
+	// An interval of an hour or more is no fix: each read would read the
+	// available series again, and the values would be hours old.
+	if got := h.u.budgetFix(4000); strings.Contains(got, "--collect.usage.interval") {
+		t.Errorf("fix = %q suggests an interval over an hour", got)
+	}
 	// A state that takes the whole budget leaves no interval to suggest.
 	h.p.stateNeeded.Store(60)
 	if got := h.u.budgetFix(120); strings.Contains(got, "--collect.usage.interval") {
