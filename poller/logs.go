@@ -69,7 +69,9 @@ type logsRunner struct {
 	cursors   map[string]*logCursor
 	truncated float64
 	warned    map[string]bool // services whose truncation was logged
-	health    fleet.PartHealth
+	// warnedLoop is set once a repeated page was logged.
+	warnedLoop bool
+	health     fleet.PartHealth
 
 	unsupportedUntil time.Time
 	lastOK           time.Time
@@ -131,6 +133,7 @@ func (l *logsRunner) tick(ctx context.Context) {
 		maxPages    = l.p.opts.Logs.MaxPages
 		until       = now.UTC()
 		truncations []string
+		loops       []string
 	)
 	g.SetLimit(max(l.p.opts.Concurrency, 1))
 	for _, id := range services {
@@ -141,7 +144,7 @@ func (l *logsRunner) tick(ctx context.Context) {
 			continue
 		}
 		g.Go(func() error {
-			entries, truncated, err := l.read(gctx, id, c.boundary, until, maxPages)
+			entries, truncated, looping, err := l.read(gctx, id, c.boundary, until, maxPages)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -151,10 +154,13 @@ func (l *logsRunner) tick(ctx context.Context) {
 				failures++
 			default:
 				answered++
-				c.count(entries)
+				c.count(entries, until)
 				if truncated {
 					l.truncated++
 					truncations = append(truncations, id)
+				}
+				if looping {
+					loops = append(loops, id)
 				}
 			}
 			return nil
@@ -178,6 +184,13 @@ func (l *logsRunner) tick(ctx context.Context) {
 		l.p.logger.Info("The API has service logs for this project again")
 		l.unsupportedUntil = time.Time{}
 	}
+	slices.Sort(loops)
+	if len(loops) > 0 && !l.warnedLoop {
+		l.warnedLoop = true
+		l.p.logger.Warn("The API sent a log page again (its cursor repeats, or it ignores the cursor); each such read counts its first pages only and stops",
+			"services", len(loops), "service_id", loops[0],
+			"counted_as", "clouddb_exporter_log_pages_truncated_total")
+	}
 	slices.Sort(truncations)
 	for _, id := range truncations {
 		if !l.warned[id] {
@@ -192,34 +205,63 @@ func (l *logsRunner) tick(ctx context.Context) {
 
 // read pages through a service's entries from since (inclusive, as the API
 // may send them) to until, newest first, up to maxPages pages. truncated
-// tells that older entries remained.
-func (l *logsRunner) read(ctx context.Context, id string, since, until time.Time, maxPages int) ([]apiclient.LogEntry, bool, error) {
+// tells that older entries remained; looping that the API sent a page
+// again (a cursor it had sent before, or entries newer than those of the
+// page before: it ignores the cursor), which is not counted and ends the
+// read as a truncated one.
+func (l *logsRunner) read(ctx context.Context, id string, since, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
 	q := apiclient.LogsQuery{Since: since, Until: until}
-	var out []apiclient.LogEntry
+	sent := map[string]bool{}
+	var oldest time.Time
 	for range maxPages {
 		if !l.wait(ctx) {
-			return nil, false, ctx.Err()
+			return nil, false, false, ctx.Err()
 		}
 		page, err := l.client.GetServiceLogs(ctx, id, q)
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
-		out = append(out, page.Entries...)
-		if page.LastCursor == "" || len(page.Entries) == 0 {
-			return out, false, nil
+		if len(page.Entries) == 0 {
+			return entries, false, false, nil
 		}
+		if sent[page.LastCursor] || !oldest.IsZero() && newestOf(page.Entries).After(oldest) {
+			return entries, true, true, nil
+		}
+		entries = append(entries, page.Entries...)
+		for _, e := range page.Entries {
+			if ts := e.Timestamp.Time; !ts.IsZero() && (oldest.IsZero() || ts.Before(oldest)) {
+				oldest = ts
+			}
+		}
+		if page.LastCursor == "" {
+			return entries, false, false, nil
+		}
+		sent[page.LastCursor] = true
 		q.Cursor = page.LastCursor
 	}
-	return out, true, nil
+	return entries, true, false, nil
+}
+
+// newestOf returns the newest timestamp of entries (zero if none has one).
+func newestOf(entries []apiclient.LogEntry) time.Time {
+	var newest time.Time
+	for _, e := range entries {
+		if e.Timestamp.After(newest) {
+			newest = e.Timestamp.Time
+		}
+	}
+	return newest
 }
 
 // count adds the entries of one read (newest first, from since = the
-// boundary) to c: those newer than the boundary all, those at exactly the
-// boundary only beyond what was counted there already; then moves the
-// boundary to the newest entry. Entries without a timestamp, or older than
-// the boundary (an API that ignores since), are not counted: they cannot
-// be told from ones counted before.
-func (c *logCursor) count(entries []apiclient.LogEntry) {
+// boundary, to until) to c: those newer than the boundary all, those at
+// exactly the boundary only beyond what was counted there already; then
+// moves the boundary to the newest entry. Entries without a timestamp, or
+// older than the boundary (late, or an API that ignores since), are not
+// counted: they cannot be told from ones counted before. Entries newer
+// than until (an API that ignores until, or a clock far ahead) are not
+// counted yet: they would move the boundary past every entry to come.
+func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) {
 	if !c.read {
 		c.read = true
 		for _, s := range logSeverities[:7] {
@@ -230,7 +272,7 @@ func (c *logCursor) count(entries []apiclient.LogEntry) {
 	atBoundary := map[uint64]int{}
 	for _, e := range entries {
 		switch ts := e.Timestamp.Time; {
-		case ts.IsZero() || ts.Before(c.boundary):
+		case ts.IsZero() || ts.Before(c.boundary) || ts.After(until):
 			continue
 		case ts.Equal(c.boundary):
 			k := entryKey(e)

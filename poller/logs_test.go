@@ -24,8 +24,12 @@ type fakeLogs struct {
 	entries        map[string][]apiclient.LogEntry // by service, in the order written
 	pageSize       int
 	sinceExclusive bool
-	fail           error
-	calls          int
+	ignoreCursor   bool // a hostile API: every page is the first, with a cursor
+	ignoreUntil    bool // a hostile API: entries newer than until are sent too
+	// emptyWithCursor: the last page has a cursor too, to an empty page.
+	emptyWithCursor bool
+	fail            error
+	calls           int
 }
 
 func (f *fakeLogs) add(id string, ts time.Time, severity, msg string, n int) {
@@ -47,7 +51,7 @@ func (f *fakeLogs) GetServiceLogs(_ context.Context, id string, q apiclient.Logs
 	all := f.entries[id]
 	for i := len(all) - 1; i >= 0; i-- { // newest written last
 		e := all[i]
-		if e.Timestamp.Before(q.Since) || f.sinceExclusive && e.Timestamp.Equal(q.Since) || !q.Until.IsZero() && e.Timestamp.After(q.Until) {
+		if e.Timestamp.Before(q.Since) || f.sinceExclusive && e.Timestamp.Equal(q.Since) || !f.ignoreUntil && !q.Until.IsZero() && e.Timestamp.After(q.Until) {
 			continue
 		}
 		match = append(match, e)
@@ -59,9 +63,12 @@ func (f *fakeLogs) GetServiceLogs(_ context.Context, id string, q apiclient.Logs
 		}
 	}
 	start, _ := strconv.Atoi(q.Cursor)
+	if f.ignoreCursor {
+		start = 0
+	}
 	end := min(len(match), start+f.pageSize)
 	page := &apiclient.LogPage{Entries: match[start:end]}
-	if end < len(match) {
+	if end < len(match) || f.emptyWithCursor {
 		page.LastCursor = strconv.Itoa(end)
 	}
 	return page, nil
@@ -224,5 +231,76 @@ func TestLogsFailuresAndNotFound(t *testing.T) {
 	}
 	if n := strings.Count(h2.logs.String(), "no service logs"); n != 1 {
 		t.Errorf("%d log lines, want 1", n)
+	}
+}
+
+// TestLogsCursorIgnored: an API that ignores the cursor (or repeats it)
+// sends the first page again and again; its entries are counted once, the
+// read stops there, and counting goes on from the newest entry.
+func TestLogsCursorIgnored(t *testing.T) {
+	h := newLogsHarness(t, 1, 5)
+	h.fl.ignoreCursor = true
+	id := "svc00"
+	h.tick()
+	for i := range 7 {
+		h.fl.add(id, h.clock.Now().Add(-time.Duration(10-i)*time.Second), "ERROR", "e"+strconv.Itoa(i), 1)
+	}
+	l := h.tick()
+	if got := count(l, id, "ERROR"); got != 3 {
+		t.Fatalf("%v ERROR entries counted from an API that repeats its first page of 3, want 3", got)
+	}
+	if h.fl.calls != 2 {
+		t.Errorf("%d calls, want 2: the repeated page ends the read", h.fl.calls)
+	}
+	if l.PagesTruncated != 1 {
+		t.Errorf("truncated = %v, want 1: the older entries were not read", l.PagesTruncated)
+	}
+	h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "new", 2)
+	if got := count(h.tick(), id, "ERROR"); got != 5 {
+		t.Errorf("%v ERROR entries after 2 new ones, want 5", got)
+	}
+	if !strings.Contains(h.logs.String(), "cursor") {
+		t.Errorf("no WARN line about the repeated cursor:\n%s", h.logs)
+	}
+}
+
+// TestLogsFutureTimestamp: an entry stamped far in the future (sent by an
+// API that ignores until) is not counted before its time and does not
+// stop counting: the boundary never passes the read's until.
+func TestLogsFutureTimestamp(t *testing.T) {
+	for _, ignoreUntil := range []bool{false, true} {
+		t.Run("ignore until "+strconv.FormatBool(ignoreUntil), func(t *testing.T) {
+			h := newLogsHarness(t, 1, 5)
+			h.fl.ignoreUntil = ignoreUntil
+			id := "svc00"
+			h.tick()
+			h.fl.add(id, h.clock.Now().AddDate(10, 0, 0), "PANIC", "clock", 1)
+			h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 1)
+			l := h.tick()
+			if count(l, id, "ERROR") != 1 || count(l, id, "PANIC") != 0 {
+				t.Fatalf("first read: %v", l.Counts)
+			}
+			for i := range 3 {
+				h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 1)
+				l = h.tick()
+				if got := count(l, id, "ERROR"); got != float64(2+i) || count(l, id, "PANIC") != 0 {
+					t.Fatalf("read %d after a future entry: %v", i, l.Counts)
+				}
+			}
+		})
+	}
+}
+
+// TestLogsEmptyPageWithCursor: an empty page that still has a cursor ends
+// the read, not truncated.
+func TestLogsEmptyPageWithCursor(t *testing.T) {
+	h := newLogsHarness(t, 1, 5)
+	h.fl.emptyWithCursor = true
+	id := "svc00"
+	h.tick()
+	h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 4)
+	l := h.tick()
+	if count(l, id, "ERROR") != 4 || l.PagesTruncated != 0 || h.fl.calls != 3 {
+		t.Errorf("counts %v, truncated %v after %d calls; want 4, 0 after 3", l.Counts, l.PagesTruncated, h.fl.calls)
 	}
 }
