@@ -3,6 +3,7 @@ package poller
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"regexp"
@@ -71,7 +72,9 @@ type logsRunner struct {
 	warned    map[string]bool // services whose truncation was logged
 	// warnedLoop is set once a repeated page was logged.
 	warnedLoop bool
-	health     fleet.PartHealth
+	// warnedBudget is set while the budget does not cover the reads.
+	warnedBudget bool
+	health       fleet.PartHealth
 
 	unsupportedUntil time.Time
 	lastOK           time.Time
@@ -122,7 +125,7 @@ func (l *logsRunner) tick(ctx context.Context) {
 		l.publish(now, now, 0)
 		return
 	}
-	l.pace()
+	l.pace(len(services))
 	var (
 		mu          sync.Mutex
 		failures    int
@@ -312,18 +315,49 @@ func entryKey(e apiclient.LogEntry) uint64 {
 	return h.Sum64()
 }
 
-// pace sets the calls' rate to what the state calls leave of the budget.
-func (l *logsRunner) pace() {
+// pace sets the calls' rate to what the state calls leave of the budget,
+// and says when that does not read every one of reads services once per
+// log interval.
+func (l *logsRunner) pace(reads int) {
 	r := l.p.opts.RateLimit
-	if r <= 0 || math.IsInf(r, 1) || l.unpaced {
+	if r <= 0 || math.IsInf(r, 1) {
 		l.limiter = nil
 		return
 	}
-	left := max(r*budgetShare-float64(l.p.stateCalls.Load())/l.p.opts.Interval.Seconds(), r*(1-budgetShare))
+	state := float64(l.p.stateCalls.Load()) / l.p.opts.Interval.Seconds()
+	left := max(r*budgetShare-state, r*(1-budgetShare))
+	l.warnBudget(reads, left)
+	if l.unpaced {
+		l.limiter = nil
+		return
+	}
 	if l.limiter == nil {
 		l.limiter = rate.NewLimiter(rate.Limit(left), 1)
 	}
 	l.limiter.SetLimit(rate.Limit(left))
+}
+
+// warnBudget logs once, when reading every selected service (one call
+// each at least) takes longer than a log interval at the rate left, what
+// it costs and what to change, and once when it fits again.
+func (l *logsRunner) warnBudget(reads int, left float64) {
+	interval := l.p.opts.Logs.Interval
+	budget := int(left * interval.Seconds())
+	over := reads > budget
+	switch {
+	case over && !l.warnedBudget:
+		state := float64(l.p.stateNeeded.Load()) / l.p.opts.Interval.Seconds()
+		rate := (state + float64(reads)/interval.Seconds()) / budgetShare
+		longer := time.Duration(math.Ceil(float64(reads)/left/60)) * time.Minute
+		l.p.logger.Warn("The API call budget left after the state calls does not read every selected service's logs once per log interval; each is read less often",
+			"calls_needed", reads,
+			"budget_per_interval", budget,
+			"read_period", (time.Duration(float64(reads)/left) * time.Second).Round(time.Second),
+			"fix", fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.logs.interval to %s, or select fewer services (--collect.logs.environment, --collect.logs.service-name-regex)", rate, longer))
+	case !over && l.warnedBudget:
+		l.p.logger.Info("The API call budget covers every selected service's log read in one log interval again", "calls_needed", reads)
+	}
+	l.warnedBudget = over
 }
 
 func (l *logsRunner) wait(ctx context.Context) bool {

@@ -304,3 +304,29 @@ func TestLogsEmptyPageWithCursor(t *testing.T) {
 		t.Errorf("counts %v, truncated %v after %d calls; want 4, 0 after 3", l.Counts, l.PagesTruncated, h.fl.calls)
 	}
 }
+
+// TestLogsBudgetWarn: when the call budget the state calls leave cannot
+// read every selected service once per log interval, one WARN line says
+// so with the numbers and the fix, and one INFO line when it fits again.
+func TestLogsBudgetWarn(t *testing.T) {
+	h := newLogsHarness(t, 1500, 5)
+	h.p.opts.RateLimit = 5
+	for range 3 {
+		h.tick()
+	}
+	out := h.logs.String()
+	if n := strings.Count(out, "level=WARN msg=\"The API call budget"); n != 1 {
+		t.Fatalf("%d budget WARN lines, want 1:\n%s", n, out)
+	}
+	for _, want := range []string{"calls_needed=1500", "budget_per_interval=", "read_period=", "--api.rate-limit", "--collect.logs.interval", "--collect.logs.service-name-regex"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the WARN line lacks %q:\n%s", want, out)
+		}
+	}
+	h.p.opts.RateLimit = 1000
+	h.tick()
+	h.tick()
+	if n := strings.Count(h.logs.String(), "covers every selected service's log read"); n != 1 {
+		t.Errorf("%d INFO lines when the budget fits again, want 1:\n%s", n, h.logs)
+	}
+}
