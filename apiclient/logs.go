@@ -3,6 +3,7 @@ package apiclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -101,6 +102,50 @@ type LogPage struct {
 	// Logs and LastCursorDeprecated are the deprecated fields as sent.
 	Logs                 []string `json:"logs,omitempty"`
 	LastCursorDeprecated string   `json:"lastCursor,omitempty"`
+}
+
+// decodeFrom implements streamedValue: a page of 500 entries may hold
+// long messages (statements), more than one value's bound in all, while
+// each entry stays within it.
+func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
+	*p = LogPage{}
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("json: cannot unmarshal %v into a log page", tok)
+	}
+	for {
+		reset()
+		if !dec.More() {
+			break
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		reset()
+		switch key {
+		case "entries":
+			p.Entries, err = decodeList[LogEntry](dec, reset)
+		case "logs":
+			p.Logs, err = decodeList[string](dec, reset)
+		case "last_cursor":
+			err = dec.Decode(&p.LastCursor)
+		case "lastCursor":
+			err = dec.Decode(&p.LastCursorDeprecated)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token() // the closing }
+	return err
 }
 
 // normalize fills Entries and LastCursor from the deprecated fields when

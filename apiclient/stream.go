@@ -124,6 +124,12 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 	vl.dec = dec
 	v := reflect.ValueOf(out).Elem()
 	vl.reset()
+	if s, ok := out.(streamedValue); ok {
+		if err := s.decodeFrom(dec, vl.reset); err != nil {
+			return decodeError(op, err, red, prefix)
+		}
+		return expectEOFOr(op, dec, vl, red, prefix)
+	}
 	if v.Kind() != reflect.Slice || !isResource(v.Type().Elem()) {
 		// A single value is one element: small, and decoded whole.
 		var raw json.RawMessage
@@ -179,6 +185,40 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 	}
 	v.Set(list)
 	return expectEOFOr(op, dec, vl, red, prefix)
+}
+
+// streamedValue is an answer that is one object holding a long list (a
+// page of log entries): it decodes itself from dec, calling reset before
+// each list element and each other member, so that each has the bound of
+// one value, as the elements of a list answer do.
+type streamedValue interface {
+	decodeFrom(dec *json.Decoder, reset func()) error
+}
+
+// decodeList decodes a JSON list (or null) element by element, calling
+// reset before each.
+func decodeList[T any](dec *json.Decoder, reset func()) ([]T, error) {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("json: cannot unmarshal %v into a list", tok)
+	}
+	list := []T{}
+	for {
+		reset()
+		if !dec.More() {
+			break
+		}
+		var e T
+		if err := dec.Decode(&e); err != nil {
+			return nil, err
+		}
+		list = append(list, e)
+	}
+	_, err = dec.Token() // the closing ]
+	return list, err
 }
 
 func isResource(t reflect.Type) bool {
