@@ -7,7 +7,7 @@ var (
 		"Log entries a database service wrote since the exporter started reading its logs (opt-in, --collect.logs), by severity: PostgreSQL's, upper case; any other is OTHER. Counted from the API's service logs, each entry once across pages and reads; no entry before the first read is counted. Cached from the last log read.",
 		"project_id", "service_id", "severity")
 	logPagesTruncatedDesc = newCounterDesc("clouddb_exporter_log_pages_truncated_total",
-		"Reads of one service's new log entries that hit --collect.logs.max-pages: the older entries of that interval were not counted. Cached from the last log read.",
+		"Reads of one service's new log entries that left some uncounted: they hit --collect.logs.max-pages (the older entries of that interval), the API sent a page again (a repeated or ignored cursor), or a page held an entry over --api.max-value-size (the whole interval, skipped). Cached from the last log read.",
 		"project_id")
 )
 

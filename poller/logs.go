@@ -3,6 +3,7 @@ package poller
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -72,6 +73,8 @@ type logsRunner struct {
 	warned    map[string]bool // services whose truncation was logged
 	// warnedLoop is set once a repeated page was logged.
 	warnedLoop bool
+	// warnedOversized is set once a skipped read was logged.
+	warnedOversized bool
 	// warnedBudget is set while the budget does not cover the reads.
 	warnedBudget bool
 	health       fleet.PartHealth
@@ -137,6 +140,7 @@ func (l *logsRunner) tick(ctx context.Context) {
 		until       = now.UTC()
 		truncations []string
 		loops       []string
+		oversized   []string
 	)
 	g.SetLimit(max(l.p.opts.Concurrency, 1))
 	for _, id := range services {
@@ -153,6 +157,13 @@ func (l *logsRunner) tick(ctx context.Context) {
 			switch {
 			case apiclient.IsNotFound(err):
 				notFound++
+			case errors.Is(err, apiclient.ErrValueTooLarge):
+				// The same read would fail so for good: skip its
+				// interval rather than stop counting the service.
+				failures++
+				c.skip(until)
+				l.truncated++
+				oversized = append(oversized, id)
 			case err != nil:
 				failures++
 			default:
@@ -186,6 +197,13 @@ func (l *logsRunner) tick(ctx context.Context) {
 	if answered > 0 && !l.unsupportedUntil.IsZero() {
 		l.p.logger.Info("The API has service logs for this project again")
 		l.unsupportedUntil = time.Time{}
+	}
+	slices.Sort(oversized)
+	if len(oversized) > 0 && !l.warnedOversized {
+		l.warnedOversized = true
+		l.p.logger.Warn("A log page held an entry over the bound of one answer value; the entries of that read's interval are skipped, not counted, so that counting goes on",
+			"services", len(oversized), "service_id", oversized[0],
+			"fix", "raise --api.max-value-size (clouddb_exporter_log_pages_truncated_total counts each skipped read)")
 	}
 	slices.Sort(loops)
 	if len(loops) > 0 && !l.warnedLoop {
@@ -303,6 +321,14 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) {
 			c.seen[entryKey(e)]++
 		}
 	}
+}
+
+// skip moves c past until without counting: the entries since the
+// boundary cannot be read.
+func (c *logCursor) skip(until time.Time) {
+	c.count(nil, until)
+	c.boundary = until
+	c.seen = map[uint64]int{}
 }
 
 // entryKey tells entries apart at one timestamp: the severity and the

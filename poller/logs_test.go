@@ -3,6 +3,7 @@ package poller
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -26,6 +27,9 @@ type fakeLogs struct {
 	sinceExclusive bool
 	ignoreCursor   bool // a hostile API: every page is the first, with a cursor
 	ignoreUntil    bool // a hostile API: entries newer than until are sent too
+	// maxMessage, when set, fails a read whose entries hold a longer
+	// message, as the client fails an answer over its value bound.
+	maxMessage int
 	// emptyWithCursor: the last page has a cursor too, to an empty page.
 	emptyWithCursor bool
 	fail            error
@@ -53,6 +57,9 @@ func (f *fakeLogs) GetServiceLogs(_ context.Context, id string, q apiclient.Logs
 		e := all[i]
 		if e.Timestamp.Before(q.Since) || f.sinceExclusive && e.Timestamp.Equal(q.Since) || !f.ignoreUntil && !q.Until.IsZero() && e.Timestamp.After(q.Until) {
 			continue
+		}
+		if f.maxMessage > 0 && len(e.Message) > f.maxMessage {
+			return nil, fmt.Errorf("apiclient: getServiceLogs: %w", apiclient.ErrValueTooLarge)
 		}
 		match = append(match, e)
 	}
@@ -329,4 +336,43 @@ func TestLogsBudgetWarn(t *testing.T) {
 	if n := strings.Count(h.logs.String(), "covers every selected service's log read"); n != 1 {
 		t.Errorf("%d INFO lines when the budget fits again, want 1:\n%s", n, h.logs)
 	}
+}
+
+// TestLogsEntryOverValueBound: an entry the client cannot decode (over
+// --api.max-value-size) would fail every read from the same boundary for
+// good; the read's interval is skipped instead, counted as a truncated
+// read, with one WARN naming the flag, and counting goes on.
+func TestLogsEntryOverValueBound(t *testing.T) {
+	h := newLogsHarness(t, 2, 5)
+	h.fl.maxMessage = 100
+	h.tick()
+	h.fl.add("svc00", h.clock.Now().Add(-2*time.Second), "ERROR", strings.Repeat("x", 200), 1)
+	h.fl.add("svc00", h.clock.Now().Add(-time.Second), "ERROR", "small", 1)
+	h.fl.add("svc01", h.clock.Now().Add(-time.Second), "ERROR", "small", 1)
+	l := h.tick()
+	if count(l, "svc01", "ERROR") != 1 || l.PagesTruncated != 1 || logsHealth(h.p).Success {
+		t.Fatalf("counts %v, truncated %v, health %+v", l.Counts, l.PagesTruncated, logsHealth(h.p))
+	}
+	for i := range 3 {
+		h.fl.add("svc00", h.clock.Now().Add(-time.Second), "ERROR", "small", 1)
+		l = h.tick()
+		if got := count(l, "svc00", "ERROR"); got != float64(i+1) {
+			t.Fatalf("read %d after the oversized entry: %v ERROR for svc00, want %d", i, got, i+1)
+		}
+	}
+	if !logsHealth(h.p).Success || l.PagesTruncated != 1 {
+		t.Errorf("after the skip: health %+v, truncated %v", logsHealth(h.p), l.PagesTruncated)
+	}
+	if n := strings.Count(h.logs.String(), "--api.max-value-size"); n != 1 {
+		t.Errorf("%d WARN lines naming --api.max-value-size, want 1:\n%s", n, h.logs)
+	}
+}
+
+func logsHealth(p *Poller) fleet.PartHealth {
+	for _, ph := range p.Snapshot().Parts {
+		if ph.Name == fleet.PartLogs {
+			return ph
+		}
+	}
+	return fleet.PartHealth{}
 }
