@@ -34,6 +34,10 @@ var logSeverities = []string{
 	"DEBUG1", "DEBUG2", "DEBUG3", "DEBUG4", "DEBUG5", "DEBUG",
 }
 
+// logsPublishEvery is how often a pass of log reads publishes the counts
+// that have arrived while its reads go on.
+const logsPublishEvery = 5 * time.Second
+
 // SeverityOther counts the entries whose severity is not PostgreSQL's.
 const SeverityOther = "OTHER"
 
@@ -130,26 +134,32 @@ func (l *logsRunner) tick(ctx context.Context) {
 	}
 	l.pace(len(services))
 	var (
-		mu          sync.Mutex
-		failures    int
-		notFound    int
-		answered    int
-		g, gctx     = errgroup.WithContext(ctx)
-		interval    = l.p.opts.Logs.Interval
-		maxPages    = l.p.opts.Logs.MaxPages
-		until       = now.UTC()
-		truncations []string
-		loops       []string
-		oversized   []string
+		mu            sync.Mutex
+		failures      int
+		notFound      int
+		answered      int
+		g, gctx       = errgroup.WithContext(ctx)
+		interval      = l.p.opts.Logs.Interval
+		maxPages      = l.p.opts.Logs.MaxPages
+		until         = now.UTC()
+		truncations   []string
+		loops         []string
+		oversized     []string
+		lastPublished = now
 	)
 	g.SetLimit(max(l.p.opts.Concurrency, 1))
+	// New cursors first: the reads publish from l.cursors as they go.
+	var reads []string
 	for _, id := range services {
-		c := l.cursors[id]
-		if c == nil {
+		if l.cursors[id] == nil {
 			// No backfill: the first read of a service starts now.
 			l.cursors[id] = &logCursor{boundary: until, seen: map[uint64]int{}, counts: map[string]float64{}}
 			continue
 		}
+		reads = append(reads, id)
+	}
+	for _, id := range reads {
+		c := l.cursors[id]
 		g.Go(func() error {
 			entries, truncated, looping, err := l.read(gctx, id, c.boundary, until, maxPages)
 			mu.Lock()
@@ -175,6 +185,13 @@ func (l *logsRunner) tick(ctx context.Context) {
 				}
 				if looping {
 					loops = append(loops, id)
+				}
+				// The reads are paced over the interval, or longer:
+				// publish the counts as they arrive, the part's health
+				// at the end of the pass.
+				if now := l.p.opts.Now(); now.Sub(lastPublished) >= logsPublishEvery {
+					lastPublished = now
+					l.p.setLogs(l.build(), l.health)
 				}
 			}
 			return nil
@@ -400,6 +417,11 @@ func (l *logsRunner) publish(start, end time.Time, failures int) {
 		h.LastSuccess = end
 	}
 	l.health = h
+	l.p.setLogs(l.build(), h)
+}
+
+// build makes the project's logs from the counts.
+func (l *logsRunner) build() *fleet.Logs {
 	logs := &fleet.Logs{PagesTruncated: l.truncated}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
 		for id := range l.cursors {
@@ -425,7 +447,7 @@ func (l *logsRunner) publish(start, end time.Time, failures int) {
 	slices.SortFunc(logs.Counts, func(a, b fleet.LogCount) int {
 		return cmp.Or(cmp.Compare(a.ServiceID, b.ServiceID), cmp.Compare(a.Severity, b.Severity))
 	})
-	l.p.setLogs(logs, h)
+	return logs
 }
 
 // serviceSelector selects services by environment and name.

@@ -34,6 +34,8 @@ type fakeLogs struct {
 	emptyWithCursor bool
 	fail            error
 	calls           int
+	// onCall, when set, runs before each answer (outside the lock).
+	onCall func(id string)
 }
 
 func (f *fakeLogs) add(id string, ts time.Time, severity, msg string, n int) {
@@ -45,6 +47,9 @@ func (f *fakeLogs) add(id string, ts time.Time, severity, msg string, n int) {
 }
 
 func (f *fakeLogs) GetServiceLogs(_ context.Context, id string, q apiclient.LogsQuery) (*apiclient.LogPage, error) {
+	if f.onCall != nil {
+		f.onCall(id)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
@@ -375,4 +380,42 @@ func logsHealth(p *Poller) fleet.PartHealth {
 		}
 	}
 	return fleet.PartHealth{}
+}
+
+// TestLogsPublishedAsReadsReturn: a pass over many services is paced over
+// minutes when the budget is short; the counts of the services already
+// read are published as it goes, not only at its end.
+func TestLogsPublishedAsReadsReturn(t *testing.T) {
+	h := newLogsHarness(t, 3, 5)
+	h.p.opts.Concurrency = 1
+	h.tick()
+	for _, id := range []string{"svc00", "svc01", "svc02"} {
+		h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 1)
+	}
+	var seen float64 = -1
+	h.fl.onCall = func(id string) {
+		h.clock.Advance(time.Minute) // the paced calls take long
+		if id == "svc02" {
+			if l := h.p.Snapshot().Logs; l != nil {
+				seen = count(l, "svc00", "ERROR")
+			}
+		}
+	}
+	h.tick()
+	if seen != 1 {
+		t.Errorf("while the pass went on, svc00's ERROR count was %v, want 1", seen)
+	}
+}
+
+// TestLogsPublishRace: a pass that publishes while new services get their
+// first cursor (run with -race).
+func TestLogsPublishRace(t *testing.T) {
+	h := newLogsHarness(t, 40, 5)
+	h.tick()
+	h.l.cursors = map[string]*logCursor{"svc00": h.l.cursors["svc00"], "svc01": h.l.cursors["svc01"]}
+	h.fl.onCall = func(string) { h.clock.Advance(time.Minute) }
+	h.tick()
+	if l := h.p.Snapshot().Logs; count(l, "svc00", "ERROR") != 0 || count(l, "svc39", "ERROR") != -1 {
+		t.Errorf("counts %v", l.Counts)
+	}
 }
