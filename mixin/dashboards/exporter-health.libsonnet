@@ -135,7 +135,7 @@ local g = import '../lib/grafana.libsonnet';
         ) + g.thresholdLine(cfg.dataStaleThresholdSeconds),
         g.timeseries(
           'Snapshot age',
-          "Time since each project's current snapshot was assembled.",
+          "Time since each project's newest data was read from the API (the end of its last successful call): it grows during an API outage.",
           's',
           g.pos(16, 38, 8, 8),
           [
