@@ -77,6 +77,8 @@ type logsRunner struct {
 	warned    map[string]bool // services whose truncation was logged
 	// warnedLoop is set once a repeated page was logged.
 	warnedLoop bool
+	// warnedUntimed is set once entries without a timestamp were logged.
+	warnedUntimed bool
 	// warnedOversized is set once a skipped read was logged.
 	warnedOversized bool
 	// warnedBudget is set while the budget does not cover the reads.
@@ -145,6 +147,7 @@ func (l *logsRunner) tick(ctx context.Context) {
 		truncations   []string
 		loops         []string
 		oversized     []string
+		untimed       int
 		lastPublished = now
 	)
 	g.SetLimit(max(l.p.opts.Concurrency, 1))
@@ -178,7 +181,7 @@ func (l *logsRunner) tick(ctx context.Context) {
 				failures++
 			default:
 				answered++
-				c.count(entries, until)
+				untimed += c.count(entries, until)
 				if truncated {
 					l.truncated++
 					truncations = append(truncations, id)
@@ -214,6 +217,11 @@ func (l *logsRunner) tick(ctx context.Context) {
 	if answered > 0 && !l.unsupportedUntil.IsZero() {
 		l.p.logger.Info("The API has service logs for this project again")
 		l.unsupportedUntil = time.Time{}
+	}
+	if untimed > 0 && !l.warnedUntimed {
+		l.warnedUntimed = true
+		l.p.logger.Warn("The API sent log entries without a readable timestamp; they cannot be placed against the entries counted before and are not counted",
+			"entries", untimed)
 	}
 	slices.Sort(oversized)
 	if len(oversized) > 0 && !l.warnedOversized {
@@ -299,7 +307,8 @@ func newestOf(entries []apiclient.LogEntry) time.Time {
 // counted: they cannot be told from ones counted before. Entries newer
 // than until (an API that ignores until, or a clock far ahead) are not
 // counted yet: they would move the boundary past every entry to come.
-func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) {
+// It returns how many entries had no timestamp.
+func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) (untimed int) {
 	if !c.read {
 		c.read = true
 		for _, s := range logSeverities[:7] {
@@ -310,7 +319,9 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) {
 	atBoundary := map[uint64]int{}
 	for _, e := range entries {
 		switch ts := e.Timestamp.Time; {
-		case ts.IsZero() || ts.Before(c.boundary) || ts.After(until):
+		case ts.IsZero():
+			untimed++
+		case ts.Before(c.boundary) || ts.After(until):
 			continue
 		case ts.Equal(c.boundary):
 			k := entryKey(e)
@@ -329,7 +340,7 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) {
 		for k, n := range atBoundary {
 			c.seen[k] = max(c.seen[k], n)
 		}
-		return
+		return untimed
 	}
 	c.boundary = newest
 	c.seen = map[uint64]int{}
@@ -338,6 +349,7 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) {
 			c.seen[entryKey(e)]++
 		}
 	}
+	return untimed
 }
 
 // skip moves c past until without counting: the entries since the

@@ -60,7 +60,7 @@ func (f *fakeLogs) GetServiceLogs(_ context.Context, id string, q apiclient.Logs
 	all := f.entries[id]
 	for i := len(all) - 1; i >= 0; i-- { // newest written last
 		e := all[i]
-		if e.Timestamp.Before(q.Since) || f.sinceExclusive && e.Timestamp.Equal(q.Since) || !f.ignoreUntil && !q.Until.IsZero() && e.Timestamp.After(q.Until) {
+		if !e.Timestamp.IsZero() && e.Timestamp.Before(q.Since) || f.sinceExclusive && e.Timestamp.Equal(q.Since) || !f.ignoreUntil && !q.Until.IsZero() && e.Timestamp.After(q.Until) {
 			continue
 		}
 		if f.maxMessage > 0 && len(e.Message) > f.maxMessage {
@@ -417,5 +417,56 @@ func TestLogsPublishRace(t *testing.T) {
 	h.tick()
 	if l := h.p.Snapshot().Logs; count(l, "svc00", "ERROR") != 0 || count(l, "svc39", "ERROR") != -1 {
 		t.Errorf("counts %v", l.Counts)
+	}
+}
+
+// TestLogsWithoutTimestamps: entries without a readable timestamp cannot
+// be placed against the boundary and are not counted; one WARN says how
+// many, once, so that an API whose entries never carry one is not a
+// silent zero. Severities are upper-cased; others are OTHER.
+func TestLogsWithoutTimestamps(t *testing.T) {
+	h := newLogsHarness(t, 1, 5)
+	id := "svc00"
+	h.tick()
+	h.fl.add(id, time.Time{}, "ERROR", "no time", 2)
+	h.fl.add(id, h.clock.Now().Add(-time.Second), "error", "lower", 1)
+	h.fl.add(id, h.clock.Now().Add(-time.Second), " Fatal ", "spaced", 1)
+	h.fl.add(id, h.clock.Now().Add(-time.Second), "warn", "not postgres", 1)
+	h.fl.add(id, h.clock.Now().Add(-time.Second), "", "none", 1)
+	l := h.tick()
+	h.tick()
+	if count(l, id, "ERROR") != 1 || count(l, id, "FATAL") != 1 || count(l, id, "OTHER") != 2 || count(l, id, "warn") != -1 {
+		t.Errorf("counts %v", l.Counts)
+	}
+	out := h.logs.String()
+	if n := strings.Count(out, "without a readable timestamp"); n != 1 || !strings.Contains(out, "entries=2") {
+		t.Errorf("%d WARN lines about entries without a timestamp, want 1 with entries=2:\n%s", n, out)
+	}
+	if strings.Contains(out, "no time") {
+		t.Errorf("a message reached the exporter's log:\n%s", out)
+	}
+}
+
+// TestLogsOutageRecovery: through an outage the counts keep their values
+// (never reset, the part flagged); after it, the entries written during
+// the outage are counted once, those before it not again.
+func TestLogsOutageRecovery(t *testing.T) {
+	h := newLogsHarness(t, 1, 5)
+	id := "svc00"
+	h.tick()
+	h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "before", 2)
+	h.tick()
+	h.fl.fail = errBoom
+	for range 5 {
+		h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "during", 1)
+		if l := h.tick(); count(l, id, "ERROR") != 2 || logsHealth(h.p).Success {
+			t.Fatalf("during the outage: %v, health %+v", l.Counts, logsHealth(h.p))
+		}
+	}
+	h.fl.fail = nil
+	for range 2 {
+		if l := h.tick(); count(l, id, "ERROR") != 7 || !logsHealth(h.p).Success {
+			t.Fatalf("after the outage: %v, health %+v; want 7 ERROR", l.Counts, logsHealth(h.p))
+		}
 	}
 }
