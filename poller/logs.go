@@ -415,11 +415,13 @@ func (l *logsRunner) warnBudget(reads int, left float64) {
 	l.warnedBudget = over
 }
 
+// wait waits for the logs' share of the budget, then for the state's
+// calls to end (they go first, as for usage); false when ctx ended.
 func (l *logsRunner) wait(ctx context.Context) bool {
-	if l.limiter == nil {
-		return ctx.Err() == nil
+	if l.limiter != nil && l.limiter.Wait(ctx) != nil {
+		return false
 	}
-	return l.limiter.Wait(ctx) == nil
+	return l.p.stateGate.wait(ctx) == nil
 }
 
 // publish hands the counts and the part's health to the poller.

@@ -470,3 +470,27 @@ func TestLogsOutageRecovery(t *testing.T) {
 		}
 	}
 }
+
+// TestLogsWaitForState: log calls, like usage calls, wait while state
+// calls run, so that a cycle never queues behind them for the rate
+// limit's tokens.
+func TestLogsWaitForState(t *testing.T) {
+	h := newLogsHarness(t, 1, 5)
+	h.p.stateGate.enter()
+	done := make(chan bool)
+	go func() { done <- h.l.wait(context.Background()) }()
+	select {
+	case <-done:
+		t.Fatal("a log call went while state calls ran")
+	case <-time.After(100 * time.Millisecond):
+	}
+	h.p.stateGate.leave()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Error("wait failed after the state calls ended")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a log call still waits after the state calls ended")
+	}
+}

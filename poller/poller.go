@@ -130,7 +130,7 @@ type Poller struct {
 	// per-resource calls): what the usage collector leaves them;
 	// stateNeeded is how many refreshing every resource takes.
 	stateCalls, stateNeeded atomic.Int64
-	// stateGate is held while state calls run: usage calls wait for it.
+	// stateGate is held while state calls run: usage and log calls wait for it.
 	stateGate stateGate
 }
 

@@ -5,9 +5,9 @@ import (
 	"sync"
 )
 
-// stateGate tells the usage collector when the state's calls (a full
-// cycle, a transition poll) are running: usage calls wait for them, so that
-// the state collectors never queue behind usage for the rate limit's
+// stateGate tells the usage and log collectors when the state's calls (a full
+// cycle, a transition poll) are running: their calls wait for them, so that
+// the state collectors never queue behind them for the rate limit's
 // tokens (docs/configuration.md, "Cost and budget").
 type stateGate struct {
 	mu   sync.Mutex
