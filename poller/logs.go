@@ -128,6 +128,7 @@ func (l *logsRunner) tick(ctx context.Context) {
 	for id := range l.cursors {
 		if !keep[id] {
 			delete(l.cursors, id)
+			delete(l.warned, id)
 		}
 	}
 	if now.Before(l.unsupportedUntil) {
@@ -182,12 +183,13 @@ func (l *logsRunner) tick(ctx context.Context) {
 			default:
 				answered++
 				untimed += c.count(entries, until)
-				if truncated {
+				switch {
+				case looping:
+					l.truncated++
+					loops = append(loops, id)
+				case truncated:
 					l.truncated++
 					truncations = append(truncations, id)
-				}
-				if looping {
-					loops = append(loops, id)
 				}
 				// The reads are paced over the interval, or longer:
 				// publish the counts as they arrive, the part's health
@@ -237,14 +239,20 @@ func (l *logsRunner) tick(ctx context.Context) {
 			"services", len(loops), "service_id", loops[0],
 			"counted_as", "clouddb_exporter_log_pages_truncated_total")
 	}
+	// One line for the services over the cap for the first time, however
+	// many: an incident across the fleet must not flood the log.
 	slices.Sort(truncations)
+	var first []string
 	for _, id := range truncations {
 		if !l.warned[id] {
 			l.warned[id] = true
-			l.p.logger.Warn("A service wrote more log entries in one interval than the page cap reads; the older ones of the interval are not counted",
-				"service_id", id, "max_pages", maxPages, "page_size", apiclient.LogsPageSize, "interval", interval,
-				"fix", "raise --collect.logs.max-pages or lower --collect.logs.interval (clouddb_exporter_log_pages_truncated_total counts each time)")
+			first = append(first, id)
 		}
+	}
+	if len(first) > 0 {
+		l.p.logger.Warn("Services wrote more log entries in one interval than the page cap reads; the older ones of the interval are not counted",
+			"services", len(first), "service_id", first[0], "max_pages", maxPages, "page_size", apiclient.LogsPageSize, "interval", interval,
+			"fix", "raise --collect.logs.max-pages or lower --collect.logs.interval (clouddb_exporter_log_pages_truncated_total counts each time)")
 	}
 	l.publish(now, l.p.opts.Now(), failures)
 }

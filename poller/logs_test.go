@@ -494,3 +494,30 @@ func TestLogsWaitForState(t *testing.T) {
 		t.Fatal("a log call still waits after the state calls ended")
 	}
 }
+
+// TestLogsPageCapOneLine: many services over the page cap in one read
+// (an incident across the fleet) make one WARN line that counts them, not
+// one per service; a looping API is not reported as a page cap.
+func TestLogsPageCapOneLine(t *testing.T) {
+	h := newLogsHarness(t, 4, 2)
+	h.tick()
+	for _, id := range []string{"svc00", "svc01", "svc02", "svc03"} {
+		h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 10)
+	}
+	l := h.tick()
+	if l.PagesTruncated != 4 {
+		t.Errorf("truncated %v, want 4", l.PagesTruncated)
+	}
+	if n := strings.Count(h.logs.String(), "page cap"); n != 1 || !strings.Contains(h.logs.String(), "services=4") {
+		t.Errorf("%d page-cap WARN lines, want 1 with services=4:\n%s", n, h.logs)
+	}
+
+	h2 := newLogsHarness(t, 1, 5)
+	h2.fl.ignoreCursor = true
+	h2.tick()
+	h2.fl.add("svc00", h2.clock.Now().Add(-time.Second), "ERROR", "e", 10)
+	h2.tick()
+	if strings.Contains(h2.logs.String(), "page cap") {
+		t.Errorf("a looping API reported as a page cap:\n%s", h2.logs)
+	}
+}
