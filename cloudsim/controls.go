@@ -99,6 +99,43 @@ func (s *Sim) RotateCredential(accessKey string, next Credential) error {
 	return nil
 }
 
+// IssueCredential gives the credential whose access key is accessKey a
+// second set of keys, those of next (the rest of it is shared): both sets
+// are accepted until RevokeCredential, as when a provider issues a new key
+// before the old one is revoked (a rotation without a refused request).
+func (s *Sim) IssueCredential(accessKey string, next Credential) error {
+	if next.AccessKey == "" || next.SecretKey == "" {
+		return invalidf("the new access key and secret key must not be empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	creds := slices.Clone(*s.creds.Load())
+	i := slices.IndexFunc(creds, func(c Credential) bool { return c.AccessKey != "" && equal(c.AccessKey, accessKey) })
+	if i < 0 {
+		return fmt.Errorf("%w: no credential has this access key", ErrNotFound)
+	}
+	issued := creds[i]
+	issued.AccessKey, issued.SecretKey, issued.APIKey = next.AccessKey, next.SecretKey, next.APIKey
+	creds = append(creds, issued)
+	s.creds.Store(&creds)
+	return nil
+}
+
+// RevokeCredential refuses (401) the keys whose access key is accessKey
+// from then on.
+func (s *Sim) RevokeCredential(accessKey string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	creds := slices.Clone(*s.creds.Load())
+	i := slices.IndexFunc(creds, func(c Credential) bool { return c.AccessKey != "" && equal(c.AccessKey, accessKey) })
+	if i < 0 {
+		return fmt.Errorf("%w: no credential has this access key", ErrNotFound)
+	}
+	creds = slices.Delete(creds, i, i+1)
+	s.creds.Store(&creds)
+	return nil
+}
+
 // AddProject creates an empty project (if there is none of that id) and
 // gives every user credential (one with Projects) access to it: GET
 // /projects lists it from then on, as when a user is added to a project.
@@ -179,6 +216,29 @@ func (s *Sim) registerControls() {
 			return 0, nil, err
 		}
 		return controlResult(s.RotateCredential(old, next))
+	})
+	s.control("POST /_sim/credentials/issue", func(r *http.Request) (int, any, error) {
+		b, err := readControlBody(r)
+		if err != nil {
+			return 0, nil, err
+		}
+		old := b.string("access_key")
+		next := Credential{AccessKey: b.string("new_access_key"), SecretKey: b.string("new_secret_key"), APIKey: b.string("new_api_key")}
+		if err := b.err(); err != nil {
+			return 0, nil, err
+		}
+		return controlResult(s.IssueCredential(old, next))
+	})
+	s.control("POST /_sim/credentials/revoke", func(r *http.Request) (int, any, error) {
+		b, err := readControlBody(r)
+		if err != nil {
+			return 0, nil, err
+		}
+		old := b.string("access_key")
+		if err := b.err(); err != nil {
+			return 0, nil, err
+		}
+		return controlResult(s.RevokeCredential(old))
 	})
 	s.control("POST /_sim/projects", func(r *http.Request) (int, any, error) {
 		b, err := readControlBody(r)

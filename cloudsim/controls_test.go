@@ -93,6 +93,17 @@ func TestRotateCredentialAndAddProject(t *testing.T) {
 	e.must(http.StatusNoContent, "POST", "/_sim/credentials/rotate", `{"access_key":"u","new_access_key":"u2","new_secret_key":"us2","new_api_key":""}`, noAuth)
 	e.mustError(http.StatusUnauthorized, "UNAUTHORIZED", "GET", "/v1/projects", nil, as(user))
 
+	// Issued keys are accepted alongside the old ones until these are revoked.
+	issued := Credential{AccessKey: "u3", SecretKey: "us3"}
+	e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/credentials/issue", `{"access_key":"u2","new_access_key":"u3","new_secret_key":"","new_api_key":""}`, noAuth)
+	e.mustError(http.StatusNotFound, "NOT_FOUND", "POST", "/_sim/credentials/issue", `{"access_key":"nope","new_access_key":"a","new_secret_key":"b","new_api_key":""}`, noAuth)
+	e.must(http.StatusNoContent, "POST", "/_sim/credentials/issue", `{"access_key":"u2","new_access_key":"u3","new_secret_key":"us3","new_api_key":""}`, noAuth)
+	e.must(http.StatusOK, "GET", "/v1/projects", nil, as(rotated))
+	e.must(http.StatusOK, "GET", "/v1/projects", nil, as(issued))
+	e.mustError(http.StatusNotFound, "NOT_FOUND", "POST", "/_sim/credentials/revoke", `{"access_key":"nope"}`, noAuth)
+	e.must(http.StatusNoContent, "POST", "/_sim/credentials/revoke", `{"access_key":"u3"}`, noAuth)
+	e.mustError(http.StatusUnauthorized, "UNAUTHORIZED", "GET", "/v1/projects", nil, as(issued))
+
 	e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", "/_sim/projects", `{"project_id":" "}`, noAuth)
 	e.must(http.StatusNoContent, "POST", "/_sim/projects", `{"project_id":"pb"}`, noAuth)
 	got := decode[[]apiclient.Project](t, e.must(http.StatusOK, "GET", "/v1/projects", nil, as(rotated)))

@@ -20,6 +20,8 @@ type credentials struct {
 	client *apiclient.Client
 	// logger tells whose keys they are (project_id, or the discovery).
 	logger *slog.Logger
+	// seen is what the previous periodic check read (settled).
+	seen config.Credentials
 }
 
 // current returns the keys in use.
@@ -41,6 +43,33 @@ func (c *credentials) reread(reason string) bool {
 	fresh, err := cur.Reread()
 	if err != nil {
 		c.logger.Warn("Cannot re-read the API credential files; the current keys stay in use", "err", err)
+		return false
+	}
+	return c.install(fresh, reason)
+}
+
+// settled is the periodic check: it installs the keys the files hold only
+// once two checks in a row read the same ones. Plain files are written one
+// after the other, so a check can fall between the access key's write and
+// the secret key's; installing that half-rotated pair would get 401s
+// while the old pair, still valid at the provider, would have worked
+// (docs/security.md). A 401 does not wait (reread): the keys in use are
+// refused anyway.
+func (c *credentials) settled(reason string) bool {
+	cur := c.current()
+	if cur.Files == (config.CredentialFiles{}) {
+		return false
+	}
+	fresh, err := cur.Reread()
+	if err != nil {
+		c.logger.Warn("Cannot re-read the API credential files; the current keys stay in use", "err", err)
+		return false
+	}
+	c.mu.Lock()
+	prev := c.seen
+	c.seen = fresh
+	c.mu.Unlock()
+	if fresh != prev {
 		return false
 	}
 	return c.install(fresh, reason)

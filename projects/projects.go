@@ -190,7 +190,9 @@ func sameButCredentials(a, b config.Project) bool {
 const DefaultCredentialCheckInterval = 10 * time.Second
 
 // WatchCredentials re-reads every project's credential files every
-// CredentialCheckInterval until ctx ends, and installs keys that changed:
+// CredentialCheckInterval until ctx ends, and installs keys that changed
+// once two checks in a row read them (a pair written file by file is not
+// installed half-rotated):
 // a rotated key is picked up without a restart or a reload (Kubernetes
 // updates a mounted Secret in place). A file that is empty or unreadable
 // mid-rotation is retried at the next check; the old keys stay in use.
@@ -203,12 +205,18 @@ func (m *Manager) WatchCredentials(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		m.mu.RLock()
-		running := slices.Collect(maps.Values(m.running))
-		m.mu.RUnlock()
-		for _, p := range running {
-			p.creds.reread("file changed")
-		}
+		m.checkCredentials()
+	}
+}
+
+// checkCredentials is one check of WatchCredentials: every project's keys
+// the files hold are installed once they have settled (credentials.settled).
+func (m *Manager) checkCredentials() {
+	m.mu.RLock()
+	running := slices.Collect(maps.Values(m.running))
+	m.mu.RUnlock()
+	for _, p := range running {
+		p.creds.settled("file changed")
 	}
 }
 

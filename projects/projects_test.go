@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,5 +166,46 @@ func TestWatchCredentialsAtItsInterval(t *testing.T) {
 		testbin.WaitFor(t, 2*time.Second, "the check to install the rotated key", func() bool {
 			return p.creds.current().AccessKey == apiclient.Secret(next)
 		})
+	}
+}
+
+// TestHalfRotatedKeysNotInstalled: plain key files are rotated one after
+// the other, so a check can read the new access key with the old secret
+// key. That pair is refused by the provider while the old one still works:
+// the check installs a pair only once the next check reads it again.
+func TestHalfRotatedKeysNotInstalled(t *testing.T) {
+	sim := cloudsim.New(cloudsim.Options{Seed: 1, Credentials: []cloudsim.Credential{{AccessKey: "ak-a", SecretKey: "sk-a", ProjectID: "a"}}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	api := collector.NewAPIMetrics(nil)
+	m := New(t.Context(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
+	defer m.Stop()
+	dir := t.TempDir()
+	cfg := project(srv.URL+"/v1", "a")
+	cfg.Credentials.Files = writeKeys(t, dir, "ak-a", "sk-a")
+	if err := m.Apply([]config.Project{cfg}); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.Get("a")
+	m.checkCredentials()
+
+	// The access key file is written, the secret key file not yet.
+	if err := os.WriteFile(cfg.Credentials.Files.AccessKey, []byte("ak-b\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m.checkCredentials()
+	if got := p.creds.current(); got.AccessKey != "ak-a" || got.SecretKey != "sk-a" {
+		t.Fatalf("a check between the two writes installed %q/%q, want the old pair kept", got.AccessKey, got.SecretKey)
+	}
+	if err := os.WriteFile(cfg.Credentials.Files.SecretKey, []byte("sk-b\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m.checkCredentials()
+	if got := p.creds.current(); got.AccessKey != "ak-a" {
+		t.Fatalf("a pair read once was installed (%q): it may still be half-written", got.AccessKey)
+	}
+	m.checkCredentials()
+	if got := p.creds.current(); got.AccessKey != "ak-b" || got.SecretKey != "sk-b" {
+		t.Fatalf("after two checks read the same pair, %q/%q in use, want ak-b/sk-b", got.AccessKey, got.SecretKey)
 	}
 }

@@ -108,6 +108,24 @@ func (s *Sim) RotateCredential(t testing.TB, accessKey, newAccessKey, newSecretK
 	s.call(t, http.MethodPost, "/_sim/credentials/rotate", string(body), http.StatusNoContent, nil)
 }
 
+// IssueCredential gives the credential whose access key is accessKey new
+// keys, accepted alongside the old ones until RevokeCredential.
+func (s *Sim) IssueCredential(t testing.TB, accessKey, newAccessKey, newSecretKey, newAPIKey string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{
+		"access_key": accessKey, "new_access_key": newAccessKey, "new_secret_key": newSecretKey, "new_api_key": newAPIKey,
+	})
+	s.call(t, http.MethodPost, "/_sim/credentials/issue", string(body), http.StatusNoContent, nil)
+}
+
+// RevokeCredential makes the simulator refuse (401) the keys whose access
+// key is accessKey.
+func (s *Sim) RevokeCredential(t testing.TB, accessKey string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"access_key": accessKey})
+	s.call(t, http.MethodPost, "/_sim/credentials/revoke", string(body), http.StatusNoContent, nil)
+}
+
 // AddProject adds an empty project that the user credentials can access.
 func (s *Sim) AddProject(t testing.TB, projectID string) {
 	t.Helper()
