@@ -180,6 +180,13 @@ func (l *logsRunner) tick(ctx context.Context) {
 				oversized = append(oversized, id)
 			case err != nil:
 				failures++
+				// In an outage the pass can last hours (each read
+				// waits out its timeout and retries): flag the part
+				// at its first failure, the counts kept.
+				if failures == 1 && l.health.Success {
+					l.health.Success = false
+					l.p.setLogs(l.build(), l.health)
+				}
 			default:
 				answered++
 				untimed += c.count(entries, until)

@@ -521,3 +521,27 @@ func TestLogsPageCapOneLine(t *testing.T) {
 		t.Errorf("a looping API reported as a page cap:\n%s", h2.logs)
 	}
 }
+
+// TestLogsFailureFlaggedAtOnce: in an outage a pass of reads, each waiting
+// out its timeout and retries, can last hours; the part is flagged at the
+// first failed read, not at the end of the pass, and the counts stay.
+func TestLogsFailureFlaggedAtOnce(t *testing.T) {
+	h := newLogsHarness(t, 3, 5)
+	h.p.opts.Concurrency = 1
+	h.tick()
+	h.fl.add("svc00", h.clock.Now().Add(-time.Second), "ERROR", "e", 1)
+	h.tick()
+	h.fl.fail = errBoom
+	var during fleet.PartHealth
+	var counted float64
+	h.fl.onCall = func(id string) {
+		if id == "svc02" {
+			during = logsHealth(h.p)
+			counted = count(h.p.Snapshot().Logs, "svc00", "ERROR")
+		}
+	}
+	h.tick()
+	if during.Success || during.LastSuccess.IsZero() || counted != 1 {
+		t.Errorf("while the failing pass went on: health %+v, svc00 ERROR %v; want flagged, counts kept", during, counted)
+	}
+}
