@@ -192,9 +192,11 @@ var fileKeys = map[string]string{
 	"usage_interval":           "collect.usage.interval",
 	"usage_series":             "collect.usage.series",
 	"usage_max_jobs":           "collect.usage.max_jobs",
+	"usage_environment":        "collect.usage.environments",
 	"usage_service_name_regex": "collect.usage.service_name_regex",
 	"logs_interval":            "collect.logs.interval",
 	"logs_max_pages":           "collect.logs.max_pages",
+	"logs_environment":         "collect.logs.environments",
 	"logs_service_name_regex":  "collect.logs.service_name_regex",
 }
 

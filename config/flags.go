@@ -135,9 +135,11 @@ var flagNames = map[string]string{
 	"usage_interval":           "--collect.usage.interval",
 	"usage_series":             "--collect.usage.series",
 	"usage_max_jobs":           "--collect.usage.max-jobs",
+	"usage_environment":        "--collect.usage.environment",
 	"usage_service_name_regex": "--collect.usage.service-name-regex",
 	"logs_interval":            "--collect.logs.interval",
 	"logs_max_pages":           "--collect.logs.max-pages",
+	"logs_environment":         "--collect.logs.environment",
 	"logs_service_name_regex":  "--collect.logs.service-name-regex",
 }
 

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -41,12 +40,8 @@ type Usage struct {
 	// leading underscore (system_cpu_usage_millicores); empty means
 	// DefaultUsageSeries (see SelectedSeries).
 	Series []string
-	// Environments selects services by metadata.environment; empty means
-	// every environment.
-	Environments []string
-	// ServiceNameRegex selects services by name (anchored); "" selects
-	// every name.
-	ServiceNameRegex string
+	// Selection picks the services whose usage is read.
+	Selection
 	// MaxJobs bounds the job label sets exported per service.
 	MaxJobs int
 	// Timestamps exports the bucket's time as the sample timestamp.
@@ -61,10 +56,7 @@ func addUsageFlags(app *kingpin.Application, u *Usage) {
 		DefaultUsageInterval.String(), "CLOUDDB_COLLECT_USAGE_INTERVAL", &u.Interval)
 	app.Flag("collect.usage.series", "Usage series to read, by the suffix the API's names end in (repeatable; default: every documented series).").
 		Envar("CLOUDDB_COLLECT_USAGE_SERIES").StringsVar(&u.Series)
-	app.Flag("collect.usage.environment", "Read the usage of services of this environment only (repeatable; default: every environment).").
-		Envar("CLOUDDB_COLLECT_USAGE_ENVIRONMENT").StringsVar(&u.Environments)
-	app.Flag("collect.usage.service-name-regex", "Read the usage of services whose name matches this regular expression only (anchored; default: every service).").
-		Envar("CLOUDDB_COLLECT_USAGE_SERVICE_NAME_REGEX").StringVar(&u.ServiceNameRegex)
+	addSelectionFlags(app, "usage", "USAGE", "Read the usage of", &u.Selection)
 	flagval.Int(app, "collect.usage.max-jobs", "Job label sets exported per service; the rest are counted in clouddb_exporter_usage_jobs_over_limit.",
 		fmt.Sprint(DefaultUsageMaxJobs), "CLOUDDB_COLLECT_USAGE_MAX_JOBS", &u.MaxJobs)
 	app.Flag("collect.usage.timestamps", "Export the time of the bucket a usage value is from as the sample timestamp (see docs/configuration.md for the staleness trade-off).").
@@ -94,12 +86,7 @@ func (u Usage) validate(where func(string) string, minInterval time.Duration) []
 	if u.MaxJobs < 0 {
 		errs = append(errs, fmt.Errorf("%s must not be negative", where("usage_max_jobs")))
 	}
-	// The pattern as given first, so that the error quotes the user's text.
-	if _, err := regexp.Compile(u.ServiceNameRegex); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", where("usage_service_name_regex"), err))
-	} else if _, err := regexp.Compile("^(?:" + u.ServiceNameRegex + ")$"); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", where("usage_service_name_regex"), err))
-	}
+	errs = append(errs, u.Selection.validate(where, "usage")...)
 	return errs
 }
 
@@ -110,14 +97,4 @@ func (u Usage) SelectedSeries() []string {
 		return DefaultUsageSeries
 	}
 	return u.Series
-}
-
-// NameMatcher returns the anchored service name regular expression; nil
-// when every name is selected. The pattern was checked by the
-// configuration.
-func (u Usage) NameMatcher() *regexp.Regexp {
-	if u.ServiceNameRegex == "" {
-		return nil
-	}
-	return regexp.MustCompile("^(?:" + u.ServiceNameRegex + ")$")
 }

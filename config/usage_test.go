@@ -39,6 +39,7 @@ func TestUsageFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--collect.usage", "--collect.usage.interval=30s"},
 		{"--collect.usage", "--collect.usage.service-name-regex=("},
+		{"--collect.usage", "--collect.usage.environment=prod"}, // would select nothing
 		{"--collect.usage", "--collect.usage.max-jobs=-1"},
 		{"--collect.usage", "--collect.usage.series=cpu_usage"}, // no documented series ends so: no metric
 	} {

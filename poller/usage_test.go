@@ -186,14 +186,14 @@ func TestUsageNewestNonNullBucket(t *testing.T) {
 }
 
 func TestUsageSelection(t *testing.T) {
-	h := newUsageHarness(t, 4, 0, config.Usage{Series: []string{"database_qps"}, ServiceNameRegex: "svc0[12]"}, "x_database_qps")
+	h := newUsageHarness(t, 4, 0, config.Usage{Series: []string{"database_qps"}, Selection: config.Selection{ServiceNameRegex: "svc0[12]"}}, "x_database_qps")
 	h.tick()
 	slices.Sort(h.fu.asked)
 	got := strings.Join(h.fu.asked, " ")
 	if got != "svc01/x_database_qps svc02/x_database_qps" {
 		t.Errorf("series reads %q, want svc-1 and svc-2 only", got)
 	}
-	h2 := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}, Environments: []string{"nope"}}, "x_database_qps")
+	h2 := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}, Selection: config.Selection{Environments: []string{"nope"}}}, "x_database_qps")
 	h2.tick()
 	if len(h2.fu.asked) != 0 || h2.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] != 0 {
 		t.Errorf("an environment no service has: calls %v", h2.fu.calls)
