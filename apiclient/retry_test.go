@@ -238,7 +238,9 @@ func TestPerAttemptTimeoutIsRetriedForReads(t *testing.T) {
 		}
 		writeJSON(w, 200, `{"id":"v1"}`)
 	})
-	c, _, obs := newTestClient(t, srv, func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond })
+	// The timeout bounds the retry's answer too: 1 s holds for an answer
+	// at once on a loaded machine (50 ms did not always).
+	c, _, obs := newTestClient(t, srv, func(cfg *Config) { cfg.Timeout = time.Second })
 	vpc, err := c.GetVPC(t.Context(), "v1")
 	if err != nil || vpc.ID != "v1" {
 		t.Fatalf("GetVPC = %v, %v", vpc, err)

@@ -476,7 +476,12 @@ func TestUsageTickEnds(t *testing.T) {
 	if len(h.p.Snapshot().Usage.Samples) != 2 {
 		t.Fatalf("samples %+v", h.p.Snapshot().Usage.Samples)
 	}
-	h.u.cfg.Interval = 50 * time.Millisecond // real time: the deadlines are the context's
+	// The deadlines are the context's, in real time: the reads that must
+	// hit them run with a 50 ms interval, and the read that must not
+	// (its calls answer at once) with the usual one, which a loaded
+	// machine cannot overrun (at 50 ms it once failed these calls).
+	interval := h.u.cfg.Interval
+	h.u.cfg.Interval = 50 * time.Millisecond
 
 	// A state cycle that does not end: nothing starts, nothing fails.
 	asked := len(h.fu.asked)
@@ -490,7 +495,9 @@ func TestUsageTickEnds(t *testing.T) {
 		t.Errorf("calls that did not start are failures: %+v", hl)
 	}
 	// They were not counted as asked: the next read has them first.
+	h.u.cfg.Interval = interval
 	h.tick()
+	h.u.cfg.Interval = 50 * time.Millisecond
 	if len(h.fu.asked) != asked+2 {
 		t.Errorf("%d series reads after the state's calls ended, want 2", len(h.fu.asked)-asked)
 	}
