@@ -59,6 +59,7 @@ type FileProject struct {
 			Environments     *[]string      `yaml:"environments"`
 			ServiceNameRegex *string        `yaml:"service_name_regex"`
 			MaxPages         *int           `yaml:"max_pages"`
+			Delay            *time.Duration `yaml:"delay"`
 		} `yaml:"logs"`
 	} `yaml:"collect"`
 }
@@ -147,6 +148,7 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	set(&p.Collect.Logs.Environments, lg.Environments)
 	set(&p.Collect.Logs.ServiceNameRegex, lg.ServiceNameRegex)
 	set(&p.Collect.Logs.MaxPages, lg.MaxPages)
+	set(&p.Collect.Logs.Delay, lg.Delay)
 
 	var errs []error
 	secret := func(envKey, envName, fileKey, file string, required bool) apiclient.Secret {
@@ -196,6 +198,7 @@ var fileKeys = map[string]string{
 	"usage_service_name_regex": "collect.usage.service_name_regex",
 	"logs_interval":            "collect.logs.interval",
 	"logs_max_pages":           "collect.logs.max_pages",
+	"logs_delay":               "collect.logs.delay",
 	"logs_environment":         "collect.logs.environments",
 	"logs_service_name_regex":  "collect.logs.service_name_regex",
 }

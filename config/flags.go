@@ -139,6 +139,7 @@ var flagNames = map[string]string{
 	"usage_service_name_regex": "--collect.usage.service-name-regex",
 	"logs_interval":            "--collect.logs.interval",
 	"logs_max_pages":           "--collect.logs.max-pages",
+	"logs_delay":               "--collect.logs.delay",
 	"logs_environment":         "--collect.logs.environment",
 	"logs_service_name_regex":  "--collect.logs.service-name-regex",
 }

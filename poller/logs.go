@@ -144,7 +144,7 @@ func (l *logsRunner) tick(ctx context.Context) {
 		g, gctx       = errgroup.WithContext(ctx)
 		interval      = l.p.opts.Logs.Interval
 		maxPages      = l.p.opts.Logs.MaxPages
-		until         = now.UTC()
+		until         = now.Add(-l.p.opts.Logs.Delay).UTC()
 		truncations   []string
 		loops         []string
 		oversized     []string

@@ -545,3 +545,32 @@ func TestLogsFailureFlaggedAtOnce(t *testing.T) {
 		t.Errorf("while the failing pass went on: health %+v, svc00 ERROR %v; want flagged, counts kept", during, counted)
 	}
 }
+
+// TestLogsDelay: with --collect.logs.delay, a read counts up to that long
+// before it, so that entries the provider's pipeline delivers late (older
+// than the newest counted by the time they arrive) are counted; without
+// it they are not, as documented.
+func TestLogsDelay(t *testing.T) {
+	for _, delay := range []time.Duration{0, 30 * time.Second} {
+		t.Run(delay.String(), func(t *testing.T) {
+			h := newLogsHarness(t, 1, 5)
+			h.l.p.opts.Logs.Delay = delay
+			id := "svc00"
+			h.tick()
+			h.fl.add(id, h.clock.Now().Add(-5*time.Second), "ERROR", "on time", 1)
+			h.tick()
+			// Written before the on-time one, delivered after the read.
+			h.fl.add(id, h.clock.Now().Add(-time.Minute-7*time.Second), "ERROR", "late", 1)
+			h.fl.add(id, h.clock.Now().Add(-time.Minute-6*time.Second), "ERROR", "late", 1)
+			h.tick()
+			l := h.tick()
+			want := 3.0
+			if delay == 0 {
+				want = 1 // the late ones are older than the newest counted
+			}
+			if got := count(l, id, "ERROR"); got != want {
+				t.Errorf("%v ERROR entries counted, want %v", got, want)
+			}
+		})
+	}
+}
