@@ -206,25 +206,15 @@ func (s *Sim) registerControls() {
 		return http.StatusNoContent, nil, nil
 	})
 	s.control("POST /_sim/credentials/rotate", func(r *http.Request) (int, any, error) {
-		b, err := readControlBody(r)
+		old, next, err := readCredentialChange(r)
 		if err != nil {
-			return 0, nil, err
-		}
-		old := b.string("access_key")
-		next := Credential{AccessKey: b.string("new_access_key"), SecretKey: b.string("new_secret_key"), APIKey: b.string("new_api_key")}
-		if err := b.err(); err != nil {
 			return 0, nil, err
 		}
 		return controlResult(s.RotateCredential(old, next))
 	})
 	s.control("POST /_sim/credentials/issue", func(r *http.Request) (int, any, error) {
-		b, err := readControlBody(r)
+		old, next, err := readCredentialChange(r)
 		if err != nil {
-			return 0, nil, err
-		}
-		old := b.string("access_key")
-		next := Credential{AccessKey: b.string("new_access_key"), SecretKey: b.string("new_secret_key"), APIKey: b.string("new_api_key")}
-		if err := b.err(); err != nil {
 			return 0, nil, err
 		}
 		return controlResult(s.IssueCredential(old, next))
@@ -293,6 +283,18 @@ func (s *Sim) control(pattern string, h func(r *http.Request) (int, any, error))
 		}
 		writeResponse(w, jsonResponse(status, out))
 	})
+}
+
+// readCredentialChange reads the body of the credential controls:
+// {access_key, new_access_key, new_secret_key, new_api_key}.
+func readCredentialChange(r *http.Request) (old string, next Credential, err error) {
+	b, err := readControlBody(r)
+	if err != nil {
+		return "", Credential{}, err
+	}
+	old = b.string("access_key")
+	next = Credential{AccessKey: b.string("new_access_key"), SecretKey: b.string("new_secret_key"), APIKey: b.string("new_api_key")}
+	return old, next, b.err()
 }
 
 func readControlBody(r *http.Request) (*body, error) {
