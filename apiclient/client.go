@@ -491,7 +491,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
-	}, c.maxValueBytes)
+	}, streamOptions{maxValue: c.maxValueBytes, reuse: reuseOf(ctx)})
 	switch {
 	case rb.tooLarge:
 		c.observer.ObserveRequest(cl.op, CodeDecodeError, time.Since(start))
@@ -557,7 +557,7 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 	// Already read whole: its values need no bound of their own.
 	derr := decodeStream(cl.op, bytes.NewReader(data), cl.out, drop, c.creds().redactor, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
-	}, 0)
+	}, streamOptions{})
 	c.observer.ObserveRequest(cl.op, answerCode(resp, derr), time.Since(start))
 	return derr
 }

@@ -110,16 +110,22 @@ func (l *valueLimit) Read(p []byte) (int, error) {
 // maxValue bounds one value (see valueLimit; 0: no bound): past it the
 // call fails with ErrValueTooLarge. Other errors are typed by the caller
 // from body's state.
-func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), maxValue int64) error {
-	vl := &valueLimit{r: r, limit: maxValue}
-	err := decodeValues(op, vl, out, drop, red, prefix)
+func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
+	vl := &valueLimit{r: r, limit: opts.maxValue}
+	err := decodeValues(op, vl, out, drop, red, prefix, opts.reuse)
 	if vl.exceeded {
-		return fmt.Errorf("apiclient: %s: %w: more than %d bytes in one list element, token or run of white space (see --api.max-value-size)", op, ErrValueTooLarge, maxValue)
+		return fmt.Errorf("apiclient: %s: %w: more than %d bytes in one list element, token or run of white space (see --api.max-value-size)", op, ErrValueTooLarge, opts.maxValue)
 	}
 	return err
 }
 
-func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
+// streamOptions are decodeStream's bounds and hooks.
+type streamOptions struct {
+	maxValue int64     // see valueLimit; 0: no bound
+	reuse    func(any) // see WithReuse; nil: none
+}
+
+func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), reuse func(any)) error {
 	dec := json.NewDecoder(vl)
 	vl.dec = dec
 	v := reflect.ValueOf(out).Elem()
@@ -177,6 +183,9 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 				drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
 				continue
 			}
+		}
+		if reuse != nil {
+			reuse(elem.Addr().Interface())
 		}
 		list = reflect.Append(list, elem)
 	}
@@ -274,5 +283,5 @@ func decodeError(op string, err error, red *Redactor, prefix func() ([]byte, boo
 func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
 	return decodeStream(op, bytes.NewReader(data), out, drop, nil, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
-	}, 0)
+	}, streamOptions{})
 }

@@ -188,7 +188,7 @@ func TestHostileValueBounded(t *testing.T) {
 				if tt.single {
 					out = &svc
 				}
-				err = decodeStream(OpListServices, body, out, func(FieldError) {}, nil, func() ([]byte, bool) { return nil, false }, maxValue)
+				err = decodeStream(OpListServices, body, out, func(FieldError) {}, nil, func() ([]byte, bool) { return nil, false }, streamOptions{maxValue: maxValue})
 			})
 			if !errors.Is(err, ErrValueTooLarge) || !strings.Contains(err.Error(), "--api.max-value-size") {
 				t.Fatalf("err = %v, want ErrValueTooLarge naming the flag", err)
@@ -217,11 +217,11 @@ func TestValueBoundIsPerValue(t *testing.T) {
 	}
 	var got []Service
 	body := "[" + strings.Join(under, " ,\n ") + "]"
-	if err := decodeStream(OpListServices, strings.NewReader(body), &got, nil, nil, func() ([]byte, bool) { return nil, false }, maxValue); err != nil || len(got) != 100 {
+	if err := decodeStream(OpListServices, strings.NewReader(body), &got, nil, nil, func() ([]byte, bool) { return nil, false }, streamOptions{maxValue: maxValue}); err != nil || len(got) != 100 {
 		t.Fatalf("%d bytes of values under the bound: got %d services, err %v", len(body), len(got), err)
 	}
 	body = "[" + elem("s", maxValue) + "]"
-	if err := decodeStream(OpListServices, strings.NewReader(body), &got, nil, nil, func() ([]byte, bool) { return nil, false }, maxValue); !errors.Is(err, ErrValueTooLarge) {
+	if err := decodeStream(OpListServices, strings.NewReader(body), &got, nil, nil, func() ([]byte, bool) { return nil, false }, streamOptions{maxValue: maxValue}); !errors.Is(err, ErrValueTooLarge) {
 		t.Fatalf("a value over the bound: err = %v, want ErrValueTooLarge", err)
 	}
 }
@@ -240,5 +240,30 @@ func TestValueTooLargeNotRetried(t *testing.T) {
 	}
 	if n := len(srv.requests()); n != 1 {
 		t.Fatalf("%d requests, want 1 (no retry)", n)
+	}
+}
+
+// TestWithReuse: each element of a list read under WithReuse goes to the
+// hook as decoded, and what the hook leaves in it is what the list holds.
+func TestWithReuse(t *testing.T) {
+	srv := newTestServer(t, streamServices(3, 16))
+	c, _, _ := newTestClient(t, srv, nil)
+	kept := Service{ServiceID: "s1", Name: "kept"}
+	var seen []string
+	got, err := c.ListServices(WithReuse(t.Context(), func(elem any) {
+		svc := elem.(*Service)
+		seen = append(seen, svc.ServiceID)
+		if svc.ServiceID == kept.ServiceID {
+			*svc = kept
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(seen, ",") != "s0,s1,s2" {
+		t.Errorf("the hook saw %v, want every element in order", seen)
+	}
+	if len(got) != 3 || got[1].Name != "kept" || got[0].Status != ServiceReady || got[2].ServiceID != "s2" {
+		t.Errorf("got %+v, want the kept s1 between s0 and s2 as read", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,7 +107,7 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	g.SetLimit(p.opts.Concurrency)
 	g.Go(func() error {
 		servicesErr = p.call(apiclient.OpListServices, func() (err error) {
-			services, err = p.client.ListServices(ctx)
+			services, err = p.client.ListServices(apiclient.WithReuse(ctx, p.reuseService))
 			return err
 		})
 		runs[fleet.PartServices].done(now(), servicesErr)
@@ -224,6 +225,24 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	p.recordPart(runs[fleet.PartPeerings])
 	p.mu.Unlock()
 	return plan.period
+}
+
+// reuseService replaces a service just decoded by the one the state keeps
+// when they are equal, so that an unchanged list read again holds the
+// state's values rather than a second copy of every service until it is
+// applied (see apiclient.WithReuse). A service carrying its replica sets,
+// or a password, is never kept as it is read: it is left alone.
+func (p *Poller) reuseService(elem any) {
+	svc, ok := elem.(*apiclient.Service)
+	if !ok || svc.ReadReplicaSets != nil || svc.InitialPassword != "" {
+		return
+	}
+	p.mu.Lock()
+	old, ok := p.st.services[svc.ServiceID]
+	p.mu.Unlock()
+	if ok && reflect.DeepEqual(old.v, *svc) {
+		*svc = old.v
+	}
 }
 
 // fetchChild lists one child and records a Retry-After the API sent.
