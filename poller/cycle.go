@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,7 +106,7 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	g.SetLimit(p.opts.Concurrency)
 	g.Go(func() error {
 		servicesErr = p.call(apiclient.OpListServices, func() (err error) {
-			services, err = p.client.ListServices(apiclient.WithReuse(ctx, p.reuseService))
+			services, err = p.listServices(ctx)
 			return err
 		})
 		runs[fleet.PartServices].done(now(), servicesErr)
@@ -227,22 +226,18 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	return plan.period
 }
 
-// reuseService replaces a service just decoded by the one the state keeps
-// when they are equal, so that an unchanged list read again holds the
-// state's values rather than a second copy of every service until it is
-// applied (see apiclient.WithReuse). A service carrying its replica sets,
-// or a password, is never kept as it is read: it is left alone.
-func (p *Poller) reuseService(elem any) {
-	svc, ok := elem.(*apiclient.Service)
-	if !ok || svc.ReadReplicaSets != nil || svc.InitialPassword != "" {
-		return
-	}
-	p.mu.Lock()
-	old, ok := p.st.services[svc.ServiceID]
-	p.mu.Unlock()
-	if ok && reflect.DeepEqual(old.v, *svc) {
-		*svc = old.v
-	}
+// listServices lists the services, each one that the state already keeps
+// unchanged replaced as soon as it is decoded by the kept value (see
+// state.reuseService): re-reading an unchanged fleet then never holds a
+// second copy of it, only the list's array.
+func (p *Poller) listServices(ctx context.Context) ([]apiclient.Service, error) {
+	return p.client.ListServices(apiclient.WithReuse(ctx, func(elem any) {
+		if svc, ok := elem.(*apiclient.Service); ok {
+			p.mu.Lock()
+			p.st.reuseService(svc)
+			p.mu.Unlock()
+		}
+	}))
 }
 
 // fetchChild lists one child and records a Retry-After the API sent.

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -84,49 +83,5 @@ func TestUnchangedSnapshotAllocatesLittle(t *testing.T) {
 	}
 	if allocs[1000] > allocs[10] || allocs[1000] > 10 {
 		t.Errorf("an unchanged snapshot allocates %v times at 1000 services, %v at 10: want the same few", allocs[1000], allocs[10])
-	}
-}
-
-// TestReuseService: a service just decoded that equals the one the state
-// keeps is replaced by it (its strings are the state's), so that a list
-// read again unchanged is not a second copy of the fleet while it is
-// applied; a changed service, or one carrying its replica sets, is left as
-// read.
-func TestReuseService(t *testing.T) {
-	c := newFakeClient()
-	fleetOf(c, 3, 0)
-	h := newHarness(t, c)
-	h.poller.Poll(context.Background())
-	h.poller.mu.Lock()
-	kept := h.poller.st.services["svc01"].v
-	h.poller.mu.Unlock()
-
-	fresh := func() *apiclient.Service {
-		svc := kept
-		svc.Name = string([]byte(kept.Name)) // equal, in memory of its own
-		return &svc
-	}
-	same := fresh()
-	h.poller.reuseService(same)
-	if unsafe.StringData(same.Name) != unsafe.StringData(kept.Name) {
-		t.Error("an unchanged service was not replaced by the kept one")
-	}
-	changed := fresh()
-	changed.Status = apiclient.ServiceUnstable
-	h.poller.reuseService(changed)
-	if changed.Status != apiclient.ServiceUnstable || unsafe.StringData(changed.Name) == unsafe.StringData(kept.Name) {
-		t.Error("a changed service was replaced")
-	}
-	inline := fresh()
-	inline.ReadReplicaSets = []apiclient.ReplicaSet{}
-	h.poller.reuseService(inline)
-	if inline.ReadReplicaSets == nil {
-		t.Error("a service carrying its replica sets was replaced")
-	}
-	unknown := fresh()
-	unknown.ServiceID = "svc99"
-	h.poller.reuseService(unknown)
-	if unknown.ServiceID != "svc99" {
-		t.Error("a new service was replaced")
 	}
 }

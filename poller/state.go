@@ -263,6 +263,34 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	return changed || rsChanged
 }
 
+// reuseService replaces svc, a service just read, by the value kept for
+// it when putService would record it unchanged, its inline replica sets
+// included: the list read then shares the kept strings and slices, and
+// the copy just decoded is garbage at once rather than when the whole list
+// has been read and applied. Anything else (a new or changed service, a
+// password, a field that did not decode) is left as read.
+func (s *state) reuseService(svc *apiclient.Service) {
+	old, ok := s.services[svc.ServiceID]
+	if !ok || svc.InitialPassword != "" {
+		return
+	}
+	inline := svc.ReadReplicaSets
+	var kept []apiclient.ReplicaSet
+	if inline != nil {
+		kept = s.replicaSets[svc.ServiceID].v
+		if len(svc.Dropped) > 0 || !s.inlineReplicaSets[svc.ServiceID] || !reflect.DeepEqual(kept, inline) {
+			return
+		}
+	}
+	read := *svc
+	read.ReadReplicaSets = nil
+	if !reflect.DeepEqual(old.v, read) {
+		return
+	}
+	*svc = old.v
+	svc.ReadReplicaSets = kept
+}
+
 // inlineReplicaSets takes the replica sets out of a service answer. The
 // fields of theirs that did not decode were recorded on the service
 // ("read_replica_sets.N.field"); they move to the replica set, where the

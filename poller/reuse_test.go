@@ -1,0 +1,126 @@
+package poller
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/cloudsim"
+	"github.com/clouddb/clouddb_exporter/config"
+)
+
+// TestReuseService: a service just read that putService would record
+// unchanged, its inline replica sets included, is replaced by the kept
+// value (its strings and slices are the state's); a changed, new or
+// password-carrying service, or changed replica sets, are left as read.
+func TestReuseService(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st := newState(slog.New(slog.DiscardHandler), func(string) bool { return true })
+	read := func() apiclient.Service {
+		// Fresh memory every time, as a decoding gives.
+		return apiclient.Service{
+			ServiceID: string([]byte("s1")), Name: string([]byte("db")), Status: apiclient.ServiceReady,
+			Resources:       []apiclient.Resource{{ID: string([]byte("r1"))}},
+			ReadReplicaSets: []apiclient.ReplicaSet{{ID: string([]byte("rs1")), Status: apiclient.ReplicaSetActive}},
+		}
+	}
+	st.setServices([]apiclient.Service{read()}, now)
+	kept, keptRS := st.services["s1"].v, st.replicaSets["s1"].v
+
+	same := read()
+	st.reuseService(&same)
+	if unsafe.StringData(same.Name) != unsafe.StringData(kept.Name) || &same.Resources[0] != &kept.Resources[0] ||
+		&same.ReadReplicaSets[0] != &keptRS[0] {
+		t.Error("an unchanged service was not replaced by the kept one")
+	}
+	st.dirty = 0
+	st.setServices([]apiclient.Service{same}, now)
+	if st.dirty != 0 {
+		t.Errorf("the kept service read again changed the state (dirty %b)", st.dirty)
+	}
+	if got := st.replicaSets["s1"].v; len(got) != 1 || &got[0] != &keptRS[0] || !st.inlineReplicaSets["s1"] {
+		t.Errorf("replica sets after the reused service: %+v", got)
+	}
+
+	for name, change := range map[string]func(*apiclient.Service){
+		"changed":              func(s *apiclient.Service) { s.Status = apiclient.ServiceUnstable },
+		"new":                  func(s *apiclient.Service) { s.ServiceID = "s2" },
+		"password":             func(s *apiclient.Service) { s.InitialPassword = "secret" },
+		"replica set changed":  func(s *apiclient.Service) { s.ReadReplicaSets[0].Nodes = 2 },
+		"field did not decode": func(s *apiclient.Service) { s.Dropped = []apiclient.FieldError{{Field: "created", Err: "bad"}} },
+	} {
+		svc := read()
+		change(&svc)
+		want := svc
+		st.reuseService(&svc)
+		if unsafe.StringData(svc.Name) != unsafe.StringData(want.Name) || len(svc.ReadReplicaSets) != len(want.ReadReplicaSets) {
+			t.Errorf("%s: the service was replaced", name)
+		}
+	}
+}
+
+// TestUnchangedListHoldsNoCopy: a list of services read again unchanged,
+// decoded from the simulator's answer (revision 2026: replica sets
+// inline), holds the kept services: while it is alive, it costs its array
+// and no more, where the same list read without reuse holds a second copy
+// of every service.
+func TestUnchangedListHoldsNoCopy(t *testing.T) {
+	const n = 2000
+	creds := cloudsim.Credential{AccessKey: "ak", SecretKey: "sk", ProjectID: "p"}
+	sim := cloudsim.New(cloudsim.Options{Credentials: []cloudsim.Credential{creds}, Seed: 1})
+	sim.LoadFleet("p", cloudsim.Fleet{Services: n, ReplicaSetsPerService: 1})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	client, err := apiclient.New(apiclient.Config{BaseURL: srv.URL + "/v1", ProjectID: "p", AccessKey: "ak", SecretKey: "sk", RateLimit: 1e6, Burst: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(client, Options{Collect: config.Collect{Concurrency: 2}, Logger: slog.New(slog.DiscardHandler)})
+	ctx := context.Background()
+	if snap := p.Poll(ctx); len(snap.Services) != n || len(snap.ReplicaSets) != n {
+		t.Fatalf("first cycle: %d services, %d replica sets", len(snap.Services), len(snap.ReplicaSets))
+	}
+
+	// held is what a list read keeps alive beyond its array, per service.
+	held := func(list func() ([]apiclient.Service, error)) float64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		got, err := list()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if err != nil || len(got) != n {
+			t.Fatalf("%d services, err %v", len(got), err)
+		}
+		array := float64(cap(got)) * float64(unsafe.Sizeof(got[0]))
+		extra := (float64(after.HeapAlloc) - float64(before.HeapAlloc) - array) / n
+		runtime.KeepAlive(got)
+		return extra
+	}
+	copied := held(func() ([]apiclient.Service, error) { return client.ListServices(ctx) })
+	reused := held(func() ([]apiclient.Service, error) { return p.listServices(ctx) })
+	t.Logf("held beyond the array per service: %.0f B read plain, %.0f B read with reuse", copied, reused)
+	if reused > 32 {
+		t.Errorf("a list read again unchanged holds %.0f B per service beyond its array, want none (a copy is %.0f B)", reused, copied)
+	}
+	if copied < 200 {
+		t.Errorf("a plain read holds only %.0f B per service: the test measures nothing", copied)
+	}
+
+	list, err := p.listServices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, svc := range list {
+		if kept := p.st.services[svc.ServiceID].v; unsafe.StringData(svc.Name) != unsafe.StringData(kept.Name) {
+			t.Fatalf("service %s read again is a copy, not the kept value", svc.ServiceID)
+		}
+	}
+}
