@@ -263,32 +263,38 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	return changed || rsChanged
 }
 
-// reuseService replaces svc, a service just read, by the value kept for
-// it when putService would record it unchanged, its inline replica sets
-// included: the list read then shares the kept strings and slices, and
-// the copy just decoded is garbage at once rather than when the whole list
-// has been read and applied. Anything else (a new or changed service, a
-// password, a field that did not decode) is left as read.
+// reuseService makes svc, a service just read, share the memory of the
+// value kept for it wherever the two are equal: each equal field takes the
+// kept field, and inline replica sets equal to the kept ones take those.
+// A list read again then holds a fresh copy only of what changed (a
+// service's current usage, say), and the rest of the copy just decoded is
+// garbage at once rather than when the whole list has been read and
+// applied. What putService records is unchanged: nothing kept is ever
+// modified in place.
 func (s *state) reuseService(svc *apiclient.Service) {
 	old, ok := s.services[svc.ServiceID]
-	if !ok || svc.InitialPassword != "" {
+	if !ok {
 		return
 	}
-	inline := svc.ReadReplicaSets
-	var kept []apiclient.ReplicaSet
-	if inline != nil {
-		kept = s.replicaSets[svc.ServiceID].v
-		if len(svc.Dropped) > 0 || !s.inlineReplicaSets[svc.ServiceID] || !reflect.DeepEqual(kept, inline) {
-			return
+	// Dropped fields of inline replica sets are moved onto them (see
+	// inlineReplicaSets), which must not happen to kept ones.
+	if svc.ReadReplicaSets != nil && len(svc.Dropped) == 0 && s.inlineReplicaSets[svc.ServiceID] {
+		if kept := s.replicaSets[svc.ServiceID].v; reflect.DeepEqual(kept, svc.ReadReplicaSets) {
+			svc.ReadReplicaSets = kept
 		}
 	}
-	read := *svc
-	read.ReadReplicaSets = nil
-	if !reflect.DeepEqual(old.v, read) {
-		return
+	shareEqualFields(svc, &old.v)
+}
+
+// shareEqualFields sets each field of *v that equals the same field of
+// *kept to kept's, so that v shares kept's strings, slices and pointers.
+func shareEqualFields[T any](v, kept *T) {
+	rv, rk := reflect.ValueOf(v).Elem(), reflect.ValueOf(kept).Elem()
+	for i := range rv.NumField() {
+		if f, k := rv.Field(i), rk.Field(i); reflect.DeepEqual(f.Interface(), k.Interface()) {
+			f.Set(k)
+		}
 	}
-	*svc = old.v
-	svc.ReadReplicaSets = kept
 }
 
 // inlineReplicaSets takes the replica sets out of a service answer. The
