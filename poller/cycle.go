@@ -139,6 +139,9 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	}
 	if servicesErr == nil {
 		p.st.setServices(services, at)
+		// The list's array (280 B a service) is garbage once applied:
+		// let it go before the snapshot is built beside it.
+		services = nil
 	} else {
 		// Every service, and so every replica set, missed its refresh.
 		failedAll(p.st.services, at)
