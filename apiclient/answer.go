@@ -16,11 +16,12 @@ type reuseKey struct{}
 
 // WithReuse returns a context under which a list read passes each element,
 // as soon as it is decoded, to reuse: a pointer to it (*Service for
-// ListServices), which reuse may overwrite with an equal value the caller
-// already holds. The list then shares that value's strings and slices, and
-// the freshly decoded copy is garbage at once instead of living as long as
-// the list: reading a large list again, unchanged, then costs the list's
-// array, not a second copy of everything in it.
+// ListServices), in which reuse may replace the element, or any of its
+// fields, by an equal value the caller already holds. The list then shares
+// that value's strings and slices, and the freshly decoded copy is garbage
+// at once instead of living as long as the list: reading a large list
+// again, unchanged, then costs the list's array, not a second copy of
+// everything in it.
 func WithReuse(ctx context.Context, reuse func(elem any)) context.Context {
 	return context.WithValue(ctx, reuseKey{}, reuse)
 }

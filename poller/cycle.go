@@ -229,10 +229,10 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	return plan.period
 }
 
-// listServices lists the services, each one that the state already keeps
-// unchanged replaced as soon as it is decoded by the kept value (see
-// state.reuseService): re-reading an unchanged fleet then never holds a
-// second copy of it, only the list's array.
+// listServices lists the services, each one the state already keeps
+// sharing the kept memory wherever it is equal as soon as it is decoded
+// (see state.reuseService): a fleet read again holds a fresh copy only of
+// what changed, besides the list's array.
 func (p *Poller) listServices(ctx context.Context) ([]apiclient.Service, error) {
 	return p.client.ListServices(apiclient.WithReuse(ctx, func(elem any) {
 		if svc, ok := elem.(*apiclient.Service); ok {
