@@ -117,10 +117,48 @@ func (l *logsRunner) run(ctx context.Context) {
 	}
 }
 
-// tick reads every selected service's new entries.
+// tick reads every selected service's new entries: it forgets the
+// services no longer selected, paces the reads at what the state calls
+// leave, reads and counts, turns the collector off for a project whose
+// API has no logs, warns, and publishes.
 func (l *logsRunner) tick(ctx context.Context) {
 	now := l.p.opts.Now()
 	services := l.sel.selected(l.p.Snapshot())
+	l.prune(services)
+	if now.Before(l.unsupportedUntil) {
+		l.publish(now, now, 0)
+		return
+	}
+	l.pace(len(services))
+	until := now.Add(-l.p.opts.Logs.Delay).UTC()
+	pass := &logsPass{lastPublished: now}
+	l.readAll(ctx, l.startCursors(services, until), until, pass)
+	if l.offWhenUnsupported(now, pass) {
+		return
+	}
+	l.warnReads(pass)
+	l.publish(now, l.p.opts.Now(), pass.failures)
+}
+
+// logsPass is what one pass of reads found, for the warnings and the
+// health at its end. The reads run in parallel: mu guards it, and the
+// runner's counts the reads change.
+type logsPass struct {
+	mu            sync.Mutex
+	failures      int
+	notFound      int
+	answered      int
+	untimed       int
+	truncations   []string
+	loops         []string
+	oversized     []string
+	lastPublished time.Time
+}
+
+// prune forgets the services that are no longer selected, so that their
+// counts stop being exported and a service selected again is warned about
+// again.
+func (l *logsRunner) prune(services []string) {
 	keep := map[string]bool{}
 	for _, id := range services {
 		keep[id] = true
@@ -131,89 +169,99 @@ func (l *logsRunner) tick(ctx context.Context) {
 			delete(l.warned, id)
 		}
 	}
-	if now.Before(l.unsupportedUntil) {
-		l.publish(now, now, 0)
-		return
-	}
-	l.pace(len(services))
-	var (
-		mu            sync.Mutex
-		failures      int
-		notFound      int
-		answered      int
-		g, gctx       = errgroup.WithContext(ctx)
-		interval      = l.p.opts.Logs.Interval
-		maxPages      = l.p.opts.Logs.MaxPages
-		until         = now.Add(-l.p.opts.Logs.Delay).UTC()
-		truncations   []string
-		loops         []string
-		oversized     []string
-		untimed       int
-		lastPublished = now
-	)
-	g.SetLimit(max(l.p.opts.Concurrency, 1))
-	// New cursors first: the reads publish from l.cursors as they go.
-	var reads []string
+}
+
+// startCursors gives the services seen for the first time a cursor at
+// until, and returns the others, which are read. There is no backfill: a
+// service's counting starts when it is first seen. The new cursors are
+// made before the reads start because the reads publish from l.cursors as
+// they go.
+func (l *logsRunner) startCursors(services []string, until time.Time) (reads []string) {
 	for _, id := range services {
 		if l.cursors[id] == nil {
-			// No backfill: the first read of a service starts now.
 			l.cursors[id] = &logCursor{boundary: until, seen: map[uint64]int{}, counts: map[string]float64{}}
 			continue
 		}
 		reads = append(reads, id)
 	}
+	return reads
+}
+
+// readAll reads the services' entries up to until, as many at once as the
+// concurrency allows, and counts each read as it returns.
+func (l *logsRunner) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(l.p.opts.Concurrency, 1))
 	for _, id := range reads {
 		c := l.cursors[id]
 		g.Go(func() error {
-			entries, truncated, looping, err := l.read(gctx, id, c.boundary, until, maxPages)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case apiclient.IsNotFound(err):
-				notFound++
-			case errors.Is(err, apiclient.ErrValueTooLarge):
-				// The same read would fail so for good: skip its
-				// interval rather than stop counting the service.
-				failures++
-				c.skip(until)
-				l.truncated++
-				oversized = append(oversized, id)
-			case err != nil:
-				failures++
-				// In an outage the pass can last hours (each read
-				// waits out its timeout and retries): flag the part
-				// at its first failure, the counts kept.
-				if failures == 1 && l.health.Success {
-					l.health.Success = false
-					l.p.setLogs(l.build(), l.health)
-				}
-			default:
-				answered++
-				untimed += c.count(entries, until)
-				switch {
-				case looping:
-					l.truncated++
-					loops = append(loops, id)
-				case truncated:
-					l.truncated++
-					truncations = append(truncations, id)
-				}
-				// The reads are paced over the interval, or longer:
-				// publish the counts as they arrive, the part's health
-				// at the end of the pass.
-				if now := l.p.opts.Now(); now.Sub(lastPublished) >= logsPublishEvery {
-					lastPublished = now
-					l.p.setLogs(l.build(), l.health)
-				}
-			}
+			entries, truncated, looping, err := l.read(gctx, id, c.boundary, until, l.p.opts.Logs.MaxPages)
+			pass.mu.Lock()
+			defer pass.mu.Unlock()
+			l.apply(pass, id, c, until, entries, truncated, looping, err)
 			return nil
 		})
 	}
 	_ = g.Wait()
-	if answered > 0 {
+}
+
+// apply counts what one read of service id returned into its cursor c and
+// the pass, with pass.mu held.
+func (l *logsRunner) apply(pass *logsPass, id string, c *logCursor, until time.Time, entries []apiclient.LogEntry, truncated, looping bool, err error) {
+	switch {
+	case apiclient.IsNotFound(err):
+		pass.notFound++
+	case errors.Is(err, apiclient.ErrValueTooLarge):
+		// The same read would fail so for good: skip its interval rather
+		// than stop counting the service.
+		pass.failures++
+		c.skip(until)
+		l.truncated++
+		pass.oversized = append(pass.oversized, id)
+	case err != nil:
+		pass.failures++
+		// In an outage the pass can last hours (each read waits out its
+		// timeout and retries): flag the part at its first failure, the
+		// counts kept.
+		if pass.failures == 1 && l.health.Success {
+			l.health.Success = false
+			l.p.setLogs(l.build(), l.health)
+		}
+	default:
+		pass.answered++
+		pass.untimed += c.count(entries, until)
+		switch {
+		case looping:
+			l.truncated++
+			pass.loops = append(pass.loops, id)
+		case truncated:
+			l.truncated++
+			pass.truncations = append(pass.truncations, id)
+		}
+		l.publishSoon(pass)
+	}
+}
+
+// publishSoon publishes the counts every logsPublishEvery while the reads
+// go on: they are paced over the interval, or longer, and the counts
+// should not wait for the slowest. The part's health waits for the end of
+// the pass.
+func (l *logsRunner) publishSoon(pass *logsPass) {
+	if now := l.p.opts.Now(); now.Sub(pass.lastPublished) >= logsPublishEvery {
+		pass.lastPublished = now
+		l.p.setLogs(l.build(), l.health)
+	}
+}
+
+// offWhenUnsupported tells whether the pass found that the project's API has no
+// service logs (only 404s, and no answer within availableSeriesTTL): then
+// it turns the collector off for that long, drops the counts, publishes
+// and returns true. An answer after that turns it on again.
+func (l *logsRunner) offWhenUnsupported(now time.Time, pass *logsPass) (off bool) {
+	if pass.answered > 0 {
 		l.lastOK = now
 	}
-	if notFound > 0 && answered == 0 && now.Sub(l.lastOK) > availableSeriesTTL {
+	if pass.notFound > 0 && pass.answered == 0 && now.Sub(l.lastOK) > availableSeriesTTL {
 		if l.unsupportedUntil.IsZero() {
 			l.p.logger.Warn("The API has no service logs for this project (404); the log collector is off for it and asks again hourly",
 				"retry_in", availableSeriesTTL)
@@ -221,33 +269,46 @@ func (l *logsRunner) tick(ctx context.Context) {
 		l.unsupportedUntil = now.Add(availableSeriesTTL)
 		l.cursors = map[string]*logCursor{}
 		l.publish(now, l.p.opts.Now(), 0)
-		return
+		return true
 	}
-	if answered > 0 && !l.unsupportedUntil.IsZero() {
+	if pass.answered > 0 && !l.unsupportedUntil.IsZero() {
 		l.p.logger.Info("The API has service logs for this project again")
 		l.unsupportedUntil = time.Time{}
 	}
-	if untimed > 0 && !l.warnedUntimed {
+	return false
+}
+
+// warnReads logs, once per run, each kind of read that could not count
+// every entry: the counts are lower than the truth, and the log says why
+// and what to change. Once per run (per service for truncation), so that
+// a provider that keeps doing it does not flood the log.
+func (l *logsRunner) warnReads(pass *logsPass) {
+	if pass.untimed > 0 && !l.warnedUntimed {
 		l.warnedUntimed = true
 		l.p.logger.Warn("The API sent log entries without a readable timestamp; they cannot be placed against the entries counted before and are not counted",
-			"entries", untimed)
+			"entries", pass.untimed)
 	}
-	slices.Sort(oversized)
-	if len(oversized) > 0 && !l.warnedOversized {
+	slices.Sort(pass.oversized)
+	if len(pass.oversized) > 0 && !l.warnedOversized {
 		l.warnedOversized = true
 		l.p.logger.Warn("A log page held an entry over the bound of one answer value; the entries of that read's interval are skipped, not counted, so that counting goes on",
-			"services", len(oversized), "service_id", oversized[0],
+			"services", len(pass.oversized), "service_id", pass.oversized[0],
 			"fix", "raise --api.max-value-size (clouddb_exporter_log_pages_truncated_total counts each skipped read)")
 	}
-	slices.Sort(loops)
-	if len(loops) > 0 && !l.warnedLoop {
+	slices.Sort(pass.loops)
+	if len(pass.loops) > 0 && !l.warnedLoop {
 		l.warnedLoop = true
 		l.p.logger.Warn("The API sent a log page again (its cursor repeats, or it ignores the cursor); each such read counts its first pages only and stops",
-			"services", len(loops), "service_id", loops[0],
+			"services", len(pass.loops), "service_id", pass.loops[0],
 			"counted_as", "clouddb_exporter_log_pages_truncated_total")
 	}
-	// One line for the services over the cap for the first time, however
-	// many: an incident across the fleet must not flood the log.
+	l.warnTruncated(pass.truncations)
+}
+
+// warnTruncated logs one line for the services over the page cap for the
+// first time, however many: an incident across the fleet must not flood
+// the log.
+func (l *logsRunner) warnTruncated(truncations []string) {
 	slices.Sort(truncations)
 	var first []string
 	for _, id := range truncations {
@@ -258,10 +319,9 @@ func (l *logsRunner) tick(ctx context.Context) {
 	}
 	if len(first) > 0 {
 		l.p.logger.Warn("Services wrote more log entries in one interval than the page cap reads; the older ones of the interval are not counted",
-			"services", len(first), "service_id", first[0], "max_pages", maxPages, "page_size", apiclient.LogsPageSize, "interval", interval,
+			"services", len(first), "service_id", first[0], "max_pages", l.p.opts.Logs.MaxPages, "page_size", apiclient.LogsPageSize, "interval", l.p.opts.Logs.Interval,
 			"fix", "raise --collect.logs.max-pages or lower --collect.logs.interval (clouddb_exporter_log_pages_truncated_total counts each time)")
 	}
-	l.publish(now, l.p.opts.Now(), failures)
 }
 
 // read pages through a service's entries from since (inclusive, as the API

@@ -207,10 +207,12 @@ func (u *usageRunner) plan(services []string, now time.Time, budget int) usagePl
 	return pl
 }
 
-// tick reads what the plan picks and publishes the result.
+// tick reads what the plan picks and publishes the result: it forgets the
+// services no longer selected, plans within the budget, reads the due
+// available series, turns the collector off for a project whose API has
+// no usage series, reads the series, and publishes.
 func (u *usageRunner) tick(ctx context.Context) {
 	now := u.p.opts.Now()
-	start := now
 	services := u.selected()
 	u.prune(services)
 	if now.Before(u.unsupportedUntil) {
@@ -218,18 +220,9 @@ func (u *usageRunner) tick(ctx context.Context) {
 		return
 	}
 	budget := u.budget()
-	if budget >= 0 && u.limiter == nil {
-		u.limiter = rate.NewLimiter(rate.Limit(float64(budget)/u.cfg.Interval.Seconds()), 1)
-	} else if budget >= 0 {
-		u.limiter.SetLimit(rate.Limit(float64(budget) / u.cfg.Interval.Seconds()))
-	}
+	u.setRate(budget)
 	pl := u.plan(services, now, budget)
 	u.warnBudget(pl)
-
-	var (
-		mu       sync.Mutex
-		failures int
-	)
 	// A read starts its calls within one usage interval and ends within
 	// two: state calls that keep going, or an API slower than every
 	// timeout, neither stall the usage part nor hide its failures. Calls
@@ -238,23 +231,60 @@ func (u *usageRunner) tick(ctx context.Context) {
 	defer cancel()
 	startCtx, cancelStart := context.WithTimeout(tickCtx, u.cfg.Interval)
 	defer cancelStart()
+	pass := &usagePass{now: now, lastPublished: now}
+	if u.offWhenUnsupported(now, u.readAvailable(startCtx, tickCtx, pass, pl.availReads)) {
+		return
+	}
+	u.readSeries(startCtx, tickCtx, pass, u.withNewServices(pl, now))
+	u.warnOverrun(ctx, tickCtx)
+	u.publish(now, u.p.opts.Now(), pass.failures, false)
+}
+
+// usagePass is what one tick's reads found, and when the tick started.
+// The calls run in parallel: mu guards it, and the runner's maps the
+// calls change.
+type usagePass struct {
+	now           time.Time
+	mu            sync.Mutex
+	failures      int
+	lastPublished time.Time
+}
+
+// setRate paces the calls at budget calls per usage interval; without a
+// budget (-1) the limiter is left as it is.
+func (u *usageRunner) setRate(budget int) {
+	if budget < 0 {
+		return
+	}
+	limit := rate.Limit(float64(budget) / u.cfg.Interval.Seconds())
+	if u.limiter == nil {
+		u.limiter = rate.NewLimiter(limit, 1)
+		return
+	}
+	u.limiter.SetLimit(limit)
+}
+
+// readAvailable reads the available series of services, which tells which
+// series each has and by which name, and returns whether any answered 404.
+// Calls not started before startCtx ends are left for the next tick;
+// callCtx bounds the calls.
+func (u *usageRunner) readAvailable(startCtx, callCtx context.Context, pass *usagePass, services []string) (notFound bool) {
 	var g errgroup.Group
 	g.SetLimit(max(u.p.opts.Concurrency, 1))
-	var unsupported bool
-	for _, id := range pl.availReads {
+	for _, id := range services {
 		g.Go(func() error {
 			if !u.pace(startCtx) {
 				return nil
 			}
-			names, err := u.client.GetServiceMetricsAvailableSeries(tickCtx, id)
-			mu.Lock()
-			defer mu.Unlock()
+			names, err := u.client.GetServiceMetricsAvailableSeries(callCtx, id)
+			pass.mu.Lock()
+			defer pass.mu.Unlock()
 			switch {
 			case apiclient.IsNotFound(err):
-				unsupported = true
+				notFound = true
 				u.avail[id] = availability{at: u.p.opts.Now()} // nothing to read for an hour
 			case err != nil:
-				failures++
+				pass.failures++
 			default:
 				u.lastAvailOK = u.p.opts.Now()
 				u.avail[id] = availability{names: u.match(names), at: u.p.opts.Now()}
@@ -263,10 +293,17 @@ func (u *usageRunner) tick(ctx context.Context) {
 		})
 	}
 	_ = g.Wait()
-	// A 404 while no service has answered within the hour: the API (the
-	// first revision, or a plan without usage series) has no such paths.
-	// A 404 beside answers is a service that is gone or has no series.
-	if unsupported && u.p.opts.Now().Sub(u.lastAvailOK) > availableSeriesTTL {
+	return notFound
+}
+
+// offWhenUnsupported tells whether the project's API has no usage series:
+// a 404 while no service has answered within the hour means the API (the
+// first revision, or a plan without usage series) has no such paths; a
+// 404 beside answers is a service that is gone or has no series. Then it
+// turns the collector off for availableSeriesTTL, publishes and returns
+// true; otherwise it turns the collector on again if it was off.
+func (u *usageRunner) offWhenUnsupported(now time.Time, notFound bool) (off bool) {
+	if notFound && u.p.opts.Now().Sub(u.lastAvailOK) > availableSeriesTTL {
 		if u.unsupportedUntil.IsZero() {
 			u.p.logger.Warn("The API has no usage series for this project (404); the usage collector is off for it and asks again hourly",
 				"retry_in", availableSeriesTTL)
@@ -274,72 +311,101 @@ func (u *usageRunner) tick(ctx context.Context) {
 		u.unsupportedUntil = now.Add(availableSeriesTTL)
 		u.avail = map[string]availability{}
 		u.publish(now, u.p.opts.Now(), 0, true)
-		return
+		return true
 	}
 	if !u.unsupportedUntil.IsZero() {
 		u.p.logger.Info("The API has usage series for this project again")
 		u.unsupportedUntil = time.Time{}
 	}
-	// The plan's series reads, then those of services whose available
-	// series were just read, as far as the budget goes.
-	if extra := u.plan(pl.availReads, now, -1).tasks; budget < 0 {
-		pl.tasks = append(pl.tasks, extra...)
-	} else if room := budget - len(pl.availReads) - len(pl.tasks); room > 0 {
-		pl.tasks = append(pl.tasks, extra[:min(room, len(extra))]...)
+	return false
+}
+
+// withNewServices returns the plan's series reads, then those of the
+// services whose available series were just read, as far as the budget
+// goes: a new service's values need not wait a tick.
+func (u *usageRunner) withNewServices(pl usagePlan, now time.Time) []usageTask {
+	tasks := pl.tasks
+	if extra := u.plan(pl.availReads, now, -1).tasks; pl.budget < 0 {
+		tasks = append(tasks, extra...)
+	} else if room := pl.budget - len(pl.availReads) - len(pl.tasks); room > 0 {
+		tasks = append(tasks, extra[:min(room, len(extra))]...)
 	}
-	g = errgroup.Group{}
+	return tasks
+}
+
+// readSeries reads the tasks' series over the window that ends at the
+// pass's start, as many at once as the concurrency allows, and keeps each
+// answer's newest buckets as it returns. The contexts are readAvailable's.
+func (u *usageRunner) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
+	var g errgroup.Group
 	g.SetLimit(max(u.p.opts.Concurrency, 1))
-	lastPublished := now
-	to := now.Truncate(time.Second)
+	to := pass.now.Truncate(time.Second)
 	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
-	for _, t := range pl.tasks {
+	for _, t := range tasks {
 		g.Go(func() error {
 			if !u.pace(startCtx) {
 				return nil // not asked: first in the next read
 			}
-			mu.Lock()
-			u.asked[t.key()] = now
+			pass.mu.Lock()
+			u.asked[t.key()] = pass.now
 			u.reads[t.key()]++
-			mu.Unlock()
-			series, err := u.client.GetServiceMetricsSeries(tickCtx, t.serviceID, apiclient.SeriesRequest{
+			pass.mu.Unlock()
+			series, err := u.client.GetServiceMetricsSeries(callCtx, t.serviceID, apiclient.SeriesRequest{
 				Name: t.name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
 			})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case apiclient.IsNotFound(err):
-				delete(u.avail, t.serviceID) // asked again next tick
-				delete(u.values, t.key())
-				delete(u.jobsOver, t.key())
-				delete(u.readAt, t.key())
-			case err != nil:
-				failures++ // the last values stay, up to --collect.max-staleness
-				if ms := u.p.opts.MaxStaleness; ms > 0 && u.p.opts.Now().Sub(u.readAt[t.key()]) > ms {
-					delete(u.values, t.key())
-					delete(u.jobsOver, t.key())
-				}
-			default:
-				u.readAt[t.key()] = u.p.opts.Now()
-				u.values[t.key()], u.jobsOver[t.key()] = newestBuckets(t, series, u.cfg.MaxJobs)
-				// The calls are paced over the interval: publish as the
-				// values arrive, as the state does, the part's health at
-				// the end.
-				if now := u.p.opts.Now(); now.Sub(lastPublished) >= usagePublishEvery {
-					lastPublished = now
-					u.p.setUsage(u.build(false), nil)
-				}
-			}
+			pass.mu.Lock()
+			defer pass.mu.Unlock()
+			u.apply(pass, t, series, err)
 			return nil
 		})
 	}
 	_ = g.Wait()
+}
+
+// apply keeps what one series read returned, with pass.mu held: a 404
+// forgets the series (the service is asked for its available series
+// again), a failure keeps the last values up to --collect.max-staleness.
+func (u *usageRunner) apply(pass *usagePass, t usageTask, series []apiclient.Series, err error) {
+	switch {
+	case apiclient.IsNotFound(err):
+		delete(u.avail, t.serviceID) // asked again next tick
+		delete(u.values, t.key())
+		delete(u.jobsOver, t.key())
+		delete(u.readAt, t.key())
+	case err != nil:
+		pass.failures++
+		if ms := u.p.opts.MaxStaleness; ms > 0 && u.p.opts.Now().Sub(u.readAt[t.key()]) > ms {
+			delete(u.values, t.key())
+			delete(u.jobsOver, t.key())
+		}
+	default:
+		u.readAt[t.key()] = u.p.opts.Now()
+		u.values[t.key()], u.jobsOver[t.key()] = newestBuckets(t, series, u.cfg.MaxJobs)
+		u.publishSoon(pass)
+	}
+}
+
+// publishSoon publishes the values every usagePublishEvery while the calls
+// go on: they are paced over the interval, and the values should not wait
+// for the last, as the state's do not. The part's health waits for the
+// end of the pass.
+func (u *usageRunner) publishSoon(pass *usagePass) {
+	if now := u.p.opts.Now(); now.Sub(pass.lastPublished) >= usagePublishEvery {
+		pass.lastPublished = now
+		u.p.setUsage(u.build(false), nil)
+	}
+}
+
+// warnOverrun logs when a read hits its deadline of two usage intervals
+// (not when ctx ended) that its remaining calls failed: once for a run of
+// such reads, so that a slow API does not flood the log.
+func (u *usageRunner) warnOverrun(ctx, tickCtx context.Context) {
 	overrun := ctx.Err() == nil && errors.Is(tickCtx.Err(), context.DeadlineExceeded)
 	if overrun && !u.overrunning {
 		u.p.logger.Warn("A usage read did not finish within two usage intervals; its remaining calls failed",
 			"usage_interval", u.cfg.Interval)
 	}
 	u.overrunning = overrun
-	u.publish(start, u.p.opts.Now(), failures, false)
 }
 
 // pace waits for the usage share of the budget, then for the state's
