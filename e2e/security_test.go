@@ -200,8 +200,12 @@ func TestHugeAnswersMemoryBounded(t *testing.T) {
 				"/projects/p/vpcs":     hugeList(n, pad, &done),
 			})
 			addr := testbin.FreeAddr(t)
+			// Reading 200 MB took over the default 30 s attempt timeout
+			// on a loaded machine under -race, and every cycle failed: the
+			// attempt and the cycle (one interval) get bounds past the
+			// test's waits, so that only memory is measured.
 			p := testbin.Start(t, testbin.Build(t, "."), upstreamEnv(upstream, false),
-				append([]string{"--web.listen-address=" + addr, "--api.max-retries=0"}, tt.args...)...)
+				append([]string{"--web.listen-address=" + addr, "--api.max-retries=0", "--api.timeout=5m", "--collect.interval=5m"}, tt.args...)...)
 			testbin.WaitFor(t, 120*time.Second, "both huge answers to be consumed", func() bool {
 				if p.Exited() {
 					t.Fatalf("the exporter exited:\n%s", p.Output())
