@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -537,39 +536,4 @@ func (l *logsRunner) build() *fleet.Logs {
 		return cmp.Or(cmp.Compare(a.ServiceID, b.ServiceID), cmp.Compare(a.Severity, b.Severity))
 	})
 	return logs
-}
-
-// serviceSelector selects services by environment and name.
-type serviceSelector struct {
-	envs   map[string]bool
-	nameRe *regexp.Regexp
-}
-
-func newServiceSelector(envs []string, nameRe *regexp.Regexp) serviceSelector {
-	s := serviceSelector{nameRe: nameRe}
-	if len(envs) > 0 {
-		s.envs = map[string]bool{}
-		for _, e := range envs {
-			s.envs[strings.ToUpper(e)] = true
-		}
-	}
-	return s
-}
-
-// selected returns the ids of snap's services the selector selects, sorted.
-func (s serviceSelector) selected(snap *fleet.Snapshot) []string {
-	if snap == nil {
-		return nil
-	}
-	var ids []string
-	for _, svc := range snap.Services {
-		if s.envs != nil && !s.envs[strings.ToUpper(svc.Environment())] {
-			continue
-		}
-		if s.nameRe != nil && !s.nameRe.MatchString(svc.Name) {
-			continue
-		}
-		ids = append(ids, svc.ServiceID)
-	}
-	return ids
 }

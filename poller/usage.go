@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -66,7 +65,7 @@ type usageRunner struct {
 	client   UsageClient
 	cfg      config.Usage
 	suffixes []string
-	nameRe   *regexp.Regexp
+	sel      serviceSelector
 	// limiter paces the calls at the usage share of the call budget; nil
 	// when there is no budget.
 	limiter *rate.Limiter
@@ -98,7 +97,7 @@ type usageRunner struct {
 func newUsageRunner(p *Poller, client UsageClient) *usageRunner {
 	cfg := p.opts.Usage
 	u := &usageRunner{
-		p: p, client: client, cfg: cfg, nameRe: cfg.NameMatcher(),
+		p: p, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
 		avail: map[string]availability{}, asked: map[string]time.Time{}, reads: map[string]int{},
 		values: map[string][]fleet.UsageSample{}, jobsOver: map[string]int{}, readAt: map[string]time.Time{},
 		health: fleet.PartHealth{Name: fleet.PartUsage},
@@ -126,12 +125,6 @@ func (u *usageRunner) run(ctx context.Context) {
 		case <-t.C:
 		}
 	}
-}
-
-// selected returns the services of the latest snapshot the settings
-// select, sorted by id.
-func (u *usageRunner) selected() []string {
-	return newServiceSelector(u.cfg.Environments, u.nameRe).selected(u.p.Snapshot())
 }
 
 // budget is how many usage calls one usage interval may make: what the
@@ -213,7 +206,7 @@ func (u *usageRunner) plan(services []string, now time.Time, budget int) usagePl
 // no usage series, reads the series, and publishes.
 func (u *usageRunner) tick(ctx context.Context) {
 	now := u.p.opts.Now()
-	services := u.selected()
+	services := u.sel.selected(u.p.Snapshot())
 	u.prune(services)
 	if now.Before(u.unsupportedUntil) {
 		u.publish(now, now, 0, true)

@@ -1,0 +1,45 @@
+package poller
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// serviceSelector selects services by environment and name: the usage and
+// log collectors read the services their --collect.*.environment and
+// --collect.*.service-name-regex flags select.
+type serviceSelector struct {
+	envs   map[string]bool
+	nameRe *regexp.Regexp
+}
+
+func newServiceSelector(envs []string, nameRe *regexp.Regexp) serviceSelector {
+	s := serviceSelector{nameRe: nameRe}
+	if len(envs) > 0 {
+		s.envs = map[string]bool{}
+		for _, e := range envs {
+			s.envs[strings.ToUpper(e)] = true
+		}
+	}
+	return s
+}
+
+// selected returns the ids of snap's services the selector selects, sorted.
+func (s serviceSelector) selected(snap *fleet.Snapshot) []string {
+	if snap == nil {
+		return nil
+	}
+	var ids []string
+	for _, svc := range snap.Services {
+		if s.envs != nil && !s.envs[strings.ToUpper(svc.Environment())] {
+			continue
+		}
+		if s.nameRe != nil && !s.nameRe.MatchString(svc.Name) {
+			continue
+		}
+		ids = append(ids, svc.ServiceID)
+	}
+	return ids
+}
