@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+	"weak"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -428,4 +429,53 @@ func within(b, s []byte) bool {
 	start, end := uintptr(unsafe.Pointer(unsafe.SliceData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(s)))+uintptr(len(s))
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	return p >= start && p+uintptr(len(b)) <= end
+}
+
+// TestReplacedRenderingsFreedBeforeRendering: when a snapshot changes
+// every service, the renderings it replaces are garbage by the time the
+// new ones are rendered, not held by the stale view beside them until the
+// build ends (the live heap's peak at 100k services).
+func TestReplacedRenderingsFreedBeforeRendering(t *testing.T) {
+	e := New(nil, nil)
+	e.flatView = 1 << 10 // pieces, as at 100k services
+	e.SetSnapshot(fleettest.Synthetic("p", 500))
+	scrapePrometheus(t, e)
+	f := formOf(formatOpenMetrics, true)
+
+	// Every piece of the services' chunks, as the view serves them.
+	e.renderMu.Lock()
+	var old []weak.Pointer[byte]
+	for _, c := range e.projects["p"].groups[0] {
+		for _, pc := range c.forms[f].pieces {
+			old = append(old, weak.Make(unsafe.SliceData(pc.b)))
+		}
+	}
+	e.renderMu.Unlock()
+	if len(old) == 0 {
+		t.Fatal("no service piece rendered")
+	}
+
+	next := fleettest.Synthetic("p", 500)
+	next.Taken = next.Taken.Add(time.Minute)
+	for i := range next.Services {
+		next.Services[i].Name += "-renamed"
+	}
+	e.SetSnapshot(next)
+
+	e.renderMu.Lock()
+	e.prepare(f, e.latest.Load())
+	e.renderMu.Unlock()
+	runtime.GC()
+	live := 0
+	for _, w := range old {
+		if w.Value() != nil {
+			live++
+		}
+	}
+	if live > 0 {
+		t.Errorf("%d of %d replaced pieces still live when rendering starts", live, len(old))
+	}
+	if !strings.Contains(scrapePrometheus(t, e), "-renamed") {
+		t.Error("the new snapshot is not served")
+	}
 }
