@@ -101,14 +101,34 @@ func TestIdleAndTrickleConnectionsClosed(t *testing.T) {
 // keyFiles writes the access and secret key files of single-project mode.
 func keyFiles(t *testing.T, dir, access, secret string) []string {
 	t.Helper()
+	// Laid out as a Kubernetes Secret volume is: access and secret are
+	// links into ..data, a link to a directory of one version of the
+	// pair, swapped in one rename. A reader never sees half a rotated
+	// pair, however the writer is scheduled (two files renamed one after
+	// the other were, under load, read half-rotated by the key-file
+	// check and the 401 retry alike).
+	version, err := os.MkdirTemp(dir, "..version-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, v := range map[string]string{"access": access, "secret": secret} {
-		// Written aside and renamed, as a careful rotation (or Kubernetes'
-		// Secret volume) does.
-		tmp := filepath.Join(dir, "."+name)
-		if err := os.WriteFile(tmp, []byte(v+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(version, name), []byte(v+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+	}
+	next := filepath.Join(dir, "..data_tmp")
+	if err := os.Symlink(filepath.Base(version), next); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"access", "secret"} {
+		link := filepath.Join(dir, name)
+		if _, err := os.Lstat(link); err == nil {
+			continue
+		}
+		if err := os.Symlink(filepath.Join("..data", name), link); err != nil {
 			t.Fatal(err)
 		}
 	}
