@@ -578,22 +578,11 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 		}
 	}
 	if s.dirty&sectionReplicaSets != 0 {
-		snap.ReplicaSets = nil
-		if n := childCount(s.replicaSets); n > 0 {
-			snap.ReplicaSets = make([]fleet.ReplicaSet, 0, n)
-		}
-		for _, serviceID := range sortedKeys(s.replicaSets) {
-			list := slices.SortedFunc(slices.Values(s.replicaSets[serviceID].v), func(a, b apiclient.ReplicaSet) int {
-				return strings.Compare(a.ID, b.ID)
+		snap.ReplicaSets = children(s.replicaSets, func(rs apiclient.ReplicaSet) string { return rs.ID },
+			func(serviceID string, rs apiclient.ReplicaSet) fleet.ReplicaSet {
+				return fleet.ReplicaSet{ServiceID: serviceID, ReplicaSet: rs,
+					StatusSince: s.statuses[statusKey("replica_set", serviceID, rs.ID)].since}
 			})
-			for _, rs := range list {
-				snap.ReplicaSets = append(snap.ReplicaSets, fleet.ReplicaSet{
-					ServiceID:   serviceID,
-					ReplicaSet:  rs,
-					StatusSince: s.statuses[statusKey("replica_set", serviceID, rs.ID)].since,
-				})
-			}
-		}
 	}
 	if s.dirty&sectionVPCs != 0 {
 		snap.VPCs = make([]apiclient.VPC, 0, len(s.vpcs))
@@ -602,22 +591,11 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 		}
 	}
 	if s.dirty&sectionPeerings != 0 {
-		snap.Peerings = nil
-		if n := childCount(s.peerings); n > 0 {
-			snap.Peerings = make([]fleet.Peering, 0, n)
-		}
-		for _, vpcID := range sortedKeys(s.peerings) {
-			list := slices.SortedFunc(slices.Values(s.peerings[vpcID].v), func(a, b apiclient.Peering) int {
-				return strings.Compare(a.ID, b.ID)
+		snap.Peerings = children(s.peerings, func(p apiclient.Peering) string { return p.ID },
+			func(vpcID string, p apiclient.Peering) fleet.Peering {
+				return fleet.Peering{VPCID: vpcID, Peering: p,
+					StatusSince: s.statuses[statusKey("peering", vpcID, p.ID)].since}
 			})
-			for _, p := range list {
-				snap.Peerings = append(snap.Peerings, fleet.Peering{
-					VPCID:       vpcID,
-					Peering:     p,
-					StatusSince: s.statuses[statusKey("peering", vpcID, p.ID)].since,
-				})
-			}
-		}
 	}
 	if s.auth != nil {
 		auth := s.auth.v
@@ -635,6 +613,23 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 }
 
 // childCount is how many children the lists of m hold.
+// children lays out the lists kept per parent (replica sets by service,
+// peerings by VPC) as one snapshot list, parents and then children in id
+// order; nil when there are none.
+func children[T, E any](m map[string]observed[[]T], id func(T) string, elem func(parent string, child T) E) []E {
+	var out []E
+	if n := childCount(m); n > 0 {
+		out = make([]E, 0, n)
+	}
+	for _, parent := range sortedKeys(m) {
+		list := slices.SortedFunc(slices.Values(m[parent].v), func(a, b T) int { return strings.Compare(id(a), id(b)) })
+		for _, c := range list {
+			out = append(out, elem(parent, c))
+		}
+	}
+	return out
+}
+
 func childCount[T any](m map[string]observed[[]T]) int {
 	n := 0
 	for _, o := range m {
