@@ -87,16 +87,10 @@ func (s *Sim) RotateCredential(accessKey string, next Credential) error {
 	if next.AccessKey == "" || next.SecretKey == "" {
 		return invalidf("the new access key and secret key must not be empty")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	creds := slices.Clone(*s.creds.Load())
-	i := slices.IndexFunc(creds, func(c Credential) bool { return c.AccessKey != "" && equal(c.AccessKey, accessKey) })
-	if i < 0 {
-		return fmt.Errorf("%w: no credential has this access key", ErrNotFound)
-	}
-	creds[i].AccessKey, creds[i].SecretKey, creds[i].APIKey = next.AccessKey, next.SecretKey, next.APIKey
-	s.creds.Store(&creds)
-	return nil
+	return s.changeCredential(accessKey, func(creds []Credential, i int) []Credential {
+		creds[i].AccessKey, creds[i].SecretKey, creds[i].APIKey = next.AccessKey, next.SecretKey, next.APIKey
+		return creds
+	})
 }
 
 // IssueCredential gives the credential whose access key is accessKey a
@@ -107,23 +101,26 @@ func (s *Sim) IssueCredential(accessKey string, next Credential) error {
 	if next.AccessKey == "" || next.SecretKey == "" {
 		return invalidf("the new access key and secret key must not be empty")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	creds := slices.Clone(*s.creds.Load())
-	i := slices.IndexFunc(creds, func(c Credential) bool { return c.AccessKey != "" && equal(c.AccessKey, accessKey) })
-	if i < 0 {
-		return fmt.Errorf("%w: no credential has this access key", ErrNotFound)
-	}
-	issued := creds[i]
-	issued.AccessKey, issued.SecretKey, issued.APIKey = next.AccessKey, next.SecretKey, next.APIKey
-	creds = append(creds, issued)
-	s.creds.Store(&creds)
-	return nil
+	return s.changeCredential(accessKey, func(creds []Credential, i int) []Credential {
+		issued := creds[i]
+		issued.AccessKey, issued.SecretKey, issued.APIKey = next.AccessKey, next.SecretKey, next.APIKey
+		return append(creds, issued)
+	})
 }
 
 // RevokeCredential refuses (401) the keys whose access key is accessKey
 // from then on.
 func (s *Sim) RevokeCredential(accessKey string) error {
+	return s.changeCredential(accessKey, func(creds []Credential, i int) []Credential {
+		return slices.Delete(creds, i, i+1)
+	})
+}
+
+// changeCredential installs change's copy of the credentials, given the
+// index of the one whose access key is accessKey; ErrNotFound without one.
+// Requests read the credentials without the lock, so change works on a
+// copy that is stored whole.
+func (s *Sim) changeCredential(accessKey string, change func(creds []Credential, i int) []Credential) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	creds := slices.Clone(*s.creds.Load())
@@ -131,7 +128,7 @@ func (s *Sim) RevokeCredential(accessKey string) error {
 	if i < 0 {
 		return fmt.Errorf("%w: no credential has this access key", ErrNotFound)
 	}
-	creds = slices.Delete(creds, i, i+1)
+	creds = change(creds, i)
 	s.creds.Store(&creds)
 	return nil
 }
