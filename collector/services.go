@@ -87,16 +87,16 @@ func collectServices(out *Sink, s *fleet.Snapshot) {
 			// A value that did not decode is unknown, not zero.
 			// A value that did not decode is unknown, and null (a shared
 			// service) is no size: neither is zero.
-			if r.Spec.CPUMillis != nil && !resourceFieldDropped(&svc.Service, i, "cpu_millis") {
+			if r.Spec.CPUMillis != nil && !resourceFieldDropped(svc.Service, i, "cpu_millis") {
 				out.gauge(serviceCPUDesc, milliCoresToCores(*r.Spec.CPUMillis), p, id, r.ID)
 			}
-			if r.Spec.MemoryGBs != nil && !resourceFieldDropped(&svc.Service, i, "memory_gbs") {
+			if r.Spec.MemoryGBs != nil && !resourceFieldDropped(svc.Service, i, "memory_gbs") {
 				out.gauge(serviceMemoryDesc, gigabytesToBytes(*r.Spec.MemoryGBs), p, id, r.ID)
 			}
 			out.gauge(serviceVolumeDesc, 1, p, id, r.ID, r.Spec.VolumeType)
 		}
 		out.gauge(servicePoolerDesc, boolValue(svc.ConnectionPooler != nil), p, id)
-		collectService2026(out, &svc.Service, p, id)
+		collectService2026(out, svc.Service, p, id)
 	}
 }
 

@@ -118,8 +118,9 @@ func TestExpositionRendersChangedChunkOnly(t *testing.T) {
 			return s
 		}, `clouddb_service_status{project_id="p",service_id="svc-001234",status="DELETING"} 1.0`, 1},
 		{"added", func(s *fleet.Snapshot) *fleet.Snapshot {
-			extra := s.Services[1234]
-			extra.ServiceID = "svc-001234a"
+			svc := *s.Services[1234].Service
+			svc.ServiceID = "svc-001234a"
+			extra := fleet.Service{Service: &svc, StatusSince: s.Services[1234].StatusSince}
 			s.Services = append(s.Services[:1235], append([]fleet.Service{extra}, s.Services[1235:]...)...)
 			return s
 		}, `clouddb_service_paused{project_id="p",service_id="svc-001234a"} 0.0`, 1},

@@ -64,25 +64,30 @@ type Snapshot struct {
 	Logs *Logs
 }
 
-// Service is a service with what the exporter knows of its history.
+// Service is a service with what the exporter knows of its history. The
+// apiclient value is the one the poller keeps, shared by every snapshot
+// that holds it (a snapshot entry is a pointer, not a copy of the 280-byte
+// value): it is never modified.
 type Service struct {
-	apiclient.Service
+	*apiclient.Service
 	// StatusSince is when the exporter first saw the current status.
 	StatusSince time.Time
 }
 
-// ReplicaSet is a replica set with the service it belongs to.
+// ReplicaSet is a replica set with the service it belongs to. The
+// apiclient value is shared, as Service's is, and never modified.
 type ReplicaSet struct {
 	ServiceID string
-	apiclient.ReplicaSet
+	*apiclient.ReplicaSet
 	// StatusSince is when the exporter first saw the current status.
 	StatusSince time.Time
 }
 
-// Peering is a VPC peering with the VPC it belongs to.
+// Peering is a VPC peering with the VPC it belongs to. The apiclient value
+// is shared, as Service's is, and never modified.
 type Peering struct {
 	VPCID string
-	apiclient.Peering
+	*apiclient.Peering
 	// StatusSince is when the exporter first saw the current status.
 	StatusSince time.Time
 }

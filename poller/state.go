@@ -59,7 +59,9 @@ type state struct {
 	// shard: the others are never kept, so that they are neither fetched,
 	// followed nor exported.
 	owns        func(id string) bool
-	services    map[string]observed[apiclient.Service]
+	// services holds each service's value as read; it is never modified
+	// (snapshots point at it), only replaced.
+	services    map[string]observed[*apiclient.Service]
 	replicaSets map[string]observed[[]apiclient.ReplicaSet] // by service id
 	vpcs        map[string]observed[apiclient.VPC]
 	peerings    map[string]observed[[]apiclient.Peering] // by VPC id
@@ -112,7 +114,7 @@ func newState(logger *slog.Logger, owns func(id string) bool) *state {
 	return &state{
 		logger:        logger,
 		owns:          owns,
-		services:      map[string]observed[apiclient.Service]{},
+		services:      map[string]observed[*apiclient.Service]{},
 		replicaSets:   map[string]observed[[]apiclient.ReplicaSet]{},
 		vpcs:          map[string]observed[apiclient.VPC]{},
 		peerings:      map[string]observed[[]apiclient.Peering]{},
@@ -213,7 +215,7 @@ func (s *state) setServices(list []apiclient.Service, now time.Time) {
 // a complete list: the duplicates of an id and the ids of other shards are
 // left out, put records each of the others, and remove forgets each id the
 // list no longer has (and what hangs off it).
-func replaceList[T any](s *state, list []T, id func(T) string, what string, known map[string]observed[T], put func(T), remove func(id string)) {
+func replaceList[T, V any](s *state, list []T, id func(T) string, what string, known map[string]V, put func(T), remove func(id string)) {
 	list = unique(s.logger, list, id, what)
 	seen := make(map[string]bool, len(list))
 	for _, v := range list {
@@ -253,13 +255,13 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	key := statusKey("service", svc.ServiceID)
 	s.observeStatus(key, svc.Status, now, "service_id", svc.ServiceID)
 	s.observeDropped(key, svc.Dropped, "service_id", svc.ServiceID)
-	changed := !ok || !reflect.DeepEqual(old.v, svc)
+	kept := old.v
+	changed := !ok || !reflect.DeepEqual(*kept, svc)
 	if changed {
 		s.dirty |= sectionServices
-	} else {
-		svc = old.v
+		kept = &svc
 	}
-	s.services[svc.ServiceID] = observed[apiclient.Service]{v: svc, at: now}
+	s.services[svc.ServiceID] = observed[*apiclient.Service]{v: kept, at: now}
 	return changed || rsChanged
 }
 
@@ -283,7 +285,7 @@ func (s *state) reuseService(svc *apiclient.Service) {
 			svc.ReadReplicaSets = kept
 		}
 	}
-	shareEqualFields(svc, &old.v)
+	shareEqualFields(svc, old.v)
 }
 
 // shareEqualFields sets each field of *v that equals the same field of
@@ -579,7 +581,7 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 	}
 	if s.dirty&sectionReplicaSets != 0 {
 		snap.ReplicaSets = children(s.replicaSets, func(rs apiclient.ReplicaSet) string { return rs.ID },
-			func(serviceID string, rs apiclient.ReplicaSet) fleet.ReplicaSet {
+			func(serviceID string, rs *apiclient.ReplicaSet) fleet.ReplicaSet {
 				return fleet.ReplicaSet{ServiceID: serviceID, ReplicaSet: rs,
 					StatusSince: s.statuses[statusKey("replica_set", serviceID, rs.ID)].since}
 			})
@@ -592,7 +594,7 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 	}
 	if s.dirty&sectionPeerings != 0 {
 		snap.Peerings = children(s.peerings, func(p apiclient.Peering) string { return p.ID },
-			func(vpcID string, p apiclient.Peering) fleet.Peering {
+			func(vpcID string, p *apiclient.Peering) fleet.Peering {
 				return fleet.Peering{VPCID: vpcID, Peering: p,
 					StatusSince: s.statuses[statusKey("peering", vpcID, p.ID)].since}
 			})
@@ -612,24 +614,30 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 	return snap
 }
 
-// childCount is how many children the lists of m hold.
 // children lays out the lists kept per parent (replica sets by service,
 // peerings by VPC) as one snapshot list, parents and then children in id
-// order; nil when there are none.
-func children[T, E any](m map[string]observed[[]T], id func(T) string, elem func(parent string, child T) E) []E {
+// order; nil when there are none. Each entry points into the kept list,
+// which is never modified (a change replaces it), rather than copying it.
+func children[T, E any](m map[string]observed[[]T], id func(T) string, elem func(parent string, child *T) E) []E {
 	var out []E
 	if n := childCount(m); n > 0 {
 		out = make([]E, 0, n)
 	}
+	var order []*T
 	for _, parent := range sortedKeys(m) {
-		list := slices.SortedFunc(slices.Values(m[parent].v), func(a, b T) int { return strings.Compare(id(a), id(b)) })
-		for _, c := range list {
+		order = order[:0]
+		for i := range m[parent].v {
+			order = append(order, &m[parent].v[i])
+		}
+		slices.SortFunc(order, func(a, b *T) int { return strings.Compare(id(*a), id(*b)) })
+		for _, c := range order {
 			out = append(out, elem(parent, c))
 		}
 	}
 	return out
 }
 
+// childCount is how many children the lists of m hold.
 func childCount[T any](m map[string]observed[[]T]) int {
 	n := 0
 	for _, o := range m {

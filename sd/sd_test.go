@@ -17,16 +17,16 @@ func snapshot() *fleet.Snapshot {
 	return &fleet.Snapshot{
 		ProjectID: "p1",
 		Services: []fleet.Service{
-			{Service: apiclient.Service{ServiceID: "s1", Name: "orders", ServiceType: "POSTGRES", RegionCode: "eu-west-1", Status: "READY",
+			{Service: &apiclient.Service{ServiceID: "s1", Name: "orders", ServiceType: "POSTGRES", RegionCode: "eu-west-1", Status: "READY",
 				Metadata: &apiclient.Metadata{Environment: "PROD"}, Endpoint: ep("s1.example", 5432),
 				ConnectionPooler: &apiclient.ConnectionPooler{Endpoint: ep("s1-pool.example", 6432)}}},
 			// Still QUEUED: no endpoint, no target.
-			{Service: apiclient.Service{ServiceID: "s2", Status: "QUEUED"}},
+			{Service: &apiclient.Service{ServiceID: "s2", Status: "QUEUED"}},
 		},
 		ReplicaSets: []fleet.ReplicaSet{
-			{ServiceID: "s1", ReplicaSet: apiclient.ReplicaSet{ID: "r1", Name: "read", Status: "active", Endpoint: ep("r1.example", 5433),
+			{ServiceID: "s1", ReplicaSet: &apiclient.ReplicaSet{ID: "r1", Name: "read", Status: "active", Endpoint: ep("r1.example", 5433),
 				Metadata: &apiclient.Metadata{Environment: "DEV"}, ConnectionPooler: &apiclient.ConnectionPooler{Endpoint: ep("r1-pool.example", 6433)}}},
-			{ServiceID: "s1", ReplicaSet: apiclient.ReplicaSet{ID: "r2", Status: "creating"}},
+			{ServiceID: "s1", ReplicaSet: &apiclient.ReplicaSet{ID: "r2", Status: "creating"}},
 		},
 	}
 }
@@ -69,7 +69,7 @@ func TestHandlerNeverEmptyBecauseOfAFailure(t *testing.T) {
 		return []fleet.PartHealth{{Name: fleet.PartServices, Success: ok}, {Name: fleet.PartReplicaSets, Success: ok}}
 	}
 	failingWithServices := &fleet.Snapshot{ProjectID: "p", Parts: listed(false), Services: []fleet.Service{{
-		Service: apiclient.Service{ServiceID: "s", Endpoint: &apiclient.Endpoint{Host: "h", Port: 5432}},
+		Service: &apiclient.Service{ServiceID: "s", Endpoint: &apiclient.Endpoint{Host: "h", Port: 5432}},
 	}}}
 	servicesOnly := []fleet.PartHealth{{Name: fleet.PartServices, Success: true}, {Name: fleet.PartReplicaSets, Success: false}}
 	tests := []struct {

@@ -42,7 +42,7 @@ func Snapshots() []*fleet.Snapshot {
 		Read:      Time("2025-03-01T12:00:00.2Z"),
 		Services: []fleet.Service{
 			{
-				Service: apiclient.Service{
+				Service: &apiclient.Service{
 					ServiceID: "svc-1", ProjectID: "proj-a", Name: "orders", RegionCode: "eu-central-1",
 					ServiceType: apiclient.ServiceTypeTimeSeries, Status: apiclient.ServiceReady,
 					Created: apiclient.Time{Time: Time("2024-01-02T03:04:05.123Z")},
@@ -62,7 +62,7 @@ func Snapshots() []*fleet.Snapshot {
 				StatusSince: Time("2025-02-28T10:00:00.5Z"),
 			},
 			{
-				Service: apiclient.Service{
+				Service: &apiclient.Service{
 					ServiceID: "svc-2", ProjectID: "proj-a", Name: "scratch", RegionCode: "us-east-1",
 					ServiceType: apiclient.ServiceTypePostgres, Status: "MIGRATING", Paused: Bool(true),
 					Resources: []apiclient.Resource{{ID: "res-3"}},
@@ -74,7 +74,7 @@ func Snapshots() []*fleet.Snapshot {
 		ReplicaSets: []fleet.ReplicaSet{
 			{
 				ServiceID: "svc-1",
-				ReplicaSet: apiclient.ReplicaSet{
+				ReplicaSet: &apiclient.ReplicaSet{
 					ID: "rs-1", Name: "reports", Status: apiclient.ReplicaSetActive, Nodes: 2, CPUMillis: 1000, MemoryGBs: 4,
 					Endpoint:         &apiclient.Endpoint{Host: "rs-1.example.net", Port: 5433},
 					ConnectionPooler: &apiclient.ConnectionPooler{},
@@ -84,15 +84,15 @@ func Snapshots() []*fleet.Snapshot {
 			},
 			{
 				ServiceID:   "svc-1",
-				ReplicaSet:  apiclient.ReplicaSet{ID: "rs-2", Name: "etl", Status: "rebuilding", Nodes: 1, CPUMillis: 250, MemoryGBs: 1},
+				ReplicaSet:  &apiclient.ReplicaSet{ID: "rs-2", Name: "etl", Status: "rebuilding", Nodes: 1, CPUMillis: 250, MemoryGBs: 1},
 				StatusSince: Time("2025-03-01T11:00:00.125Z"),
 			},
 		},
 		VPCs: []apiclient.VPC{{ID: "vpc-1", Name: "main", CIDR: "10.0.0.0/16", RegionCode: "eu-central-1"}},
 		Peerings: []fleet.Peering{
-			{VPCID: "vpc-1", Peering: apiclient.Peering{ID: "peer-1", PeerAccountID: "111111111111", PeerRegionCode: "eu-central-1", PeerVPCID: "vpc-aaa", ProvisionedID: "pcx-1", Status: apiclient.PeeringActive}, StatusSince: Time("2025-01-01T00:00:00Z")},
-			{VPCID: "vpc-1", Peering: apiclient.Peering{ID: "peer-2", PeerAccountID: "222222222222", PeerRegionCode: "us-west-2", PeerVPCID: "vpc-bbb", ProvisionedID: "pcx-2", Status: "failed", ErrorMessage: Ptr("route table conflict")}, StatusSince: Time("2025-03-01T09:30:00Z")},
-			{VPCID: "vpc-1", Peering: apiclient.Peering{ID: "peer-3", PeerAccountID: "333333333333", PeerRegionCode: "eu-west-1", PeerVPCID: "vpc-ccc", Status: apiclient.PeeringPending, ErrorMessage: Ptr("")}, StatusSince: Time("2025-03-01T11:45:00Z")},
+			{VPCID: "vpc-1", Peering: &apiclient.Peering{ID: "peer-1", PeerAccountID: "111111111111", PeerRegionCode: "eu-central-1", PeerVPCID: "vpc-aaa", ProvisionedID: "pcx-1", Status: apiclient.PeeringActive}, StatusSince: Time("2025-01-01T00:00:00Z")},
+			{VPCID: "vpc-1", Peering: &apiclient.Peering{ID: "peer-2", PeerAccountID: "222222222222", PeerRegionCode: "us-west-2", PeerVPCID: "vpc-bbb", ProvisionedID: "pcx-2", Status: "failed", ErrorMessage: Ptr("route table conflict")}, StatusSince: Time("2025-03-01T09:30:00Z")},
+			{VPCID: "vpc-1", Peering: &apiclient.Peering{ID: "peer-3", PeerAccountID: "333333333333", PeerRegionCode: "eu-west-1", PeerVPCID: "vpc-ccc", Status: apiclient.PeeringPending, ErrorMessage: Ptr("")}, StatusSince: Time("2025-03-01T11:45:00Z")},
 		},
 		Auth: &apiclient.AuthInfo{
 			Type: "apiKey",
@@ -125,7 +125,7 @@ func Snapshots() []*fleet.Snapshot {
 		Taken:       Time("2025-03-01T12:00:05Z"),
 		Read:        Time("2025-03-01T12:00:04Z"),
 		Services: []fleet.Service{{
-			Service: apiclient.Service{
+			Service: &apiclient.Service{
 				ServiceID: "svc-9", ProjectID: "proj-b", Name: "vectors", RegionCode: "us-east-1",
 				ServiceType: apiclient.ServiceTypeVector, Status: apiclient.ServiceConfiguring,
 				Created:   apiclient.Time{Time: Time("2025-03-01T11:58:00Z")},
@@ -154,7 +154,7 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 	for i := range n {
 		id := fmt.Sprintf("svc-%06d", i)
 		s.Services = append(s.Services, fleet.Service{
-			Service: apiclient.Service{
+			Service: &apiclient.Service{
 				ServiceID: id, ProjectID: projectID, Name: "service-" + strconv.Itoa(i), RegionCode: "eu-central-1",
 				ServiceType: apiclient.ServiceTypeTimeSeries, Status: apiclient.ServiceStatuses[i%len(apiclient.ServiceStatuses)],
 				Created:   apiclient.Time{Time: now.Add(-time.Duration(i) * time.Hour)},
@@ -167,7 +167,7 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 		for r := range 2 {
 			s.ReplicaSets = append(s.ReplicaSets, fleet.ReplicaSet{
 				ServiceID: id,
-				ReplicaSet: apiclient.ReplicaSet{
+				ReplicaSet: &apiclient.ReplicaSet{
 					ID: fmt.Sprintf("rs-%06d-%d", i, r), Name: "replica-" + strconv.Itoa(r), Status: apiclient.ReplicaSetActive,
 					Nodes: 2, CPUMillis: 1000, MemoryGBs: 4,
 					Endpoint: &apiclient.Endpoint{Host: id + "-rs.example.net", Port: 5433},
@@ -181,7 +181,7 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 			for p := range 2 {
 				s.Peerings = append(s.Peerings, fleet.Peering{
 					VPCID: vpc,
-					Peering: apiclient.Peering{
+					Peering: &apiclient.Peering{
 						ID: fmt.Sprintf("peer-%s-%d", vpc, p), PeerAccountID: "123456789012", PeerRegionCode: "us-east-1",
 						PeerVPCID: "vpc-peer", ProvisionedID: "pcx-" + vpc, Status: apiclient.PeeringActive,
 					},
