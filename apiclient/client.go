@@ -329,6 +329,10 @@ type call struct {
 	body  any        // request body, marshalled to JSON; nil for none
 	query url.Values // query parameters; nil for none
 	out   any        // decode target; nil to ignore the body
+	// begin and each, when each is set, take a list's elements as they
+	// are decoded (see StreamServices): out is then left empty.
+	begin func()
+	each  func(elem any)
 
 	method string // filled by do from the catalog
 	want   int    // filled by do from the catalog
@@ -491,7 +495,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
-	}, streamOptions{maxValue: c.maxValueBytes, reuse: reuseOf(ctx)})
+	}, streamOptions{maxValue: c.maxValueBytes, begin: cl.begin, each: cl.each})
 	switch {
 	case rb.tooLarge:
 		c.observer.ObserveRequest(cl.op, CodeDecodeError, time.Since(start))

@@ -9,6 +9,21 @@ func (c *Client) ListServices(ctx context.Context) ([]Service, error) {
 	return doList[Service](ctx, c, call{op: OpListServices})
 }
 
+// StreamServices reads the services list as ListServices does, but hands
+// each service to each as soon as it is decoded instead of returning the
+// list: a caller that keeps what it reads then never holds the fleet
+// twice, once as the list and once as what it keeps (at 100,000 services
+// the list's array alone is 28 MB, and twice that while it grows). each
+// owns the *Service it is given. begin is called when the answer's list
+// starts: a read retried after a failure part way hands its services
+// again, from the first, after another begin. An error after some
+// services were handed means the list was not read whole.
+func (c *Client) StreamServices(ctx context.Context, begin func(), each func(*Service)) error {
+	return c.do(ctx, call{op: OpListServices, out: &[]Service{}, begin: begin, each: func(elem any) {
+		each(elem.(*Service))
+	}})
+}
+
 // CreateService creates a service. It is asynchronous (202): the returned
 // Service carries InitialPassword, and its status may change later. A nil
 // Addons is sent as [] (a plain Postgres service), never as null.

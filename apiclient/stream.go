@@ -112,7 +112,7 @@ func (l *valueLimit) Read(p []byte) (int, error) {
 // from body's state.
 func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
 	vl := &valueLimit{r: r, limit: opts.maxValue}
-	err := decodeValues(op, vl, out, drop, red, prefix, opts.reuse)
+	err := decodeValues(op, vl, out, drop, red, prefix, opts)
 	if vl.exceeded {
 		return fmt.Errorf("apiclient: %s: %w: more than %d bytes in one list element, token or run of white space (see --api.max-value-size)", op, ErrValueTooLarge, opts.maxValue)
 	}
@@ -121,11 +121,15 @@ func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *R
 
 // streamOptions are decodeStream's bounds and hooks.
 type streamOptions struct {
-	maxValue int64     // see valueLimit; 0: no bound
-	reuse    func(any) // see WithReuse; nil: none
+	maxValue int64 // see valueLimit; 0: no bound
+	// each, when set, takes each element of a list as soon as it is
+	// decoded (a pointer to it), and the list is not built; begin, when
+	// set, is called as the list starts (null included).
+	begin func()
+	each  func(elem any)
 }
 
-func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), reuse func(any)) error {
+func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
 	dec := json.NewDecoder(vl)
 	vl.dec = dec
 	v := reflect.ValueOf(out).Elem()
@@ -151,6 +155,9 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 	tok, err := dec.Token()
 	if err != nil {
 		return decodeError(op, err, red, prefix)
+	}
+	if (tok == nil || tok == json.Delim('[')) && opts.begin != nil {
+		opts.begin()
 	}
 	if tok == nil { // null: an empty list
 		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
@@ -184,8 +191,9 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 				continue
 			}
 		}
-		if reuse != nil {
-			reuse(elem.Addr().Interface())
+		if opts.each != nil {
+			opts.each(elem.Addr().Interface())
+			continue
 		}
 		list = reflect.Append(list, elem)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -243,27 +244,35 @@ func TestValueTooLargeNotRetried(t *testing.T) {
 	}
 }
 
-// TestWithReuse: each element of a list read under WithReuse goes to the
-// hook as decoded, and what the hook leaves in it is what the list holds.
-func TestWithReuse(t *testing.T) {
-	srv := newTestServer(t, streamServices(3, 16))
-	c, _, _ := newTestClient(t, srv, nil)
-	kept := Service{ServiceID: "s1", Name: "kept"}
-	var seen []string
-	got, err := c.ListServices(WithReuse(t.Context(), func(elem any) {
-		svc := elem.(*Service)
-		seen = append(seen, svc.ServiceID)
-		if svc.ServiceID == kept.ServiceID {
-			*svc = kept
+// TestStreamServices: each service goes to each as decoded, in order,
+// after begin; a read cut short part way is retried (a read), and the
+// retry starts with begin again and hands every service from the first.
+func TestStreamServices(t *testing.T) {
+	var calls atomic.Int32
+	full := streamServices(3, 16)
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > 1 {
+			full(w, r)
+			return
 		}
-	}))
+		// Two services, then the connection drops inside the third.
+		w.Header().Set("Content-Length", "1000")
+		_, _ = w.Write([]byte(`[{"service_id":"s0","status":"READY"},{"service_id":"s1","status":"READY"},{"service_id":"s`))
+	})
+	c, _, obs := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = 2 })
+	var seen []string
+	err := c.StreamServices(t.Context(), func() { seen = append(seen, "begin") }, func(svc *Service) {
+		seen = append(seen, svc.ServiceID)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(seen, ",") != "s0,s1,s2" {
-		t.Errorf("the hook saw %v, want every element in order", seen)
+	if got := strings.Join(seen, ","); got != "begin,s0,s1,begin,s0,s1,s2" {
+		t.Errorf("handed %s, want the cut answer's two services, then all three after a second begin", got)
 	}
-	if len(got) != 3 || got[1].Name != "kept" || got[0].Status != ServiceReady || got[2].ServiceID != "s2" {
-		t.Errorf("got %+v, want the kept s1 between s0 and s2 as read", got)
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if n := len(srv.requests()); n != 2 || len(obs.retries) != 1 {
+		t.Errorf("%d requests, retries %v: want 2 and one", n, obs.retries)
 	}
 }

@@ -97,17 +97,18 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	for _, name := range []string{fleet.PartServices, fleet.PartVPCs, fleet.PartAuth} {
 		runs[name] = &partRun{name: name, start: now()}
 	}
-	var services []apiclient.Service
 	var vpcs []apiclient.VPC
 	var auth *apiclient.AuthInfo
 	var servicesErr, vpcsErr, authErr error
 
+	p.mu.Lock()
+	read := p.st.readServices()
+	p.mu.Unlock()
 	var g errgroup.Group
 	g.SetLimit(p.opts.Concurrency)
 	g.Go(func() error {
 		servicesErr = p.call(apiclient.OpListServices, func() (err error) {
-			services, err = p.listServices(ctx)
-			return err
+			return p.listServices(ctx, read)
 		})
 		runs[fleet.PartServices].done(now(), servicesErr)
 		return nil
@@ -138,10 +139,7 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 		p.st.read = at
 	}
 	if servicesErr == nil {
-		p.st.setServices(services, at)
-		// The list's array (280 B a service) is garbage once applied:
-		// let it go before the snapshot is built beside it.
-		services = nil
+		read.complete()
 	} else {
 		// Every service, and so every replica set, missed its refresh.
 		failedAll(p.st.services, at)
@@ -229,18 +227,19 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	return plan.period
 }
 
-// listServices lists the services, each one the state already keeps
-// sharing the kept memory wherever it is equal as soon as it is decoded
-// (see state.reuseService): a fleet read again holds a fresh copy only of
-// what changed, besides the list's array.
-func (p *Poller) listServices(ctx context.Context) ([]apiclient.Service, error) {
-	return p.client.ListServices(apiclient.WithReuse(ctx, func(elem any) {
-		if svc, ok := elem.(*apiclient.Service); ok {
-			p.mu.Lock()
-			p.st.reuseService(svc)
-			p.mu.Unlock()
-		}
-	}))
+// listServices reads the services list into the state as it is decoded
+// (see servicesRead): a fleet read again holds a fresh copy only of what
+// changed, and never the list. read.complete is left to the caller.
+func (p *Poller) listServices(ctx context.Context, read *servicesRead) error {
+	return p.client.StreamServices(ctx, func() {
+		p.mu.Lock()
+		read.begin()
+		p.mu.Unlock()
+	}, func(svc *apiclient.Service) {
+		p.mu.Lock()
+		read.put(svc, p.opts.Now())
+		p.mu.Unlock()
+	})
 }
 
 // fetchChild lists one child and records a Retry-After the API sent.

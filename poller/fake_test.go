@@ -25,6 +25,9 @@ type fakeClient struct {
 	inline bool
 	// onCall, when set, runs at each call, before it answers.
 	onCall func(op string)
+	// cutList, when positive, cuts the services list after that many
+	// services: the call fails with errBoom, as an answer cut short does.
+	cutList int
 }
 
 // withInline returns svc as the API shows it: with its replica sets inline
@@ -100,17 +103,25 @@ func (f *fakeClient) GetAuthInfo(context.Context) (*apiclient.AuthInfo, error) {
 	return &apiclient.AuthInfo{Type: "apiKey", APIKey: &apiclient.APIKeyInfo{Name: "k", PublicKey: "pk"}}, nil
 }
 
-func (f *fakeClient) ListServices(context.Context) ([]apiclient.Service, error) {
+func (f *fakeClient) StreamServices(_ context.Context, begin func(), each func(*apiclient.Service)) error {
 	if err := f.call(apiclient.OpListServices, ""); err != nil {
-		return nil, err
+		return err
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	out := make([]apiclient.Service, len(f.services))
 	for i, svc := range f.services {
 		out[i] = f.withInline(svc)
 	}
-	return out, nil
+	cut := f.cutList
+	f.mu.Unlock()
+	begin()
+	for i := range out {
+		if cut > 0 && i == cut {
+			return errBoom
+		}
+		each(&out[i])
+	}
+	return nil
 }
 
 func (f *fakeClient) GetService(_ context.Context, id string) (*apiclient.Service, error) {

@@ -41,7 +41,7 @@ type Client interface {
 	ProjectID() string
 	HasAPIKey() bool
 	GetAuthInfo(ctx context.Context) (*apiclient.AuthInfo, error)
-	ListServices(ctx context.Context) ([]apiclient.Service, error)
+	StreamServices(ctx context.Context, begin func(), each func(*apiclient.Service)) error
 	GetService(ctx context.Context, serviceID string) (*apiclient.Service, error)
 	ListReplicaSets(ctx context.Context, serviceID string) ([]apiclient.ReplicaSet, error)
 	ListVPCs(ctx context.Context) ([]apiclient.VPC, error)

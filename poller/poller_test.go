@@ -3,6 +3,7 @@ package poller
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +168,39 @@ func TestPollServicesFailureSkipsChildrenAndGoesStale(t *testing.T) {
 	if len(snap.Services) != 0 || len(snap.ReplicaSets) != 0 || len(snap.VPCs) != 2 {
 		t.Errorf("after max-staleness: %d services, %d replica sets, %d VPCs; want stale dropped, fresh kept",
 			len(snap.Services), len(snap.ReplicaSets), len(snap.VPCs))
+	}
+}
+
+// TestPollServicesListCutShort: the services list is applied as it is
+// read, so an answer cut short part way keeps the services it carried, as
+// read, and the others as last known; it removes none, and the part fails.
+func TestPollServicesListCutShort(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 3, 1)
+	h := newHarness(t, c)
+	h.poller.Poll(context.Background())
+	c.set(func(f *fakeClient) {
+		for i := range f.services {
+			f.services[i].Status = apiclient.ServiceUnstable
+		}
+		f.services = f.services[:2] // svc02 is gone, but the answer never gets there
+		f.cutList = 1
+	})
+	snap := h.poller.Poll(context.Background())
+	got := map[string]string{}
+	for _, svc := range snap.Services {
+		got[svc.ServiceID] = svc.Status
+	}
+	want := map[string]string{"svc00": apiclient.ServiceUnstable, "svc01": apiclient.ServiceReady, "svc02": apiclient.ServiceReady}
+	if !maps.Equal(got, want) {
+		t.Errorf("services after a list cut after one: %v, want %v", got, want)
+	}
+	if part(t, snap, fleet.PartServices).Success {
+		t.Error("the services part succeeded on a list cut short")
+	}
+	c.set(func(f *fakeClient) { f.cutList = 0 })
+	if got := serviceIDs(h.poller.Poll(context.Background())); got != "svc00,svc01" {
+		t.Errorf("services after the whole list: %s, want svc02 removed", got)
 	}
 }
 

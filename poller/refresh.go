@@ -148,7 +148,7 @@ func (p *Poller) refresh(fetch func() (bool, error)) error {
 // fetchService reads one service into the state; 404 removes it.
 func (p *Poller) fetchService(ctx context.Context, serviceID string) (bool, error) {
 	return fetch(p, func() (*apiclient.Service, error) { return p.client.GetService(ctx, serviceID) },
-		func(svc *apiclient.Service) bool { return p.st.putService(*svc, p.opts.Now()) },
+		func(svc *apiclient.Service) bool { return p.st.putService(svc, p.opts.Now()) },
 		func() bool {
 			_, had := p.st.services[serviceID]
 			p.st.removeService(serviceID)

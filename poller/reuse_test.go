@@ -3,6 +3,7 @@ package poller
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
 	"runtime"
 	"testing"
@@ -84,9 +85,10 @@ func TestReuseService(t *testing.T) {
 
 // TestUnchangedListHoldsNoCopy: a list of services read again unchanged,
 // decoded from the simulator's answer (revision 2026: replica sets
-// inline), holds the kept services: while it is alive, it costs its array
-// and no more, where the same list read without reuse holds a second copy
-// of every service.
+// inline) into the state as it streams in, leaves nothing behind: the
+// state keeps the very values it held, and the live heap does not grow,
+// where the same list read plain holds its array and a second copy of
+// every service.
 func TestUnchangedListHoldsNoCopy(t *testing.T) {
 	const n = 2000
 	creds := cloudsim.Credential{AccessKey: "ak", SecretKey: "sk", ProjectID: "p"}
@@ -103,9 +105,12 @@ func TestUnchangedListHoldsNoCopy(t *testing.T) {
 	if snap := p.Poll(ctx); len(snap.Services) != n || len(snap.ReplicaSets) != n {
 		t.Fatalf("first cycle: %d services, %d replica sets", len(snap.Services), len(snap.ReplicaSets))
 	}
+	p.mu.Lock()
+	kept := maps.Clone(p.st.services)
+	p.mu.Unlock()
 
-	// held is what a list read keeps alive beyond its array, per service.
-	held := func(list func() ([]apiclient.Service, error)) float64 {
+	// held is what read keeps alive, per service, once it returned.
+	held := func(read func() any) float64 {
 		// Two collections: the first leaves what sync.Pools held (the
 		// simulator's answer buffers, in this process) to the second.
 		gc := func(m *runtime.MemStats) {
@@ -115,35 +120,46 @@ func TestUnchangedListHoldsNoCopy(t *testing.T) {
 		}
 		var before, after runtime.MemStats
 		gc(&before)
-		got, err := list()
+		got := read()
 		gc(&after)
-		if err != nil || len(got) != n {
-			t.Fatalf("%d services, err %v", len(got), err)
-		}
-		array := float64(cap(got)) * float64(unsafe.Sizeof(got[0]))
-		extra := (float64(after.HeapAlloc) - float64(before.HeapAlloc) - array) / n
 		runtime.KeepAlive(got)
-		return extra
+		return (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
 	}
-	copied := held(func() ([]apiclient.Service, error) { return client.ListServices(ctx) })
-	reused := held(func() ([]apiclient.Service, error) { return p.listServices(ctx) })
-	t.Logf("held beyond the array per service: %.0f B read plain, %.0f B read with reuse", copied, reused)
-	if reused > 32 {
-		t.Errorf("a list read again unchanged holds %.0f B per service beyond its array, want none (a copy is %.0f B)", reused, copied)
+	copied := held(func() any {
+		list, err := client.ListServices(ctx)
+		if err != nil || len(list) != n {
+			t.Fatalf("%d services, err %v", len(list), err)
+		}
+		return list
+	})
+	streamed := held(func() any {
+		p.mu.Lock()
+		read := p.st.readServices()
+		p.mu.Unlock()
+		if err := p.listServices(ctx, read); err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		read.complete()
+		p.mu.Unlock()
+		return nil
+	})
+	t.Logf("held per service: %.0f B read plain, %.0f B read into the state", copied, streamed)
+	if streamed > 32 {
+		t.Errorf("a list read again unchanged holds %.0f B per service, want none (a plain read holds %.0f B)", streamed, copied)
 	}
-	if copied < 200 {
+	if copied < 400 {
 		t.Errorf("a plain read holds only %.0f B per service: the test measures nothing", copied)
 	}
 
-	list, err := p.listServices(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, svc := range list {
-		if kept := p.st.services[svc.ServiceID].v; unsafe.StringData(svc.Name) != unsafe.StringData(kept.Name) {
-			t.Fatalf("service %s read again is a copy, not the kept value", svc.ServiceID)
+	if len(p.st.services) != n {
+		t.Fatalf("%d services kept after the list read again, want %d", len(p.st.services), n)
+	}
+	for id, o := range p.st.services {
+		if o.v != kept[id].v {
+			t.Fatalf("service %s read again unchanged replaced the kept value", id)
 		}
 	}
 }

@@ -75,7 +75,7 @@ func TestUnchangedSnapshotAllocatesLittle(t *testing.T) {
 		st := newState(slog.New(slog.DiscardHandler), func(string) bool { return true })
 		for i := range n {
 			id := fmt.Sprintf("s%04d", i)
-			st.putService(apiclient.Service{ServiceID: id, Status: apiclient.ServiceReady}, now)
+			st.putService(&apiclient.Service{ServiceID: id, Status: apiclient.ServiceReady}, now)
 			st.setReplicaSets(id, []apiclient.ReplicaSet{{ID: "rs-" + id}}, now)
 		}
 		st.snapshot("p", now, 0)

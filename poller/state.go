@@ -58,7 +58,7 @@ type state struct {
 	// owns tells whether a service or VPC id belongs to this process's
 	// shard: the others are never kept, so that they are neither fetched,
 	// followed nor exported.
-	owns        func(id string) bool
+	owns func(id string) bool
 	// services holds each service's value as read; it is never modified
 	// (snapshots point at it), only replaced.
 	services    map[string]observed[*apiclient.Service]
@@ -207,8 +207,62 @@ func unique[T any](logger *slog.Logger, list []T, id func(T) string, what string
 
 // setServices replaces the services with a complete list.
 func (s *state) setServices(list []apiclient.Service, now time.Time) {
-	replaceList(s, list, func(svc apiclient.Service) string { return svc.ServiceID }, "services", s.services,
-		func(svc apiclient.Service) { s.putService(svc, now) }, s.removeService)
+	r := s.readServices()
+	for _, svc := range list {
+		r.put(&svc, now)
+	}
+	r.complete()
+}
+
+// servicesRead applies a services list to the state as it is decoded
+// (see apiclient.Client.StreamServices), so that the list is never held
+// whole beside the state: each service is recorded at once, sharing the
+// kept memory wherever it is equal (see reuseService), and once the list
+// is complete the services it no longer has are removed. A list that
+// fails part way keeps what it recorded (values the API sent, fresher than
+// the ones they replace) and removes nothing. Its methods need the state's
+// lock.
+type servicesRead struct {
+	s    *state
+	seen map[string]struct{}
+	dups []string
+}
+
+func (s *state) readServices() *servicesRead {
+	return &servicesRead{s: s, seen: make(map[string]struct{}, len(s.services))}
+}
+
+// begin starts the list again: a retried read hands its services again.
+func (r *servicesRead) begin() {
+	clear(r.seen)
+	r.dups = nil
+}
+
+// put records one service of the list; the first of an id is kept, as
+// unique does.
+func (r *servicesRead) put(svc *apiclient.Service, now time.Time) {
+	if !r.s.owns(svc.ServiceID) {
+		return
+	}
+	if _, dup := r.seen[svc.ServiceID]; dup {
+		r.dups = append(r.dups, svc.ServiceID)
+		return
+	}
+	r.s.reuseService(svc)
+	r.seen[svc.ServiceID] = struct{}{}
+	r.s.putService(svc, now)
+}
+
+// complete removes the services the list, read whole, no longer has.
+func (r *servicesRead) complete() {
+	if len(r.dups) > 0 {
+		r.s.logger.Warn("Duplicate ids in an API response; keeping the first of each", "in", "services", "ids", r.dups)
+	}
+	for id := range r.s.services {
+		if _, ok := r.seen[id]; !ok {
+			r.s.removeService(id)
+		}
+	}
 }
 
 // replaceList makes known, a map of resources by id, hold the resources of
@@ -232,8 +286,9 @@ func replaceList[T, V any](s *state, list []T, id func(T) string, what string, k
 	}
 }
 
-// putService records one service and reports whether anything changed.
-func (s *state) putService(svc apiclient.Service, now time.Time) bool {
+// putService records one service, which it owns from then on (it is kept
+// when it changed), and reports whether anything changed.
+func (s *state) putService(svc *apiclient.Service, now time.Time) bool {
 	if !s.owns(svc.ServiceID) {
 		return false
 	}
@@ -245,7 +300,7 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	if svc.ReadReplicaSets != nil {
 		// Inline replica sets are kept once, with the others, not on the
 		// service as well.
-		rsChanged = s.setReplicaSets(svc.ServiceID, inlineReplicaSets(&svc), now)
+		rsChanged = s.setReplicaSets(svc.ServiceID, inlineReplicaSets(svc), now)
 		s.inlineReplicaSets[svc.ServiceID] = true
 		delete(s.attempted, childKey(fleet.PartReplicaSets, svc.ServiceID))
 	} else {
@@ -256,10 +311,10 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 	s.observeStatus(key, svc.Status, now, "service_id", svc.ServiceID)
 	s.observeDropped(key, svc.Dropped, "service_id", svc.ServiceID)
 	kept := old.v
-	changed := !ok || !reflect.DeepEqual(*kept, svc)
+	changed := !ok || !reflect.DeepEqual(kept, svc)
 	if changed {
 		s.dirty |= sectionServices
-		kept = &svc
+		kept = svc
 	}
 	s.services[svc.ServiceID] = observed[*apiclient.Service]{v: kept, at: now}
 	return changed || rsChanged
@@ -270,9 +325,8 @@ func (s *state) putService(svc apiclient.Service, now time.Time) bool {
 // kept field, and inline replica sets equal to the kept ones take those.
 // A list read again then holds a fresh copy only of what changed (a
 // service's current usage, say), and the rest of the copy just decoded is
-// garbage at once rather than when the whole list has been read and
-// applied. What putService records is unchanged: nothing kept is ever
-// modified in place.
+// garbage at once. What putService records is unchanged: nothing kept is
+// ever modified in place.
 func (s *state) reuseService(svc *apiclient.Service) {
 	old, ok := s.services[svc.ServiceID]
 	if !ok {
