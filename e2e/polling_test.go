@@ -11,6 +11,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
@@ -343,6 +344,51 @@ func TestPollingDuplicateIDs(t *testing.T) {
 	if c := strings.Count(p.Output(), "Duplicate"); c == 0 || c > counts["listServices"] {
 		t.Errorf("duplicates logged %d times over %d lists of the services", c, counts["listServices"])
 	}
+}
+
+// TestPollingServicesListCutShort: the services list is applied as it is
+// read, so an answer whose connection drops half way (the simulator's
+// truncated fault, on every attempt) updates the services it carried,
+// keeps the others as they were, removes none, and fails the part.
+func TestPollingServicesListCutShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator and the exporter")
+	}
+	t.Parallel()
+	sim := startFleetSim(t, 20, 1)
+	services := simServices(t, sim)
+	first, last := services[0], services[len(services)-1]
+	_, url := startPolling(t, sim, "--collect.interval=1s", "--collect.transition-interval=1s",
+		"--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms")
+	testbin.WaitFor(t, 60*time.Second, "every service on /metrics", func() bool {
+		fams, ok := scrape(url)
+		return ok && len(ids(fams, "clouddb_service_info", "service_id")) == len(services)
+	})
+
+	sim.Fault(t, `{"operation": "listServices", "truncated": true}`)
+	sim.ServiceStatus(t, first, apiclient.ServiceUnstable)
+	sim.ServiceStatus(t, last, apiclient.ServiceUnstable)
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 30*time.Second, "the first service's new status from a cut answer", func() bool {
+		var ok bool
+		fams, ok = scrape(url)
+		return ok && slices.Equal(testbin.LabelValues(fams, "clouddb_service_status", "status", "service_id", first), []string{apiclient.ServiceUnstable})
+	})
+	if v := value(t, fams, "clouddb_exporter_collector_success", "project_id", testbin.SimProject, "collector", "services"); v != 0 {
+		t.Errorf("collector_success{services} = %v on a cut answer, want 0", v)
+	}
+	if got := ids(fams, "clouddb_service_info", "service_id"); len(got) != len(services) {
+		t.Errorf("%d services after a cut answer, want all %d kept", len(got), len(services))
+	}
+	if got := testbin.LabelValues(fams, "clouddb_service_status", "status", "service_id", last); !slices.Equal(got, []string{apiclient.ServiceReady}) {
+		t.Errorf("the last service, past the cut, shows status %v, want its last known READY", got)
+	}
+
+	sim.ClearFaults(t)
+	testbin.WaitFor(t, 30*time.Second, "the last service's new status once the list is whole", func() bool {
+		fams, ok := scrape(url)
+		return ok && slices.Equal(testbin.LabelValues(fams, "clouddb_service_status", "status", "service_id", last), []string{apiclient.ServiceUnstable})
+	})
 }
 
 // TestPollingOutageDefaultStaleness: at the default --collect.max-staleness

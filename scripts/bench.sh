@@ -92,8 +92,8 @@ if [[ "${BENCH_RSS:-1}" != 0 ]]; then
 		scripts/rss.sh 100000 3 | tee -a "$out.rss"
 	fi
 	echo
-	echo "| services | VPCs | RSS at ready | RSS after the cycles | VmHWM | live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| services | VPCs | RSS at ready | RSS after the cycles | VmHWM | live heap | peak live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	grep '^| [0-9]' "$out.rss"
 	rm -f "$out.rss"
 	echo

@@ -11,10 +11,11 @@
 #     CYCLES (default 4) full poll cycles are done. Prints VmRSS after each
 #     cycle, then one markdown table row:
 #
-#   | services | VPCs | RSS at ready | RSS after N cycles | VmHWM | live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |
+#   | services | VPCs | RSS at ready | RSS after N cycles | VmHWM | live heap | peak live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |
 #
 #     The live heap is what the last garbage collection found live
-#     (GODEBUG=gctrace=1), the exposition the uncompressed size of /metrics.
+#     (GODEBUG=gctrace=1), the peak the most any collection found; the
+#     exposition is the uncompressed size of /metrics.
 #
 #   scripts/rss.sh hostile
 #     A 3-service fleet, 3 s cycles, whose listServices answers, for 4
@@ -164,11 +165,12 @@ hwm=$(rss_kb "$exp_pid" VmHWM)
 gzip_bytes=$(scrape | wc -c)
 plain_bytes=$(scrape | gzip -dc | wc -c)
 live_mb=$(grep -E '^gc [0-9]+ @' "$tmp/exporter.log" | tail -1 | sed -E 's/.* ([0-9]+)->([0-9]+)->([0-9]+) MB.*/\3/')
+peak_mb=$(grep -E '^gc [0-9]+ @' "$tmp/exporter.log" | sed -E 's/.* ([0-9]+)->([0-9]+)->([0-9]+) MB.*/\3/' | sort -n | tail -1)
 hz=$(getconf CLK_TCK)
 
 echo "VmRSS after each cycle (MB): ${per_cycle[*]}"
-awk -v s="$services" -v v="$vpcs" -v c="$cycles" -v r0="$rss_ready" -v r="$rss" -v h="$hwm" -v live="$live_mb" \
+awk -v s="$services" -v v="$vpcs" -v c="$cycles" -v r0="$rss_ready" -v r="$rss" -v h="$hwm" -v live="$live_mb" -v peak="$peak_mb" \
 	-v p="$plain_bytes" -v g="$gzip_bytes" -v t="$ticks" -v hz="$hz" 'BEGIN {
-	printf "| %d | %d | %.0f MB | %.0f MB | %.0f MB | %.0f MB | %.2f | %.1f / %.2f MB | %.2f s |\n",
-		s, v, r0 / 1024, r / 1024, h / 1024, live * 1.048576, live * 1048576 / p, p / 1e6, g / 1e6, t / hz / c
+	printf "| %d | %d | %.0f MB | %.0f MB | %.0f MB | %.0f MB | %.0f MB | %.2f | %.1f / %.2f MB | %.2f s |\n",
+		s, v, r0 / 1024, r / 1024, h / 1024, live * 1.048576, peak * 1.048576, live * 1048576 / p, p / 1e6, g / 1e6, t / hz / c
 }'
