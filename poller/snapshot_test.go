@@ -66,6 +66,44 @@ func TestSnapshotSharesUnchangedLists(t *testing.T) {
 	}
 }
 
+// TestRebuiltListPointsAtKeptValues: a list rebuilt because one entry
+// changed holds pointers to the values the state keeps, not copies of them
+// (a service is 280 bytes, its entry 32): the unchanged entries are the
+// very values of the last snapshot, the changed one is new, and neither
+// snapshot is modified.
+func TestRebuiltListPointsAtKeptValues(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 5, 2)
+	h := newHarness(t, c)
+	first := h.poller.Poll(context.Background())
+	c.set(func(f *fakeClient) {
+		f.services[2].Status = apiclient.ServiceUnstable
+		f.replicaSets["svc02"][0].Nodes = 2
+		f.peerings["vpc01"][0].Status = apiclient.PeeringPending
+	})
+	second := h.poller.Poll(context.Background())
+	if same(first.Services, second.Services) || same(first.ReplicaSets, second.ReplicaSets) || same(first.Peerings, second.Peerings) {
+		t.Fatal("the changed lists were shared with the last snapshot")
+	}
+	for i := range second.Services {
+		if kept := first.Services[i].Service == second.Services[i].Service; kept != (i != 2) {
+			t.Errorf("service %d: the last snapshot's value kept %v, want %v", i, kept, i != 2)
+		}
+		if kept := first.ReplicaSets[i].ReplicaSet == second.ReplicaSets[i].ReplicaSet; kept != (i != 2) {
+			t.Errorf("replica set %d: the last snapshot's value kept %v, want %v", i, kept, i != 2)
+		}
+	}
+	if first.Peerings[0].Peering != second.Peerings[0].Peering || first.Peerings[1].Peering == second.Peerings[1].Peering {
+		t.Error("peerings: want vpc00's kept and vpc01's new")
+	}
+	if first.Services[2].Status != apiclient.ServiceReady || first.ReplicaSets[2].Nodes != 1 || first.Peerings[1].Status != apiclient.PeeringActive {
+		t.Error("the published snapshot was modified")
+	}
+	if second.Services[2].Status != apiclient.ServiceUnstable || second.ReplicaSets[2].Nodes != 2 || second.Peerings[1].Status != apiclient.PeeringPending {
+		t.Error("the new snapshot lacks the changes")
+	}
+}
+
 // TestUnchangedSnapshotAllocatesLittle: with nothing changed, a snapshot
 // costs the same few allocations whatever the size of the fleet.
 func TestUnchangedSnapshotAllocatesLittle(t *testing.T) {
