@@ -52,15 +52,15 @@ type statusSeen struct {
 }
 
 // state is the mutable knowledge of one project. It is only touched with
-// Poller.mu held; snapshots are copies of it.
+// Poller.mu held; snapshots point at its values, so a kept value (a
+// service, a list of replica sets or peerings) is never modified, only
+// replaced.
 type state struct {
 	logger *slog.Logger
 	// owns tells whether a service or VPC id belongs to this process's
 	// shard: the others are never kept, so that they are neither fetched,
 	// followed nor exported.
-	owns func(id string) bool
-	// services holds each service's value as read; it is never modified
-	// (snapshots point at it), only replaced.
+	owns        func(id string) bool
 	services    map[string]observed[*apiclient.Service]
 	replicaSets map[string]observed[[]apiclient.ReplicaSet] // by service id
 	vpcs        map[string]observed[apiclient.VPC]
