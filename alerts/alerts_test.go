@@ -66,7 +66,7 @@ func loadRules(t *testing.T) []rule {
 var required = []string{
 	"CloudDBServiceUnstable", "CloudDBServiceStuckInTransition", "CloudDBProdServiceNotReady",
 	"CloudDBReplicaSetError", "CloudDBReplicaSetStuck", "CloudDBVPCPeeringError", "CloudDBVPCPeeringPending",
-	"CloudDBExporterDown", "CloudDBCollectorFailing", "CloudDBDataStale", "CloudDBAPIErrors",
+	"CloudDBExporterDown", "CloudDBExporterAbsent", "CloudDBCollectorFailing", "CloudDBDataStale", "CloudDBAPIErrors",
 	"CloudDBAPIRateLimited", "CloudDBAPICredentialsOld",
 	"CloudDBServiceStorageGrowingFast", "CloudDBProdServiceWithoutHA", "CloudDBConfigReloadFailed",
 	"CloudDBServiceCPUSaturated", "CloudDBServiceMemorySaturated", "CloudDBServiceConnectionsHigh",
@@ -112,10 +112,15 @@ func TestRulesStyle(t *testing.T) {
 		if s := r.Annotations["summary"]; s == "" || strings.Contains(s, "{{") || !strings.HasSuffix(s, ".") {
 			t.Errorf("%s: summary %q, want static text ending in a period", r.Alert, s)
 		}
-		if d := r.Annotations["description"]; !strings.Contains(d, "{{") {
+		// An alert on an absence has no labels to template nor an
+		// instance to open a dashboard on.
+		absence := strings.HasPrefix(r.Expr, "absent(")
+		if d := r.Annotations["description"]; !absence && !strings.Contains(d, "{{") {
 			t.Errorf("%s: description %q is not templated", r.Alert, d)
 		}
-		if d := r.Annotations["dashboard_url"]; !strings.HasPrefix(d, "http") || !strings.Contains(d, "/d/clouddb-") || !strings.Contains(d, "var-instance={{ $labels.instance | urlquery }}") {
+		if d, ok := r.Annotations["dashboard_url"]; absence && ok {
+			t.Errorf("%s: dashboard_url %q on an alert with no instance", r.Alert, d)
+		} else if !absence && (!strings.HasPrefix(d, "http") || !strings.Contains(d, "/d/clouddb-") || !strings.Contains(d, "var-instance={{ $labels.instance | urlquery }}")) {
 			t.Errorf("%s: dashboard_url %q, want a link to a clouddb dashboard on the alert's instance", r.Alert, d)
 		}
 		url := r.Annotations["runbook_url"]
@@ -232,8 +237,9 @@ func TestPromtool(t *testing.T) {
 // TestKeepFiring checks that every alert on the exporter's own series keeps
 // firing through a restart and a short absence: for longer than
 // CloudDBExporterDown takes to page plus a restart, so that nothing resolves
-// before that page (see docs on outages and restarts). CloudDBExporterDown
-// itself, on up, needs none.
+// before that page (see docs on outages and restarts). The alerts on up
+// itself (CloudDBExporterDown, CloudDBExporterAbsent) have none: up does not
+// go stale with the exporter.
 func TestKeepFiring(t *testing.T) {
 	const restart = time.Minute
 	rules := loadRules(t)
@@ -245,16 +251,19 @@ func TestKeepFiring(t *testing.T) {
 				t.Fatal(err)
 			}
 			down = d
-			if r.KeepFiring != "" {
-				t.Errorf("%s: keep_firing_for %s, want none: it is about the scrape, which never goes stale", r.Alert, r.KeepFiring)
-			}
 		}
 	}
 	if down == 0 {
 		t.Fatal("no CloudDBExporterDown")
 	}
 	for _, r := range rules {
-		if r.Alert == "" || r.Alert == "CloudDBExporterDown" {
+		if r.Alert == "" {
+			continue
+		}
+		if strings.Contains(r.Expr, "up{") {
+			if r.KeepFiring != "" {
+				t.Errorf("%s: keep_firing_for %s, want none: it is about the scrape, which never goes stale", r.Alert, r.KeepFiring)
+			}
 			continue
 		}
 		if d, err := time.ParseDuration(r.KeepFiring); err != nil || d <= down+restart {

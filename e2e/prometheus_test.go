@@ -150,7 +150,7 @@ func TestPrometheus(t *testing.T) {
 		{"CloudDBVPCPeeringError", []string{"peering_id", peering}},
 	}
 	apiAlerts := []want{{"CloudDBAPIErrors", nil}, {"CloudDBCollectorFailing", []string{"collector", "services"}}}
-	for _, w := range append(append(fleetAlerts, apiAlerts...), want{"CloudDBExporterDown", nil}) {
+	for _, w := range append(append(fleetAlerts, apiAlerts...), want{"CloudDBExporterDown", nil}, want{"CloudDBExporterAbsent", nil}) {
 		if a := prom.alerts(t, w.alert, w.labels...); len(a) > 0 {
 			t.Errorf("%s is active before any fault: %+v", w.alert, a)
 		}
@@ -188,6 +188,9 @@ func TestPrometheus(t *testing.T) {
 	// The exporter gone.
 	exp.Stop(t)
 	prom.waitAlert(t, "CloudDBExporterDown", "instance", exp.Addr)
+	if a := prom.alerts(t, "CloudDBExporterAbsent"); len(a) > 0 {
+		t.Errorf("CloudDBExporterAbsent is active for a target that is down: %+v", a)
+	}
 	for _, key := range goneWithExporter {
 		testbin.WaitFor(t, 60*time.Second, key+" to show nothing for the stopped exporter", func() bool {
 			r, err := prom.query(panelExpr(t, vars, key))

@@ -85,7 +85,8 @@ func TestConfigOverrides(t *testing.T) {
 
 // TestKeepFiringForOff checks that an empty keepFiringFor leaves keep_firing_for
 // out of every rule (for Prometheus before 2.42), and that the default puts
-// it on every alert but CloudDBExporterDown.
+// it on every alert but the two on the scrape itself (CloudDBExporterDown
+// and CloudDBExporterAbsent).
 func TestKeepFiringForOff(t *testing.T) {
 	on, err := Build("")
 	if err != nil {
@@ -96,8 +97,8 @@ func TestKeepFiringForOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	alerts := strings.Count(string(on[RulesFile]), "- alert: ")
-	if got := strings.Count(string(on[RulesFile]), "keep_firing_for: 10m"); got != alerts-1 {
-		t.Errorf("default: %d alerts with keep_firing_for: 10m, want %d (all but CloudDBExporterDown)", got, alerts-1)
+	if got := strings.Count(string(on[RulesFile]), "keep_firing_for: 10m"); got != alerts-2 {
+		t.Errorf("default: %d alerts with keep_firing_for: 10m, want %d (all but CloudDBExporterDown and CloudDBExporterAbsent)", got, alerts-2)
 	}
 	if strings.Contains(string(off[RulesFile]), "keep_firing_for") {
 		t.Error("keepFiringFor: '' still builds keep_firing_for")

@@ -62,6 +62,10 @@
     // delays every real resolution as long; '' leaves keep_firing_for out.
     keepFiringFor: '10m',
     exporterDownFor: '3m',
+    // No target matching exporterSelector at all (none discovered, a pod
+    // that never starts after a rollout): CloudDBExporterDown, on up == 0,
+    // cannot fire without a target.
+    exporterAbsentFor: '10m',
     collectorFailingFor: '10m',
     // Fifteen default --collect.interval cycles; raise it if your interval
     // is longer, or if the children refresh period

@@ -310,6 +310,17 @@ local util = import '../lib/util.libsonnet';
             dashboard('exporter-health.json', []),
             keepFiring=false,
           ),
+          // Down needs a target that is down; this one fires when there is
+          // none to scrape. Its series has no target labels: no dashboard.
+          alert(
+            'CloudDBExporterAbsent',
+            'critical',
+            cfg.exporterAbsentFor,
+            'absent(up{%s})' % cfg.exporterSelector,
+            'Prometheus scrapes no clouddb exporter.',
+            'Prometheus has had no scrape target matching %s for more than %s: the exporter is not running, or not discovered (a ServiceMonitor or scrape config that selects nothing, a pod that never started after a rollout). No fleet metric exists, so no other clouddb alert can fire.' % [cfg.exporterSelector, util.human(cfg.exporterAbsentFor)],
+            keepFiring=false,
+          ),
           alert(
             'CloudDBCollectorFailing',
             'warning',
