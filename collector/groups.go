@@ -11,6 +11,8 @@ type Group struct {
 	// Len returns the length of the list in s.
 	Len func(s *fleet.Snapshot) int
 	// Key returns the id of resource i of the list; lists are sorted by it.
+	// Resources may share a key (the label sets of one usage series): an
+	// encoder keeps them in one part.
 	Key func(s *fleet.Snapshot, i int) Key
 	// Part returns a snapshot that holds resources [i, j) of the list
 	// only, sharing the snapshot's memory.
@@ -81,33 +83,63 @@ var groups = []Group{
 		},
 	},
 	{
-		// The opt-in usage collector's series: one part, rendered again
-		// after each usage read.
+		// The opt-in usage collector's samples, in chunks like the lists
+		// above, keyed by service and series (the label sets of a series
+		// share its key, and a chunk never splits a key): one read changes
+		// the chunks of what it read, and a fleet's usage is never rendered
+		// in one piece.
 		Len: func(s *fleet.Snapshot) int {
 			if s.Usage == nil {
 				return 0
 			}
-			return 1
+			return len(s.Usage.Samples)
 		},
-		Key: func(*fleet.Snapshot, int) Key { return Key{} },
-		Part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, Usage: s.Usage}
+		Key: func(s *fleet.Snapshot, i int) Key {
+			return Key{s.Usage.Samples[i].ServiceID, s.Usage.Samples[i].Suffix}
+		},
+		Part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
+			return fleet.Snapshot{ProjectID: s.ProjectID, Usage: &fleet.Usage{Samples: s.Usage.Samples[i:j:j], Timestamps: s.Usage.Timestamps}}
 		},
 		Collect: collectUsage,
 	},
 	{
-		// The opt-in log collector's counts: one part, rendered again
-		// after each log read.
+		// The opt-in log collector's counts, in chunks, keyed by service
+		// and severity.
 		Len: func(s *fleet.Snapshot) int {
 			if s.Logs == nil {
+				return 0
+			}
+			return len(s.Logs.Counts)
+		},
+		Key: func(s *fleet.Snapshot, i int) Key { return Key{s.Logs.Counts[i].ServiceID, s.Logs.Counts[i].Severity} },
+		Part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
+			return fleet.Snapshot{ProjectID: s.ProjectID, Logs: &fleet.Logs{Counts: s.Logs.Counts[i:j:j]}}
+		},
+		Collect: collectLogs,
+	},
+	{
+		// The opt-in collectors' project series: one part, with none of
+		// the samples, so that comparing it costs nothing.
+		Len: func(s *fleet.Snapshot) int {
+			if s.Usage == nil && s.Logs == nil {
 				return 0
 			}
 			return 1
 		},
 		Key: func(*fleet.Snapshot, int) Key { return Key{} },
 		Part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, Logs: s.Logs}
+			part := fleet.Snapshot{ProjectID: s.ProjectID}
+			if s.Usage != nil {
+				part.Usage = &fleet.Usage{JobsOverLimit: s.Usage.JobsOverLimit, RefreshPeriod: s.Usage.RefreshPeriod}
+			}
+			if s.Logs != nil {
+				part.Logs = &fleet.Logs{PagesTruncated: s.Logs.PagesTruncated}
+			}
+			return part
 		},
-		Collect: collectLogs,
+		Collect: func(out *Sink, s *fleet.Snapshot) {
+			collectUsageTotals(out, s)
+			collectLogsTotals(out, s)
+		},
 	},
 }

@@ -14,8 +14,8 @@ var (
 // logsDescs lists the log collector's descriptors.
 var logsDescs = []*Desc{logEntriesDesc, logPagesTruncatedDesc}
 
-// collectLogs emits the log collector's counts of s: nothing when it is
-// off.
+// collectLogs emits the log collector's per-service counts of s: nothing
+// when it is off (its project series is collectLogsTotals').
 func collectLogs(out *Sink, s *fleet.Snapshot) {
 	l := s.Logs
 	if l == nil {
@@ -24,5 +24,11 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 	for _, c := range l.Counts {
 		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID, c.Severity)
 	}
-	out.gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
+}
+
+// collectLogsTotals emits the log collector's project series.
+func collectLogsTotals(out *Sink, s *fleet.Snapshot) {
+	if l := s.Logs; l != nil {
+		out.gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
+	}
 }

@@ -73,8 +73,9 @@ var usageDescs = func() []*Desc {
 	return out
 }()
 
-// collectUsage emits the usage collector's data of s: nothing when it is
-// off. A series the collector does not know (a suffix selected with
+// collectUsage emits the usage collector's per-service samples of s:
+// nothing when it is off (its project totals are collectUsageTotals'). A
+// series the collector does not know (a suffix selected with
 // --collect.usage.series that is not documented) has no metric.
 func collectUsage(out *Sink, s *fleet.Snapshot) {
 	u := s.Usage
@@ -100,6 +101,12 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 		}
 		out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), smp.Role, smp.Ordinal, smp.JobID)
 	}
-	out.gauge(usageJobsOverLimitDesc, float64(u.JobsOverLimit), p)
-	out.gauge(usageRefreshPeriodDesc, u.RefreshPeriod.Seconds(), p)
+}
+
+// collectUsageTotals emits the usage collector's project series.
+func collectUsageTotals(out *Sink, s *fleet.Snapshot) {
+	if u := s.Usage; u != nil {
+		out.gauge(usageJobsOverLimitDesc, float64(u.JobsOverLimit), s.ProjectID)
+		out.gauge(usageRefreshPeriodDesc, u.RefreshPeriod.Seconds(), s.ProjectID)
+	}
 }

@@ -101,6 +101,67 @@ func TestExpositionUnchangedSnapshotRendersNothing(t *testing.T) {
 	}
 }
 
+// TestExpositionRendersDataPlaneInChunks: the usage samples and log counts
+// are chunked like the resource lists, so that a read that changes one
+// service's usage or logs renders one chunk, and a fleet's usage is never
+// one rendering of tens of megabytes.
+func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
+	t.Parallel()
+	const n = 2000
+	snap := func() *fleet.Snapshot { return fleettest.WithDataPlane(fleettest.Synthetic("p", n)) }
+	e := New(nil, nil)
+	first := snap()
+	e.SetSnapshot(first)
+	scrapePrometheus(t, e)
+	// No chunk holds more than a tenth of the exposition (the usage
+	// samples are over half of it).
+	om := formOf(formatOpenMetrics, true)
+	total, largest := 0, 0
+	e.renderMu.Lock()
+	for _, chunks := range e.projects["p"].groups {
+		for _, c := range chunks {
+			size := 0
+			for _, pc := range c.forms[om].pieces {
+				size += pc.raw
+			}
+			total += size
+			largest = max(largest, size)
+		}
+	}
+	e.renderMu.Unlock()
+	if largest > total/10 {
+		t.Errorf("a chunk of %d bytes in an exposition of %d: the data plane is rendered in one piece", largest, total)
+	}
+
+	before := e.statsNow()
+	changed := snap()
+	for i, smp := range changed.Usage.Samples {
+		if smp.ServiceID == "svc-001234" && smp.Suffix == apiclient.SeriesQPS && smp.Role == "primary" {
+			changed.Usage.Samples[i].Value = 4321
+		}
+	}
+	for i, c := range changed.Logs.Counts {
+		if c.ServiceID == "svc-000042" && c.Severity == "ERROR" {
+			changed.Logs.Counts[i].Count = 99
+		}
+	}
+	e.SetSnapshot(changed)
+	body := scrapePrometheus(t, e)
+	after := e.statsNow()
+	for _, want := range []string{
+		`clouddb_service_database_queries_per_second{ordinal="0",project_id="p",role="primary",service_id="svc-001234"} 4321.0`,
+		`clouddb_service_log_entries_total{project_id="p",service_id="svc-000042",severity="ERROR"} 99.0`,
+		`clouddb_exporter_usage_refresh_period_seconds{project_id="p"} 600.0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %s after the change", want)
+		}
+	}
+	if c := after.changed - before.changed; c != 2 {
+		t.Errorf("%d chunks changed, want 2 (one service's usage, another's logs)", c)
+	}
+}
+
 // A change to one service renders its chunk only, in the form asked for.
 func TestExpositionRendersChangedChunkOnly(t *testing.T) {
 	t.Parallel() // CPU-bound under -race: the package's tail, on both cores

@@ -548,12 +548,12 @@ func (u *usageRunner) publish(start, end time.Time, failures int, unsupported bo
 func (u *usageRunner) build(unsupported bool) *fleet.Usage {
 	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
 	if !unsupported {
-		keys := slices.Sorted(func(yield func(string) bool) {
-			for k := range u.values {
-				if !yield(k) {
-					return
-				}
-			}
+		// By service id, then suffix (a task key is "id/suffix", and a
+		// suffix has no "/"): sorting the keys as text would put "s1-a/…"
+		// before "s1/…", and the exposition chunks the samples by service.
+		keys := slices.SortedFunc(maps.Keys(u.values), func(a, b string) int {
+			i, j := strings.LastIndexByte(a, '/'), strings.LastIndexByte(b, '/')
+			return cmp.Or(cmp.Compare(a[:max(i, 0)], b[:max(j, 0)]), cmp.Compare(a[i+1:], b[j+1:]))
 		})
 		jobs := map[string]map[string]bool{} // service -> job ids kept
 		over := map[string]map[string]bool{} // service -> job ids left out

@@ -200,6 +200,29 @@ func TestUsageSelection(t *testing.T) {
 	}
 }
 
+// TestUsageSamplesByService: the samples are sorted by service id, then
+// suffix, whatever the ids: "s1-a" comes after "s1", though its task key
+// "s1-a/…" sorts before "s1/…" as text. The exposition chunks the samples
+// by service, in this order.
+func TestUsageSamplesByService(t *testing.T) {
+	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps", "database_num_connections"}}, "x_database_qps", "x_database_num_connections")
+	h.fc.set(func(f *fakeClient) {
+		f.services[0].ServiceID, f.services[1].ServiceID = "s1-a", "s1"
+	})
+	h.p.Poll(context.Background())
+	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
+	for _, name := range h.fu.names {
+		h.fu.series[name] = []apiclient.Series{{Data: []apiclient.SeriesPoint{point(now, f64(1))}}}
+	}
+	var got []string
+	for _, s := range h.tick().Samples {
+		got = append(got, s.ServiceID+s.Suffix)
+	}
+	if want := "s1_database_num_connections s1_database_qps s1-a_database_num_connections s1-a_database_qps"; strings.Join(got, " ") != want {
+		t.Errorf("samples %v, want %s", got, want)
+	}
+}
+
 func TestUsageMaxJobs(t *testing.T) {
 	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_job_success", "database_job_duration_usecs"}, MaxJobs: 2},
 		"x_database_job_success", "x_database_job_duration_usecs")

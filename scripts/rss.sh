@@ -31,6 +31,8 @@
 #   VPCS=n         VPCs of the fleet (default SERVICES/10).
 #   INTERVAL=20s   the poll interval (default 20s, 60s above 20,000 services):
 #                  it must hold a whole cycle, which the exporter cuts at one interval.
+#   EXPORTER_FLAGS="--collect.usage ..."  more exporter flags for the fleet run
+#                  (the opt-in collectors, say).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/rss.sh SERVICES [CYCLES] | scripts/rss.sh hostile}
@@ -140,7 +142,8 @@ vpcs=${VPCS:-$((services / 10))}
 interval=${INTERVAL:-20s}
 ((services > 20000)) && interval=${INTERVAL:-60s}
 start_sim "$services" "$vpcs"
-start_exporter "$interval"
+# shellcheck disable=SC2086 # EXPORTER_FLAGS is a list of flags
+start_exporter "$interval" ${EXPORTER_FLAGS:-}
 # Scraped every 5 s as Prometheus scrapes, in the background.
 (while kill -0 "$exp_pid" 2>/dev/null; do scrape >/dev/null 2>&1 || true; sleep 5; done) &
 pids+=($!)

@@ -6,7 +6,9 @@ package fleettest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -198,6 +200,21 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 
 // usage is a usage read of one service with every documented series: a
 // primary and one replica, two jobs (one over a max-jobs of 2 is counted).
+// WithDataPlane gives every service of s the opt-in collectors' data: the
+// usage samples of Snapshots' (each series on two nodes, two jobs) and
+// ERROR and WARNING log counts. It returns s.
+func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
+	s.Usage = &fleet.Usage{RefreshPeriod: 10 * time.Minute}
+	s.Logs = &fleet.Logs{}
+	for i, svc := range s.Services {
+		s.Usage.Samples = append(s.Usage.Samples, usage(svc.ServiceID).Samples...)
+		s.Logs.Counts = append(s.Logs.Counts,
+			fleet.LogCount{ServiceID: svc.ServiceID, Severity: "ERROR", Count: float64(i % 7)},
+			fleet.LogCount{ServiceID: svc.ServiceID, Severity: "WARNING", Count: float64(i % 11)})
+	}
+	return s
+}
+
 func usage(serviceID string) *fleet.Usage {
 	u := &fleet.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
 	bucket := Time("2025-03-01T11:58:00Z")
@@ -214,5 +231,7 @@ func usage(serviceID string) *fleet.Usage {
 				Value: float64(1000 * (i + 1) * (n + 1)), Bucket: bucket})
 		}
 	}
+	// As the poller publishes them: by service, then suffix.
+	slices.SortStableFunc(u.Samples, func(a, b fleet.UsageSample) int { return strings.Compare(a.Suffix, b.Suffix) })
 	return u
 }
