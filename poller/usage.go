@@ -56,7 +56,27 @@ type usageTask struct {
 	reads                   int
 }
 
-func (t usageTask) key() string { return t.serviceID + "/" + t.suffix }
+func (t usageTask) key() seriesKey { return seriesKey{t.serviceID, t.suffix} }
+
+// seriesKey is one series of one service. Its strings are the selected
+// service's id and the runner's suffix: a lookup allocates nothing.
+type seriesKey struct{ serviceID, suffix string }
+
+func compareSeriesKeys(a, b seriesKey) int {
+	return cmp.Or(cmp.Compare(a.serviceID, b.serviceID), cmp.Compare(a.suffix, b.suffix))
+}
+
+// usageSeries is what the runner keeps of one series of one service.
+type usageSeries struct {
+	asked time.Time // last asked
+	reads int       // times asked, to break ties fairly
+	// values are the last samples, in the order they are published.
+	values []fleet.UsageSample
+	// jobsOver is how many job ids the last answer had beyond max-jobs:
+	// they are counted, not kept.
+	jobsOver int
+	readAt   time.Time // last good read
+}
 
 // usageRunner is the usage collector of one project. Only its goroutine
 // touches its fields; what it publishes goes into the poller's state.
@@ -72,15 +92,11 @@ type usageRunner struct {
 	// unpaced skips the pacing: unit tests drive ticks on a fake clock.
 	unpaced bool
 
-	avail  map[string]availability
-	asked  map[string]time.Time           // task key -> last asked
-	reads  map[string]int                 // task key -> times asked, to break ties fairly
-	values map[string][]fleet.UsageSample // task key -> last samples
-	// jobsOver is, by task key, how many job ids the last answer had
-	// beyond max-jobs: they are counted, not kept.
-	jobsOver map[string]int
-	// readAt is, by task key, the time of the last good read.
-	readAt map[string]time.Time
+	avail map[string]availability
+	// series holds, by service and series, one entry for everything the
+	// runner keeps of it (at 10,000 services, 160,000 entries: separate
+	// maps each held a copy of the key).
+	series map[seriesKey]*usageSeries
 	health fleet.PartHealth
 
 	// unsupportedUntil is when a project whose API answered 404 to the
@@ -98,8 +114,7 @@ func newUsageRunner(p *Poller, client UsageClient) *usageRunner {
 	cfg := p.opts.Usage
 	u := &usageRunner{
 		p: p, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
-		avail: map[string]availability{}, asked: map[string]time.Time{}, reads: map[string]int{},
-		values: map[string][]fleet.UsageSample{}, jobsOver: map[string]int{}, readAt: map[string]time.Time{},
+		avail: map[string]availability{}, series: map[seriesKey]*usageSeries{},
 		health: fleet.PartHealth{Name: fleet.PartUsage},
 	}
 	for _, s := range cfg.SelectedSeries() {
@@ -173,7 +188,9 @@ func (u *usageRunner) plan(services []string, now time.Time, budget int) usagePl
 		for _, suf := range u.suffixes {
 			if name, ok := a.names[suf]; ok {
 				t := usageTask{serviceID: id, suffix: suf, name: name}
-				t.last, t.reads = u.asked[t.key()], u.reads[t.key()]
+				if s := u.series[t.key()]; s != nil {
+					t.last, t.reads = s.asked, s.reads
+				}
 				all = append(all, t)
 			}
 		}
@@ -340,40 +357,46 @@ func (u *usageRunner) readSeries(startCtx, callCtx context.Context, pass *usageP
 				return nil // not asked: first in the next read
 			}
 			pass.mu.Lock()
-			u.asked[t.key()] = pass.now
-			u.reads[t.key()]++
+			s := u.series[t.key()]
+			if s == nil {
+				s = &usageSeries{}
+				u.series[t.key()] = s
+			}
+			s.asked = pass.now
+			s.reads++
 			pass.mu.Unlock()
 			series, err := u.client.GetServiceMetricsSeries(callCtx, t.serviceID, apiclient.SeriesRequest{
 				Name: t.name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
 			})
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
-			u.apply(pass, t, series, err)
+			u.apply(pass, s, t, series, err)
 			return nil
 		})
 	}
 	_ = g.Wait()
 }
 
-// apply keeps what one series read returned, with pass.mu held: a 404
-// forgets the series (the service is asked for its available series
-// again), a failure keeps the last values up to --collect.max-staleness.
-func (u *usageRunner) apply(pass *usagePass, t usageTask, series []apiclient.Series, err error) {
+// apply keeps in s what one read of t's series returned, with pass.mu
+// held: a 404 forgets the values (the service is asked for its available
+// series again), a failure keeps the last values up to
+// --collect.max-staleness.
+func (u *usageRunner) apply(pass *usagePass, s *usageSeries, t usageTask, series []apiclient.Series, err error) {
 	switch {
 	case apiclient.IsNotFound(err):
 		delete(u.avail, t.serviceID) // asked again next tick
-		delete(u.values, t.key())
-		delete(u.jobsOver, t.key())
-		delete(u.readAt, t.key())
+		s.values, s.jobsOver, s.readAt = nil, 0, time.Time{}
 	case err != nil:
 		pass.failures++
-		if ms := u.p.opts.MaxStaleness; ms > 0 && u.p.opts.Now().Sub(u.readAt[t.key()]) > ms {
-			delete(u.values, t.key())
-			delete(u.jobsOver, t.key())
+		if ms := u.p.opts.MaxStaleness; ms > 0 && u.p.opts.Now().Sub(s.readAt) > ms {
+			s.values, s.jobsOver = nil, 0
 		}
 	default:
-		u.readAt[t.key()] = u.p.opts.Now()
-		u.values[t.key()], u.jobsOver[t.key()] = newestBuckets(t, series, u.cfg.MaxJobs)
+		s.readAt = u.p.opts.Now()
+		s.values, s.jobsOver = newestBuckets(t, series, u.cfg.MaxJobs)
+		slices.SortFunc(s.values, func(a, b fleet.UsageSample) int {
+			return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Ordinal, b.Ordinal), compareJobIDs(a.JobID, b.JobID))
+		})
 		u.publishSoon(pass)
 	}
 }
@@ -487,13 +510,9 @@ func (u *usageRunner) prune(services []string) {
 			delete(u.avail, id)
 		}
 	}
-	for key := range u.values {
-		if id, _, _ := strings.Cut(key, "/"); !keep[id] {
-			delete(u.values, key)
-			delete(u.jobsOver, key)
-			delete(u.readAt, key)
-			delete(u.asked, key)
-			delete(u.reads, key)
+	for key := range u.series {
+		if !keep[key.serviceID] {
+			delete(u.series, key)
 		}
 	}
 }
@@ -548,21 +567,17 @@ func (u *usageRunner) publish(start, end time.Time, failures int, unsupported bo
 func (u *usageRunner) build(unsupported bool) *fleet.Usage {
 	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
 	if !unsupported {
-		// By service id, then suffix (a task key is "id/suffix", and a
-		// suffix has no "/"): sorting the keys as text would put "s1-a/…"
-		// before "s1/…", and the exposition chunks the samples by service.
-		keys := slices.SortedFunc(maps.Keys(u.values), func(a, b string) int {
-			i, j := strings.LastIndexByte(a, '/'), strings.LastIndexByte(b, '/')
-			return cmp.Or(cmp.Compare(a[:max(i, 0)], b[:max(j, 0)]), cmp.Compare(a[i+1:], b[j+1:]))
-		})
+		// By service id, then suffix: the exposition chunks them so.
+		keys := slices.SortedFunc(maps.Keys(u.series), compareSeriesKeys)
+		n := 0
+		for _, s := range u.series {
+			n += len(s.values)
+		}
+		usage.Samples = make([]fleet.UsageSample, 0, n)
 		jobs := map[string]map[string]bool{} // service -> job ids kept
 		over := map[string]map[string]bool{} // service -> job ids left out
 		for _, k := range keys {
-			samples := slices.Clone(u.values[k])
-			slices.SortFunc(samples, func(a, b fleet.UsageSample) int {
-				return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Ordinal, b.Ordinal), compareJobIDs(a.JobID, b.JobID))
-			})
-			for _, s := range samples {
+			for _, s := range u.series[k].values { // sorted by apply
 				if s.JobID != "" {
 					kept := jobs[s.ServiceID]
 					if kept == nil {
@@ -584,9 +599,10 @@ func (u *usageRunner) build(unsupported bool) *fleet.Usage {
 		// The job series of a service have the same jobs, as a rule: the
 		// larger count of those left out of one answer or across answers.
 		counted := map[string]int{}
-		for k, n := range u.jobsOver {
-			id, _, _ := strings.Cut(k, "/")
-			counted[id] = max(counted[id], n)
+		for k, s := range u.series {
+			if s.jobsOver > 0 {
+				counted[k.serviceID] = max(counted[k.serviceID], s.jobsOver)
+			}
 		}
 		for id, ids := range over {
 			counted[id] = max(counted[id], len(ids))

@@ -223,6 +223,26 @@ func TestUsageSamplesByService(t *testing.T) {
 	}
 }
 
+// TestUsagePrunesEverySeries: a service that is no longer selected leaves
+// nothing behind, not even the series that were asked for and never
+// answered (kept apart from the values, they once stayed for good).
+func TestUsagePrunesEverySeries(t *testing.T) {
+	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h.fu.fail[apiclient.OpGetServiceMetricsSeries+"/svc01"] = errBoom
+	h.tick()
+	if n := len(h.u.series); n != 2 {
+		t.Fatalf("%d series kept after a read of 2 services, want 2 (one failed)", n)
+	}
+	h.fc.set(func(f *fakeClient) { f.services = f.services[:1] })
+	h.p.Poll(context.Background())
+	h.tick()
+	for k := range h.u.series {
+		if k.serviceID == "svc01" {
+			t.Errorf("series %v of a service gone is still kept", k)
+		}
+	}
+}
+
 func TestUsageMaxJobs(t *testing.T) {
 	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_job_success", "database_job_duration_usecs"}, MaxJobs: 2},
 		"x_database_job_success", "x_database_job_duration_usecs")
@@ -465,8 +485,8 @@ func TestUsageHostileAnswers(t *testing.T) {
 		t.Errorf("JobsOverLimit = %d, want 4950", u.JobsOverLimit)
 	}
 	kept := 0
-	for _, v := range h.u.values {
-		kept += len(v)
+	for _, s := range h.u.series {
+		kept += len(s.values)
 	}
 	if kept > 51 {
 		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)
