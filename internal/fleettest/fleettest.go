@@ -198,8 +198,6 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 	return s
 }
 
-// usage is a usage read of one service with every documented series: a
-// primary and one replica, two jobs (one over a max-jobs of 2 is counted).
 // WithDataPlane gives every service of s the opt-in collectors' data: the
 // usage samples of Snapshots' (each series on two nodes, two jobs) and
 // ERROR and WARNING log counts. It returns s.
@@ -215,6 +213,8 @@ func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
 	return s
 }
 
+// usage is a usage read of one service with every documented series: a
+// primary and one replica, two jobs (one over a max-jobs of 2 is counted).
 func usage(serviceID string) *fleet.Usage {
 	u := &fleet.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
 	bucket := Time("2025-03-01T11:58:00Z")
