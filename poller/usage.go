@@ -45,8 +45,22 @@ const (
 // availability is what a service's available-series answer said: the
 // API's name for each selected suffix it has.
 type availability struct {
-	names map[string]string // selected suffix -> the API's series name
+	// names holds the API's name of each of the runner's suffixes, in
+	// their order ("" for a series the service does not have): a slice of
+	// 16 strings a service rather than a map.
+	names []string
 	at    time.Time
+}
+
+// count is how many of the selected series the service has.
+func (a availability) count() int {
+	n := 0
+	for _, name := range a.names {
+		if name != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // usageTask is one series read: a service and a selected suffix.
@@ -179,15 +193,15 @@ func (u *usageRunner) plan(services []string, now time.Time, budget int) usagePl
 		if !ok || now.Sub(a.at) >= availableSeriesTTL {
 			pl.availReads = append(pl.availReads, id)
 			if ok {
-				pending += len(a.names)
+				pending += a.count()
 			} else {
 				pending += len(u.suffixes)
 			}
 			continue
 		}
-		for _, suf := range u.suffixes {
-			if name, ok := a.names[suf]; ok {
-				t := usageTask{serviceID: id, suffix: suf, name: name}
+		for i, suf := range u.suffixes {
+			if i < len(a.names) && a.names[i] != "" {
+				t := usageTask{serviceID: id, suffix: suf, name: a.names[i]}
 				if s := u.series[t.key()]; s != nil {
 					t.last, t.reads = s.asked, s.reads
 				}
@@ -433,14 +447,18 @@ func (u *usageRunner) pace(ctx context.Context) bool {
 	return u.p.stateGate.wait(ctx) == nil
 }
 
-// match maps each selected suffix to the first available name that ends
-// in it; names the collector does not select are ignored.
-func (u *usageRunner) match(names []string) map[string]string {
-	out := map[string]string{}
-	for _, suf := range u.suffixes {
+// match finds, for each selected suffix in order, the first available
+// name that ends in it (see availability.names); nil when none does.
+// Names the collector does not select are ignored.
+func (u *usageRunner) match(names []string) []string {
+	var out []string
+	for i, suf := range u.suffixes {
 		for _, n := range names {
 			if strings.HasSuffix(n, suf) && len(n) > len(suf) {
-				out[suf] = n
+				if out == nil {
+					out = make([]string, len(u.suffixes))
+				}
+				out[i] = n
 				break
 			}
 		}
