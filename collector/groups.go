@@ -11,8 +11,7 @@ type Group struct {
 	// Len returns the length of the list in s.
 	Len func(s *fleet.Snapshot) int
 	// Key returns the id of resource i of the list; lists are sorted by it.
-	// Resources may share a key (the label sets of one usage series): an
-	// encoder keeps them in one part.
+	// Resources may share a key: an encoder keeps them in one part.
 	Key func(s *fleet.Snapshot, i int) Key
 	// Part returns a snapshot that holds resources [i, j) of the list
 	// only, sharing the snapshot's memory.
@@ -83,22 +82,21 @@ var groups = []Group{
 		},
 	},
 	{
-		// The opt-in usage collector's samples, in chunks like the lists
-		// above, keyed by service and series (the label sets of a series
-		// share its key, and a chunk never splits a key): one read changes
-		// the chunks of what it read, and a fleet's usage is never rendered
-		// in one piece.
+		// The opt-in usage collector's series, in chunks like the lists
+		// above, keyed by service and series: one read changes the chunks
+		// of what it read, and a fleet's usage is never rendered in one
+		// piece.
 		Len: func(s *fleet.Snapshot) int {
 			if s.Usage == nil {
 				return 0
 			}
-			return len(s.Usage.Samples)
+			return len(s.Usage.Series)
 		},
 		Key: func(s *fleet.Snapshot, i int) Key {
-			return Key{s.Usage.Samples[i].ServiceID, s.Usage.Samples[i].Suffix}
+			return Key{s.Usage.Series[i][0].ServiceID, s.Usage.Series[i][0].Suffix}
 		},
 		Part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, Usage: &fleet.Usage{Samples: s.Usage.Samples[i:j:j], Timestamps: s.Usage.Timestamps}}
+			return fleet.Snapshot{ProjectID: s.ProjectID, Usage: &fleet.Usage{Series: s.Usage.Series[i:j:j], Timestamps: s.Usage.Timestamps}}
 		},
 		Collect: collectUsage,
 	},

@@ -83,24 +83,31 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 		return
 	}
 	p := s.ProjectID
-	for _, smp := range u.Samples {
-		m, ok := usageMetrics[smp.Suffix]
-		if !ok {
-			continue
+	for _, list := range u.Series {
+		for _, smp := range list {
+			collectUsageSample(out, u, p, smp)
 		}
-		// With --collect.usage.timestamps the value carries its bucket's
-		// time as the sample timestamp (docs/configuration.md).
-		var ts time.Time
-		if u.Timestamps {
-			ts = smp.Bucket
-		}
-		if smp.Suffix == apiclient.SeriesJobDuration || smp.Suffix == apiclient.SeriesJobSuccess {
-			out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, smp.Role, smp.Ordinal, smp.JobID)
-		} else {
-			out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, smp.Role, smp.Ordinal)
-		}
-		out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), smp.Role, smp.Ordinal, smp.JobID)
 	}
+}
+
+// collectUsageSample emits one usage sample and its bucket's time.
+func collectUsageSample(out *Sink, u *fleet.Usage, p string, smp fleet.UsageSample) {
+	m, ok := usageMetrics[smp.Suffix]
+	if !ok {
+		return
+	}
+	// With --collect.usage.timestamps the value carries its bucket's
+	// time as the sample timestamp (docs/configuration.md).
+	var ts time.Time
+	if u.Timestamps {
+		ts = smp.Bucket
+	}
+	if smp.Suffix == apiclient.SeriesJobDuration || smp.Suffix == apiclient.SeriesJobSuccess {
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, smp.Role, smp.Ordinal, smp.JobID)
+	} else {
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, smp.Role, smp.Ordinal)
+	}
+	out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), smp.Role, smp.Ordinal, smp.JobID)
 }
 
 // collectUsageTotals emits the usage collector's project series.

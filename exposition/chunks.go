@@ -93,8 +93,8 @@ func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk) (chunks []*chu
 	start := 0
 	for i := range n {
 		k := g.Key(s, i)
-		// Resources that share a key (the label sets of a usage series)
-		// stay in one chunk: a chunk is found again by its first key.
+		// Resources that share a key stay in one chunk: a chunk is found
+		// again by its first key.
 		if i+1 < n && (!isBoundary(k) || g.Key(s, i+1) == k) {
 			continue
 		}

@@ -318,7 +318,7 @@ func TestRenderingUsageTimestamps(t *testing.T) {
 	defer e.Close()
 	e.SetSnapshot(s)
 	text, _ := scrapeForms(t, e)
-	ms := strconv.FormatInt(u.Samples[0].Bucket.UnixMilli(), 10)
+	ms := strconv.FormatInt(u.Samples()[0].Bucket.UnixMilli(), 10)
 	if line := lineOf(text, "clouddb_service_system_cpu_usage_cores{"); !bytes.HasSuffix(line, []byte(" "+ms)) {
 		t.Errorf("usage sample %q is not stamped %s", line, ms)
 	}

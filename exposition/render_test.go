@@ -135,9 +135,11 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 
 	before := e.statsNow()
 	changed := snap()
-	for i, smp := range changed.Usage.Samples {
-		if smp.ServiceID == "svc-001234" && smp.Suffix == apiclient.SeriesQPS && smp.Role == "primary" {
-			changed.Usage.Samples[i].Value = 4321
+	for _, list := range changed.Usage.Series {
+		for i, smp := range list {
+			if smp.ServiceID == "svc-001234" && smp.Suffix == apiclient.SeriesQPS && smp.Role == "primary" {
+				list[i].Value = 4321
+			}
 		}
 	}
 	for i, c := range changed.Logs.Counts {

@@ -10,8 +10,12 @@ const PartUsage = "usage"
 // for each selected service, series and label set, the newest bucket that
 // had a value. It is immutable once published.
 type Usage struct {
-	// Samples are sorted by ServiceID, Suffix, Role, Ordinal, JobID.
-	Samples []UsageSample
+	// Series holds the samples of each series of each service (never an
+	// empty list), sorted by ServiceID and Suffix; each list is sorted by
+	// Role, Ordinal and JobID. The lists are the collector's own, shared
+	// by every Usage that holds them: a publish costs a list header per
+	// series, not a copy of every sample.
+	Series [][]UsageSample
 	// JobsOverLimit counts the job label sets left out because a service
 	// had more jobs than the collector's max-jobs.
 	JobsOverLimit int
@@ -35,4 +39,13 @@ type UsageSample struct {
 	Value                float64
 	// Bucket is the start of the bucket the value is from.
 	Bucket time.Time
+}
+
+// Samples returns every sample of u, in order, as one new list.
+func (u *Usage) Samples() []UsageSample {
+	var out []UsageSample
+	for _, list := range u.Series {
+		out = append(out, list...)
+	}
+	return out
 }

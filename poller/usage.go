@@ -585,17 +585,20 @@ func (u *usageRunner) publish(start, end time.Time, failures int, unsupported bo
 func (u *usageRunner) build(unsupported bool) *fleet.Usage {
 	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
 	if !unsupported {
-		// By service id, then suffix: the exposition chunks them so.
+		// By service id, then suffix: the exposition chunks them so. Each
+		// list is the series' own (apply replaces it, never modifies it),
+		// copied only when max-jobs leaves some of its jobs out.
 		keys := slices.SortedFunc(maps.Keys(u.series), compareSeriesKeys)
-		n := 0
-		for _, s := range u.series {
-			n += len(s.values)
-		}
-		usage.Samples = make([]fleet.UsageSample, 0, n)
+		usage.Series = make([][]fleet.UsageSample, 0, len(keys))
 		jobs := map[string]map[string]bool{} // service -> job ids kept
 		over := map[string]map[string]bool{} // service -> job ids left out
 		for _, k := range keys {
-			for _, s := range u.series[k].values { // sorted by apply
+			list := u.series[k].values
+			if len(list) == 0 {
+				continue
+			}
+			var filtered []fleet.UsageSample // nil while nothing is left out
+			for i, s := range list {
 				if s.JobID != "" {
 					kept := jobs[s.ServiceID]
 					if kept == nil {
@@ -607,11 +610,22 @@ func (u *usageRunner) build(unsupported bool) *fleet.Usage {
 							over[s.ServiceID] = map[string]bool{}
 						}
 						over[s.ServiceID][s.JobID] = true
+						if filtered == nil {
+							filtered = slices.Clone(list[:i])
+						}
 						continue
 					}
 					kept[s.JobID] = true
 				}
-				usage.Samples = append(usage.Samples, s)
+				if filtered != nil {
+					filtered = append(filtered, s)
+				}
+			}
+			switch {
+			case filtered == nil:
+				usage.Series = append(usage.Series, list)
+			case len(filtered) > 0:
+				usage.Series = append(usage.Series, filtered)
 			}
 		}
 		// The job series of a service have the same jobs, as a rule: the

@@ -205,7 +205,7 @@ func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
 	s.Usage = &fleet.Usage{RefreshPeriod: 10 * time.Minute}
 	s.Logs = &fleet.Logs{}
 	for i, svc := range s.Services {
-		s.Usage.Samples = append(s.Usage.Samples, usage(svc.ServiceID).Samples...)
+		s.Usage.Series = append(s.Usage.Series, usage(svc.ServiceID).Series...)
 		s.Logs.Counts = append(s.Logs.Counts,
 			fleet.LogCount{ServiceID: svc.ServiceID, Severity: "ERROR", Count: float64(i % 7)},
 			fleet.LogCount{ServiceID: svc.ServiceID, Severity: "WARNING", Count: float64(i % 11)})
@@ -219,19 +219,21 @@ func usage(serviceID string) *fleet.Usage {
 	u := &fleet.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
 	bucket := Time("2025-03-01T11:58:00Z")
 	for i, suffix := range apiclient.UsageSeriesSuffixes {
+		var list []fleet.UsageSample
 		if suffix == apiclient.SeriesJobDuration || suffix == apiclient.SeriesJobSuccess {
 			for j, job := range []string{"1000", "1001"} {
-				u.Samples = append(u.Samples, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Role: "primary", Ordinal: "0", JobID: job,
+				list = append(list, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Role: "primary", Ordinal: "0", JobID: job,
 					Value: float64(250_000 * (j + 1)), Bucket: bucket.Add(-time.Duration(j) * time.Minute)})
 			}
-			continue
+		} else {
+			for n, role := range []string{"primary", "replica"} {
+				list = append(list, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Role: role, Ordinal: fmt.Sprint(n),
+					Value: float64(1000 * (i + 1) * (n + 1)), Bucket: bucket})
+			}
 		}
-		for n, role := range []string{"primary", "replica"} {
-			u.Samples = append(u.Samples, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Role: role, Ordinal: fmt.Sprint(n),
-				Value: float64(1000 * (i + 1) * (n + 1)), Bucket: bucket})
-		}
+		u.Series = append(u.Series, list)
 	}
 	// As the poller publishes them: by service, then suffix.
-	slices.SortStableFunc(u.Samples, func(a, b fleet.UsageSample) int { return strings.Compare(a.Suffix, b.Suffix) })
+	slices.SortFunc(u.Series, func(a, b []fleet.UsageSample) int { return strings.Compare(a[0].Suffix, b[0].Suffix) })
 	return u
 }
