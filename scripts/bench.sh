@@ -8,6 +8,8 @@
 #   BENCH_RSS=0        skip the whole-binary measurements: 10k services (about two
 #                      minutes) and the hostile answers (about a minute)
 #   BENCH_RSS_100K=1   also measure at 100k services (about four minutes, 2 GB free memory)
+#   BENCH_RSS_DATAPLANE=1  also measure 10k services with the usage and log
+#                      collectors read every minute (about five minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp)
@@ -90,6 +92,10 @@ if [[ "${BENCH_RSS:-1}" != 0 ]]; then
 	scripts/rss.sh 10000 4 | tee "$out.rss"
 	if [[ "${BENCH_RSS_100K:-0}" == 1 ]]; then
 		scripts/rss.sh 100000 3 | tee -a "$out.rss"
+	fi
+	if [[ "${BENCH_RSS_DATAPLANE:-0}" == 1 ]]; then
+		EXPORTER_FLAGS="--collect.usage --collect.usage.interval=1m --collect.logs --collect.logs.interval=1m" \
+			scripts/rss.sh 10000 12 | tee -a "$out.rss"
 	fi
 	echo
 	echo "| services | VPCs | RSS at ready | RSS after the cycles | VmHWM | live heap | peak live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |"
