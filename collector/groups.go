@@ -11,7 +11,6 @@ type Group struct {
 	// Len returns the length of the list in s.
 	Len func(s *fleet.Snapshot) int
 	// Key returns the id of resource i of the list; lists are sorted by it.
-	// Resources may share a key: an encoder keeps them in one part.
 	Key func(s *fleet.Snapshot, i int) Key
 	// Part returns a snapshot that holds resources [i, j) of the list
 	// only, sharing the snapshot's memory.

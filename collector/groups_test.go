@@ -68,8 +68,8 @@ func TestGroupParts(t *testing.T) {
 				}
 			}
 			for i := 1; i < n; i++ {
-				if compareKey(grp.Key(s, i-1), grp.Key(s, i)) > 0 {
-					t.Errorf("%s group %d: key %d before key %d", s.ProjectID, g, i, i-1)
+				if compareKey(grp.Key(s, i-1), grp.Key(s, i)) >= 0 {
+					t.Errorf("%s group %d: key %d not after key %d", s.ProjectID, g, i, i-1)
 				}
 			}
 		}

@@ -93,9 +93,7 @@ func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk) (chunks []*chu
 	start := 0
 	for i := range n {
 		k := g.Key(s, i)
-		// Resources that share a key stay in one chunk: a chunk is found
-		// again by its first key.
-		if i+1 < n && (!isBoundary(k) || g.Key(s, i+1) == k) {
+		if i+1 < n && !isBoundary(k) {
 			continue
 		}
 		first := g.Key(s, start)
