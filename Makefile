@@ -6,8 +6,12 @@ BINARY    ?= clouddb_exporter
 VERSION   ?= $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BRANCH    ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
-BUILDUSER ?= $(shell whoami)@$(shell hostname)
-BUILDDATE ?= $(shell date -u +%Y%m%d-%H:%M:%S)
+# Two builds of one commit are byte for byte equal: the build date is the
+# commit's time (SOURCE_DATE_EPOCH, as reproducible-builds.org defines it)
+# and the build user a fixed name, never the clock or the machine.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILDUSER ?= clouddb_exporter-make
+BUILDDATE ?= $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S 2>/dev/null || date -u -r $(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S)
 VERSION_PKG := github.com/prometheus/common/version
 LDFLAGS := -s -w \
 	-X $(VERSION_PKG).Version=$(VERSION) \
@@ -52,7 +56,7 @@ release: crossbuild
 		name=$(RELEASE_NAME).$${platform%/*}-$${platform#*/}; \
 		cp $(CURDIR)/LICENSE $(CURDIR)/NOTICE "$$name/"; \
 		echo ">> packaging $(DIST)/$$name.tar.gz"; \
-		tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - "$$name" | gzip -9n > "$$name.tar.gz"; \
+		tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) -cf - "$$name" | gzip -9n > "$$name.tar.gz"; \
 	done; \
 	sha256sum *.tar.gz > sha256sums.txt; \
 	cat sha256sums.txt

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -298,4 +299,67 @@ func TestReadmeTestCommand(t *testing.T) {
 		}
 	}
 	t.Errorf("README.md's code blocks have no line running %q, what .ci/run runs", want)
+}
+
+// TestNoBuildOutputTracked: a binary in the tree goes into every clone and
+// every Docker build context, and is out of date the day after it is
+// committed. Executables are scripts, and no tracked file is a compiled
+// program.
+func TestNoBuildOutputTracked(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-s", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	for _, entry := range bytes.Split(out, []byte{0}) {
+		meta, name, ok := strings.Cut(string(entry), "\t")
+		if !ok {
+			continue
+		}
+		head := make([]byte, 4)
+		f, err := os.Open(name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		n, _ := f.Read(head)
+		_ = f.Close()
+		head = head[:n]
+		switch {
+		case bytes.HasPrefix(head, []byte("\x7fELF")), bytes.HasPrefix(head, []byte("MZ")),
+			bytes.HasPrefix(head, []byte{0xcf, 0xfa, 0xed, 0xfe}):
+			t.Errorf("%s is a compiled program: build into bin/ or dist/ (make build), never into the tree", name)
+		case strings.HasPrefix(meta, "100755") && !bytes.HasPrefix(head, []byte("#!")):
+			t.Errorf("%s is executable but not a script", name)
+		}
+	}
+}
+
+// TestBuildIsReproducible: the version information linked into a build
+// comes from the commit, not from the clock or the machine, so that two
+// release builds of one commit give the same checksums.
+func TestBuildIsReproducible(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	ldflags := func(env ...string) string {
+		cmd := exec.Command("make", "-s", "-n", "build")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("make -n build: %v", err)
+		}
+		return string(out)
+	}
+	if got := ldflags("SOURCE_DATE_EPOCH=86400"); !strings.Contains(got, "version.BuildDate=19700102-00:00:00") {
+		t.Errorf("with SOURCE_DATE_EPOCH=86400 the build date is not 1970-01-02:\n%s", got)
+	}
+	host, _ := os.Hostname()
+	for _, env := range [][]string{nil, {"USER=someone-else", "HOSTNAME=elsewhere"}} {
+		got := ldflags(env...)
+		if host != "" && strings.Contains(got, host) {
+			t.Errorf("the build links the machine's name %q:\n%s", host, got)
+		}
+		if got != ldflags() {
+			t.Errorf("two builds of one commit differ:\n%s\n%s", got, ldflags())
+		}
+	}
 }
