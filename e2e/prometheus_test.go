@@ -23,7 +23,7 @@ import (
 const (
 	composePrometheusConfig = "deploy/docker-compose/prometheus/prometheus.yml"
 	rulesFile               = "alerts/clouddb.rules.yml"
-	job                     = "clouddb"
+	job                     = "clouddb-exporter"
 	// rateInterval stands for Grafana's $__rate_interval: at least four
 	// scrape intervals (1s here) and a few exporter poll cycles (2s).
 	rateInterval = "15s"

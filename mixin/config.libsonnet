@@ -1,13 +1,17 @@
 // The mixin's settings. Override them when importing the mixin:
 //
 //   (import 'clouddb_exporter/mixin/mixin.libsonnet') + {
-//     _config+:: { exporterSelector: 'job="clouddb"', dataStaleThresholdSeconds: 1800 },
+//     _config+:: { exporterSelector: 'job="my-clouddb"', dataStaleThresholdSeconds: 1800 },
 //   }
 {
   _config+:: {
     // Selects the exporter's scrape targets in alerts on `up` (the only
-    // rule that cannot rely on a clouddb_ metric name).
-    exporterSelector: 'job=~".*clouddb.*"',
+    // rule that cannot rely on a clouddb_ metric name): exactly the job the
+    // shipped deployments create. A pattern would also match the jobs that
+    // scrape the databases themselves (a postgres_exporter job named
+    // clouddb-postgres, say), and a database down would page as the
+    // exporter down.
+    exporterSelector: 'job="clouddb-exporter"',
 
     // Labels every join and aggregation keeps: two exporter replicas polling
     // the same project are two targets and must never match many-to-many.

@@ -398,6 +398,13 @@ func TestFullValues(t *testing.T) {
 	if get(objs["ServiceMonitor/demo-clouddb-exporter"], "spec", "endpoints", 0, "port") != "http-metrics" {
 		t.Error("the ServiceMonitor does not scrape http-metrics")
 	}
+	// The alerts select job="clouddb-exporter": the job must not follow the
+	// release's name ("demo" here).
+	for _, k := range []string{"ServiceMonitor", "PodMonitor"} {
+		if l := get(objs[k+"/demo-clouddb-exporter"], "spec", "jobLabel"); l != "app.kubernetes.io/name" {
+			t.Errorf("%s jobLabel %v: the job would be the release's name, not the alerts' clouddb-exporter", k, l)
+		}
+	}
 
 	// The PrometheusRule holds the mixin's rules, unchanged.
 	var rules map[string]any
