@@ -173,7 +173,7 @@ func newApp() (*kingpin.Application, *flags) {
 	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see docs/security.md).",
 		"40", "CLOUDDB_WEB_MAX_REQUESTS", &f.maxRequests)
 	f.timeouts = httplimit.AddFlags(app)
-	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime, process and build metrics (go_*, process_*, clouddb_exporter_build_info) out of /metrics.").
+	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime and process metrics (go_*, process_*) out of /metrics; clouddb_exporter_build_info stays, the dashboards need it.").
 		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
 	app.Flag("web.enable-pprof", "Serve the Go profiler under /debug/pprof/ on the main listener (off by default: it shows internals and a profile costs CPU).").
 		Envar("CLOUDDB_WEB_ENABLE_PPROF").BoolVar(&f.enablePprof)
@@ -258,9 +258,11 @@ func checkConfig(f *flags, getenv func(string) string) error {
 // Go runtime, process and build collectors unless they are disabled.
 func newRegistry(exporterMetrics bool) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
+	// The build info stays whatever the flag: the dashboards take their job
+	// and instance variables from it (node_exporter keeps it too).
+	reg.MustRegister(versioncollector.NewCollector(exporterName))
 	if exporterMetrics {
 		reg.MustRegister(
-			versioncollector.NewCollector(exporterName),
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		)
