@@ -344,7 +344,7 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 			}
 			return nil, nil
 		}
-		project, err := startSimulator(ctx, logger, cfg, f.simulateAddress)
+		project, err := startSimulator(ctx, logger, cfg, f.simulateAddress, getenv)
 		if err != nil {
 			return nil, err
 		}

@@ -11,15 +11,16 @@ import (
 )
 
 // startSimulator serves the embedded simulator with the demo scenario on
-// addr until ctx ends, and returns the project that polls it. Its
+// addr until ctx ends, and returns the project that polls it, with the
+// usage and log collectors on unless the command line says otherwise. Its
 // credentials are generated afresh and never leave the process.
-func startSimulator(ctx context.Context, logger *slog.Logger, f *config.Flags, addr string) (config.Project, error) {
+func startSimulator(ctx context.Context, logger *slog.Logger, f *config.Flags, addr string, getenv func(string) string) (config.Project, error) {
 	demo, err := cloudsim.StartDemo(ctx, addr, logger.With("component", "simulator"))
 	if err != nil {
 		return config.Project{}, fmt.Errorf("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS): %w", err)
 	}
 	logger.Info("Simulator started", "url", demo.URL, "control_url", demo.ControlURL, "project_id", cloudsim.DemoProject)
-	api, collect := f.Defaults()
+	api, collect := f.DemoDefaults(getenv)
 	api.URL = demo.URL
 	return config.Project{
 		ID:      cloudsim.DemoProject,

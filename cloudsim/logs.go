@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
+	"math/bits"
 	"net/http"
 	"net/url"
 	"slices"
@@ -67,8 +68,13 @@ var logMessages = map[string][]string{
 }
 
 // generatedSeverity picks a severity from a hash: mostly LOG, some
-// warnings and errors, rare FATAL and PANIC, and a few DEBUG1 lines.
+// warnings and errors, a few DEBUG1 lines, and FATAL or PANIC about once a
+// month per service at the default rates, as a healthy database logs them:
+// the demo's FATAL alert fires when someone injects one, not for every
+// service within minutes. It depends on the hash alone, so that a window
+// read twice answers the same.
 func generatedSeverity(h uint64) string {
+	rare := bits.RotateLeft64(h*0x9e3779b97f4a7c15, 23)%10000 == 0
 	switch n := h % 10000; {
 	case n < 6000:
 		return apiclient.SeverityLog
@@ -80,10 +86,12 @@ func generatedSeverity(h uint64) string {
 		return apiclient.SeverityWarning
 	case n < 9800:
 		return apiclient.SeverityError
-	case n < 9850:
+	case n < 9850 && rare:
 		return apiclient.SeverityFatal
-	case n < 9855:
+	case n < 9855 && rare:
 		return apiclient.SeverityPanic
+	case n < 9855:
+		return apiclient.SeverityError
 	default:
 		return "DEBUG1"
 	}

@@ -1,6 +1,7 @@
 package cloudsim
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -158,4 +159,28 @@ func TestLogsControl(t *testing.T) {
 	}
 	e.mustError(http.StatusBadRequest, "INVALID_REQUEST", "POST", ctl, map[string]any{"rate": 1})
 	e.mustError(http.StatusNotFound, "NOT_FOUND", "POST", "/_sim/projects/"+testProject+"/services/nope/logs", map[string]any{})
+}
+
+// TestLogsGeneratedFatalIsRare: a healthy database logs FATAL or PANIC a
+// few times a week, not every few minutes: ten services at the highest
+// default rate for a week log a few in all.
+func TestLogsGeneratedFatalIsRare(t *testing.T) {
+	svcs := make([]*service, 10)
+	for i := range svcs {
+		svcs[i] = &service{id: fmt.Sprintf("svc-%02d", i)}
+	}
+	seen := map[string]int{}
+	var out []logEntry
+	for sec := range int64(7 * 24 * 3600) {
+		for _, svc := range svcs {
+			out = svc.generated(out[:0], 0, sec, 30)
+			for _, e := range out {
+				seen[e.severity]++
+			}
+		}
+	}
+	rare := seen[apiclient.SeverityFatal] + seen[apiclient.SeverityPanic]
+	if rare == 0 || rare > 40 || seen[apiclient.SeverityError] < 10000 {
+		t.Errorf("a week of 10 services at 30 entries a minute: %v", seen)
+	}
 }

@@ -222,3 +222,26 @@ func TestClientConfigRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoDefaults: the demo turns the data plane on, unless the command
+// line or the environment chose.
+func TestDemoDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		args        []string
+		env         map[string]string
+		usage, logs bool
+	}{
+		{nil, nil, true, true},
+		{[]string{"--no-collect.usage"}, nil, false, true},
+		{[]string{"--no-collect.logs"}, nil, true, false},
+		{nil, map[string]string{"CLOUDDB_COLLECT_USAGE": "false", "CLOUDDB_COLLECT_LOGS": "false"}, false, false},
+	} {
+		_, c := parseFlags(t, tc.args...).DemoDefaults(env(tc.env))
+		if c.Usage.Enabled != tc.usage || c.Logs.Enabled != tc.logs {
+			t.Errorf("%v %v: usage %v logs %v, want %v %v", tc.args, tc.env, c.Usage.Enabled, c.Logs.Enabled, tc.usage, tc.logs)
+		}
+		if _, d := parseFlags(t, tc.args...).Defaults(); d.Usage.Enabled || d.Logs.Enabled {
+			t.Errorf("%v: Defaults turned the data plane on", tc.args)
+		}
+	}
+}

@@ -31,6 +31,9 @@ type Flags struct {
 	Collect       Collect
 	ConfigFile    string
 	proxyURL      string
+	// usageSet and logsSet say whether --collect.usage and --collect.logs
+	// were given on the command line (see DemoDefaults).
+	usageSet, logsSet bool
 }
 
 // AddFlags registers the flags on app.
@@ -72,6 +75,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 		fmt.Sprint(DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
 	addUsageFlags(app, &f.Collect.Usage)
 	addLogsFlags(app, &f.Collect.Logs)
+	app.GetFlag("collect.usage").IsSetByUser(&f.usageSet)
+	app.GetFlag("collect.logs").IsSetByUser(&f.logsSet)
 	flagval.Duration(app, "collect.min-data-interval", "Testing only: the shortest --collect.usage.interval and --collect.logs.interval allowed.",
 		"0s", "", &f.Collect.minDataInterval)
 	app.GetFlag("collect.min-data-interval").Hidden()
@@ -91,6 +96,21 @@ func AddFlags(app *kingpin.Application) *Flags {
 	app.Flag("config.file", "YAML file listing several projects with their own credentials (see docs/configuration.md). Reloaded on SIGHUP and POST /-/reload.").
 		Envar("CLOUDDB_CONFIG_FILE").StringVar(&f.ConfigFile)
 	return f
+}
+
+// DemoDefaults are Defaults for the embedded simulator's demo: the usage
+// and log collectors are on, the data plane being what a demo should
+// show, unless --collect.usage or --collect.logs (or their variables) say
+// otherwise.
+func (f *Flags) DemoDefaults(getenv func(string) string) (API, Collect) {
+	api, collect := f.Defaults()
+	if !f.usageSet && getenv("CLOUDDB_COLLECT_USAGE") == "" {
+		collect.Usage.Enabled = true
+	}
+	if !f.logsSet && getenv("CLOUDDB_COLLECT_LOGS") == "" {
+		collect.Logs.Enabled = true
+	}
+	return api, collect
 }
 
 // Defaults returns the API and collect settings of the flags, which a

@@ -277,7 +277,7 @@ local util = import '../lib/util.libsonnet';
               )
             ||| % { m: 'clouddb_service_log_entries_total{severity=~"FATAL|PANIC"}', w: cfg.serviceFatalLogsWindow }, '\n')),
             'A database service logged FATAL or PANIC entries.',
-            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} logged {{ $value | humanize }} FATAL or PANIC entries in the last %s.%s' % [util.human(cfg.serviceFatalLogsWindow), dataAge('logs')],
+            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} logged {{ printf "%%.0f" $value }} FATAL or PANIC entries in the last %s.%s' % [util.human(cfg.serviceFatalLogsWindow), dataAge('logs')],
             serviceDashboard,
           ),
           alert(
