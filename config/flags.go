@@ -47,7 +47,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ACCESS_KEY_FILE").StringVar(&f.AccessKeyFile)
 	app.Flag("api.secret-key-file", "File holding the API secret key (alternative to $"+EnvSecretKey+").").
 		Envar("CLOUDDB_SECRET_KEY_FILE").StringVar(&f.SecretKeyFile)
-	app.Flag("api.key-file", "File holding the API key for GET /auth/info (alternative to $"+EnvAPIKey+"; optional: without it the auth collector is off).").
+	app.Flag("api.key-file", "File holding the API key for GET /auth/info (alternative to $"+EnvAPIKey+"; optional: without it /auth/info is read with the key pair, which a first-revision API refuses).").
 		Envar("CLOUDDB_API_KEY_FILE").StringVar(&f.APIKeyFile)
 	flagval.Duration(app, "api.timeout", "Timeout of one API request attempt.",
 		apiclient.DefaultTimeout.String(), "CLOUDDB_API_TIMEOUT", &f.API.Timeout)
