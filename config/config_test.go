@@ -168,7 +168,18 @@ projects:
 		name, yaml string
 		want       []string
 	}{
-		{"unknown key", "projects:\n  - id: a\n    acess_key_env: A_KEY\n", []string{"field acess_key_env not found"}},
+		{"unknown key", "projects:\n  - id: a\n    acess_key_env: A_KEY\n", []string{"projects[0].acess_key_env: unknown key (did you mean access_key_env?)"}},
+		{"unknown nested key", "projects:\n  - {id: a, collect: {intervall: 2m, usage: {enabeld: true}}}\n",
+			[]string{"projects[0].collect.intervall: unknown key (did you mean interval?)", "projects[0].collect.usage.enabeld: unknown key (did you mean enabled?)"}},
+		{"far from any key", "projects:\n  - {id: a, zzzzzzzz: 1}\n", []string{"projects[0].zzzzzzzz: unknown key; valid keys: access_key_env, access_key_file, api,"}},
+		{"top-level key", "project:\n  - id: a\n", []string{"project: unknown key (did you mean projects?)"}},
+		{"wrong types", "projects:\n  - {id: a, collect: {interval: two minutes, concurrency: many, usage: {enabled: maybe, series: x}}, api: {rate_limit: fast}}\n",
+			[]string{`projects[0].collect.interval: "two minutes" is not a duration (write it like 2m, 90s or 1h)`, `projects[0].collect.concurrency: "many" is not a whole number`,
+				`projects[0].collect.usage.enabled: "maybe" is not true or false`, `projects[0].collect.usage.series: "x" is not a list of strings`, `projects[0].api.rate_limit: "fast" is not a number`}},
+		{"a list for a mapping", "projects:\n  - {id: a, http_client: [1]}\n", []string{"projects[0].http_client: a list is not a mapping of keys"}},
+		{"not a list", "projects: {id: a}\n", []string{"projects: a mapping is not a list of mappings"}},
+		{"unknown TLS key", "projects:\n  - {id: a, http_client: {tls_config: {ca_fiel: ca.pem}, proxy_ur: x}}\n",
+			[]string{"projects[0].http_client.tls_config.ca_fiel: unknown key (did you mean ca_file?)", "projects[0].http_client.proxy_ur: unknown key (did you mean proxy_url?)"}},
 		{"empty file", "", []string{"the file is empty"}},
 		{"no projects", "projects: []\n", []string{"no projects listed"}},
 		{"duplicate ids", "projects:\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET}\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET}\n",
@@ -193,6 +204,9 @@ projects:
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q lacks %q", err, want)
 				}
+			}
+			if strings.Contains(err.Error(), "struct") {
+				t.Errorf("error %q names Go types", err)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -82,6 +83,16 @@ func Parse(b []byte, api API, collect Collect, getenv func(string) string) ([]Pr
 }
 
 func parse(b []byte, dir string, api API, collect Collect, getenv func(string) string) ([]Project, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("--config.file: %w", err)
+	}
+	if errs := checkNode(&doc, reflect.TypeFor[File](), ""); len(errs) > 0 {
+		for i, err := range errs {
+			errs[i] = fmt.Errorf("--config.file: %w", err)
+		}
+		return nil, errors.Join(errs...)
+	}
 	var f File
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)

@@ -1,0 +1,171 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// checkNode walks a decoded YAML document against the Go type it is meant
+// for and reports, with the key's path, every unknown key (with the
+// nearest valid one) and every value of the wrong type. yaml's own errors
+// name Go struct types, which say nothing to someone editing the file.
+func checkNode(n *yaml.Node, t reflect.Type, path string) []error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case n.Kind == yaml.DocumentNode:
+		var errs []error
+		for _, c := range n.Content {
+			errs = append(errs, checkNode(c, t, path)...)
+		}
+		return errs
+	case n.Kind == yaml.AliasNode:
+		return checkNode(n.Alias, t, path)
+	case n.Tag == "!!null":
+		return nil
+	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
+		return checkMapping(n, t, path)
+	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode && t.Elem().Kind() == reflect.Struct:
+		var errs []error
+		for i, c := range n.Content {
+			errs = append(errs, checkNode(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return errs
+	}
+	if err := n.Decode(reflect.New(t).Interface()); err != nil {
+		return []error{fmt.Errorf("%s: %s is not %s", path, shown(n), kindOf(t))}
+	}
+	return nil
+}
+
+// checkMapping checks the keys of a mapping against the yaml keys of t.
+func checkMapping(n *yaml.Node, t reflect.Type, path string) []error {
+	fields := yamlFields(t)
+	var errs []error
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, value := n.Content[i].Value, n.Content[i+1]
+		where := key
+		if path != "" {
+			where = path + "." + key
+		}
+		ft, ok := fields[key]
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: unknown key%s", where, suggestion(key, fields)))
+			continue
+		}
+		errs = append(errs, checkNode(value, ft, where)...)
+	}
+	return errs
+}
+
+// yamlFields maps the yaml keys of struct t, inline structs included, to
+// their types.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+		case strings.Contains(opts, "inline"):
+			for k, v := range yamlFields(f.Type) {
+				out[k] = v
+			}
+		case name == "":
+			out[strings.ToLower(f.Name)] = f.Type
+		default:
+			out[name] = f.Type
+		}
+	}
+	return out
+}
+
+// suggestion names the valid key nearest to key, or lists them all when
+// none is near.
+func suggestion(key string, fields map[string]reflect.Type) string {
+	valid := make([]string, 0, len(fields))
+	for k := range fields {
+		valid = append(valid, k)
+	}
+	slices.Sort(valid)
+	best, bestDist := "", len(key)/3+2
+	for _, k := range valid {
+		if d := editDistance(strings.ToLower(key), k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best != "" {
+		return " (did you mean " + best + "?)"
+	}
+	return "; valid keys: " + strings.Join(valid, ", ")
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// shown quotes a value for a message, cut if long.
+func shown(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	v := n.Value
+	if len(v) > 40 {
+		v = v[:40] + "..."
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+// kindOf says what a value of type t is written as.
+func kindOf(t reflect.Type) string {
+	if t == reflect.TypeFor[time.Duration]() {
+		return "a duration (write it like 2m, 90s or 1h)"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		switch t.Elem().Kind() {
+		case reflect.Struct, reflect.Map:
+			return "a list of mappings"
+		case reflect.String:
+			return "a list of strings"
+		}
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "a mapping of keys"
+	}
+	return "valid here"
+}
