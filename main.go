@@ -120,7 +120,7 @@ func run(args []string, getenv func(string) string) int {
 	}
 	defer adminCleanup()
 	mux, err := newMux(routes{
-		telemetryPath: f.telemetryPath, metrics: expo, ready: manager.Ready,
+		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
 		reload: reloader, snapshots: manager.Snapshots, pprof: f.enablePprof,
 	})
 	if err != nil {

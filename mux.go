@@ -16,8 +16,8 @@ import (
 type routes struct {
 	telemetryPath string
 	metrics       http.Handler
-	// ready reports whether the first poll cycle has finished.
-	ready func() bool
+	// notReady says why the exporter is not ready, "" when it is.
+	notReady func() string
 	// reload serves POST /-/reload.
 	reload    http.Handler
 	snapshots func() []*fleet.Snapshot
@@ -43,8 +43,8 @@ func newMux(r routes) (*http.ServeMux, error) {
 		_, _ = fmt.Fprintln(w, "Healthy")
 	})
 	mux.HandleFunc("GET /-/ready", func(w http.ResponseWriter, _ *http.Request) {
-		if !r.ready() {
-			http.Error(w, "Not ready: the first poll cycle has not finished", http.StatusServiceUnavailable)
+		if why := r.notReady(); why != "" {
+			http.Error(w, "Not ready: "+why, http.StatusServiceUnavailable)
 			return
 		}
 		_, _ = fmt.Fprintln(w, "Ready")

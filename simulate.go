@@ -30,6 +30,7 @@ func startSimulator(ctx context.Context, logger *slog.Logger, f *config.Flags, a
 			AccessKey: apiclient.Secret(demo.Credential.AccessKey),
 			SecretKey: apiclient.Secret(demo.Credential.SecretKey),
 			APIKey:    apiclient.Secret(demo.Credential.APIKey),
+			Source:    "the simulator's generated keys",
 		},
 	}, nil
 }

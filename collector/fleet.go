@@ -18,7 +18,7 @@ var allDescs = []*Desc{
 	vpcInfoDesc,
 	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc, peeringErrorInfoDesc,
 	apiKeyInfoDesc, apiKeyCreatedDesc, projectInfoDesc,
-	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc,
+	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc,
 }
 
 func init() {

@@ -73,7 +73,7 @@ var groups = []Group{
 		Len: func(*fleet.Snapshot) int { return 1 },
 		Key: func(*fleet.Snapshot, int) Key { return Key{} },
 		Part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, ProjectName: s.ProjectName, Taken: s.Taken, Read: s.Read, Auth: s.Auth, Parts: s.Parts}
+			return fleet.Snapshot{ProjectID: s.ProjectID, ProjectName: s.ProjectName, Taken: s.Taken, Read: s.Read, Auth: s.Auth, Parts: s.Parts, Access: s.Access}
 		},
 		Collect: func(out *Sink, s *fleet.Snapshot) {
 			collectAuth(out, s)

@@ -14,6 +14,9 @@ var (
 	collectorLastSuccessDesc = newDesc("clouddb_exporter_collector_last_success_timestamp_seconds",
 		"Unix seconds of the last poll of one part of a project that succeeded completely, 0 if none has. Cached from the last poll of the API.",
 		"project_id", "collector")
+	upDesc = newDesc("clouddb_up",
+		"Whether the project's last services list, the call every poll cycle makes, was answered with success (1) or not (0): refused credentials, a wrong URL or project id, an unreachable or failing API (the log says which, once, with the fix). Absent before the first answer. Cached from the last poll of the API.",
+		"project_id")
 	snapshotTimestampDesc = newDesc("clouddb_exporter_snapshot_timestamp_seconds",
 		"Unix seconds of the newest data of a project that this exposition shows: the end of the project's last API call that succeeded. It stops advancing while no call succeeds (an outage, refused credentials), so time() minus it is how long the exporter has had nothing new from the API; 0 before the first success. Which parts are stale: clouddb_exporter_collector_last_success_timestamp_seconds.",
 		"project_id")
@@ -41,4 +44,7 @@ func collectHealth(out *Sink, s *fleet.Snapshot) {
 		read = unixSeconds(s.Read)
 	}
 	out.gauge(snapshotTimestampDesc, read, p)
+	if s.Access.Known {
+		out.gauge(upDesc, boolValue(s.Access.Up), p)
+	}
 }

@@ -79,6 +79,9 @@ type Credentials struct {
 	// Files are the files the keys were read from ("" for a key from the
 	// environment), which Reread reads again to pick up a rotation.
 	Files CredentialFiles
+	// Source names the settings the key pair came from, for the message
+	// that tells the user what to fix when the API refuses it.
+	Source string
 }
 
 // CredentialFiles names the files of a project's keys.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -126,6 +127,15 @@ func parse(b []byte, dir string, api API, collect Collect, getenv func(string) s
 	return projects, nil
 }
 
+// fileKeySource names the setting of a project of the file that a key
+// came from.
+func fileKeySource(where func(string) string, key, envName, file string) string {
+	if envName != "" {
+		return strings.TrimPrefix(where(key+"_env"), "--config.file: ") + " ($" + envName + ")"
+	}
+	return strings.TrimPrefix(where(key+"_file"), "--config.file: ") + " (" + file + ")"
+}
+
 func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(string) string, where func(string) string) (Project, error) {
 	p := Project{ID: fp.ID, API: api, Collect: collect}
 	if fp.APIURL != "" {
@@ -180,6 +190,8 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	p.Credentials.SecretKey = secret("secret_key_env", fp.SecretKeyEnv, "secret_key_file", fp.SecretKeyFile, true)
 	p.Credentials.APIKey = secret("api_key_env", fp.APIKeyEnv, "api_key_file", fp.APIKeyFile, false)
 	p.Credentials.Files = CredentialFiles{AccessKey: fp.AccessKeyFile, SecretKey: fp.SecretKeyFile, APIKey: fp.APIKeyFile}
+	p.Credentials.Source = "--config.file " + fileKeySource(where, "access_key", fp.AccessKeyEnv, fp.AccessKeyFile) + " and " +
+		fileKeySource(where, "secret_key", fp.SecretKeyEnv, fp.SecretKeyFile)
 	if err := p.validate(func(s string) string { return where(fileKeys[s]) }); err != nil {
 		errs = append(errs, err)
 	}

@@ -198,6 +198,8 @@ func (f *Flags) singleProject(getenv func(string) string, id string) (Project, e
 		errs = append(errs, err)
 	}
 	p.Credentials.Files = CredentialFiles{AccessKey: f.AccessKeyFile, SecretKey: f.SecretKeyFile, APIKey: f.APIKeyFile}
+	p.Credentials.Source = keySource("--api.access-key-file", f.AccessKeyFile, EnvAccessKey) + " and " +
+		keySource("--api.secret-key-file", f.SecretKeyFile, EnvSecretKey)
 	if err := p.validate(func(s string) string { return flagNames[s] }); err != nil {
 		errs = append(errs, err)
 	}
@@ -205,6 +207,15 @@ func (f *Flags) singleProject(getenv func(string) string, id string) (Project, e
 		errs = append(errs, err)
 	}
 	return p, errors.Join(errs...)
+}
+
+// keySource names where a key was read from: its file's setting, else
+// its environment variable.
+func keySource(fileSetting, file, envName string) string {
+	if file != "" {
+		return fileSetting + " (" + file + ")"
+	}
+	return "$" + envName
 }
 
 // SingleProjectSettingsGiven reports which single-project settings are set,

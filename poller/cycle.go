@@ -138,6 +138,7 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	if servicesErr == nil || vpcsErr == nil || auth != nil {
 		p.st.read = at
 	}
+	p.noteAccess(servicesErr)
 	if servicesErr == nil {
 		read.complete()
 	} else {
@@ -298,7 +299,8 @@ func (p *Poller) recordPart(run *partRun) {
 		if h.LastSuccess.IsZero() {
 			h.LastSuccess = run.start // a part with nothing to call
 		}
-	} else if run.failures > run.deferred {
+	} else if run.failures > run.deferred && (p.st.access.Up || p.st.access.Cause == fleet.CauseError) {
+		// A refused access was logged once, with its fix, by noteAccess.
 		p.logger.Warn("Collector failed", append([]any{
 			"collector", run.name, "failed_calls", run.failures, "deferred_calls", run.deferred, "calls", run.calls, "err", run.firstErr,
 		}, run.attrs...)...)

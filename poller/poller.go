@@ -83,6 +83,9 @@ type Options struct {
 	ProjectName string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// CredentialsSource names where the project's key pair comes from and
+	// APIURL is the API's base URL: the fix a refused access names.
+	CredentialsSource, APIURL string
 	// Shard, when set, keeps only the services and VPCs (with their
 	// replica sets and peerings) whose id hashes to it: the lists are still
 	// read whole, but only those resources are fetched, followed and
@@ -239,6 +242,7 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	snap := p.st.snapshot(p.client.ProjectID(), p.opts.Now(), p.opts.MaxStaleness)
 	snap.Seq = p.seq.Add(1)
 	snap.ProjectName = p.opts.ProjectName
+	snap.Access = p.st.access
 	p.latest.Store(snap)
 	return snap
 }

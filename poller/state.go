@@ -57,6 +57,8 @@ type statusSeen struct {
 // replaced.
 type state struct {
 	logger *slog.Logger
+	// access is what the last services list said (see noteAccess).
+	access fleet.Access
 	// owns tells whether a service or VPC id belongs to this process's
 	// shard: the others are never kept, so that they are neither fetched,
 	// followed nor exported.

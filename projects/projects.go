@@ -153,6 +153,9 @@ func (m *Manager) start(p *Project) {
 		Observer:    m.apiMetrics.PollObserver(p.Config.ID),
 		Shard:       m.Shard,
 		ProjectName: p.Config.Name,
+
+		CredentialsSource: p.Config.Credentials.Source,
+		APIURL:            p.Config.API.URL,
 	})
 	go func() {
 		defer close(p.done)
@@ -260,16 +263,30 @@ func (m *Manager) Snapshots() []*fleet.Snapshot {
 	return snaps
 }
 
-// Ready reports whether every project has finished its first poll cycle.
-func (m *Manager) Ready() bool {
+// Ready reports whether every project has finished its first poll cycle
+// and none is refused by the API (see NotReady).
+func (m *Manager) Ready() bool { return m.NotReady() == "" }
+
+// NotReady says why the exporter is not ready, "" when it is: a project
+// whose first poll cycle has not ended, or one the API refuses as
+// configured (keys, permissions, URL or project id: poller.Denied), whose
+// metrics would never come without a fix.
+func (m *Manager) NotReady() string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	for _, p := range m.running {
+	if len(m.running) == 0 {
+		return "no project is running"
+	}
+	for _, id := range slices.Sorted(maps.Keys(m.running)) {
+		p := m.running[id]
 		select {
 		case <-p.Poller.Ready():
 		default:
-			return false
+			return "the first poll cycle of project " + id + " has not finished"
+		}
+		if a := p.Poller.Access(); poller.Denied(a) {
+			return "the API refuses project " + id + " (" + a.Cause + "): see the exporter's log for the fix"
 		}
 	}
-	return len(m.running) > 0
+	return ""
 }

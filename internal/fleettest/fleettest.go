@@ -115,7 +115,8 @@ func Snapshots() []*fleet.Snapshot {
 			{Name: fleet.PartUsage, Success: false, Duration: 4 * time.Second, LastSuccess: Time("2025-03-01T11:55:00Z")},
 			{Name: fleet.PartLogs, Success: true, Duration: 300 * time.Millisecond, LastSuccess: Time("2025-03-01T11:59:00Z")},
 		},
-		Usage: usage("svc-1"),
+		Access: fleet.Access{Known: true, Up: true},
+		Usage:  usage("svc-1"),
 		Logs: &fleet.Logs{PagesTruncated: 2, Counts: []fleet.LogCount{
 			{ServiceID: "svc-1", Severity: "ERROR", Count: 17}, {ServiceID: "svc-1", Severity: "FATAL", Count: 0},
 			{ServiceID: "svc-1", Severity: "LOG", Count: 1234}, {ServiceID: "svc-1", Severity: "OTHER", Count: 3},
@@ -137,6 +138,7 @@ func Snapshots() []*fleet.Snapshot {
 			},
 			StatusSince: Time("2025-03-01T11:58:30Z"),
 		}},
+		Access: fleet.Access{Known: true, Up: true},
 		Parts: []fleet.PartHealth{
 			{Name: fleet.PartServices, Success: true, Duration: time.Second, LastSuccess: Time("2025-03-01T12:00:04Z")},
 			{Name: fleet.PartReplicaSets, Success: true, Duration: time.Second, LastSuccess: Time("2025-03-01T12:00:04Z")},

@@ -1,0 +1,90 @@
+package poller
+
+import (
+	"errors"
+	"net/http"
+	"regexp"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// versionSegment is how an API base URL the exporter can use ends.
+var versionSegment = regexp.MustCompile(`/v[0-9]+/?$`)
+
+// accessOf classifies the outcome of a services list.
+func accessOf(err error) fleet.Access {
+	var apiErr *apiclient.APIError
+	var transport *apiclient.TransportError
+	switch {
+	case err == nil:
+		return fleet.Access{Known: true, Up: true}
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized:
+		return fleet.Access{Known: true, Cause: fleet.CauseCredentials}
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusForbidden:
+		return fleet.Access{Known: true, Cause: fleet.CausePermission}
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound:
+		return fleet.Access{Known: true, Cause: fleet.CauseNotFound}
+	case errors.As(err, &transport):
+		return fleet.Access{Known: true, Cause: fleet.CauseUnreachable}
+	}
+	return fleet.Access{Known: true, Cause: fleet.CauseError}
+}
+
+// Denied reports whether the API refuses the project to the exporter as
+// configured (keys, permissions, URL or project id): a mistake to fix, which
+// makes the exporter not ready, unlike an outage, which retrying outlasts.
+func Denied(a fleet.Access) bool {
+	switch a.Cause {
+	case fleet.CauseCredentials, fleet.CausePermission, fleet.CauseNotFound:
+		return true
+	}
+	return false
+}
+
+// Access returns what the last services list said of the access to the
+// project.
+func (p *Poller) Access() fleet.Access {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.st.access
+}
+
+// noteAccess records the outcome of a services list and logs a change of
+// cause once, as one ERROR naming what to fix: the other parts' failures
+// of the same cause are not logged on their own. p.mu must be held.
+func (p *Poller) noteAccess(err error) {
+	a := accessOf(err)
+	prev := p.st.access
+	p.st.access = a
+	switch {
+	case a.Up && prev.Known && !prev.Up && prev.Cause != fleet.CauseError:
+		p.logger.Info("The API answers the project's requests again")
+	case a.Up || a.Cause == prev.Cause || a.Cause == fleet.CauseError:
+	default:
+		p.logger.Error(accessMessage[a.Cause], "err", err, "fix", p.accessFix(a.Cause))
+	}
+}
+
+var accessMessage = map[string]string{
+	fleet.CauseCredentials: "The API refuses the project's credentials: nothing can be read",
+	fleet.CausePermission:  "The API does not let these credentials read the project: nothing can be read",
+	fleet.CauseNotFound:    "The API does not know the project's services path: nothing can be read",
+	fleet.CauseUnreachable: "The API cannot be reached: nothing can be read",
+}
+
+// accessFix says what the user should check for a cause.
+func (p *Poller) accessFix(cause string) string {
+	switch cause {
+	case fleet.CauseCredentials:
+		return "check the key pair in " + p.opts.CredentialsSource + ": both keys of one pair, not revoked"
+	case fleet.CausePermission:
+		return "give the key pair of " + p.opts.CredentialsSource + " read access to project " + p.client.ProjectID()
+	case fleet.CauseNotFound:
+		if !versionSegment.MatchString(p.opts.APIURL) {
+			return "--api.url (" + p.opts.APIURL + ") must end in the API's version segment, for example …/v1"
+		}
+		return "check the project id " + p.client.ProjectID() + " (--api.project-id or the project's id in --config.file) and --api.url (" + p.opts.APIURL + ")"
+	}
+	return "check --api.url (" + p.opts.APIURL + "), the network path to it and --api.proxy-url"
+}

@@ -1,0 +1,81 @@
+package poller
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// TestAccessRefusedIsOneErrorWithItsFix: refused credentials fail every
+// part of every cycle; the log says so once, as an ERROR naming where the
+// keys come from, instead of one WARN per part per cycle, and says when
+// the API answers again.
+func TestAccessRefusedIsOneErrorWithItsFix(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 3, 1)
+	h := newHarness(t, c)
+	h.poller.opts.CredentialsSource = "$CLOUDDB_ACCESS_KEY and $CLOUDDB_SECRET_KEY"
+	unauthorized := &apiclient.APIError{StatusCode: 401, Code: "UNAUTHORIZED", Message: "invalid credentials"}
+	c.set(func(f *fakeClient) {
+		for _, op := range []string{apiclient.OpListServices, apiclient.OpListVPCs, apiclient.OpListReplicaSets, apiclient.OpListPeerings} {
+			f.fail[op] = unauthorized
+		}
+	})
+	for range 3 {
+		snap := h.poller.Poll(context.Background())
+		if snap.Access != (fleet.Access{Known: true, Cause: fleet.CauseCredentials}) {
+			t.Fatalf("access %+v", snap.Access)
+		}
+		h.clock.Advance(h.poller.opts.Interval)
+	}
+	logs := h.logs.String()
+	if n := strings.Count(logs, "level=ERROR"); n != 1 || !strings.Contains(logs, "fix=\"check the key pair in $CLOUDDB_ACCESS_KEY and $CLOUDDB_SECRET_KEY") {
+		t.Errorf("3 refused cycles: %d ERROR lines, want 1 naming the keys' source:\n%s", n, logs)
+	}
+	if strings.Contains(logs, "Collector failed") {
+		t.Errorf("refused credentials logged per part as well:\n%s", logs)
+	}
+	if !Denied(h.poller.Access()) {
+		t.Error("refused credentials are not Denied")
+	}
+
+	c.set(func(f *fakeClient) { clear(f.fail) })
+	if snap := h.poller.Poll(context.Background()); !snap.Access.Up {
+		t.Errorf("access after the fix %+v", snap.Access)
+	}
+	if !strings.Contains(h.logs.String(), "The API answers the project's requests again") {
+		t.Errorf("no line for the recovery:\n%s", h.logs.String())
+	}
+}
+
+// TestAccessFixes: each cause names its own fix; a 404 on a URL without
+// its version segment names --api.url.
+func TestAccessFixes(t *testing.T) {
+	for _, tc := range []struct {
+		err       error
+		url, want string
+	}{
+		{&apiclient.APIError{StatusCode: 404}, "https://api.example.net", "--api.url (https://api.example.net) must end in the API's version segment"},
+		{&apiclient.APIError{StatusCode: 404}, "https://api.example.net/v1", "check the project id p"},
+		{&apiclient.APIError{StatusCode: 403}, "https://api.example.net/v1", "read access to project p"},
+		{&apiclient.TransportError{Err: context.DeadlineExceeded}, "https://api.example.net/v1", "the network path"},
+	} {
+		p := New(projectClient{}, Options{APIURL: tc.url, CredentialsSource: "keys", Logger: slog.New(slog.DiscardHandler)})
+		a := accessOf(tc.err)
+		if got := p.accessFix(a.Cause); !strings.Contains(got, tc.want) {
+			t.Errorf("%v at %s: fix %q, want %q", tc.err, tc.url, got, tc.want)
+		}
+	}
+	if a := accessOf(errBoom); a.Cause != fleet.CauseError || Denied(a) {
+		t.Errorf("a 500 is %+v", a)
+	}
+}
+
+// projectClient is a Client that only knows its project id.
+type projectClient struct{ Client }
+
+func (projectClient) ProjectID() string { return "p" }
