@@ -29,7 +29,7 @@ const (
 	metricsDoc      = "docs/metrics.md"
 	tableBeginMark  = "<!-- BEGIN GENERATED TABLE: go test . -run TestMetricsDoc -update -->"
 	tableEndMark    = "<!-- END GENERATED TABLE -->"
-	metricsDocTitle = "| Metric | Type | Labels | Description |"
+	metricsDocTitle = "| Metric | Type | Labels | Stability | Description |"
 )
 
 // metricRow is one family as the reference lists it.
@@ -239,10 +239,10 @@ func familyRow(mf *dto.MetricFamily) metricRow {
 
 func renderMetricsTable(rows []metricRow) string {
 	var b strings.Builder
-	b.WriteString(metricsDocTitle + "\n|---|---|---|---|\n")
+	b.WriteString(metricsDocTitle + "\n|---|---|---|---|---|\n")
 	cell := strings.NewReplacer("|", `\|`, "\n", " ")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.name, r.typ, strings.Join(r.labels, ", "), cell.Replace(r.help))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.name, r.typ, strings.Join(r.labels, ", "), collector.Stability(r.name), cell.Replace(r.help))
 	}
 	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -362,4 +363,54 @@ func TestBuildIsReproducible(t *testing.T) {
 			t.Errorf("two builds of one commit differ:\n%s\n%s", got, ldflags())
 		}
 	}
+}
+
+// TestChangelogIsVersioned: the CHANGELOG opens with the changes not yet
+// released, then one section per release, newest first, the newest being
+// the VERSION file's or older (VERSION is bumped as a release is cut).
+func TestChangelogIsVersioned(t *testing.T) {
+	data, err := os.ReadFile("CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := os.ReadFile("VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := regexp.MustCompile(`^## ([0-9]+\.[0-9]+\.[0-9]+) / [0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	var sections, releases []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			sections = append(sections, line)
+			if m := release.FindStringSubmatch(line); m != nil {
+				releases = append(releases, m[1])
+			} else if line != "## Unreleased" {
+				t.Errorf("CHANGELOG.md: %q is neither \"## Unreleased\" nor \"## X.Y.Z / YYYY-MM-DD\"", line)
+			}
+		}
+	}
+	if len(sections) == 0 || sections[0] != "## Unreleased" || len(releases) == 0 {
+		t.Fatalf("CHANGELOG.md: want \"## Unreleased\" first, then released versions; sections %q", sections)
+	}
+	if v := strings.TrimSpace(string(version)); releases[0] != v && !versionAfter(v, releases[0]) {
+		t.Errorf("VERSION %s is older than the CHANGELOG's newest release %s", v, releases[0])
+	}
+	for i := 1; i < len(releases); i++ {
+		if !versionAfter(releases[i-1], releases[i]) {
+			t.Errorf("CHANGELOG.md: %s is listed above %s, not newer", releases[i-1], releases[i])
+		}
+	}
+}
+
+// versionAfter reports whether version a is newer than b (X.Y.Z).
+func versionAfter(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range min(len(pa), len(pb)) {
+		x, _ := strconv.Atoi(pa[i])
+		y, _ := strconv.Atoi(pb[i])
+		if x != y {
+			return x > y
+		}
+	}
+	return len(pa) > len(pb)
 }

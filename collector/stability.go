@@ -1,0 +1,33 @@
+package collector
+
+import "strings"
+
+// Stability levels of a metric family, as docs/metrics.md defines them.
+const (
+	Stable       = "stable"
+	Experimental = "experimental"
+)
+
+// experimental lists the families, by full name or by a prefix ending in
+// "_", whose name, labels or meaning may still change in a minor release:
+// the data plane, whose API is a preview, and families too new to be
+// promised. Every other family is stable.
+var experimental = []string{
+	"clouddb_service_system_",
+	"clouddb_service_database_",
+	"clouddb_service_usage_",
+	"clouddb_service_log_",
+	"clouddb_exporter_usage_",
+	"clouddb_exporter_log_",
+	"clouddb_up",
+}
+
+// Stability returns the stability level of the family name.
+func Stability(name string) string {
+	for _, e := range experimental {
+		if name == e || strings.HasSuffix(e, "_") && strings.HasPrefix(name, e) {
+			return Experimental
+		}
+	}
+	return Stable
+}
