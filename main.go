@@ -121,7 +121,7 @@ func run(args []string, getenv func(string) string) int {
 	defer adminCleanup()
 	mux, err := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: expo, ready: manager.Ready,
-		reload: reloader, snapshots: manager.Snapshots, pprof: f.enablePprof,
+		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
 	})
 	if err != nil {
 		logger.Error("Cannot build the landing page", "err", err)
@@ -149,6 +149,7 @@ type flags struct {
 	timeouts               *httplimit.Timeouts // hidden, for tests
 	disableExporterMetrics bool
 	enablePprof            bool
+	enableLifecycle        bool
 	log                    *logging.Config
 	config                 *config.Flags
 	configCheck            bool
@@ -177,6 +178,8 @@ func newApp() (*kingpin.Application, *flags) {
 		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
 	app.Flag("web.enable-pprof", "Serve the Go profiler under /debug/pprof/ on the main listener (off by default: it shows internals and a profile costs CPU).").
 		Envar("CLOUDDB_WEB_ENABLE_PPROF").BoolVar(&f.enablePprof)
+	app.Flag("web.enable-lifecycle", "Serve POST /-/reload on the main listener (off by default: anyone who can reach the port could make the exporter re-read its files and, in project discovery mode, call the API). SIGHUP reloads either way.").
+		Envar("CLOUDDB_WEB_ENABLE_LIFECYCLE").BoolVar(&f.enableLifecycle)
 	f.log = logging.AddFlags(app)
 	f.config = config.AddFlags(app)
 	app.Flag("config.check", "Check the configuration (flags, --config.file, credential files, admin settings, web configs) and exit: 0 when it is valid, 2 otherwise.").
@@ -382,6 +385,15 @@ func reloadSource(f *flags) string {
 	default:
 		return "the --api.*-file credential files"
 	}
+}
+
+// reloadFunc is what POST /-/reload runs: nil when reloadSource has
+// nothing to re-read.
+func reloadFunc(f *flags, r *projects.Reloader) func() error {
+	if reloadSource(f) == "" {
+		return nil
+	}
+	return r.Reload
 }
 
 // discovering reports whether the projects are discovered: credentials but

@@ -18,7 +18,7 @@ type routes struct {
 	metrics       http.Handler
 	// ready reports whether the first poll cycle has finished.
 	ready func() bool
-	// reload serves POST /-/reload.
+	// reload serves POST /-/reload (a lifecycle).
 	reload    http.Handler
 	snapshots func() []*fleet.Snapshot
 	// pprof serves the Go profiler under /debug/pprof/.

@@ -88,7 +88,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_API_TLS_INSECURE_SKIP_VERIFY").BoolVar(&tls.InsecureSkipVerify)
 	app.Flag("api.proxy-url", "HTTP proxy for the API (http, https or socks5 URL). Default: $HTTPS_PROXY/$NO_PROXY.").
 		Envar("CLOUDDB_API_PROXY_URL").StringVar(&f.proxyURL)
-	app.Flag("config.file", "YAML file listing several projects with their own credentials (see docs/configuration.md). Reloaded on SIGHUP and POST /-/reload.").
+	app.Flag("config.file", "YAML file listing several projects with their own credentials (see docs/configuration.md). Reloaded on SIGHUP and POST /-/reload (--web.enable-lifecycle).").
 		Envar("CLOUDDB_CONFIG_FILE").StringVar(&f.ConfigFile)
 	return f
 }
