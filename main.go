@@ -67,9 +67,13 @@ func run(args []string, getenv func(string) string) int {
 	// Every configuration check runs before anything starts (simulator,
 	// pollers, listeners): a failed start logs its one reason and nothing
 	// else. --config.check stops here.
-	if err := checkConfig(f, getenv); err != nil {
+	warnings, err := checkConfig(f, getenv)
+	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
+	}
+	for _, w := range warnings {
+		logger.Warn("Unsafe setting", "setting", w.Setting, "reason", w.Reason)
 	}
 	if f.configCheck {
 		logger.Info("Configuration is valid")
@@ -238,23 +242,31 @@ func shardOf(f *flags) (shard.Shard, error) {
 // configurations and the admin settings (the audit log is checked, not
 // created). It is --config.check (as blackbox_exporter's), and
 // the first thing a start does, so that a configuration error is reported
-// before anything starts.
-func checkConfig(f *flags, getenv func(string) string) error {
+// before anything starts. It also returns the settings that work but
+// expose credentials, for the caller to log once.
+func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	quiet := slog.New(slog.DiscardHandler)
 	if _, err := projectSource(ctx, quiet, f, getenv, nil); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := shardOf(f); err != nil {
-		return err
+		return nil, err
 	}
 	if *f.web.WebConfigFile != "" {
 		if err := web.Validate(*f.web.WebConfigFile); err != nil {
-			return fmt.Errorf("--web.config.file: %w", err)
+			return nil, fmt.Errorf("--web.config.file: %w", err)
 		}
 	}
-	return f.admin.Check(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate)
+	if err := f.admin.Check(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate); err != nil {
+		return nil, err
+	}
+	var warnings []flagval.Warning
+	if !f.simulate {
+		warnings = f.config.Warnings(getenv)
+	}
+	return append(warnings, f.admin.Warnings()...), nil
 }
 
 // newRegistry returns the registry of the exporter's own metrics, with the

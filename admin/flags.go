@@ -29,7 +29,7 @@ import (
 // Flags are the admin.* flags.
 type Flags struct {
 	listen, webConfig, tokenFile, auditLog string
-	auditFailOpen                          bool
+	auditFailOpen, allowInsecureListener   bool
 	allow                                  []string
 	operationTimeout                       time.Duration
 }
@@ -44,6 +44,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_LISTEN_ADDRESS").StringVar(&f.listen)
 	app.Flag("admin.web-config.file", "TLS and basic-auth configuration of the admin listener (exporter-toolkit format, bcrypt hashes).").
 		Envar("CLOUDDB_ADMIN_WEB_CONFIG_FILE").StringVar(&f.webConfig)
+	app.Flag("admin.allow-insecure-listener", "Serve the admin surface without TLS on an address that is not loopback (behind a TLS-terminating proxy, say). Without it, such a listener is a startup error: tokens and passwords would cross the network in clear text.").
+		Envar("CLOUDDB_ADMIN_ALLOW_INSECURE_LISTENER").BoolVar(&f.allowInsecureListener)
 	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
 	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(destructive, ", ")+".").
@@ -242,6 +244,9 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		if opts.Token == "" {
 			return fail(errors.New("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the file is empty"))
 		}
+		if len(opts.Token) < MinTokenLength {
+			return fail(fmt.Errorf("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the token is shorter than %d characters; use a random one of at least %d (openssl rand -hex 32)", MinTokenLength, GoodTokenLength))
+		}
 	}
 	switch {
 	case opts.Token != "" && len(opts.BasicAuthUsers) > 0:
@@ -273,6 +278,9 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if err != nil {
 		return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
 	}
+	if tlsConfig == nil && !isLoopback(f.listen) && !f.allowInsecureListener {
+		return fail(fmt.Errorf("--admin.listen-address (CLOUDDB_ADMIN_LISTEN_ADDRESS) %q is not a loopback address and --admin.web-config.file configures no TLS: credentials would cross the network in clear text; configure TLS, listen on loopback, or set --admin.allow-insecure-listener", f.listen))
+	}
 	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(allow, ","),
 		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
 	// The surface bounds its requests in flight itself, so that those it
@@ -283,6 +291,32 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
 	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin}, cleanup, nil
+}
+
+// Lengths of an admin token: shorter than MinTokenLength is refused,
+// shorter than GoodTokenLength warned about. A bearer token is compared
+// in constant time but has no rate limit of its own besides the web
+// configuration's rate_limit: its length is what stops guessing.
+const (
+	MinTokenLength  = 8
+	GoodTokenLength = 16
+)
+
+// Warnings reports admin settings that work but expose the surface: a
+// token shorter than GoodTokenLength, a token file other users can read.
+// Errors are left to Listener.
+func (f *Flags) Warnings() []flagval.Warning {
+	if f.listen == "" || f.tokenFile == "" {
+		return nil
+	}
+	var out []flagval.Warning
+	if raw, err := os.ReadFile(f.tokenFile); err == nil && len(strings.TrimSpace(string(raw))) < GoodTokenLength {
+		out = append(out, flagval.Warning{Setting: "--admin.token-file", Reason: fmt.Sprintf("the token is shorter than %d characters: use a random one of at least %d", GoodTokenLength, GoodTokenLength)})
+	}
+	if w, ok := flagval.SecretFileWarning("--admin.token-file", f.tokenFile); ok {
+		out = append(out, w)
+	}
+	return out
 }
 
 // isLoopback reports whether a listen address only accepts local

@@ -112,8 +112,12 @@ func (f *Flags) Defaults() (API, Collect) {
 // files are read, the key must match the certificate.
 func (f *Flags) CheckHTTPClient() error {
 	if f.proxyURL != "" {
-		if _, err := url.Parse(f.proxyURL); err != nil {
+		u, err := url.Parse(f.proxyURL)
+		if err != nil {
 			return errors.New("--api.proxy-url is not a valid URL")
+		}
+		if u.User != nil {
+			return fmt.Errorf("--api.proxy-url (CLOUDDB_API_PROXY_URL) %q must not carry credentials: they would show in process listings; set $HTTPS_PROXY in the environment instead", u.Redacted())
 		}
 	}
 	api, _ := f.Defaults()
@@ -142,6 +146,10 @@ var flagNames = map[string]string{
 	"logs_delay":               "--collect.logs.delay",
 	"logs_environment":         "--collect.logs.environment",
 	"logs_service_name_regex":  "--collect.logs.service-name-regex",
+	"access_key_file":          "--api.access-key-file",
+	"secret_key_file":          "--api.secret-key-file",
+	"api_key_file":             "--api.key-file",
+	"insecure_skip_verify":     "--api.tls.insecure-skip-verify",
 }
 
 // SingleProject resolves the one project the flags describe. getenv reads
