@@ -63,8 +63,12 @@ func TestCarelessSettings(t *testing.T) {
 	} {
 		f := flags(tc.args...)
 		for name, err := range map[string]error{
-			"Listener": func() error { _, cleanup, err := f.Listener(context.Background(), opts, false, nil); cleanup(); return err }(),
-			"Check":    f.Check(context.Background(), opts, false),
+			"Listener": func() error {
+				_, cleanup, err := f.Listener(context.Background(), opts, false, nil)
+				cleanup()
+				return err
+			}(),
+			"Check": f.Check(context.Background(), opts, false),
 		} {
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Errorf("%v: %s: %v, want error %q", tc.args, name, err, tc.wantErr)
