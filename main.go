@@ -142,7 +142,7 @@ func run(args []string, getenv func(string) string) int {
 		go rediscover(ctx, reloader, collect.Interval)
 	}
 	go manager.WatchCredentials(ctx)
-	return serve(ctx, logger, srv, f.web, adminSrv)
+	return serve(ctx, logger, srv, f.web, f.maxConnections, adminSrv)
 }
 
 // flags are the exporter's command line.
@@ -150,6 +150,8 @@ type flags struct {
 	web                    *web.FlagConfig
 	telemetryPath          string
 	maxRequests            int
+	maxConnections         int
+	maxConnectionsFlag     string
 	timeouts               *httplimit.Timeouts // hidden, for tests
 	disableExporterMetrics bool
 	enablePprof            bool
@@ -177,6 +179,8 @@ func newApp() (*kingpin.Application, *flags) {
 		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").StringVar(&f.telemetryPath)
 	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see docs/security.md).",
 		"40", "CLOUDDB_WEB_MAX_REQUESTS", &f.maxRequests)
+	app.Flag("web.max-connections", "Maximum number of connections open at once on each address of the main listener; beyond it, new ones wait to be accepted. auto: half of the open-file limit (RLIMIT_NOFILE), at most 8192. 0 means no limit.").
+		Default("auto").Envar("CLOUDDB_WEB_MAX_CONNECTIONS").StringVar(&f.maxConnectionsFlag)
 	f.timeouts = httplimit.AddFlags(app)
 	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime, process and build metrics (go_*, process_*, clouddb_exporter_build_info) out of /metrics.").
 		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
@@ -212,6 +216,10 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	if f.maxRequests < 0 {
 		return f, errors.New("--web.max-requests (CLOUDDB_WEB_MAX_REQUESTS) must not be negative")
+	}
+	var err error
+	if f.maxConnections, err = httplimit.MaxConnections("--web.max-connections (CLOUDDB_WEB_MAX_CONNECTIONS)", f.maxConnectionsFlag, httplimit.MainConnectionsShare, httplimit.MainConnectionsCap); err != nil {
+		return f, err
 	}
 	if err := f.memLimit.check(); err != nil {
 		return f, err
@@ -304,9 +312,9 @@ func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *
 
 // serve runs the main listener and the admin listener (when not nil) until
 // ctx ends, then shuts both down: 0 for a clean exit, 1 when one fails.
-func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, webFlags *web.FlagConfig, adminSrv *admin.Listener) int {
+func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, webFlags *web.FlagConfig, maxConns int, adminSrv *admin.Listener) int {
 	serveErr := make(chan error, 2)
-	go func() { serveErr <- web.ListenAndServe(srv, webFlags, logger) }()
+	go func() { serveErr <- listenAndServe(srv, webFlags, maxConns, logger) }()
 	if adminSrv != nil {
 		go func() { serveErr <- adminSrv.Serve(logger) }()
 	}

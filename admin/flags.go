@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/exporter-toolkit/web"
+	"golang.org/x/net/netutil"
 	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
@@ -29,6 +31,7 @@ import (
 // Flags are the admin.* flags.
 type Flags struct {
 	listen, webConfig, tokenFile, auditLog string
+	maxConnections                         string
 	auditFailOpen, allowInsecureListener   bool
 	allow                                  []string
 	operationTimeout                       time.Duration
@@ -54,6 +57,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
 	app.Flag("admin.audit-fail-open", "Let writes go on when --admin.audit-log cannot be written (full disk, say); the failure is still logged.").
 		Envar("CLOUDDB_ADMIN_AUDIT_FAIL_OPEN").BoolVar(&f.auditFailOpen)
+	app.Flag("admin.max-connections", "Maximum number of connections open at once on the admin listener; beyond it, new ones wait to be accepted. auto: an eighth of the open-file limit (RLIMIT_NOFILE), at most 512. 0 means no limit.").
+		Default("auto").Envar("CLOUDDB_ADMIN_MAX_CONNECTIONS").StringVar(&f.maxConnections)
 	flagval.Duration(app, "admin.operation-timeout", "How long an asynchronous admin operation is tracked before it counts as timed out.",
 		DefaultOperationTimeout.String(), "CLOUDDB_ADMIN_OPERATION_TIMEOUT", &f.operationTimeout)
 	return f
@@ -67,6 +72,8 @@ type Listener struct {
 	tls *tls.Config
 	// grace is how long Shutdown waits for requests in flight.
 	grace time.Duration
+	// maxConns bounds the connections open at once; 0: no bound.
+	maxConns int
 }
 
 // Serve serves the admin surface until Shutdown; it returns
@@ -76,7 +83,10 @@ func (a *Listener) Serve(logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("admin listener: %w", err)
 	}
-	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil)
+	if a.maxConns > 0 {
+		ln = netutil.LimitListener(ln, a.maxConns)
+	}
+	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil, "max_connections", a.maxConns)
 	if a.tls != nil {
 		a.srv.TLSConfig = a.tls
 		err = a.srv.ServeTLS(ln, "", "")
@@ -214,6 +224,10 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if f.operationTimeout <= 0 {
 		return nil, nop, errors.New("--admin.operation-timeout (CLOUDDB_ADMIN_OPERATION_TIMEOUT) must be positive")
 	}
+	maxConns, err := httplimit.MaxConnections("--admin.max-connections (CLOUDDB_ADMIN_MAX_CONNECTIONS)", cmp.Or(f.maxConnections, "auto"), httplimit.AdminConnectionsShare, httplimit.AdminConnectionsCap)
+	if err != nil {
+		return nil, nop, err
+	}
 	cleanups := []func(){}
 	cleanup := func() {
 		for _, c := range slices.Backward(cleanups) {
@@ -290,7 +304,7 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if !webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
-	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin}, cleanup, nil
+	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: maxConns}, cleanup, nil
 }
 
 // Lengths of an admin token: shorter than MinTokenLength is refused,
