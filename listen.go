@@ -27,7 +27,7 @@ func listenAndServe(srv *http.Server, flags *web.FlagConfig, maxConns int, logge
 		return err
 	}
 	for i, l := range listeners {
-		defer l.Close()
+		defer func() { _ = l.Close() }() // after Serve returns; Shutdown closes it first
 		if maxConns > 0 {
 			listeners[i] = netutil.LimitListener(l, maxConns)
 		}
