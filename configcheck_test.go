@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +32,51 @@ func TestConfigCheckWritesNothing(t *testing.T) {
 	}
 	for _, e := range entries {
 		t.Errorf("--config.check wrote %s", e.Name())
+	}
+}
+
+// TestConfigCheckCarelessSettings: --config.check (and so every start)
+// refuses what is never right, naming the flag, and returns the rest as
+// warnings naming their settings.
+func TestConfigCheckCarelessSettings(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	access, secret := file("access", "ak\n", 0o600), file("secret", "sk\n", 0o644)
+	token := file("token", "0123456789\n", 0o600)
+	check := func(args ...string) ([]string, error) {
+		t.Helper()
+		f, err := parseFlags(append([]string{"--api.access-key-file=" + access, "--api.secret-key-file=" + secret}, args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		warnings, err := checkConfig(f, func(string) string { return "" })
+		var settings []string
+		for _, w := range warnings {
+			settings = append(settings, w.Setting)
+		}
+		slices.Sort(settings)
+		return settings, err
+	}
+	got, err := check("--api.url=http://api.example.net/v1", "--api.tls.insecure-skip-verify",
+		"--admin.listen-address=127.0.0.1:0", "--admin.token-file="+token)
+	want := []string{"--admin.token-file", "--api.secret-key-file", "--api.tls.insecure-skip-verify", "--api.url (CLOUDDB_API_URL)"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("warnings %q (err %v), want %q", got, err, want)
+	}
+	for _, tc := range []struct{ args []string }{
+		{[]string{"--api.url=https://api.example.net/v1", "--api.proxy-url=http://u:pw@proxy.example:3128"}},
+		{[]string{"--api.url=https://api.example.net/v1", "--admin.listen-address=0.0.0.0:9867", "--admin.token-file=" + token}},
+	} {
+		if _, err := check(tc.args...); err == nil {
+			t.Errorf("%v: accepted", tc.args)
+		} else if !strings.Contains(err.Error(), "--api.proxy-url") && !strings.Contains(err.Error(), "--admin.allow-insecure-listener") || strings.Contains(err.Error(), "pw@") {
+			t.Errorf("%v: %v, want an error naming the flag, without the password", tc.args, err)
+		}
 	}
 }

@@ -67,9 +67,13 @@ func run(args []string, getenv func(string) string) int {
 	// Every configuration check runs before anything starts (simulator,
 	// pollers, listeners): a failed start logs its one reason and nothing
 	// else. --config.check stops here.
-	if err := checkConfig(f, getenv); err != nil {
+	warnings, err := checkConfig(f, getenv)
+	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
+	}
+	for _, w := range warnings {
+		logger.Warn("Unsafe setting", "setting", w.Setting, "reason", w.Reason)
 	}
 	if f.configCheck {
 		logger.Info("Configuration is valid")
@@ -121,7 +125,7 @@ func run(args []string, getenv func(string) string) int {
 	defer adminCleanup()
 	mux, err := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
-		reload: reloader, snapshots: manager.Snapshots, pprof: f.enablePprof,
+		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
 	})
 	if err != nil {
 		logger.Error("Cannot build the landing page", "err", err)
@@ -138,7 +142,7 @@ func run(args []string, getenv func(string) string) int {
 		go rediscover(ctx, reloader, collect.Interval)
 	}
 	go manager.WatchCredentials(ctx)
-	return serve(ctx, logger, srv, f.web, adminSrv)
+	return serve(ctx, logger, srv, f.web, f.maxConnections, adminSrv)
 }
 
 // flags are the exporter's command line.
@@ -146,9 +150,12 @@ type flags struct {
 	web                    *web.FlagConfig
 	telemetryPath          string
 	maxRequests            int
+	maxConnections         int
+	maxConnectionsFlag     string
 	timeouts               *httplimit.Timeouts // hidden, for tests
 	disableExporterMetrics bool
 	enablePprof            bool
+	enableLifecycle        bool
 	log                    *logging.Config
 	config                 *config.Flags
 	configCheck            bool
@@ -172,11 +179,15 @@ func newApp() (*kingpin.Application, *flags) {
 		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").StringVar(&f.telemetryPath)
 	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see docs/security.md).",
 		"40", "CLOUDDB_WEB_MAX_REQUESTS", &f.maxRequests)
+	app.Flag("web.max-connections", "Maximum number of connections open at once on each address of the main listener; beyond it, new ones wait to be accepted. auto: half of the open-file limit (RLIMIT_NOFILE), at most 8192. 0 means no limit.").
+		Default("auto").Envar("CLOUDDB_WEB_MAX_CONNECTIONS").StringVar(&f.maxConnectionsFlag)
 	f.timeouts = httplimit.AddFlags(app)
 	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime and process metrics (go_*, process_*) out of /metrics; clouddb_exporter_build_info stays, the dashboards need it.").
 		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
 	app.Flag("web.enable-pprof", "Serve the Go profiler under /debug/pprof/ on the main listener (off by default: it shows internals and a profile costs CPU).").
 		Envar("CLOUDDB_WEB_ENABLE_PPROF").BoolVar(&f.enablePprof)
+	app.Flag("web.enable-lifecycle", "Serve POST /-/reload on the main listener (off by default: anyone who can reach the port could make the exporter re-read its files and, in project discovery mode, call the API). SIGHUP reloads either way.").
+		Envar("CLOUDDB_WEB_ENABLE_LIFECYCLE").BoolVar(&f.enableLifecycle)
 	f.log = logging.AddFlags(app)
 	f.config = config.AddFlags(app)
 	app.Flag("config.check", "Check the configuration (flags, --config.file, credential files, admin settings, web configs) and exit: 0 when it is valid, 2 otherwise.").
@@ -205,6 +216,10 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	if f.maxRequests < 0 {
 		return f, errors.New("--web.max-requests (CLOUDDB_WEB_MAX_REQUESTS) must not be negative")
+	}
+	var err error
+	if f.maxConnections, err = httplimit.MaxConnections("--web.max-connections (CLOUDDB_WEB_MAX_CONNECTIONS)", f.maxConnectionsFlag, httplimit.MainConnectionsShare, httplimit.MainConnectionsCap); err != nil {
+		return f, err
 	}
 	if err := f.memLimit.check(); err != nil {
 		return f, err
@@ -235,23 +250,31 @@ func shardOf(f *flags) (shard.Shard, error) {
 // configurations and the admin settings (the audit log is checked, not
 // created). It is --config.check (as blackbox_exporter's), and
 // the first thing a start does, so that a configuration error is reported
-// before anything starts.
-func checkConfig(f *flags, getenv func(string) string) error {
+// before anything starts. It also returns the settings that work but
+// expose credentials, for the caller to log once.
+func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	quiet := slog.New(slog.DiscardHandler)
 	if _, err := projectSource(ctx, quiet, f, getenv, nil); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := shardOf(f); err != nil {
-		return err
+		return nil, err
 	}
 	if *f.web.WebConfigFile != "" {
 		if err := web.Validate(*f.web.WebConfigFile); err != nil {
-			return fmt.Errorf("--web.config.file: %w", err)
+			return nil, fmt.Errorf("--web.config.file: %w", err)
 		}
 	}
-	return f.admin.Check(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate)
+	if err := f.admin.Check(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate); err != nil {
+		return nil, err
+	}
+	var warnings []flagval.Warning
+	if !f.simulate {
+		warnings = f.config.Warnings(getenv)
+	}
+	return append(warnings, f.admin.Warnings()...), nil
 }
 
 // newRegistry returns the registry of the exporter's own metrics, with the
@@ -291,9 +314,9 @@ func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *
 
 // serve runs the main listener and the admin listener (when not nil) until
 // ctx ends, then shuts both down: 0 for a clean exit, 1 when one fails.
-func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, webFlags *web.FlagConfig, adminSrv *admin.Listener) int {
+func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, webFlags *web.FlagConfig, maxConns int, adminSrv *admin.Listener) int {
 	serveErr := make(chan error, 2)
-	go func() { serveErr <- web.ListenAndServe(srv, webFlags, logger) }()
+	go func() { serveErr <- listenAndServe(srv, webFlags, maxConns, logger) }()
 	if adminSrv != nil {
 		go func() { serveErr <- adminSrv.Serve(logger) }()
 	}
@@ -384,6 +407,15 @@ func reloadSource(f *flags) string {
 	default:
 		return "the --api.*-file credential files"
 	}
+}
+
+// reloadFunc is what POST /-/reload runs: nil when reloadSource has
+// nothing to re-read.
+func reloadFunc(f *flags, r *projects.Reloader) func() error {
+	if reloadSource(f) == "" {
+		return nil
+	}
+	return r.Reload
 }
 
 // discovering reports whether the projects are discovered: credentials but

@@ -18,7 +18,7 @@ type routes struct {
 	metrics       http.Handler
 	// notReady says why the exporter is not ready, "" when it is.
 	notReady func() string
-	// reload serves POST /-/reload.
+	// reload serves POST /-/reload (a lifecycle).
 	reload    http.Handler
 	snapshots func() []*fleet.Snapshot
 	// pprof serves the Go profiler under /debug/pprof/.

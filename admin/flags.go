@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/exporter-toolkit/web"
+	"golang.org/x/net/netutil"
 	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
@@ -29,7 +31,8 @@ import (
 // Flags are the admin.* flags.
 type Flags struct {
 	listen, webConfig, tokenFile, auditLog string
-	auditFailOpen                          bool
+	maxConnections                         string
+	auditFailOpen, allowInsecureListener   bool
 	allow                                  []string
 	operationTimeout                       time.Duration
 }
@@ -44,6 +47,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_LISTEN_ADDRESS").StringVar(&f.listen)
 	app.Flag("admin.web-config.file", "TLS and basic-auth configuration of the admin listener (exporter-toolkit format, bcrypt hashes).").
 		Envar("CLOUDDB_ADMIN_WEB_CONFIG_FILE").StringVar(&f.webConfig)
+	app.Flag("admin.allow-insecure-listener", "Serve the admin surface without TLS on an address that is not loopback (behind a TLS-terminating proxy, say). Without it, such a listener is a startup error: tokens and passwords would cross the network in clear text.").
+		Envar("CLOUDDB_ADMIN_ALLOW_INSECURE_LISTENER").BoolVar(&f.allowInsecureListener)
 	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
 	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(destructive, ", ")+".").
@@ -52,6 +57,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
 	app.Flag("admin.audit-fail-open", "Let writes go on when --admin.audit-log cannot be written (full disk, say); the failure is still logged.").
 		Envar("CLOUDDB_ADMIN_AUDIT_FAIL_OPEN").BoolVar(&f.auditFailOpen)
+	app.Flag("admin.max-connections", "Maximum number of connections open at once on the admin listener; beyond it, new ones wait to be accepted. auto: an eighth of the open-file limit (RLIMIT_NOFILE), at most 512. 0 means no limit.").
+		Default("auto").Envar("CLOUDDB_ADMIN_MAX_CONNECTIONS").StringVar(&f.maxConnections)
 	flagval.Duration(app, "admin.operation-timeout", "How long an asynchronous admin operation is tracked before it counts as timed out.",
 		DefaultOperationTimeout.String(), "CLOUDDB_ADMIN_OPERATION_TIMEOUT", &f.operationTimeout)
 	return f
@@ -65,6 +72,8 @@ type Listener struct {
 	tls *tls.Config
 	// grace is how long Shutdown waits for requests in flight.
 	grace time.Duration
+	// maxConns bounds the connections open at once; 0: no bound.
+	maxConns int
 }
 
 // Serve serves the admin surface until Shutdown; it returns
@@ -74,7 +83,10 @@ func (a *Listener) Serve(logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("admin listener: %w", err)
 	}
-	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil)
+	if a.maxConns > 0 {
+		ln = netutil.LimitListener(ln, a.maxConns)
+	}
+	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil, "max_connections", a.maxConns)
 	if a.tls != nil {
 		a.srv.TLSConfig = a.tls
 		err = a.srv.ServeTLS(ln, "", "")
@@ -212,6 +224,10 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if f.operationTimeout <= 0 {
 		return nil, nop, errors.New("--admin.operation-timeout (CLOUDDB_ADMIN_OPERATION_TIMEOUT) must be positive")
 	}
+	maxConns, err := httplimit.MaxConnections("--admin.max-connections (CLOUDDB_ADMIN_MAX_CONNECTIONS)", cmp.Or(f.maxConnections, "auto"), httplimit.AdminConnectionsShare, httplimit.AdminConnectionsCap)
+	if err != nil {
+		return nil, nop, err
+	}
 	cleanups := []func(){}
 	cleanup := func() {
 		for _, c := range slices.Backward(cleanups) {
@@ -241,6 +257,9 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		opts.Token = strings.TrimSpace(string(raw))
 		if opts.Token == "" {
 			return fail(errors.New("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the file is empty"))
+		}
+		if len(opts.Token) < MinTokenLength {
+			return fail(fmt.Errorf("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the token is shorter than %d characters; use a random one of at least %d (openssl rand -hex 32)", MinTokenLength, GoodTokenLength))
 		}
 	}
 	switch {
@@ -273,6 +292,9 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if err != nil {
 		return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
 	}
+	if tlsConfig == nil && !isLoopback(f.listen) && !f.allowInsecureListener {
+		return fail(fmt.Errorf("--admin.listen-address (CLOUDDB_ADMIN_LISTEN_ADDRESS) %q is not a loopback address and --admin.web-config.file configures no TLS: credentials would cross the network in clear text; configure TLS, listen on loopback, or set --admin.allow-insecure-listener", f.listen))
+	}
 	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(allow, ","),
 		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
 	// The surface bounds its requests in flight itself, so that those it
@@ -282,7 +304,33 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if !webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
-	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin}, cleanup, nil
+	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: maxConns}, cleanup, nil
+}
+
+// Lengths of an admin token: shorter than MinTokenLength is refused,
+// shorter than GoodTokenLength warned about. A bearer token is compared
+// in constant time but has no rate limit of its own besides the web
+// configuration's rate_limit: its length is what stops guessing.
+const (
+	MinTokenLength  = 8
+	GoodTokenLength = 16
+)
+
+// Warnings reports admin settings that work but expose the surface: a
+// token shorter than GoodTokenLength, a token file other users can read.
+// Errors are left to Listener.
+func (f *Flags) Warnings() []flagval.Warning {
+	if f.listen == "" || f.tokenFile == "" {
+		return nil
+	}
+	var out []flagval.Warning
+	if raw, err := os.ReadFile(f.tokenFile); err == nil && len(strings.TrimSpace(string(raw))) < GoodTokenLength {
+		out = append(out, flagval.Warning{Setting: "--admin.token-file", Reason: fmt.Sprintf("the token is shorter than %d characters: use a random one of at least %d", GoodTokenLength, GoodTokenLength)})
+	}
+	if w, ok := flagval.SecretFileWarning("--admin.token-file", f.tokenFile); ok {
+		out = append(out, w)
+	}
+	return out
 }
 
 // isLoopback reports whether a listen address only accepts local

@@ -224,6 +224,10 @@ var fileKeys = map[string]string{
 	"logs_delay":               "collect.logs.delay",
 	"logs_environment":         "collect.logs.environments",
 	"logs_service_name_regex":  "collect.logs.service_name_regex",
+	"access_key_file":          "access_key_file",
+	"secret_key_file":          "secret_key_file",
+	"api_key_file":             "api_key_file",
+	"insecure_skip_verify":     "http_client.tls_config.insecure_skip_verify (or --api.tls.insecure-skip-verify)",
 }
 
 func set[T any](dst *T, v *T) {

@@ -93,7 +93,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_API_TLS_INSECURE_SKIP_VERIFY").BoolVar(&tls.InsecureSkipVerify)
 	app.Flag("api.proxy-url", "HTTP proxy for the API (http, https or socks5 URL). Default: $HTTPS_PROXY/$NO_PROXY.").
 		Envar("CLOUDDB_API_PROXY_URL").StringVar(&f.proxyURL)
-	app.Flag("config.file", "YAML file listing several projects with their own credentials (see docs/configuration.md). Reloaded on SIGHUP and POST /-/reload.").
+	app.Flag("config.file", "YAML file listing several projects with their own credentials (see docs/configuration.md). Reloaded on SIGHUP and POST /-/reload (--web.enable-lifecycle).").
 		Envar("CLOUDDB_CONFIG_FILE").StringVar(&f.ConfigFile)
 	return f
 }
@@ -132,8 +132,12 @@ func (f *Flags) Defaults() (API, Collect) {
 // files are read, the key must match the certificate.
 func (f *Flags) CheckHTTPClient() error {
 	if f.proxyURL != "" {
-		if _, err := url.Parse(f.proxyURL); err != nil {
+		u, err := url.Parse(f.proxyURL)
+		if err != nil {
 			return errors.New("--api.proxy-url is not a valid URL")
+		}
+		if u.User != nil {
+			return fmt.Errorf("--api.proxy-url (CLOUDDB_API_PROXY_URL) %q must not carry credentials: they would show in process listings; set $HTTPS_PROXY in the environment instead", u.Redacted())
 		}
 	}
 	api, _ := f.Defaults()
@@ -162,6 +166,10 @@ var flagNames = map[string]string{
 	"logs_delay":               "--collect.logs.delay",
 	"logs_environment":         "--collect.logs.environment",
 	"logs_service_name_regex":  "--collect.logs.service-name-regex",
+	"access_key_file":          "--api.access-key-file",
+	"secret_key_file":          "--api.secret-key-file",
+	"api_key_file":             "--api.key-file",
+	"insecure_skip_verify":     "--api.tls.insecure-skip-verify",
 }
 
 // SingleProject resolves the one project the flags describe. getenv reads

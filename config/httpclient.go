@@ -54,6 +54,10 @@ func (h HTTPClient) build() (*tls.Config, func(*http.Request) (*url.URL, error),
 	if u := proxy.ProxyURL.URL; u != nil && u.String() != "" && u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5" {
 		return nil, nil, fmt.Errorf("proxy_url %q: scheme must be http, https or socks5", u.Redacted())
 	}
+	if u := proxy.ProxyURL.URL; u != nil && u.User != nil {
+		// Whoever reads the configuration (a ConfigMap, say) would read them.
+		return nil, nil, fmt.Errorf("proxy_url %q must not carry credentials: set $HTTPS_PROXY in the environment and proxy_from_environment instead", u.Redacted())
+	}
 	var fn func(*http.Request) (*url.URL, error)
 	if proxy.ProxyFromEnvironment || (proxy.ProxyURL.URL != nil && proxy.ProxyURL.String() != "") {
 		fn = proxy.Proxy()

@@ -151,6 +151,7 @@ func TestHTTPClientTLS(t *testing.T) {
 		{"    http_client:\n      basic_auth: {username: u}\n", "basic_auth"},
 		{"    http_client:\n      proxy_url: ftp://proxy.example\n", "scheme"},
 		{"    http_client:\n      proxy_url: http://proxy.example\n      proxy_connect_header: {X: [y]}\n", "proxy_connect_header"},
+		{"    http_client:\n      proxy_url: http://user:hunter2@proxy.example\n", "must not carry credentials"},
 	} {
 		if _, err := project(t, tc.httpClient); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("http_client %q: error %v, want one naming %q", tc.httpClient, err, tc.want)

@@ -348,10 +348,10 @@ func TestAdminStartupErrors(t *testing.T) {
 	t.Parallel()
 	bin := testbin.Build(t, ".")
 	dir := t.TempDir()
-	token := filepath.Join(dir, "token")
+	token, shortToken := filepath.Join(dir, "token"), filepath.Join(dir, "short-token")
 	webConfig := filepath.Join(dir, "web.yml")
 	hash, _ := bcrypt.GenerateFromPassword([]byte("x"), bcrypt.MinCost)
-	for name, content := range map[string]string{token: "t0ken\n", webConfig: "basic_auth_users:\n  a: " + string(hash) + "\n"} {
+	for name, content := range map[string]string{token: "t0ken-0123456789\n", shortToken: "t0ken\n", webConfig: "basic_auth_users:\n  a: " + string(hash) + "\n"} {
 		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -370,6 +370,8 @@ func TestAdminStartupErrors(t *testing.T) {
 		{"token without listener", []string{"--admin.token-file=" + token}, "--admin.token-file is set but --admin.listen-address is empty"},
 		{"missing token file", []string{listen, "--admin.token-file=" + filepath.Join(dir, "nope")}, "--admin.token-file"},
 		{"simulate beyond loopback", []string{"--admin.listen-address=:0"}, "--admin.listen-address needs authentication"},
+		{"clear text beyond loopback", []string{"--admin.listen-address=:0", "--admin.token-file=" + token}, "--admin.allow-insecure-listener"},
+		{"short token", []string{listen, "--admin.token-file=" + shortToken}, "--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the token is shorter than 8 characters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := okEnv

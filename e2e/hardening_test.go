@@ -35,7 +35,7 @@ func TestIdleAndTrickleConnectionsClosed(t *testing.T) {
 		t.Skip("waits for the listeners' timeouts")
 	}
 	t.Parallel()
-	r := startAdmin(t, nil, "--web.timeout.read-header=1s", "--web.timeout.read=3s", "--web.timeout.idle=2s")
+	r := startAdmin(t, nil, "--web.timeout.read-header=1s", "--web.timeout.read=3s", "--web.timeout.idle=2s", "--web.enable-lifecycle")
 	mainAddr, adminAddr := r.Addr, strings.TrimPrefix(r.AdminURL, "http://")
 	var closed atomic.Int32
 	total := 0
@@ -171,9 +171,9 @@ func TestCredentialRotationPickedUp(t *testing.T) {
 			// The default interval: after the first cycle nothing is
 			// polled for a minute, so the SIGHUP and reload cases are
 			// picked up by them, not by a 401.
-			var args []string
+			args := []string{"--web.enable-lifecycle"}
 			if how == "file watch or 401" {
-				args = []string{"--collect.interval=5s"}
+				args = append(args, "--collect.interval=5s")
 			}
 			p, url := startExporter(t, env, args...)
 			// The provider rotates: the old keys stop working, the new

@@ -283,17 +283,21 @@ func TestConfigReload(t *testing.T) {
 		}
 	}
 	write("projects:\n" + project("demo-project"))
-	p, url := startExporter(t, []string{"CLOUDDB_API_URL=http://" + sim + "/v1"}, "--config.file="+cfg, "--collect.interval=1s")
+	p, url := startExporter(t, []string{"CLOUDDB_API_URL=http://" + sim + "/v1"}, "--config.file="+cfg, "--collect.interval=1s", "--web.enable-lifecycle")
 	reloadOK := func(want float64) func() bool {
 		return testbin.MetricEquals(url+"/metrics", "clouddb_exporter_config_last_reload_successful", want)
 	}
 	testbin.WaitFor(t, 10*time.Second, "a successful initial load", reloadOK(1))
 
-	// A broken file is refused and the old configuration keeps running.
+	// A broken file is refused and the old configuration keeps running;
+	// the reason is logged, and not answered (it names files).
 	write("projects:\n  - id: [\n")
-	if code, body := testbin.Post(url+"/-/reload", ""); code != http.StatusBadRequest || !strings.Contains(body, "--config.file") {
-		t.Errorf("reload of a broken file: %d %q", code, body)
+	if code, body := testbin.Post(url+"/-/reload", ""); code != http.StatusBadRequest || !strings.Contains(body, "RELOAD_FAILED") || strings.Contains(body, dir) {
+		t.Errorf("reload of a broken file: %d %q, want 400 RELOAD_FAILED without the file's path", code, body)
 	}
+	testbin.WaitFor(t, 10*time.Second, "the reason in the log", func() bool {
+		return strings.Contains(p.Output(), "Configuration not applied")
+	})
 	testbin.WaitFor(t, 10*time.Second, "the failed reload to be reported", reloadOK(0))
 	testbin.WaitFor(t, 10*time.Second, "the old project to keep polling", testbin.MetricEquals(url+"/metrics",
 		"clouddb_exporter_collector_success", 1, "project_id", "demo-project", "collector", "services"))
@@ -309,10 +313,15 @@ func TestConfigReload(t *testing.T) {
 		"clouddb_exporter_collector_success", 0, "project_id", "other-project", "collector", "services"))
 
 	// Removing a project removes its series.
+	// At most one reload every 5 s over HTTP: retried until accepted.
 	write("projects:\n" + project("demo-project"))
-	if code, body := testbin.Post(url+"/-/reload", ""); code != http.StatusOK {
-		t.Fatalf("reload: %d %s", code, body)
-	}
+	testbin.WaitFor(t, 20*time.Second, "the reload to be accepted", func() bool {
+		code, body := testbin.Post(url+"/-/reload", "")
+		if code != http.StatusOK && code != http.StatusTooManyRequests {
+			t.Fatalf("reload: %d %s", code, body)
+		}
+		return code == http.StatusOK
+	})
 	if _, body := testbin.Get(url + "/metrics"); strings.Contains(body, `project_id="other-project"`) {
 		t.Error("series of a removed project remain")
 	}

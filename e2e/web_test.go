@@ -166,7 +166,7 @@ func TestDisableExporterMetrics(t *testing.T) {
 // credential files (e2e/rotation_test.go).
 func TestReloadWithoutConfigFile(t *testing.T) {
 	t.Parallel()
-	p, url := testbin.StartExporter(t, nil, "--simulate")
+	p, url := testbin.StartExporter(t, nil, "--simulate", "--web.enable-lifecycle")
 	if code, body := testbin.Post(url+"/-/reload", ""); code != http.StatusBadRequest || !strings.Contains(body, "Nothing to reload") {
 		t.Errorf("POST /-/reload: %d %q, want 400 Nothing to reload", code, body)
 	}

@@ -341,7 +341,7 @@ func TestFullValues(t *testing.T) {
 	}
 	a := args(c)
 	for _, want := range []string{
-		"--config.file=/etc/clouddb/config/config.yml", "--admin.listen-address=:9867", "--admin.token-file=/etc/clouddb/admin/token",
+		"--config.file=/etc/clouddb/config/config.yml", "--admin.listen-address=:9867", "--admin.token-file=/etc/clouddb/admin/token", "--admin.allow-insecure-listener",
 		"--admin.allow=resizeService", "--admin.allow=setHA", "--collect.interval=2m",
 	} {
 		if !slices.Contains(a, want) {

@@ -381,7 +381,7 @@ local util = import '../lib/util.libsonnet';
             cfg.configReloadFailedFor,
             'clouddb_exporter_config_last_reload_successful == 0',
             'The exporter refused its configuration file.',
-            "The last reload of --config.file on {{ $labels.instance }} failed; the previous configuration is still running. The reason is in the exporter's log and in the answer of POST /-/reload.",
+            "The last reload of --config.file on {{ $labels.instance }} failed; the previous configuration is still running. The reason is in the exporter's log.",
             dashboard('exporter-health.json', []),
           ),
         ],

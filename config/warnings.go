@@ -1,0 +1,61 @@
+package config
+
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+
+	"github.com/clouddb/clouddb_exporter/internal/flagval"
+)
+
+// Warnings reports settings that work but expose the credentials: an
+// http:// API URL to a host that is not loopback, a certificate that is
+// not verified, key files other users can read. It resolves the projects
+// as a start does (the configuration file's or the flags' one) and ignores
+// their errors, which resolving reports.
+func (f *Flags) Warnings(getenv func(string) string) []flagval.Warning {
+	if f.ConfigFile == "" {
+		p, _ := f.singleProject(getenv, discoveryPlaceholder)
+		return p.warnings(func(s string) string { return flagNames[s] })
+	}
+	api, collect := f.Defaults()
+	projects, _ := LoadFile(f.ConfigFile, api, collect, getenv)
+	var out []flagval.Warning
+	for i, p := range projects {
+		out = append(out, p.warnings(fileWhere(i))...)
+	}
+	return out
+}
+
+func (p Project) warnings(where func(setting string) string) []flagval.Warning {
+	var out []flagval.Warning
+	if u, err := url.Parse(p.API.URL); err == nil && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		out = append(out, flagval.Warning{Setting: where("url"), Reason: "the credentials cross the network in clear text to a host that is not loopback: use https"})
+	}
+	if p.API.HTTPClient.TLSConfig.InsecureSkipVerify {
+		out = append(out, flagval.Warning{Setting: where("insecure_skip_verify"), Reason: "the API's certificate is not verified: anyone on the path can read the credentials"})
+	}
+	files := p.Credentials.Files
+	for _, k := range []struct{ setting, path string }{
+		{"access_key_file", files.AccessKey}, {"secret_key_file", files.SecretKey}, {"api_key_file", files.APIKey},
+	} {
+		if w, ok := flagval.SecretFileWarning(where(k.setting), k.path); k.path != "" && ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// loopbackHost reports whether host names this machine only.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// fileWhere names a setting of the configuration file's project i.
+func fileWhere(i int) func(setting string) string {
+	return func(s string) string { return fmt.Sprintf("--config.file: projects[%d].%s", i, fileKeys[s]) }
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package flagval
+
+// exposedFile has no Unix permissions to read here.
+func exposedFile(string) string { return "" }

@@ -1,0 +1,15 @@
+//go:build unix
+
+package httplimit
+
+import "syscall"
+
+// openFilesLimit is the soft RLIMIT_NOFILE (which the Go runtime raises
+// to the hard limit at startup).
+func openFilesLimit() int {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil || l.Cur == 0 {
+		return fallbackOpenFilesLimit
+	}
+	return int(min(l.Cur, 1<<30)) // RLIM_INFINITY is all ones
+}
