@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -276,21 +277,19 @@ func TestDeploymentArgs(t *testing.T) {
 	runExporterReady(t, nil, simArgs(t, d, c)...)
 }
 
+// credentialsSecret is the Secret the manifests mount and the docs create
+// (kubectl create secret generic), with the keys of simCredentials.
+const credentialsSecret = "clouddb-exporter-credentials"
+
 // simArgs returns the args of a Deployment's (or StatefulSet's) container
-// with the Secret's keys as files at their mount path (moved to a temporary
-// directory) and --api.url pointing at a simulator of its project.
+// with the credentials Secret's documented keys as files at its mount path
+// (moved to a temporary directory) and --api.url pointing at a simulator of
+// its project.
 func simArgs(t *testing.T, d deployment, c container) []string {
 	t.Helper()
-	var secret struct {
-		Metadata   objectMeta        `yaml:"metadata"`
-		StringData map[string]string `yaml:"stringData"`
-	}
-	if err := yaml.Unmarshal(readFile(t, k8sDir+"/secret.yaml"), &secret); err != nil {
-		t.Fatal(err)
-	}
 	mountPath := ""
 	for _, v := range d.Spec.Template.Spec.Volumes {
-		if v.Secret != nil && v.Secret.SecretName == secret.Metadata.Name {
+		if v.Secret != nil && v.Secret.SecretName == credentialsSecret {
 			for _, m := range c.VolumeMounts {
 				if m.Name == v.Name {
 					mountPath = m.MountPath
@@ -299,7 +298,7 @@ func simArgs(t *testing.T, d deployment, c container) []string {
 		}
 	}
 	if mountPath == "" {
-		t.Fatalf("the Secret %s is not mounted", secret.Metadata.Name)
+		t.Fatalf("the Secret %s is not mounted", credentialsSecret)
 	}
 	creds := writeCredentials(t)
 	var args []string
@@ -307,8 +306,8 @@ func simArgs(t *testing.T, d deployment, c container) []string {
 		if _, v, ok := strings.Cut(a, "-file="); ok {
 			if !strings.HasPrefix(v, mountPath+"/") {
 				t.Errorf("%s: not a file of the mounted Secret", a)
-			} else if _, ok := secret.StringData[strings.TrimPrefix(v, mountPath+"/")]; !ok {
-				t.Errorf("%s: the Secret has no such key", a)
+			} else if _, ok := simCredentials[strings.TrimPrefix(v, mountPath+"/")]; !ok {
+				t.Errorf("%s: not a key of the documented Secret", a)
 			}
 			a = strings.Replace(a, mountPath, creds, 1)
 		}
@@ -347,6 +346,52 @@ func TestKustomization(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(testbin.RepoRoot(), k8sDir, r)); err != nil {
 			t.Errorf("kustomization.yaml lists %s, which does not exist", r)
 		}
+	}
+}
+
+// TestKubernetesBaseHoldsNoCredentials: `kubectl apply -k` must never
+// overwrite the credentials Secret created the recommended way (kubectl
+// create secret, a secret store), so the base neither applies a Secret nor
+// generates one from literals.
+func TestKubernetesBaseHoldsNoCredentials(t *testing.T) {
+	var k struct {
+		Resources       []string         `yaml:"resources"`
+		SecretGenerator []map[string]any `yaml:"secretGenerator"`
+	}
+	if err := yaml.Unmarshal(readFile(t, k8sDir+"/kustomization.yaml"), &k); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range k.SecretGenerator {
+		if g["literals"] != nil {
+			t.Errorf("kustomization.yaml generates a Secret from literals: %v", g["name"])
+		}
+	}
+	for _, r := range k.Resources {
+		dec := yaml.NewDecoder(bytes.NewReader(readFile(t, filepath.Join(k8sDir, r))))
+		for {
+			var obj struct {
+				Kind     string     `yaml:"kind"`
+				Metadata objectMeta `yaml:"metadata"`
+			}
+			if err := dec.Decode(&obj); err != nil {
+				break
+			}
+			if obj.Kind == "Secret" {
+				t.Errorf("%s applies the Secret %s: kubectl apply -k would overwrite the user's", r, obj.Metadata.Name)
+			}
+		}
+	}
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Log("kubectl not installed: the base is not built")
+		return
+	}
+	out, err := exec.Command(kubectl, "kustomize", filepath.Join(testbin.RepoRoot(), k8sDir)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl kustomize: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "\nkind: Secret\n") {
+		t.Error("kubectl kustomize deploy/kubernetes builds a Secret")
 	}
 }
 

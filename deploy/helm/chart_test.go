@@ -197,14 +197,16 @@ func TestChartVersionIsTheExporters(t *testing.T) {
 	}
 }
 
-// TestDefaultValues renders the chart as `helm install` with no values
-// does: discovery mode (every project the credentials can access), the
-// credentials from the Secret named by credentials.existingSecret, as the
-// plain manifests expect it. Then single-project mode with another Secret.
+// TestDefaultValues renders the chart as `helm install` with the one
+// required value, api.url, does: discovery mode (every project the
+// credentials can access), the credentials from the Secret named by
+// credentials.existingSecret, as the plain manifests expect it, without the
+// optional API key. Then single-project mode with another Secret.
 func TestDefaultValues(t *testing.T) {
-	objs, err := render(t, "")
+	const apiURL = "api: {url: https://api.example.net/v1}\n"
+	objs, err := render(t, apiURL)
 	if err != nil {
-		t.Fatalf("rendering with no values: %v", err)
+		t.Fatalf("rendering with only api.url: %v", err)
 	}
 	if got, want := kinds(objs), []string{"Deployment/demo-clouddb-exporter", "Service/demo-clouddb-exporter", "ServiceAccount/demo-clouddb-exporter"}; !slices.Equal(got, want) {
 		t.Errorf("objects %v, want %v (no Secret: it is the user's)", got, want)
@@ -212,16 +214,16 @@ func TestDefaultValues(t *testing.T) {
 	a := args(container(t, objs))
 	for _, want := range []string{
 		"--api.url=https://api.example.net/v1", "--api.access-key-file=/etc/clouddb/credentials/access_key",
-		"--api.secret-key-file=/etc/clouddb/credentials/secret_key", "--api.key-file=/etc/clouddb/credentials/api_key",
+		"--api.secret-key-file=/etc/clouddb/credentials/secret_key",
 	} {
 		if !slices.Contains(a, want) {
 			t.Errorf("default args %v lack %s", a, want)
 		}
 	}
 	if slices.ContainsFunc(a, func(s string) bool {
-		return strings.HasPrefix(s, "--api.project-id") || strings.HasPrefix(s, "--config.file")
+		return strings.HasPrefix(s, "--api.project-id") || strings.HasPrefix(s, "--config.file") || strings.HasPrefix(s, "--api.key-file")
 	}) {
-		t.Errorf("default args %v: want discovery mode (no project id, no config file)", a)
+		t.Errorf("default args %v: want discovery mode (no project id, no config file), no API key file", a)
 	}
 	pod := get(objs["Deployment/demo-clouddb-exporter"], "spec", "template", "spec")
 	if s := get(pod, "volumes", 0, "secret"); get(s, "secretName") != "clouddb-exporter-credentials" || get(s, "optional") != nil {
@@ -234,7 +236,7 @@ func TestDefaultValues(t *testing.T) {
 		t.Errorf("rendering with half a key pair: %v, want the error asking for the secret key", err)
 	}
 	// Keys in the values: the chart's own Secret, whatever existingSecret says.
-	objs = mustRender(t, "credentials: {accessKey: AK, secretKey: SK}")
+	objs = mustRender(t, apiURL+"credentials: {accessKey: AK, secretKey: SK}")
 	if s := get(objs["Deployment/demo-clouddb-exporter"], "spec", "template", "spec", "volumes", 0, "secret", "secretName"); s != "demo-clouddb-exporter-credentials" || objs["Secret/demo-clouddb-exporter-credentials"] == nil {
 		t.Errorf("credentials volume from %v, want the chart's Secret", s)
 	}
@@ -248,7 +250,7 @@ func TestDefaultValues(t *testing.T) {
 		t.Errorf("credentials volume with a config file %v, want optional", s)
 	}
 
-	objs = mustRender(t, "api: {projectId: p1}\ncredentials: {existingSecret: my-creds}")
+	objs = mustRender(t, "api: {projectId: p1, url: https://api.example.net/v1}\ncredentials: {existingSecret: my-creds}")
 	want := []string{"Deployment/demo-clouddb-exporter", "Service/demo-clouddb-exporter", "ServiceAccount/demo-clouddb-exporter"}
 	if got := kinds(objs); !slices.Equal(got, want) {
 		t.Errorf("objects %v, want %v (everything optional off by default)", got, want)
@@ -431,7 +433,7 @@ func TestFullValues(t *testing.T) {
 }
 
 func TestAdminNeedsToken(t *testing.T) {
-	_, err := render(t, "api: {projectId: p1}\ncredentials: {existingSecret: c}\nadmin: {enabled: true}")
+	_, err := render(t, "api: {projectId: p1, url: https://api.example.net/v1}\ncredentials: {existingSecret: c}\nadmin: {enabled: true}")
 	if err == nil || !strings.Contains(err.Error(), "admin.tokenSecret.name") {
 		t.Errorf("admin without a token: %v, want an error naming admin.tokenSecret.name", err)
 	}
@@ -457,7 +459,7 @@ func TestConsistentWithKubernetesManifests(t *testing.T) {
 			url = v
 		}
 	}
-	objs := mustRender(t, "api: {projectId: "+projectID+", url: "+url+"}\ncredentials: {existingSecret: clouddb-exporter-credentials}")
+	objs := mustRender(t, "api: {projectId: "+projectID+", url: "+url+"}\ncredentials: {existingSecret: clouddb-exporter-credentials, existingSecretHasApiKey: true}")
 	got := container(t, objs)
 	gotArgs := args(got)
 	slices.Sort(gotArgs)
@@ -538,7 +540,7 @@ func equalJSON(a, b any) bool {
 // finish and audit the admin writes in flight on SIGTERM; without it, the
 // Kubernetes default stands.
 func TestAdminGracePeriod(t *testing.T) {
-	base := "api: {projectId: p1}\ncredentials: {existingSecret: c}\n"
+	base := "api: {projectId: p1, url: https://api.example.net/v1}\ncredentials: {existingSecret: c}\n"
 	off := mustRender(t, base)
 	if got := get(off["Deployment/demo-clouddb-exporter"], "spec", "template", "spec", "terminationGracePeriodSeconds"); got != nil {
 		t.Errorf("admin off: terminationGracePeriodSeconds %v, want the default (unset)", got)

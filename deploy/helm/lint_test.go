@@ -19,7 +19,7 @@ func TestHelmLint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, values := range map[string]string{"no values": "", "minimal values": minimalValues, "full values": fullValues} {
+	for name, values := range map[string]string{"no values": "", "minimal values": minimalValues, "full values": fullValues, "web and rule values": webAndRuleValues} {
 		for _, kube := range []*chartutil.KubeVersion{nil, minKube} {
 			l := lint.AllWithKubeVersion(chartDir, readValues(t, values), namespace, kube)
 			for _, m := range l.Messages {
@@ -32,6 +32,20 @@ func TestHelmLint(t *testing.T) {
 		}
 	}
 }
+
+// webAndRuleValues set the web config, probe, monitor endpoint and rule
+// values.
+const webAndRuleValues = minimalValues + `logFormat: logfmt
+webConfig: {existingSecret: clouddb-web, tls: true}
+livenessProbe: {tcpSocket: {port: http-metrics}}
+extraEnvFrom: [{secretRef: {name: proxy-env}}]
+serviceMonitor: {enabled: true, path: /metrics, tlsConfig: {serverName: clouddb}}
+prometheusRule:
+  enabled: true
+  grafanaUrl: https://grafana.example.org
+  disabled: {CloudDBServiceStorageGrowingFast: true}
+  additionalRules: [{alert: CloudDBMine, expr: vector(1), for: 5m}]
+`
 
 // TestHelmLintFindsErrors: the linter run as above reports the chart's
 // errors, here values the schema refuses.

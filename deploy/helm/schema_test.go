@@ -13,7 +13,7 @@ const schemaError = "values don't meet the specifications of the schema(s)"
 
 // minimalValues are the fewest values the chart renders with: a project and
 // credentials.
-const minimalValues = "api: {projectId: p1}\ncredentials: {existingSecret: c}\n"
+const minimalValues = "api: {projectId: p1, url: https://api.example.net/v1}\ncredentials: {existingSecret: c}\n"
 
 // TestSchemaRefusesBadValues: values.schema.json refuses a misspelt key, a
 // wrong type and a value the chart does not accept before anything
@@ -86,7 +86,7 @@ func TestSchemaAcceptsOpenValues(t *testing.T) {
 		"nodeSelector: {kubernetes.io/os: linux}\ntolerations: [{key: dedicated, operator: Equal, value: monitoring, effect: NoSchedule}]",
 		"affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}]}}}",
 		"podAnnotations: {prometheus.io/scrape: 'false'}\npodLabels: {team: sre}\nservice: {annotations: {a: b}, labels: {c: d}, type: LoadBalancer, port: 80}",
-		"extraVolumes: [{name: ca, configMap: {name: ca}}]\nextraVolumeMounts: [{name: ca, mountPath: /etc/clouddb/ca}]\nextraArgs: [--collect.interval=2m, --log.level=debug]",
+		"extraVolumes: [{name: ca, configMap: {name: ca}}]\nextraVolumeMounts: [{name: ca, mountPath: /etc/clouddb/ca}]\nextraArgs: [--collect.interval=2m, --collect.concurrency=4]\nlogLevel: debug\nlogFormat: logfmt",
 		"env: [{name: GOMEMLIMIT, valueFrom: {resourceFieldRef: {resource: limits.memory}}}]\nimagePullSecrets: [{name: regcred}]",
 		"image: {registry: '', digest: 'sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', pullPolicy: Always}",
 		"serviceMonitor: {enabled: true, namespace: prom, interval: 1m30s, scrapeTimeout: '', relabelings: [{action: labeldrop, regex: pod}]}",

@@ -11,7 +11,7 @@ import (
 // each taking its shard from its ordinal, governed by the headless metrics
 // Service, with the Deployment's container otherwise.
 func TestSharding(t *testing.T) {
-	base := "api: {projectId: p1}\ncredentials: {existingSecret: c}\n"
+	base := "api: {projectId: p1, url: https://api.example.net/v1}\ncredentials: {existingSecret: c}\n"
 	plain := mustRender(t, base)
 	objs := mustRender(t, base+"sharding: {enabled: true, totalShards: 4}")
 	if _, ok := objs["Deployment/demo-clouddb-exporter"]; ok {

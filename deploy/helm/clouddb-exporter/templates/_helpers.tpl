@@ -69,3 +69,50 @@ app.kubernetes.io/part-of: clouddb-exporter
 {{- define "clouddb-exporter.namespace" -}}
 {{- default .root.Release.Namespace .namespace }}
 {{- end }}
+
+{{/*
+A probe from the values; HTTPS when the web config turns TLS on. Helm
+merges a probe of the values over the default one: another handler replaces
+the default httpGet (Kubernetes takes one handler per probe).
+*/}}
+{{- define "clouddb-exporter.probe" -}}
+{{- $probe := deepCopy .probe }}
+{{- if or $probe.tcpSocket $probe.exec $probe.grpc }}
+{{- $_ := unset $probe "httpGet" }}
+{{- end }}
+{{- if and .tls $probe.httpGet (not $probe.httpGet.scheme) }}
+{{- $_ := set $probe.httpGet "scheme" "HTTPS" }}
+{{- end }}
+{{- toYaml $probe }}
+{{- end }}
+
+{{/*
+The scrape endpoint settings shared by the ServiceMonitor and the PodMonitor
+(.m: the monitor's values, .root: the chart's).
+*/}}
+{{- define "clouddb-exporter.monitorEndpoint" -}}
+interval: {{ .m.interval }}
+scrapeTimeout: {{ .m.scrapeTimeout }}
+{{- with .m.scheme | default (ternary "https" "" .root.Values.webConfig.tls) }}
+scheme: {{ . }}
+{{- end }}
+{{- with .m.path }}
+path: {{ . }}
+{{- end }}
+{{- with .m.tlsConfig }}
+tlsConfig:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .m.basicAuth }}
+basicAuth:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .m.relabelings }}
+relabelings:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .m.metricRelabelings }}
+metricRelabelings:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
