@@ -88,19 +88,16 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 		}
 	}
 	req := &request{ep: ep, ids: v}
-	query := r.URL.Query()
-	for name, values := range query {
-		known := name == queryDryRun || name == queryConfirm && ep.guarded
-		switch {
-		case !known:
-			// A misspelt dry_run must not run the operation for real.
-			return nil, invalidf("%s: unknown query parameter", truncateForMessage(name))
-		case len(values) != 1:
-			return nil, invalidf("%s: given more than once", name)
-		}
+	known := []string{queryDryRun}
+	if ep.guarded {
+		known = append(known, queryConfirm)
 	}
-	if values, ok := query[queryDryRun]; ok {
-		switch values[0] {
+	query, err := parseQuery(r.URL.RawQuery, known...)
+	if err != nil {
+		return nil, err
+	}
+	if value, ok := query[queryDryRun]; ok {
+		switch value {
 		case "true", "1":
 			req.dryRun = true
 			recordOf(r.Context()).DryRun = true
@@ -109,15 +106,15 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 			return nil, invalidf("dry_run: must be true, 1, false or 0")
 		}
 	}
-	if values, ok := query[queryConfirm]; ok {
+	if value, ok := query[queryConfirm]; ok {
 		id := v[idService]
 		if ep.op == apiclient.OpDeleteReplicaSet {
 			id = v[idReplicaSet]
 		}
-		if values[0] != id {
+		if value != id {
 			return nil, invalidf("confirm: must be the id of the resource to %s", guardedVerb[ep.op])
 		}
-		req.confirm = values[0]
+		req.confirm = value
 	}
 	keys := r.Header.Values(idempotencyHeader)
 	switch {
