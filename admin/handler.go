@@ -70,7 +70,7 @@ func (s *Server) write(ep *endpoint) http.HandlerFunc {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 		defer cancel()
-		if ep.guarded && req.confirm == "" {
+		if req.confirm == "" && ep.guards(req.body) {
 			if err := s.guard(ctx, req); err != nil {
 				s.fail(w, r, err)
 				return
@@ -89,7 +89,7 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 	}
 	req := &request{ep: ep, ids: v}
 	known := []string{queryDryRun}
-	if ep.guarded {
+	if ep.guard != nil {
 		known = append(known, queryConfirm)
 	}
 	query, err := parseQuery(r.URL.RawQuery, known...)
@@ -107,12 +107,9 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 		}
 	}
 	if value, ok := query[queryConfirm]; ok {
-		id := v[idService]
-		if ep.op == apiclient.OpDeleteReplicaSet {
-			id = v[idReplicaSet]
-		}
+		what, id := ep.guardedResource(v)
 		if value != id {
-			return nil, invalidf("confirm: must be the id of the resource to %s", guardedVerb[ep.op])
+			return nil, invalidf("confirm: must be the id of the %s in the path", what)
 		}
 		req.confirm = value
 	}
@@ -154,11 +151,12 @@ func (s *Server) dryRun(w http.ResponseWriter, req *request) {
 		"path":      req.ep.upstreamPath(req.ids),
 		"body":      redactBody(req.body),
 	}
-	if req.ep.guarded {
+	if req.ep.guards(req.body) {
+		what, _ := req.ep.guardedResource(req.ids)
 		if req.confirm != "" {
-			out["confirmation"] = "given: the " + guardedVerb[req.ep.op] + " would run whatever the environment"
+			out["confirmation"] = "given: the request would run whatever the " + what + "'s environment"
 		} else {
-			out["confirmation"] = "checked at execution time: if the resource's environment is not DEV, the " + guardedVerb[req.ep.op] + " needs ?confirm=<its id>"
+			out["confirmation"] = "checked at execution time: if the " + what + "'s environment is not DEV, to " + req.ep.guard.verb + " the request needs ?confirm=<its id>"
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -183,42 +181,15 @@ func redactBody(body any) any {
 	return m
 }
 
-// guardedVerb names what each guarded operation does, for its messages.
-var guardedVerb = map[string]string{
-	apiclient.OpDeleteService: "delete", apiclient.OpDeleteReplicaSet: "delete",
-	apiclient.OpStopService: "stop", apiclient.OpRenameService: "rename",
-}
-
-// guard refuses to delete (or stop, or rename) a service or replica set whose environment is
-// not known to be DEV without ?confirm=<id>: the API has no delete
-// protection for PROD. The environment is read fresh, not from a snapshot.
+// guard refuses a guarded request (a delete, a stop, a rename, a switch to
+// DEV) to a service or replica set whose environment is not known to be
+// DEV: the API has no delete protection for PROD. The environment is read
+// fresh, not from a snapshot.
 func (s *Server) guard(ctx context.Context, req *request) error {
-	c := req.project.Client
-	var env, what, id string
-	switch req.ep.op {
-	case apiclient.OpDeleteService, apiclient.OpStopService, apiclient.OpRenameService:
-		what, id = "service", req.ids[idService]
-		svc, err := c.GetService(ctx, id)
-		if err != nil {
-			return readError(err)
-		}
-		env = svc.Environment()
-	case apiclient.OpDeleteReplicaSet:
-		what, id = "replica set", req.ids[idReplicaSet]
-		list, err := c.ListReplicaSets(ctx, req.ids[idService])
-		if err != nil {
-			return readError(err)
-		}
-		found := false
-		for _, rs := range list {
-			if rs.ID == id {
-				env, found = rs.Environment(), true
-				break
-			}
-		}
-		if !found {
-			return &apiError{status: http.StatusNotFound, code: codeNotFound, message: "the replica set does not exist"}
-		}
+	what, id := req.ep.guardedResource(req.ids)
+	env, err := environmentOf(ctx, req.project.Client, req.ids[idService], what, id)
+	if err != nil {
+		return err
 	}
 	if env == apiclient.EnvironmentDev {
 		return nil
@@ -228,7 +199,29 @@ func (s *Server) guard(ctx context.Context, req *request) error {
 		shown = "unknown"
 	}
 	return &apiError{status: http.StatusPreconditionRequired, code: codeConfirmationRequired,
-		message: "the " + what + "'s environment is " + shown + ": to " + guardedVerb[req.ep.op] + " it, repeat the request with ?confirm=" + id}
+		message: "the " + what + "'s environment is " + shown + ": to " + req.ep.guard.verb + ", repeat the request with ?confirm=" + id}
+}
+
+// environmentOf reads the environment of a service, or of one of its
+// replica sets.
+func environmentOf(ctx context.Context, c *apiclient.Client, serviceID, what, id string) (string, error) {
+	if what == "service" {
+		svc, err := c.GetService(ctx, serviceID)
+		if err != nil {
+			return "", readError(err)
+		}
+		return svc.Environment(), nil
+	}
+	list, err := c.ListReplicaSets(ctx, serviceID)
+	if err != nil {
+		return "", readError(err)
+	}
+	for _, rs := range list {
+		if rs.ID == id {
+			return rs.Environment(), nil
+		}
+	}
+	return "", &apiError{status: http.StatusNotFound, code: codeNotFound, message: "the replica set does not exist"}
 }
 
 // fingerprint identifies a request for the idempotency store: its
