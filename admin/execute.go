@@ -86,6 +86,10 @@ func (x *execution) audit() (ok bool) {
 		ServiceID: x.req.ids[idService], ReplicaSetID: x.req.ids[idReplicaSet], VPCID: x.req.ids[idVPC], PeeringID: x.req.ids[idPeering],
 		State: statePending, RequestedAt: x.rec.Time,
 	}
+	if x.req.ep.api.Async {
+		rec := *x.rec
+		x.op.audit = &rec
+	}
 	if err := x.s.audit.write(eventAccepted, x.rec); err != nil && !x.s.opts.AuditFailOpen {
 		if x.keyed {
 			x.s.idem.abort(x.key)

@@ -64,6 +64,7 @@ func (s *Server) write(ep *endpoint) http.HandlerFunc {
 		}
 		req.project = p
 		rec.DryRun = req.dryRun
+		rec.Params = redactBody(req.body)
 		if req.dryRun {
 			s.dryRun(w, req)
 			return
@@ -112,6 +113,7 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 			return nil, invalidf("confirm: must be the id of the %s in the path", what)
 		}
 		req.confirm = value
+		recordOf(r.Context()).Confirmed = true
 	}
 	keys := r.Header.Values(idempotencyHeader)
 	switch {
@@ -162,8 +164,9 @@ func (s *Server) dryRun(w http.ResponseWriter, req *request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// redactBody is the upstream body as JSON, the password replaced.
-func redactBody(body any) any {
+// redactBody is the upstream body as JSON, every secret (a field named
+// like a password, secret or token) replaced.
+func redactBody(body any) map[string]any {
 	if body == nil {
 		return nil
 	}
@@ -171,12 +174,16 @@ func redactBody(body any) any {
 	if err != nil {
 		return nil
 	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
+	// Numbers stay as written: a float64 would round a large count.
+	v, _ := decodeAnswer(raw)
+	m, ok := v.(map[string]any)
+	if !ok {
 		return nil
 	}
-	if _, ok := m["password"]; ok {
-		m["password"] = redactedValue
+	for k := range m {
+		if name := strings.ToLower(k); strings.Contains(name, "password") || strings.Contains(name, "secret") || strings.Contains(name, "token") {
+			m[k] = redactedValue
+		}
 	}
 	return m
 }

@@ -272,6 +272,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Time:       start.UTC(),
 		RequestID:  newID(),
 		RemoteAddr: r.RemoteAddr,
+		UserAgent:  r.UserAgent(),
 		Method:     r.Method,
 		Operation:  opUnknown,
 	}
