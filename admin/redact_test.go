@@ -38,7 +38,7 @@ func TestSuccessAnswersRedacted(t *testing.T) {
 		auth, _ := json.Marshal(r.Header.Get("Authorization"))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)
-		fmt.Fprintf(w, `{"service_id":"svc-echo","project_id":%q,"name":"echo","status":"QUEUED","initial_password":"pw-0123456789",`+
+		_, _ = fmt.Fprintf(w, `{"service_id":"svc-echo","project_id":%q,"name":"echo","status":"QUEUED","initial_password":"pw-0123456789",`+
 			`"debug":{"authorization":%s,"access_key":%q,"secret_key":%q,"escaped":"%s","pair":%q}}`,
 			testProject, auth, access, secret, escaped, access+":"+secret)
 	}))
@@ -97,7 +97,7 @@ func TestSuccessAnswersRedacted(t *testing.T) {
 }
 
 func basicAuth(user, password string) string {
-	r, _ := http.NewRequest("GET", "/", nil)
+	r, _ := http.NewRequest(http.MethodGet, "/", nil)
 	r.SetBasicAuth(user, password)
 	return r.Header.Get("Authorization")
 }
