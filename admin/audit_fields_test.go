@@ -48,7 +48,9 @@ func TestAuditRecordParameters(t *testing.T) {
 		}
 	}
 	pw := one(apiclient.OpUpdatePassword + "/" + eventOutcome)
-	if pw["params"].(map[string]any)["password"] != redactedValue || len(pw["user_agent"].(string)) > maxAuditField {
+	params, _ := pw["params"].(map[string]any)
+	ua, _ := pw["user_agent"].(string)
+	if params["password"] != redactedValue || ua == "" || len(ua) > maxAuditField {
 		t.Errorf("updatePassword record: %v", pw)
 	}
 	del := one(apiclient.OpDeleteService + "/" + eventAccepted)
@@ -56,7 +58,7 @@ func TestAuditRecordParameters(t *testing.T) {
 		t.Errorf("confirmed delete record: %v", del)
 	}
 	ha := one(apiclient.OpSetHA + "/" + eventOutcome)
-	if ha["dry_run"] != true || ha["params"].(map[string]any)["replica_count"] != float64(2) {
+	if params, _ := ha["params"].(map[string]any); ha["dry_run"] != true || params["replica_count"] != float64(2) {
 		t.Errorf("dry-run setHA record: %v", ha)
 	}
 	// The resize is tracked until READY, the delete until gone.
