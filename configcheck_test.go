@@ -80,3 +80,25 @@ func TestConfigCheckCarelessSettings(t *testing.T) {
 		}
 	}
 }
+
+// --config.check refuses an --api.url that the start refuses: one with a
+// query (which may hold a token) or a fragment, in single-project mode and
+// in discovery mode alike.
+func TestConfigCheckRefusesWhatTheStartRefuses(t *testing.T) {
+	env := func(name string) string {
+		return map[string]string{"CLOUDDB_ACCESS_KEY": "ak", "CLOUDDB_SECRET_KEY": "sk"}[name]
+	}
+	for _, args := range [][]string{
+		{"--api.url=http://127.0.0.1:1/v1?token=x", "--api.project-id=p"},
+		{"--api.url=http://127.0.0.1:1/v1?", "--api.project-id=p"},
+		{"--api.url=http://127.0.0.1:1/v1#frag", "--api.project-id=p"},
+		{"--api.url=http://127.0.0.1:1/v1?token=x"},
+	} {
+		if code := run(append([]string{"--config.check", "--log.level=error"}, args...), env); code != 2 {
+			t.Errorf("--config.check %v exited %d, want 2", args, code)
+		}
+	}
+	if code := run([]string{"--config.check", "--log.level=error", "--api.url=http://127.0.0.1:1/v1", "--api.project-id=p"}, env); code != 0 {
+		t.Errorf("--config.check with a valid --api.url exited %d, want 0", code)
+	}
+}

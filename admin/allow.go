@@ -22,19 +22,21 @@ func writeOperations(catalog []apiclient.Operation) []string {
 	return ops
 }
 
-// destructive operations are refused unless --admin.allow names them: they
-// lose data or lock people out.
-var destructive = []string{
+// notByDefault operations are refused unless --admin.allow names them: the
+// deletes and updatePassword lose data or lock people out, and forkService
+// answers with the copy's password, so that any caller could read any
+// database.
+var notByDefault = []string{
 	apiclient.OpDeleteService, apiclient.OpDeleteReplicaSet, apiclient.OpDeleteVPC,
-	apiclient.OpDeletePeering, apiclient.OpUpdatePassword,
+	apiclient.OpDeletePeering, apiclient.OpUpdatePassword, apiclient.OpForkService,
 }
 
 // DefaultAllow is the allow list when none is given: every write operation
-// except the deletes and updatePassword.
+// except the deletes, updatePassword and forkService.
 func DefaultAllow() []string { return defaultAllow(apiclient.Catalog()) }
 
 func defaultAllow(catalog []apiclient.Operation) []string {
-	return slices.DeleteFunc(writeOperations(catalog), func(op string) bool { return slices.Contains(destructive, op) })
+	return slices.DeleteFunc(writeOperations(catalog), func(op string) bool { return slices.Contains(notByDefault, op) })
 }
 
 // CheckAllow checks an allow list: every name must be a write operation.

@@ -16,10 +16,12 @@ import (
 // "accepted" just before the upstream call (so that a crash, a kill or a
 // full disk afterwards still leaves a trace of a write that may have
 // happened) and "outcome" once it is answered; every other request has
-// its "outcome" only.
+// its "outcome" only. A tracked asynchronous operation has a third,
+// "settled", with its final state.
 const (
 	eventAccepted = "accepted"
 	eventOutcome  = "outcome"
+	eventSettled  = "settled"
 )
 
 // maxAuditField caps every text field of an audit record, in bytes: they
@@ -28,13 +30,17 @@ const (
 const maxAuditField = 128
 
 // auditRecord is what the audit log keeps of one request, whatever its
-// outcome. It never holds a body, a header or a password: only ids.
+// outcome, as the Kubernetes API server's audit Request level does: who,
+// from where, what and with which parameters. It never holds a password or
+// any other secret (params are the validated body with secrets redacted),
+// nor a header other than the User-Agent.
 type auditRecord struct {
 	Time         time.Time `json:"time"`
 	Event        string    `json:"event"`
 	RequestID    string    `json:"request_id"`
 	Caller       string    `json:"caller"`
 	RemoteAddr   string    `json:"remote_addr"`
+	UserAgent    string    `json:"user_agent,omitempty"`
 	Method       string    `json:"method"`
 	Operation    string    `json:"operation"`
 	ProjectID    string    `json:"project_id,omitempty"`
@@ -42,21 +48,54 @@ type auditRecord struct {
 	ReplicaSetID string    `json:"replica_set_id,omitempty"`
 	VPCID        string    `json:"vpc_id,omitempty"`
 	PeeringID    string    `json:"peering_id,omitempty"`
-	DryRun       bool      `json:"dry_run"`
-	Replayed     bool      `json:"idempotent_replayed,omitempty"`
-	Status       int       `json:"status,omitempty"`
-	Duration     float64   `json:"duration_seconds"`
-	ErrorCode    string    `json:"error_code,omitempty"`
+	// Params is the request's validated body, secrets redacted.
+	Params map[string]any `json:"params,omitempty"`
+	DryRun bool           `json:"dry_run"`
+	// Confirmed is set when the request gave ?confirm=<id>.
+	Confirmed bool    `json:"confirmed,omitempty"`
+	Replayed  bool    `json:"idempotent_replayed,omitempty"`
+	Status    int     `json:"status,omitempty"`
+	Duration  float64 `json:"duration_seconds"`
+	ErrorCode string  `json:"error_code,omitempty"`
+	// State and LastStatus are a settled operation's final state and the
+	// resource's status when last observed.
+	State      string `json:"state,omitempty"`
+	LastStatus string `json:"last_status,omitempty"`
 }
 
 // capped returns a copy of the record with every text field cut to
 // maxAuditField bytes (at a character boundary, marked with "...").
 func (a auditRecord) capped() auditRecord {
-	for _, f := range []*string{&a.Caller, &a.RemoteAddr, &a.Method, &a.Operation, &a.ProjectID, &a.ServiceID,
-		&a.ReplicaSetID, &a.VPCID, &a.PeeringID, &a.ErrorCode} {
+	for _, f := range []*string{&a.Caller, &a.RemoteAddr, &a.UserAgent, &a.Method, &a.Operation, &a.ProjectID, &a.ServiceID,
+		&a.ReplicaSetID, &a.VPCID, &a.PeeringID, &a.ErrorCode, &a.State, &a.LastStatus} {
 		*f = capField(*f)
 	}
+	if a.Params != nil {
+		a.Params = capValue(a.Params).(map[string]any)
+	}
 	return a
+}
+
+// capValue returns a copy of a decoded JSON value with every string cut
+// as capField cuts a field.
+func capValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return capField(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = capValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[capField(k)] = capValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 func capField(s string) string {
@@ -123,7 +162,9 @@ func (a *auditor) write(event string, rec *auditRecord) error {
 		"method", r.Method, "operation", r.Operation, "project_id", r.ProjectID,
 		"service_id", r.ServiceID, "replica_set_id", r.ReplicaSetID, "vpc_id", r.VPCID,
 		"peering_id", r.PeeringID, "dry_run", r.DryRun, "idempotent_replayed", r.Replayed,
-		"status", r.Status, "duration_seconds", r.Duration, "error_code", r.ErrorCode)
+		"status", r.Status, "duration_seconds", r.Duration, "error_code", r.ErrorCode,
+		"user_agent", r.UserAgent, "params", r.Params, "confirmed", r.Confirmed,
+		"state", r.State, "last_status", r.LastStatus)
 	if a.w == nil {
 		return nil
 	}

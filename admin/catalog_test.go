@@ -51,7 +51,7 @@ func TestCatalogDerivesRoutesAndAllow(t *testing.T) {
 		t.Errorf("WriteOperations() = %v", WriteOperations())
 	}
 	for _, op := range DefaultAllow() {
-		if slices.Contains(destructive, op) || !slices.Contains(WriteOperations(), op) {
+		if slices.Contains(notByDefault, op) || !slices.Contains(WriteOperations(), op) {
 			t.Errorf("DefaultAllow() has %s", op)
 		}
 	}

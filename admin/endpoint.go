@@ -41,8 +41,8 @@ type endpoint struct {
 	ids []string
 	// idempotent operations accept an Idempotency-Key.
 	idempotent bool
-	// guarded deletes need ?confirm=<id> when the resource is PROD.
-	guarded bool
+	// guard, when set, is the PROD confirmation the operation needs.
+	guard *prodGuard
 	// decode validates the body and returns the typed upstream body, nil
 	// for operations that take none.
 	decode func(raw []byte) (any, error)
@@ -52,6 +52,44 @@ type endpoint struct {
 	// target tells which resource to refresh and, for asynchronous
 	// operations, how it settles.
 	target func(ids ids, result any) target
+}
+
+// prodGuard is the confirmation an operation that loses data or breaks a
+// PROD resource needs: ?confirm=<the resource's id>, unless the resource's
+// environment, read fresh just before the write, is DEV.
+type prodGuard struct {
+	// verb says what the operation does to the resource, for messages:
+	// "delete it".
+	verb string
+	// applies tells whether a request's decoded body calls for the
+	// confirmation; nil means every request does.
+	applies func(body any) bool
+}
+
+// guardAlways guards every request of an operation.
+func guardAlways(verb string) *prodGuard { return &prodGuard{verb: verb} }
+
+// guards reports whether the endpoint's guard applies to a request with
+// this decoded body.
+func (e *endpoint) guards(body any) bool {
+	return e.guard != nil && (e.guard.applies == nil || e.guard.applies(body))
+}
+
+// guardToDev guards a switch to DEV: the delete's guard would otherwise be
+// bypassed by switching a PROD resource to DEV first. DEV to DEV passes
+// the guard on its fresh read; a switch to PROD needs nothing.
+var guardToDev = &prodGuard{verb: "switch it to " + apiclient.EnvironmentDev, applies: func(body any) bool {
+	req, ok := body.(apiclient.SetEnvironmentRequest)
+	return ok && req.Environment == apiclient.EnvironmentDev
+}}
+
+// guardedResource returns what the guard reads and the id ?confirm= must
+// name: the replica set in the path, else the service.
+func (e *endpoint) guardedResource(v ids) (what, id string) {
+	if slices.Contains(e.ids, idReplicaSet) {
+		return "replica set", v[idReplicaSet]
+	}
+	return "service", v[idService]
 }
 
 // pattern is the ServeMux pattern of the endpoint.

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -85,6 +86,10 @@ func (x *execution) audit() (ok bool) {
 		ServiceID: x.req.ids[idService], ReplicaSetID: x.req.ids[idReplicaSet], VPCID: x.req.ids[idVPC], PeeringID: x.req.ids[idPeering],
 		State: statePending, RequestedAt: x.rec.Time,
 	}
+	if x.req.ep.api.Async {
+		rec := *x.rec
+		x.op.audit = &rec
+	}
 	if err := x.s.audit.write(eventAccepted, x.rec); err != nil && !x.s.opts.AuditFailOpen {
 		if x.keyed {
 			x.s.idem.abort(x.key)
@@ -143,6 +148,7 @@ func (x *execution) accepted(result any, now time.Time) target {
 func (x *execution) relay(result any, answer []byte) {
 	status := x.req.ep.api.Success
 	body, header := relayBody(result, answer)
+	body = redactAnswer(x.req.project.Client.Redactor(), body)
 	if x.req.ep.api.Async {
 		header.Set("Location", apiPrefix+"/operations/"+x.op.ID)
 	}
@@ -191,4 +197,74 @@ func (x *execution) follow(t target, now time.Time) {
 	}
 	s.settle(op, stateSucceeded, now)
 	s.background.Go(func() { s.refreshOnce(op, p, t) })
+}
+
+// redactAnswer removes the project's credentials from a success answer
+// before it is relayed or kept for a replay: an API or a debugging proxy
+// that echoes the request's Authorization header or the keys would
+// otherwise hand them to every admin caller, for 24h through the
+// idempotency store. The answer stays as received unless it holds a
+// credential. JSON can hide one behind \u escapes, which a text search
+// misses: then, or if the text replacement broke the JSON, the answer is
+// re-encoded from its decoded form with every string redacted.
+func redactAnswer(red *apiclient.Redactor, body []byte) []byte {
+	if len(body) == 0 {
+		return body
+	}
+	out := []byte(red.Redact(string(body)))
+	if v, ok := decodeAnswer(out); ok {
+		if _, changed := redactStrings(red, v); !changed {
+			return out
+		}
+	}
+	v, ok := decodeAnswer(body)
+	if !ok {
+		return nil
+	}
+	v, _ = redactStrings(red, v)
+	b, err := marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// decodeAnswer decodes a JSON answer keeping numbers as they are written.
+func decodeAnswer(b []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// redactStrings redacts every string of a decoded JSON value, object keys
+// included, and reports whether one changed.
+func redactStrings(red *apiclient.Redactor, v any) (any, bool) {
+	switch v := v.(type) {
+	case string:
+		r := red.Redact(v)
+		return r, r != v
+	case []any:
+		changed := false
+		for i, e := range v {
+			var c bool
+			v[i], c = redactStrings(red, e)
+			changed = changed || c
+		}
+		return v, changed
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		changed := false
+		for k, e := range v {
+			rk := red.Redact(k)
+			re, c := redactStrings(red, e)
+			out[rk] = re
+			changed = changed || c || rk != k
+		}
+		return out, changed
+	}
+	return v, false
 }

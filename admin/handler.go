@@ -64,13 +64,14 @@ func (s *Server) write(ep *endpoint) http.HandlerFunc {
 		}
 		req.project = p
 		rec.DryRun = req.dryRun
+		rec.Params = redactBody(req.body)
 		if req.dryRun {
 			s.dryRun(w, req)
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 		defer cancel()
-		if ep.guarded && req.confirm == "" {
+		if req.confirm == "" && ep.guards(req.body) {
 			if err := s.guard(ctx, req); err != nil {
 				s.fail(w, r, err)
 				return
@@ -88,19 +89,16 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 		}
 	}
 	req := &request{ep: ep, ids: v}
-	query := r.URL.Query()
-	for name, values := range query {
-		known := name == queryDryRun || name == queryConfirm && ep.guarded
-		switch {
-		case !known:
-			// A misspelt dry_run must not run the operation for real.
-			return nil, invalidf("%s: unknown query parameter", truncateForMessage(name))
-		case len(values) != 1:
-			return nil, invalidf("%s: given more than once", name)
-		}
+	known := []string{queryDryRun}
+	if ep.guard != nil {
+		known = append(known, queryConfirm)
 	}
-	if values, ok := query[queryDryRun]; ok {
-		switch values[0] {
+	query, err := parseQuery(r.URL.RawQuery, known...)
+	if err != nil {
+		return nil, err
+	}
+	if value, ok := query[queryDryRun]; ok {
+		switch value {
 		case "true", "1":
 			req.dryRun = true
 			recordOf(r.Context()).DryRun = true
@@ -109,15 +107,13 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 			return nil, invalidf("dry_run: must be true, 1, false or 0")
 		}
 	}
-	if values, ok := query[queryConfirm]; ok {
-		id := v[idService]
-		if ep.op == apiclient.OpDeleteReplicaSet {
-			id = v[idReplicaSet]
+	if value, ok := query[queryConfirm]; ok {
+		what, id := ep.guardedResource(v)
+		if value != id {
+			return nil, invalidf("confirm: must be the id of the %s in the path", what)
 		}
-		if values[0] != id {
-			return nil, invalidf("confirm: must be the id of the resource to %s", guardedVerb[ep.op])
-		}
-		req.confirm = values[0]
+		req.confirm = value
+		recordOf(r.Context()).Confirmed = true
 	}
 	keys := r.Header.Values(idempotencyHeader)
 	switch {
@@ -157,18 +153,20 @@ func (s *Server) dryRun(w http.ResponseWriter, req *request) {
 		"path":      req.ep.upstreamPath(req.ids),
 		"body":      redactBody(req.body),
 	}
-	if req.ep.guarded {
+	if req.ep.guards(req.body) {
+		what, _ := req.ep.guardedResource(req.ids)
 		if req.confirm != "" {
-			out["confirmation"] = "given: the " + guardedVerb[req.ep.op] + " would run whatever the environment"
+			out["confirmation"] = "given: the request would run whatever the " + what + "'s environment"
 		} else {
-			out["confirmation"] = "checked at execution time: if the resource's environment is not DEV, the " + guardedVerb[req.ep.op] + " needs ?confirm=<its id>"
+			out["confirmation"] = "checked at execution time: if the " + what + "'s environment is not DEV, to " + req.ep.guard.verb + " the request needs ?confirm=<its id>"
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-// redactBody is the upstream body as JSON, the password replaced.
-func redactBody(body any) any {
+// redactBody is the upstream body as JSON, every secret (a field named
+// like a password, secret or token) replaced.
+func redactBody(body any) map[string]any {
 	if body == nil {
 		return nil
 	}
@@ -176,52 +174,29 @@ func redactBody(body any) any {
 	if err != nil {
 		return nil
 	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
+	// Numbers stay as written: a float64 would round a large count.
+	v, _ := decodeAnswer(raw)
+	m, ok := v.(map[string]any)
+	if !ok {
 		return nil
 	}
-	if _, ok := m["password"]; ok {
-		m["password"] = redactedValue
+	for k := range m {
+		if name := strings.ToLower(k); strings.Contains(name, "password") || strings.Contains(name, "secret") || strings.Contains(name, "token") {
+			m[k] = redactedValue
+		}
 	}
 	return m
 }
 
-// guardedVerb names what each guarded operation does, for its messages.
-var guardedVerb = map[string]string{
-	apiclient.OpDeleteService: "delete", apiclient.OpDeleteReplicaSet: "delete",
-	apiclient.OpStopService: "stop", apiclient.OpRenameService: "rename",
-}
-
-// guard refuses to delete (or stop, or rename) a service or replica set whose environment is
-// not known to be DEV without ?confirm=<id>: the API has no delete
-// protection for PROD. The environment is read fresh, not from a snapshot.
+// guard refuses a guarded request (a delete, a stop, a rename, a switch to
+// DEV) to a service or replica set whose environment is not known to be
+// DEV: the API has no delete protection for PROD. The environment is read
+// fresh, not from a snapshot.
 func (s *Server) guard(ctx context.Context, req *request) error {
-	c := req.project.Client
-	var env, what, id string
-	switch req.ep.op {
-	case apiclient.OpDeleteService, apiclient.OpStopService, apiclient.OpRenameService:
-		what, id = "service", req.ids[idService]
-		svc, err := c.GetService(ctx, id)
-		if err != nil {
-			return readError(err)
-		}
-		env = svc.Environment()
-	case apiclient.OpDeleteReplicaSet:
-		what, id = "replica set", req.ids[idReplicaSet]
-		list, err := c.ListReplicaSets(ctx, req.ids[idService])
-		if err != nil {
-			return readError(err)
-		}
-		found := false
-		for _, rs := range list {
-			if rs.ID == id {
-				env, found = rs.Environment(), true
-				break
-			}
-		}
-		if !found {
-			return &apiError{status: http.StatusNotFound, code: codeNotFound, message: "the replica set does not exist"}
-		}
+	what, id := req.ep.guardedResource(req.ids)
+	env, err := environmentOf(ctx, req.project.Client, req.ids[idService], what, id)
+	if err != nil {
+		return err
 	}
 	if env == apiclient.EnvironmentDev {
 		return nil
@@ -231,7 +206,29 @@ func (s *Server) guard(ctx context.Context, req *request) error {
 		shown = "unknown"
 	}
 	return &apiError{status: http.StatusPreconditionRequired, code: codeConfirmationRequired,
-		message: "the " + what + "'s environment is " + shown + ": to " + guardedVerb[req.ep.op] + " it, repeat the request with ?confirm=" + id}
+		message: "the " + what + "'s environment is " + shown + ": to " + req.ep.guard.verb + ", repeat the request with ?confirm=" + id}
+}
+
+// environmentOf reads the environment of a service, or of one of its
+// replica sets.
+func environmentOf(ctx context.Context, c *apiclient.Client, serviceID, what, id string) (string, error) {
+	if what == "service" {
+		svc, err := c.GetService(ctx, serviceID)
+		if err != nil {
+			return "", readError(err)
+		}
+		return svc.Environment(), nil
+	}
+	list, err := c.ListReplicaSets(ctx, serviceID)
+	if err != nil {
+		return "", readError(err)
+	}
+	for _, rs := range list {
+		if rs.ID == id {
+			return rs.Environment(), nil
+		}
+	}
+	return "", &apiError{status: http.StatusNotFound, code: codeNotFound, message: "the replica set does not exist"}
 }
 
 // fingerprint identifies a request for the idempotency store: its

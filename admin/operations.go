@@ -43,6 +43,9 @@ type Operation struct {
 	// LastStatus is the resource's status as last observed while
 	// tracking (READY, CONFIGURING, active, gone, ...).
 	LastStatus string `json:"last_status,omitempty"`
+	// audit is the request's audit record when it was sent, for the
+	// "settled" record of an operation that is tracked; nil otherwise.
+	audit *auditRecord
 }
 
 // operationStore keeps the recent operations, newest last.
@@ -100,8 +103,18 @@ func (s *Server) settle(op *Operation, state string, now time.Time) {
 		op.Duration = &d
 	})
 	s.metrics.duration.WithLabelValues(op.Operation, state).Observe(d)
-	s.logger.Info("Admin operation settled", "request_id", op.ID, "operation", op.Operation,
-		"project_id", op.ProjectID, "state", state, "duration_seconds", d)
+	if op.audit == nil {
+		s.logger.Info("Admin operation settled", "request_id", op.ID, "operation", op.Operation,
+			"project_id", op.ProjectID, "state", state, "duration_seconds", d)
+		return
+	}
+	rec := *op.audit
+	rec.Time, rec.Status, rec.Duration, rec.State = now.UTC(), 0, d, state
+	s.recent.update(op, func(op *Operation) {
+		rec.ServiceID, rec.ReplicaSetID, rec.VPCID, rec.PeeringID = op.ServiceID, op.ReplicaSetID, op.VPCID, op.PeeringID
+		rec.LastStatus = op.LastStatus
+	})
+	_ = s.audit.write(eventSettled, &rec) // logged; nothing waits on it
 }
 
 // refresh reads the target through the project's poller, so that /metrics

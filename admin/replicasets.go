@@ -70,7 +70,7 @@ func replicaSetEndpoints() []*endpoint {
 			},
 		},
 		{
-			op: apiclient.OpDeleteReplicaSet, guarded: true, decode: bodyless, target: replicaSetTarget(settleGone),
+			op: apiclient.OpDeleteReplicaSet, guard: guardAlways("delete it"), decode: bodyless, target: replicaSetTarget(settleGone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteReplicaSet(ctx, v[idService], v[idReplicaSet])
 			},
@@ -94,7 +94,7 @@ func replicaSetEndpoints() []*endpoint {
 			},
 		},
 		{
-			op: apiclient.OpSetReplicaSetEnvironment, decode: decodeSetEnvironment, target: replicaSetTarget(settleNone),
+			op: apiclient.OpSetReplicaSetEnvironment, guard: guardToDev, decode: decodeSetEnvironment, target: replicaSetTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.SetReplicaSetEnvironment(ctx, v[idService], v[idReplicaSet], body.(apiclient.SetEnvironmentRequest))
 			},

@@ -272,6 +272,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Time:       start.UTC(),
 		RequestID:  newID(),
 		RemoteAddr: r.RemoteAddr,
+		UserAgent:  r.UserAgent(),
 		Method:     r.Method,
 		Operation:  opUnknown,
 	}
@@ -401,14 +402,18 @@ func newID() string {
 }
 
 func (s *Server) listOperations(w http.ResponseWriter, r *http.Request) {
-	if len(r.URL.Query()) > 0 {
-		s.fail(w, r, invalidf("query: this route takes no parameters"))
+	if err := checkNoQuery(r); err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"operations": s.recent.list()})
 }
 
 func (s *Server) getOperation(w http.ResponseWriter, r *http.Request) {
+	if err := checkNoQuery(r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	op, ok := s.recent.get(r.PathValue("id"))
 	if !ok {
 		s.writeError(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "no recent operation with this id"})

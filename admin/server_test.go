@@ -44,7 +44,7 @@ func routes(d demoIDs) []route {
 			`{"name":"new-db","addons":["gpu"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`, "addons", 202},
 		{apiclient.OpResizeService, "POST", emb + "/resize", `{"cpu_millis":4000,"memory_gbs":16}`, `{"cpu_millis":4000,"memory_gbs":0}`, "memory_gbs", 202},
 		{apiclient.OpUpdatePassword, "POST", emb + "/updatePassword", `{"password":"n3w-s3cret"}`, `{"password":""}`, "password", 204},
-		{apiclient.OpSetServiceEnvironment, "POST", emb + "/setEnvironment", `{"environment":"DEV"}`, `{"environment":"prod"}`, "environment", 200},
+		{apiclient.OpSetServiceEnvironment, "POST", emb + "/setEnvironment?confirm=" + d.service["embeddings"], `{"environment":"DEV"}`, `{"environment":"prod"}`, "environment", 200},
 		{apiclient.OpSetHA, "POST", search + "/setHA", `{"replica_count":1}`, `{"replica_count":-1}`, "replica_count", 202},
 		{apiclient.OpEnableServicePooler, "POST", emb + "/enablePooler", ``, `{"x":1}`, "x", 200},
 		{apiclient.OpDisableServicePooler, "POST", emb + "/disablePooler", `{}`, `[]`, "body", 200},
@@ -376,7 +376,7 @@ func TestProdDeleteGuard(t *testing.T) {
 		t.Errorf("want one fresh listReplicaSets and no delete, sent %v", sent)
 	}
 	// A DEV resource needs no confirmation.
-	if a := e.do("POST", rsPath+"/setEnvironment", `{"environment":"DEV"}`); a.status != http.StatusOK {
+	if a := e.do("POST", rsPath+"/setEnvironment?confirm="+rs[1], `{"environment":"DEV"}`); a.status != http.StatusOK {
 		t.Fatalf("setEnvironment: %d %s", a.status, a.body)
 	}
 	if a := e.do("DELETE", rsPath, ""); a.status != http.StatusAccepted {
@@ -677,7 +677,7 @@ func TestAuditHasNoSecrets(t *testing.T) {
 	e.do("GET", "/api/v1/operations", "")
 	// Six outcomes, and an "accepted" record for each of the three writes
 	// sent upstream.
-	testbin.WaitFor(t, 20*time.Second, "the audit records", func() bool { return strings.Count(e.audit.String(), "\n") == 9 })
+	testbin.WaitFor(t, 20*time.Second, "the audit records", func() bool { return requestRecords(e.audit.String()) == 9 })
 	out := e.audit.String() + e.logs.String()
 	for _, secret := range []string{initial, forked, "new-master-password", "dry-master-password", "bad-master-password", testToken, testSecretKey, testAccessKey} {
 		if strings.Contains(out, secret) {

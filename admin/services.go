@@ -194,7 +194,7 @@ func serviceEndpoints() []*endpoint {
 			},
 		},
 		{
-			op: apiclient.OpDeleteService, guarded: true, decode: bodyless, target: serviceTarget(settleGone),
+			op: apiclient.OpDeleteService, guard: guardAlways("delete it"), decode: bodyless, target: serviceTarget(settleGone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteService(ctx, v[idService])
 			},
@@ -212,7 +212,7 @@ func serviceEndpoints() []*endpoint {
 			},
 		},
 		{
-			op: apiclient.OpSetServiceEnvironment, decode: decodeSetEnvironment, target: serviceTarget(settleNone),
+			op: apiclient.OpSetServiceEnvironment, guard: guardToDev, decode: decodeSetEnvironment, target: serviceTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.SetServiceEnvironment(ctx, v[idService], body.(apiclient.SetEnvironmentRequest))
 			},
@@ -249,14 +249,14 @@ func serviceEndpoints() []*endpoint {
 		},
 		{
 			// Stopping a PROD service is an outage: confirmed as a delete is.
-			op: apiclient.OpStopService, guarded: true, decode: bodyless, target: serviceTarget(settlePaused),
+			op: apiclient.OpStopService, guard: guardAlways("stop it"), decode: bodyless, target: serviceTarget(settlePaused),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.StopService(ctx, v[idService])
 			},
 		},
 		{
 			// Renaming a PROD service breaks whatever finds it by name.
-			op: apiclient.OpRenameService, guarded: true, decode: decodeRenameService, target: serviceTarget(settleNone),
+			op: apiclient.OpRenameService, guard: guardAlways("rename it"), decode: decodeRenameService, target: serviceTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.RenameService(ctx, v[idService], body.(apiclient.RenameServiceRequest))
 			},

@@ -200,35 +200,46 @@ func (c *Client) SetCredentials(access, secret, apiKey Secret) (bool, error) {
 	return true, nil
 }
 
-// validateBaseURL checks that raw is an absolute http(s) URL without
-// userinfo, query or fragment, and returns it without a trailing slash.
-// Errors never quote raw: it may hold a password.
+// validateBaseURL checks raw (CheckBaseURL) and returns it without a
+// trailing slash.
 func validateBaseURL(raw string) (string, error) {
+	if err := CheckBaseURL(raw); err != nil {
+		return "", fmt.Errorf("apiclient: BaseURL %w", err)
+	}
+	u, _ := url.Parse(raw)
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// CheckBaseURL checks that raw is an absolute http(s) URL without user
+// info, query or fragment, as New requires: the configuration checks
+// (--config.check included) use it too, so that a check never passes a
+// URL the start refuses. Errors never quote raw whole: it may hold a
+// password, or a token in its query.
+func CheckBaseURL(raw string) error {
 	if raw == "" {
-		return "", errors.New("apiclient: BaseURL must not be empty")
+		return errors.New("must not be empty")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Parse errors quote the input, and parts of it in their
 		// inner error too (a misparsed password can become a "port").
-		return "", errors.New("apiclient: BaseURL is not a valid URL")
+		return errors.New("is not a valid URL")
 	}
-	// Show neither password nor query (which may hold a token) in errors.
 	shown := *u
 	shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = "", false, "", ""
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("apiclient: BaseURL %s: scheme must be http or https", shown.Redacted())
+		return fmt.Errorf("%s: must be an absolute http or https URL", shown.Redacted())
 	case u.Host == "":
-		return "", fmt.Errorf("apiclient: BaseURL %s: host must not be empty", shown.Redacted())
+		return fmt.Errorf("%s: host must not be empty", shown.Redacted())
 	case u.User != nil:
-		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry user info; use AccessKey and SecretKey", shown.Redacted())
+		return fmt.Errorf("%s: must not carry credentials (user info): use the access and secret keys", shown.Redacted())
 	case u.RawQuery != "" || u.ForceQuery:
-		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry a query", shown.Redacted())
+		return fmt.Errorf("%s: must not carry a query", shown.Redacted())
 	case u.Fragment != "":
-		return "", fmt.Errorf("apiclient: BaseURL %s: must not carry a fragment", shown.Redacted())
+		return fmt.Errorf("%s: must not carry a fragment", shown.Redacted())
 	}
-	return strings.TrimRight(u.String(), "/"), nil
+	return nil
 }
 
 // DefaultConcurrency is the Concurrency assumed when none is given, the

@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -196,20 +195,9 @@ func (p Project) validate(where func(setting string) string) error {
 	return errors.Join(errs...)
 }
 
-func validateURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return errors.New("is not a valid URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("%q must be an absolute http or https URL", u.Redacted())
-	}
-	if u.User != nil {
-		// Credentials in a URL end up in logs and process listings.
-		return fmt.Errorf("%q must not carry credentials: use the key files or environment variables", u.Redacted())
-	}
-	return nil
-}
+// validateURL is the API client's own check, so that a configuration
+// check passes no URL that the start refuses (a query, a fragment).
+func validateURL(raw string) error { return apiclient.CheckBaseURL(raw) }
 
 // secretSource reads one credential from an environment variable or a file,
 // whichever is set; both set is a contradiction, neither is an error when

@@ -174,7 +174,9 @@ func TestProjectDiscovery(t *testing.T) {
 // each, as do the new bodies of create, fork and setHA.
 func TestAdminRevision2026Routes(t *testing.T) {
 	t.Parallel()
-	e := testbin.StartWithAdmin(t, testbin.StartSim(t, "--timing.configure=0s", "--timing.provision=0s"))
+	// forkService is not allowed by default: its answer holds a password.
+	e := testbin.StartWithAdmin(t, testbin.StartSim(t, "--timing.configure=0s", "--timing.provision=0s"),
+		"--admin.allow=stopService,startService,renameService,setHA,forkService,createService")
 	fams := e.Scrape(t)
 	dev := testbin.LabelValues(fams, "clouddb_service_info", "service_id", "name", "dev-sandbox")
 	search := testbin.LabelValues(fams, "clouddb_service_info", "service_id", "name", "search-ai")
