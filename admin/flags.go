@@ -20,7 +20,6 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/exporter-toolkit/web"
-	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
@@ -109,12 +108,12 @@ func withWebConfig(h http.Handler, c *web.Config) (http.Handler, *tls.Config, er
 	return wrapped, tlsConfig, nil
 }
 
-// rateLimiter is the web configuration's rate_limit, nil when it has none.
-func rateLimiter(c *web.Config) *rate.Limiter {
+// rateLimit is the web configuration's rate_limit, nil when it has none.
+func rateLimit(c *web.Config) *RateLimit {
 	if c.RateLimiterConfig.Interval == 0 {
 		return nil
 	}
-	return rate.NewLimiter(rate.Every(c.RateLimiterConfig.Interval), c.RateLimiterConfig.Burst)
+	return &RateLimit{Interval: c.RateLimiterConfig.Interval, Burst: c.RateLimiterConfig.Burst}
 }
 
 // Shutdown stops the listener gracefully. It waits for the writes in
@@ -264,7 +263,7 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		opts.AuditLog = w
 	}
 	opts.AuditFailOpen = f.auditFailOpen
-	opts.RateLimiter = rateLimiter(webConfig)
+	opts.RateLimit = rateLimit(webConfig)
 	surface, err := New(ctx, opts)
 	if err != nil {
 		return fail(err)
