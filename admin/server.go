@@ -136,6 +136,9 @@ type Options struct {
 	// in the test that adds a hypothetical operation.
 	catalog   []apiclient.Operation
 	endpoints []*endpoint
+	// now replaces time.Now for the intervals of the unauthenticated
+	// requests' audit.
+	now func() time.Time
 }
 
 // Server is the admin surface, an http.Handler.
@@ -159,6 +162,8 @@ type Server struct {
 	background sync.WaitGroup
 	// rates is the per-caller rate_limit, nil without one.
 	rates *keyedLimiter
+	// unauth audits the requests that did not authenticate.
+	unauth *unauthAudit
 }
 
 // New returns the admin surface. Background work (refreshes, tracking)
@@ -184,6 +189,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.endpoints == nil {
 		opts.endpoints = endpoints()
+	}
+	if opts.now == nil {
+		opts.now = time.Now
 	}
 	routes, err := bind(opts.catalog, opts.endpoints)
 	if err != nil {
@@ -221,6 +229,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.RateLimit != nil {
 		s.rates = newKeyedLimiter(opts.RateLimit.Interval, opts.RateLimit.Burst)
 	}
+	s.unauth = newUnauthAudit(s.audit, opts.now)
+	go s.unauth.run(ctx)
 	for _, op := range opts.Allow {
 		s.allow[op] = true
 	}
@@ -282,6 +292,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := &statusWriter{ResponseWriter: w}
 	sw.Header().Set("X-Request-Id", rec.RequestID)
+	authenticated := false
 	defer func() {
 		if v := recover(); v != nil {
 			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
@@ -297,7 +308,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rec.Status = sw.status
 		rec.Duration = time.Since(start).Seconds()
-		_ = s.audit.write(eventOutcome, rec) // logged; the answer is already sent
+		if authenticated {
+			_ = s.audit.write(eventOutcome, rec) // logged; the answer is already sent
+		} else {
+			s.unauth.refused(rec)
+			s.metrics.unauthenticated.Inc()
+		}
 		s.metrics.requests.WithLabelValues(rec.Operation, strconv.Itoa(rec.Status)).Inc()
 	}()
 	r = r.WithContext(withRecord(r.Context(), rec))
@@ -314,7 +330,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuseUnauthenticated(sw, r, res)
 		return
 	}
-	rec.Caller = caller
+	rec.Caller, authenticated = caller, true
 	if s.rates != nil && !s.rates.allow(caller, time.Now()) {
 		sw.Header().Set("Retry-After", "1")
 		s.writeError(sw, r, &apiError{status: http.StatusTooManyRequests, code: codeRateLimited,
