@@ -119,6 +119,9 @@ func run(args []string, getenv func(string) string) int {
 		return 2
 	}
 	defer adminCleanup()
+	if adminSrv != nil {
+		reloader.OnRequest(adminSrv.Reopen)
+	}
 	mux, err := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: expo, ready: manager.Ready,
 		reload: reloader, snapshots: manager.Snapshots, pprof: f.enablePprof,

@@ -64,6 +64,23 @@ type Listener struct {
 	tls *tls.Config
 	// grace is how long Shutdown waits for requests in flight.
 	grace time.Duration
+	// audit is the audit log, nil without --admin.audit-log.
+	audit  *auditFile
+	logger *slog.Logger
+}
+
+// Reopen reopens the audit log, for SIGHUP and POST /-/reload after a
+// rotation. A failure is logged; writes are refused (unless
+// --admin.audit-fail-open) until the file can be opened.
+func (a *Listener) Reopen() {
+	if a.audit == nil {
+		return
+	}
+	if err := a.audit.Reopen(); err != nil {
+		a.logger.Error("Cannot reopen the audit log", "path", a.audit.path, "err", err)
+		return
+	}
+	a.logger.Info("Audit log reopened", "path", a.audit.path)
 }
 
 // Serve serves the admin surface until Shutdown; it returns
@@ -149,9 +166,10 @@ func (f *Flags) Check(ctx context.Context, opts Options, simulate bool) error {
 	return err
 }
 
-// openAuditLog opens the audit log for appending, creating it if need be.
+// openAuditLog opens the audit log for appending, creating it if need be;
+// it follows rotations (see auditFile).
 func openAuditLog(path string) (io.Writer, func(), error) {
-	file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	file, err := openAuditFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -254,6 +272,7 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	case opts.Token == "" && len(opts.BasicAuthUsers) == 0:
 		return fail(errors.New("--admin.listen-address needs authentication: set --admin.token-file or basic_auth_users in --admin.web-config.file"))
 	}
+	var auditLog *auditFile
 	if f.auditLog != "" {
 		w, closeLog, err := openLog(f.auditLog)
 		if err != nil {
@@ -261,6 +280,7 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		}
 		cleanups = append(cleanups, closeLog)
 		opts.AuditLog = w
+		auditLog, _ = w.(*auditFile)
 	}
 	opts.AuditFailOpen = f.auditFailOpen
 	opts.RateLimit = rateLimit(webConfig)
@@ -281,7 +301,8 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if !webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
-	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin}, cleanup, nil
+	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin,
+		audit: auditLog, logger: opts.Logger.With("component", "admin")}, cleanup, nil
 }
 
 // isLoopback reports whether a listen address only accepts local

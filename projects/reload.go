@@ -28,6 +28,9 @@ type Reloader struct {
 	// to reload.
 	file   string
 	logger *slog.Logger
+	// onRequest run on every SIGHUP and POST /-/reload, before the reload
+	// and even when there is nothing to reload.
+	onRequest []func()
 
 	successful prometheus.Gauge
 	lastOK     prometheus.Gauge
@@ -77,11 +80,22 @@ func (r *Reloader) Reload() error {
 	return nil
 }
 
+// OnRequest adds a hook run on every SIGHUP and POST /-/reload, whether or
+// not there is a configuration to reload: the admin surface reopens its
+// audit log on it. Add hooks before WatchSIGHUP and serving.
+func (r *Reloader) OnRequest(hook func()) {
+	r.onRequest = append(r.onRequest, hook)
+}
+
 // errNoConfigFile refuses a reload without a file to re-read.
 var errNoConfigFile = errors.New("the simulator's project never changes")
 
-// reloadRequested reloads if there is a file to re-read.
+// reloadRequested runs the hooks, then reloads if there is a file to
+// re-read.
 func (r *Reloader) reloadRequested() error {
+	for _, hook := range r.onRequest {
+		hook()
+	}
 	if r.file == "" {
 		return errNoConfigFile
 	}

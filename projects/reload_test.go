@@ -55,3 +55,21 @@ func TestReloaderServeHTTP(t *testing.T) {
 		t.Errorf("clouddb_exporter_config_last_reload_successful = %v, want 1", v)
 	}
 }
+
+// TestReloaderOnRequest: the hooks run on every request to reload, also
+// when there is nothing to reload (the admin surface reopens its audit log
+// on them).
+func TestReloaderOnRequest(t *testing.T) {
+	api := collector.NewAPIMetrics(nil)
+	m := New(context.Background(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
+	defer m.Stop()
+	for _, file := range []string{"", "clouddb.yml"} {
+		r := NewReloader(prometheus.NewRegistry(), m, func() ([]config.Project, error) { return nil, nil }, file, slog.New(slog.DiscardHandler))
+		calls := 0
+		r.OnRequest(func() { calls++ })
+		r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/-/reload", nil))
+		if calls != 1 {
+			t.Errorf("file %q: the hook ran %d times on POST /-/reload, want 1", file, calls)
+		}
+	}
+}
