@@ -47,7 +47,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
 	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(destructive, ", ")+".").
 		StringsVar(&f.allow)
-	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
+	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log; reopened when renamed or removed, and on SIGHUP. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
 	app.Flag("admin.audit-fail-open", "Let writes go on when --admin.audit-log cannot be written (full disk, say); the failure is still logged.").
 		Envar("CLOUDDB_ADMIN_AUDIT_FAIL_OPEN").BoolVar(&f.auditFailOpen)
