@@ -123,6 +123,9 @@ func run(args []string, getenv func(string) string) int {
 		return 2
 	}
 	defer adminCleanup()
+	if adminSrv != nil {
+		reloader.OnRequest(adminSrv.Reopen)
+	}
 	mux, err := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
 		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
@@ -415,7 +418,7 @@ func reloadFunc(f *flags, r *projects.Reloader) func() error {
 	if reloadSource(f) == "" {
 		return nil
 	}
-	return r.Reload
+	return r.Requested
 }
 
 // discovering reports whether the projects are discovered: credentials but

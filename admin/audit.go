@@ -173,6 +173,14 @@ func (a *auditor) write(event string, rec *auditRecord) error {
 		a.logger.Error("Cannot encode an audit record", "request_id", r.RequestID, "err", err)
 		return errAuditLog
 	}
+	return a.append(line, "request_id", r.RequestID, "event", event)
+}
+
+// append writes line to the file; failures are logged with attrs.
+func (a *auditor) append(line []byte, attrs ...any) error {
+	if a.w == nil {
+		return nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	type truncater interface {
@@ -189,10 +197,10 @@ func (a *auditor) write(event string, rec *auditRecord) error {
 	if err == nil {
 		return nil
 	}
-	a.logger.Error("Cannot write to the audit log", "request_id", r.RequestID, "event", event, "err", err)
+	a.logger.Error("Cannot write to the audit log", append(attrs, "err", err)...)
 	if f, ok := a.w.(truncater); ok && n > 0 && size >= 0 {
 		if terr := f.Truncate(size); terr != nil {
-			a.logger.Error("Cannot remove a partial audit record", "request_id", r.RequestID, "err", terr)
+			a.logger.Error("Cannot remove a partial audit record", append(attrs, "err", terr)...)
 		}
 	}
 	return errAuditLog

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
@@ -83,8 +82,7 @@ func TestAuditAcceptedThenOutcome(t *testing.T) {
 // {code, message} answer, an audit record and a count, like every other
 // request, and reaches neither the handler nor the API.
 func TestRefusedByLimitsAudited(t *testing.T) {
-	limiter := rate.NewLimiter(rate.Every(time.Hour), 3)
-	e := newEnv(t, withOptions(func(o *Options) { o.MaxRequests, o.RateLimiter = 1, limiter }))
+	e := newEnv(t, withOptions(func(o *Options) { o.MaxRequests, o.RateLimit = 1, &RateLimit{Interval: time.Hour, Burst: 3} }))
 	d := e.demo()
 	resize := "/api/v1/projects/" + testProject + "/services/" + d.service["embeddings"] + "/resize"
 

@@ -1,17 +1,23 @@
 package admin
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prometheus/exporter-toolkit/web"
 	"go.yaml.in/yaml/v3"
@@ -21,13 +27,26 @@ import (
 // Callers as recorded in the audit log for token authentication.
 const callerToken = "token"
 
-// dummyHash is compared against when the user is unknown, so that a wrong
-// user name takes as long as a wrong password (exporter-toolkit's, the hash
-// of "fakepassword"; an unknown user is refused whatever the comparison says).
-const dummyHash = "$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi"
-
-// maxAuthCache bounds the cache of bcrypt results.
+// maxAuthCache bounds each cache of bcrypt results.
 const maxAuthCache = 1024
+
+// A client may fail authentication authFailureBurst times, then once per
+// authFailureEvery; beyond that it is refused before any bcrypt
+// comparison, which is what a password guesser spends the CPU on.
+const (
+	authFailureBurst = 10
+	authFailureEvery = 6 * time.Second
+)
+
+// authResult is what authenticate found.
+type authResult int
+
+const (
+	authOK        authResult = iota
+	authWrong                // missing or wrong credentials: 401
+	authThrottled            // the client's failures spent: 429
+	authBusy                 // no bcrypt slot free: 503
+)
 
 // authenticator checks the Authorization header: a bearer token or HTTP
 // Basic against bcrypt hashes, never both (they share the header).
@@ -35,16 +54,35 @@ type authenticator struct {
 	tokenSum [sha256.Size]byte
 	hasToken bool
 	users    map[string]string
+	// dummy is compared against when the user is unknown, so that a wrong
+	// user name takes as long as a wrong password of the slowest user.
+	dummy []byte
+	now   func() time.Time
 
-	// bcrypt is slow on purpose: one comparison at a time, and results
-	// cached by a hash of user, password and stored hash.
-	bcryptMu sync.Mutex
+	// bcrypt is slow on purpose. slots bounds the comparisons at once; a
+	// request finding none free is refused rather than queued, so that a
+	// flood holds neither goroutines nor places in flight. clean is one
+	// more slot for clients without a recent failure: a guesser cannot
+	// take it, so a caller's first request still gets through a flood.
+	// Results are cached by a hash of user, password and stored hash, good
+	// ones apart so that a flood of wrong passwords cannot evict them.
+	slots    chan struct{}
+	clean    chan struct{}
+	failures *keyedLimiter
 	mu       sync.Mutex
-	cache    map[[sha256.Size]byte]bool
+	good     map[[sha256.Size]byte]struct{}
+	bad      map[[sha256.Size]byte]struct{}
 }
 
-func newAuthenticator(token string, users map[string]string) (*authenticator, error) {
-	a := &authenticator{users: users, cache: map[[sha256.Size]byte]bool{}}
+func newAuthenticator(token string, users map[string]string, logger *slog.Logger) (*authenticator, error) {
+	a := &authenticator{
+		users: users, now: time.Now,
+		slots:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
+		clean:    make(chan struct{}, 1),
+		failures: newKeyedLimiter(authFailureEvery, authFailureBurst),
+		good:     map[[sha256.Size]byte]struct{}{},
+		bad:      map[[sha256.Size]byte]struct{}{},
+	}
 	switch {
 	case token != "" && len(users) > 0:
 		return nil, errors.New("a bearer token and basic_auth_users both use the Authorization header: configure one")
@@ -52,12 +90,24 @@ func newAuthenticator(token string, users map[string]string) (*authenticator, er
 		return nil, errors.New("no authentication configured")
 	case token != "":
 		a.tokenSum, a.hasToken = sha256.Sum256([]byte(token)), true
+		return a, nil
 	}
-	for user, hash := range users {
-		if _, err := bcrypt.Cost([]byte(hash)); err != nil {
+	maxCost := 0
+	for _, user := range slices.Sorted(maps.Keys(users)) {
+		cost, err := bcrypt.Cost([]byte(users[user]))
+		if err != nil {
 			return nil, fmt.Errorf("basic_auth_users: the hash of user %q is not a bcrypt hash", user)
 		}
+		if cost < bcrypt.DefaultCost {
+			logger.Warn("A basic-auth hash is cheap to crack: use bcrypt cost 10 or more", "user", user, "cost", cost)
+		}
+		maxCost = max(maxCost, cost)
 	}
+	dummy, err := bcrypt.GenerateFromPassword([]byte(rand.Text()), maxCost)
+	if err != nil {
+		return nil, fmt.Errorf("basic_auth_users: %w", err)
+	}
+	a.dummy = dummy
 	return a, nil
 }
 
@@ -70,44 +120,88 @@ func (a *authenticator) scheme() string {
 }
 
 // authenticate returns the caller's name: the basic-auth user or "token".
-func (a *authenticator) authenticate(r *http.Request) (string, bool) {
+func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 	if a.hasToken {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok {
-			return "", false
-		}
 		// Comparing digests keeps the comparison constant-time whatever
 		// the lengths.
 		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
-		return callerToken, subtle.ConstantTimeCompare(sum[:], a.tokenSum[:]) == 1
+		if !ok || subtle.ConstantTimeCompare(sum[:], a.tokenSum[:]) != 1 {
+			return "", authWrong
+		}
+		return callerToken, authOK
 	}
 	user, pass, ok := r.BasicAuth()
 	if !ok {
-		return "", false
+		return "", authWrong
 	}
 	hash, known := a.users[user]
 	if !known {
-		hash = dummyHash
+		hash = string(a.dummy)
 	}
 	key := sha256.Sum256([]byte(user + "\x00" + pass + "\x00" + hash))
 	a.mu.Lock()
-	good, cached := a.cache[key]
+	_, good := a.good[key]
+	_, bad := a.bad[key]
 	a.mu.Unlock()
-	if !cached {
-		a.bcryptMu.Lock()
-		good = bcrypt.CompareHashAndPassword([]byte(hash), []byte(pass)) == nil
-		a.bcryptMu.Unlock()
-		a.mu.Lock()
-		if len(a.cache) >= maxAuthCache {
-			clear(a.cache)
+	switch {
+	case good:
+		return user, authOK
+	case bad:
+		return "", authWrong
+	}
+	// A comparison takes one of the client's failures beforehand, given
+	// back if it succeeds, so that concurrent guesses cannot overdraw.
+	now := a.now()
+	giveBack, clean, ok := a.failures.take(clientKey(r.RemoteAddr), now)
+	if !ok {
+		return "", authThrottled
+	}
+	release, ok := a.acquire(clean)
+	if !ok {
+		giveBack()
+		return "", authBusy
+	}
+	good = bcrypt.CompareHashAndPassword([]byte(hash), []byte(pass)) == nil && known
+	release()
+	a.remember(key, good)
+	if !good {
+		return "", authWrong
+	}
+	giveBack()
+	return user, authOK
+}
+
+// acquire takes a bcrypt slot without waiting; clean clients may take
+// the reserved one too.
+func (a *authenticator) acquire(clean bool) (release func(), ok bool) {
+	if clean {
+		select {
+		case a.clean <- struct{}{}:
+			return func() { <-a.clean }, true
+		default:
 		}
-		a.cache[key] = good
-		a.mu.Unlock()
 	}
-	if !known || !good {
-		return "", false
+	select {
+	case a.slots <- struct{}{}:
+		return func() { <-a.slots }, true
+	default:
+		return nil, false
 	}
-	return user, true
+}
+
+// remember caches a comparison's result.
+func (a *authenticator) remember(key [sha256.Size]byte, good bool) {
+	cache := a.bad
+	if good {
+		cache = a.good
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(cache) >= maxAuthCache {
+		clear(cache)
+	}
+	cache[key] = struct{}{}
 }
 
 // LoadWebConfig decodes an exporter-toolkit web configuration file into the

@@ -4,13 +4,20 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
@@ -112,5 +119,175 @@ func TestListenerWritesNoFile(t *testing.T) {
 	}
 	if after, _ := os.ReadDir(dir); len(after) != len(before) {
 		t.Errorf("files were written: %d entries before, %d after", len(before), len(after))
+	}
+}
+
+// serveFrom sends a request straight to the surface's handler as if from
+// remote (host:port) with basic-auth credentials, and returns the status.
+func serveFrom(h http.Handler, remote, user, pass string) int {
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/operations", nil)
+	req.RemoteAddr = remote
+	req.SetBasicAuth(user, pass)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// TestAuthFloodLeavesLegitimateCaller: 45 goroutines sending wrong
+// passwords (cost-10 hashes, as in production) must not lock a legitimate
+// caller out: wrong passwords used to take the places in flight while they
+// queued for bcrypt one at a time, so every other request got 503.
+func TestAuthFloodLeavesLegitimateCaller(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("legit-password"), bcrypt.DefaultCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withOptions(func(o *Options) {
+		o.Token, o.BasicAuthUsers, o.MaxRequests = "", map[string]string{"ops": string(hash)}, 40
+	}))
+	const flooders, requests = 45, 60
+	var answered atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range flooders {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				serveFrom(e.srv, "203.0.113.9:"+strconv.Itoa(10000+i), "ops", fmt.Sprintf("guess-%d-%d", i, n))
+				answered.Add(1)
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(stop)
+	// Under way: every flooder has been answered, and wrong passwords
+	// have been compared and refused.
+	refused := e.srv.metrics.requests.WithLabelValues(opListOperations, "401")
+	testbin.WaitFor(t, 30*time.Second, "the flood under way", func() bool {
+		return answered.Load() >= flooders && testutil.ToFloat64(refused) >= 2
+	})
+
+	ok := 0
+	codes := map[int]int{}
+	for range requests {
+		code := serveFrom(e.srv, "198.51.100.7:4242", "ops", "legit-password")
+		codes[code]++
+		if code == http.StatusOK {
+			ok++
+		}
+	}
+	if ok*100 < requests*95 {
+		t.Errorf("the legitimate caller got %d of %d requests through a flood of wrong passwords (answers %v), want at least 95%%", ok, requests, codes)
+	}
+}
+
+// TestRateLimitPerCaller: the rate_limit of --admin.web-config.file is
+// each authenticated caller's own budget; it used to be one bucket that
+// anybody, unauthenticated or another user, could empty for everyone.
+func TestRateLimitPerCaller(t *testing.T) {
+	users := map[string]string{}
+	for _, u := range []string{"alice", "bob"} {
+		hash, err := bcrypt.GenerateFromPassword([]byte(u+"-password"), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		users[u] = string(hash)
+	}
+	e := newEnv(t, withOptions(func(o *Options) {
+		o.Token, o.BasicAuthUsers = "", users
+		o.RateLimit = &RateLimit{Interval: time.Hour, Burst: 3}
+	}))
+	for i := range 10 {
+		if code := serveFrom(e.srv, "203.0.113.9:1", "nobody", fmt.Sprint("guess-", i)); code != http.StatusUnauthorized && code != http.StatusTooManyRequests {
+			t.Fatalf("wrong credentials: %d, want 401 or 429", code)
+		}
+	}
+	for i := range 3 {
+		if code := serveFrom(e.srv, "198.51.100.7:1", "alice", "alice-password"); code != http.StatusOK {
+			t.Fatalf("alice's request %d of a burst of 3 after 10 unauthenticated ones: %d, want 200", i+1, code)
+		}
+	}
+	if code := serveFrom(e.srv, "198.51.100.7:1", "alice", "alice-password"); code != http.StatusTooManyRequests {
+		t.Errorf("alice's 4th request of a burst of 3: %d, want 429", code)
+	}
+	if code := serveFrom(e.srv, "198.51.100.7:1", "bob", "bob-password"); code != http.StatusOK {
+		t.Errorf("bob's first request once alice is limited: %d, want 200", code)
+	}
+}
+
+// TestAuthFailureBackoff: a client that keeps sending wrong passwords is
+// refused without a bcrypt comparison once it has used its budget of
+// failures, while other clients, and a caller whose right password is
+// already known, are not.
+func TestAuthFailureBackoff(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("right"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withOptions(func(o *Options) { o.Token, o.BasicAuthUsers = "", map[string]string{"ops": string(hash)} }))
+	const attacker, other = "203.0.113.9:1", "198.51.100.7:1"
+	if code := serveFrom(e.srv, attacker, "ops", "right"); code != http.StatusOK {
+		t.Fatalf("right password: %d", code)
+	}
+	codes := map[int]int{}
+	for i := range authFailureBurst + 5 {
+		codes[serveFrom(e.srv, attacker, "ops", fmt.Sprint("guess-", i))]++
+	}
+	if codes[http.StatusUnauthorized] != authFailureBurst || codes[http.StatusTooManyRequests] != 5 {
+		t.Errorf("answers to %d wrong passwords from one client: %v, want %d 401 then 429", authFailureBurst+5, codes, authFailureBurst)
+	}
+	if code := serveFrom(e.srv, other, "ops", "guess"); code != http.StatusUnauthorized {
+		t.Errorf("a wrong password from another client: %d, want 401", code)
+	}
+	if code := serveFrom(e.srv, attacker, "ops", "right"); code != http.StatusOK {
+		t.Errorf("the right password from the throttled client: %d, want 200 (known good, no comparison)", code)
+	}
+}
+
+// TestDummyHashHasMaxCost: an unknown user is compared against a hash of
+// the highest configured cost, so that no configured user answers slower
+// than an unknown one.
+func TestDummyHashHasMaxCost(t *testing.T) {
+	users := map[string]string{}
+	for user, cost := range map[string]int{"low": bcrypt.MinCost, "high": bcrypt.MinCost + 2} {
+		hash, err := bcrypt.GenerateFromPassword([]byte("pw"), cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		users[user] = string(hash)
+	}
+	a, err := newAuthenticator("", users, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cost, err := bcrypt.Cost(a.dummy); err != nil || cost != bcrypt.MinCost+2 {
+		t.Errorf("the dummy hash's cost is %d (%v), want the highest configured, %d", cost, err, bcrypt.MinCost+2)
+	}
+}
+
+// TestLowBcryptCostWarned: a hash cheaper than bcrypt's default cost is
+// worth one warning at startup naming the user, never the hash.
+func TestLowBcryptCostWarned(t *testing.T) {
+	cheap, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.DefaultCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withOptions(func(o *Options) {
+		o.Token, o.BasicAuthUsers = "", map[string]string{"cheap-user": string(cheap), "good-user": string(good)}
+	}))
+	logs := e.logs.String()
+	if n := strings.Count(logs, "level=WARN"); n != 1 || !strings.Contains(logs, "user=cheap-user") {
+		t.Errorf("want one WARN naming cheap-user, got %d:\n%s", n, logs)
+	}
+	if strings.Contains(logs, string(cheap)) || strings.Contains(logs, "good-user") {
+		t.Errorf("the warning gives a hash away or names a user with a good cost:\n%s", logs)
 	}
 }

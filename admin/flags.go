@@ -22,7 +22,6 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/exporter-toolkit/web"
 	"golang.org/x/net/netutil"
-	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
@@ -53,7 +52,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
 	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(notByDefault, ", ")+".").
 		StringsVar(&f.allow)
-	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
+	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log; reopened when renamed or removed, and on SIGHUP. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
 	app.Flag("admin.audit-fail-open", "Let writes go on when --admin.audit-log cannot be written (full disk, say); the failure is still logged.").
 		Envar("CLOUDDB_ADMIN_AUDIT_FAIL_OPEN").BoolVar(&f.auditFailOpen)
@@ -74,6 +73,23 @@ type Listener struct {
 	grace time.Duration
 	// maxConns bounds the connections open at once; 0: no bound.
 	maxConns int
+	// audit is the audit log, nil without --admin.audit-log.
+	audit  *auditFile
+	logger *slog.Logger
+}
+
+// Reopen reopens the audit log, for SIGHUP and POST /-/reload after a
+// rotation. A failure is logged; writes are refused (unless
+// --admin.audit-fail-open) until the file can be opened.
+func (a *Listener) Reopen() {
+	if a.audit == nil {
+		return
+	}
+	if err := a.audit.Reopen(); err != nil {
+		a.logger.Error("Cannot reopen the audit log", "path", a.audit.path, "err", err)
+		return
+	}
+	a.logger.Info("Audit log reopened", "path", a.audit.path)
 }
 
 // Serve serves the admin surface until Shutdown; it returns
@@ -121,12 +137,12 @@ func withWebConfig(h http.Handler, c *web.Config) (http.Handler, *tls.Config, er
 	return wrapped, tlsConfig, nil
 }
 
-// rateLimiter is the web configuration's rate_limit, nil when it has none.
-func rateLimiter(c *web.Config) *rate.Limiter {
+// rateLimit is the web configuration's rate_limit, nil when it has none.
+func rateLimit(c *web.Config) *RateLimit {
 	if c.RateLimiterConfig.Interval == 0 {
 		return nil
 	}
-	return rate.NewLimiter(rate.Every(c.RateLimiterConfig.Interval), c.RateLimiterConfig.Burst)
+	return &RateLimit{Interval: c.RateLimiterConfig.Interval, Burst: c.RateLimiterConfig.Burst}
 }
 
 // Shutdown stops the listener gracefully. It waits for the writes in
@@ -162,9 +178,10 @@ func (f *Flags) Check(ctx context.Context, opts Options, simulate bool) error {
 	return err
 }
 
-// openAuditLog opens the audit log for appending, creating it if need be.
+// openAuditLog opens the audit log for appending, creating it if need be;
+// it follows rotations (see auditFile).
 func openAuditLog(path string) (io.Writer, func(), error) {
-	file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	file, err := openAuditFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -274,6 +291,7 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	case opts.Token == "" && len(opts.BasicAuthUsers) == 0:
 		return fail(errors.New("--admin.listen-address needs authentication: set --admin.token-file or basic_auth_users in --admin.web-config.file"))
 	}
+	var auditLog *auditFile
 	if f.auditLog != "" {
 		w, closeLog, err := openLog(f.auditLog)
 		if err != nil {
@@ -281,9 +299,10 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		}
 		cleanups = append(cleanups, closeLog)
 		opts.AuditLog = w
+		auditLog, _ = w.(*auditFile)
 	}
 	opts.AuditFailOpen = f.auditFailOpen
-	opts.RateLimiter = rateLimiter(webConfig)
+	opts.RateLimit = rateLimit(webConfig)
 	surface, err := New(ctx, opts)
 	if err != nil {
 		return fail(err)
@@ -304,7 +323,8 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if !webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
-	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: maxConns}, cleanup, nil
+	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: maxConns,
+		audit: auditLog, logger: opts.Logger.With("component", "admin")}, cleanup, nil
 }
 
 // Lengths of an admin token: shorter than MinTokenLength is refused,

@@ -12,9 +12,10 @@ const (
 )
 
 type metrics struct {
-	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
-	allowed  *prometheus.GaugeVec
+	requests        *prometheus.CounterVec
+	unauthenticated prometheus.Counter
+	duration        *prometheus.HistogramVec
+	allowed         *prometheus.GaugeVec
 }
 
 // newMetrics creates the admin surface's metrics and registers them on reg
@@ -29,6 +30,10 @@ func newMetrics(reg prometheus.Registerer, allowed []string) (*metrics, error) {
 			Name: "clouddb_exporter_admin_requests_total",
 			Help: "Requests to the admin surface by write operation and the HTTP status code answered, refused and dry-run requests included. Counted by the exporter, not read from the API.",
 		}, []string{"operation", "code"}),
+		unauthenticated: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "clouddb_exporter_admin_unauthenticated_requests_total",
+			Help: "Requests to the admin surface refused before they authenticated (missing or wrong credentials, too many failed authentications from the client, or no bcrypt slot free), also counted in clouddb_exporter_admin_requests_total. The audit log records the first of each client per minute in full and the rest as a count. Counted by the exporter, not read from the API.",
+		}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "clouddb_exporter_admin_operation_duration_seconds",
 			Help: "Time in seconds from an admin request to its operation settling (asynchronous operations: the resource observed READY, active or gone through the poller; synchronous ones: the API's answer), by result. Accepted operations only.",
@@ -45,7 +50,7 @@ func newMetrics(reg prometheus.Registerer, allowed []string) (*metrics, error) {
 		m.allowed.WithLabelValues(op).Set(1)
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.duration, m.allowed} {
+		for _, c := range []prometheus.Collector{m.requests, m.unauthenticated, m.duration, m.allowed} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -125,9 +124,10 @@ type Options struct {
 	// Timeouts are the listener's (Flags.Listener); zero means
 	// httplimit.DefaultTimeouts.
 	Timeouts httplimit.Timeouts
-	// RateLimiter, when not nil, bounds the request rate (429 beyond): the
-	// rate_limit of --admin.web-config.file.
-	RateLimiter *rate.Limiter
+	// RateLimit, when not nil, bounds the request rate of each
+	// authenticated caller (429 beyond): the rate_limit of
+	// --admin.web-config.file.
+	RateLimit *RateLimit
 	// Registerer receives the surface's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
@@ -136,6 +136,9 @@ type Options struct {
 	// in the test that adds a hypothetical operation.
 	catalog   []apiclient.Operation
 	endpoints []*endpoint
+	// now replaces time.Now for the intervals of the unauthenticated
+	// requests' audit.
+	now func() time.Time
 }
 
 // Server is the admin surface, an http.Handler.
@@ -157,6 +160,10 @@ type Server struct {
 	idempotentOps []string
 	// background counts the refresh and tracking goroutines.
 	background sync.WaitGroup
+	// rates is the per-caller rate_limit, nil without one.
+	rates *keyedLimiter
+	// unauth audits the requests that did not authenticate.
+	unauth *unauthAudit
 }
 
 // New returns the admin surface. Background work (refreshes, tracking)
@@ -183,6 +190,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.endpoints == nil {
 		opts.endpoints = endpoints()
 	}
+	if opts.now == nil {
+		opts.now = time.Now
+	}
 	routes, err := bind(opts.catalog, opts.endpoints)
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
@@ -193,7 +203,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if err := checkAllow("allow list", opts.Allow, opts.catalog); err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
-	auth, err := newAuthenticator(opts.Token, opts.BasicAuthUsers)
+	logger := opts.Logger.With("component", "admin")
+	auth, err := newAuthenticator(opts.Token, opts.BasicAuthUsers, logger)
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
@@ -201,7 +212,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
-	logger := opts.Logger.With("component", "admin")
 	s := &Server{
 		ctx:      ctx,
 		opts:     opts,
@@ -216,6 +226,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		metrics:  m,
 		audit:    &auditor{logger: logger, w: opts.AuditLog},
 	}
+	if opts.RateLimit != nil {
+		s.rates = newKeyedLimiter(opts.RateLimit.Interval, opts.RateLimit.Burst)
+	}
+	s.unauth = newUnauthAudit(s.audit, opts.now)
+	go s.unauth.run(ctx)
 	for _, op := range opts.Allow {
 		s.allow[op] = true
 	}
@@ -278,6 +293,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := &statusWriter{ResponseWriter: w}
 	sw.Header().Set("X-Request-Id", rec.RequestID)
+	authenticated := false
 	defer func() {
 		if v := recover(); v != nil {
 			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
@@ -293,7 +309,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rec.Status = sw.status
 		rec.Duration = time.Since(start).Seconds()
-		_ = s.audit.write(eventOutcome, rec) // logged; the answer is already sent
+		if authenticated {
+			_ = s.audit.write(eventOutcome, rec) // logged; the answer is already sent
+		} else {
+			s.unauth.refused(rec)
+			s.metrics.unauthenticated.Inc()
+		}
 		s.metrics.requests.WithLabelValues(rec.Operation, strconv.Itoa(rec.Status)).Inc()
 	}()
 	r = r.WithContext(withRecord(r.Context(), rec))
@@ -302,9 +323,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if op, ok := s.patterns[pattern]; ok {
 		rec.Operation = op
 	}
-	// The limits come first, yet after the record: a refused request is
-	// audited and counted like any other.
-	if s.opts.RateLimiter != nil && !s.opts.RateLimiter.Allow() {
+	// Authentication comes first: a flood of wrong credentials must not
+	// take the places in flight or the rate budget of legitimate callers.
+	// The refusals are audited and counted like any other request.
+	caller, res := s.auth.authenticate(r)
+	if res != authOK {
+		s.refuseUnauthenticated(sw, r, res)
+		return
+	}
+	rec.Caller, authenticated = caller, true
+	if s.rates != nil && !s.rates.allow(caller, time.Now()) {
 		sw.Header().Set("Retry-After", "1")
 		s.writeError(sw, r, &apiError{status: http.StatusTooManyRequests, code: codeRateLimited,
 			message: "more requests than the rate_limit of --admin.web-config.file; retry later"})
@@ -317,18 +345,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	caller, ok := s.auth.authenticate(r)
-	if !ok {
-		sw.Header().Set("WWW-Authenticate", s.auth.scheme())
-		s.writeError(sw, r, &apiError{status: http.StatusUnauthorized, code: codeUnauthorized, message: "authentication required"})
-		return
-	}
-	rec.Caller = caller
 	if pattern == "" || path.Clean(r.URL.Path) != r.URL.Path {
 		s.notRouted(sw, r)
 		return
 	}
 	s.mux.ServeHTTP(sw, r)
+}
+
+// refuseUnauthenticated answers a request that did not authenticate.
+func (s *Server) refuseUnauthenticated(w http.ResponseWriter, r *http.Request, res authResult) {
+	switch res {
+	case authThrottled:
+		w.Header().Set("Retry-After", strconv.Itoa(int(authFailureEvery.Seconds())))
+		s.writeError(w, r, &apiError{status: http.StatusTooManyRequests, code: codeRateLimited,
+			message: "too many failed authentications from this address; retry later"})
+	case authBusy:
+		w.Header().Set("Retry-After", "1")
+		s.writeError(w, r, &apiError{status: http.StatusServiceUnavailable, code: httplimit.TooManyCode,
+			message: "too many password checks in progress; retry later"})
+	default:
+		w.Header().Set("WWW-Authenticate", s.auth.scheme())
+		s.writeError(w, r, &apiError{status: http.StatusUnauthorized, code: codeUnauthorized, message: "authentication required"})
+	}
 }
 
 // notRouted answers a request no route takes: 405 when the path exists

@@ -20,6 +20,7 @@ var experimental = []string{
 	"clouddb_exporter_usage_",
 	"clouddb_exporter_log_",
 	"clouddb_up",
+	"clouddb_exporter_admin_unauthenticated_requests_total",
 }
 
 // Stability returns the stability level of the family name.

@@ -278,8 +278,11 @@ func TestAdminHostileInputNothingForwarded(t *testing.T) {
 	r := startAdmin(t, instantSim, "--admin.audit-log="+audit)
 	svc := "/api/v1/projects/" + testbin.SimProject + "/services/" + demoIDs(t, r).service["embeddings"]
 
+	// Authenticated: the refusals of unauthenticated requests are counted,
+	// and only the first of each client per minute is recorded.
 	logBefore := len(r.Output())
 	req, _ := http.NewRequest(strings.Repeat("M", 1<<20), r.AdminURL+"/api/v1/operations", nil)
+	req.Header.Set("Authorization", r.AdminAuth)
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 	}

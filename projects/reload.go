@@ -3,9 +3,7 @@ package projects
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -28,6 +26,9 @@ type Reloader struct {
 	// to reload.
 	file   string
 	logger *slog.Logger
+	// onRequest run on every SIGHUP and POST /-/reload, before the reload
+	// and even when there is nothing to reload.
+	onRequest []func()
 
 	successful prometheus.Gauge
 	lastOK     prometheus.Gauge
@@ -77,28 +78,26 @@ func (r *Reloader) Reload() error {
 	return nil
 }
 
+// OnRequest adds a hook run on every SIGHUP and POST /-/reload, whether or
+// not there is a configuration to reload: the admin surface reopens its
+// audit log on it. Add hooks before WatchSIGHUP and serving.
+func (r *Reloader) OnRequest(hook func()) {
+	r.onRequest = append(r.onRequest, hook)
+}
+
 // errNoConfigFile refuses a reload without a file to re-read.
 var errNoConfigFile = errors.New("the simulator's project never changes")
 
-// reloadRequested reloads if there is a file to re-read.
-func (r *Reloader) reloadRequested() error {
+// Requested serves a request to reload (SIGHUP, POST /-/reload): it runs
+// the hooks, then reloads if there is a file to re-read.
+func (r *Reloader) Requested() error {
+	for _, hook := range r.onRequest {
+		hook()
+	}
 	if r.file == "" {
 		return errNoConfigFile
 	}
 	return r.Reload()
-}
-
-// ServeHTTP serves POST /-/reload: 200 once the configuration is applied,
-// 400 with the reason when it is not (the previous one stays in use).
-func (r *Reloader) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	switch err := r.reloadRequested(); {
-	case errors.Is(err, errNoConfigFile):
-		http.Error(w, "Nothing to reload: "+errNoConfigFile.Error(), http.StatusBadRequest)
-	case err != nil:
-		http.Error(w, "Configuration not applied: "+err.Error(), http.StatusBadRequest)
-	default:
-		_, _ = fmt.Fprintln(w, "Reloaded")
-	}
 }
 
 // WatchSIGHUP reloads on every SIGHUP until ctx ends.
@@ -111,7 +110,7 @@ func (r *Reloader) WatchSIGHUP(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			if err := r.reloadRequested(); errors.Is(err, errNoConfigFile) {
+			if err := r.Requested(); errors.Is(err, errNoConfigFile) {
 				r.logger.Info("Ignoring SIGHUP: the simulator's project never changes")
 			}
 		}

@@ -1,0 +1,91 @@
+package admin
+
+import (
+	"net/netip"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// maxLimiterKeys bounds the buckets of a keyedLimiter: clients from many
+// addresses must not grow the exporter's memory without end.
+const maxLimiterKeys = 10000
+
+// RateLimit is the rate_limit of --admin.web-config.file: a burst of
+// requests, then one per Interval.
+type RateLimit struct {
+	Interval time.Duration
+	Burst    int
+}
+
+// keyedLimiter keeps a token bucket per key (a caller, or a client
+// address), so that one client emptying its own leaves the others theirs.
+type keyedLimiter struct {
+	limit rate.Limit
+	burst int
+
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter
+}
+
+func newKeyedLimiter(every time.Duration, burst int) *keyedLimiter {
+	return &keyedLimiter{limit: rate.Every(every), burst: burst, buckets: map[string]*rate.Limiter{}}
+}
+
+// allow takes a token from key's bucket if it has one.
+func (k *keyedLimiter) allow(key string, now time.Time) bool {
+	return k.bucket(key, now).AllowN(now, 1)
+}
+
+// take takes a token from key's bucket if it has one, and reports
+// whether the bucket was full; give returns the token.
+func (k *keyedLimiter) take(key string, now time.Time) (give func(), full, ok bool) {
+	b := k.bucket(key, now)
+	full = b.TokensAt(now) >= float64(k.burst)
+	r := b.ReserveN(now, 1)
+	if !r.OK() || r.DelayFrom(now) > 0 {
+		r.CancelAt(now)
+		return nil, false, false
+	}
+	return func() { r.CancelAt(now) }, full, true
+}
+
+func (k *keyedLimiter) bucket(key string, now time.Time) *rate.Limiter {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if b, ok := k.buckets[key]; ok {
+		return b
+	}
+	if len(k.buckets) >= maxLimiterKeys {
+		// A full bucket is what a new one would be: forgetting it loses
+		// nothing. Past that, forgetting all is the price of the bound.
+		for key, b := range k.buckets {
+			if b.TokensAt(now) >= float64(k.burst) {
+				delete(k.buckets, key)
+			}
+		}
+		if len(k.buckets) >= maxLimiterKeys*3/4 {
+			clear(k.buckets)
+		}
+	}
+	b := rate.NewLimiter(k.limit, k.burst)
+	k.buckets[key] = b
+	return b
+}
+
+// clientKey is the client a request comes from, for per-client limits
+// and the aggregation of unauthenticated refusals: its IP address, or for
+// IPv6 its /64, which one host commonly has whole.
+func clientKey(remoteAddr string) string {
+	ap, err := netip.ParseAddrPort(remoteAddr)
+	if err != nil {
+		return capField(remoteAddr)
+	}
+	addr := ap.Addr().Unmap().WithZone("")
+	if addr.Is6() {
+		p, _ := addr.Prefix(64)
+		return p.String()
+	}
+	return addr.String()
+}
