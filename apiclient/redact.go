@@ -11,6 +11,13 @@ import (
 // text to blank out, and too short to help guess a key of real length.
 const minPartial = 8
 
+// MinKeyLength is the length below which a key is not redacted: a key of a
+// few characters (a placeholder such as "a") is no real secret, and
+// blanking every occurrence of it would garble every text the API sends
+// ("<redacted>nv<redacted>l<redacted>d"). It equals the shortest run
+// taken for part of a longer key, for the same reason.
+const MinKeyLength = minPartial
+
 // Redactor removes a Client's credentials from text the server sent back:
 // an API that echoes the Authorization header, or a proxy's error page
 // quoting the request, would otherwise put them in logs, metrics and admin
@@ -24,23 +31,22 @@ const minPartial = 8
 //
 // The zero Redactor removes nothing. It is safe for concurrent use.
 type Redactor struct {
-	// short are forms shorter than minPartial, removed only whole.
-	short []string
 	// grams are the minPartial-long substrings of every longer form.
 	grams map[string]struct{}
 }
 
 // newRedactor builds the Redactor of sets of credentials given as
-// access key, secret key and API key in turn; empty ones are skipped.
+// access key, secret key and API key in turn; keys shorter than
+// MinKeyLength are skipped (and so are their encoded forms).
 func newRedactor(keys ...string) *Redactor {
 	r := &Redactor{grams: map[string]struct{}{}}
 	var raw []string
 	for i, s := range keys {
-		if s == "" {
+		if len(s) < MinKeyLength {
 			continue
 		}
 		raw = append(raw, s)
-		if i%3 == 0 && i+1 < len(keys) && keys[i+1] != "" {
+		if i%3 == 0 && i+1 < len(keys) && len(keys[i+1]) >= MinKeyLength {
 			raw = append(raw, s+":"+keys[i+1])
 		}
 	}
@@ -49,12 +55,8 @@ func newRedactor(keys ...string) *Redactor {
 		forms = append(forms, encodedForms(s)...)
 	}
 	for _, f := range forms {
-		if len(f) < minPartial {
-			if f != "" {
-				r.short = append(r.short, f)
-			}
-			continue
-		}
+		// A key of MinKeyLength or more has no form shorter than
+		// minPartial (its base64 forms, cut at both ends, keep 10).
 		for i := 0; i+minPartial <= len(f); i++ {
 			r.grams[f[i:i+minPartial]] = struct{}{}
 		}
@@ -88,13 +90,7 @@ func encodedForms(s string) []string {
 // Redact returns s with every credential form blanked out as
 // "<redacted>".
 func (r *Redactor) Redact(s string) string {
-	if r == nil || (len(r.grams) == 0 && len(r.short) == 0) {
-		return s
-	}
-	for _, f := range r.short {
-		s = strings.ReplaceAll(s, f, redacted)
-	}
-	if len(s) < minPartial || len(r.grams) == 0 {
+	if r == nil || len(r.grams) == 0 || len(s) < minPartial {
 		return s
 	}
 	// Mark every byte covered by a window that is part of a credential
