@@ -31,15 +31,17 @@ const MinKeyLength = minPartial
 //
 // The zero Redactor removes nothing. It is safe for concurrent use.
 type Redactor struct {
-	// grams are the minPartial-long substrings of every longer form.
-	grams map[string]struct{}
+	// grams are the minPartial-long substrings of every form, each as
+	// the integer of its 8 bytes: every text the API sends is looked up
+	// at every offset, and an integer key is hashed several times faster.
+	grams map[uint64]struct{}
 }
 
 // newRedactor builds the Redactor of sets of credentials given as
 // access key, secret key and API key in turn; keys shorter than
 // MinKeyLength are skipped (and so are their encoded forms).
 func newRedactor(keys ...string) *Redactor {
-	r := &Redactor{grams: map[string]struct{}{}}
+	r := &Redactor{grams: map[uint64]struct{}{}}
 	var raw []string
 	for i, s := range keys {
 		if len(s) < MinKeyLength {
@@ -58,10 +60,19 @@ func newRedactor(keys ...string) *Redactor {
 		// A key of MinKeyLength or more has no form shorter than
 		// minPartial (its base64 forms, cut at both ends, keep 10).
 		for i := 0; i+minPartial <= len(f); i++ {
-			r.grams[f[i:i+minPartial]] = struct{}{}
+			r.grams[gram(f[i:i+minPartial])] = struct{}{}
 		}
 	}
 	return r
+}
+
+// gram is the integer of an 8-byte window, as Redact rolls it.
+func gram(s string) uint64 {
+	var w uint64
+	for i := range minPartial {
+		w = w<<8 | uint64(s[i])
+	}
+	return w
 }
 
 // encodedForms returns the base64 text that s becomes inside any encoded
@@ -96,18 +107,36 @@ func (r *Redactor) Redact(s string) string {
 	// Mark every byte covered by a window that is part of a credential
 	// form, then replace each marked run once.
 	var marked []bool
-	for i := 0; i+minPartial <= len(s); i++ {
-		if _, ok := r.grams[s[i:i+minPartial]]; ok {
+	var w uint64 // the window ending at end, rolled one byte at a time
+	for end := 0; end < len(s); end++ {
+		w = w<<8 | uint64(s[end])
+		if end+1 < minPartial {
+			continue
+		}
+		if _, ok := r.grams[w]; ok {
 			if marked == nil {
 				marked = make([]bool, len(s))
 			}
-			for j := i; j < i+minPartial; j++ {
+			for j := end + 1 - minPartial; j <= end; j++ {
 				marked[j] = true
 			}
 		}
 	}
 	if marked == nil {
 		return s
+	}
+	// A window may start or end inside a multi-byte rune (keys need not
+	// be ASCII): widen each run to whole runes, so that what is left
+	// stays valid UTF-8.
+	for i := 1; i < len(s); i++ {
+		if marked[i-1] && !utf8.RuneStart(s[i]) {
+			marked[i] = true
+		}
+	}
+	for i := len(s) - 1; i > 0; i-- {
+		if marked[i] && !utf8.RuneStart(s[i]) {
+			marked[i-1] = true
+		}
 	}
 	var b strings.Builder
 	b.Grow(len(s))

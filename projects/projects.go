@@ -108,6 +108,7 @@ func (m *Manager) Apply(projects []config.Project) error {
 		}
 		clientCfg.UserAgent = m.userAgent
 		clientCfg.Observer = m.apiMetrics.Observer(cfg.ID)
+		clientCfg.Logger = m.logger.With("project_id", cfg.ID)
 		creds := &credentials{cur: cfg.Credentials, logger: m.logger.With("project_id", cfg.ID)}
 		clientCfg.OnUnauthorized = func() bool { return creds.reread("unauthorized") }
 		client, err := apiclient.New(clientCfg)
@@ -248,6 +249,16 @@ func (m *Manager) Stop() {
 		p.cancel()
 		<-p.done
 		p.Poller.Close()
+	}
+}
+
+// ClearDeferrals forgets every running project's Retry-After deferrals
+// (see poller.Poller.ClearDeferrals).
+func (m *Manager) ClearDeferrals() {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, p := range m.running {
+		p.Poller.ClearDeferrals()
 	}
 }
 

@@ -80,12 +80,19 @@ func (r *Reloader) Reload() error {
 // errNoConfigFile refuses a reload without a file to re-read.
 var errNoConfigFile = errors.New("the simulator's project never changes")
 
-// reloadRequested reloads if there is a file to re-read.
+// reloadRequested is an operator's reload (SIGHUP, POST /-/reload): it
+// reloads if there is a file to re-read, and then has the projects that
+// kept running call again what a Retry-After deferred. The periodic
+// rediscovery reloads without clearing them.
 func (r *Reloader) reloadRequested() error {
 	if r.file == "" {
 		return errNoConfigFile
 	}
-	return r.Reload()
+	if err := r.Reload(); err != nil {
+		return err
+	}
+	r.manager.ClearDeferrals()
+	return nil
 }
 
 // ServeHTTP serves POST /-/reload: 200 once the configuration is applied,
