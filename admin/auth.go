@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -63,7 +64,9 @@ type authenticator struct {
 	// request finding none free is refused rather than queued, so that a
 	// flood holds neither goroutines nor places in flight. clean is one
 	// more slot for clients without a recent failure: a guesser cannot
-	// take it, so a caller's first request still gets through a flood.
+	// take it, so a caller's first request still gets through a flood. A
+	// clean client waits for it a little (cleanWait): a guesser's own
+	// first, clean, comparison may still hold it.
 	// Results are cached by a hash of user, password and stored hash, good
 	// ones apart so that a flood of wrong passwords cannot evict them.
 	slots    chan struct{}
@@ -157,7 +160,7 @@ func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 	if !ok {
 		return "", authThrottled
 	}
-	release, ok := a.acquire(clean)
+	release, ok := a.acquire(r.Context(), clean)
 	if !ok {
 		giveBack()
 		return "", authBusy
@@ -173,22 +176,30 @@ func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 }
 
 // acquire takes a bcrypt slot without waiting; clean clients may take
-// the reserved one too.
-func (a *authenticator) acquire(clean bool) (release func(), ok bool) {
-	if clean {
-		select {
-		case a.clean <- struct{}{}:
-			return func() { <-a.clean }, true
-		default:
-		}
-	}
+// the reserved one too, waiting for it up to cleanWait.
+func (a *authenticator) acquire(ctx context.Context, clean bool) (release func(), ok bool) {
 	select {
 	case a.slots <- struct{}{}:
 		return func() { <-a.slots }, true
 	default:
+	}
+	if !clean {
 		return nil, false
 	}
+	wait := time.NewTimer(cleanWait)
+	defer wait.Stop()
+	select {
+	case a.clean <- struct{}{}:
+		return func() { <-a.clean }, true
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	return nil, false
 }
+
+// cleanWait bounds how long a client without a recent failure waits for
+// the reserved bcrypt slot: a few comparisons at the highest usual cost.
+const cleanWait = 2 * time.Second
 
 // remember caches a comparison's result.
 func (a *authenticator) remember(key [sha256.Size]byte, good bool) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -42,6 +43,14 @@ var ErrBodyTooLarge = errors.New("response body too large")
 // space) exceeds Config.MaxValueBytes.
 var ErrValueTooLarge = errors.New("response value too large")
 
+// ErrTooManyResources is wrapped by the error returned when a list answer
+// holds more resources than Config.MaxListLength.
+var ErrTooManyResources = errors.New("too many resources")
+
+// ErrMostlyInvalid is wrapped by the DecodeError of a list answer of which
+// more than half the elements, past the first 100, did not decode.
+var ErrMostlyInvalid = errors.New("most list elements did not decode")
+
 // Client calls the API for one project with one set of credentials. It is
 // safe for concurrent use; all its calls share one token bucket.
 type Client struct {
@@ -70,6 +79,8 @@ type Client struct {
 	maxRetryAfter  time.Duration
 	maxBodyBytes   int64
 	maxValueBytes  int64
+	maxListLength  int
+	logger         *slog.Logger
 
 	// Seams for tests: jitter returns a value in [0, n); sleep waits d or
 	// until ctx is done, for backoff and for the token bucket; now tells the
@@ -81,6 +92,8 @@ type Client struct {
 	// basicAuthInfoRefused is set when /auth/info answered 401 to Basic:
 	// a deployment of the first revision, which takes only a bearer key.
 	basicAuthInfoRefused int32 // read and written with sync/atomic; not an atomic.Bool, so that Client stays printable by value
+	// cutLogged is set once a cut text was logged (see cutText).
+	cutLogged int32 // read and written with sync/atomic
 }
 
 type credentials struct {
@@ -108,8 +121,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("apiclient: AccessKey must not be empty")
 	case cfg.SecretKey == "":
 		return nil, errors.New("apiclient: SecretKey must not be empty")
-	case cfg.Timeout < 0, cfg.RetryBaseDelay < 0, cfg.RetryMaxDelay < 0, cfg.MaxRetryAfter < 0, cfg.MaxBodyBytes < 0, cfg.MaxValueBytes < 0:
-		return nil, errors.New("apiclient: durations, MaxBodyBytes and MaxValueBytes must not be negative")
+	case cfg.Timeout < 0, cfg.RetryBaseDelay < 0, cfg.RetryMaxDelay < 0, cfg.MaxRetryAfter < 0, cfg.MaxBodyBytes < 0, cfg.MaxValueBytes < 0, cfg.MaxListLength < 0:
+		return nil, errors.New("apiclient: durations, MaxBodyBytes, MaxValueBytes and MaxListLength must not be negative")
 	case cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit):
 		return nil, errors.New("apiclient: RateLimit must not be negative")
 	case cfg.TrackingShare < 0 || cfg.TrackingShare > 1 || math.IsNaN(cfg.TrackingShare):
@@ -131,6 +144,8 @@ func New(cfg Config) (*Client, error) {
 		maxRetryAfter:  orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
 		maxBodyBytes:   orDefault(cfg.MaxBodyBytes, DefaultMaxBodyBytes),
 		maxValueBytes:  orDefault(cfg.MaxValueBytes, DefaultMaxValueBytes),
+		maxListLength:  orDefault(cfg.MaxListLength, DefaultMaxListLength),
+		logger:         orDefault(cfg.Logger, slog.New(slog.DiscardHandler)),
 		jitter:         rand.Int64N,
 		sleep:          sleepCtx,
 		now:            time.Now,
@@ -506,7 +521,8 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
-	}, streamOptions{maxValue: c.maxValueBytes, begin: cl.begin, each: cl.each})
+	}, streamOptions{maxValue: c.maxValueBytes, begin: cl.begin, each: cl.each, maxItems: c.maxListLength,
+		tooLong: func() { c.observer.ObserveListTooLong(cl.op) }, cut: func() { c.cutText(cl.op) }})
 	switch {
 	case rb.tooLarge:
 		c.observer.ObserveRequest(cl.op, CodeDecodeError, time.Since(start))
@@ -527,7 +543,7 @@ const maxWholeBody = 32 << 20
 // its status, or CodeDecodeError when it was not decoded (malformed, cut
 // short, or beyond the size bounds).
 func answerCode(resp *http.Response, err error) string {
-	if errors.As(err, new(*DecodeError)) || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) {
+	if errors.As(err, new(*DecodeError)) || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrTooManyResources) {
 		return CodeDecodeError
 	}
 	return strconv.Itoa(resp.StatusCode)
@@ -572,9 +588,19 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 	// Already read whole: its values need no bound of their own.
 	derr := decodeStream(cl.op, bytes.NewReader(data), cl.out, drop, c.creds().redactor, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
-	}, streamOptions{})
+	}, streamOptions{cut: func() { c.cutText(cl.op) }})
 	c.observer.ObserveRequest(cl.op, answerCode(resp, derr), time.Since(start))
 	return derr
+}
+
+// cutText counts a text of op's answer cut to MaxTextBytes, and logs the
+// first of the Client's: one line, not one per resource.
+func (c *Client) cutText(op string) {
+	c.observer.ObserveTextTruncated(op)
+	if atomic.CompareAndSwapInt32(&c.cutLogged, 0, 1) {
+		c.logger.Warn("The API sent a text longer than the exporter keeps; it was cut, and later ones are only counted",
+			"operation", op, "max_bytes", MaxTextBytes)
+	}
 }
 
 // trackingKey marks a context whose calls draw on the tracking share.
@@ -654,3 +680,5 @@ func (nopObserver) ObserveRequest(string, string, time.Duration) {}
 func (nopObserver) ObserveRetry(string)                          {}
 func (nopObserver) ObserveRateLimitWait(string, time.Duration)   {}
 func (nopObserver) ObserveDecodeError(string)                    {}
+func (nopObserver) ObserveListTooLong(string)                    {}
+func (nopObserver) ObserveTextTruncated(string)                  {}

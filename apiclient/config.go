@@ -3,6 +3,7 @@ package apiclient
 import (
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -27,6 +28,10 @@ const (
 	// DefaultMaxValueBytes bounds one value of an answer, what the decoder
 	// holds at once: a service is 1 to 5 KiB.
 	DefaultMaxValueBytes = 1 << 20
+	// DefaultMaxListLength is 1.5 times the largest fleet measured and
+	// supported (100,000 services, docs/performance.md): room to grow,
+	// while a list twice that size, which took 410 MB, fails instead.
+	DefaultMaxListLength = 150_000
 )
 
 // Config configures a Client. Credentials are Secrets so that printing a
@@ -76,6 +81,12 @@ type Config struct {
 	// ErrValueTooLarge. This, not MaxBodyBytes, bounds the memory a
 	// hostile answer costs.
 	MaxValueBytes int64
+	// MaxListLength bounds the resources one list answer may hold
+	// (services, VPCs, a service's replica sets, a VPC's peerings): a
+	// longer one fails the call with ErrTooManyResources once that many
+	// were read. Every resource costs series on /metrics; 0 means
+	// DefaultMaxListLength.
+	MaxListLength int
 
 	// Concurrency is how many requests the caller keeps in flight at
 	// once (--collect.concurrency); it sizes the idle connection pool of
@@ -101,6 +112,9 @@ type Config struct {
 	OnUnauthorized func() bool
 	// Observer receives instrumentation events; nil means none.
 	Observer Observer
+	// Logger receives the Client's few warnings (a text cut to
+	// MaxTextBytes); nil means none.
+	Logger *slog.Logger
 }
 
 // Codes of ObserveRequest other than HTTP status codes.
@@ -133,6 +147,12 @@ type Observer interface {
 	// rest of the answer was kept. An answer that does not decode at all
 	// is not reported here but as a request with CodeDecodeError.
 	ObserveDecodeError(operation string)
+	// ObserveListTooLong is called for each list answer that held more
+	// than MaxListLength resources (the call fails).
+	ObserveListTooLong(operation string)
+	// ObserveTextTruncated is called for each text of an answer cut to
+	// MaxTextBytes.
+	ObserveTextTruncated(operation string)
 }
 
 // String describes the Config without its credentials, which only show

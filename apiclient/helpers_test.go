@@ -35,6 +35,20 @@ type recordingObserver struct {
 	waits    []string
 	// decodeErrors has one operation per field left out.
 	decodeErrors []string
+	tooLong      []string
+	truncated    []string
+}
+
+func (o *recordingObserver) ObserveListTooLong(op string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.tooLong = append(o.tooLong, op)
+}
+
+func (o *recordingObserver) ObserveTextTruncated(op string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.truncated = append(o.truncated, op)
 }
 
 func (o *recordingObserver) ObserveRequest(op, code string, _ time.Duration) {

@@ -6,20 +6,7 @@ import (
 
 // ListPeerings lists a VPC's peering connections.
 func (c *Client) ListPeerings(ctx context.Context, vpcID string) ([]Peering, error) {
-	list, err := doList[Peering](ctx, c, call{op: OpListPeerings, ids: []string{vpcID}})
-	for i := range list {
-		c.redactPeering(&list[i])
-	}
-	return list, err
-}
-
-// redactPeering removes the credentials from the peering's error message,
-// server text that ends up in a metric label and in logs.
-func (c *Client) redactPeering(p *Peering) {
-	if p != nil && p.ErrorMessage != nil {
-		msg := c.Redactor().Redact(*p.ErrorMessage)
-		p.ErrorMessage = &msg
-	}
+	return doList[Peering](ctx, c, call{op: OpListPeerings, ids: []string{vpcID}})
 }
 
 // CreatePeering requests a peering connection (201); it starts as pending.
@@ -30,9 +17,7 @@ func (c *Client) CreatePeering(ctx context.Context, vpcID string, req CreatePeer
 // GetPeering returns one peering connection. The spec does not show this
 // answer's body; it is decoded as a Peering, like the list's elements.
 func (c *Client) GetPeering(ctx context.Context, vpcID, peeringID string) (*Peering, error) {
-	p, err := doValue[Peering](ctx, c, call{op: OpGetPeering, ids: []string{vpcID, peeringID}})
-	c.redactPeering(p)
-	return p, err
+	return doValue[Peering](ctx, c, call{op: OpGetPeering, ids: []string{vpcID, peeringID}})
 }
 
 // DeletePeering deletes a peering connection (204).

@@ -11,6 +11,13 @@ import (
 // text to blank out, and too short to help guess a key of real length.
 const minPartial = 8
 
+// MinKeyLength is the length below which a key is not redacted: a key of a
+// few characters (a placeholder such as "a") is no real secret, and
+// blanking every occurrence of it would garble every text the API sends
+// ("<redacted>nv<redacted>l<redacted>d"). It equals the shortest run
+// taken for part of a longer key, for the same reason.
+const MinKeyLength = minPartial
+
 // Redactor removes a Client's credentials from text the server sent back:
 // an API that echoes the Authorization header, or a proxy's error page
 // quoting the request, would otherwise put them in logs, metrics and admin
@@ -24,23 +31,24 @@ const minPartial = 8
 //
 // The zero Redactor removes nothing. It is safe for concurrent use.
 type Redactor struct {
-	// short are forms shorter than minPartial, removed only whole.
-	short []string
-	// grams are the minPartial-long substrings of every longer form.
-	grams map[string]struct{}
+	// grams are the minPartial-long substrings of every form, each as
+	// the integer of its 8 bytes: every text the API sends is looked up
+	// at every offset, and an integer key is hashed several times faster.
+	grams map[uint64]struct{}
 }
 
 // newRedactor builds the Redactor of sets of credentials given as
-// access key, secret key and API key in turn; empty ones are skipped.
+// access key, secret key and API key in turn; keys shorter than
+// MinKeyLength are skipped (and so are their encoded forms).
 func newRedactor(keys ...string) *Redactor {
-	r := &Redactor{grams: map[string]struct{}{}}
+	r := &Redactor{grams: map[uint64]struct{}{}}
 	var raw []string
 	for i, s := range keys {
-		if s == "" {
+		if len(s) < MinKeyLength {
 			continue
 		}
 		raw = append(raw, s)
-		if i%3 == 0 && i+1 < len(keys) && keys[i+1] != "" {
+		if i%3 == 0 && i+1 < len(keys) && len(keys[i+1]) >= MinKeyLength {
 			raw = append(raw, s+":"+keys[i+1])
 		}
 	}
@@ -49,17 +57,22 @@ func newRedactor(keys ...string) *Redactor {
 		forms = append(forms, encodedForms(s)...)
 	}
 	for _, f := range forms {
-		if len(f) < minPartial {
-			if f != "" {
-				r.short = append(r.short, f)
-			}
-			continue
-		}
+		// A key of MinKeyLength or more has no form shorter than
+		// minPartial (its base64 forms, cut at both ends, keep 10).
 		for i := 0; i+minPartial <= len(f); i++ {
-			r.grams[f[i:i+minPartial]] = struct{}{}
+			r.grams[gram(f[i:i+minPartial])] = struct{}{}
 		}
 	}
 	return r
+}
+
+// gram is the integer of an 8-byte window, as Redact rolls it.
+func gram(s string) uint64 {
+	var w uint64
+	for i := range minPartial {
+		w = w<<8 | uint64(s[i])
+	}
+	return w
 }
 
 // encodedForms returns the base64 text that s becomes inside any encoded
@@ -88,30 +101,42 @@ func encodedForms(s string) []string {
 // Redact returns s with every credential form blanked out as
 // "<redacted>".
 func (r *Redactor) Redact(s string) string {
-	if r == nil || (len(r.grams) == 0 && len(r.short) == 0) {
-		return s
-	}
-	for _, f := range r.short {
-		s = strings.ReplaceAll(s, f, redacted)
-	}
-	if len(s) < minPartial || len(r.grams) == 0 {
+	if r == nil || len(r.grams) == 0 || len(s) < minPartial {
 		return s
 	}
 	// Mark every byte covered by a window that is part of a credential
 	// form, then replace each marked run once.
 	var marked []bool
-	for i := 0; i+minPartial <= len(s); i++ {
-		if _, ok := r.grams[s[i:i+minPartial]]; ok {
+	var w uint64 // the window ending at end, rolled one byte at a time
+	for end := 0; end < len(s); end++ {
+		w = w<<8 | uint64(s[end])
+		if end+1 < minPartial {
+			continue
+		}
+		if _, ok := r.grams[w]; ok {
 			if marked == nil {
 				marked = make([]bool, len(s))
 			}
-			for j := i; j < i+minPartial; j++ {
+			for j := end + 1 - minPartial; j <= end; j++ {
 				marked[j] = true
 			}
 		}
 	}
 	if marked == nil {
 		return s
+	}
+	// A window may start or end inside a multi-byte rune (keys need not
+	// be ASCII): widen each run to whole runes, so that what is left
+	// stays valid UTF-8.
+	for i := 1; i < len(s); i++ {
+		if marked[i-1] && !utf8.RuneStart(s[i]) {
+			marked[i] = true
+		}
+	}
+	for i := len(s) - 1; i > 0; i-- {
+		if marked[i] && !utf8.RuneStart(s[i]) {
+			marked[i-1] = true
+		}
 	}
 	var b strings.Builder
 	b.Grow(len(s))

@@ -103,7 +103,7 @@ func FuzzRedact(f *testing.F) {
 	f.Add("Basic ", "==", "AKIA1234", "s/e+c=r", uint8(2), uint16(256), uint8(200))
 	f.Fuzz(func(t *testing.T, before, after, access, secret string, form uint8, n uint16, cut uint8) {
 		if len(access) < minPartial || len(secret) < minPartial || strings.ContainsAny(access+secret, ":") {
-			return // short keys are only removed whole; see Redactor
+			return // shorter keys are not redacted; see MinKeyLength
 		}
 		pair := access + ":" + secret
 		forms := []string{
@@ -126,4 +126,21 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("Snippet(%q) = %q reveals a credential", text, got)
 		}
 	})
+}
+
+// TestRedactorIgnoresPlaceholderKeys: one-letter placeholder keys cannot be
+// real secrets, and blanking every "a" of a message would garble it.
+func TestRedactorIgnoresPlaceholderKeys(t *testing.T) {
+	const msg = "invalid service_type: a value is required"
+	for _, keys := range [][]string{{"a", "i", ""}, {"e", "n", "d"}, {"abcdefg", "x", ""}} {
+		r := newRedactor(keys...)
+		if got := r.Redact(msg); got != msg {
+			t.Errorf("keys %q: Redact(%q) = %q, want it unchanged", keys, msg, got)
+		}
+	}
+	// A real key beside a placeholder is still removed.
+	r := newRedactor("a", "s3cr3t-value-long", "")
+	if got := r.Redact("echo s3cr3t-value-long and a"); strings.Contains(got, "s3cr3t") || !strings.HasSuffix(got, " and a") {
+		t.Errorf("Redact = %q, want the long key removed and the rest kept", got)
+	}
 }

@@ -79,6 +79,10 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return time.Duration(c.jitter(int64(ceiling)))
 }
 
+// maxRetryAfter clamps absurd Retry-After values in either form instead of
+// overflowing; callers cap them far lower anyway.
+const maxRetryAfter = 365 * 24 * time.Hour
+
 // parseRetryAfter reads a Retry-After header: delta-seconds or an HTTP-date.
 // It returns 0 when the header is absent, malformed or in the past.
 func parseRetryAfter(v string, now time.Time) time.Duration {
@@ -90,15 +94,11 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		if secs <= 0 {
 			return 0
 		}
-		// Clamp absurd values instead of overflowing; the caller caps anyway.
-		if secs > int64(365*24*time.Hour/time.Second) {
-			secs = int64(365 * 24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second
+		return time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {
-			return d
+			return min(d, maxRetryAfter)
 		}
 	}
 	return 0

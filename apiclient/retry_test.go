@@ -291,6 +291,7 @@ func TestParseRetryAfter(t *testing.T) {
 		"Monday, 01-Jan-24 00:00:30 GMT": 30 * time.Second,
 		"99999999999999999999":           0, // not an int64: ignored rather than overflowing
 		"999999999999":                   365 * 24 * time.Hour,
+		"Thu, 01 Jan 2036 00:00:00 GMT":  365 * 24 * time.Hour, // an HTTP-date is clamped as delta-seconds are
 	} {
 		if got := parseRetryAfter(in, now); got != want {
 			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, got, want)

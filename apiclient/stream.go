@@ -127,6 +127,12 @@ type streamOptions struct {
 	// set, is called as the list starts (null included).
 	begin func()
 	each  func(elem any)
+	// maxItems bounds the resources kept from one list (0: no bound):
+	// past it the call fails with ErrTooManyResources, after tooLong.
+	maxItems int
+	tooLong  func()
+	// cut is called for each text cut to MaxTextBytes.
+	cut func()
 }
 
 func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
@@ -149,7 +155,11 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 		if err := expectEOF(dec, vl); err != nil {
 			return decodeError(op, err, red, prefix)
 		}
-		return decodeValue(op, raw, out, drop, red, prefix)
+		if err := decodeValue(op, raw, out, drop, red, prefix); err != nil {
+			return err
+		}
+		sanitize(out, red, opts.cut)
+		return nil
 	}
 
 	tok, err := dec.Token()
@@ -166,36 +176,12 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return decodeError(op, fmt.Errorf("json: cannot unmarshal %v into a list", tok), red, prefix)
 	}
-	list := reflect.MakeSlice(v.Type(), 0, 0)
-	// One buffer for every element's bytes: what is kept is copied out of
-	// it by the decoding.
-	var raw json.RawMessage
-	for i := 0; ; i++ {
-		// Each element, with the white space and comma before it, has
-		// the whole bound.
-		vl.reset()
-		if !dec.More() {
-			break
+	list, err := decodeResources(op, dec, vl, v.Type(), drop, red, opts)
+	if err != nil {
+		if errors.Is(err, ErrTooManyResources) {
+			return err
 		}
-		if err := dec.Decode(&raw); err != nil {
-			return decodeError(op, err, red, prefix)
-		}
-		elem := reflect.New(v.Type().Elem()).Elem()
-		if err := json.Unmarshal(raw, elem.Addr().Interface()); err != nil {
-			if drop == nil {
-				return decodeError(op, err, red, prefix)
-			}
-			elem.SetZero()
-			if !decodeResource(raw, elem, drop) {
-				drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
-				continue
-			}
-		}
-		if opts.each != nil {
-			opts.each(elem.Addr().Interface())
-			continue
-		}
-		list = reflect.Append(list, elem)
+		return decodeError(op, err, red, prefix)
 	}
 	if _, err := dec.Token(); err != nil { // the closing ]
 		return decodeError(op, err, red, prefix)
@@ -204,10 +190,70 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 	return expectEOFOr(op, dec, vl, red, prefix)
 }
 
+// minInvalidShare is the length of a list from which an answer is failed
+// when more than half of its elements, so far, were dropped as invalid:
+// each costs the lenient decoding's reflective walk, and a stream of tiny
+// invalid elements would keep it busy for the whole call timeout, every
+// cycle, for nothing kept. A list of valid resources with a few broken
+// ones is far from that share; one element in two broken is no list of
+// resources any more.
+const minInvalidShare = 100
+
+// decodeResources decodes a list's elements, after its opening [, into a
+// new slice of t (or hands each to opts.each). Each element is sanitized
+// (see sanitize) before it is kept.
+func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Type, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, error) {
+	list := reflect.MakeSlice(t, 0, 0)
+	// One buffer for every element's bytes: what is kept is copied out of
+	// it by the decoding.
+	var raw json.RawMessage
+	kept, invalid := 0, 0
+	for i := 0; ; i++ {
+		// Each element, with the white space and comma before it, has
+		// the whole bound.
+		vl.reset()
+		if !dec.More() {
+			return list, nil
+		}
+		if opts.maxItems > 0 && kept == opts.maxItems {
+			if opts.tooLong != nil {
+				opts.tooLong()
+			}
+			return list, fmt.Errorf("apiclient: %s: %w: more than %d in one list (see --collect.max-resources-per-list)", op, ErrTooManyResources, opts.maxItems)
+		}
+		if err := dec.Decode(&raw); err != nil {
+			return list, err
+		}
+		elem := reflect.New(t.Elem()).Elem()
+		if err := json.Unmarshal(raw, elem.Addr().Interface()); err != nil {
+			if drop == nil {
+				return list, err
+			}
+			elem.SetZero()
+			if !decodeResource(raw, elem, drop) {
+				drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
+				if invalid++; i+1 >= minInvalidShare && 2*invalid > i+1 {
+					return list, fmt.Errorf("%w: %d of the first %d elements", ErrMostlyInvalid, invalid, i+1)
+				}
+				continue
+			}
+		}
+		sanitize(elem.Addr().Interface(), red, opts.cut)
+		kept++
+		if opts.each != nil {
+			opts.each(elem.Addr().Interface())
+			continue
+		}
+		list = reflect.Append(list, elem)
+	}
+}
+
 // streamedValue is an answer that is one object holding a long list (a
 // page of log entries): it decodes itself from dec, calling reset before
 // each list element and each other member, so that each has the bound of
-// one value, as the elements of a list answer do.
+// one value, as the elements of a list answer do. It is not sanitized: its
+// texts are never exported (log messages are only hashed), and its cursor
+// goes back to the API as it came.
 type streamedValue interface {
 	decodeFrom(dec *json.Decoder, reset func()) error
 }

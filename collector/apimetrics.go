@@ -23,6 +23,10 @@ type APIMetrics struct {
 	retries       *prometheus.CounterVec
 	rateLimitWait *prometheus.CounterVec
 	decodeErrors  *prometheus.CounterVec
+	listsTooLong  *prometheus.CounterVec
+	textsCut      *prometheus.CounterVec
+	// retryAfterCapped is fed by each project's poller.
+	retryAfterCapped *prometheus.CounterVec
 	// The poll cycle metrics, fed by each project's poller.
 	cycleDuration *prometheus.GaugeVec
 	refreshPeriod *prometheus.GaugeVec
@@ -65,6 +69,18 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 			Name: "clouddb_exporter_api_decode_errors_total",
 			Help: "Fields (or list elements) of successful cloud API answers that did not decode and were left out, by operation; the rest of the answer was kept. An answer that does not decode as a whole is a failed request instead: clouddb_exporter_api_requests_total{code=\"decode_error\"}.",
 		}, []string{"project_id", "operation"}),
+		listsTooLong: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clouddb_exporter_api_lists_too_long_total",
+			Help: "Successful cloud API list answers that held more resources than --collect.max-resources-per-list, by operation: the call failed once that many were read, and its part reports clouddb_exporter_collector_success 0.",
+		}, []string{"project_id", "operation"}),
+		textsCut: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clouddb_exporter_api_texts_truncated_total",
+			Help: "Texts of cloud API answers (names, hosts, messages: anything that may become a label value) longer than 1024 bytes, cut to that length with a \"...(truncated)\" mark, by operation.",
+		}, []string{"project_id", "operation"}),
+		retryAfterCapped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clouddb_exporter_api_retry_after_capped_total",
+			Help: "Retry-After answers of the cloud API that asked the poller to wait longer than 15 minutes, by operation: the call was deferred for 15 minutes only.",
+		}, []string{"project_id", "operation"}),
 		cycleDuration: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_poll_cycle_duration_seconds",
 			Help: "How long the last full poll cycle of a project took, in seconds.",
@@ -87,7 +103,8 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 }
 
 func (m *APIMetrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.requests, m.duration, m.retries, m.rateLimitWait, m.decodeErrors, m.cycleDuration, m.refreshPeriod, m.overruns}
+	return []prometheus.Collector{m.requests, m.duration, m.retries, m.rateLimitWait, m.decodeErrors, m.listsTooLong, m.textsCut,
+		m.retryAfterCapped, m.cycleDuration, m.refreshPeriod, m.overruns}
 }
 
 // IsAPIMetric reports whether name is one of the families of APIMetrics.
@@ -95,7 +112,9 @@ func IsAPIMetric(name string) bool {
 	switch name {
 	case "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
 		"clouddb_exporter_api_retries_total", "clouddb_exporter_api_rate_limit_wait_seconds_total",
-		"clouddb_exporter_api_decode_errors_total", "clouddb_exporter_poll_cycle_duration_seconds",
+		"clouddb_exporter_api_decode_errors_total", "clouddb_exporter_api_lists_too_long_total",
+		"clouddb_exporter_api_texts_truncated_total", "clouddb_exporter_api_retry_after_capped_total",
+		"clouddb_exporter_poll_cycle_duration_seconds",
 		"clouddb_exporter_poll_children_refresh_period_seconds", "clouddb_exporter_poll_cycle_overruns_total":
 		return true
 	}
@@ -146,6 +165,8 @@ func (m *APIMetrics) observer(projectID string, retryOps, decodeOps []string) ap
 		duration:   m.duration.MustCurryWith(project),
 		retries:    m.retries.MustCurryWith(project),
 		decode:     m.decodeErrors.MustCurryWith(project),
+		tooLong:    m.listsTooLong.MustCurryWith(project),
+		cut:        m.textsCut.MustCurryWith(project),
 		wait:       m.rateLimitWait.WithLabelValues(projectID),
 	}
 	for _, op := range retryOps {
@@ -190,6 +211,13 @@ func (o *PollObserver) ObserveCycle(duration, refreshPeriod time.Duration, overr
 	o.generation.Add(1)
 }
 
+// ObserveRetryAfterCapped records a Retry-After that asked the poller to
+// wait longer than it defers a call.
+func (o *PollObserver) ObserveRetryAfterCapped(operation string) {
+	o.m.retryAfterCapped.WithLabelValues(o.id, operation).Inc()
+	o.generation.Add(1)
+}
+
 // RemoveProject deletes every series of a project, for a project dropped by
 // a configuration reload. Call it after the project's client has stopped:
 // an Observer still in use would create the series again.
@@ -202,6 +230,9 @@ func (m *APIMetrics) RemoveProject(projectID string) {
 	m.retries.DeletePartialMatch(project)
 	m.rateLimitWait.DeletePartialMatch(project)
 	m.decodeErrors.DeletePartialMatch(project)
+	m.listsTooLong.DeletePartialMatch(project)
+	m.textsCut.DeletePartialMatch(project)
+	m.retryAfterCapped.DeletePartialMatch(project)
 	m.cycleDuration.DeletePartialMatch(project)
 	m.refreshPeriod.DeletePartialMatch(project)
 	m.overruns.DeletePartialMatch(project)
@@ -215,6 +246,8 @@ type apiObserver struct {
 	duration   prometheus.ObserverVec
 	retries    *prometheus.CounterVec
 	decode     *prometheus.CounterVec
+	tooLong    *prometheus.CounterVec
+	cut        *prometheus.CounterVec
 	wait       prometheus.Counter
 }
 
@@ -240,5 +273,17 @@ func (o *apiObserver) ObserveRateLimitWait(_ string, wait time.Duration) {
 // ObserveDecodeError implements apiclient.Observer.
 func (o *apiObserver) ObserveDecodeError(operation string) {
 	o.decode.WithLabelValues(operation).Inc()
+	o.generation.Add(1)
+}
+
+// ObserveListTooLong implements apiclient.Observer.
+func (o *apiObserver) ObserveListTooLong(operation string) {
+	o.tooLong.WithLabelValues(operation).Inc()
+	o.generation.Add(1)
+}
+
+// ObserveTextTruncated implements apiclient.Observer.
+func (o *apiObserver) ObserveTextTruncated(operation string) {
+	o.cut.WithLabelValues(operation).Inc()
 	o.generation.Add(1)
 }

@@ -21,6 +21,9 @@ var experimental = []string{
 	"clouddb_exporter_log_",
 	"clouddb_up",
 	"clouddb_exporter_admin_unauthenticated_requests_total",
+	"clouddb_exporter_api_lists_too_long_total",
+	"clouddb_exporter_api_retry_after_capped_total",
+	"clouddb_exporter_api_texts_truncated_total",
 }
 
 // Stability returns the stability level of the family name.

@@ -60,6 +60,9 @@ type Collect struct {
 	MaxStaleness time.Duration
 	// Concurrency bounds how many API calls one cycle has in flight.
 	Concurrency int
+	// MaxResourcesPerList bounds the resources of one list answer (see
+	// apiclient.Config.MaxListLength).
+	MaxResourcesPerList int
 	// Usage is the opt-in usage collector.
 	Usage Usage
 	// Logs is the opt-in log collector.
@@ -151,6 +154,7 @@ func (p Project) ClientConfig() (apiclient.Config, error) {
 		RetryBaseDelay: p.API.RetryBaseDelay,
 		RetryMaxDelay:  p.API.RetryMaxDelay,
 		Concurrency:    p.Collect.Concurrency,
+		MaxListLength:  p.Collect.MaxResourcesPerList,
 		MaxBodyBytes:   p.API.MaxResponseSize,
 		MaxValueBytes:  p.API.MaxValueSize,
 	}, nil
@@ -180,6 +184,7 @@ func (p Project) validate(where func(setting string) string) error {
 		{"transition_interval", p.Collect.TransitionInterval > 0},
 		{"max_staleness", p.Collect.MaxStaleness >= 0},
 		{"concurrency", p.Collect.Concurrency > 0},
+		{"max_resources_per_list", p.Collect.MaxResourcesPerList >= 0}, // 0: the default, for callers that build a Collect
 	}
 	for _, c := range positive {
 		if !c.ok {

@@ -147,6 +147,7 @@ projects:
     collect:
       interval: 2m
       concurrency: 8
+      max_resources_per_list: 500
 `, keyFile)
 	projects, err := Parse([]byte(good), api, collect, getenv)
 	if err != nil {
@@ -160,7 +161,7 @@ projects:
 		t.Errorf("prod does not inherit the flags: %+v", prod)
 	}
 	if dev.API.URL != "https://other.example.net/v1" || dev.API.RateLimit != 1.5 || dev.Collect.Interval != 2*time.Minute ||
-		dev.Collect.Concurrency != 8 || dev.Collect.TransitionInterval != 10*time.Second || dev.Credentials.APIKey.Reveal() != "file-secret" {
+		dev.Collect.Concurrency != 8 || dev.Collect.MaxResourcesPerList != 500 || dev.Collect.TransitionInterval != 10*time.Second || dev.Credentials.APIKey.Reveal() != "file-secret" {
 		t.Errorf("dev overrides not applied: %+v", dev)
 	}
 
@@ -192,6 +193,8 @@ projects:
 			[]string{"both --config.file: projects[0].access_key_env and --config.file: projects[0].access_key_file are set"}},
 		{"bad override", "projects:\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET, collect: {concurrency: 0}}\n",
 			[]string{"projects[0].collect.concurrency must be positive"}},
+		{"negative list bound", "projects:\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET, collect: {max_resources_per_list: -1}}\n",
+			[]string{"projects[0].collect.max_resources_per_list must be positive"}},
 		{"bad duration", "projects:\n  - {id: a, access_key_env: A_KEY, secret_key_env: A_SECRET, collect: {interval: soon}}\n",
 			[]string{"--config.file"}},
 	} {

@@ -46,6 +46,7 @@ type FileProject struct {
 		TransitionInterval *time.Duration `yaml:"transition_interval"`
 		MaxStaleness       *time.Duration `yaml:"max_staleness"`
 		Concurrency        *int           `yaml:"concurrency"`
+		MaxResources       *int           `yaml:"max_resources_per_list"`
 		Usage              struct {
 			Enabled          *bool          `yaml:"enabled"`
 			Interval         *time.Duration `yaml:"interval"`
@@ -155,6 +156,7 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	set(&p.Collect.TransitionInterval, fp.Collect.TransitionInterval)
 	set(&p.Collect.MaxStaleness, fp.Collect.MaxStaleness)
 	set(&p.Collect.Concurrency, fp.Collect.Concurrency)
+	set(&p.Collect.MaxResourcesPerList, fp.Collect.MaxResources)
 	u := fp.Collect.Usage
 	set(&p.Collect.Usage.Enabled, u.Enabled)
 	set(&p.Collect.Usage.Interval, u.Interval)
@@ -214,6 +216,7 @@ var fileKeys = map[string]string{
 	"transition_interval":      "collect.transition_interval",
 	"max_staleness":            "collect.max_staleness",
 	"concurrency":              "collect.concurrency",
+	"max_resources_per_list":   "collect.max_resources_per_list",
 	"usage_interval":           "collect.usage.interval",
 	"usage_series":             "collect.usage.series",
 	"usage_max_jobs":           "collect.usage.max_jobs",

@@ -73,6 +73,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 		DefaultMaxStaleness.String(), "CLOUDDB_COLLECT_MAX_STALENESS", &f.Collect.MaxStaleness)
 	flagval.Int(app, "collect.concurrency", "API calls one project's poll cycle may have in flight.",
 		fmt.Sprint(DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
+	flagval.Int(app, "collect.max-resources-per-list", "Most resources kept from one list answer (services, VPCs, a service's replica sets, a VPC's peerings): a longer list fails its call once that many were read, and its part reports clouddb_exporter_collector_success 0. Each resource costs series on /metrics; the default is 1.5 times the largest fleet supported (100,000 services); 0 also means the default.",
+		fmt.Sprint(apiclient.DefaultMaxListLength), "CLOUDDB_COLLECT_MAX_RESOURCES_PER_LIST", &f.Collect.MaxResourcesPerList)
 	addUsageFlags(app, &f.Collect.Usage)
 	addLogsFlags(app, &f.Collect.Logs)
 	app.GetFlag("collect.usage").IsSetByUser(&f.usageSet)
@@ -156,6 +158,7 @@ var flagNames = map[string]string{
 	"transition_interval":      "--collect.transition-interval",
 	"max_staleness":            "--collect.max-staleness",
 	"concurrency":              "--collect.concurrency",
+	"max_resources_per_list":   "--collect.max-resources-per-list",
 	"usage_interval":           "--collect.usage.interval",
 	"usage_series":             "--collect.usage.series",
 	"usage_max_jobs":           "--collect.usage.max-jobs",

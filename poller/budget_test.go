@@ -16,7 +16,12 @@ type cycle struct {
 	overrun          bool
 }
 
-type recordingCycles struct{ cycles []cycle }
+type recordingCycles struct {
+	cycles []cycle
+	capped []string
+}
+
+func (r *recordingCycles) ObserveRetryAfterCapped(op string) { r.capped = append(r.capped, op) }
 
 func (r *recordingCycles) ObserveCycle(duration, period time.Duration, overrun bool) {
 	r.cycles = append(r.cycles, cycle{duration, period, overrun})
@@ -286,5 +291,67 @@ func TestPollTransitionsRespectRetryAfter(t *testing.T) {
 	h.poller.PollTransitions(context.Background())
 	if n := c.count(apiclient.OpGetService); n != 1 {
 		t.Errorf("%d getService calls after the Retry-After, want 1", n)
+	}
+}
+
+// TestRetryAfterDeferralIsCapped: a Retry-After ten years ahead defers the
+// call for MaxDeferral only, and is counted; a shorter one is honoured.
+func TestRetryAfterDeferralIsCapped(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 2, 1)
+	h := newHarness(t, c)
+	obs := &recordingCycles{}
+	h.poller.opts.Observer = obs
+	c.set(func(f *fakeClient) {
+		f.fail[apiclient.OpListServices] = &apiclient.APIError{StatusCode: 429, RetryAfter: 10 * 365 * 24 * time.Hour}
+	})
+	h.poller.Poll(context.Background())
+	c.set(func(f *fakeClient) { clear(f.fail) })
+	c.resetCalls()
+	for elapsed := time.Duration(0); elapsed < MaxDeferral-time.Minute; elapsed += time.Minute {
+		h.clock.Advance(time.Minute)
+		h.poller.Poll(context.Background())
+	}
+	if n := c.count(apiclient.OpListServices); n != 0 {
+		t.Fatalf("%d services lists within the deferral, want 0", n)
+	}
+	h.clock.Advance(time.Minute)
+	snap := h.poller.Poll(context.Background())
+	if n := c.count(apiclient.OpListServices); n != 1 || !part(t, snap, fleet.PartServices).Success {
+		t.Errorf("%d services lists %s after the deferral, want 1 that succeeded", n, MaxDeferral)
+	}
+	if got := strings.Join(obs.capped, ","); got != apiclient.OpListServices {
+		t.Errorf("capped Retry-After observed for %q, want %s", got, apiclient.OpListServices)
+	}
+	if !strings.Contains(h.logs.String(), "max_deferral=15m0s") {
+		t.Errorf("the cap is not logged:\n%s", h.logs)
+	}
+}
+
+// TestClearDeferrals: a reload's ClearDeferrals has the deferred calls made
+// again at the next cycle.
+func TestClearDeferrals(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 2, 1)
+	h := newHarness(t, c)
+	c.set(func(f *fakeClient) {
+		f.fail[apiclient.OpListVPCs] = &apiclient.APIError{StatusCode: 503, RetryAfter: 10 * time.Minute}
+	})
+	h.poller.Poll(context.Background())
+	c.set(func(f *fakeClient) { clear(f.fail) })
+	c.resetCalls()
+	h.clock.Advance(time.Minute)
+	h.poller.Poll(context.Background())
+	if n := c.count(apiclient.OpListVPCs); n != 0 {
+		t.Fatalf("%d VPC lists while deferred, want 0", n)
+	}
+	h.poller.ClearDeferrals()
+	h.clock.Advance(time.Minute)
+	snap := h.poller.Poll(context.Background())
+	if n := c.count(apiclient.OpListVPCs); n != 1 || !part(t, snap, fleet.PartVPCs).Success {
+		t.Errorf("%d VPC lists after ClearDeferrals, want 1 that succeeded", n)
+	}
+	if !strings.Contains(h.logs.String(), `msg="Retry-After deferrals cleared by a reload" project_id=p1 calls=1`) {
+		t.Errorf("the clearing is not logged:\n%s", h.logs)
 	}
 }

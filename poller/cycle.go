@@ -107,14 +107,14 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	var g errgroup.Group
 	g.SetLimit(p.opts.Concurrency)
 	g.Go(func() error {
-		servicesErr = p.call(apiclient.OpListServices, func() (err error) {
+		servicesErr = p.call(apiclient.OpListServices, apiclient.OpListServices, func() (err error) {
 			return p.listServices(ctx, read)
 		})
 		runs[fleet.PartServices].done(now(), servicesErr)
 		return nil
 	})
 	g.Go(func() error {
-		vpcsErr = p.call(apiclient.OpListVPCs, func() (err error) {
+		vpcsErr = p.call(apiclient.OpListVPCs, apiclient.OpListVPCs, func() (err error) {
 			vpcs, err = p.client.ListVPCs(ctx)
 			return err
 		})
@@ -123,7 +123,7 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	})
 	if p.client.HasAPIKey() {
 		g.Go(func() error {
-			authErr = p.call(apiclient.OpGetAuthInfo, func() (err error) {
+			authErr = p.call(apiclient.OpGetAuthInfo, apiclient.OpGetAuthInfo, func() (err error) {
 				auth, err = p.client.GetAuthInfo(ctx)
 				return err
 			})
@@ -246,7 +246,11 @@ func (p *Poller) listServices(ctx context.Context, read *servicesRead) error {
 // fetchChild lists one child and records a Retry-After the API sent.
 func (p *Poller) fetchChild(ctx context.Context, c child) (bool, error) {
 	var changed bool
-	err := p.call(c.key(), func() (err error) {
+	op := apiclient.OpListReplicaSets
+	if c.part == fleet.PartPeerings {
+		op = apiclient.OpListPeerings
+	}
+	err := p.call(op, c.key(), func() (err error) {
 		if c.part == fleet.PartReplicaSets {
 			changed, err = p.fetchReplicaSets(ctx, c.id)
 		} else {
@@ -257,11 +261,18 @@ func (p *Poller) fetchChild(ctx context.Context, c child) (bool, error) {
 	return changed, err
 }
 
-// call runs one API call under key unless the API asked, through a
-// Retry-After, not to be called before a time still to come; then the call
-// fails with errDeferred. A Retry-After in the call's error sets that time
-// and is logged once.
-func (p *Poller) call(key string, do func() error) error {
+// MaxDeferral bounds how long a Retry-After defers a call: one answer
+// asking for years (an HTTP-date far ahead, by mistake or malice) would
+// otherwise stop a collector until a restart. 15 minutes is longer than
+// any rate-limit window an API documents, and short enough that a wrong
+// one costs a quarter of an hour of data.
+const MaxDeferral = 15 * time.Minute
+
+// call runs one API call of operation op under key unless the API asked,
+// through a Retry-After, not to be called before a time still to come;
+// then the call fails with errDeferred. A Retry-After in the call's error
+// sets that time, at most MaxDeferral ahead, and is logged once.
+func (p *Poller) call(op, key string, do func() error) error {
 	p.mu.Lock()
 	until := p.st.notBefore[key]
 	p.mu.Unlock()
@@ -271,14 +282,40 @@ func (p *Poller) call(key string, do func() error) error {
 	err := do()
 	var apiErr *apiclient.APIError
 	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
-		until := p.opts.Now().Add(apiErr.RetryAfter)
+		wait := apiErr.RetryAfter
+		attrs := []any{"call", key, "retry_after", wait}
+		if wait > MaxDeferral {
+			wait = MaxDeferral
+			attrs = append(attrs, "max_deferral", MaxDeferral)
+			if p.opts.Observer != nil {
+				p.opts.Observer.ObserveRetryAfterCapped(op)
+			}
+		}
+		until := p.opts.Now().Add(wait)
 		p.mu.Lock()
 		p.st.notBefore[key] = until
 		p.mu.Unlock()
 		p.logger.Warn("The API asked to wait before this call is made again (Retry-After); deferring it",
-			"call", key, "retry_after", apiErr.RetryAfter, "until", until.UTC().Format(time.RFC3339))
+			append(attrs, "until", until.UTC().Format(time.RFC3339))...)
 	}
 	return err
+}
+
+// ClearDeferrals forgets every Retry-After deferral: an operator's reload
+// is a request to try again now.
+func (p *Poller) ClearDeferrals() {
+	p.mu.Lock()
+	n := 0
+	for key, until := range p.st.notBefore {
+		if p.opts.Now().Before(until) {
+			n++
+		}
+		delete(p.st.notBefore, key)
+	}
+	p.mu.Unlock()
+	if n > 0 {
+		p.logger.Info("Retry-After deferrals cleared by a reload", "calls", n)
+	}
 }
 
 // recordPart turns a finished partRun into the part's health and logs one

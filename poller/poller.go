@@ -99,6 +99,9 @@ type CycleObserver interface {
 	// refresh every child resource at the call budget, and whether the
 	// cycle overran its interval.
 	ObserveCycle(duration, refreshPeriod time.Duration, overrun bool)
+	// ObserveRetryAfterCapped reports a Retry-After of operation longer
+	// than MaxDeferral.
+	ObserveRetryAfterCapped(operation string)
 }
 
 // Poller polls one project. Its methods are safe for concurrent use.

@@ -71,7 +71,7 @@ func (p *Poller) PollTransitions(ctx context.Context) {
 	follow := func(what, key string, fetch func() (bool, error), attrs ...any) func() error {
 		return func() error {
 			var c bool
-			err := p.call(key, func() (err error) {
+			err := p.call(what, key, func() (err error) {
 				c, err = fetch()
 				return err
 			})

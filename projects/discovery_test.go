@@ -75,6 +75,8 @@ func (l *requestLog) ObserveRequest(op, code string, _ time.Duration) {
 func (l *requestLog) ObserveRetry(string)                        {}
 func (l *requestLog) ObserveRateLimitWait(string, time.Duration) {}
 func (l *requestLog) ObserveDecodeError(string)                  {}
+func (l *requestLog) ObserveListTooLong(string)                  {}
+func (l *requestLog) ObserveTextTruncated(string)                {}
 func (l *requestLog) seen() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

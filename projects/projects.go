@@ -12,6 +12,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,6 +108,7 @@ func (m *Manager) Apply(projects []config.Project) error {
 		}
 		clientCfg.UserAgent = m.userAgent
 		clientCfg.Observer = m.apiMetrics.Observer(cfg.ID)
+		clientCfg.Logger = m.logger.With("project_id", cfg.ID)
 		creds := &credentials{cur: cfg.Credentials, logger: m.logger.With("project_id", cfg.ID)}
 		clientCfg.OnUnauthorized = func() bool { return creds.reread("unauthorized") }
 		client, err := apiclient.New(clientCfg)
@@ -135,6 +137,10 @@ func (m *Manager) Apply(projects []config.Project) error {
 			m.start(p)
 			m.logger.Info("Polling project", "project_id", id, "api_url", p.Config.API.URL,
 				"interval", p.Config.Collect.Interval, "auth_collector", p.Client.HasAPIKey())
+			if short := shortKeys(p.Config.Credentials); len(short) > 0 {
+				m.logger.Warn("API keys too short to be real keys; they are not redacted from the API's answers",
+					"project_id", id, "keys", strings.Join(short, ","), "min_length", apiclient.MinKeyLength)
+			}
 		}
 	}
 	m.running = next
@@ -174,6 +180,21 @@ func (m *Manager) stopLocked(p *Project, removed bool) {
 		m.apiMetrics.RemoveProject(p.Config.ID)
 		m.logger.Info("Stopped polling project", "project_id", p.Config.ID)
 	}
+}
+
+// shortKeys names the keys shorter than apiclient.MinKeyLength, which the
+// client does not redact: placeholders, or a key file cut short.
+func shortKeys(c config.Credentials) []string {
+	var short []string
+	for _, k := range []struct {
+		name string
+		v    apiclient.Secret
+	}{{"access_key", c.AccessKey}, {"secret_key", c.SecretKey}, {"api_key", c.APIKey}} {
+		if k.v != "" && len(k.v) < apiclient.MinKeyLength {
+			short = append(short, k.name)
+		}
+	}
+	return short
 }
 
 // sameButCredentials reports whether two configurations of a project
@@ -231,6 +252,16 @@ func (m *Manager) Stop() {
 		p.cancel()
 		<-p.done
 		p.Poller.Close()
+	}
+}
+
+// ClearDeferrals forgets every running project's Retry-After deferrals
+// (see poller.Poller.ClearDeferrals).
+func (m *Manager) ClearDeferrals() {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, p := range m.running {
+		p.Poller.ClearDeferrals()
 	}
 }
 

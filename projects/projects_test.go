@@ -18,6 +18,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/exposition"
+	"github.com/clouddb/clouddb_exporter/internal/syncbuf"
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
@@ -207,5 +208,27 @@ func TestHalfRotatedKeysNotInstalled(t *testing.T) {
 	m.checkCredentials()
 	if got := p.creds.current(); got.AccessKey != "ak-b" || got.SecretKey != "sk-b" {
 		t.Fatalf("after two checks read the same pair, %q/%q in use, want ak-b/sk-b", got.AccessKey, got.SecretKey)
+	}
+}
+
+// TestApplyWarnsOfShortKeys: keys too short to be real are not redacted
+// (apiclient.MinKeyLength); the operator is told once, by name, never by value.
+func TestApplyWarnsOfShortKeys(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	var logs syncbuf.Buffer
+	m := New(context.Background(), slog.New(slog.NewTextHandler(&logs, nil)), collector.NewAPIMetrics(nil), exposition.New(nil, nil), "test")
+	defer m.Stop()
+	short := project(srv.URL+"/v1", "short")
+	short.Credentials = config.Credentials{AccessKey: "ak", SecretKey: "long-enough-secret"}
+	long := project(srv.URL+"/v1", "long")
+	long.Credentials = config.Credentials{AccessKey: "access-key-1", SecretKey: "long-enough-secret"}
+	if err := m.Apply([]config.Project{short, long}); err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	want := `msg="API keys too short to be real keys; they are not redacted from the API's answers" project_id=short keys=access_key min_length=8`
+	if !strings.Contains(out, want) || strings.Count(out, "too short") != 1 || strings.Contains(out, "=ak ") {
+		t.Errorf("logs:\n%s\nwant one line %s", out, want)
 	}
 }

@@ -88,8 +88,10 @@ func (r *Reloader) OnRequest(hook func()) {
 // errNoConfigFile refuses a reload without a file to re-read.
 var errNoConfigFile = errors.New("the simulator's project never changes")
 
-// Requested serves a request to reload (SIGHUP, POST /-/reload): it runs
-// the hooks, then reloads if there is a file to re-read.
+// Requested is an operator's reload (SIGHUP, POST /-/reload): it runs the
+// hooks, reloads if there is a file to re-read, and then has the projects
+// that kept running call again what a Retry-After deferred. The periodic
+// rediscovery reloads without clearing them.
 func (r *Reloader) Requested() error {
 	for _, hook := range r.onRequest {
 		hook()
@@ -97,7 +99,11 @@ func (r *Reloader) Requested() error {
 	if r.file == "" {
 		return errNoConfigFile
 	}
-	return r.Reload()
+	if err := r.Reload(); err != nil {
+		return err
+	}
+	r.manager.ClearDeferrals()
+	return nil
 }
 
 // WatchSIGHUP reloads on every SIGHUP until ctx ends.

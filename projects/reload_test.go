@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -13,6 +17,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/exposition"
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
 // TestReloaderRequested: a request to reload without a configuration file
@@ -63,5 +68,46 @@ func TestReloaderOnRequest(t *testing.T) {
 		if calls != 1 {
 			t.Errorf("file %q: the hook ran %d times on POST /-/reload, want 1", file, calls)
 		}
+	}
+}
+
+// TestOperatorReloadClearsDeferrals: a project kept running by an
+// operator's reload calls again at once what a Retry-After deferred.
+func TestOperatorReloadClearsDeferrals(t *testing.T) {
+	var services atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/services") {
+			services.Add(1)
+			w.Header().Set("Retry-After", "Thu, 01 Jan 2099 00:00:00 GMT")
+			http.Error(w, `{"code":"RATE_LIMITED"}`, http.StatusTooManyRequests)
+			return
+		}
+		_, _ = w.Write([]byte("[]"))
+	}))
+	defer srv.Close()
+	api := collector.NewAPIMetrics(nil)
+	m := New(context.Background(), slog.New(slog.DiscardHandler), api, exposition.New(nil, nil), "test")
+	defer m.Stop()
+	p := project(srv.URL+"/v1", "p")
+	p.API.MaxRetries = 0
+	r := NewReloader(prometheus.NewRegistry(), m, func() ([]config.Project, error) { return []config.Project{p}, nil }, "clouddb.yml", slog.New(slog.DiscardHandler))
+	if err := r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	testbin.WaitFor(t, 10*time.Second, "the first cycle", m.Ready)
+	running, _ := m.Get("p")
+	running.Poller.Poll(context.Background())
+	if n := services.Load(); n != 1 {
+		t.Fatalf("%d services lists, want 1 (the second deferred)", n)
+	}
+	if err := r.Requested(); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := m.Get("p"); kept != running {
+		t.Fatal("the reload restarted the project")
+	}
+	running.Poller.Poll(context.Background())
+	if n := services.Load(); n != 2 {
+		t.Errorf("%d services lists after the reload, want 2", n)
 	}
 }
