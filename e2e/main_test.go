@@ -46,7 +46,7 @@ func TestStartupErrors(t *testing.T) {
 		{"simulate with a URL", okEnv[:1], []string{"--simulate"}, []string{"--simulate polls its own simulator", "--api.url (CLOUDDB_API_URL)"}},
 		{"simulate with a config file", nil, []string{"--simulate", "--config.file=" + badYAML}, []string{"--simulate and --config.file"}},
 		{"config file with single-project credentials", okEnv[2:], []string{"--config.file=" + badYAML}, []string{"--config.file (CLOUDDB_CONFIG_FILE) lists the projects", "CLOUDDB_ACCESS_KEY"}},
-		{"config file with an unknown key", nil, []string{"--config.file=" + badYAML}, []string{"--config.file", "field colect not found"}},
+		{"config file with an unknown key", nil, []string{"--config.file=" + badYAML}, []string{"--config.file", "projects[0].colect: unknown key (did you mean collect?)"}},
 		{"unknown log format", okEnv, []string{"--log.format=xml"}, []string{`--log.format ($CLOUDDB_LOG_FORMAT): "xml" is not one of auto, console, logfmt, json`}},
 		{"bad duration", okEnv, []string{"--collect.interval=soon"}, []string{`--collect.interval ($CLOUDDB_COLLECT_INTERVAL): "soon" is not a duration`}},
 		{"bad duration from env", append(okEnv, "CLOUDDB_API_TIMEOUT=x"), nil, []string{`--api.timeout ($CLOUDDB_API_TIMEOUT): "x" is not a duration`}},

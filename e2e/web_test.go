@@ -116,7 +116,7 @@ func TestConfigCheck(t *testing.T) {
 		{"simulator address without --simulate", url, []string{"--config.file=" + good, "--simulate.listen-address=127.0.0.1:8091"}, 2, "is set but --simulate is not"},
 		{"simulator address from the environment without --simulate", append(url, "CLOUDDB_SIMULATE_LISTEN_ADDRESS=127.0.0.1:8091"), []string{"--config.file=" + good}, 2, "is set but --simulate is not"},
 		{"config file", url, []string{"--config.file=" + good}, 0, "Configuration is valid"},
-		{"config file with an unknown key", url, []string{"--config.file=" + bad}, 2, "field colect not found"},
+		{"config file with an unknown key", url, []string{"--config.file=" + bad}, 2, "projects[0].colect: unknown key (did you mean collect?)"},
 		{"no credentials", url, []string{"--api.project-id=p"}, 2, "CLOUDDB_ACCESS_KEY or --api.access-key-file is required"},
 		{"admin without authentication", url, []string{"--config.file=" + good, "--admin.listen-address=127.0.0.1:0"}, 2, "needs authentication"},
 		{"admin allow of a read", url, []string{"--config.file=" + good, "--admin.listen-address=127.0.0.1:0", "--admin.token-file=" + key, "--admin.allow=listServices"}, 2, "is a read operation"},

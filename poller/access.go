@@ -66,6 +66,14 @@ func (p *Poller) noteAccess(err error) {
 	}
 }
 
+// sameRootCause reports whether err is the failure of the project's
+// access that noteAccess logged once, with its fix: a part failing so is
+// not logged again. p.mu must be held.
+func (p *Poller) sameRootCause(err error) bool {
+	a := p.st.access
+	return err != nil && !a.Up && a.Cause != fleet.CauseError && accessOf(err).Cause == a.Cause
+}
+
 var accessMessage = map[string]string{
 	fleet.CauseCredentials: "The API refuses the project's credentials: nothing can be read",
 	fleet.CausePermission:  "The API does not let these credentials read the project: nothing can be read",

@@ -79,3 +79,20 @@ func TestAccessFixes(t *testing.T) {
 type projectClient struct{ Client }
 
 func (projectClient) ProjectID() string { return "p" }
+
+// TestAccessOtherCausesStillLogged: a part that fails for another reason
+// than the refused access is logged as before.
+func TestAccessOtherCausesStillLogged(t *testing.T) {
+	c := newFakeClient()
+	fleetOf(c, 2, 1)
+	h := newHarness(t, c)
+	c.set(func(f *fakeClient) {
+		f.fail[apiclient.OpListServices] = &apiclient.APIError{StatusCode: 403, Code: "FORBIDDEN"}
+		f.fail[apiclient.OpListVPCs] = errBoom
+	})
+	h.poller.Poll(context.Background())
+	logs := h.logs.String()
+	if !strings.Contains(logs, "Collector failed") || !strings.Contains(logs, "collector=vpcs") || strings.Contains(logs, "collector=services") {
+		t.Errorf("want the VPCs' failure logged and the services' one only as the access ERROR:\n%s", logs)
+	}
+}

@@ -336,8 +336,7 @@ func (p *Poller) recordPart(run *partRun) {
 		if h.LastSuccess.IsZero() {
 			h.LastSuccess = run.start // a part with nothing to call
 		}
-	} else if run.failures > run.deferred && (p.st.access.Up || p.st.access.Cause == fleet.CauseError) {
-		// A refused access was logged once, with its fix, by noteAccess.
+	} else if run.failures > run.deferred && !p.sameRootCause(run.firstErr) {
 		p.logger.Warn("Collector failed", append([]any{
 			"collector", run.name, "failed_calls", run.failures, "deferred_calls", run.deferred, "calls", run.calls, "err", run.firstErr,
 		}, run.attrs...)...)
