@@ -62,7 +62,8 @@ func (p *Poller) noteAccess(err error) {
 		p.logger.Info("The API answers the project's requests again")
 	case a.Up || a.Cause == prev.Cause || a.Cause == fleet.CauseError:
 	default:
-		p.logger.Error(accessMessage[a.Cause], "err", err, "fix", p.accessFix(a.Cause))
+		p.logger.Error("The API refuses the project or cannot be reached: nothing can be read",
+			"cause", a.Cause, "err", err, "fix", p.accessFix(a.Cause))
 	}
 }
 
@@ -72,13 +73,6 @@ func (p *Poller) noteAccess(err error) {
 func (p *Poller) sameRootCause(err error) bool {
 	a := p.st.access
 	return err != nil && !a.Up && a.Cause != fleet.CauseError && accessOf(err).Cause == a.Cause
-}
-
-var accessMessage = map[string]string{
-	fleet.CauseCredentials: "The API refuses the project's credentials: nothing can be read",
-	fleet.CausePermission:  "The API does not let these credentials read the project: nothing can be read",
-	fleet.CauseNotFound:    "The API does not know the project's services path: nothing can be read",
-	fleet.CauseUnreachable: "The API cannot be reached: nothing can be read",
 }
 
 // accessFix says what the user should check for a cause.
