@@ -103,11 +103,7 @@ func run(args []string, getenv func(string) string) int {
 	if adminSrv != nil {
 		reloader.OnRequest(adminSrv.Reopen)
 	}
-	srv, err := newServer(f, expo, manager, reloader, logger)
-	if err != nil {
-		logger.Error("Cannot build the landing page", "err", err)
-		return 1
-	}
+	srv := newServer(f, expo, manager, reloader, logger)
 
 	if err := reloader.Reload(); err != nil {
 		return 2

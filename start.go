@@ -70,15 +70,16 @@ func announce(logger *slog.Logger, f *flags, sh shard.Shard, getenv func(string)
 
 // newServer builds the main listener's server: metrics, discovery,
 // health, the status page and the lifecycle.
-func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, reloader *projects.Reloader, logger *slog.Logger) (*http.Server, error) {
-	mux, err := newMux(routes{
+func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, reloader *projects.Reloader, logger *slog.Logger) *http.Server {
+	mux := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
 		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
+		dataPlane: func(id string) (usage, logs bool) {
+			p, ok := manager.Get(id)
+			return ok && p.Config.Collect.Usage.Enabled, ok && p.Config.Collect.Logs.Enabled
+		},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger), nil
+	return httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
 }
 
 // serve runs the main listener and the admin listener (when not nil) until
