@@ -336,14 +336,15 @@ func (p *Poller) recordPart(run *partRun) {
 	if h.Duration < 0 {
 		h.Duration = 0
 	}
-	if h.Success {
+	switch {
+	case h.Success:
 		h.LastSuccess = run.end
 		if h.LastSuccess.IsZero() {
 			h.LastSuccess = run.start // a part with nothing to call
 		}
-	} else if run.firstErr != nil {
+	case run.firstErr != nil:
 		h.LastError = cutError(run.firstErr.Error())
-	} else {
+	default:
 		h.LastError = "calls deferred as the API asked (Retry-After)"
 	}
 	if !h.Success && run.failures > run.deferred && (p.st.access.Up || p.st.access.Cause == fleet.CauseError) {
