@@ -51,7 +51,7 @@ func TestConfigCheckCarelessSettings(t *testing.T) {
 	token := file("token", "0123456789\n", 0o600)
 	check := func(args ...string) ([]string, error) {
 		t.Helper()
-		f, err := parseFlags(append([]string{"--api.access-key-file=" + access, "--api.secret-key-file=" + secret}, args...))
+		f, err := parseFlags(append([]string{"--api.access-key-file=" + access, "--api.secret-key-file=" + secret}, args...), func(string) string { return "" })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,21 +16,56 @@ import (
 	"golang.org/x/net/netutil"
 )
 
-// listenAndServe is the toolkit's web.ListenAndServe (systemd sockets,
-// vsock:// and TCP addresses), with at most maxConns connections open on
-// each listener (0: no limit). Beyond it a client waits in the kernel's
-// accept queue instead of taking a file descriptor: the toolkit accepts
-// without bound, and idle connections exhausted the process's.
-func listenAndServe(srv *http.Server, flags *web.FlagConfig, maxConns int, logger *slog.Logger) error {
-	listeners, err := listen(flags, logger)
+// boundListeners are the exporter's listeners, bound before anything
+// starts.
+type boundListeners struct {
+	main  []net.Listener
+	admin net.Listener // nil without --admin.listen-address
+}
+
+// bindListeners binds the main listener and the admin one, failing with
+// the flag that names a taken or wrong address.
+func bindListeners(f *flags, logger *slog.Logger) (*boundListeners, error) {
+	main, err := listen(f.web, logger)
 	if err != nil {
-		return err
-	}
-	for i, l := range listeners {
-		defer func() { _ = l.Close() }() // after Serve returns; Shutdown closes it first
-		if maxConns > 0 {
-			listeners[i] = netutil.LimitListener(l, maxConns)
+		flag := "web.listen-address"
+		if f.web.WebSystemdSocket != nil && *f.web.WebSystemdSocket {
+			flag = "web.systemd-socket"
 		}
+		return nil, fmt.Errorf("--%s (%s): %w", flag, envarOf(flag), err)
+	}
+	lns := &boundListeners{main: main}
+	if lns.admin, err = f.admin.Listen(); err != nil {
+		lns.close()
+		return nil, err
+	}
+	return lns, nil
+}
+
+// close closes the listeners; after a shutdown, which closed them
+// already, it does nothing.
+func (b *boundListeners) close() {
+	for _, l := range b.main {
+		_ = l.Close()
+	}
+	if b.admin != nil {
+		_ = b.admin.Close()
+	}
+}
+
+// serveMain is the toolkit's web.ListenAndServe (systemd sockets,
+// vsock:// and TCP addresses) on listeners bound by bindListeners, with at
+// most maxConns connections open on each (0: no limit). Beyond it a client
+// waits in the kernel's accept queue instead of taking a file descriptor:
+// the toolkit accepts without bound, and idle connections exhausted the
+// process's.
+func serveMain(srv *http.Server, listeners []net.Listener, flags *web.FlagConfig, maxConns int, logger *slog.Logger) error {
+	if maxConns > 0 {
+		limited := make([]net.Listener, len(listeners))
+		for i, l := range listeners {
+			limited[i] = netutil.LimitListener(l, maxConns)
+		}
+		listeners = limited
 	}
 	return web.ServeMultiple(listeners, srv, flags, logger)
 }

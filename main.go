@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -54,42 +53,20 @@ func run(args []string, getenv func(string) string) int {
 	if version.Version == "" {
 		version.Version = strings.TrimSpace(versionFile)
 	}
-	f, err := parseFlags(args)
+	f, logger, code, ok := prepare(args, getenv)
+	if !ok {
+		return code
+	}
+	sh, _ := shardOf(f) // checked by prepare
+	// The listeners are bound before anything starts (simulator, pollers),
+	// so that a taken port is the one line a failed start prints.
+	lns, err := bindListeners(f, logger)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
+		logger.Error("Cannot listen", "err", err)
 		return 2
 	}
-	logger, err := logging.New(os.Stderr, f.log, logging.IsTerminal(os.Stderr))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
-		return 2
-	}
-	// Every configuration check runs before anything starts (simulator,
-	// pollers, listeners): a failed start logs its one reason and nothing
-	// else. --config.check stops here.
-	warnings, err := checkConfig(f, getenv)
-	if err != nil {
-		logger.Error("Invalid configuration", "err", err)
-		return 2
-	}
-	for _, w := range warnings {
-		logger.Warn("Unsafe setting", "setting", w.Setting, "reason", w.Reason)
-	}
-	if f.configCheck {
-		logger.Info("Configuration is valid")
-		return 0
-	}
-	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
-	setMemoryLimitFromCgroup(logger, f.memLimit, getenv)
-
-	sh, err := shardOf(f)
-	if err != nil {
-		logger.Error("Invalid configuration", "err", err)
-		return 2
-	}
-	if sh.Enabled() {
-		logger.Info("Sharding: exporting only the services and VPCs whose id hashes to this shard", "shard", sh.Index, "total_shards", sh.Total)
-	}
+	defer lns.close()
+	announce(logger, f, sh, getenv)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -113,7 +90,7 @@ func run(args []string, getenv func(string) string) int {
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
 
-	// The listeners are built before the first load starts the pollers.
+	// The servers are built before the first load starts the pollers.
 	adminOpts := adminOptions(manager, reg, logger)
 	adminOpts.MaxRequests = f.maxRequests
 	adminOpts.Timeouts = *f.timeouts
@@ -126,15 +103,7 @@ func run(args []string, getenv func(string) string) int {
 	if adminSrv != nil {
 		reloader.OnRequest(adminSrv.Reopen)
 	}
-	mux, err := newMux(routes{
-		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
-		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
-	})
-	if err != nil {
-		logger.Error("Cannot build the landing page", "err", err)
-		return 1
-	}
-	srv := httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
+	srv := newServer(f, expo, manager, reloader, logger)
 
 	if err := reloader.Reload(); err != nil {
 		return 2
@@ -145,7 +114,7 @@ func run(args []string, getenv func(string) string) int {
 		go rediscover(ctx, reloader, collect.Interval)
 	}
 	go manager.WatchCredentials(ctx)
-	return serve(ctx, logger, srv, f.web, f.maxConnections, adminSrv)
+	return serve(ctx, logger, srv, lns, f, adminSrv)
 }
 
 // flags are the exporter's command line.
@@ -171,6 +140,8 @@ type flags struct {
 	// credentialCheckInterval is the hidden
 	// --api.credentials-check-interval, for tests.
 	credentialCheckInterval time.Duration
+	// deprecatedEnvars are the deprecated variables set, to warn about.
+	deprecatedEnvars []deprecatedEnvar
 }
 
 // newApp declares the exporter's command line; docs/configuration.md's
@@ -178,6 +149,7 @@ type flags struct {
 func newApp() (*kingpin.Application, *flags) {
 	app := kingpin.New(exporterName, "Prometheus exporter for a managed cloud-database control plane.")
 	f := &flags{web: kingpinflag.AddFlags(app, ":9866")}
+	addToolkitEnvars(app)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
 		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").StringVar(&f.telemetryPath)
 	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see docs/security.md).",
@@ -194,7 +166,7 @@ func newApp() (*kingpin.Application, *flags) {
 	f.log = logging.AddFlags(app)
 	f.config = config.AddFlags(app)
 	app.Flag("config.check", "Check the configuration (flags, --config.file, credential files, admin settings, web configs) and exit: 0 when it is valid, 2 otherwise.").
-		BoolVar(&f.configCheck)
+		Envar("CLOUDDB_CONFIG_CHECK").BoolVar(&f.configCheck)
 	app.Flag("simulate", "Start the embedded API simulator (demo scenario) on loopback and poll it: a complete demo with no cloud account.").
 		Envar("CLOUDDB_SIMULATE").BoolVar(&f.simulate)
 	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the /_sim examples of docs/simulator.md work against either.").
@@ -212,8 +184,9 @@ func newApp() (*kingpin.Application, *flags) {
 	return app, f
 }
 
-func parseFlags(args []string) (*flags, error) {
+func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 	app, f := newApp()
+	f.deprecatedEnvars = applyDeprecatedEnvars(app, getenv)
 	if _, err := app.Parse(args); err != nil {
 		return f, err
 	}
@@ -313,39 +286,6 @@ func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *
 		Registerer: reg,
 		Logger:     logger,
 	}
-}
-
-// serve runs the main listener and the admin listener (when not nil) until
-// ctx ends, then shuts both down: 0 for a clean exit, 1 when one fails.
-func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, webFlags *web.FlagConfig, maxConns int, adminSrv *admin.Listener) int {
-	serveErr := make(chan error, 2)
-	go func() { serveErr <- listenAndServe(srv, webFlags, maxConns, logger) }()
-	if adminSrv != nil {
-		go func() { serveErr <- adminSrv.Serve(logger) }()
-	}
-	select {
-	case err := <-serveErr:
-		if !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("Cannot serve", "err", err)
-			return 1
-		}
-		return 0
-	case <-ctx.Done():
-	}
-	logger.Info("Shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		logger.Error("Unclean shutdown", "err", err)
-		return 1
-	}
-	if adminSrv != nil {
-		if err := adminSrv.Shutdown(shutdownCtx); err != nil {
-			logger.Error("Unclean shutdown of the admin listener", "err", err)
-			return 1
-		}
-	}
-	return 0
 }
 
 // projectSource resolves where the projects come from, failing fast on

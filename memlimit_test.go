@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
@@ -55,11 +56,11 @@ func TestSetMemoryLimit(t *testing.T) {
 
 func TestMemLimitRatioChecked(t *testing.T) {
 	for _, ratio := range []string{"0", "-0.5", "1.5"} {
-		if _, err := parseFlags([]string{"--runtime.gomemlimit.ratio=" + ratio}); err == nil || !strings.Contains(err.Error(), "--runtime.gomemlimit.ratio") {
+		if _, err := parseFlags([]string{"--runtime.gomemlimit.ratio=" + ratio}, os.Getenv); err == nil || !strings.Contains(err.Error(), "--runtime.gomemlimit.ratio") {
 			t.Errorf("ratio %s: err = %v, want one naming the flag", ratio, err)
 		}
 	}
-	f, err := parseFlags(nil)
+	f, err := parseFlags(nil, os.Getenv)
 	if err != nil || !f.memLimit.auto || f.memLimit.ratio != defaultMemLimitRatio {
 		t.Errorf("defaults: %+v, %v; want on at %g", f.memLimit, err, defaultMemLimitRatio)
 	}

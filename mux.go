@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/pprof"
+	"time"
 
-	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -21,13 +21,15 @@ type routes struct {
 	// reload serves POST /-/reload (a lifecycle).
 	reload    http.Handler
 	snapshots func() []*fleet.Snapshot
+	// dataPlane says whether a project's usage and log readers are on.
+	dataPlane func(projectID string) (usage, logs bool)
 	// pprof serves the Go profiler under /debug/pprof/.
 	pprof bool
 }
 
-// newMux routes the main listener and builds its landing page, which
-// links only to the pages served.
-func newMux(r routes) (*http.ServeMux, error) {
+// newMux routes the main listener and builds its landing page, the status
+// page (status.go), which links only to the pages served.
+func newMux(r routes) *http.ServeMux {
 	mux := http.NewServeMux()
 	links := []web.LandingLinks{{Address: r.telemetryPath, Text: "Metrics"}}
 	mux.Handle("GET "+r.telemetryPath, r.metrics)
@@ -60,19 +62,7 @@ func newMux(r routes) (*http.ServeMux, error) {
 		links = append(links, web.LandingLinks{Address: "/debug/pprof/", Text: "Profiling (pprof)"})
 	}
 	if r.telemetryPath != "/" {
-		landing, err := web.NewLandingPage(web.LandingConfig{
-			Name:        "CloudDB Exporter",
-			Description: "Prometheus exporter for a managed cloud-database control plane",
-			Version:     version.Info(),
-			Links:       links,
-			// The toolkit's own profiling links include a 60s CPU
-			// profile; the one link above leads to the pprof index.
-			Profiling: "false",
-		})
-		if err != nil {
-			return nil, err
-		}
-		mux.Handle("GET /{$}", landing)
+		mux.Handle("GET /{$}", newStatusPage(statusPage{snapshots: r.snapshots, notReady: r.notReady, links: links, now: time.Now, dataPlane: r.dataPlane}))
 	}
-	return mux, nil
+	return mux
 }

@@ -88,8 +88,12 @@ func TestListenerWritesNoFile(t *testing.T) {
 		t.Fatalf("Listener: %v", err)
 	}
 	defer cleanup()
+	ln, err := f.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
-	go func() { done <- l.Serve(slog.New(slog.DiscardHandler)) }()
+	go func() { done <- l.Serve(ln, slog.New(slog.DiscardHandler)) }()
 	defer func() {
 		_ = l.Shutdown(context.Background())
 		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -51,7 +51,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
 	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(notByDefault, ", ")+".").
-		StringsVar(&f.allow)
+		Envar("CLOUDDB_ADMIN_ALLOW").StringsVar(&f.allow)
 	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log; reopened when renamed or removed, and on SIGHUP. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
 	app.Flag("admin.audit-fail-open", "Let writes go on when --admin.audit-log cannot be written (full disk, say); the failure is still logged.").
@@ -65,8 +65,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 
 // Listener is the admin surface's own HTTP listener.
 type Listener struct {
-	srv    *http.Server
-	listen string
+	srv *http.Server
 	// tls is the listener's TLS configuration, nil for clear text.
 	tls *tls.Config
 	// grace is how long Shutdown waits for requests in flight.
@@ -92,13 +91,24 @@ func (a *Listener) Reopen() {
 	a.logger.Info("Audit log reopened", "path", a.audit.path)
 }
 
-// Serve serves the admin surface until Shutdown; it returns
-// http.ErrServerClosed after a clean shutdown.
-func (a *Listener) Serve(logger *slog.Logger) error {
-	ln, err := net.Listen("tcp", a.listen)
-	if err != nil {
-		return fmt.Errorf("admin listener: %w", err)
+// Listen binds --admin.listen-address, for Serve: nil when the surface is
+// off. The exporter binds it before anything starts, so that a taken port
+// stops it at once, naming the flag.
+func (f *Flags) Listen() (net.Listener, error) {
+	if f.listen == "" {
+		return nil, nil
 	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return nil, fmt.Errorf("--admin.listen-address (CLOUDDB_ADMIN_LISTEN_ADDRESS): %w", err)
+	}
+	return ln, nil
+}
+
+// Serve serves the admin surface on ln, from Flags.Listen, until Shutdown;
+// it returns http.ErrServerClosed after a clean shutdown.
+func (a *Listener) Serve(ln net.Listener, logger *slog.Logger) error {
+	var err error
 	if a.maxConns > 0 {
 		ln = netutil.LimitListener(ln, a.maxConns)
 	}
@@ -323,7 +333,7 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	if !webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
-	return &Listener{srv: srv, listen: f.listen, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: maxConns,
+	return &Listener{srv: srv, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: maxConns,
 		audit: auditLog, logger: opts.Logger.With("component", "admin")}, cleanup, nil
 }
 

@@ -69,7 +69,7 @@ func TestSingleProject(t *testing.T) {
 		},
 		{
 			name:    "missing everything names flags and env vars",
-			wantErr: []string{"--api.url (CLOUDDB_API_URL) is required", "--api.project-id (CLOUDDB_PROJECT_ID) is required", "CLOUDDB_ACCESS_KEY or --api.access-key-file is required", "CLOUDDB_SECRET_KEY or --api.secret-key-file"},
+			wantErr: []string{"--api.url (CLOUDDB_API_URL) is required", "--api.project-id (CLOUDDB_API_PROJECT_ID) is required", "CLOUDDB_ACCESS_KEY or --api.access-key-file is required", "CLOUDDB_SECRET_KEY or --api.secret-key-file"},
 		},
 		{
 			name:    "contradictory credential sources",

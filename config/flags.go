@@ -42,11 +42,11 @@ func AddFlags(app *kingpin.Application) *Flags {
 	app.Flag("api.url", "Base URL of the cloud API, ending in its version segment (e.g. https://api.example.net/v1).").
 		Envar("CLOUDDB_API_URL").StringVar(&f.URL)
 	app.Flag("api.project-id", "Project to poll (single-project mode).").
-		Envar("CLOUDDB_PROJECT_ID").StringVar(&f.ProjectID)
+		Envar("CLOUDDB_API_PROJECT_ID").StringVar(&f.ProjectID)
 	app.Flag("api.access-key-file", "File holding the API access key (alternative to $"+EnvAccessKey+").").
-		Envar("CLOUDDB_ACCESS_KEY_FILE").StringVar(&f.AccessKeyFile)
+		Envar("CLOUDDB_API_ACCESS_KEY_FILE").StringVar(&f.AccessKeyFile)
 	app.Flag("api.secret-key-file", "File holding the API secret key (alternative to $"+EnvSecretKey+").").
-		Envar("CLOUDDB_SECRET_KEY_FILE").StringVar(&f.SecretKeyFile)
+		Envar("CLOUDDB_API_SECRET_KEY_FILE").StringVar(&f.SecretKeyFile)
 	app.Flag("api.key-file", "File holding the API key for GET /auth/info (alternative to $"+EnvAPIKey+"; optional: without it /auth/info is read with the key pair, which a first-revision API refuses).").
 		Envar("CLOUDDB_API_KEY_FILE").StringVar(&f.APIKeyFile)
 	flagval.Duration(app, "api.timeout", "Timeout of one API request attempt.",
@@ -149,7 +149,7 @@ func (f *Flags) CheckHTTPClient() error {
 // flagNames maps a setting to its flag and environment variable for
 // messages about the single-project configuration.
 var flagNames = map[string]string{
-	"project_id":               "--api.project-id (CLOUDDB_PROJECT_ID)",
+	"project_id":               "--api.project-id (CLOUDDB_API_PROJECT_ID)",
 	"url":                      "--api.url (CLOUDDB_API_URL)",
 	"timeout":                  "--api.timeout",
 	"rate_limit":               "--api.rate-limit",
@@ -241,7 +241,7 @@ func (f *Flags) SingleProjectSettingsGiven(getenv func(string) string, withURL b
 	}{
 		{"--api.url (CLOUDDB_API_URL)", withURL && f.URL != ""},
 		{"--api.tls.* / --api.proxy-url", withURL && (!f.API.HTTPClient.IsZero() || f.proxyURL != "")},
-		{"--api.project-id (CLOUDDB_PROJECT_ID)", f.ProjectID != ""},
+		{"--api.project-id (CLOUDDB_API_PROJECT_ID)", f.ProjectID != ""},
 		{"--api.access-key-file", f.AccessKeyFile != ""},
 		{"--api.secret-key-file", f.SecretKeyFile != ""},
 		{"--api.key-file", f.APIKeyFile != ""},

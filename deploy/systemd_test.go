@@ -91,13 +91,13 @@ func TestSystemdExecStart(t *testing.T) {
 		if strings.Contains(k, "_KEY") && !strings.HasSuffix(k, "_FILE") {
 			t.Errorf("the environment file holds a credential: %s", k)
 		}
-		if k == "CLOUDDB_PROJECT_ID" {
+		if k == "CLOUDDB_API_PROJECT_ID" {
 			project = v
 		}
 		env = append(env, line)
 	}
 	if project == "" {
-		t.Fatal("the environment file sets no CLOUDDB_PROJECT_ID")
+		t.Fatal("the environment file sets no CLOUDDB_API_PROJECT_ID")
 	}
 	sim := startSim(t, nil, "--project-id="+project)
 	runExporterReady(t, append(env, "CLOUDDB_API_URL=http://"+sim+"/v1"), args...)

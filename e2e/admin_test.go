@@ -356,7 +356,7 @@ func TestAdminStartupErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	okEnv := []string{"CLOUDDB_API_URL=https://api.example.net/v1", "CLOUDDB_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=topsecret-sk"}
+	okEnv := []string{"CLOUDDB_API_URL=https://api.example.net/v1", "CLOUDDB_API_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=topsecret-sk"}
 	listen := "--admin.listen-address=127.0.0.1:0"
 	for _, tc := range []struct {
 		name string

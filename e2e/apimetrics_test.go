@@ -123,7 +123,7 @@ func TestKeyRotationsLoseNoCall(t *testing.T) {
 	const rotations = 10
 	sim := testbin.SimAt(testbin.StartSim(t))
 	dir := t.TempDir()
-	env := append([]string{"CLOUDDB_API_URL=http://" + sim.Addr + "/v1", "CLOUDDB_PROJECT_ID=" + testbin.SimProject},
+	env := append([]string{"CLOUDDB_API_URL=http://" + sim.Addr + "/v1", "CLOUDDB_API_PROJECT_ID=" + testbin.SimProject},
 		keyFiles(t, dir, testbin.SimAccessKey, testbin.SimSecretKey)...)
 	p, url := startExporter(t, env, "--collect.interval=2s", "--collect.transition-interval=1h", "--api.credentials-check-interval=50ms")
 	sim.Fault(t, `{"latency":"300ms"}`)

@@ -132,7 +132,7 @@ func keyFiles(t *testing.T, dir, access, secret string) []string {
 			t.Fatal(err)
 		}
 	}
-	return []string{"CLOUDDB_ACCESS_KEY_FILE=" + filepath.Join(dir, "access"), "CLOUDDB_SECRET_KEY_FILE=" + filepath.Join(dir, "secret")}
+	return []string{"CLOUDDB_API_ACCESS_KEY_FILE=" + filepath.Join(dir, "access"), "CLOUDDB_API_SECRET_KEY_FILE=" + filepath.Join(dir, "secret")}
 }
 
 // TestCredentialRotationPickedUp: in single-project mode with key files
@@ -167,7 +167,7 @@ func TestCredentialRotationPickedUp(t *testing.T) {
 			valid.Store("Basic " + base64.StdEncoding.EncodeToString([]byte(oldAccess+":"+oldSecret)))
 			withNew.Store(0)
 			dir := t.TempDir()
-			env := append([]string{"CLOUDDB_API_URL=" + upstream.URL + "/v1", "CLOUDDB_PROJECT_ID=p"}, keyFiles(t, dir, oldAccess, oldSecret)...)
+			env := append([]string{"CLOUDDB_API_URL=" + upstream.URL + "/v1", "CLOUDDB_API_PROJECT_ID=p"}, keyFiles(t, dir, oldAccess, oldSecret)...)
 			// The default interval: after the first cycle nothing is
 			// polled for a minute, so the SIGHUP and reload cases are
 			// picked up by them, not by a 401.

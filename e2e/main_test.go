@@ -34,7 +34,7 @@ func TestStartupErrors(t *testing.T) {
 	if err := os.WriteFile(badYAML, []byte("projects:\n  - id: a\n    colect: {}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	okEnv := []string{"CLOUDDB_API_URL=https://api.example.net/v1", "CLOUDDB_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=topsecret-sk"}
+	okEnv := []string{"CLOUDDB_API_URL=https://api.example.net/v1", "CLOUDDB_API_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=topsecret-sk"}
 	for _, tc := range []struct {
 		name string
 		env  []string

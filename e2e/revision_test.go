@@ -21,7 +21,7 @@ import (
 func envWithoutBearer(sim string, withProject bool) []string {
 	var env []string
 	for _, kv := range testbin.ExporterEnv(sim) {
-		if strings.HasPrefix(kv, "CLOUDDB_API_KEY=") || (!withProject && strings.HasPrefix(kv, "CLOUDDB_PROJECT_ID=")) {
+		if strings.HasPrefix(kv, "CLOUDDB_API_KEY=") || (!withProject && strings.HasPrefix(kv, "CLOUDDB_API_PROJECT_ID=")) {
 			continue
 		}
 		env = append(env, kv)

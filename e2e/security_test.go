@@ -41,7 +41,7 @@ func hostileUpstream(t *testing.T, routes map[string]http.HandlerFunc) *httptest
 // API key is only given when withAPIKey.
 func upstreamEnv(srv *httptest.Server, withAPIKey bool) []string {
 	env := []string{
-		"CLOUDDB_API_URL=" + srv.URL + "/v1", "CLOUDDB_PROJECT_ID=p",
+		"CLOUDDB_API_URL=" + srv.URL + "/v1", "CLOUDDB_API_PROJECT_ID=p",
 		"CLOUDDB_ACCESS_KEY=" + testbin.SimAccessKey, "CLOUDDB_SECRET_KEY=" + testbin.SimSecretKey,
 	}
 	if withAPIKey {

@@ -168,7 +168,7 @@ func TestShardingStartupErrors(t *testing.T) {
 	}
 	t.Parallel()
 	bin := testbin.Build(t, ".")
-	env := []string{"CLOUDDB_API_URL=https://api.example.net/v1", "CLOUDDB_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=sk"}
+	env := []string{"CLOUDDB_API_URL=https://api.example.net/v1", "CLOUDDB_API_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=sk"}
 	cases := []struct {
 		env  []string
 		args []string

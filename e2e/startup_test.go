@@ -22,7 +22,7 @@ func TestFailedStartPrintsOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A project whose poller would start (and fail to reach its API).
-	env := []string{"CLOUDDB_API_URL=http://127.0.0.1:1/v1", "CLOUDDB_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=topsecret-sk"}
+	env := []string{"CLOUDDB_API_URL=http://127.0.0.1:1/v1", "CLOUDDB_API_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=ak", "CLOUDDB_SECRET_KEY=topsecret-sk"}
 	for _, tc := range []struct {
 		name string
 		env  []string

@@ -43,6 +43,18 @@ func TestLandingPageLinks(t *testing.T) {
 				return code == http.StatusOK
 			})
 		}
+		if !pprof {
+			// The status page: the demo project, its parts, the data plane on.
+			testbin.WaitFor(t, 30*time.Second, "the status page to show the demo project's first cycle", func() bool {
+				_, page = testbin.Get(url + "/")
+				return strings.Contains(page, "demo-project") && strings.Contains(page, "<td>services</td><td><span class=\"ok\">success</span>")
+			})
+			for _, want := range []string{"API access (clouddb_up)</th><td><span class=\"ok\">up", "Usage series</th><td>on", "Log counts</th><td>on", "calls per cycle", "<td>peerings</td>"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the status page lacks %q:\n%s", want, page)
+				}
+			}
+		}
 		if len(links) < 6 {
 			t.Errorf("pprof=%v: only %d links on the landing page: %v", pprof, len(links), links)
 		}

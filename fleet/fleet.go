@@ -65,6 +65,8 @@ type Snapshot struct {
 	// Access is what the last services list said of the exporter's access
 	// to the project.
 	Access Access
+	// Budget is the last full cycle's calls; zero before the first.
+	Budget Budget
 }
 
 // Service is a service with what the exporter knows of its history. The
@@ -105,6 +107,24 @@ type PartHealth struct {
 	Duration time.Duration
 	// LastSuccess is when the part last succeeded completely; zero if never.
 	LastSuccess time.Time
+	// LastError is the first error of the part's last attempt, cut to a
+	// few hundred bytes; "" when it succeeded. The API client redacts the
+	// credentials from every error it returns.
+	LastError string
+}
+
+// Budget is a project's API calls per full cycle against what its rate
+// limit allows (--api.rate-limit times --collect.interval).
+type Budget struct {
+	// Needed is how many calls refreshing every list in one cycle takes;
+	// Planned how many the last cycle planned.
+	Needed, Planned int
+	// PerInterval is how many calls the rate limit allows per interval,
+	// -1 for no limit.
+	PerInterval int
+	// RefreshPeriod is how long refreshing every replica set and peering
+	// list takes: the interval, or a multiple of it over budget.
+	RefreshPeriod time.Duration
 }
 
 // Access is what the project's last services list said of the exporter's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,6 +175,10 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	now := p.opts.Now
 	p.mu.Lock()
 	plan := p.planLocked(now(), listFailed)
+	p.st.budget = fleet.Budget{Needed: plan.lists + plan.children, Planned: plan.lists + len(plan.todo), PerInterval: -1, RefreshPeriod: plan.period}
+	if plan.budget >= 0 {
+		p.st.budget.PerInterval = int(p.opts.RateLimit * p.opts.Interval.Seconds())
+	}
 	p.mu.Unlock()
 	p.stateCalls.Store(int64(plan.lists + len(plan.todo)))
 	p.stateNeeded.Store(int64(plan.lists + plan.children))
@@ -331,17 +336,34 @@ func (p *Poller) recordPart(run *partRun) {
 	if h.Duration < 0 {
 		h.Duration = 0
 	}
-	if h.Success {
+	switch {
+	case h.Success:
 		h.LastSuccess = run.end
 		if h.LastSuccess.IsZero() {
 			h.LastSuccess = run.start // a part with nothing to call
 		}
-	} else if run.failures > run.deferred && !p.sameRootCause(run.firstErr) {
+	case run.firstErr != nil:
+		h.LastError = cutError(run.firstErr.Error())
+	default:
+		h.LastError = "calls deferred as the API asked (Retry-After)"
+	}
+	if !h.Success && run.failures > run.deferred && !p.sameRootCause(run.firstErr) {
 		p.logger.Warn("Collector failed", append([]any{
 			"collector", run.name, "failed_calls", run.failures, "deferred_calls", run.deferred, "calls", run.calls, "err", run.firstErr,
 		}, run.attrs...)...)
 	}
 	p.st.parts[run.name] = h
+}
+
+// maxErrorText bounds PartHealth.LastError: the status page shows it whole.
+const maxErrorText = 300
+
+// cutError cuts an error's text to maxErrorText bytes, on a rune boundary.
+func cutError(s string) string {
+	if len(s) <= maxErrorText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxErrorText], "") + "…"
 }
 
 // fetch reads one resource (or one list) from the API and records it under

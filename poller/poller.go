@@ -246,6 +246,7 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	snap.Seq = p.seq.Add(1)
 	snap.ProjectName = p.opts.ProjectName
 	snap.Access = p.st.access
+	snap.Budget = p.st.budget
 	p.latest.Store(snap)
 	return snap
 }

@@ -77,6 +77,8 @@ type state struct {
 	usage *fleet.Usage
 	// logs is the log collector's last counts (nil when it is off).
 	logs *fleet.Logs
+	// budget is the last full cycle's calls (see pollChildren).
+	budget fleet.Budget
 	// statuses, peeringErrors and dropped are keyed by statusKey; dropped
 	// holds the fields of a resource that did not decode, as last logged.
 	statuses      map[string]statusSeen

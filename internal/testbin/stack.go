@@ -66,7 +66,7 @@ func startOnFreePort(t testing.TB, what string, timeout time.Duration, start fun
 // at simAddr, with its credentials.
 func ExporterEnv(simAddr string) []string {
 	return []string{
-		"CLOUDDB_API_URL=http://" + simAddr + "/v1", "CLOUDDB_PROJECT_ID=" + SimProject,
+		"CLOUDDB_API_URL=http://" + simAddr + "/v1", "CLOUDDB_API_PROJECT_ID=" + SimProject,
 		"CLOUDDB_ACCESS_KEY=" + SimAccessKey, "CLOUDDB_SECRET_KEY=" + SimSecretKey, "CLOUDDB_API_KEY=" + SimAPIKey,
 	}
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/common/version"
+
+	"github.com/clouddb/clouddb_exporter/admin"
+	"github.com/clouddb/clouddb_exporter/exposition"
+	"github.com/clouddb/clouddb_exporter/internal/httplimit"
+	"github.com/clouddb/clouddb_exporter/logging"
+	"github.com/clouddb/clouddb_exporter/projects"
+	"github.com/clouddb/clouddb_exporter/shard"
+)
+
+// prepare parses the command line, builds the logger and runs every
+// configuration check: ok is false when run must return code now (an
+// error, or --config.check done).
+func prepare(args []string, getenv func(string) string) (f *flags, logger *slog.Logger, code int, ok bool) {
+	f, err := parseFlags(args, getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
+		return nil, nil, 2, false
+	}
+	logger, err = logging.New(os.Stderr, f.log, logging.IsTerminal(os.Stderr))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
+		return nil, nil, 2, false
+	}
+	for _, d := range f.deprecatedEnvars {
+		logger.Warn("Deprecated environment variable", "variable", d.old, "use", envarOf(d.flag))
+	}
+	// Every configuration check runs before anything starts (simulator,
+	// pollers, listeners): a failed start logs its one reason and nothing
+	// else. --config.check stops here.
+	warnings, err := checkConfig(f, getenv)
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return nil, nil, 2, false
+	}
+	for _, w := range warnings {
+		logger.Warn("Unsafe setting", "setting", w.Setting, "reason", w.Reason)
+	}
+	if f.configCheck {
+		logger.Info("Configuration is valid")
+		return nil, nil, 0, false
+	}
+	return f, logger, 0, true
+}
+
+// announce logs the start and the modes that change what is polled.
+func announce(logger *slog.Logger, f *flags, sh shard.Shard, getenv func(string) string) {
+	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
+	setMemoryLimitFromCgroup(logger, f.memLimit, getenv)
+	if sh.Enabled() {
+		logger.Info("Sharding: exporting only the services and VPCs whose id hashes to this shard", "shard", sh.Index, "total_shards", sh.Total)
+	}
+	if discovering(f) {
+		// Polling every project the keys reach may not be what was meant.
+		logger.Info("No project set: polling every project the credentials can access (project discovery)",
+			"pin_one_with", "--api.project-id ("+envarOf("api.project-id")+") or --config.file")
+	}
+}
+
+// newServer builds the main listener's server: metrics, discovery,
+// health, the status page and the lifecycle.
+func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, reloader *projects.Reloader, logger *slog.Logger) *http.Server {
+	mux := newMux(routes{
+		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
+		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
+		dataPlane: func(id string) (usage, logs bool) {
+			p, ok := manager.Get(id)
+			return ok && p.Config.Collect.Usage.Enabled, ok && p.Config.Collect.Logs.Enabled
+		},
+	})
+	return httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
+}
+
+// serve runs the main listener and the admin listener (when not nil) until
+// ctx ends, then shuts both down: 0 for a clean exit, 1 when one fails.
+func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boundListeners, f *flags, adminSrv *admin.Listener) int {
+	serveErr := make(chan error, 2)
+	go func() { serveErr <- serveMain(srv, lns.main, f.web, f.maxConnections, logger) }()
+	if adminSrv != nil {
+		go func() { serveErr <- adminSrv.Serve(lns.admin, logger) }()
+	}
+	select {
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("Cannot serve", "err", err)
+			return 1
+		}
+		return 0
+	case <-ctx.Done():
+	}
+	logger.Info("Shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		logger.Error("Unclean shutdown", "err", err)
+		return 1
+	}
+	if adminSrv != nil {
+		if err := adminSrv.Shutdown(shutdownCtx); err != nil {
+			logger.Error("Unclean shutdown of the admin listener", "err", err)
+			return 1
+		}
+	}
+	return 0
+}
