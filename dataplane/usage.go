@@ -33,6 +33,10 @@ const (
 	// the window reaches back over the last complete bucket and overlaps
 	// the previous read.
 	usageWindowSlack = 2 * time.Minute
+	// unsupportedAfter is how long every usage read of a project must
+	// answer 404 before its API is taken to have no usage series: a
+	// shorter run of 404s is an outage of the usage endpoints.
+	unsupportedAfter = 15 * time.Minute
 	// usagePublishEvery is how often a usage read publishes the values
 	// that have arrived while its calls go on.
 	usagePublishEvery = 5 * time.Second
@@ -103,12 +107,11 @@ type usageReader struct {
 	// maps each held a copy of the key).
 	series map[seriesKey]*usageSeries
 
-	// unsupportedUntil is when a project whose API answered 404 to the
-	// usage paths is asked again; lastAvailOK is the last successful
-	// available-series read, which tells a project without the paths
-	// from a service that is gone.
+	// unsupportedUntil is when a project whose API has no usage series is
+	// asked again; notFoundSince is the first of the ticks, up to now, in
+	// which every read answered 404 (zero when the last tick had an answer).
 	unsupportedUntil time.Time
-	lastAvailOK      time.Time
+	notFoundSince    time.Time
 	warnedCycles     int
 	// overrunning is whether the last read hit its deadline.
 	overrunning bool
@@ -128,8 +131,8 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 
 // tick reads what the plan picks and publishes the result: it forgets the
 // services no longer selected, plans within the budget, reads the due
-// available series, turns the collector off for a project whose API has
-// no usage series, reads the series, and publishes.
+// available series and then the series, settles the 404s (which may turn
+// the reader off for a while), and publishes.
 func (u *usageReader) tick(ctx context.Context) {
 	now := u.now()
 	services := u.sel.selected(u.host.Snapshot())
@@ -151,11 +154,12 @@ func (u *usageReader) tick(ctx context.Context) {
 	startCtx, cancelStart := context.WithTimeout(tickCtx, u.cfg.Interval)
 	defer cancelStart()
 	pass := &usagePass{now: now, lastPublished: now}
-	if u.offWhenUnsupported(now, u.readAvailable(startCtx, tickCtx, pass, pl.availReads)) {
-		return
-	}
+	u.readAvailable(startCtx, tickCtx, pass, pl.availReads)
 	u.readSeries(startCtx, tickCtx, pass, u.withNewServices(pl, now))
 	u.warnOverrun(ctx, tickCtx)
+	if u.settleNotFound(pass) {
+		return
+	}
 	u.publishUsage(now, u.now(), pass.failures, false)
 }
 
@@ -167,13 +171,18 @@ type usagePass struct {
 	mu            sync.Mutex
 	failures      int
 	lastPublished time.Time
+	// answered counts the reads that answered; the 404s are settled once
+	// the tick knows whether any did (see settleNotFound).
+	answered       int
+	notFoundAvail  []string
+	notFoundSeries []seriesKey
 }
 
 // readAvailable reads the available series of services, which tells which
-// series each has and by which name, and returns whether any answered 404.
+// series each has and by which name.
 // Calls not started before startCtx ends are left for the next tick;
 // callCtx bounds the calls.
-func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usagePass, services []string) (notFound bool) {
+func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usagePass, services []string) {
 	var g errgroup.Group
 	g.SetLimit(max(u.opts.Concurrency, 1))
 	for _, id := range services {
@@ -186,43 +195,79 @@ func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usa
 			defer pass.mu.Unlock()
 			switch {
 			case apiclient.IsNotFound(err):
-				notFound = true
-				u.avail[id] = availability{at: u.now()} // nothing to read for an hour
+				pass.notFoundAvail = append(pass.notFoundAvail, id)
 			case err != nil:
 				pass.failures++
 			default:
-				u.lastAvailOK = u.now()
+				pass.answered++
 				u.avail[id] = availability{names: u.match(names), at: u.now()}
 			}
 			return nil
 		})
 	}
 	_ = g.Wait()
-	return notFound
 }
 
-// offWhenUnsupported tells whether the project's API has no usage series:
-// a 404 while no service has answered within the hour means the API (the
-// first revision, or a plan without usage series) has no such paths; a
-// 404 beside answers is a service that is gone or has no series. Then it
-// turns the collector off for availableSeriesTTL, publishes and returns
-// true; otherwise it turns the collector on again if it was off.
-func (u *usageReader) offWhenUnsupported(now time.Time, notFound bool) (off bool) {
-	if notFound && u.now().Sub(u.lastAvailOK) > availableSeriesTTL {
-		if u.unsupportedUntil.IsZero() {
-			u.logger.Warn("The API has no usage series for this project (404); the usage collector is off for it and asks again hourly",
-				"retry_in", availableSeriesTTL)
+// settleNotFound says what the tick's 404s mean. Beside answers, a 404 is
+// a service that is gone or has no such series: it is not asked for its
+// series for availableSeriesTTL, or asked for its available series again.
+// With no answer, it is an outage of the usage endpoints: the reads
+// failed, the values stay, and all is read again next tick; only when
+// every read has answered 404 for unsupportedAfter is the project taken to
+// have no usage series, and the reader off for availableSeriesTTL (then
+// it publishes and returns true).
+func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
+	now := u.now()
+	notFound := len(pass.notFoundAvail) + len(pass.notFoundSeries)
+	if pass.answered > 0 {
+		for _, id := range pass.notFoundAvail {
+			u.avail[id] = availability{at: now}
 		}
-		u.unsupportedUntil = now.Add(availableSeriesTTL)
-		u.avail = map[string]availability{}
-		u.publishUsage(now, u.now(), 0, true)
-		return true
+		for _, k := range pass.notFoundSeries {
+			delete(u.avail, k.serviceID)
+			if s := u.series[k]; s != nil {
+				s.values, s.jobsOver, s.readAt = nil, 0, time.Time{}
+			}
+		}
+		u.answeredAgain()
+		return false
 	}
-	if !u.unsupportedUntil.IsZero() {
+	if notFound == 0 {
+		return false
+	}
+	pass.failures += notFound
+	for _, k := range pass.notFoundSeries {
+		if s := u.series[k]; s != nil {
+			u.expire(s)
+		}
+	}
+	if u.notFoundSince.IsZero() {
+		u.notFoundSince = pass.now
+		u.logger.Warn("Every usage read of the project answered 404; the usage part fails, keeps the last values and reads again each interval",
+			"reads", notFound, "unsupported_after", unsupportedAfter)
+	}
+	if now.Sub(u.notFoundSince) < unsupportedAfter {
+		return false
+	}
+	if u.unsupportedUntil.IsZero() {
+		u.logger.Warn("The API has no usage series for this project (404); the usage collector is off for it and asks again hourly",
+			"not_found_for", now.Sub(u.notFoundSince), "retry_in", availableSeriesTTL)
+	}
+	u.unsupportedUntil = now.Add(availableSeriesTTL)
+	u.avail = map[string]availability{}
+	u.publishUsage(pass.now, now, 0, true)
+	return true
+}
+
+// answeredAgain ends a run of 404s, and the reader's time off.
+func (u *usageReader) answeredAgain() {
+	switch {
+	case !u.unsupportedUntil.IsZero():
 		u.logger.Info("The API has usage series for this project again")
-		u.unsupportedUntil = time.Time{}
+	case !u.notFoundSince.IsZero():
+		u.logger.Info("The project's usage reads answer again")
 	}
-	return false
+	u.unsupportedUntil, u.notFoundSince = time.Time{}, time.Time{}
 }
 
 // readSeries reads the tasks' series over the window that ends at the
@@ -260,26 +305,31 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 }
 
 // apply keeps in s what one read of t's series returned, with pass.mu
-// held: a 404 forgets the values (the service is asked for its available
-// series again), a failure keeps the last values up to
-// --collect.max-staleness.
+// held: a failure keeps the last values up to --collect.max-staleness, a
+// 404 is settled at the end of the tick (see settleNotFound).
 func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series []apiclient.Series, err error) {
 	switch {
 	case apiclient.IsNotFound(err):
-		delete(u.avail, t.serviceID) // asked again next tick
-		s.values, s.jobsOver, s.readAt = nil, 0, time.Time{}
+		pass.notFoundSeries = append(pass.notFoundSeries, t.key())
 	case err != nil:
 		pass.failures++
-		if ms := u.opts.MaxStaleness; ms > 0 && u.now().Sub(s.readAt) > ms {
-			s.values, s.jobsOver = nil, 0
-		}
+		u.expire(s)
 	default:
+		pass.answered++
 		s.readAt = u.now()
 		s.values, s.jobsOver = newestBuckets(t, series, u.cfg.MaxJobs)
 		slices.SortFunc(s.values, func(a, b fleet.UsageSample) int {
 			return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Ordinal, b.Ordinal), compareJobIDs(a.JobID, b.JobID))
 		})
 		u.publishSoon(pass)
+	}
+}
+
+// expire drops the values of s once its refresh has failed for longer
+// than --collect.max-staleness.
+func (u *usageReader) expire(s *usageSeries) {
+	if ms := u.opts.MaxStaleness; ms > 0 && u.now().Sub(s.readAt) > ms {
+		s.values, s.jobsOver = nil, 0
 	}
 }
 

@@ -284,49 +284,6 @@ func TestUsageMaxJobs(t *testing.T) {
 	}
 }
 
-// TestUsageUnsupported: an API without the usage paths (404) turns usage
-// off for the project with one log line, asks again hourly, not each tick.
-func TestUsageUnsupported(t *testing.T) {
-	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
-	h.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries] = errNotFound
-	h.tick()
-	first := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]
-	for range 11 {
-		h.clock.Advance(5 * time.Minute)
-		h.tick()
-	}
-	if n := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]; n != first || len(h.fu.asked) != 0 {
-		t.Errorf("%d available-series reads (first tick %d) and %d series reads within the hour", n, first, len(h.fu.asked))
-	}
-	h.clock.Advance(5 * time.Minute)
-	h.tick()
-	if n := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]; n != 2*first {
-		t.Errorf("%d available-series reads after an hour, want %d", n, 2*first)
-	}
-	if n := strings.Count(h.logs.String(), "no usage series"); n != 1 {
-		t.Errorf("%d log lines, want 1:\n%s", n, h.logs)
-	}
-	// The paths appear: usage comes back.
-	delete(h.fu.fail, apiclient.OpGetServiceMetricsAvailableSeries)
-	h.clock.Advance(time.Hour)
-	h.tick()
-	if len(h.fu.asked) != 3 {
-		t.Errorf("%d series reads once the API has the paths, want 3", len(h.fu.asked))
-	}
-
-	// A 404 for one service beside answers is that service's: the others
-	// are read.
-	h2 := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
-	h2.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries+"/svc01"] = errNotFound
-	h2.u.opts.Concurrency = 1
-	h2.tick()
-	h2.clock.Advance(5 * time.Minute)
-	h2.tick()
-	if len(h2.fu.asked) < 2 || strings.Contains(h2.logs.String(), "no usage series") {
-		t.Errorf("one service's 404: reads %v, logs:\n%s", h2.fu.asked, h2.logs)
-	}
-}
-
 // TestUsageHostileAnswers: label sets that differ only in labels the
 // exporter does not export become one series (the newest bucket), never
 // duplicates; a job series with thousands of job ids keeps at most
