@@ -10,8 +10,8 @@ import (
 )
 
 // logSeverities are PostgreSQL's severities, counted under their own
-// name; any other is counted as OTHER. The first seven start at 0 for every
-// service read, so that rate() sees the first entries.
+// name; any other is counted as OTHER. The first seven start at 0 as soon
+// as a service is seen, so that increase() sees the first entries.
 var logSeverities = []string{
 	apiclient.SeverityLog, apiclient.SeverityInfo, apiclient.SeverityNotice, apiclient.SeverityWarning,
 	apiclient.SeverityError, apiclient.SeverityFatal, apiclient.SeverityPanic,
@@ -38,9 +38,39 @@ type logCursor struct {
 	boundary time.Time
 	seen     map[uint64]int
 	counts   map[string]float64
-	// read is set after the first successful read, from which the counts
-	// are exported.
-	read bool
+	// pending holds the entries of severities first counted since the
+	// last tick: their series are published at 0 first, and the entries
+	// added at the next tick (see settle), so that increase() sees them.
+	pending map[string]float64
+}
+
+// newLogCursor starts counting at boundary, the usual severities at 0.
+func newLogCursor(boundary time.Time) *logCursor {
+	c := &logCursor{boundary: boundary, seen: map[uint64]int{}, counts: map[string]float64{}, pending: map[string]float64{}}
+	for _, s := range logSeverities[:7] {
+		c.counts[s] = 0
+	}
+	return c
+}
+
+// settle adds the pending entries, whose series have been published at 0.
+func (c *logCursor) settle() {
+	for s, n := range c.pending {
+		c.counts[s] += n
+	}
+	clear(c.pending)
+}
+
+// add counts one entry of severity sev.
+func (c *logCursor) add(sev string) {
+	if _, ok := c.pending[sev]; !ok {
+		if _, ok := c.counts[sev]; ok {
+			c.counts[sev]++
+			return
+		}
+	}
+	c.counts[sev] = 0
+	c.pending[sev]++
 }
 
 // newestOf returns the newest timestamp of entries (zero if none has one).
@@ -64,12 +94,6 @@ func newestOf(entries []apiclient.LogEntry) time.Time {
 // counted yet: they would move the boundary past every entry to come.
 // It returns how many entries had no timestamp.
 func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) (untimed int) {
-	if !c.read {
-		c.read = true
-		for _, s := range logSeverities[:7] {
-			c.counts[s] += 0
-		}
-	}
 	newest := c.boundary
 	atBoundary := map[uint64]int{}
 	for _, e := range entries {
@@ -82,10 +106,10 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) (untime
 			k := entryKey(e)
 			atBoundary[k]++
 			if atBoundary[k] > c.seen[k] {
-				c.counts[severityOf(e.Severity)]++
+				c.add(severityOf(e.Severity))
 			}
 		default:
-			c.counts[severityOf(e.Severity)]++
+			c.add(severityOf(e.Severity))
 			if ts.After(newest) {
 				newest = ts
 			}
@@ -110,7 +134,6 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) (untime
 // skip moves c past until without counting: the entries since the
 // boundary cannot be read.
 func (c *logCursor) skip(until time.Time) {
-	c.count(nil, until)
 	c.boundary = until
 	c.seen = map[uint64]int{}
 }

@@ -67,6 +67,9 @@ func (l *logsReader) tick(ctx context.Context) {
 	now := l.now()
 	services := l.sel.selected(l.host.Snapshot())
 	l.prune(services)
+	for _, c := range l.cursors {
+		c.settle()
+	}
 	if now.Before(l.unsupportedUntil) {
 		l.publishLogs(now, now, 0)
 		return
@@ -115,13 +118,13 @@ func (l *logsReader) prune(services []string) {
 
 // startCursors gives the services seen for the first time a cursor at
 // until, and returns the others, which are read. There is no backfill: a
-// service's counting starts when it is first seen. The new cursors are
+// service's counting starts when it is first seen, its series at 0. The new cursors are
 // made before the reads start because the reads publish from l.cursors as
 // they go.
 func (l *logsReader) startCursors(services []string, until time.Time) (reads []string) {
 	for _, id := range services {
 		if l.cursors[id] == nil {
-			l.cursors[id] = &logCursor{boundary: until, seen: map[uint64]int{}, counts: map[string]float64{}}
+			l.cursors[id] = newLogCursor(until)
 			continue
 		}
 		reads = append(reads, id)
@@ -366,9 +369,6 @@ func (l *logsReader) build() *fleet.Logs {
 		}
 	}) {
 		c := l.cursors[id]
-		if !c.read {
-			continue
-		}
 		for _, sev := range slices.Sorted(func(yield func(string) bool) {
 			for s := range c.counts {
 				if !yield(s) {
