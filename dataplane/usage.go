@@ -113,6 +113,9 @@ type usageReader struct {
 	unsupportedUntil time.Time
 	notFoundSince    time.Time
 	warnedCycles     int
+	// paused holds the selected services the state says are PAUSED at
+	// this tick (see usagepaused.go).
+	paused map[string]bool
 	// overrunning is whether the last read hit its deadline.
 	overrunning bool
 }
@@ -135,8 +138,14 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 // the reader off for a while), and publishes.
 func (u *usageReader) tick(ctx context.Context) {
 	now := u.now()
-	services := u.sel.selected(u.host.Snapshot())
+	snap := u.host.Snapshot()
+	services := u.sel.selected(snap)
 	u.prune(services)
+	u.paused = nil
+	if snap != nil {
+		u.paused = pausedServices(snap.Services)
+	}
+	u.forgetPaused()
 	if now.Before(u.unsupportedUntil) {
 		u.publishUsage(now, now, 0, true)
 		return

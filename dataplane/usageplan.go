@@ -53,7 +53,7 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 			continue
 		}
 		for i, suf := range u.suffixes {
-			if i < len(a.names) && a.names[i] != "" {
+			if i < len(a.names) && a.names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
 				t := usageTask{serviceID: id, suffix: suf, name: a.names[i]}
 				if s := u.series[t.key()]; s != nil {
 					t.last, t.reads = s.asked, s.reads

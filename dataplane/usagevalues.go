@@ -89,7 +89,7 @@ func (u *usageReader) publishUsage(start, end time.Time, failures int, unsupport
 // fill returns what puts the last values into a snapshot.
 func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 	usage := u.build(unsupported)
-	return func(s *fleet.Snapshot) { s.Usage = usage }
+	return func(s *fleet.Snapshot) { s.Usage = withoutPaused(usage, s.Services) }
 }
 
 // build makes the project's usage from the last values.
