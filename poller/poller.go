@@ -26,6 +26,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -257,6 +258,18 @@ func (p *Poller) PublishPart(name string, h *fleet.PartHealth, fill func(*fleet.
 	snap := p.snapshotLocked()
 	p.mu.Unlock()
 	p.publish(snap)
+}
+
+// dataPartOrder lists the data plane's parts: usage and logs first, as
+// they always came, then any other in name order.
+func dataPartOrder(parts map[string]func(*fleet.Snapshot)) []string {
+	order := []string{fleet.PartUsage, fleet.PartLogs}
+	for _, name := range sortedKeys(parts) {
+		if !slices.Contains(order, name) {
+			order = append(order, name)
+		}
+	}
+	return order
 }
 
 // WaitForState returns once no state calls run, or ctx's error.

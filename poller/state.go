@@ -672,18 +672,6 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 	return snap
 }
 
-// dataPartOrder lists the data plane's parts: usage and logs first, as
-// they always came, then any other in name order.
-func dataPartOrder(parts map[string]func(*fleet.Snapshot)) []string {
-	order := []string{fleet.PartUsage, fleet.PartLogs}
-	for _, name := range sortedKeys(parts) {
-		if !slices.Contains(order, name) {
-			order = append(order, name)
-		}
-	}
-	return order
-}
-
 // children lays out the lists kept per parent (replica sets by service,
 // peerings by VPC) as one snapshot list, parents and then children in id
 // order; nil when there are none. Each entry points into the kept list,
