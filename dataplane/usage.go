@@ -33,10 +33,11 @@ const (
 	// the window reaches back over the last complete bucket and overlaps
 	// the previous read.
 	usageWindowSlack = 2 * time.Minute
-	// unsupportedAfter is how long every usage read of a project must
-	// answer 404 before its API is taken to have no usage series: a
-	// shorter run of 404s is an outage of the usage endpoints.
-	unsupportedAfter = 15 * time.Minute
+	// unsupportedAfter is how many ticks in a row every usage read of a
+	// project must answer 404 before its API is taken to have no usage
+	// series (10 minutes at the default interval): a shorter run of 404s
+	// is an outage of the usage endpoints.
+	unsupportedAfter = 3
 	// usagePublishEvery is how often a usage read publishes the values
 	// that have arrived while its calls go on.
 	usagePublishEvery = 5 * time.Second
@@ -108,10 +109,10 @@ type usageReader struct {
 	series map[seriesKey]*usageSeries
 
 	// unsupportedUntil is when a project whose API has no usage series is
-	// asked again; notFoundSince is the first of the ticks, up to now, in
-	// which every read answered 404 (zero when the last tick had an answer).
+	// asked again; notFound counts the ticks in a row, up to now, in which
+	// every read answered 404.
 	unsupportedUntil time.Time
-	notFoundSince    time.Time
+	notFound         int
 	warnedCycles     int
 	// paused holds the selected services the state says are PAUSED at
 	// this tick (see usagepaused.go).
@@ -222,8 +223,8 @@ func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usa
 // series for availableSeriesTTL, or asked for its available series again.
 // With no answer, it is an outage of the usage endpoints: the reads
 // failed, the values stay, and all is read again next tick; only when
-// every read has answered 404 for unsupportedAfter is the project taken to
-// have no usage series, and the reader off for availableSeriesTTL (then
+// every read has answered 404 for unsupportedAfter ticks in a row is the
+// project taken to have no usage series, and the reader off for availableSeriesTTL (then
 // it publishes and returns true).
 func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	now := u.now()
@@ -250,17 +251,17 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 			u.expire(s)
 		}
 	}
-	if u.notFoundSince.IsZero() {
-		u.notFoundSince = pass.now
+	u.notFound++
+	if u.notFound == 1 {
 		u.logger.Warn("Every usage read of the project answered 404; the usage part fails, keeps the last values and reads again each interval",
-			"reads", notFound, "unsupported_after", unsupportedAfter)
+			"reads", notFound, "unsupported_after_intervals", unsupportedAfter)
 	}
-	if now.Sub(u.notFoundSince) < unsupportedAfter {
+	if u.notFound < unsupportedAfter {
 		return false
 	}
 	if u.unsupportedUntil.IsZero() {
 		u.logger.Warn("The API has no usage series for this project (404); the usage collector is off for it and asks again hourly",
-			"not_found_for", now.Sub(u.notFoundSince), "retry_in", availableSeriesTTL)
+			"intervals", u.notFound, "retry_in", availableSeriesTTL)
 	}
 	u.unsupportedUntil = now.Add(availableSeriesTTL)
 	u.avail = map[string]availability{}
@@ -273,10 +274,10 @@ func (u *usageReader) answeredAgain() {
 	switch {
 	case !u.unsupportedUntil.IsZero():
 		u.logger.Info("The API has usage series for this project again")
-	case !u.notFoundSince.IsZero():
+	case u.notFound > 0:
 		u.logger.Info("The project's usage reads answer again")
 	}
-	u.unsupportedUntil, u.notFoundSince = time.Time{}, time.Time{}
+	u.unsupportedUntil, u.notFound = time.Time{}, 0
 }
 
 // readSeries reads the tasks' series over the window that ends at the

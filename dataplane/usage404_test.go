@@ -51,24 +51,23 @@ func TestUsageTransientNotFound(t *testing.T) {
 
 // TestUsageUnsupported: an API without the usage paths (404 on every read)
 // is declared without usage series once every read has answered 404 for
-// unsupportedAfter, with one log line; until then each tick reads and
-// fails. Then it is asked again hourly, not each tick.
+// unsupportedAfter ticks in a row, with one log line; until then each tick
+// reads and fails. Then it is asked again hourly, not each tick.
 func TestUsageUnsupported(t *testing.T) {
 	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
 	h.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries] = errNotFound
 	reads := func() int { return h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] }
-	ticks := int(unsupportedAfter / (5 * time.Minute))
-	for i := range ticks {
+	for i := range unsupportedAfter - 1 {
 		h.tick()
 		if reads() != 3*(i+1) || h.health().Success || strings.Contains(h.logs.String(), "no usage series") {
-			t.Fatalf("tick %d within %s of 404s: %d reads, health %+v, logs:\n%s", i, unsupportedAfter, reads(), h.health(), h.logs)
+			t.Fatalf("tick %d of 404s: %d reads, health %+v, logs:\n%s", i, reads(), h.health(), h.logs)
 		}
 		h.clock.Advance(5 * time.Minute)
 	}
 	h.tick()
 	declared := reads()
-	if !h.health().Success || !strings.Contains(h.logs.String(), "no usage series") {
-		t.Fatalf("after %s of 404s: health %+v, logs:\n%s", unsupportedAfter, h.health(), h.logs)
+	if declared != 3*unsupportedAfter || !h.health().Success || !strings.Contains(h.logs.String(), "no usage series") {
+		t.Fatalf("after %d ticks of 404s: %d reads, health %+v, logs:\n%s", unsupportedAfter, declared, h.health(), h.logs)
 	}
 	for range 11 {
 		h.clock.Advance(5 * time.Minute)
