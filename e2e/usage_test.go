@@ -180,8 +180,8 @@ func TestUsageOutageKeepsValues(t *testing.T) {
 }
 
 // TestUsageUnsupportedAPI: the first revision has no usage paths (404):
-// usage is off for the project with one log line, and not asked again
-// every interval.
+// after three intervals of 404s on every read, usage is off for the
+// project with one log line, and not asked again every interval.
 func TestUsageUnsupportedAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("whole-binary test")
@@ -202,11 +202,17 @@ func TestUsageUnsupportedAPI(t *testing.T) {
 		})
 	}
 	// The first revision's simulator counts no request to a path it does
-	// not have: the exporter's own API metrics count them.
+	// not have: the exporter's own API metrics count them (their encoding
+	// may be a few seconds old). Every service is asked in each of the
+	// three intervals of 404s that make the API one without usage series.
+	var avail float64
+	testbin.WaitFor(t, 30*time.Second, "three intervals of available-series reads", func() bool {
+		avail, _ = testbin.Value(scrapeFams(t, url), "clouddb_exporter_api_requests_total", "operation", "getServiceMetricsAvailableSeries", "code", "404")
+		return int(avail) >= 3*services
+	})
 	fams := scrapeFams(t, url)
-	avail := value(t, fams, "clouddb_exporter_api_requests_total", "operation", "getServiceMetricsAvailableSeries", "code", "404")
-	if _, ok := testbin.Value(fams, "clouddb_exporter_api_requests_total", "operation", "getServiceMetricsSeries", "code", "200"); ok || int(avail) != services {
-		t.Errorf("four usage intervals against a first-revision API: %v available-series reads (want %d) and series reads %v", avail, services, ok)
+	if _, ok := testbin.Value(fams, "clouddb_exporter_api_requests_total", "operation", "getServiceMetricsSeries", "code", "200"); ok || int(avail) != 3*services {
+		t.Errorf("four usage intervals against a first-revision API: %v available-series reads (want %d) and series reads %v", avail, 3*services, ok)
 	}
 	if n := strings.Count(p.Output(), "no usage series"); n != 1 {
 		t.Errorf("%d log lines about the missing usage series, want 1:\n%s", n, p.Output())

@@ -26,6 +26,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,10 +134,11 @@ type Poller struct {
 	ready     chan struct{}
 
 	// stateCalls is how many calls the last full cycle planned (lists and
-	// per-resource calls): what the usage collector leaves them;
-	// stateNeeded is how many refreshing every resource takes.
+	// per-resource calls); stateNeeded is how many refreshing every
+	// resource takes (see StateCalls).
 	stateCalls, stateNeeded atomic.Int64
-	// stateGate is held while state calls run: usage and log calls wait for it.
+	// stateGate is held while state calls run: the data plane's calls wait
+	// for it (see WaitForState).
 	stateGate stateGate
 }
 
@@ -197,12 +199,6 @@ func (p *Poller) Run(ctx context.Context) {
 	transitions := time.NewTicker(p.opts.TransitionInterval)
 	defer transitions.Stop()
 
-	if uc, ok := p.client.(UsageClient); ok && p.opts.Usage.Enabled {
-		go newUsageRunner(p, uc).run(ctx)
-	}
-	if lc, ok := p.client.(LogsClient); ok && p.opts.Logs.Enabled {
-		go newLogsRunner(p, lc).run(ctx)
-	}
 	p.Poll(ctx)
 	for {
 		select {
@@ -251,28 +247,40 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	return snap
 }
 
-// setUsage installs the usage collector's latest data and, unless h is
-// nil (a read still under way), its health, and publishes a snapshot.
-func (p *Poller) setUsage(u *fleet.Usage, h *fleet.PartHealth) {
+// PublishPart makes every snapshot from now on hold a data-plane part's
+// data (fill sets its field, under p.mu) and, unless h is nil, its
+// health, and publishes a snapshot with them.
+func (p *Poller) PublishPart(name string, h *fleet.PartHealth, fill func(*fleet.Snapshot)) {
 	p.mu.Lock()
-	p.st.usage = u
+	p.st.dataParts[name] = fill
 	if h != nil {
-		p.st.parts[fleet.PartUsage] = *h
+		p.st.parts[name] = *h
 	}
 	snap := p.snapshotLocked()
 	p.mu.Unlock()
 	p.publish(snap)
 }
 
-// setLogs installs the log collector's latest counts and health, and
-// publishes a snapshot with them.
-func (p *Poller) setLogs(l *fleet.Logs, h fleet.PartHealth) {
-	p.mu.Lock()
-	p.st.logs = l
-	p.st.parts[fleet.PartLogs] = h
-	snap := p.snapshotLocked()
-	p.mu.Unlock()
-	p.publish(snap)
+// dataPartOrder lists the data plane's parts: usage and logs first, as
+// they always came, then any other in name order.
+func dataPartOrder(parts map[string]func(*fleet.Snapshot)) []string {
+	order := []string{fleet.PartUsage, fleet.PartLogs}
+	for _, name := range sortedKeys(parts) {
+		if !slices.Contains(order, name) {
+			order = append(order, name)
+		}
+	}
+	return order
+}
+
+// WaitForState returns once no state calls run, or ctx's error.
+func (p *Poller) WaitForState(ctx context.Context) error { return p.stateGate.wait(ctx) }
+
+// StateCalls is how many calls the last full cycle planned (lists and
+// per-resource calls), and how many refreshing every resource takes: what
+// the data plane's readers leave them of the call budget.
+func (p *Poller) StateCalls() (planned, needed int) {
+	return int(p.stateCalls.Load()), int(p.stateNeeded.Load())
 }
 
 // publish hands snap to Publish, unless it is nil, the Poller is closed, or

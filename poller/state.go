@@ -73,12 +73,11 @@ type state struct {
 	// resource that went away included) and whose answer was recorded;
 	// zero before the first (see fleet.Snapshot.Read).
 	read time.Time
-	// usage is the usage collector's last data (nil when it is off).
-	usage *fleet.Usage
-	// logs is the log collector's last counts (nil when it is off).
-	logs *fleet.Logs
 	// budget is the last full cycle's calls (see pollChildren).
 	budget fleet.Budget
+	// dataParts put the data plane's last data into a snapshot, by part
+	// (see Poller.PublishPart).
+	dataParts map[string]func(*fleet.Snapshot)
 	// statuses, peeringErrors and dropped are keyed by statusKey; dropped
 	// holds the fields of a resource that did not decode, as last logged.
 	statuses      map[string]statusSeen
@@ -128,6 +127,7 @@ func newState(logger *slog.Logger, owns func(id string) bool) *state {
 		dropped:       map[string]string{},
 		attempted:     map[string]time.Time{},
 		notBefore:     map[string]time.Time{},
+		dataParts:     map[string]func(*fleet.Snapshot){},
 
 		inlineReplicaSets: map[string]bool{},
 	}
@@ -661,12 +661,14 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 		auth := s.auth.v
 		snap.Auth = &auth
 	}
-	for _, name := range slices.Concat(fleet.Parts, []string{fleet.PartUsage, fleet.PartLogs}) {
+	for _, name := range slices.Concat(fleet.Parts, dataPartOrder(s.dataParts)) {
 		if h, ok := s.parts[name]; ok {
 			snap.Parts = append(snap.Parts, h)
 		}
 	}
-	snap.Usage, snap.Logs = s.usage, s.logs
+	for _, name := range sortedKeys(s.dataParts) {
+		s.dataParts[name](snap)
+	}
 	s.dirty = 0
 	s.last = snap
 	return snap

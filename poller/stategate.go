@@ -5,10 +5,10 @@ import (
 	"sync"
 )
 
-// stateGate tells the usage and log collectors when the state's calls (a full
-// cycle, a transition poll) are running: their calls wait for them, so that
-// the state collectors never queue behind them for the rate limit's
-// tokens (docs/configuration.md, "Cost and budget").
+// stateGate tells the data plane's readers (package dataplane) when the
+// state's calls (a full cycle, a transition poll) are running: their calls
+// wait for them, so that the state's calls never queue behind them for the
+// rate limit's tokens (docs/configuration.md, "Cost and budget").
 type stateGate struct {
 	mu   sync.Mutex
 	busy int

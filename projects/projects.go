@@ -20,6 +20,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/poller"
 	"github.com/clouddb/clouddb_exporter/shard"
@@ -162,6 +163,9 @@ func (m *Manager) start(p *Project) {
 
 		CredentialsSource: p.Config.Credentials.Source,
 		APIURL:            p.Config.API.URL,
+	})
+	dataplane.Run(ctx, p.Poller, p.Client, dataplane.Options{
+		Collect: p.Config.Collect, RateLimit: p.Config.API.RateLimit, Logger: m.logger,
 	})
 	go func() {
 		defer close(p.done)

@@ -1,11 +1,10 @@
-package poller
+package dataplane
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -82,19 +81,16 @@ func point(t time.Time, v *float64) apiclient.SeriesPoint {
 type usageHarness struct {
 	t     *testing.T
 	clock *fakeclock.Clock
-	fc    *fakeClient
+	host  *fakeHost
 	fu    *fakeUsage
-	p     *Poller
-	u     *usageRunner
+	u     *usageReader
 	logs  *bytes.Buffer
 }
 
 func newUsageHarness(t *testing.T, services int, rateLimit float64, usage config.Usage, names ...string) *usageHarness {
 	t.Helper()
 	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
-	fc := newFakeClient()
-	fleetOf(fc, services, 0)
-	fc.inline = true // revision 2026: the state needs only its lists
+	host := newFakeHost(services)
 	fu := newFakeUsage(names...)
 	if usage.Interval == 0 {
 		usage.Interval = 5 * time.Minute
@@ -104,27 +100,24 @@ func newUsageHarness(t *testing.T, services int, rateLimit float64, usage config
 		usage.MaxJobs = config.DefaultUsageMaxJobs
 	}
 	var logs bytes.Buffer
-	p := New(fc, Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2, Usage: usage}, RateLimit: rateLimit,
-		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	p.Poll(context.Background())
-	u := newUsageRunner(p, fu)
+	opts := Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2, Usage: usage}, RateLimit: rateLimit,
+		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	u := newUsageReader(newRunner(host, opts, fleet.PartUsage, usage.Interval), fu)
 	u.unpaced = true
-	return &usageHarness{t: t, clock: clock, fc: fc, fu: fu, p: p, u: u, logs: &logs}
+	return &usageHarness{t: t, clock: clock, host: host, fu: fu, u: u, logs: &logs}
 }
 
 func (h *usageHarness) tick() *fleet.Usage {
 	h.u.tick(context.Background())
-	return h.p.Snapshot().Usage
+	return h.host.Snapshot().Usage
 }
 
 func (h *usageHarness) health() fleet.PartHealth {
-	for _, ph := range h.p.Snapshot().Parts {
-		if ph.Name == fleet.PartUsage {
-			return ph
-		}
+	ph, ok := h.host.part(fleet.PartUsage)
+	if !ok {
+		h.t.Fatal("no usage part")
 	}
-	h.t.Fatal("no usage part")
-	return fleet.PartHealth{}
+	return ph
 }
 
 func f64(v float64) *float64 { return &v }
@@ -206,10 +199,10 @@ func TestUsageSelection(t *testing.T) {
 // by service, in this order.
 func TestUsageSamplesByService(t *testing.T) {
 	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps", "database_num_connections"}}, "x_database_qps", "x_database_num_connections")
-	h.fc.set(func(f *fakeClient) {
-		f.services[0].ServiceID, f.services[1].ServiceID = "s1-a", "s1"
+	h.host.setServices(func(list []fleet.Service) []fleet.Service {
+		list[0].ServiceID, list[1].ServiceID = "s1-a", "s1"
+		return list
 	})
-	h.p.Poll(context.Background())
 	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
 	for _, name := range h.fu.names {
 		h.fu.series[name] = []apiclient.Series{{Data: []apiclient.SeriesPoint{point(now, f64(1))}}}
@@ -233,8 +226,7 @@ func TestUsagePrunesEverySeries(t *testing.T) {
 	if n := len(h.u.series); n != 2 {
 		t.Fatalf("%d series kept after a read of 2 services, want 2 (one failed)", n)
 	}
-	h.fc.set(func(f *fakeClient) { f.services = f.services[:1] })
-	h.p.Poll(context.Background())
+	h.host.setServices(func(list []fleet.Service) []fleet.Service { return list[:1] })
 	h.tick()
 	for k := range h.u.series {
 		if k.serviceID == "svc01" {
@@ -289,186 +281,6 @@ func TestUsageMaxJobs(t *testing.T) {
 	}
 	if u.JobsOverLimit != 2 {
 		t.Errorf("JobsOverLimit = %d, want 2 (jobs 11 and 100)", u.JobsOverLimit)
-	}
-}
-
-// TestUsageBudgetRoundRobin: 30 services x 3 series at 1 request/s and a
-// 1-minute usage interval: 54 calls a usage interval, minus the state's,
-// cannot cover 90 series and 30 available-series reads; the series are
-// read round-robin, least recently asked first, and one WARN says so.
-func TestUsageBudgetRoundRobin(t *testing.T) {
-	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
-		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
-	budget := h.u.budget()
-	state := int(h.p.stateCalls.Load())
-	if want := max(54-state, 1); budget != want || state < 2 {
-		t.Fatalf("budget = %d with %d state calls, want %d", budget, state, want)
-	}
-	seen := map[string]int{}
-	for i := range 5 {
-		before := len(h.fu.asked)
-		avail := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]
-		h.tick()
-		calls := len(h.fu.asked) - before + h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] - avail
-		if calls > budget {
-			t.Fatalf("tick %d made %d calls, budget %d", i, calls, budget)
-		}
-		for _, a := range h.fu.asked[before:] {
-			seen[a]++
-		}
-		h.clock.Advance(time.Minute)
-	}
-	if len(seen) != 90 {
-		t.Errorf("%d of 90 series read in 5 intervals", len(seen))
-	}
-	// Round-robin: no series is read twice more often than another.
-	lo, hi := math.MaxInt, 0
-	for _, n := range seen {
-		lo, hi = min(lo, n), max(hi, n)
-	}
-	if hi-lo > 1 {
-		t.Errorf("series were read between %d and %d times: not round-robin", lo, hi)
-	}
-	if n := strings.Count(h.logs.String(), "refreshed round-robin"); n != 1 {
-		t.Errorf("%d round-robin warnings, want 1:\n%s", n, h.logs)
-	}
-	if u := h.p.Snapshot().Usage; u.RefreshPeriod <= time.Minute {
-		t.Errorf("refresh period %s, want more than the interval", u.RefreshPeriod)
-	}
-}
-
-// TestUsageUnsupported: an API without the usage paths (404) turns usage
-// off for the project with one log line, asks again hourly, not each tick.
-func TestUsageUnsupported(t *testing.T) {
-	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
-	h.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries] = errNotFound
-	h.tick()
-	first := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]
-	for range 11 {
-		h.clock.Advance(5 * time.Minute)
-		h.tick()
-	}
-	if n := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]; n != first || len(h.fu.asked) != 0 {
-		t.Errorf("%d available-series reads (first tick %d) and %d series reads within the hour", n, first, len(h.fu.asked))
-	}
-	h.clock.Advance(5 * time.Minute)
-	h.tick()
-	if n := h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries]; n != 2*first {
-		t.Errorf("%d available-series reads after an hour, want %d", n, 2*first)
-	}
-	if n := strings.Count(h.logs.String(), "no usage series"); n != 1 {
-		t.Errorf("%d log lines, want 1:\n%s", n, h.logs)
-	}
-	// The paths appear: usage comes back.
-	delete(h.fu.fail, apiclient.OpGetServiceMetricsAvailableSeries)
-	h.clock.Advance(time.Hour)
-	h.tick()
-	if len(h.fu.asked) != 3 {
-		t.Errorf("%d series reads once the API has the paths, want 3", len(h.fu.asked))
-	}
-
-	// A 404 for one service beside answers is that service's: the others
-	// are read.
-	h2 := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
-	h2.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries+"/svc01"] = errNotFound
-	h2.u.p.opts.Concurrency = 1
-	h2.tick()
-	h2.clock.Advance(5 * time.Minute)
-	h2.tick()
-	if len(h2.fu.asked) < 2 || strings.Contains(h2.logs.String(), "no usage series") {
-		t.Errorf("one service's 404: reads %v, logs:\n%s", h2.fu.asked, h2.logs)
-	}
-}
-
-// TestUsageBudgetWarningFirstTick: the round-robin WARN comes on the first
-// tick, before any service's available series are known, with numbers that
-// count the series reads to come (assumed available until read), not the
-// available-series reads alone.
-func TestUsageBudgetWarningFirstTick(t *testing.T) {
-	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
-		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
-	budget := h.u.budget()
-	h.tick()
-	logs := h.logs.String()
-	if n := strings.Count(logs, "refreshed round-robin"); n != 1 {
-		t.Fatalf("%d round-robin warnings after the first tick, want 1:\n%s", n, logs)
-	}
-	// 30 available-series reads and 30 x 3 series reads.
-	if !strings.Contains(logs, "calls_needed=120 ") {
-		t.Errorf("the warning does not count the 120 calls one refresh needs:\n%s", logs)
-	}
-	cycles := (120 + budget - 1) / budget
-	if u := h.p.Snapshot().Usage; u.RefreshPeriod != time.Duration(cycles)*time.Minute {
-		t.Errorf("refresh period %s after the first tick, want %d intervals", u.RefreshPeriod, cycles)
-	}
-}
-
-// TestUsageWaitsForState: the state's calls go first. While a full cycle
-// or a transition poll is running, usage calls wait, so that the two do
-// not share the rate limit's tokens.
-func TestUsageWaitsForState(t *testing.T) {
-	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
-	var (
-		mu     sync.Mutex
-		during []bool
-	)
-	h.fc.onCall = func(string) {
-		// A gate that holds makes pace give up when ctx ends; without
-		// one, pace returns true at once.
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		defer cancel()
-		ok := h.u.pace(ctx)
-		mu.Lock()
-		during = append(during, ok)
-		mu.Unlock()
-	}
-	h.p.Poll(context.Background())
-	h.fc.onCall = nil
-	if len(during) == 0 || slices.Contains(during, true) {
-		t.Errorf("usage could call during a state cycle: %v", during)
-	}
-	if !h.u.pace(context.Background()) {
-		t.Error("usage waits with no state cycle running")
-	}
-	// A usage call waiting for a cycle goes once it ends.
-	h.p.stateGate.enter()
-	done := make(chan bool)
-	go func() { done <- h.u.pace(context.Background()) }()
-	h.p.stateGate.leave()
-	select {
-	case ok := <-done:
-		if !ok {
-			t.Error("pace failed after the cycle ended")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("usage still waits after the cycle ended")
-	}
-}
-
-// TestUsageBudgetFix: the fix's rate covers the state and the usage at the
-// budget's share; its usage interval holds every series at the current rate.
-func TestUsageBudgetFix(t *testing.T) {
-	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
-		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
-	state := float64(h.p.stateNeeded.Load())
-	if state < 2 {
-		t.Fatalf("state needs %v calls", state)
-	}
-	rate := (state/60 + 120.0/60) / 0.9
-	// At 1/s, 0.9/s minus the state's is left: 120 calls need 3 minutes.
-	want := fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.usage.interval to 3m0s, or select fewer", rate)
-	if got := h.u.budgetFix(120); !strings.HasPrefix(got, want) {
-		t.Errorf("fix = %q, want it to start with %q", got, want)
-	}
-	// An interval of an hour or more is no fix: each read would read the
-	// available series again, and the values would be hours old.
-	if got := h.u.budgetFix(4000); strings.Contains(got, "--collect.usage.interval") {
-		t.Errorf("fix = %q suggests an interval over an hour", got)
-	}
-	// A state that takes the whole budget leaves no interval to suggest.
-	h.p.stateNeeded.Store(60)
-	if got := h.u.budgetFix(120); strings.Contains(got, "--collect.usage.interval") {
-		t.Errorf("fix = %q suggests an interval though the state takes the whole rate", got)
 	}
 }
 
@@ -542,8 +354,8 @@ func TestUsageTickEnds(t *testing.T) {
 	now := h.clock.Now().Truncate(time.Minute)
 	h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(7))}}}
 	h.tick()
-	if len(h.p.Snapshot().Usage.Samples()) != 2 {
-		t.Fatalf("samples %+v", h.p.Snapshot().Usage.Samples())
+	if len(h.host.Snapshot().Usage.Samples()) != 2 {
+		t.Fatalf("samples %+v", h.host.Snapshot().Usage.Samples())
 	}
 	// The deadlines are the context's, in real time: the reads that must
 	// hit them run with a 50 ms interval, and the read that must not
@@ -554,9 +366,9 @@ func TestUsageTickEnds(t *testing.T) {
 
 	// A state cycle that does not end: nothing starts, nothing fails.
 	asked := len(h.fu.asked)
-	h.p.stateGate.enter()
+	h.host.enter()
 	h.tickWithin("state calls running")
-	h.p.stateGate.leave()
+	h.host.leave()
 	if len(h.fu.asked) != asked {
 		t.Errorf("series read while the state's calls ran")
 	}
@@ -579,7 +391,7 @@ func TestUsageTickEnds(t *testing.T) {
 	if hl := h.health(); hl.Success || !hl.LastSuccess.Equal(last) {
 		t.Errorf("health after slow calls = %+v", hl)
 	}
-	if u := h.p.Snapshot().Usage; len(u.Samples()) != 2 || u.Samples()[0].Value != 7 {
+	if u := h.host.Snapshot().Usage; len(u.Samples()) != 2 || u.Samples()[0].Value != 7 {
 		t.Errorf("samples after slow calls %+v, want the last values", u.Samples())
 	}
 }
@@ -590,7 +402,7 @@ func TestUsageTickEnds(t *testing.T) {
 func TestUsageMaxStaleness(t *testing.T) {
 	for _, ms := range []time.Duration{0, 10 * time.Minute} {
 		h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
-		h.p.opts.MaxStaleness = ms
+		h.u.opts.MaxStaleness = ms
 		now := h.clock.Now().Truncate(time.Minute)
 		h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(7))}}}
 		h.tick()

@@ -1,4 +1,4 @@
-package poller
+package dataplane
 
 import (
 	"bytes"
@@ -89,32 +89,29 @@ func (f *fakeLogs) GetServiceLogs(_ context.Context, id string, q apiclient.Logs
 type logsHarness struct {
 	clock *fakeclock.Clock
 	fl    *fakeLogs
-	p     *Poller
-	l     *logsRunner
+	host  *fakeHost
+	l     *logsReader
 	logs  *bytes.Buffer
 }
 
 func newLogsHarness(t *testing.T, services, maxPages int) *logsHarness {
 	t.Helper()
 	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	fc := newFakeClient()
-	fleetOf(fc, services, 0)
-	fc.inline = true
+	host := newFakeHost(services)
 	var logs bytes.Buffer
-	p := New(fc, Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2,
-		Logs: config.Logs{Enabled: true, Interval: time.Minute, MaxPages: maxPages}},
-		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	p.Poll(context.Background())
+	cfg := config.Logs{Enabled: true, Interval: time.Minute, MaxPages: maxPages}
+	opts := Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2, Logs: cfg},
+		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	fl := &fakeLogs{entries: map[string][]apiclient.LogEntry{}, pageSize: 3}
-	l := newLogsRunner(p, fl)
+	l := newLogsReader(newRunner(host, opts, fleet.PartLogs, cfg.Interval), fl)
 	l.unpaced = true
-	return &logsHarness{clock: clock, fl: fl, p: p, l: l, logs: &logs}
+	return &logsHarness{clock: clock, fl: fl, host: host, l: l, logs: &logs}
 }
 
 func (h *logsHarness) tick() *fleet.Logs {
 	h.l.tick(context.Background())
 	h.clock.Advance(time.Minute)
-	return h.p.Snapshot().Logs
+	return h.host.Snapshot().Logs
 }
 
 func count(l *fleet.Logs, id, severity string) float64 {
@@ -137,15 +134,16 @@ func TestLogsCountingIsExact(t *testing.T) {
 			h.fl.sinceExclusive = exclusive
 			id := "svc00"
 			h.fl.add(id, h.clock.Now().Add(-time.Hour), "ERROR", "old", 5) // before the first read: no backfill
-			if l := h.tick(); len(l.Counts) != 0 || h.fl.calls != 0 {
-				t.Fatalf("the first interval exported %v after %d calls, want nothing and no call", l.Counts, h.fl.calls)
+			if l := h.tick(); len(l.Counts) != 7 || count(l, id, "ERROR") != 0 || h.fl.calls != 0 {
+				t.Fatalf("the first interval exported %v after %d calls, want the usual severities at 0 and no call", l.Counts, h.fl.calls)
 			}
 			t0 := h.clock.Now()
 			h.fl.add(id, t0.Add(-30*time.Second), "ERROR", "dup key", 4) // 4 equal entries, across pages of 3
 			h.fl.add(id, t0.Add(-10*time.Second), "LOG", "checkpoint", 1)
 			h.fl.add(id, t0.Add(-10*time.Second), "weird", "x", 2) // the boundary: 3 entries at one timestamp
 			l := h.tick()
-			if count(l, id, "ERROR") != 4 || count(l, id, "LOG") != 1 || count(l, id, "OTHER") != 2 || count(l, id, "FATAL") != 0 {
+			// OTHER is new: published at 0 first, its entries added next.
+			if count(l, id, "ERROR") != 4 || count(l, id, "LOG") != 1 || count(l, id, "OTHER") != 0 || count(l, id, "FATAL") != 0 {
 				t.Fatalf("after the first poll: %v", l.Counts)
 			}
 			// Late arrivals at exactly the boundary, and newer entries.
@@ -215,12 +213,7 @@ func TestLogsFailuresAndNotFound(t *testing.T) {
 	if count(l, "svc01", "ERROR") != 1 {
 		t.Errorf("a failed read lost the counts: %v", l.Counts)
 	}
-	var health fleet.PartHealth
-	for _, ph := range h.p.Snapshot().Parts {
-		if ph.Name == fleet.PartLogs {
-			health = ph
-		}
-	}
+	health := logsHealth(h.host)
 	if health.Success || health.LastSuccess.IsZero() {
 		t.Errorf("health after a failure = %+v", health)
 	}
@@ -246,83 +239,12 @@ func TestLogsFailuresAndNotFound(t *testing.T) {
 	}
 }
 
-// TestLogsCursorIgnored: an API that ignores the cursor (or repeats it)
-// sends the first page again and again; its entries are counted once, the
-// read stops there, and counting goes on from the newest entry.
-func TestLogsCursorIgnored(t *testing.T) {
-	h := newLogsHarness(t, 1, 5)
-	h.fl.ignoreCursor = true
-	id := "svc00"
-	h.tick()
-	for i := range 7 {
-		h.fl.add(id, h.clock.Now().Add(-time.Duration(10-i)*time.Second), "ERROR", "e"+strconv.Itoa(i), 1)
-	}
-	l := h.tick()
-	if got := count(l, id, "ERROR"); got != 3 {
-		t.Fatalf("%v ERROR entries counted from an API that repeats its first page of 3, want 3", got)
-	}
-	if h.fl.calls != 2 {
-		t.Errorf("%d calls, want 2: the repeated page ends the read", h.fl.calls)
-	}
-	if l.PagesTruncated != 1 {
-		t.Errorf("truncated = %v, want 1: the older entries were not read", l.PagesTruncated)
-	}
-	h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "new", 2)
-	if got := count(h.tick(), id, "ERROR"); got != 5 {
-		t.Errorf("%v ERROR entries after 2 new ones, want 5", got)
-	}
-	if !strings.Contains(h.logs.String(), "cursor") {
-		t.Errorf("no WARN line about the repeated cursor:\n%s", h.logs)
-	}
-}
-
-// TestLogsFutureTimestamp: an entry stamped far in the future (sent by an
-// API that ignores until) is not counted before its time and does not
-// stop counting: the boundary never passes the read's until.
-func TestLogsFutureTimestamp(t *testing.T) {
-	for _, ignoreUntil := range []bool{false, true} {
-		t.Run("ignore until "+strconv.FormatBool(ignoreUntil), func(t *testing.T) {
-			h := newLogsHarness(t, 1, 5)
-			h.fl.ignoreUntil = ignoreUntil
-			id := "svc00"
-			h.tick()
-			h.fl.add(id, h.clock.Now().AddDate(10, 0, 0), "PANIC", "clock", 1)
-			h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 1)
-			l := h.tick()
-			if count(l, id, "ERROR") != 1 || count(l, id, "PANIC") != 0 {
-				t.Fatalf("first read: %v", l.Counts)
-			}
-			for i := range 3 {
-				h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 1)
-				l = h.tick()
-				if got := count(l, id, "ERROR"); got != float64(2+i) || count(l, id, "PANIC") != 0 {
-					t.Fatalf("read %d after a future entry: %v", i, l.Counts)
-				}
-			}
-		})
-	}
-}
-
-// TestLogsEmptyPageWithCursor: an empty page that still has a cursor ends
-// the read, not truncated.
-func TestLogsEmptyPageWithCursor(t *testing.T) {
-	h := newLogsHarness(t, 1, 5)
-	h.fl.emptyWithCursor = true
-	id := "svc00"
-	h.tick()
-	h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 4)
-	l := h.tick()
-	if count(l, id, "ERROR") != 4 || l.PagesTruncated != 0 || h.fl.calls != 3 {
-		t.Errorf("counts %v, truncated %v after %d calls; want 4, 0 after 3", l.Counts, l.PagesTruncated, h.fl.calls)
-	}
-}
-
 // TestLogsBudgetWarn: when the call budget the state calls leave cannot
 // read every selected service once per log interval, one WARN line says
 // so with the numbers and the fix, and one INFO line when it fits again.
 func TestLogsBudgetWarn(t *testing.T) {
 	h := newLogsHarness(t, 1500, 5)
-	h.p.opts.RateLimit = 5
+	h.l.opts.RateLimit = 5
 	for range 3 {
 		h.tick()
 	}
@@ -335,7 +257,7 @@ func TestLogsBudgetWarn(t *testing.T) {
 			t.Errorf("the WARN line lacks %q:\n%s", want, out)
 		}
 	}
-	h.p.opts.RateLimit = 1000
+	h.l.opts.RateLimit = 1000
 	h.tick()
 	h.tick()
 	if n := strings.Count(h.logs.String(), "covers every selected service's log read"); n != 1 {
@@ -343,43 +265,9 @@ func TestLogsBudgetWarn(t *testing.T) {
 	}
 }
 
-// TestLogsEntryOverValueBound: an entry the client cannot decode (over
-// --api.max-value-size) would fail every read from the same boundary for
-// good; the read's interval is skipped instead, counted as a truncated
-// read, with one WARN naming the flag, and counting goes on.
-func TestLogsEntryOverValueBound(t *testing.T) {
-	h := newLogsHarness(t, 2, 5)
-	h.fl.maxMessage = 100
-	h.tick()
-	h.fl.add("svc00", h.clock.Now().Add(-2*time.Second), "ERROR", strings.Repeat("x", 200), 1)
-	h.fl.add("svc00", h.clock.Now().Add(-time.Second), "ERROR", "small", 1)
-	h.fl.add("svc01", h.clock.Now().Add(-time.Second), "ERROR", "small", 1)
-	l := h.tick()
-	if count(l, "svc01", "ERROR") != 1 || l.PagesTruncated != 1 || logsHealth(h.p).Success {
-		t.Fatalf("counts %v, truncated %v, health %+v", l.Counts, l.PagesTruncated, logsHealth(h.p))
-	}
-	for i := range 3 {
-		h.fl.add("svc00", h.clock.Now().Add(-time.Second), "ERROR", "small", 1)
-		l = h.tick()
-		if got := count(l, "svc00", "ERROR"); got != float64(i+1) {
-			t.Fatalf("read %d after the oversized entry: %v ERROR for svc00, want %d", i, got, i+1)
-		}
-	}
-	if !logsHealth(h.p).Success || l.PagesTruncated != 1 {
-		t.Errorf("after the skip: health %+v, truncated %v", logsHealth(h.p), l.PagesTruncated)
-	}
-	if n := strings.Count(h.logs.String(), "--api.max-value-size"); n != 1 {
-		t.Errorf("%d WARN lines naming --api.max-value-size, want 1:\n%s", n, h.logs)
-	}
-}
-
-func logsHealth(p *Poller) fleet.PartHealth {
-	for _, ph := range p.Snapshot().Parts {
-		if ph.Name == fleet.PartLogs {
-			return ph
-		}
-	}
-	return fleet.PartHealth{}
+func logsHealth(host *fakeHost) fleet.PartHealth {
+	ph, _ := host.part(fleet.PartLogs)
+	return ph
 }
 
 // TestLogsPublishedAsReadsReturn: a pass over many services is paced over
@@ -387,7 +275,7 @@ func logsHealth(p *Poller) fleet.PartHealth {
 // read are published as it goes, not only at its end.
 func TestLogsPublishedAsReadsReturn(t *testing.T) {
 	h := newLogsHarness(t, 3, 5)
-	h.p.opts.Concurrency = 1
+	h.l.opts.Concurrency = 1
 	h.tick()
 	for _, id := range []string{"svc00", "svc01", "svc02"} {
 		h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 1)
@@ -396,7 +284,7 @@ func TestLogsPublishedAsReadsReturn(t *testing.T) {
 	h.fl.onCall = func(id string) {
 		h.clock.Advance(time.Minute) // the paced calls take long
 		if id == "svc02" {
-			if l := h.p.Snapshot().Logs; l != nil {
+			if l := h.host.Snapshot().Logs; l != nil {
 				seen = count(l, "svc00", "ERROR")
 			}
 		}
@@ -415,35 +303,8 @@ func TestLogsPublishRace(t *testing.T) {
 	h.l.cursors = map[string]*logCursor{"svc00": h.l.cursors["svc00"], "svc01": h.l.cursors["svc01"]}
 	h.fl.onCall = func(string) { h.clock.Advance(time.Minute) }
 	h.tick()
-	if l := h.p.Snapshot().Logs; count(l, "svc00", "ERROR") != 0 || count(l, "svc39", "ERROR") != -1 {
+	if l := h.host.Snapshot().Logs; count(l, "svc00", "ERROR") != 0 || count(l, "svc39", "ERROR") != 0 {
 		t.Errorf("counts %v", l.Counts)
-	}
-}
-
-// TestLogsWithoutTimestamps: entries without a readable timestamp cannot
-// be placed against the boundary and are not counted; one WARN says how
-// many, once, so that an API whose entries never carry one is not a
-// silent zero. Severities are upper-cased; others are OTHER.
-func TestLogsWithoutTimestamps(t *testing.T) {
-	h := newLogsHarness(t, 1, 5)
-	id := "svc00"
-	h.tick()
-	h.fl.add(id, time.Time{}, "ERROR", "no time", 2)
-	h.fl.add(id, h.clock.Now().Add(-time.Second), "error", "lower", 1)
-	h.fl.add(id, h.clock.Now().Add(-time.Second), " Fatal ", "spaced", 1)
-	h.fl.add(id, h.clock.Now().Add(-time.Second), "warn", "not postgres", 1)
-	h.fl.add(id, h.clock.Now().Add(-time.Second), "", "none", 1)
-	l := h.tick()
-	h.tick()
-	if count(l, id, "ERROR") != 1 || count(l, id, "FATAL") != 1 || count(l, id, "OTHER") != 2 || count(l, id, "warn") != -1 {
-		t.Errorf("counts %v", l.Counts)
-	}
-	out := h.logs.String()
-	if n := strings.Count(out, "without a readable timestamp"); n != 1 || !strings.Contains(out, "entries=2") {
-		t.Errorf("%d WARN lines about entries without a timestamp, want 1 with entries=2:\n%s", n, out)
-	}
-	if strings.Contains(out, "no time") {
-		t.Errorf("a message reached the exporter's log:\n%s", out)
 	}
 }
 
@@ -459,14 +320,14 @@ func TestLogsOutageRecovery(t *testing.T) {
 	h.fl.fail = errBoom
 	for range 5 {
 		h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "during", 1)
-		if l := h.tick(); count(l, id, "ERROR") != 2 || logsHealth(h.p).Success {
-			t.Fatalf("during the outage: %v, health %+v", l.Counts, logsHealth(h.p))
+		if l := h.tick(); count(l, id, "ERROR") != 2 || logsHealth(h.host).Success {
+			t.Fatalf("during the outage: %v, health %+v", l.Counts, logsHealth(h.host))
 		}
 	}
 	h.fl.fail = nil
 	for range 2 {
-		if l := h.tick(); count(l, id, "ERROR") != 7 || !logsHealth(h.p).Success {
-			t.Fatalf("after the outage: %v, health %+v; want 7 ERROR", l.Counts, logsHealth(h.p))
+		if l := h.tick(); count(l, id, "ERROR") != 7 || !logsHealth(h.host).Success {
+			t.Fatalf("after the outage: %v, health %+v; want 7 ERROR", l.Counts, logsHealth(h.host))
 		}
 	}
 }
@@ -476,15 +337,15 @@ func TestLogsOutageRecovery(t *testing.T) {
 // limit's tokens.
 func TestLogsWaitForState(t *testing.T) {
 	h := newLogsHarness(t, 1, 5)
-	h.p.stateGate.enter()
+	h.host.enter()
 	done := make(chan bool)
-	go func() { done <- h.l.wait(context.Background()) }()
+	go func() { done <- h.l.pace(context.Background()) }()
 	select {
 	case <-done:
 		t.Fatal("a log call went while state calls ran")
 	case <-time.After(100 * time.Millisecond):
 	}
-	h.p.stateGate.leave()
+	h.host.leave()
 	select {
 	case ok := <-done:
 		if !ok {
@@ -495,39 +356,12 @@ func TestLogsWaitForState(t *testing.T) {
 	}
 }
 
-// TestLogsPageCapOneLine: many services over the page cap in one read
-// (an incident across the fleet) make one WARN line that counts them, not
-// one per service; a looping API is not reported as a page cap.
-func TestLogsPageCapOneLine(t *testing.T) {
-	h := newLogsHarness(t, 4, 2)
-	h.tick()
-	for _, id := range []string{"svc00", "svc01", "svc02", "svc03"} {
-		h.fl.add(id, h.clock.Now().Add(-time.Second), "ERROR", "e", 10)
-	}
-	l := h.tick()
-	if l.PagesTruncated != 4 {
-		t.Errorf("truncated %v, want 4", l.PagesTruncated)
-	}
-	if n := strings.Count(h.logs.String(), "page cap"); n != 1 || !strings.Contains(h.logs.String(), "services=4") {
-		t.Errorf("%d page-cap WARN lines, want 1 with services=4:\n%s", n, h.logs)
-	}
-
-	h2 := newLogsHarness(t, 1, 5)
-	h2.fl.ignoreCursor = true
-	h2.tick()
-	h2.fl.add("svc00", h2.clock.Now().Add(-time.Second), "ERROR", "e", 10)
-	h2.tick()
-	if strings.Contains(h2.logs.String(), "page cap") {
-		t.Errorf("a looping API reported as a page cap:\n%s", h2.logs)
-	}
-}
-
 // TestLogsFailureFlaggedAtOnce: in an outage a pass of reads, each waiting
 // out its timeout and retries, can last hours; the part is flagged at the
 // first failed read, not at the end of the pass, and the counts stay.
 func TestLogsFailureFlaggedAtOnce(t *testing.T) {
 	h := newLogsHarness(t, 3, 5)
-	h.p.opts.Concurrency = 1
+	h.l.opts.Concurrency = 1
 	h.tick()
 	h.fl.add("svc00", h.clock.Now().Add(-time.Second), "ERROR", "e", 1)
 	h.tick()
@@ -536,8 +370,8 @@ func TestLogsFailureFlaggedAtOnce(t *testing.T) {
 	var counted float64
 	h.fl.onCall = func(id string) {
 		if id == "svc02" {
-			during = logsHealth(h.p)
-			counted = count(h.p.Snapshot().Logs, "svc00", "ERROR")
+			during = logsHealth(h.host)
+			counted = count(h.host.Snapshot().Logs, "svc00", "ERROR")
 		}
 	}
 	h.tick()
@@ -554,7 +388,7 @@ func TestLogsDelay(t *testing.T) {
 	for _, delay := range []time.Duration{0, 30 * time.Second} {
 		t.Run(delay.String(), func(t *testing.T) {
 			h := newLogsHarness(t, 1, 5)
-			h.l.p.opts.Logs.Delay = delay
+			h.l.cfg.Delay = delay
 			id := "svc00"
 			h.tick()
 			h.fl.add(id, h.clock.Now().Add(-5*time.Second), "ERROR", "on time", 1)

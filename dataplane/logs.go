@@ -1,14 +1,12 @@
-package poller
+package dataplane
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -24,52 +23,17 @@ type LogsClient interface {
 	GetServiceLogs(ctx context.Context, serviceID string, q apiclient.LogsQuery) (*apiclient.LogPage, error)
 }
 
-// logSeverities are PostgreSQL's severities, counted under their own
-// name; any other is counted as OTHER. The first seven start at 0 for every
-// service read, so that rate() sees the first entries.
-var logSeverities = []string{
-	apiclient.SeverityLog, apiclient.SeverityInfo, apiclient.SeverityNotice, apiclient.SeverityWarning,
-	apiclient.SeverityError, apiclient.SeverityFatal, apiclient.SeverityPanic,
-	"DEBUG1", "DEBUG2", "DEBUG3", "DEBUG4", "DEBUG5", "DEBUG",
-}
-
 // logsPublishEvery is how often a pass of log reads publishes the counts
 // that have arrived while its reads go on.
 const logsPublishEvery = 5 * time.Second
 
-// SeverityOther counts the entries whose severity is not PostgreSQL's.
-const SeverityOther = "OTHER"
-
-func severityOf(s string) string {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	if slices.Contains(logSeverities, s) {
-		return s
-	}
-	return SeverityOther
-}
-
-// logCursor is where one service's counting stands: the newest timestamp
-// counted, and how many entries of each kind (severity and message,
-// hashed) were counted at exactly that timestamp, so that entries the API
-// sends again there (since is inclusive, or a later page or poll repeats
-// the boundary) are neither lost nor counted twice.
-type logCursor struct {
-	boundary time.Time
-	seen     map[uint64]int
-	counts   map[string]float64
-	// read is set after the first successful read, from which the counts
-	// are exported.
-	read bool
-}
-
-// logsRunner is the log collector of one project. Only its goroutine
+// logsReader is the log collector of one project. Only its goroutine
 // touches its fields.
-type logsRunner struct {
-	p       *Poller
-	client  LogsClient
-	sel     serviceSelector
-	limiter *rate.Limiter
-	unpaced bool // unit tests drive ticks on a fake clock
+type logsReader struct {
+	*runner
+	client LogsClient
+	cfg    config.Logs
+	sel    serviceSelector
 
 	cursors   map[string]*logCursor
 	truncated float64
@@ -82,37 +46,16 @@ type logsRunner struct {
 	warnedOversized bool
 	// warnedBudget is set while the budget does not cover the reads.
 	warnedBudget bool
-	health       fleet.PartHealth
 
 	unsupportedUntil time.Time
 	lastOK           time.Time
 }
 
-func newLogsRunner(p *Poller, client LogsClient) *logsRunner {
-	cfg := p.opts.Logs
-	return &logsRunner{
-		p: p, client: client, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
+func newLogsReader(r *runner, client LogsClient) *logsReader {
+	cfg := r.opts.Logs
+	return &logsReader{
+		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
 		cursors: map[string]*logCursor{}, warned: map[string]bool{},
-		health: fleet.PartHealth{Name: fleet.PartLogs},
-	}
-}
-
-// run reads the logs every interval until ctx ends.
-func (l *logsRunner) run(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-l.p.Ready():
-	}
-	t := time.NewTicker(l.p.opts.Logs.Interval)
-	defer t.Stop()
-	for {
-		l.tick(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
 	}
 }
 
@@ -120,23 +63,26 @@ func (l *logsRunner) run(ctx context.Context) {
 // services no longer selected, paces the reads at what the state calls
 // leave, reads and counts, turns the collector off for a project whose
 // API has no logs, warns, and publishes.
-func (l *logsRunner) tick(ctx context.Context) {
-	now := l.p.opts.Now()
-	services := l.sel.selected(l.p.Snapshot())
+func (l *logsReader) tick(ctx context.Context) {
+	now := l.now()
+	services := l.sel.selected(l.host.Snapshot())
 	l.prune(services)
+	for _, c := range l.cursors {
+		c.settle()
+	}
 	if now.Before(l.unsupportedUntil) {
-		l.publish(now, now, 0)
+		l.publishLogs(now, now, 0)
 		return
 	}
-	l.pace(len(services))
-	until := now.Add(-l.p.opts.Logs.Delay).UTC()
+	l.setBudget(len(services))
+	until := now.Add(-l.cfg.Delay).UTC()
 	pass := &logsPass{lastPublished: now}
 	l.readAll(ctx, l.startCursors(services, until), until, pass)
 	if l.offWhenUnsupported(now, pass) {
 		return
 	}
 	l.warnReads(pass)
-	l.publish(now, l.p.opts.Now(), pass.failures)
+	l.publishLogs(now, l.now(), pass.failures)
 }
 
 // logsPass is what one pass of reads found, for the warnings and the
@@ -157,7 +103,7 @@ type logsPass struct {
 // prune forgets the services that are no longer selected, so that their
 // counts stop being exported and a service selected again is warned about
 // again.
-func (l *logsRunner) prune(services []string) {
+func (l *logsReader) prune(services []string) {
 	keep := map[string]bool{}
 	for _, id := range services {
 		keep[id] = true
@@ -172,13 +118,13 @@ func (l *logsRunner) prune(services []string) {
 
 // startCursors gives the services seen for the first time a cursor at
 // until, and returns the others, which are read. There is no backfill: a
-// service's counting starts when it is first seen. The new cursors are
+// service's counting starts when it is first seen, its series at 0. The new cursors are
 // made before the reads start because the reads publish from l.cursors as
 // they go.
-func (l *logsRunner) startCursors(services []string, until time.Time) (reads []string) {
+func (l *logsReader) startCursors(services []string, until time.Time) (reads []string) {
 	for _, id := range services {
 		if l.cursors[id] == nil {
-			l.cursors[id] = &logCursor{boundary: until, seen: map[uint64]int{}, counts: map[string]float64{}}
+			l.cursors[id] = newLogCursor(until)
 			continue
 		}
 		reads = append(reads, id)
@@ -188,13 +134,13 @@ func (l *logsRunner) startCursors(services []string, until time.Time) (reads []s
 
 // readAll reads the services' entries up to until, as many at once as the
 // concurrency allows, and counts each read as it returns.
-func (l *logsRunner) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
+func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(l.p.opts.Concurrency, 1))
+	g.SetLimit(max(l.opts.Concurrency, 1))
 	for _, id := range reads {
 		c := l.cursors[id]
 		g.Go(func() error {
-			entries, truncated, looping, err := l.read(gctx, id, c.boundary, until, l.p.opts.Logs.MaxPages)
+			entries, truncated, looping, err := l.read(gctx, id, c.boundary, until, l.cfg.MaxPages)
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
 			l.apply(pass, id, c, until, entries, truncated, looping, err)
@@ -206,7 +152,7 @@ func (l *logsRunner) readAll(ctx context.Context, reads []string, until time.Tim
 
 // apply counts what one read of service id returned into its cursor c and
 // the pass, with pass.mu held.
-func (l *logsRunner) apply(pass *logsPass, id string, c *logCursor, until time.Time, entries []apiclient.LogEntry, truncated, looping bool, err error) {
+func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.Time, entries []apiclient.LogEntry, truncated, looping bool, err error) {
 	switch {
 	case apiclient.IsNotFound(err):
 		pass.notFound++
@@ -222,9 +168,8 @@ func (l *logsRunner) apply(pass *logsPass, id string, c *logCursor, until time.T
 		// In an outage the pass can last hours (each read waits out its
 		// timeout and retries): flag the part at its first failure, the
 		// counts kept.
-		if pass.failures == 1 && l.health.Success {
-			l.health.Success = false
-			l.p.setLogs(l.build(), l.health)
+		if pass.failures == 1 {
+			l.flag(l.fill())
 		}
 	default:
 		pass.answered++
@@ -245,10 +190,10 @@ func (l *logsRunner) apply(pass *logsPass, id string, c *logCursor, until time.T
 // go on: they are paced over the interval, or longer, and the counts
 // should not wait for the slowest. The part's health waits for the end of
 // the pass.
-func (l *logsRunner) publishSoon(pass *logsPass) {
-	if now := l.p.opts.Now(); now.Sub(pass.lastPublished) >= logsPublishEvery {
+func (l *logsReader) publishSoon(pass *logsPass) {
+	if now := l.now(); now.Sub(pass.lastPublished) >= logsPublishEvery {
 		pass.lastPublished = now
-		l.p.setLogs(l.build(), l.health)
+		l.publishData(l.fill())
 	}
 }
 
@@ -256,22 +201,22 @@ func (l *logsRunner) publishSoon(pass *logsPass) {
 // service logs (only 404s, and no answer within availableSeriesTTL): then
 // it turns the collector off for that long, drops the counts, publishes
 // and returns true. An answer after that turns it on again.
-func (l *logsRunner) offWhenUnsupported(now time.Time, pass *logsPass) (off bool) {
+func (l *logsReader) offWhenUnsupported(now time.Time, pass *logsPass) (off bool) {
 	if pass.answered > 0 {
 		l.lastOK = now
 	}
 	if pass.notFound > 0 && pass.answered == 0 && now.Sub(l.lastOK) > availableSeriesTTL {
 		if l.unsupportedUntil.IsZero() {
-			l.p.logger.Warn("The API has no service logs for this project (404); the log collector is off for it and asks again hourly",
+			l.logger.Warn("The API has no service logs for this project (404); the log collector is off for it and asks again hourly",
 				"retry_in", availableSeriesTTL)
 		}
 		l.unsupportedUntil = now.Add(availableSeriesTTL)
 		l.cursors = map[string]*logCursor{}
-		l.publish(now, l.p.opts.Now(), 0)
+		l.publishLogs(now, l.now(), 0)
 		return true
 	}
 	if pass.answered > 0 && !l.unsupportedUntil.IsZero() {
-		l.p.logger.Info("The API has service logs for this project again")
+		l.logger.Info("The API has service logs for this project again")
 		l.unsupportedUntil = time.Time{}
 	}
 	return false
@@ -281,23 +226,23 @@ func (l *logsRunner) offWhenUnsupported(now time.Time, pass *logsPass) (off bool
 // every entry: the counts are lower than the truth, and the log says why
 // and what to change. Once per run (per service for truncation), so that
 // a provider that keeps doing it does not flood the log.
-func (l *logsRunner) warnReads(pass *logsPass) {
+func (l *logsReader) warnReads(pass *logsPass) {
 	if pass.untimed > 0 && !l.warnedUntimed {
 		l.warnedUntimed = true
-		l.p.logger.Warn("The API sent log entries without a readable timestamp; they cannot be placed against the entries counted before and are not counted",
+		l.logger.Warn("The API sent log entries without a readable timestamp; they cannot be placed against the entries counted before and are not counted",
 			"entries", pass.untimed)
 	}
 	slices.Sort(pass.oversized)
 	if len(pass.oversized) > 0 && !l.warnedOversized {
 		l.warnedOversized = true
-		l.p.logger.Warn("A log page held an entry over the bound of one answer value; the entries of that read's interval are skipped, not counted, so that counting goes on",
+		l.logger.Warn("A log page held an entry over the bound of one answer value; the entries of that read's interval are skipped, not counted, so that counting goes on",
 			"services", len(pass.oversized), "service_id", pass.oversized[0],
 			"fix", "raise --api.max-value-size (clouddb_exporter_log_pages_truncated_total counts each skipped read)")
 	}
 	slices.Sort(pass.loops)
 	if len(pass.loops) > 0 && !l.warnedLoop {
 		l.warnedLoop = true
-		l.p.logger.Warn("The API sent a log page again (its cursor repeats, or it ignores the cursor); each such read counts its first pages only and stops",
+		l.logger.Warn("The API sent a log page again (its cursor repeats, or it ignores the cursor); each such read counts its first pages only and stops",
 			"services", len(pass.loops), "service_id", pass.loops[0],
 			"counted_as", "clouddb_exporter_log_pages_truncated_total")
 	}
@@ -307,7 +252,7 @@ func (l *logsRunner) warnReads(pass *logsPass) {
 // warnTruncated logs one line for the services over the page cap for the
 // first time, however many: an incident across the fleet must not flood
 // the log.
-func (l *logsRunner) warnTruncated(truncations []string) {
+func (l *logsReader) warnTruncated(truncations []string) {
 	slices.Sort(truncations)
 	var first []string
 	for _, id := range truncations {
@@ -317,8 +262,8 @@ func (l *logsRunner) warnTruncated(truncations []string) {
 		}
 	}
 	if len(first) > 0 {
-		l.p.logger.Warn("Services wrote more log entries in one interval than the page cap reads; the older ones of the interval are not counted",
-			"services", len(first), "service_id", first[0], "max_pages", l.p.opts.Logs.MaxPages, "page_size", apiclient.LogsPageSize, "interval", l.p.opts.Logs.Interval,
+		l.logger.Warn("Services wrote more log entries in one interval than the page cap reads; the older ones of the interval are not counted",
+			"services", len(first), "service_id", first[0], "max_pages", l.cfg.MaxPages, "page_size", apiclient.LogsPageSize, "interval", l.cfg.Interval,
 			"fix", "raise --collect.logs.max-pages or lower --collect.logs.interval (clouddb_exporter_log_pages_truncated_total counts each time)")
 	}
 }
@@ -329,12 +274,12 @@ func (l *logsRunner) warnTruncated(truncations []string) {
 // again (a cursor it had sent before, or entries newer than those of the
 // page before: it ignores the cursor), which is not counted and ends the
 // read as a truncated one.
-func (l *logsRunner) read(ctx context.Context, id string, since, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
+func (l *logsReader) read(ctx context.Context, id string, since, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
 	q := apiclient.LogsQuery{Since: since, Until: until}
 	sent := map[string]bool{}
 	var oldest time.Time
 	for range maxPages {
-		if !l.wait(ctx) {
+		if !l.pace(ctx) {
 			return nil, false, false, ctx.Err()
 		}
 		page, err := l.client.GetServiceLogs(ctx, id, q)
@@ -362,154 +307,59 @@ func (l *logsRunner) read(ctx context.Context, id string, since, until time.Time
 	return entries, true, false, nil
 }
 
-// newestOf returns the newest timestamp of entries (zero if none has one).
-func newestOf(entries []apiclient.LogEntry) time.Time {
-	var newest time.Time
-	for _, e := range entries {
-		if e.Timestamp.After(newest) {
-			newest = e.Timestamp.Time
-		}
-	}
-	return newest
-}
-
-// count adds the entries of one read (newest first, from since = the
-// boundary, to until) to c: those newer than the boundary all, those at
-// exactly the boundary only beyond what was counted there already; then
-// moves the boundary to the newest entry. Entries without a timestamp, or
-// older than the boundary (late, or an API that ignores since), are not
-// counted: they cannot be told from ones counted before. Entries newer
-// than until (an API that ignores until, or a clock far ahead) are not
-// counted yet: they would move the boundary past every entry to come.
-// It returns how many entries had no timestamp.
-func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) (untimed int) {
-	if !c.read {
-		c.read = true
-		for _, s := range logSeverities[:7] {
-			c.counts[s] += 0
-		}
-	}
-	newest := c.boundary
-	atBoundary := map[uint64]int{}
-	for _, e := range entries {
-		switch ts := e.Timestamp.Time; {
-		case ts.IsZero():
-			untimed++
-		case ts.Before(c.boundary) || ts.After(until):
-			continue
-		case ts.Equal(c.boundary):
-			k := entryKey(e)
-			atBoundary[k]++
-			if atBoundary[k] > c.seen[k] {
-				c.counts[severityOf(e.Severity)]++
-			}
-		default:
-			c.counts[severityOf(e.Severity)]++
-			if ts.After(newest) {
-				newest = ts
-			}
-		}
-	}
-	if newest.Equal(c.boundary) {
-		for k, n := range atBoundary {
-			c.seen[k] = max(c.seen[k], n)
-		}
-		return untimed
-	}
-	c.boundary = newest
-	c.seen = map[uint64]int{}
-	for _, e := range entries {
-		if e.Timestamp.Equal(newest) {
-			c.seen[entryKey(e)]++
-		}
-	}
-	return untimed
-}
-
-// skip moves c past until without counting: the entries since the
-// boundary cannot be read.
-func (c *logCursor) skip(until time.Time) {
-	c.count(nil, until)
-	c.boundary = until
-	c.seen = map[uint64]int{}
-}
-
-// entryKey tells entries apart at one timestamp: the severity and the
-// message, hashed (messages are never kept).
-func entryKey(e apiclient.LogEntry) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(e.Severity))
-	_, _ = h.Write([]byte{0})
-	_, _ = h.Write([]byte(e.Message))
-	return h.Sum64()
-}
-
-// pace sets the calls' rate to what the state calls leave of the budget,
+// setBudget sets the calls' rate to what the state calls leave of the budget,
 // and says when that does not read every one of reads services once per
 // log interval.
-func (l *logsRunner) pace(reads int) {
-	r := l.p.opts.RateLimit
-	if r <= 0 || math.IsInf(r, 1) {
+func (l *logsReader) setBudget(reads int) {
+	if !l.budgeted() {
 		l.limiter = nil
 		return
 	}
-	state := float64(l.p.stateCalls.Load()) / l.p.opts.Interval.Seconds()
-	left := max(r*budgetShare-state, r*(1-budgetShare))
+	left := max(l.leftRate(), l.opts.RateLimit*(1-budgetShare))
 	l.warnBudget(reads, left)
 	if l.unpaced {
 		l.limiter = nil
 		return
 	}
-	if l.limiter == nil {
-		l.limiter = rate.NewLimiter(rate.Limit(left), 1)
-	}
-	l.limiter.SetLimit(rate.Limit(left))
+	l.setRate(rate.Limit(left))
 }
 
 // warnBudget logs once, when reading every selected service (one call
 // each at least) takes longer than a log interval at the rate left, what
 // it costs and what to change, and once when it fits again.
-func (l *logsRunner) warnBudget(reads int, left float64) {
-	interval := l.p.opts.Logs.Interval
+func (l *logsReader) warnBudget(reads int, left float64) {
+	interval := l.cfg.Interval
 	budget := int(left * interval.Seconds())
 	over := reads > budget
 	switch {
 	case over && !l.warnedBudget:
-		state := float64(l.p.stateNeeded.Load()) / l.p.opts.Interval.Seconds()
+		state := l.stateRate(true)
 		rate := (state + float64(reads)/interval.Seconds()) / budgetShare
 		longer := time.Duration(math.Ceil(float64(reads)/left/60)) * time.Minute
-		l.p.logger.Warn("The API call budget left after the state calls does not read every selected service's logs once per log interval; each is read less often",
+		l.logger.Warn("The API call budget left after the state calls does not read every selected service's logs once per log interval; each is read less often",
 			"calls_needed", reads,
 			"budget_per_interval", budget,
 			"read_period", (time.Duration(float64(reads)/left) * time.Second).Round(time.Second),
 			"fix", fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.logs.interval to %s, or select fewer services (--collect.logs.environment, --collect.logs.service-name-regex)", rate, longer))
 	case !over && l.warnedBudget:
-		l.p.logger.Info("The API call budget covers every selected service's log read in one log interval again", "calls_needed", reads)
+		l.logger.Info("The API call budget covers every selected service's log read in one log interval again", "calls_needed", reads)
 	}
 	l.warnedBudget = over
 }
 
-// wait waits for the logs' share of the budget, then for the state's
-// calls to end (they go first, as for usage); false when ctx ended.
-func (l *logsRunner) wait(ctx context.Context) bool {
-	if l.limiter != nil && l.limiter.Wait(ctx) != nil {
-		return false
-	}
-	return l.p.stateGate.wait(ctx) == nil
+// publishLogs publishes the counts with the part's health.
+func (l *logsReader) publishLogs(start, end time.Time, failures int) {
+	l.publish(l.fill(), start, end, failures)
 }
 
-// publish hands the counts and the part's health to the poller.
-func (l *logsRunner) publish(start, end time.Time, failures int) {
-	h := fleet.PartHealth{Name: fleet.PartLogs, Success: failures == 0, Duration: max(end.Sub(start), 0), LastSuccess: l.health.LastSuccess}
-	if h.Success {
-		h.LastSuccess = end
-	}
-	l.health = h
-	l.p.setLogs(l.build(), h)
+// fill returns what puts the counts into a snapshot.
+func (l *logsReader) fill() func(*fleet.Snapshot) {
+	logs := l.build()
+	return func(s *fleet.Snapshot) { s.Logs = logs }
 }
 
 // build makes the project's logs from the counts.
-func (l *logsRunner) build() *fleet.Logs {
+func (l *logsReader) build() *fleet.Logs {
 	logs := &fleet.Logs{PagesTruncated: l.truncated}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
 		for id := range l.cursors {
@@ -519,9 +369,6 @@ func (l *logsRunner) build() *fleet.Logs {
 		}
 	}) {
 		c := l.cursors[id]
-		if !c.read {
-			continue
-		}
 		for _, sev := range slices.Sorted(func(yield func(string) bool) {
 			for s := range c.counts {
 				if !yield(s) {

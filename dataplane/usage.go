@@ -1,0 +1,385 @@
+package dataplane
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// UsageClient is the part of *apiclient.Client the usage collector uses.
+type UsageClient interface {
+	GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error)
+	GetServiceMetricsSeries(ctx context.Context, serviceID string, req apiclient.SeriesRequest) ([]apiclient.Series, error)
+}
+
+// Usage collector constants (docs/configuration.md).
+const (
+	// availableSeriesTTL is how long a service's list of available series
+	// is trusted, and how long a project whose API has no usage series
+	// waits before asking again.
+	availableSeriesTTL = time.Hour
+	// usageWindowSlack is added to the usage interval to make the window
+	// of a series read: the data lags by at least a bucket (a minute), so
+	// the window reaches back over the last complete bucket and overlaps
+	// the previous read.
+	usageWindowSlack = 2 * time.Minute
+	// unsupportedAfter is how many ticks in a row every usage read of a
+	// project must answer 404 before its API is taken to have no usage
+	// series (10 minutes at the default interval): a shorter run of 404s
+	// is an outage of the usage endpoints.
+	unsupportedAfter = 3
+	// usagePublishEvery is how often a usage read publishes the values
+	// that have arrived while its calls go on.
+	usagePublishEvery = 5 * time.Second
+)
+
+// availability is what a service's available-series answer said: the
+// API's name for each selected suffix it has.
+type availability struct {
+	// names holds the API's name of each of the runner's suffixes, in
+	// their order ("" for a series the service does not have): a slice of
+	// 16 strings a service rather than a map.
+	names []string
+	at    time.Time
+}
+
+// count is how many of the selected series the service has.
+func (a availability) count() int {
+	n := 0
+	for _, name := range a.names {
+		if name != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// usageTask is one series read: a service and a selected suffix.
+type usageTask struct {
+	serviceID, suffix, name string
+	last                    time.Time
+	reads                   int
+}
+
+func (t usageTask) key() seriesKey { return seriesKey{t.serviceID, t.suffix} }
+
+// seriesKey is one series of one service. Its strings are the selected
+// service's id and the runner's suffix: a lookup allocates nothing.
+type seriesKey struct{ serviceID, suffix string }
+
+func compareSeriesKeys(a, b seriesKey) int {
+	return cmp.Or(cmp.Compare(a.serviceID, b.serviceID), cmp.Compare(a.suffix, b.suffix))
+}
+
+// usageSeries is what the runner keeps of one series of one service.
+type usageSeries struct {
+	asked time.Time // last asked
+	reads int       // times asked, to break ties fairly
+	// values are the last samples, in the order they are published.
+	values []fleet.UsageSample
+	// jobsOver is how many job ids the last answer had beyond max-jobs:
+	// they are counted, not kept.
+	jobsOver int
+	readAt   time.Time // last good read
+}
+
+// usageReader is the usage collector of one project. Only its goroutine
+// touches its fields.
+type usageReader struct {
+	*runner
+	client   UsageClient
+	cfg      config.Usage
+	suffixes []string
+	sel      serviceSelector
+
+	avail map[string]availability
+	// series holds, by service and series, one entry for everything the
+	// reader keeps of it (at 10,000 services, 160,000 entries: separate
+	// maps each held a copy of the key).
+	series map[seriesKey]*usageSeries
+
+	// unsupportedUntil is when a project whose API has no usage series is
+	// asked again; notFound counts the ticks in a row, up to now, in which
+	// every read answered 404.
+	unsupportedUntil time.Time
+	notFound         int
+	warnedCycles     int
+	// paused holds the selected services the state says are PAUSED at
+	// this tick (see usagepaused.go).
+	paused map[string]bool
+	// overrunning is whether the last read hit its deadline.
+	overrunning bool
+}
+
+func newUsageReader(r *runner, client UsageClient) *usageReader {
+	cfg := r.opts.Usage
+	u := &usageReader{
+		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
+		avail: map[string]availability{}, series: map[seriesKey]*usageSeries{},
+	}
+	for _, s := range cfg.SelectedSeries() {
+		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
+	}
+	return u
+}
+
+// tick reads what the plan picks and publishes the result: it forgets the
+// services no longer selected, plans within the budget, reads the due
+// available series and then the series, settles the 404s (which may turn
+// the reader off for a while), and publishes.
+func (u *usageReader) tick(ctx context.Context) {
+	now := u.now()
+	snap := u.host.Snapshot()
+	services := u.sel.selected(snap)
+	u.prune(services)
+	u.paused = nil
+	if snap != nil {
+		u.paused = pausedServices(snap.Services)
+	}
+	u.forgetPaused()
+	if now.Before(u.unsupportedUntil) {
+		u.publishUsage(now, now, 0, true)
+		return
+	}
+	budget := u.budget()
+	u.setBudget(budget)
+	pl := u.plan(services, now, budget)
+	u.warnBudget(pl)
+	// A read starts its calls within one usage interval and ends within
+	// two: state calls that keep going, or an API slower than every
+	// timeout, neither stall the usage part nor hide its failures. Calls
+	// not started in time are left for the next read.
+	tickCtx, cancel := context.WithTimeout(ctx, 2*u.cfg.Interval)
+	defer cancel()
+	startCtx, cancelStart := context.WithTimeout(tickCtx, u.cfg.Interval)
+	defer cancelStart()
+	pass := &usagePass{now: now, lastPublished: now}
+	u.readAvailable(startCtx, tickCtx, pass, pl.availReads)
+	u.readSeries(startCtx, tickCtx, pass, u.withNewServices(pl, now))
+	u.warnOverrun(ctx, tickCtx)
+	if u.settleNotFound(pass) {
+		return
+	}
+	u.publishUsage(now, u.now(), pass.failures, false)
+}
+
+// usagePass is what one tick's reads found, and when the tick started.
+// The calls run in parallel: mu guards it, and the runner's maps the
+// calls change.
+type usagePass struct {
+	now           time.Time
+	mu            sync.Mutex
+	failures      int
+	lastPublished time.Time
+	// answered counts the reads that answered; the 404s are settled once
+	// the tick knows whether any did (see settleNotFound).
+	answered       int
+	notFoundAvail  []string
+	notFoundSeries []seriesKey
+}
+
+// readAvailable reads the available series of services, which tells which
+// series each has and by which name.
+// Calls not started before startCtx ends are left for the next tick;
+// callCtx bounds the calls.
+func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usagePass, services []string) {
+	var g errgroup.Group
+	g.SetLimit(max(u.opts.Concurrency, 1))
+	for _, id := range services {
+		g.Go(func() error {
+			if !u.pace(startCtx) {
+				return nil
+			}
+			names, err := u.client.GetServiceMetricsAvailableSeries(callCtx, id)
+			pass.mu.Lock()
+			defer pass.mu.Unlock()
+			switch {
+			case apiclient.IsNotFound(err):
+				pass.notFoundAvail = append(pass.notFoundAvail, id)
+			case err != nil:
+				pass.failures++
+			default:
+				pass.answered++
+				u.avail[id] = availability{names: u.match(names), at: u.now()}
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+// settleNotFound says what the tick's 404s mean. Beside answers, a 404 is
+// a service that is gone or has no such series: it is not asked for its
+// series for availableSeriesTTL, or asked for its available series again.
+// With no answer, it is an outage of the usage endpoints: the reads
+// failed, the values stay, and all is read again next tick; only when
+// every read has answered 404 for unsupportedAfter ticks in a row is the
+// project taken to have no usage series, and the reader off for availableSeriesTTL (then
+// it publishes and returns true).
+func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
+	now := u.now()
+	notFound := len(pass.notFoundAvail) + len(pass.notFoundSeries)
+	if pass.answered > 0 {
+		for _, id := range pass.notFoundAvail {
+			u.avail[id] = availability{at: now}
+		}
+		for _, k := range pass.notFoundSeries {
+			delete(u.avail, k.serviceID)
+			if s := u.series[k]; s != nil {
+				s.values, s.jobsOver, s.readAt = nil, 0, time.Time{}
+			}
+		}
+		u.answeredAgain()
+		return false
+	}
+	if notFound == 0 {
+		return false
+	}
+	pass.failures += notFound
+	for _, k := range pass.notFoundSeries {
+		if s := u.series[k]; s != nil {
+			u.expire(s)
+		}
+	}
+	u.notFound++
+	if u.notFound == 1 {
+		u.logger.Warn("Every usage read of the project answered 404; the usage part fails, keeps the last values and reads again each interval",
+			"reads", notFound, "unsupported_after_intervals", unsupportedAfter)
+	}
+	if u.notFound < unsupportedAfter {
+		return false
+	}
+	if u.unsupportedUntil.IsZero() {
+		u.logger.Warn("The API has no usage series for this project (404); the usage collector is off for it and asks again hourly",
+			"intervals", u.notFound, "retry_in", availableSeriesTTL)
+	}
+	u.unsupportedUntil = now.Add(availableSeriesTTL)
+	u.avail = map[string]availability{}
+	u.publishUsage(pass.now, now, 0, true)
+	return true
+}
+
+// answeredAgain ends a run of 404s, and the reader's time off.
+func (u *usageReader) answeredAgain() {
+	switch {
+	case !u.unsupportedUntil.IsZero():
+		u.logger.Info("The API has usage series for this project again")
+	case u.notFound > 0:
+		u.logger.Info("The project's usage reads answer again")
+	}
+	u.unsupportedUntil, u.notFound = time.Time{}, 0
+}
+
+// readSeries reads the tasks' series over the window that ends at the
+// pass's start, as many at once as the concurrency allows, and keeps each
+// answer's newest buckets as it returns. The contexts are readAvailable's.
+func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
+	var g errgroup.Group
+	g.SetLimit(max(u.opts.Concurrency, 1))
+	to := pass.now.Truncate(time.Second)
+	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
+	for _, t := range tasks {
+		g.Go(func() error {
+			if !u.pace(startCtx) {
+				return nil // not asked: first in the next read
+			}
+			pass.mu.Lock()
+			s := u.series[t.key()]
+			if s == nil {
+				s = &usageSeries{}
+				u.series[t.key()] = s
+			}
+			s.asked = pass.now
+			s.reads++
+			pass.mu.Unlock()
+			series, err := u.client.GetServiceMetricsSeries(callCtx, t.serviceID, apiclient.SeriesRequest{
+				Name: t.name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
+			})
+			pass.mu.Lock()
+			defer pass.mu.Unlock()
+			u.apply(pass, s, t, series, err)
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+// apply keeps in s what one read of t's series returned, with pass.mu
+// held: a failure keeps the last values up to --collect.max-staleness, a
+// 404 is settled at the end of the tick (see settleNotFound).
+func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series []apiclient.Series, err error) {
+	switch {
+	case apiclient.IsNotFound(err):
+		pass.notFoundSeries = append(pass.notFoundSeries, t.key())
+	case err != nil:
+		pass.failures++
+		u.expire(s)
+	default:
+		pass.answered++
+		s.readAt = u.now()
+		s.values, s.jobsOver = newestBuckets(t, series, u.cfg.MaxJobs)
+		slices.SortFunc(s.values, func(a, b fleet.UsageSample) int {
+			return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Ordinal, b.Ordinal), compareJobIDs(a.JobID, b.JobID))
+		})
+		u.publishSoon(pass)
+	}
+}
+
+// expire drops the values of s once its refresh has failed for longer
+// than --collect.max-staleness.
+func (u *usageReader) expire(s *usageSeries) {
+	if ms := u.opts.MaxStaleness; ms > 0 && u.now().Sub(s.readAt) > ms {
+		s.values, s.jobsOver = nil, 0
+	}
+}
+
+// publishSoon publishes the values every usagePublishEvery while the calls
+// go on: they are paced over the interval, and the values should not wait
+// for the last, as the state's do not. The part's health waits for the
+// end of the pass.
+func (u *usageReader) publishSoon(pass *usagePass) {
+	if now := u.now(); now.Sub(pass.lastPublished) >= usagePublishEvery {
+		pass.lastPublished = now
+		u.publishData(u.fill(false))
+	}
+}
+
+// warnOverrun logs when a read hits its deadline of two usage intervals
+// (not when ctx ended) that its remaining calls failed: once for a run of
+// such reads, so that a slow API does not flood the log.
+func (u *usageReader) warnOverrun(ctx, tickCtx context.Context) {
+	overrun := ctx.Err() == nil && errors.Is(tickCtx.Err(), context.DeadlineExceeded)
+	if overrun && !u.overrunning {
+		u.logger.Warn("A usage read did not finish within two usage intervals; its remaining calls failed",
+			"usage_interval", u.cfg.Interval)
+	}
+	u.overrunning = overrun
+}
+
+// prune forgets the services that are no longer selected.
+func (u *usageReader) prune(services []string) {
+	keep := make(map[string]bool, len(services))
+	for _, id := range services {
+		keep[id] = true
+	}
+	for id := range u.avail {
+		if !keep[id] {
+			delete(u.avail, id)
+		}
+	}
+	for key := range u.series {
+		if !keep[key.serviceID] {
+			delete(u.series, key)
+		}
+	}
+}

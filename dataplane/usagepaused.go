@@ -1,0 +1,75 @@
+package dataplane
+
+import (
+	"slices"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// A paused service has no nodes: its node series are neither read nor
+// exported while the state says PAUSED, so that its last values do not
+// linger for up to two usage intervals. Its job series tell how the last
+// run of each job went, which stays true.
+
+// pausedServices returns the ids of the services the state says are
+// PAUSED; nil when none is.
+func pausedServices(services []fleet.Service) map[string]bool {
+	var paused map[string]bool
+	for _, svc := range services {
+		if svc.Status == apiclient.ServicePaused {
+			if paused == nil {
+				paused = map[string]bool{}
+			}
+			paused[svc.ServiceID] = true
+		}
+	}
+	return paused
+}
+
+func isJobSeries(suffix string) bool {
+	return suffix == apiclient.SeriesJobSuccess || suffix == apiclient.SeriesJobDuration
+}
+
+// withoutPaused returns u without the node samples of the services the
+// snapshot's state says are PAUSED: u itself when there are none.
+func withoutPaused(u *fleet.Usage, services []fleet.Service) *fleet.Usage {
+	if u == nil || len(u.Series) == 0 {
+		return u
+	}
+	paused := pausedServices(services)
+	if paused == nil {
+		return u
+	}
+	out := *u
+	out.Series = make([][]fleet.UsageSample, 0, len(u.Series))
+	for _, list := range u.Series {
+		if !paused[list[0].ServiceID] {
+			out.Series = append(out.Series, list)
+			continue
+		}
+		if jobs := nodeless(list); len(jobs) > 0 {
+			out.Series = append(out.Series, jobs)
+		}
+	}
+	return &out
+}
+
+// nodeless returns the job samples of list: list itself when it has only
+// those, never a modified list.
+func nodeless(list []fleet.UsageSample) []fleet.UsageSample {
+	if !slices.ContainsFunc(list, func(s fleet.UsageSample) bool { return s.JobID == "" }) {
+		return list
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsageSample) bool { return s.JobID == "" })
+}
+
+// forgetPaused drops the kept node values of the paused services, so that
+// a service that resumes shows no value from before its pause.
+func (u *usageReader) forgetPaused() {
+	for k, s := range u.series {
+		if u.paused[k.serviceID] && len(s.values) > 0 {
+			s.values = slices.Clip(nodeless(s.values))
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package dataplane
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// budget is how many usage calls one usage interval may make: what the
+// project's call budget leaves after the state calls (the lists and
+// per-resource calls of every full cycle in that time), at least one; -1
+// without a budget.
+func (u *usageReader) budget() int {
+	if !u.budgeted() {
+		return -1
+	}
+	cycles := u.cfg.Interval.Seconds() / u.opts.Interval.Seconds()
+	planned, _ := u.host.StateCalls()
+	return max(int(u.opts.RateLimit*u.cfg.Interval.Seconds()*budgetShare-float64(planned)*cycles), 1)
+}
+
+// usagePlan is what one usage tick does.
+type usagePlan struct {
+	availReads []string    // services whose available series are read first
+	tasks      []usageTask // series reads, least recently asked first
+	needed     int         // calls to refresh everything once
+	budget     int         // calls this tick may make, -1 for all
+	cycles     int         // ticks a full refresh takes
+}
+
+// plan picks the calls of a tick: the available-series reads that are due,
+// then the series least recently asked for, as many as the budget allows.
+func (u *usageReader) plan(services []string, now time.Time, budget int) usagePlan {
+	pl := usagePlan{budget: budget, cycles: 1}
+	var all []usageTask
+	// Series of services whose available series are still to be read
+	// count in what a refresh needs: as many as before, or every selected
+	// one until known, so that the first tick's numbers are right.
+	pending := 0
+	for _, id := range services {
+		a, ok := u.avail[id]
+		if !ok || now.Sub(a.at) >= availableSeriesTTL {
+			pl.availReads = append(pl.availReads, id)
+			if ok {
+				pending += a.count()
+			} else {
+				pending += len(u.suffixes)
+			}
+			continue
+		}
+		for i, suf := range u.suffixes {
+			if i < len(a.names) && a.names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
+				t := usageTask{serviceID: id, suffix: suf, name: a.names[i]}
+				if s := u.series[t.key()]; s != nil {
+					t.last, t.reads = s.asked, s.reads
+				}
+				all = append(all, t)
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b usageTask) int {
+		return cmp.Or(a.last.Compare(b.last), cmp.Compare(a.reads, b.reads), cmp.Compare(a.serviceID, b.serviceID), cmp.Compare(a.suffix, b.suffix))
+	})
+	pl.needed = len(pl.availReads) + pending + len(all)
+	pl.tasks = all
+	if budget >= 0 {
+		// Available-series reads take at most half the budget while
+		// series are waiting, so that a large fleet's first hour is not
+		// spent on them alone.
+		availCap := budget
+		if len(all) > 0 {
+			availCap = max(1, budget/2)
+		}
+		if len(pl.availReads) > availCap {
+			pl.availReads = pl.availReads[:availCap]
+		}
+		pl.tasks = all[:min(len(all), budget-len(pl.availReads))]
+		pl.cycles = max(1, (pl.needed+budget-1)/budget)
+	}
+	return pl
+}
+
+// setRate paces the calls at budget calls per usage interval; without a
+// budget (-1) the limiter is left as it is.
+func (u *usageReader) setBudget(budget int) {
+	if budget >= 0 {
+		u.setRate(rate.Limit(float64(budget) / u.cfg.Interval.Seconds()))
+	}
+}
+
+// withNewServices returns the plan's series reads, then those of the
+// services whose available series were just read, as far as the budget
+// goes: a new service's values need not wait a tick.
+func (u *usageReader) withNewServices(pl usagePlan, now time.Time) []usageTask {
+	tasks := pl.tasks
+	if extra := u.plan(pl.availReads, now, -1).tasks; pl.budget < 0 {
+		tasks = append(tasks, extra...)
+	} else if room := pl.budget - len(pl.availReads) - len(pl.tasks); room > 0 {
+		tasks = append(tasks, extra[:min(room, len(extra))]...)
+	}
+	return tasks
+}
+
+// warnBudget logs once, when the selected series stop fitting in one usage
+// interval, what it costs and what to change, and once when they fit again.
+func (u *usageReader) warnBudget(pl usagePlan) {
+	switch {
+	case pl.cycles > 1 && u.warnedCycles <= 1:
+		u.logger.Warn("The API call budget left after the state calls does not cover every selected usage series in one usage interval; they are refreshed round-robin",
+			"calls_needed", pl.needed,
+			"budget_per_interval", pl.budget,
+			"refresh_period", time.Duration(pl.cycles)*u.cfg.Interval,
+			"fix", u.budgetFix(pl.needed))
+	case pl.cycles <= 1 && u.warnedCycles > 1:
+		u.logger.Info("The API call budget covers every selected usage series in one usage interval again", "calls_needed", pl.needed)
+	}
+	u.warnedCycles = pl.cycles
+}
+
+// budgetFix says what makes needed usage calls fit in one usage interval:
+// the rate limit that covers them beside every state call (at the budget's
+// share), or, when the state leaves room at the current rate, the usage
+// interval whose budget holds them.
+func (u *usageReader) budgetFix(needed int) string {
+	const fewer = "select fewer services or series (--collect.usage.environment, --collect.usage.service-name-regex, --collect.usage.series)"
+	state := u.stateRate(true)
+	rate := (state + float64(needed)/u.cfg.Interval.Seconds()) / budgetShare
+	fix := fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or ", rate)
+	// An interval of an hour or more is no fix: each read would read the
+	// available series again, and the values would be hours old.
+	if left := u.opts.RateLimit*budgetShare - state; left > 0 {
+		if interval := time.Duration(math.Ceil(float64(needed)/left/60)) * time.Minute; interval < availableSeriesTTL {
+			fix += fmt.Sprintf("--collect.usage.interval to %s, or ", interval)
+		}
+	}
+	return fix + fewer
+}
