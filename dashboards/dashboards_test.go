@@ -386,7 +386,7 @@ func TestAdminRow(t *testing.T) {
 	for m := range metrics {
 		metric = m
 	}
-	_, offURL := testbin.StartExporter(t, nil, "--simulate")
+	_, offURL := testbin.StartExporter(t, nil, "--simulate", "--no-collect.usage", "--no-collect.logs")
 	_, off := testbin.Scrape(t, offURL)
 	if testbin.MetricNames(off)[metric] {
 		t.Errorf("without --admin.listen-address the exporter exports %s: the admin row would show", metric)
@@ -441,7 +441,7 @@ func TestDataPlaneRows(t *testing.T) {
 	}
 	// The variables' part: reported with the collector's flag only.
 	for _, part := range []string{"usage", "logs"} {
-		_, offURL := testbin.StartExporter(t, nil, "--simulate")
+		_, offURL := testbin.StartExporter(t, nil, "--simulate", "--no-collect.usage", "--no-collect.logs")
 		_, on := testbin.StartExporter(t, nil, append([]string{"--simulate"}, dataPlaneFlags...)...)
 		if has := partReported(t, offURL, part); has {
 			t.Errorf("without --collect.%s the exporter reports collector=%q: its rows would show", part, part)
