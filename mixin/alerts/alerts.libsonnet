@@ -250,6 +250,36 @@ local util = import '../lib/util.libsonnet';
             'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has had more than %d connections ({{ $value }} now) for more than %s.%s' % [cfg.serviceConnectionsThreshold, util.human(cfg.serviceConnectionsHighFor), dataAge('usage')],
             serviceDashboard,
           ),
+          // The saturation alerts' companion: a node that stops reporting
+          // loses its series, and its alerts would resolve in silence.
+          alert(
+            'CloudDBServiceUsageMissing',
+            'warning',
+            cfg.serviceUsageMissingFor,
+            withService(std.rstripChars(|||
+              (
+                max without (series) (
+                  time()
+                  - (
+                    last_over_time(%(m)s[%(lookback)s])
+                    unless
+                    (time() - %(m)s <= %(byProject)s group_left () (clouddb_exporter_usage_refresh_period_seconds + %(slack)d))
+                  )
+                )
+                and %(byService)s (clouddb_service_status{status="READY"} == 1)
+                and %(byProject)s clouddb_exporter_usage_refresh_period_seconds
+              )
+            ||| % {
+              m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
+              lookback: cfg.serviceUsageMissingLookback,
+              slack: cfg.serviceUsageMissingSlackSeconds,
+              byProject: on(['project_id']),
+              byService: on(['project_id', 'service_id']),
+            }, '\n')),
+            'A READY database node reports no usage.',
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of READY service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has exported no CPU, memory or connections usage for more than %s; its newest bucket is {{ $value | humanizeDuration }} old. Its saturation alerts cannot fire, and those firing resolve: a node too busy to report looks like this.%s' % [util.human(cfg.serviceUsageMissingFor), dataAge('usage')],
+            serviceDashboard,
+          ),
           alert(
             'CloudDBServiceJobFailing',
             'warning',
