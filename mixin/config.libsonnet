@@ -92,6 +92,9 @@
     apiRateLimitedRatioThreshold: 0.05,
     apiRateLimitedFor: '15m',
     configReloadFailedFor: '5m',
+    // The project discovery (GET /projects, neither --api.project-id nor
+    // --config.file) failing: an API fault, not a refused configuration.
+    discoveryFailingFor: '10m',
 
     // Links in the alerts' annotations.
     runbookURL: 'https://github.com/clouddb/clouddb_exporter/blob/main/alerts/runbook.md',

@@ -405,6 +405,17 @@ local util = import '../lib/util.libsonnet';
             '{{ $value | humanizePercentage }} of the API requests of {{ with $labels.project_id }}project {{ . }}{{ else }}the project discovery (GET /projects){{ end }} from {{ $labels.instance }} were answered 429 over the last 5 minutes.',
             dashboard('exporter-health.json', [], ['project_id']),
           ),
+          // Only in project discovery mode; apart from
+          // CloudDBConfigReloadFailed, as there is no file to blame.
+          alert(
+            'CloudDBProjectDiscoveryFailing',
+            'warning',
+            cfg.discoveryFailingFor,
+            'clouddb_exporter_discovery_success == 0',
+            'The exporter cannot discover its projects.',
+            'The project discovery (GET /projects) of {{ $labels.instance }} has failed for more than %s; {{ with printf "time() - (clouddb_exporter_discovery_last_success_timestamp_seconds{%s} > 0)" %s | query }}it last succeeded {{ . | first | value | humanizeDuration }} ago{{ else }}it has not succeeded since the exporter started{{ end }}. The projects it found before are still polled, but new projects are not added nor removed ones dropped until it succeeds. The reason is in the exporter\'s log and in clouddb_exporter_api_requests_total{operation="listProjects"}.' % [util.human(cfg.discoveryFailingFor), matchers([]), args([])],
+            dashboard('exporter-health.json', []),
+          ),
           alert(
             'CloudDBConfigReloadFailed',
             'warning',
