@@ -81,7 +81,7 @@ func TestDiscoveryReportsItsOwnHealth(t *testing.T) {
 		`msg="Projects discovered" projects=2 added="[pa pb]" removed=[]`: 1,
 		`msg="Project discovery failed`:                                   1,
 		`msg="Project discovery recovered" projects=3`:                    1,
-		`msg="Projects discovered" projects=3 added=[pc] removed=[]`:       1,
+		`msg="Projects discovered" projects=3 added=[pc] removed=[]`:      1,
 	} {
 		if n := strings.Count(out, line); n != want {
 			t.Errorf("%d lines %s, want %d:\n%s", n, line, want, out)
