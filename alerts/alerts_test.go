@@ -71,7 +71,7 @@ var required = []string{
 	"CloudDBServiceStorageGrowingFast", "CloudDBProdServiceWithoutHA", "CloudDBConfigReloadFailed",
 	"CloudDBServiceCPUSaturated", "CloudDBServiceMemorySaturated", "CloudDBServiceConnectionsHigh",
 	"CloudDBServiceJobFailing", "CloudDBServiceFatalLogs", "CloudDBServiceErrorLogsHigh",
-	"CloudDBServiceUsageMissing", "CloudDBProjectDiscoveryFailing",
+	"CloudDBServiceUsageMissing", "CloudDBProjectDiscoveryFailing", "CloudDBLogReadsTruncated",
 }
 
 func TestRulesStyle(t *testing.T) {

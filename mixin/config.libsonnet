@@ -40,8 +40,9 @@
     serviceCPUSaturatedFor: '15m',
     serviceMemorySaturationThreshold: 0.9,
     serviceMemorySaturatedFor: '15m',
-    // Connections of one node; set it below your services' max_connections
-    // (the API does not report the limit).
+    // Connections of one node; set it below your services' max_connections.
+    // An absolute number, not a ratio as for CPU and memory: the API reports
+    // no connection limit to divide by.
     serviceConnectionsThreshold: 400,
     serviceConnectionsHighFor: '15m',
     // A node of a READY service whose usage series that the saturation
@@ -64,6 +65,11 @@
     serviceErrorLogsPerMinuteThreshold: 10,
     serviceErrorLogsWindow: '10m',
     serviceErrorLogsHighFor: '15m',
+    // Log reads that left entries uncounted (the page cap, a repeated
+    // page, an entry too large) within the window: the log counters and
+    // alerts undercount.
+    logReadsTruncatedWindow: '1h',
+    logReadsTruncatedFor: '15m',
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,
