@@ -75,13 +75,13 @@ func run(args []string, getenv func(string) string) int {
 	// are gathered every 5 s in the background, not on every scrape. The
 	// project discovery's client reports to them too.
 	apiMetrics := collector.NewAPIMetrics(nil)
-	load, err := projectSource(ctx, logger, f, getenv, apiMetrics)
+	reg := newRegistry(!f.disableExporterMetrics)
+	load, err := projectSource(ctx, logger, f, getenv, apiMetrics, reg)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
 	}
 
-	reg := newRegistry(!f.disableExporterMetrics)
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
 	manager := projects.New(ctx, logger, apiMetrics, expo, version.ComponentUserAgent(exporterName))
@@ -232,7 +232,7 @@ func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	quiet := slog.New(slog.DiscardHandler)
-	if _, err := projectSource(ctx, quiet, f, getenv, nil); err != nil {
+	if _, err := projectSource(ctx, quiet, f, getenv, nil, nil); err != nil {
 		return nil, err
 	}
 	if _, err := shardOf(f); err != nil {
@@ -291,9 +291,10 @@ func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *
 // projectSource resolves where the projects come from, failing fast on
 // missing or contradictory settings: the embedded simulator, a
 // configuration file (re-read on reload), the single-project flags, or the
-// project discovery, whose API calls go to apiMetrics. With apiMetrics nil
-// it only validates (--config.check): the simulator is not started.
-func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, apiMetrics *collector.APIMetrics) (func() ([]config.Project, error), error) {
+// project discovery, whose API calls go to apiMetrics and whose health goes
+// to reg. With apiMetrics nil it only validates (--config.check): the
+// simulator is not started.
+func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, apiMetrics *collector.APIMetrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	cfg, check := f.config, apiMetrics == nil
 	switch {
 	case !f.simulate && (f.simulateAddressSet || getenv("CLOUDDB_SIMULATE_LISTEN_ADDRESS") != ""):
@@ -324,7 +325,7 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 		_, err := load()
 		return load, err
 	case cfg.ProjectID == "":
-		return discoverySource(ctx, logger, cfg, getenv, apiMetrics)
+		return discoverySource(ctx, logger, cfg, getenv, apiMetrics, reg)
 	default:
 		// Re-read on every load: a reload picks up rotated key files.
 		load := func() ([]config.Project, error) {
@@ -371,8 +372,9 @@ func discovering(f *flags) bool {
 // /projects, revision 2026). A failed discovery keeps the projects running;
 // the first one, at startup, starts none, so that an API outage at startup
 // does not stop the exporter: the next discovery, a full cycle later, tries
-// again. With apiMetrics nil it only validates.
-func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, apiMetrics *collector.APIMetrics) (func() ([]config.Project, error), error) {
+// again. With apiMetrics nil it only validates. The discovery logs its
+// failures and the projects it adds or removes.
+func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, apiMetrics *collector.APIMetrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	template, err := cfg.DiscoveryTemplate(getenv)
 	if err != nil || apiMetrics == nil {
 		return nil, err
@@ -381,13 +383,13 @@ func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags
 	if err != nil {
 		return nil, err
 	}
+	d.Metrics = projects.NewDiscoveryMetrics(reg)
 	first := true
 	return func() ([]config.Project, error) {
 		lctx, cancel := context.WithTimeout(ctx, template.API.Timeout)
 		defer cancel()
 		found, err := d.Load(lctx)
 		if err != nil && first {
-			logger.Error("Project discovery failed; polling no project until it succeeds", "err", err)
 			found, err = nil, nil
 		}
 		first = false
@@ -405,7 +407,7 @@ func rediscover(ctx context.Context, r *projects.Reloader, interval time.Duratio
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_ = r.Reload() // a failure is logged and keeps the projects running
+			_ = r.Rediscover() // a failure is logged and keeps the projects running
 		}
 	}
 }

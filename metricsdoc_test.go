@@ -110,6 +110,7 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	rec := &recorder{}
 	collector.NewAPIMetrics(rec)
 	projects.NewReloader(rec, nil, nil, "", slog.New(slog.DiscardHandler))
+	projects.NewDiscoveryMetrics(rec)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if _, err := admin.New(ctx, admin.Options{

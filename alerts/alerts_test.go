@@ -71,6 +71,7 @@ var required = []string{
 	"CloudDBServiceStorageGrowingFast", "CloudDBProdServiceWithoutHA", "CloudDBConfigReloadFailed",
 	"CloudDBServiceCPUSaturated", "CloudDBServiceMemorySaturated", "CloudDBServiceConnectionsHigh",
 	"CloudDBServiceJobFailing", "CloudDBServiceFatalLogs", "CloudDBServiceErrorLogsHigh",
+	"CloudDBServiceUsageMissing", "CloudDBProjectDiscoveryFailing", "CloudDBLogReadsTruncated",
 }
 
 func TestRulesStyle(t *testing.T) {
@@ -268,6 +269,31 @@ func TestKeepFiring(t *testing.T) {
 		}
 		if d, err := time.ParseDuration(r.KeepFiring); err != nil || d <= down+restart {
 			t.Errorf("%s: keep_firing_for %q, want more than CloudDBExporterDown's for (%v) plus a restart (%v)", r.Alert, r.KeepFiring, down, restart)
+		}
+	}
+}
+
+// TestUsageMissingFiresBeforeSaturationResolves checks the promise of
+// CloudDBServiceUsageMissing: a node whose usage series end fires it before
+// its saturation alerts, kept firing for keep_firing_for after their series
+// went, resolve.
+func TestUsageMissingFiresBeforeSaturationResolves(t *testing.T) {
+	rules := map[string]rule{}
+	for _, r := range loadRules(t) {
+		rules[r.Alert] = r
+	}
+	missing, ok := rules["CloudDBServiceUsageMissing"]
+	if !ok {
+		t.Fatal("no CloudDBServiceUsageMissing")
+	}
+	pending, err := time.ParseDuration(missing.For)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"CloudDBServiceCPUSaturated", "CloudDBServiceMemorySaturated", "CloudDBServiceConnectionsHigh"} {
+		keep, err := time.ParseDuration(rules[name].KeepFiring)
+		if err != nil || keep <= pending {
+			t.Errorf("%s: keep_firing_for %q, want more than CloudDBServiceUsageMissing's for (%v)", name, rules[name].KeepFiring, pending)
 		}
 	}
 }

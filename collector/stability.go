@@ -24,6 +24,7 @@ var experimental = []string{
 	"clouddb_exporter_api_lists_too_long_total",
 	"clouddb_exporter_api_retry_after_capped_total",
 	"clouddb_exporter_api_texts_truncated_total",
+	"clouddb_exporter_discovery_",
 }
 
 // Stability returns the stability level of the family name.

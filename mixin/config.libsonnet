@@ -40,10 +40,22 @@
     serviceCPUSaturatedFor: '15m',
     serviceMemorySaturationThreshold: 0.9,
     serviceMemorySaturatedFor: '15m',
-    // Connections of one node; set it below your services' max_connections
-    // (the API does not report the limit).
+    // Connections of one node; set it below your services' max_connections.
+    // An absolute number, not a ratio as for CPU and memory: the API reports
+    // no connection limit to divide by.
     serviceConnectionsThreshold: 400,
     serviceConnectionsHighFor: '15m',
+    // A node of a READY service whose usage series that the saturation
+    // alerts read were exported within the lookback but are not now (the
+    // exporter drops a node whose window is all null, as a CPU-starved
+    // node's is), or whose newest bucket is older than the project's usage
+    // refresh period plus the slack (reads failing). Keep the for below
+    // keepFiringFor, so that it fires before a saturation alert of the
+    // node resolves; it resolves itself once the lookback has passed.
+    serviceUsageMissingSeries: ['system_cpu_usage_millicores', 'system_cpu_total_millicores', 'system_memory_usage_bytes', 'system_memory_total_bytes', 'database_num_connections'],
+    serviceUsageMissingLookback: '6h',
+    serviceUsageMissingSlackSeconds: 300,
+    serviceUsageMissingFor: '5m',
     // A job whose newest run failed (job_success 0) for this long.
     serviceJobFailingFor: '15m',
     // Any FATAL or PANIC log entry within the window.
@@ -53,6 +65,11 @@
     serviceErrorLogsPerMinuteThreshold: 10,
     serviceErrorLogsWindow: '10m',
     serviceErrorLogsHighFor: '15m',
+    // Log reads that left entries uncounted (the page cap, a repeated
+    // page, an entry too large) within the window: the log counters and
+    // alerts undercount.
+    logReadsTruncatedWindow: '1h',
+    logReadsTruncatedFor: '15m',
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,
@@ -81,6 +98,9 @@
     apiRateLimitedRatioThreshold: 0.05,
     apiRateLimitedFor: '15m',
     configReloadFailedFor: '5m',
+    // The project discovery (GET /projects, neither --api.project-id nor
+    // --config.file) failing: an API fault, not a refused configuration.
+    discoveryFailingFor: '10m',
 
     // Links in the alerts' annotations.
     runbookURL: 'https://github.com/clouddb/clouddb_exporter/blob/main/alerts/runbook.md',

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
@@ -20,6 +21,11 @@ type Discovery struct {
 	client   *apiclient.Client
 	// creds are the discovery client's keys, rotated as a project's are.
 	creds *credentials
+	// Metrics receives each discovery's outcome; nil for none.
+	Metrics *DiscoveryMetrics
+	health  discoveryHealth
+	logger  *slog.Logger
+	now     func() time.Time
 }
 
 // NewDiscovery returns a Discovery for template, a project without an id.
@@ -38,15 +44,25 @@ func NewDiscovery(template config.Project, userAgent string, observer apiclient.
 		return nil, err
 	}
 	creds.client = client
-	return &Discovery{template: template, client: client, creds: creds}, nil
+	return &Discovery{template: template, client: client, creds: creds, logger: logger, now: time.Now}, nil
 }
 
 // Load re-reads the template's credential files, lists the projects and
 // returns one configuration per project, sorted by id, with the current
 // keys: a reload after a rotation hands the running projects the new keys,
 // not the ones the exporter started with. A failure returns an error, and
-// the projects running keep running.
+// the projects running keep running. Each outcome goes to d.Metrics; the
+// log says what changed (projects added or removed, failing, recovered).
 func (d *Discovery) Load(ctx context.Context) ([]config.Project, error) {
+	found, err := d.load(ctx)
+	d.health.record(d.logger, d.Metrics, d.now(), found, err)
+	if err != nil {
+		return nil, &discoveryError{err}
+	}
+	return found, nil
+}
+
+func (d *Discovery) load(ctx context.Context) ([]config.Project, error) {
 	// Discoveries are a full cycle apart: the files are read before each
 	// (and again on a 401) rather than watched.
 	d.creds.reread("reload")

@@ -60,10 +60,22 @@ func NewReloader(reg prometheus.Registerer, m *Manager, load func() ([]config.Pr
 
 // Reload loads and applies the configuration. Concurrent calls are
 // serialised.
-func (r *Reloader) Reload() error {
+func (r *Reloader) Reload() error { return r.reload(true) }
+
+// Rediscover is the periodic project discovery's reload: as Reload, but a
+// success is not logged (the discovery logs the projects it adds or
+// removes), so that a discovery every cycle does not flood the log.
+func (r *Reloader) Rediscover() error { return r.reload(false) }
+
+func (r *Reloader) reload(logApplied bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	projects, err := r.load()
+	// A failed discovery is the API's failure, not the configuration's:
+	// the discovery has its own series and log lines for it.
+	if _, ok := errors.AsType[*discoveryError](err); ok {
+		return err
+	}
 	if err == nil {
 		err = r.manager.Apply(projects)
 	}
@@ -74,7 +86,9 @@ func (r *Reloader) Reload() error {
 	}
 	r.successful.Set(1)
 	r.lastOK.Set(float64(time.Now().UnixNano()) / 1e9)
-	r.logger.Info("Configuration applied", "projects", len(projects))
+	if logApplied {
+		r.logger.Info("Configuration applied", "projects", len(projects))
+	}
 	return nil
 }
 

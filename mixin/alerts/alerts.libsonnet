@@ -88,6 +88,14 @@ local util = import '../lib/util.libsonnet';
   // fire: this sentence says how old that state is, and that it is stale
   // past CloudDBDataStale's threshold. Read when rendered, never a label.
   local dataAge(part) = ' Last successful poll: {{ with printf "time() - clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}" %s "%s" | query }}{{ $age := . | first | value }}{{ humanizeDuration $age }} ago{{ if gt $age %.1f }} (stale: see CloudDBDataStale){{ end }}{{ else }}unknown (the exporter is not reporting){{ end }}.' % [matchers(['project_id']), args(['project_id']), part, cfg.dataStaleThresholdSeconds],
+  // The age of the usage bucket a node's value is from, which can be
+  // older than the last successful read (the provider's lag, round-robin
+  // refreshes); nothing when the exporter does not say.
+  local bucketAge(series, labels=[]) = '{{ with printf "time() - clouddb_service_usage_bucket_timestamp_seconds{%s, series=%%q}" %s "%s" | query }} Newest bucket: {{ . | first | value | humanizeDuration }} old.{{ end }}' % [matchers(['project_id', 'service_id', 'role', 'ordinal'] + labels), args(['project_id', 'service_id', 'role', 'ordinal'] + labels), series],
+  // The storage growth of the last hour, the rate on-call compares with
+  // the console: the alert's own value, the slope over the whole window,
+  // lags far behind it when the growth began within the window.
+  local lastHourGrowth = '{{ with printf "delta(clouddb_service_storage_usage_bytes{%s}[1h])" %s | query }}{{ . | first | value | humanize1024 }}B{{ else }}an unknown amount{{ end }}' % [matchers(['project_id', 'service_id']), args(['project_id', 'service_id'])],
   // The current status of a service, for alerts whose expression drops it
   // (a label would restart the alert each time the status changes).
   local serviceStatus = '{{ with printf "clouddb_service_status{%s} == 1" %s | query }}{{ . | first | label "status" }}{{ else }}unknown{{ end }}' % [matchers(['project_id', 'service_id']), args(['project_id', 'service_id'])],
@@ -144,7 +152,7 @@ local util = import '../lib/util.libsonnet';
             cfg.storageGrowthFor,
             withService('(deriv(clouddb_service_storage_usage_bytes[%s]) * 3600 > %d)' % [cfg.storageGrowthWindow, cfg.storageGrowthBytesPerHour]),
             'The storage of a database service grows fast.',
-            'Storage of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has grown by {{ $value | humanize1024 }}B per hour over the last %s, faster than %s per hour, for more than %s.%s' % [util.human(cfg.storageGrowthWindow), util.bytes(cfg.storageGrowthBytesPerHour), util.human(cfg.storageGrowthFor), dataAge('services')],
+            'Storage of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has grown by %s in the last hour; its trend over the last %s, {{ $value | humanize1024 }}B per hour, has been above %s per hour for more than %s.%s' % [lastHourGrowth, util.human(cfg.storageGrowthWindow), util.bytes(cfg.storageGrowthBytesPerHour), util.human(cfg.storageGrowthFor), dataAge('services')],
             serviceDashboard,
           ),
           // Only where the API reports HA replicas (revision 2026); a paused
@@ -229,7 +237,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceCPUSaturatedFor,
             withService('(clouddb_service_system_cpu_usage_cores / clouddb_service_system_cpu_total_cores > %g)' % cfg.serviceCPUSaturationThreshold),
             'A database node uses nearly all of its CPU.',
-            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its CPU, over %s, for more than %s.%s' % [util.percent(cfg.serviceCPUSaturationThreshold), util.human(cfg.serviceCPUSaturatedFor), dataAge('usage')],
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its CPU, over %s, for more than %s.%s%s' % [util.percent(cfg.serviceCPUSaturationThreshold), util.human(cfg.serviceCPUSaturatedFor), bucketAge('system_cpu_usage_millicores'), dataAge('usage')],
             serviceDashboard,
           ),
           alert(
@@ -238,7 +246,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceMemorySaturatedFor,
             withService('(clouddb_service_system_memory_usage_bytes / clouddb_service_system_memory_total_bytes > %g)' % cfg.serviceMemorySaturationThreshold),
             'A database node uses nearly all of its memory.',
-            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its memory, over %s, for more than %s.%s' % [util.percent(cfg.serviceMemorySaturationThreshold), util.human(cfg.serviceMemorySaturatedFor), dataAge('usage')],
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its memory, over %s, for more than %s.%s%s' % [util.percent(cfg.serviceMemorySaturationThreshold), util.human(cfg.serviceMemorySaturatedFor), bucketAge('system_memory_usage_bytes'), dataAge('usage')],
             serviceDashboard,
           ),
           alert(
@@ -247,7 +255,37 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceConnectionsHighFor,
             withService('(clouddb_service_database_connections > %d)' % cfg.serviceConnectionsThreshold),
             'A database node has many connections.',
-            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has had more than %d connections ({{ $value }} now) for more than %s.%s' % [cfg.serviceConnectionsThreshold, util.human(cfg.serviceConnectionsHighFor), dataAge('usage')],
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has had more than %d connections ({{ $value }} now) for more than %s.%s%s' % [cfg.serviceConnectionsThreshold, util.human(cfg.serviceConnectionsHighFor), bucketAge('database_num_connections'), dataAge('usage')],
+            serviceDashboard,
+          ),
+          // The saturation alerts' companion: a node that stops reporting
+          // loses its series, and its alerts would resolve in silence.
+          alert(
+            'CloudDBServiceUsageMissing',
+            'warning',
+            cfg.serviceUsageMissingFor,
+            withService(std.rstripChars(|||
+              (
+                max without (series) (
+                  time()
+                  - (
+                    last_over_time(%(m)s[%(lookback)s])
+                    unless
+                    (time() - %(m)s <= %(byProject)s group_left () (clouddb_exporter_usage_refresh_period_seconds + %(slack)d))
+                  )
+                )
+                and %(byService)s (clouddb_service_status{status="READY"} == 1)
+                and %(byProject)s clouddb_exporter_usage_refresh_period_seconds
+              )
+            ||| % {
+              m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
+              lookback: cfg.serviceUsageMissingLookback,
+              slack: cfg.serviceUsageMissingSlackSeconds,
+              byProject: on(['project_id']),
+              byService: on(['project_id', 'service_id']),
+            }, '\n')),
+            'A READY database node reports no usage.',
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of READY service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has exported no CPU, memory or connections usage for more than %s; its newest bucket is {{ $value | humanizeDuration }} old. Its saturation alerts cannot fire, and those firing resolve: a node too busy to report looks like this.%s' % [util.human(cfg.serviceUsageMissingFor), dataAge('usage')],
             serviceDashboard,
           ),
           alert(
@@ -256,7 +294,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceJobFailingFor,
             withService('(clouddb_service_database_job_success == 0)'),
             'A database job keeps failing.',
-            'Job {{ $labels.job_id }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has failed on its newest run for more than %s.%s' % [util.human(cfg.serviceJobFailingFor), dataAge('usage')],
+            'Job {{ $labels.job_id }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has failed on its newest run for more than %s.%s%s' % [util.human(cfg.serviceJobFailingFor), bucketAge('database_job_success', ['job_id']), dataAge('usage')],
             serviceDashboard,
           ),
           // A severity's series may first appear with the entries that
@@ -288,6 +326,17 @@ local util = import '../lib/util.libsonnet';
             'A database service logs many ERROR entries.',
             'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has logged {{ $value | humanize }} ERROR entries a minute (over %s), more than %g, for more than %s.%s' % [util.human(cfg.serviceErrorLogsWindow), cfg.serviceErrorLogsPerMinuteThreshold, util.human(cfg.serviceErrorLogsHighFor), dataAge('logs')],
             serviceDashboard,
+          ),
+          // Per project: the reads say how many were truncated, not which
+          // service's entries went uncounted.
+          alert(
+            'CloudDBLogReadsTruncated',
+            'warning',
+            cfg.logReadsTruncatedFor,
+            'sum %s (increase(clouddb_exporter_log_pages_truncated_total[%s])) > 0' % [by(['project_id']), cfg.logReadsTruncatedWindow],
+            'Log reads leave entries uncounted.',
+            'Log reads of project {{ $labels.project_id }} on {{ $labels.instance }} have left entries uncounted: {{ printf "%%.0f" $value }} truncated in the last %s (--collect.logs.max-pages reached, a page sent again, or an entry over --api.max-value-size). The log counters and the log alerts undercount; the exporter logs each such read with its service.%s' % [util.human(cfg.logReadsTruncatedWindow), dataAge('logs')],
+            dashboard('exporter-health.json', ['project_id']),
           ),
         ],
       },
@@ -374,6 +423,17 @@ local util = import '../lib/util.libsonnet';
             'The cloud API rate-limits the exporter.',
             '{{ $value | humanizePercentage }} of the API requests of {{ with $labels.project_id }}project {{ . }}{{ else }}the project discovery (GET /projects){{ end }} from {{ $labels.instance }} were answered 429 over the last 5 minutes.',
             dashboard('exporter-health.json', [], ['project_id']),
+          ),
+          // Only in project discovery mode; apart from
+          // CloudDBConfigReloadFailed, as there is no file to blame.
+          alert(
+            'CloudDBProjectDiscoveryFailing',
+            'warning',
+            cfg.discoveryFailingFor,
+            'clouddb_exporter_discovery_success == 0',
+            'The exporter cannot discover its projects.',
+            'The project discovery (GET /projects) of {{ $labels.instance }} has failed for more than %s; {{ with printf "time() - (clouddb_exporter_discovery_last_success_timestamp_seconds{%s} > 0)" %s | query }}it last succeeded {{ . | first | value | humanizeDuration }} ago{{ else }}it has not succeeded since the exporter started{{ end }}. The projects it found before are still polled, but new projects are not added nor removed ones dropped until it succeeds. The reason is in the exporter\'s log and in clouddb_exporter_api_requests_total{operation="listProjects"}.' % [util.human(cfg.discoveryFailingFor), matchers([]), args([])],
+            dashboard('exporter-health.json', []),
           ),
           alert(
             'CloudDBConfigReloadFailed',

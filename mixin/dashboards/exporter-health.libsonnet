@@ -119,7 +119,7 @@ local g = import '../lib/grafana.libsonnet';
           'Collector duration',
           "Duration of each part's last attempt (a cycle's list calls with their retries and rate-limit waits).",
           's',
-          g.pos(0, 38, 8, 8),
+          g.pos(0, 38, 6, 8),
           [
             g.range('clouddb_exporter_collector_duration_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{project_id}} {{collector}}'),
           ]
@@ -128,7 +128,7 @@ local g = import '../lib/grafana.libsonnet';
           'Data age',
           "Time since each part's last complete success: the age of its data. CloudDBDataStale fires above the red line (%d seconds) after %s." % [cfg.dataStaleThresholdSeconds, cfg.dataStaleFor],
           's',
-          g.pos(8, 38, 8, 8),
+          g.pos(6, 38, 6, 8),
           [
             g.range('time() - clouddb_exporter_collector_last_success_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{project_id}} {{collector}}'),
           ]
@@ -137,9 +137,18 @@ local g = import '../lib/grafana.libsonnet';
           'Snapshot age',
           "Time since each project's newest data was read from the API (the end of its last successful call): it grows during an API outage.",
           's',
-          g.pos(16, 38, 8, 8),
+          g.pos(12, 38, 6, 8),
           [
             g.range('time() - clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{project_id}}'),
+          ]
+        ),
+        g.timeseries(
+          'Log reads truncated',
+          "Reads of one service's new log entries that left some uncounted, per project: --collect.logs.max-pages reached, a page sent again, or an entry over --api.max-value-size. Above 0, the log counters and the log alerts undercount (CloudDBLogReadsTruncated). Nothing without --collect.logs.",
+          'short',
+          g.pos(18, 38, 6, 8),
+          [
+            g.range('sum by (project_id) (increase(clouddb_exporter_log_pages_truncated_total{job=~"$job", instance=~"$instance", project_id=~"$project_id"}[$__rate_interval]))', '{{project_id}}'),
           ]
         ),
       ] + (if cfg.adminPanels then [
