@@ -199,7 +199,7 @@ func (a *authenticator) acquire(ctx context.Context, clean bool) (release func()
 
 // cleanWait bounds how long a client without a recent failure waits for
 // the reserved bcrypt slot: a few comparisons at the highest usual cost.
-const cleanWait = 2 * time.Second
+const cleanWait = 5 * time.Second
 
 // remember caches a comparison's result.
 func (a *authenticator) remember(key [sha256.Size]byte, good bool) {

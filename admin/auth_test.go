@@ -171,7 +171,7 @@ func TestAuthFloodLeavesLegitimateCaller(t *testing.T) {
 	// Under way: every flooder has been answered, and wrong passwords
 	// have been compared and refused.
 	refused := e.srv.metrics.requests.WithLabelValues(opListOperations, "401")
-	testbin.WaitFor(t, 30*time.Second, "the flood under way", func() bool {
+	testbin.WaitFor(t, 2*time.Minute, "the flood under way", func() bool {
 		return answered.Load() >= flooders && testutil.ToFloat64(refused) >= 2
 	})
 
