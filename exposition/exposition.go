@@ -107,6 +107,7 @@ type Handler struct {
 	selfCache [numFormats]atomic.Pointer[cachedSelfPart]
 
 	flateWriters sync.Pool // of *flate.Writer at selfDeflateLevel
+	flateReaders sync.Pool // of io.ReadCloser from flate.NewReader, for inflate
 	writers      sync.Pool // of *bufio.Writer of scrapeWriteBuffer bytes
 }
 
@@ -219,7 +220,10 @@ func (e *Handler) install(change func(map[string]*fleet.Snapshot)) {
 func (e *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := e.negotiate(r.Header)
 	format, contentType, gzip := n.format, n.contentType, n.gzip
-	v := e.view(formOf(format, gzip))
+	// Only compressed forms are kept: an uncompressed one is some ten
+	// times larger, and a client that does not accept gzip (a person with
+	// curl) is rare enough to pay for the inflating.
+	v := e.view(formOf(format, true))
 	self := e.selfPart(format, gzip)
 
 	h := w.Header()
@@ -240,8 +244,8 @@ func (e *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeGzipEnd(bw, v, self)
 		}
 	} else {
-		h.Set("Content-Length", strconv.Itoa(v.size+len(self.raw)))
-		if writeAll(bw, v.parts) {
+		h.Set("Content-Length", strconv.Itoa(v.raw+len(self.raw)))
+		if e.inflate(bw, v) {
 			_, _ = bw.Write(self.raw)
 		}
 	}
