@@ -26,9 +26,10 @@ const (
 	numFormats
 )
 
-// A form is a format with or without gzip: what one scrape asks for, and
-// the unit in which renderings are kept. Prometheus asks for OpenMetrics
-// with gzip; the other forms are rendered only when some client asks.
+// A form is a format with or without gzip, the unit in which renderings
+// are kept. Scrapes only ask for gzip forms (see ServeHTTP): Prometheus
+// asks for OpenMetrics with gzip; the text format's is rendered only when
+// some client asks for text.
 const numForms = 2 * numFormats
 
 func formOf(format int, gzip bool) int {
@@ -42,8 +43,8 @@ func formFormat(form int) int { return form / 2 }
 func formGzip(form int) bool  { return form%2 == 1 }
 
 // formIdle is how long a form nobody asks for keeps its rendering: past
-// it, the next change drops it (a one-off curl of the uncompressed text
-// must not double the memory for good).
+// it, the next change drops it (a one-off curl of the text format must
+// not cost memory for good).
 const formIdle = 10 * time.Minute
 
 // Handler is the /metrics handler. It serves the resource metrics of
@@ -269,7 +270,7 @@ func writeAll(w *bufio.Writer, parts [][]byte) bool {
 // one slice; through 64 KB about 1.1x and 0.95x, through 256 KB 1.05x and
 // 0.9x. In process, with no system call to save, the copy costs instead.
 // A gzip view is one slice (see renderer.flatten), which the buffer
-// passes through without a copy; the text forms' pieces still go through it.
+// passes through without a copy; an inflated plain answer is written into it.
 const scrapeWriteBuffer = 256 << 10
 
 // negotiation is the outcome of content negotiation for one pair of
