@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"reflect"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -43,14 +44,12 @@ func sanitizeValue(v reflect.Value, red *Redactor, cut func()) {
 			sanitizeValue(v.Elem(), red, cut)
 		}
 	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				sanitizeValue(v.Field(i), red, cut)
-			}
+		for _, i := range textFields(v.Type()) {
+			sanitizeValue(v.Field(i), red, cut)
 		}
 	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return // raw JSON, never a label
+		if !holdsText(v.Type()) {
+			return
 		}
 		for i := range v.Len() {
 			sanitizeValue(v.Index(i), red, cut)
@@ -58,6 +57,67 @@ func sanitizeValue(v reflect.Value, red *Redactor, cut func()) {
 	case reflect.Map:
 		sanitizeMap(v, red, cut)
 	}
+}
+
+// structTexts and textTypes cache textFields and holdsText by type:
+// looking fields up through reflection for every element of a list was
+// most of the sanitizing's cost (BenchmarkCycleVsDecode in poller/).
+var structTexts, textTypes sync.Map // of reflect.Type to []int, bool
+
+// textFields returns the indexes of the exported fields of struct type t
+// that may hold text.
+func textFields(t reflect.Type) []int {
+	if f, ok := structTexts.Load(t); ok {
+		return f.([]int)
+	}
+	var fields []int
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() && holdsText(f.Type) {
+			fields = append(fields, i)
+		}
+	}
+	structTexts.Store(t, fields)
+	return fields
+}
+
+// holdsText reports whether a value of type t can hold a text that
+// sanitizeValue changes: a string other than a Secret, reachable through
+// exported fields, outside byte slices (raw JSON, never a label).
+func holdsText(t reflect.Type) bool {
+	if b, ok := textTypes.Load(t); ok {
+		return b.(bool)
+	}
+	b := mayHoldText(t, map[reflect.Type]bool{})
+	textTypes.Store(t, b)
+	return b
+}
+
+// mayHoldText is holdsText's search; seen holds the struct types already
+// searched, for recursive types.
+func mayHoldText(t reflect.Type, seen map[reflect.Type]bool) bool {
+	switch t.Kind() {
+	case reflect.String:
+		return t != secretType
+	case reflect.Interface:
+		return true
+	case reflect.Slice, reflect.Array:
+		return t.Elem().Kind() != reflect.Uint8 && mayHoldText(t.Elem(), seen)
+	case reflect.Pointer:
+		return mayHoldText(t.Elem(), seen)
+	case reflect.Map:
+		return mayHoldText(t.Key(), seen) || mayHoldText(t.Elem(), seen)
+	case reflect.Struct:
+		if seen[t] {
+			return false // Searched where it was met first.
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && mayHoldText(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sanitizeMap rebuilds a map (labels of a usage series): its keys and

@@ -76,6 +76,43 @@ type valueLimit struct {
 	limit    int64 // 0: no limit
 	left     int64
 	exceeded bool
+	tee      elementBytes
+}
+
+// elementBytes keeps what the decoder read since the start of the list
+// element it decodes, so that an element is decoded straight from the
+// stream (one scan of its bytes, where decoding a copy of them scanned them
+// three times) and its bytes are still at hand when it must be decoded
+// again leniently. It holds about what the decoder's own buffer holds.
+type elementBytes struct {
+	on   bool
+	buf  []byte
+	base int64 // the stream offset of buf[0]
+}
+
+func (e *elementBytes) record(p []byte) {
+	if e.on {
+		e.buf = append(e.buf, p...)
+	}
+}
+
+// mark lets go of the bytes before stream offset off, the start of an
+// element. They are moved down only once they are half the buffer, so
+// that each byte is moved about once.
+func (e *elementBytes) mark(off int64) {
+	if n := off - e.base; n > 0 && n <= int64(len(e.buf)) && 2*n >= int64(len(e.buf)) {
+		e.buf = e.buf[:copy(e.buf, e.buf[n:])]
+		e.base = off
+	}
+}
+
+// since returns the value read between stream offsets start and end,
+// without the white space and comma before it.
+func (e *elementBytes) since(start, end int64) []byte {
+	if start < e.base || end > e.base+int64(len(e.buf)) || start > end {
+		return nil
+	}
+	return bytes.TrimLeft(e.buf[start-e.base:end-e.base], " \t\r\n,")
 }
 
 // reset starts a value: what the decoder has read ahead of its position
@@ -89,7 +126,9 @@ func (l *valueLimit) reset() {
 
 func (l *valueLimit) Read(p []byte) (int, error) {
 	if l.limit <= 0 {
-		return l.r.Read(p)
+		n, err := l.r.Read(p)
+		l.tee.record(p[:n])
+		return n, err
 	}
 	if l.left <= 0 {
 		l.exceeded = true
@@ -100,6 +139,7 @@ func (l *valueLimit) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
+	l.tee.record(p[:n])
 	return n, err
 }
 
@@ -162,6 +202,8 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 		return nil
 	}
 
+	// Nothing was read yet: the stream's offsets start at 0.
+	vl.tee.on = true
 	tok, err := dec.Token()
 	if err != nil {
 		return decodeError(op, err, red, prefix)
@@ -204,9 +246,6 @@ const minInvalidShare = 100
 // (see sanitize) before it is kept.
 func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Type, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, error) {
 	list := reflect.MakeSlice(t, 0, 0)
-	// One buffer for every element's bytes: what is kept is copied out of
-	// it by the decoding.
-	var raw json.RawMessage
 	kept, invalid := 0, 0
 	for i := 0; ; i++ {
 		// Each element, with the white space and comma before it, has
@@ -221,12 +260,15 @@ func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Typ
 			}
 			return list, fmt.Errorf("apiclient: %s: %w: more than %d in one list (see --collect.max-resources-per-list)", op, ErrTooManyResources, opts.maxItems)
 		}
-		if err := dec.Decode(&raw); err != nil {
-			return list, err
-		}
 		elem := reflect.New(t.Elem()).Elem()
-		if err := json.Unmarshal(raw, elem.Addr().Interface()); err != nil {
-			if drop == nil {
+		start := dec.InputOffset()
+		vl.tee.mark(start)
+		if err := dec.Decode(elem.Addr().Interface()); err != nil {
+			// The element's bytes, kept aside as they were read: only a
+			// valid value that does not fit the type is decoded again,
+			// leniently; anything else broke the stream.
+			raw := vl.tee.since(start, dec.InputOffset())
+			if drop == nil || !json.Valid(raw) {
 				return list, err
 			}
 			elem.SetZero()

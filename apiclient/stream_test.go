@@ -63,6 +63,9 @@ func TestStreamDecodingKeepsStrictAndLenientSemantics(t *testing.T) {
 		{"cut short", `[{"service_id":"s"},`, true, -1},
 		{"bad element dropped", `[{"service_id":"s"},7,{"service_id":"t","paused":"no"}]`, true, 2},
 		{"bad element strict", `[{"service_id":"s"},{"service_id":"t","paused":"no"}]`, false, -1},
+		{"bad element after white space", "[ {\"service_id\":\"s\"} ,\n\t {\"service_id\":\"t\",\"paused\":\"no\"}\n]", true, 2},
+		// Far into a long list, past the bytes let go between elements.
+		{"bad elements in a long list", longListWithBadElements(3000), true, 3000},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var drop func(FieldError)
@@ -77,8 +80,32 @@ func TestStreamDecodingKeepsStrictAndLenientSemantics(t *testing.T) {
 			case tt.want >= 0 && (err != nil || len(got) != tt.want || got == nil):
 				t.Fatalf("got %v (%v), want %d services", got, err, tt.want)
 			}
+			for i, s := range got {
+				if s.ServiceID == "" || (tt.want > 2 && s.ServiceID != fmt.Sprintf("s%d", i)) {
+					t.Fatalf("service %d: id %q", i, s.ServiceID)
+				}
+			}
 		})
 	}
+}
+
+// longListWithBadElements is a list of n services, one in seven with a
+// field of the wrong type, with white space of varying length between them.
+func longListWithBadElements(n int) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(strings.Repeat(" ", i%5) + ",\n")
+		}
+		paused := "false"
+		if i%7 == 3 {
+			paused = `"no"`
+		}
+		fmt.Fprintf(&b, `{"service_id":"s%d","name":"service %d of a long list","paused":%s}`, i, i, paused)
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 // TestDecodeErrorSnippetRedacted: the snippet of an answer that does not

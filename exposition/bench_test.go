@@ -211,6 +211,51 @@ func BenchmarkScrape(b *testing.B) {
 	}
 }
 
+// BenchmarkPlainScrape measures the rare client that does not accept gzip
+// (curl): a plain text scrape, inflated from the kept gzip form of its
+// format, against the gzip scrape Prometheus makes (x_gzip, interleaved),
+// and what plain scrapes of both formats keep beyond Prometheus's form
+// (kept_bytes/service: only the text format's gzip form).
+func BenchmarkPlainScrape(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
+			_, self := benchSelf()
+			e := New(self, nil)
+			defer e.Close()
+			e.SetSnapshot(fleettest.Synthetic("bench", n))
+			prom := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			prom.Header.Set("Accept", acceptPrometheus3)
+			prom.Header.Set("Accept-Encoding", "gzip")
+			text := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			text.Header.Set("Accept", acceptText)
+			om := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			om.Header.Set("Accept", acceptPrometheus3)
+			w := &discardResponse{header: http.Header{}}
+			e.ServeHTTP(w, prom)
+			before := e.retainedBytes()
+			e.ServeHTTP(w, om)
+			w.n = 0
+			e.ServeHTTP(w, text)
+			kept := e.retainedBytes() - before
+			b.SetBytes(w.n)
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			allocs := ms.Mallocs
+			ratios := interleave(b, func() {
+				clear(w.header)
+				e.ServeHTTP(w, text)
+			}, func() {
+				clear(w.header)
+				e.ServeHTTP(w, prom)
+			})
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(median(ratios), "x_gzip")
+			b.ReportMetric(float64(ms.Mallocs-allocs)/float64(len(ratios)), "allocs/scrape")
+			b.ReportMetric(float64(kept)/float64(n), "kept_bytes/service")
+		})
+	}
+}
+
 // BenchmarkRender measures what a poll costs the exposition, with the
 // scrape after it as Prometheus asks (OpenMetrics, gzip), which renders
 // what changed: a first rendering, a poll in which nothing changed (a new

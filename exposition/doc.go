@@ -4,11 +4,13 @@
 // self-metrics. Scrapes never call the API and rarely render.
 //
 //   - Handler.SetSnapshot only records a project's snapshot; the first
-//     scrape after it renders, in the form that scrape asks for (text or
-//     OpenMetrics, plain or gzip), the chunks of resources that changed
-//     (chunks.go, render.go), by running the collector's groups into
+//     scrape after it renders, in the format that scrape asks for (text or
+//     OpenMetrics), the chunks of resources that changed (chunks.go,
+//     render.go), by running the collector's groups into
 //     collector.Samples and writing the samples as exposition lines
-//     (lines.go). Gzip forms keep compressed pieces only (gzip.go, crc.go).
+//     (lines.go). Only compressed pieces are kept (gzip.go, crc.go); a
+//     client that does not accept gzip gets them inflated as they are
+//     written.
 //   - Each scrape writes the pieces followed by the self-metrics (self.go):
 //     the collector.APIMetrics from an encoding kept until they change, the
 //     build, Go and process metrics gathered on a schedule.

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"compress/flate"
 	"encoding/binary"
+	"errors"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -77,4 +79,72 @@ func acceptsGzip(header string) bool {
 		return gzipQ > 0
 	}
 	return anyQ > 0
+}
+
+// inflate writes the uncompressed exposition of v, a gzip view, to w, and
+// reports whether it could. The pieces with the final block after them
+// are one deflate stream: no uncompressed copy is made, only the
+// decompressor's window and w's buffer hold bytes.
+func (e *Handler) inflate(w *bufio.Writer, v *view) bool {
+	src := &viewReader{parts: v.parts, skip: len(gzipHeader)}
+	fr, _ := e.flateReaders.Get().(io.ReadCloser)
+	if fr == nil {
+		fr = flate.NewReader(src)
+	} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
+		return false // Reset of the standard reader does not fail.
+	}
+	defer e.flateReaders.Put(fr)
+	n, err := w.ReadFrom(fr)
+	var corrupt flate.CorruptInputError
+	if errors.As(err, &corrupt) || errors.Is(err, io.ErrUnexpectedEOF) || (err == nil && n != int64(v.raw)) {
+		// The pieces were deflated here: a stream that does not inflate
+		// to its own length is a bug, not a client gone away.
+		e.logger.Error("The kept exposition could not be inflated.", "err", err, "bytes", n, "want", v.raw)
+	}
+	return err == nil && n == int64(v.raw)
+}
+
+var finalParts = [][]byte{finalBlock}
+
+// viewReader reads the deflate stream of a gzip view: its parts without
+// the gzip header, then the final block. It is an io.ByteReader so that
+// the decompressor reads it without a buffer of its own.
+type viewReader struct {
+	parts [][]byte
+	skip  int // bytes of parts[0] already read, or the header's
+	final bool
+}
+
+func (r *viewReader) next() []byte {
+	for len(r.parts) > 0 {
+		if rest := r.parts[0][r.skip:]; len(rest) > 0 {
+			return rest
+		}
+		r.parts, r.skip = r.parts[1:], 0
+	}
+	if !r.final {
+		r.final = true
+		r.parts, r.skip = finalParts, 0
+		return finalBlock
+	}
+	return nil
+}
+
+func (r *viewReader) Read(p []byte) (int, error) {
+	b := r.next()
+	if b == nil {
+		return 0, io.EOF
+	}
+	n := copy(p, b)
+	r.skip += n
+	return n, nil
+}
+
+func (r *viewReader) ReadByte() (byte, error) {
+	b := r.next()
+	if b == nil {
+		return 0, io.EOF
+	}
+	r.skip++
+	return b[0], nil
 }

@@ -19,7 +19,9 @@ go test -run '^$' -bench 'BenchmarkScrape' -benchtime "${SCRAPE_BENCHTIME:-20x}"
 # The goal variants again, long enough for a steady ratio.
 go test -run '^$' -bench 'BenchmarkScrape/N=.*/(gzip|text)_vs_bytes' -benchtime "${GOAL_BENCHTIME:-1000x}" ./exposition/ >>"$out"
 go test -run '^$' -bench 'BenchmarkRender|BenchmarkMemory' -benchtime "${RENDER_BENCHTIME:-10x}" -benchmem ./exposition/ >>"$out"
-go test -run '^$' -bench 'BenchmarkPollCycle' -benchtime "${POLL_BENCHTIME:-3x}" ./poller/ >>"$out"
+go test -run '^$' -bench 'BenchmarkPlainScrape' -benchtime "${RENDER_BENCHTIME:-10x}" ./exposition/ >>"$out"
+go test -run '^$' -bench 'BenchmarkPollCycle/' -benchtime "${POLL_BENCHTIME:-3x}" ./poller/ >>"$out"
+go test -run '^$' -bench 'BenchmarkCycleVsDecode' -benchtime "${CYCLE_BENCHTIME:-10x}" ./poller/ >>"$out"
 # The built exporter over a 10k-service fleet against a server writing the
 # same gzip bytes from one slice, in interleaved pairs (e2e/).
 load=$(uptime | sed 's/.*load average: //')
@@ -43,6 +45,12 @@ function key(prefix,   name) { name = $1; sub(prefix, "", name); sub(/-[0-9]+$/,
 }
 /^BenchmarkScrapeVsBytes/ {
 	binary = sprintf("| %.2f | %.2f | %.2f | %s ms | %s ms |", metric("x_baseline"), metric("x_p10"), metric("x_p90"), metric("scrape_ms"), metric("bytes_ms"))
+}
+/^BenchmarkPlainScrape\// {
+	plain[++plcount] = sprintf("| %s | %.1f ms | %.0f | %.0f | %.0f |", key("^BenchmarkPlainScrape/"), $3 / 1e6, metric("x_gzip"), metric("allocs/scrape"), metric("kept_bytes/service"))
+}
+/^BenchmarkCycleVsDecode\// {
+	cycle[++ccount] = sprintf("| %s | %.2f | %.0f ms | %.0f ms | %.0f ms |", key("^BenchmarkCycleVsDecode/"), metric("x_decode"), metric("cycle_cpu_ms"), metric("decode_cpu_ms"), metric("transport_cpu_ms"))
 }
 /^BenchmarkPollCycle\// {
 	poll[++pcount] = sprintf("| %s | %s | %s | %s |", key("^BenchmarkPollCycle/"), metric("calls/cycle"), metric("min_calls"), metric("x_bound"))
@@ -77,6 +85,18 @@ END {
 	print "| N | heap bytes per service (snapshot + exposition) | exposition bytes per service | ratio |"
 	print "|---|---|---|---|"
 	for (i = 1; i <= mcount; i++) print mem[i]
+	print ""
+	print "## BenchmarkPlainScrape (a client without gzip, inflated from the kept gzip form; memory kept by plain scrapes of both formats)"
+	print ""
+	print "| N | plain text scrape | / gzip scrape | allocs per scrape | kept bytes per service |"
+	print "|---|---|---|---|---|"
+	for (i = 1; i <= plcount; i++) print plain[i]
+	print ""
+	print "## BenchmarkCycleVsDecode (goal: CPU of a poll cycle <= 2x decoding its answers once with encoding/json)"
+	print ""
+	print "| N | cycle / decode, median | cycle CPU | decode CPU | HTTP alone (client and server) |"
+	print "|---|---|---|---|---|"
+	for (i = 1; i <= ccount; i++) print cycle[i]
 	print ""
 	print "## BenchmarkPollCycle (calls per cycle vs the minimum; time vs the latency/concurrency/rate bound)"
 	print ""

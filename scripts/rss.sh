@@ -33,6 +33,8 @@
 #                  it must hold a whole cycle, which the exporter cuts at one interval.
 #   EXPORTER_FLAGS="--collect.usage ..."  more exporter flags for the fleet run
 #                  (the opt-in collectors, say).
+#   PLAIN=1        after the first cycle, one plain text and one OpenMetrics
+#                  request without gzip, as a person with curl makes them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/rss.sh SERVICES [CYCLES] | scripts/rss.sh hostile}
@@ -160,6 +162,10 @@ while ((seen - start_cycles < cycles)); do
 	if ((now != seen)); then
 		seen=$now
 		per_cycle+=("$(($(rss_kb "$exp_pid" VmRSS) / 1024))")
+		if [[ "${PLAIN:-0}" == 1 ]] && ((${#per_cycle[@]} == 1)); then
+			curl -fsS -o /dev/null "$base/metrics"
+			curl -fsS -o /dev/null -H "Accept: $accept" "$base/metrics"
+		fi
 	fi
 done
 ticks=$(($(cpu_ticks "$exp_pid") - start_ticks))
