@@ -5,7 +5,6 @@
 package config
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -161,41 +160,22 @@ func (p Project) ClientConfig() (apiclient.Config, error) {
 }
 
 // validate checks what both the flags and the file can get wrong. where
-// names the setting's origin for the message ("--api.url (CLOUDDB_API_URL)"
-// or "projects[0].api_url").
-func (p Project) validate(where func(setting string) string) error {
+// names a setting, given by its flag, for the message ("--api.url
+// (CLOUDDB_API_URL)" or "projects[0].api_url").
+func (p Project) validate(where func(flag string) string) error {
 	var errs []error
 	if p.ID == "" {
-		errs = append(errs, fmt.Errorf("%s is required", where("project_id")))
+		errs = append(errs, fmt.Errorf("%s is required", where("api.project-id")))
 	}
 	if p.API.URL == "" {
-		errs = append(errs, fmt.Errorf("%s is required", where("url")))
+		errs = append(errs, fmt.Errorf("%s is required", where("api.url")))
 	} else if err := validateURL(p.API.URL); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", where("url"), err))
+		errs = append(errs, fmt.Errorf("%s: %w", where("api.url"), err))
 	}
-	positive := []struct {
-		name string
-		ok   bool
-	}{
-		{"timeout", p.API.Timeout > 0},
-		{"rate_limit", p.API.RateLimit > 0},
-		{"max_retries", p.API.MaxRetries >= 0},
-		{"interval", p.Collect.Interval > 0},
-		{"transition_interval", p.Collect.TransitionInterval > 0},
-		{"max_staleness", p.Collect.MaxStaleness >= 0},
-		{"concurrency", p.Collect.Concurrency > 0},
-		{"max_resources_per_list", p.Collect.MaxResourcesPerList >= 0}, // 0: the default, for callers that build a Collect
-	}
-	for _, c := range positive {
-		if !c.ok {
-			errs = append(errs, fmt.Errorf("%s must be positive", where(c.name)))
-		}
-	}
-	errs = append(errs, p.Collect.Usage.validate(where, cmp.Or(p.Collect.minDataInterval, MinUsageInterval))...)
-	errs = append(errs, p.Collect.Logs.validate(where, cmp.Or(p.Collect.minDataInterval, MinLogsInterval))...)
+	errs = append(errs, checkSettings(p, where)...)
 	if p.Collect.MaxStaleness > 0 && p.Collect.MaxStaleness < p.Collect.Interval {
 		errs = append(errs, fmt.Errorf("%s (%s) must not be shorter than %s (%s): every cycle would drop data",
-			where("max_staleness"), p.Collect.MaxStaleness, where("interval"), p.Collect.Interval))
+			where("collect.max-staleness"), p.Collect.MaxStaleness, where("collect.interval"), p.Collect.Interval))
 	}
 	return errors.Join(errs...)
 }
