@@ -12,16 +12,15 @@ import (
 // http:// API URL to a host that is not loopback, a certificate that is
 // not verified, key files other users can read. It resolves the projects
 // as a start does (the configuration file's or the flags' one) and ignores
-// their errors, which resolving reports.
-func (f *Flags) Warnings(getenv func(string) string) []flagval.Warning {
+// their errors, which resolving reports. loaded are the configuration
+// file's projects, as read by the caller.
+func (f *Flags) Warnings(getenv func(string) string, loaded []Project) []flagval.Warning {
 	if f.ConfigFile == "" {
 		p, _ := f.singleProject(getenv, discoveryPlaceholder)
 		return p.warnings(flagWhere)
 	}
-	api, collect := f.Defaults()
-	projects, _ := LoadFile(f.ConfigFile, api, collect, getenv)
 	var out []flagval.Warning
-	for i, p := range projects {
+	for i, p := range loaded {
 		out = append(out, p.warnings(fileWhere(i))...)
 	}
 	return out
