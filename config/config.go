@@ -14,19 +14,18 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// API holds how one project's API is reached.
+// API holds how one project's API is reached; the settings table
+// (settings.go) describes most fields.
 type API struct {
-	URL            string
-	Timeout        time.Duration
-	RateLimit      float64
-	Burst          int
-	MaxRetries     int
-	RetryBaseDelay time.Duration
-	RetryMaxDelay  time.Duration
-	// MaxResponseSize bounds a success answer's body (--api.max-response-size).
+	URL             string
+	Timeout         time.Duration
+	RateLimit       float64
+	Burst           int
+	MaxRetries      int
+	RetryBaseDelay  time.Duration
+	RetryMaxDelay   time.Duration
 	MaxResponseSize int64
-	// MaxValueSize bounds one value of a success answer (--api.max-value-size).
-	MaxValueSize int64
+	MaxValueSize    int64
 	// HTTPClient holds the TLS and proxy settings (http_client, or the
 	// --api.tls.* and --api.proxy-url flags).
 	HTTPClient HTTPClient
@@ -37,37 +36,23 @@ type API struct {
 const (
 	DefaultInterval           = 60 * time.Second
 	DefaultTransitionInterval = 10 * time.Second
-	// DefaultMaxStaleness is 0: data is never dropped because the API
-	// fails; it stays, flagged by the part's health, until a successful
-	// list no longer has it.
+	// An outage keeps the last known data, flagged, rather than dropping it.
 	DefaultMaxStaleness = time.Duration(0)
+	DefaultConcurrency  = 4
 )
 
-// DefaultConcurrency is the default of --collect.concurrency.
-const DefaultConcurrency = 4
-
-// Collect holds how one project is polled: from the --collect.* flags
-// through a config file's project to the project's poller.
+// Collect holds how one project is polled; the settings table
+// (settings.go) describes each field.
 type Collect struct {
-	// Interval is the full poll cycle's period.
-	Interval time.Duration
-	// TransitionInterval is the period of the follow-up of resources in
-	// a transitional state.
-	TransitionInterval time.Duration
-	// MaxStaleness, when positive, drops a resource whose refresh failed
-	// more than MaxStaleness after its last good read. 0 never drops.
-	MaxStaleness time.Duration
-	// Concurrency bounds how many API calls one cycle has in flight.
-	Concurrency int
-	// MaxResourcesPerList bounds the resources of one list answer (see
-	// apiclient.Config.MaxListLength).
+	Interval            time.Duration
+	TransitionInterval  time.Duration
+	MaxStaleness        time.Duration
+	Concurrency         int
 	MaxResourcesPerList int
-	// Usage is the opt-in usage collector.
-	Usage Usage
-	// Logs is the opt-in log collector.
-	Logs Logs
-	// minDataInterval lowers the usage interval's minimum, for
-	// whole-binary tests only (a hidden flag).
+	Usage               Usage
+	Logs                Logs
+	// minDataInterval lowers the data-plane intervals' minimum for
+	// whole-binary tests (a hidden flag).
 	minDataInterval time.Duration
 }
 
@@ -85,7 +70,6 @@ type Credentials struct {
 	Source string
 }
 
-// CredentialFiles names the files of a project's keys.
 type CredentialFiles struct {
 	AccessKey, SecretKey, APIKey string
 }

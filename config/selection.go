@@ -16,9 +16,8 @@ type Selection struct {
 	ServiceNameRegex string
 }
 
-// NameMatcher returns the anchored service name regular expression; nil
-// when every name is selected. The pattern was checked by the
-// configuration.
+// NameMatcher returns the anchored pattern, nil when every name is
+// selected. The configuration checked the pattern.
 func (s Selection) NameMatcher() *regexp.Regexp {
 	if s.ServiceNameRegex == "" {
 		return nil

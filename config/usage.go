@@ -26,20 +26,14 @@ var DefaultUsageSeries = func() []string {
 	return out
 }()
 
-// Usage holds the settings of the opt-in usage collector (docs/configuration.md).
+// Usage holds the settings of the opt-in usage collector.
 type Usage struct {
-	Enabled bool
-	// Interval is how often each selected series is read.
+	Enabled  bool
 	Interval time.Duration
-	// Series are the suffixes of the series to read, without their
-	// leading underscore (system_cpu_usage_millicores); empty means
-	// DefaultUsageSeries (see SelectedSeries).
+	// Series empty means DefaultUsageSeries (see SelectedSeries).
 	Series []string
-	// Selection picks the services whose usage is read.
 	Selection
-	// MaxJobs bounds the job label sets exported per service.
-	MaxJobs int
-	// Timestamps exports the bucket's time as the sample timestamp.
+	MaxJobs    int
 	Timestamps bool
 }
 
