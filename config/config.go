@@ -70,6 +70,7 @@ type Credentials struct {
 	Source string
 }
 
+// CredentialFiles names the files of a project's keys.
 type CredentialFiles struct {
 	AccessKey, SecretKey, APIKey string
 }

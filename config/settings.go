@@ -210,11 +210,11 @@ func ifLogs(c check) check {
 	}
 }
 
-// atLeastDataInterval checks a data-plane interval against min, which a
+// atLeastDataInterval checks a data-plane interval against least, which a
 // hidden flag lowers for whole-binary tests.
-func atLeastDataInterval(min time.Duration) check {
+func atLeastDataInterval(least time.Duration) check {
 	return func(p Project, v any) []string {
-		if floor := cmp.Or(p.Collect.minDataInterval, min); *v.(*time.Duration) < floor {
+		if floor := cmp.Or(p.Collect.minDataInterval, least); *v.(*time.Duration) < floor {
 			return []string{" must be at least " + floor.String()}
 		}
 		return nil
