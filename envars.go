@@ -1,18 +1,16 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
 
 // envarOf is the environment variable of a flag: CLOUDDB_ and the flag's
 // name upper-cased, dots and dashes as underscores. Every flag a user can
 // see has it (envars_test.go), so a variable guessed from a flag's name is
 // never silently ignored.
-func envarOf(flag string) string {
-	return "CLOUDDB_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(flag))
-}
+func envarOf(flag string) string { return flagval.Envar(flag) }
 
 // toolkitFlags are declared by exporter-toolkit's kingpinflag.AddFlags,
 // which gives them no variable; web.systemd-socket exists on Linux only.

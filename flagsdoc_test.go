@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/config"
 )
 
 // flagsDoc holds the flags table, one row per flag (or per pair of flags
@@ -66,6 +68,49 @@ func TestFlagsDoc(t *testing.T) {
 	}
 	if len(declared) < 20 {
 		t.Fatalf("found %d flags: the command line was not read", len(declared))
+	}
+}
+
+// TestFileKeysDoc keeps docs/configuration.md's table of a project's keys
+// true to the configuration file: every key is listed with the flag it
+// overrides, and every key listed exists.
+func TestFileKeysDoc(t *testing.T) {
+	doc, err := os.ReadFile(flagsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "\n| Key | Flag | Notes |\n")
+	if !ok {
+		t.Fatalf("%s has no | Key | Flag | Notes | table", flagsDoc)
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	rows := map[string]string{} // key -> its row's flag cell
+	key := regexp.MustCompile("`([a-z_.]+)`")
+	for _, line := range strings.Split(table, "\n")[1:] {
+		cells := tableCells(line)
+		for _, m := range key.FindAllStringSubmatch(cells[0], -1) {
+			rows[m[1]] = cells[1]
+		}
+	}
+	keys := config.FileKeys()
+	known := map[string]bool{}
+	for _, k := range keys {
+		known[k.Key] = true
+		cell, ok := rows[k.Key]
+		switch {
+		case !ok:
+			t.Errorf("%s lists no project key %s", flagsDoc, k.Key)
+		case k.Flag != "" && cell != "`--"+k.Flag+"`":
+			t.Errorf("%s: %s overrides --%s, the table says %q", flagsDoc, k.Key, k.Flag, cell)
+		}
+	}
+	for k := range rows {
+		if !known[k] {
+			t.Errorf("%s lists the project key %s, which the file does not take", flagsDoc, k)
+		}
+	}
+	if len(keys) < 20 {
+		t.Fatalf("found %d keys: the settings were not read", len(keys))
 	}
 }
 

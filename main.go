@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -142,6 +143,37 @@ type flags struct {
 	credentialCheckInterval time.Duration
 	// deprecatedEnvars are the deprecated variables set, to warn about.
 	deprecatedEnvars []deprecatedEnvar
+	// checked is the project source checkConfig read, for the start to
+	// run: the configuration file is read once at startup.
+	checked *checkedSource
+}
+
+// checkedSource loads the projects: the first time those its check read,
+// then afresh (a reload).
+type checkedSource struct {
+	first []config.Project
+	used  atomic.Bool
+	load  func() ([]config.Project, error)
+}
+
+func (s *checkedSource) Load() ([]config.Project, error) {
+	if !s.used.Swap(true) {
+		return s.first, nil
+	}
+	return s.load()
+}
+
+// remember loads a source and remembers it, when check is set, the projects of a source just read.
+func (f *flags) remember(check bool, load func() ([]config.Project, error)) (func() ([]config.Project, error), error) {
+	first, err := load()
+	if err != nil {
+		return nil, err
+	}
+	src := &checkedSource{first: first, load: load}
+	if check {
+		f.checked = src
+	}
+	return src.Load, nil
 }
 
 // newApp declares the exporter's command line; docs/configuration.md's
@@ -248,7 +280,11 @@ func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error
 	}
 	var warnings []flagval.Warning
 	if !f.simulate {
-		warnings = f.config.Warnings(getenv)
+		var loaded []config.Project
+		if f.checked != nil {
+			loaded = f.checked.first
+		}
+		warnings = f.config.Warnings(getenv, loaded)
 	}
 	return append(warnings, f.admin.Warnings()...), nil
 }
@@ -296,6 +332,9 @@ func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *
 // simulator is not started.
 func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, apiMetrics *collector.APIMetrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	cfg, check := f.config, apiMetrics == nil
+	if !check && f.checked != nil {
+		return f.checked.Load, nil
+	}
 	switch {
 	case !f.simulate && (f.simulateAddressSet || getenv("CLOUDDB_SIMULATE_LISTEN_ADDRESS") != ""):
 		return nil, errors.New("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS) is set but --simulate is not: set both or neither")
@@ -321,19 +360,15 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 			return nil, fmt.Errorf("--config.file (CLOUDDB_CONFIG_FILE) lists the projects and their credentials; unset %s", strings.Join(given, ", "))
 		}
 		api, collect := cfg.Defaults()
-		load := func() ([]config.Project, error) { return config.LoadFile(cfg.ConfigFile, api, collect, getenv) }
-		_, err := load()
-		return load, err
+		return f.remember(check, func() ([]config.Project, error) { return config.LoadFile(cfg.ConfigFile, api, collect, getenv) })
 	case cfg.ProjectID == "":
 		return discoverySource(ctx, logger, cfg, getenv, apiMetrics, reg)
 	default:
 		// Re-read on every load: a reload picks up rotated key files.
-		load := func() ([]config.Project, error) {
+		return f.remember(check, func() ([]config.Project, error) {
 			project, err := cfg.SingleProject(getenv)
 			return []config.Project{project}, err
-		}
-		_, err := load()
-		return load, err
+		})
 	}
 }
 

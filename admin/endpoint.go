@@ -31,8 +31,8 @@ const (
 // endpoint is one write operation of the admin surface. Its route, success
 // status and asynchrony come from the operation's entry in the API's
 // catalog (apiclient.Catalog): the route is the upstream method and path
-// under /api/v1. What the catalog cannot know is here: the body's
-// validation, the call and the resource it affects.
+// under /api/v1. What the catalog cannot know is here: idempotency, the
+// PROD guard, the body's validation, the call and the resource it affects.
 type endpoint struct {
 	op string
 	// api is op's catalog entry and ids its path value names after
@@ -150,8 +150,8 @@ func replicaSetTarget(settle string) func(ids, any) target {
 	}
 }
 
-// endpoints lists the admin side of every write operation, in the spec's
-// order.
+// endpoints lists the admin side of every write operation, by resource;
+// bind puts them in the catalog's order.
 func endpoints() []*endpoint {
 	var all []*endpoint
 	all = append(all, serviceEndpoints()...)

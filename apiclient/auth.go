@@ -13,9 +13,9 @@ import (
 // else with Basic as every other operation (revision 2026 takes Basic on
 // every path). When the API refuses Basic there with 401 (the first revision
 // takes only a bearer key), it fails with ErrNoAPIKey from then on, sending
-// nothing, and HasAPIKey turns false.
+// nothing, and ReadsAuthInfo turns false.
 func (c *Client) GetAuthInfo(ctx context.Context) (*AuthInfo, error) {
-	if !c.HasAPIKey() {
+	if !c.ReadsAuthInfo() {
 		return nil, fmt.Errorf("apiclient: %s: %w", OpGetAuthInfo, ErrNoAPIKey)
 	}
 	basic := c.creds().bearer == ""

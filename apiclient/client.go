@@ -293,16 +293,17 @@ func orDefault[T comparable](v, def T) T {
 // ProjectID returns the project the Client addresses.
 func (c *Client) ProjectID() string { return c.projectID }
 
-// HasAPIKey reports whether GetAuthInfo can be called: with a bearer API key
-// when one is configured, else with Basic (revision 2026) until the API has
-// refused Basic there with 401 (the first revision).
-func (c *Client) HasAPIKey() bool {
+// ReadsAuthInfo reports whether GetAuthInfo can be called: with the bearer
+// API key, or without one with Basic (revision 2026) until the API has
+// refused Basic there with 401 (the first revision). It is true when no
+// API key is set.
+func (c *Client) ReadsAuthInfo() bool {
 	return c.creds().bearer != "" || atomic.LoadInt32(&c.basicAuthInfoRefused) == 0
 }
 
 // String describes the Client without its credentials.
 func (c *Client) String() string {
-	return fmt.Sprintf("apiclient.Client{base_url=%s project_id=%s api_key=%t}", c.base, c.projectID, c.HasAPIKey())
+	return fmt.Sprintf("apiclient.Client{base_url=%s project_id=%s reads_auth_info=%t}", c.base, c.projectID, c.ReadsAuthInfo())
 }
 
 // GoString implements fmt.GoStringer so that %#v shows no credentials.

@@ -73,7 +73,7 @@ func TestNewDefaults(t *testing.T) {
 	if c.http == nil || c.http.Transport == http.DefaultTransport {
 		t.Error("default HTTP client must use its own transport, not share the global one")
 	}
-	if c.base != "https://api.example.net/v1" || c.ProjectID() != "p" || !c.HasAPIKey() {
+	if c.base != "https://api.example.net/v1" || c.ProjectID() != "p" || !c.ReadsAuthInfo() {
 		t.Errorf("base = %q project = %q", c.base, c.ProjectID())
 	}
 
@@ -84,8 +84,8 @@ func TestNewDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.maxRetries != 0 || !c.HasAPIKey() {
-		t.Errorf("MaxRetries<0 gave %d retries; HasAPIKey = %t", c.maxRetries, c.HasAPIKey())
+	if c.maxRetries != 0 || !c.ReadsAuthInfo() {
+		t.Errorf("MaxRetries<0 gave %d retries; ReadsAuthInfo = %t", c.maxRetries, c.ReadsAuthInfo())
 	}
 }
 
@@ -155,8 +155,8 @@ func TestGetAuthInfoWithoutAPIKeyUsesBasicUntilRefused(t *testing.T) {
 		writeJSON(w, 401, `{"code":"UNAUTHORIZED","message":"this operation takes a Bearer API key"}`)
 	})
 	c, _, _ := newTestClient(t, srv, func(cfg *Config) { cfg.APIKey = "" })
-	if !c.HasAPIKey() {
-		t.Fatal("HasAPIKey is false before Basic was tried")
+	if !c.ReadsAuthInfo() {
+		t.Fatal("ReadsAuthInfo is false before Basic was tried")
 	}
 	if _, err := c.GetAuthInfo(t.Context()); !errors.Is(err, ErrNoAPIKey) {
 		t.Fatalf("err = %v, want ErrNoAPIKey", err)
@@ -164,8 +164,8 @@ func TestGetAuthInfoWithoutAPIKeyUsesBasicUntilRefused(t *testing.T) {
 	if reqs := srv.requests(); len(reqs) != 1 || !strings.HasPrefix(reqs[0].Auth, "Basic ") {
 		t.Fatalf("requests %+v, want one with Basic", reqs)
 	}
-	if c.HasAPIKey() {
-		t.Error("HasAPIKey still true after Basic was refused")
+	if c.ReadsAuthInfo() {
+		t.Error("ReadsAuthInfo still true after Basic was refused")
 	}
 	if _, err := c.GetAuthInfo(t.Context()); !errors.Is(err, ErrNoAPIKey) || len(srv.requests()) != 1 {
 		t.Errorf("second call: err %v, %d requests, want ErrNoAPIKey and no new request", err, len(srv.requests()))

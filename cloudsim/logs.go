@@ -46,7 +46,7 @@ type logState struct {
 	added []logEntry
 }
 
-// defaultLogRate is the service's own rate of generated entries per
+// logRate is the service's own rate of generated entries per
 // minute: 6 to 30.
 func (svc *service) logRate() int {
 	if svc.logs.rate != nil {

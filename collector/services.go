@@ -84,7 +84,6 @@ func collectServices(out *Sink, s *fleet.Snapshot) {
 			if r.Spec == nil {
 				continue
 			}
-			// A value that did not decode is unknown, not zero.
 			// A value that did not decode is unknown, and null (a shared
 			// service) is no size: neither is zero.
 			if r.Spec.CPUMillis != nil && !resourceFieldDropped(svc.Service, i, "cpu_millis") {

@@ -5,7 +5,6 @@
 package config
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -15,19 +14,18 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// API holds how one project's API is reached.
+// API holds how one project's API is reached; the settings table
+// (settings.go) describes most fields.
 type API struct {
-	URL            string
-	Timeout        time.Duration
-	RateLimit      float64
-	Burst          int
-	MaxRetries     int
-	RetryBaseDelay time.Duration
-	RetryMaxDelay  time.Duration
-	// MaxResponseSize bounds a success answer's body (--api.max-response-size).
+	URL             string
+	Timeout         time.Duration
+	RateLimit       float64
+	Burst           int
+	MaxRetries      int
+	RetryBaseDelay  time.Duration
+	RetryMaxDelay   time.Duration
 	MaxResponseSize int64
-	// MaxValueSize bounds one value of a success answer (--api.max-value-size).
-	MaxValueSize int64
+	MaxValueSize    int64
 	// HTTPClient holds the TLS and proxy settings (http_client, or the
 	// --api.tls.* and --api.proxy-url flags).
 	HTTPClient HTTPClient
@@ -38,37 +36,23 @@ type API struct {
 const (
 	DefaultInterval           = 60 * time.Second
 	DefaultTransitionInterval = 10 * time.Second
-	// DefaultMaxStaleness is 0: data is never dropped because the API
-	// fails; it stays, flagged by the part's health, until a successful
-	// list no longer has it.
+	// An outage keeps the last known data, flagged, rather than dropping it.
 	DefaultMaxStaleness = time.Duration(0)
+	DefaultConcurrency  = 4
 )
 
-// DefaultConcurrency is the default of --collect.concurrency.
-const DefaultConcurrency = 4
-
-// Collect holds how one project is polled: from the --collect.* flags
-// through a config file's project to the project's poller.
+// Collect holds how one project is polled; the settings table
+// (settings.go) describes each field.
 type Collect struct {
-	// Interval is the full poll cycle's period.
-	Interval time.Duration
-	// TransitionInterval is the period of the follow-up of resources in
-	// a transitional state.
-	TransitionInterval time.Duration
-	// MaxStaleness, when positive, drops a resource whose refresh failed
-	// more than MaxStaleness after its last good read. 0 never drops.
-	MaxStaleness time.Duration
-	// Concurrency bounds how many API calls one cycle has in flight.
-	Concurrency int
-	// MaxResourcesPerList bounds the resources of one list answer (see
-	// apiclient.Config.MaxListLength).
+	Interval            time.Duration
+	TransitionInterval  time.Duration
+	MaxStaleness        time.Duration
+	Concurrency         int
 	MaxResourcesPerList int
-	// Usage is the opt-in usage collector.
-	Usage Usage
-	// Logs is the opt-in log collector.
-	Logs Logs
-	// minDataInterval lowers the usage interval's minimum, for
-	// whole-binary tests only (a hidden flag).
+	Usage               Usage
+	Logs                Logs
+	// minDataInterval lowers the data-plane intervals' minimum for
+	// whole-binary tests (a hidden flag).
 	minDataInterval time.Duration
 }
 
@@ -161,41 +145,22 @@ func (p Project) ClientConfig() (apiclient.Config, error) {
 }
 
 // validate checks what both the flags and the file can get wrong. where
-// names the setting's origin for the message ("--api.url (CLOUDDB_API_URL)"
-// or "projects[0].api_url").
-func (p Project) validate(where func(setting string) string) error {
+// names a setting, given by its flag, for the message ("--api.url
+// (CLOUDDB_API_URL)" or "projects[0].api_url").
+func (p Project) validate(where func(flag string) string) error {
 	var errs []error
 	if p.ID == "" {
-		errs = append(errs, fmt.Errorf("%s is required", where("project_id")))
+		errs = append(errs, fmt.Errorf("%s is required", where("api.project-id")))
 	}
 	if p.API.URL == "" {
-		errs = append(errs, fmt.Errorf("%s is required", where("url")))
+		errs = append(errs, fmt.Errorf("%s is required", where("api.url")))
 	} else if err := validateURL(p.API.URL); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", where("url"), err))
+		errs = append(errs, fmt.Errorf("%s: %w", where("api.url"), err))
 	}
-	positive := []struct {
-		name string
-		ok   bool
-	}{
-		{"timeout", p.API.Timeout > 0},
-		{"rate_limit", p.API.RateLimit > 0},
-		{"max_retries", p.API.MaxRetries >= 0},
-		{"interval", p.Collect.Interval > 0},
-		{"transition_interval", p.Collect.TransitionInterval > 0},
-		{"max_staleness", p.Collect.MaxStaleness >= 0},
-		{"concurrency", p.Collect.Concurrency > 0},
-		{"max_resources_per_list", p.Collect.MaxResourcesPerList >= 0}, // 0: the default, for callers that build a Collect
-	}
-	for _, c := range positive {
-		if !c.ok {
-			errs = append(errs, fmt.Errorf("%s must be positive", where(c.name)))
-		}
-	}
-	errs = append(errs, p.Collect.Usage.validate(where, cmp.Or(p.Collect.minDataInterval, MinUsageInterval))...)
-	errs = append(errs, p.Collect.Logs.validate(where, cmp.Or(p.Collect.minDataInterval, MinLogsInterval))...)
+	errs = append(errs, checkSettings(p, where)...)
 	if p.Collect.MaxStaleness > 0 && p.Collect.MaxStaleness < p.Collect.Interval {
 		errs = append(errs, fmt.Errorf("%s (%s) must not be shorter than %s (%s): every cycle would drop data",
-			where("max_staleness"), p.Collect.MaxStaleness, where("interval"), p.Collect.Interval))
+			where("collect.max-staleness"), p.Collect.MaxStaleness, where("collect.interval"), p.Collect.Interval))
 	}
 	return errors.Join(errs...)
 }

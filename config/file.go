@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -35,36 +34,10 @@ type FileProject struct {
 	// HTTPClient replaces the --api.tls.* and --api.proxy-url settings for
 	// this project; its relative file paths are relative to the file.
 	HTTPClient *HTTPClient `yaml:"http_client"`
-	API        struct {
-		Timeout    *time.Duration `yaml:"timeout"`
-		RateLimit  *float64       `yaml:"rate_limit"`
-		Burst      *int           `yaml:"burst"`
-		MaxRetries *int           `yaml:"max_retries"`
-	} `yaml:"api"`
-	Collect struct {
-		Interval           *time.Duration `yaml:"interval"`
-		TransitionInterval *time.Duration `yaml:"transition_interval"`
-		MaxStaleness       *time.Duration `yaml:"max_staleness"`
-		Concurrency        *int           `yaml:"concurrency"`
-		MaxResources       *int           `yaml:"max_resources_per_list"`
-		Usage              struct {
-			Enabled          *bool          `yaml:"enabled"`
-			Interval         *time.Duration `yaml:"interval"`
-			Series           *[]string      `yaml:"series"`
-			Environments     *[]string      `yaml:"environments"`
-			ServiceNameRegex *string        `yaml:"service_name_regex"`
-			MaxJobs          *int           `yaml:"max_jobs"`
-			Timestamps       *bool          `yaml:"timestamps"`
-		} `yaml:"usage"`
-		Logs struct {
-			Enabled          *bool          `yaml:"enabled"`
-			Interval         *time.Duration `yaml:"interval"`
-			Environments     *[]string      `yaml:"environments"`
-			ServiceNameRegex *string        `yaml:"service_name_regex"`
-			MaxPages         *int           `yaml:"max_pages"`
-			Delay            *time.Duration `yaml:"delay"`
-		} `yaml:"logs"`
-	} `yaml:"collect"`
+	// API and Collect hold the keys of the settings table (settings.go),
+	// each overriding its flag; checkNode checks them against the table.
+	API     yaml.Node `yaml:"api"`
+	Collect yaml.Node `yaml:"collect"`
 }
 
 // LoadFile reads and resolves the configuration file at path. Unknown keys,
@@ -148,32 +121,10 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 			p.API.HTTPClient.TLSConfig.SetDirectory(dir)
 		}
 	}
-	set(&p.API.Timeout, fp.API.Timeout)
-	set(&p.API.RateLimit, fp.API.RateLimit)
-	set(&p.API.Burst, fp.API.Burst)
-	set(&p.API.MaxRetries, fp.API.MaxRetries)
-	set(&p.Collect.Interval, fp.Collect.Interval)
-	set(&p.Collect.TransitionInterval, fp.Collect.TransitionInterval)
-	set(&p.Collect.MaxStaleness, fp.Collect.MaxStaleness)
-	set(&p.Collect.Concurrency, fp.Collect.Concurrency)
-	set(&p.Collect.MaxResourcesPerList, fp.Collect.MaxResources)
-	u := fp.Collect.Usage
-	set(&p.Collect.Usage.Enabled, u.Enabled)
-	set(&p.Collect.Usage.Interval, u.Interval)
-	set(&p.Collect.Usage.Series, u.Series)
-	set(&p.Collect.Usage.Environments, u.Environments)
-	set(&p.Collect.Usage.ServiceNameRegex, u.ServiceNameRegex)
-	set(&p.Collect.Usage.MaxJobs, u.MaxJobs)
-	set(&p.Collect.Usage.Timestamps, u.Timestamps)
-	lg := fp.Collect.Logs
-	set(&p.Collect.Logs.Enabled, lg.Enabled)
-	set(&p.Collect.Logs.Interval, lg.Interval)
-	set(&p.Collect.Logs.Environments, lg.Environments)
-	set(&p.Collect.Logs.ServiceNameRegex, lg.ServiceNameRegex)
-	set(&p.Collect.Logs.MaxPages, lg.MaxPages)
-	set(&p.Collect.Logs.Delay, lg.Delay)
-
 	var errs []error
+	if err := fp.mergeSettings(&p, where); err != nil {
+		errs = append(errs, err)
+	}
 	secret := func(envKey, envName, fileKey, file string, required bool) apiclient.Secret {
 		value := ""
 		if envName != "" {
@@ -194,7 +145,7 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	p.Credentials.Files = CredentialFiles{AccessKey: fp.AccessKeyFile, SecretKey: fp.SecretKeyFile, APIKey: fp.APIKeyFile}
 	p.Credentials.Source = "--config.file " + fileKeySource(where, "access_key", fp.AccessKeyEnv, fp.AccessKeyFile) + " and " +
 		fileKeySource(where, "secret_key", fp.SecretKeyEnv, fp.SecretKeyFile)
-	if err := p.validate(func(s string) string { return where(fileKeys[s]) }); err != nil {
+	if err := p.validate(func(flag string) string { return where(fileKeyOf(flag)) }); err != nil {
 		errs = append(errs, err)
 	}
 	if !p.API.HTTPClient.IsZero() {
@@ -205,36 +156,62 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	return p, errors.Join(errs...)
 }
 
-// fileKeys maps a setting to its key in a file's project.
-var fileKeys = map[string]string{
-	"project_id":               "id",
-	"url":                      "api_url (or --api.url)",
-	"timeout":                  "api.timeout",
-	"rate_limit":               "api.rate_limit",
-	"max_retries":              "api.max_retries",
-	"interval":                 "collect.interval",
-	"transition_interval":      "collect.transition_interval",
-	"max_staleness":            "collect.max_staleness",
-	"concurrency":              "collect.concurrency",
-	"max_resources_per_list":   "collect.max_resources_per_list",
-	"usage_interval":           "collect.usage.interval",
-	"usage_series":             "collect.usage.series",
-	"usage_max_jobs":           "collect.usage.max_jobs",
-	"usage_environment":        "collect.usage.environments",
-	"usage_service_name_regex": "collect.usage.service_name_regex",
-	"logs_interval":            "collect.logs.interval",
-	"logs_max_pages":           "collect.logs.max_pages",
-	"logs_delay":               "collect.logs.delay",
-	"logs_environment":         "collect.logs.environments",
-	"logs_service_name_regex":  "collect.logs.service_name_regex",
-	"access_key_file":          "access_key_file",
-	"secret_key_file":          "secret_key_file",
-	"api_key_file":             "api_key_file",
-	"insecure_skip_verify":     "http_client.tls_config.insecure_skip_verify (or --api.tls.insecure-skip-verify)",
+// mergeSettings sets the settings the project's keys give over the flags'
+// values in p.
+func (fp FileProject) mergeSettings(p *Project, where func(string) string) error {
+	groups := map[string]*yaml.Node{"api": &fp.API, "collect": &fp.Collect}
+	var errs []error
+	for _, s := range settings {
+		group, rest, _ := strings.Cut(s.key, ".")
+		n := lookup(groups[group], rest)
+		if n == nil || n.Tag == "!!null" {
+			continue
+		}
+		if err := n.Decode(s.field(&p.API, &p.Collect)); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", where(s.key), err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
+// lookup finds the value at a dotted key path in a mapping; nil when absent.
+func lookup(n *yaml.Node, path string) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
 	}
+	if n == nil || path == "" {
+		return n
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	key, rest, _ := strings.Cut(path, ".")
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return lookup(n.Content[i+1], rest)
+		}
+	}
+	return nil
+}
+
+// fileKeyOf names a setting, given by its flag, by its key in a file's
+// project.
+func fileKeyOf(flag string) string {
+	for _, s := range settings {
+		if s.flag == flag && s.key != "" {
+			return s.key
+		}
+	}
+	return otherFileKeys[flag]
+}
+
+// otherFileKeys are the keys of a file's project outside the settings table
+// that messages name.
+var otherFileKeys = map[string]string{
+	"api.project-id":               "id",
+	"api.url":                      "api_url (or --api.url)",
+	"api.access-key-file":          "access_key_file",
+	"api.secret-key-file":          "secret_key_file",
+	"api.key-file":                 "api_key_file",
+	"api.tls.insecure-skip-verify": "http_client.tls_config.insecure_skip_verify (or --api.tls.insecure-skip-verify)",
 }

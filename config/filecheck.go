@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -55,13 +56,82 @@ func checkMapping(n *yaml.Node, t reflect.Type, path string) []error {
 			where = path + "." + key
 		}
 		ft, ok := fields[key]
-		if !ok {
-			errs = append(errs, fmt.Errorf("%s: unknown key%s", where, suggestion(key, fields)))
-			continue
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("%s: unknown key%s", where, suggestion(key, keysOf(fields))))
+		case ft == reflect.TypeFor[yaml.Node]():
+			errs = append(errs, checkTree(value, settingTree[key].(keyTree), where)...)
+		default:
+			errs = append(errs, checkNode(value, ft, where)...)
 		}
-		errs = append(errs, checkNode(value, ft, where)...)
 	}
 	return errs
+}
+
+// keyTree holds the settings table's file keys as nested mappings: a
+// key's value is a keyTree or the reflect.Type of its setting.
+type keyTree map[string]any
+
+// settingTree is the table's keys under a file's project.
+var settingTree = func() keyTree {
+	root := keyTree{}
+	for _, s := range settings {
+		if s.key == "" {
+			continue
+		}
+		parts := strings.Split(s.key, ".")
+		tree := root
+		for _, p := range parts[:len(parts)-1] {
+			if _, ok := tree[p]; !ok {
+				tree[p] = keyTree{}
+			}
+			tree = tree[p].(keyTree)
+		}
+		tree[parts[len(parts)-1]] = reflect.TypeOf(s.field(&API{}, &Collect{})).Elem()
+	}
+	return root
+}()
+
+// fileProjectType is the type a file's projects decode into.
+var fileProjectType = reflect.TypeFor[FileProject]()
+
+// checkTree checks a mapping against a keyTree, as checkMapping does
+// against a struct. Its keys are decoded one by one (mergeSettings), so
+// it refuses a key given twice, which the decoder would.
+func checkTree(n *yaml.Node, tree keyTree, path string) []error {
+	for n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch {
+	case n.Tag == "!!null":
+		return nil
+	case n.Kind != yaml.MappingNode:
+		return []error{fmt.Errorf("%s: %s is not a mapping of keys", path, shown(n))}
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, value := n.Content[i].Value, n.Content[i+1]
+		where := path + "." + key
+		if seen[key] {
+			errs = append(errs, fmt.Errorf("%s: the key is given twice", where))
+			continue
+		}
+		seen[key] = true
+		switch sub := tree[key].(type) {
+		case keyTree:
+			errs = append(errs, checkTree(value, sub, where)...)
+		case reflect.Type:
+			errs = append(errs, checkNode(value, sub, where)...)
+		default:
+			errs = append(errs, fmt.Errorf("%s: unknown key%s", where, suggestion(key, slices.Collect(maps.Keys(tree)))))
+		}
+	}
+	return errs
+}
+
+func keysOf(fields map[string]reflect.Type) []string {
+	return slices.Collect(maps.Keys(fields))
 }
 
 // yamlFields maps the yaml keys of struct t, inline structs included, to
@@ -88,11 +158,7 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 
 // suggestion names the valid key nearest to key, or lists them all when
 // none is near.
-func suggestion(key string, fields map[string]reflect.Type) string {
-	valid := make([]string, 0, len(fields))
-	for k := range fields {
-		valid = append(valid, k)
-	}
+func suggestion(key string, valid []string) string {
 	slices.Sort(valid)
 	best, bestDist := "", len(key)/3+2
 	for _, k := range valid {

@@ -8,7 +8,6 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	promconfig "github.com/prometheus/common/config"
 
-	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
 
@@ -49,34 +48,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_API_SECRET_KEY_FILE").StringVar(&f.SecretKeyFile)
 	app.Flag("api.key-file", "File holding the API key for GET /auth/info (alternative to $"+EnvAPIKey+"; optional: without it /auth/info is read with the key pair, which a first-revision API refuses).").
 		Envar("CLOUDDB_API_KEY_FILE").StringVar(&f.APIKeyFile)
-	flagval.Duration(app, "api.timeout", "Timeout of one API request attempt.",
-		apiclient.DefaultTimeout.String(), "CLOUDDB_API_TIMEOUT", &f.API.Timeout)
-	flagval.Float(app, "api.rate-limit", "Client-side rate limit per project, in API requests per second.",
-		fmt.Sprint(apiclient.DefaultRateLimit), "CLOUDDB_API_RATE_LIMIT", &f.API.RateLimit)
-	flagval.Int(app, "api.rate-burst", "Burst of the client-side rate limit.",
-		"5", "CLOUDDB_API_RATE_BURST", &f.API.Burst)
-	flagval.Int(app, "api.max-retries", "Retries of a failed read (network errors, 429, 5xx); writes are only retried on 429.",
-		fmt.Sprint(apiclient.DefaultMaxRetries), "CLOUDDB_API_MAX_RETRIES", &f.API.MaxRetries)
-	flagval.Duration(app, "api.retry-base-delay", "Base delay of the exponential backoff with full jitter.",
-		apiclient.DefaultRetryBaseDelay.String(), "CLOUDDB_API_RETRY_BASE_DELAY", &f.API.RetryBaseDelay)
-	flagval.Duration(app, "api.retry-max-delay", "Cap of one backoff delay.",
-		apiclient.DefaultRetryMaxDelay.String(), "CLOUDDB_API_RETRY_MAX_DELAY", &f.API.RetryMaxDelay)
-	flagval.Bytes(app, "api.max-response-size", "Largest API answer read: a larger one fails its call with a clear error. Answers are decoded as they stream in, so memory follows what is kept, not this size (see --api.max-value-size). The default fits a list of 100,000 services at about 5 KiB each (the simulator's are 0.85 KiB).",
-		"512MiB", "CLOUDDB_API_MAX_RESPONSE_SIZE", &f.API.MaxResponseSize)
-	flagval.Bytes(app, "api.max-value-size", "Largest single value of an API answer: one list element, one token, or one run of white space, which the decoder holds whole. A larger one fails its call with a clear error: this bounds what a broken or hostile answer costs in memory. A service is 1 to 5 KiB.",
-		"1MiB", "CLOUDDB_API_MAX_VALUE_SIZE", &f.API.MaxValueSize)
-	flagval.Duration(app, "collect.interval", "Interval of full poll cycles (all list endpoints).",
-		DefaultInterval.String(), "CLOUDDB_COLLECT_INTERVAL", &f.Collect.Interval)
-	flagval.Duration(app, "collect.transition-interval", "Interval at which resources in a transitional state are followed through the get endpoints.",
-		DefaultTransitionInterval.String(), "CLOUDDB_COLLECT_TRANSITION_INTERVAL", &f.Collect.TransitionInterval)
-	flagval.Duration(app, "collect.max-staleness", "Opt-in: drop a resource's series once refreshing it has failed for this long since its last good read. 0 (the default) never drops: an outage keeps the last known data, flagged by clouddb_exporter_collector_success.",
-		DefaultMaxStaleness.String(), "CLOUDDB_COLLECT_MAX_STALENESS", &f.Collect.MaxStaleness)
-	flagval.Int(app, "collect.concurrency", "API calls one project's poll cycle may have in flight.",
-		fmt.Sprint(DefaultConcurrency), "CLOUDDB_COLLECT_CONCURRENCY", &f.Collect.Concurrency)
-	flagval.Int(app, "collect.max-resources-per-list", "Most resources kept from one list answer (services, VPCs, a service's replica sets, a VPC's peerings): a longer list fails its call once that many were read, and its part reports clouddb_exporter_collector_success 0. Each resource costs series on /metrics; the default is 1.5 times the largest fleet supported (100,000 services); 0 also means the default.",
-		fmt.Sprint(apiclient.DefaultMaxListLength), "CLOUDDB_COLLECT_MAX_RESOURCES_PER_LIST", &f.Collect.MaxResourcesPerList)
-	addUsageFlags(app, &f.Collect.Usage)
-	addLogsFlags(app, &f.Collect.Logs)
+	addSettingFlags(app, &f.API, &f.Collect)
 	app.GetFlag("collect.usage").IsSetByUser(&f.usageSet)
 	app.GetFlag("collect.logs").IsSetByUser(&f.logsSet)
 	flagval.Duration(app, "collect.min-data-interval", "Testing only: the shortest --collect.usage.interval and --collect.logs.interval allowed.",
@@ -146,33 +118,12 @@ func (f *Flags) CheckHTTPClient() error {
 	return api.HTTPClient.check("--api.tls.* / --api.proxy-url")
 }
 
-// flagNames maps a setting to its flag and environment variable for
-// messages about the single-project configuration.
-var flagNames = map[string]string{
-	"project_id":               "--api.project-id (CLOUDDB_API_PROJECT_ID)",
-	"url":                      "--api.url (CLOUDDB_API_URL)",
-	"timeout":                  "--api.timeout",
-	"rate_limit":               "--api.rate-limit",
-	"max_retries":              "--api.max-retries",
-	"interval":                 "--collect.interval",
-	"transition_interval":      "--collect.transition-interval",
-	"max_staleness":            "--collect.max-staleness",
-	"concurrency":              "--collect.concurrency",
-	"max_resources_per_list":   "--collect.max-resources-per-list",
-	"usage_interval":           "--collect.usage.interval",
-	"usage_series":             "--collect.usage.series",
-	"usage_max_jobs":           "--collect.usage.max-jobs",
-	"usage_environment":        "--collect.usage.environment",
-	"usage_service_name_regex": "--collect.usage.service-name-regex",
-	"logs_interval":            "--collect.logs.interval",
-	"logs_max_pages":           "--collect.logs.max-pages",
-	"logs_delay":               "--collect.logs.delay",
-	"logs_environment":         "--collect.logs.environment",
-	"logs_service_name_regex":  "--collect.logs.service-name-regex",
-	"access_key_file":          "--api.access-key-file",
-	"secret_key_file":          "--api.secret-key-file",
-	"api_key_file":             "--api.key-file",
-	"insecure_skip_verify":     "--api.tls.insecure-skip-verify",
+// flagWhere names a setting, by its flag, in a message about the flags.
+func flagWhere(flag string) string {
+	if flag == "api.url" || flag == "api.project-id" {
+		return "--" + flag + " (" + flagval.Envar(flag) + ")"
+	}
+	return "--" + flag
 }
 
 // SingleProject resolves the one project the flags describe. getenv reads
@@ -211,7 +162,7 @@ func (f *Flags) singleProject(getenv func(string) string, id string) (Project, e
 	p.Credentials.Files = CredentialFiles{AccessKey: f.AccessKeyFile, SecretKey: f.SecretKeyFile, APIKey: f.APIKeyFile}
 	p.Credentials.Source = keySource("--api.access-key-file", f.AccessKeyFile, EnvAccessKey) + " and " +
 		keySource("--api.secret-key-file", f.SecretKeyFile, EnvSecretKey)
-	if err := p.validate(func(s string) string { return flagNames[s] }); err != nil {
+	if err := p.validate(flagWhere); err != nil {
 		errs = append(errs, err)
 	}
 	if err := f.CheckHTTPClient(); err != nil {

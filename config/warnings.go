@@ -12,16 +12,15 @@ import (
 // http:// API URL to a host that is not loopback, a certificate that is
 // not verified, key files other users can read. It resolves the projects
 // as a start does (the configuration file's or the flags' one) and ignores
-// their errors, which resolving reports.
-func (f *Flags) Warnings(getenv func(string) string) []flagval.Warning {
+// their errors, which resolving reports. loaded are the configuration
+// file's projects, as read by the caller.
+func (f *Flags) Warnings(getenv func(string) string, loaded []Project) []flagval.Warning {
 	if f.ConfigFile == "" {
 		p, _ := f.singleProject(getenv, discoveryPlaceholder)
-		return p.warnings(func(s string) string { return flagNames[s] })
+		return p.warnings(flagWhere)
 	}
-	api, collect := f.Defaults()
-	projects, _ := LoadFile(f.ConfigFile, api, collect, getenv)
 	var out []flagval.Warning
-	for i, p := range projects {
+	for i, p := range loaded {
 		out = append(out, p.warnings(fileWhere(i))...)
 	}
 	return out
@@ -30,14 +29,14 @@ func (f *Flags) Warnings(getenv func(string) string) []flagval.Warning {
 func (p Project) warnings(where func(setting string) string) []flagval.Warning {
 	var out []flagval.Warning
 	if u, err := url.Parse(p.API.URL); err == nil && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
-		out = append(out, flagval.Warning{Setting: where("url"), Reason: "the credentials cross the network in clear text to a host that is not loopback: use https"})
+		out = append(out, flagval.Warning{Setting: where("api.url"), Reason: "the credentials cross the network in clear text to a host that is not loopback: use https"})
 	}
 	if p.API.HTTPClient.TLSConfig.InsecureSkipVerify {
-		out = append(out, flagval.Warning{Setting: where("insecure_skip_verify"), Reason: "the API's certificate is not verified: anyone on the path can read the credentials"})
+		out = append(out, flagval.Warning{Setting: where("api.tls.insecure-skip-verify"), Reason: "the API's certificate is not verified: anyone on the path can read the credentials"})
 	}
 	files := p.Credentials.Files
 	for _, k := range []struct{ setting, path string }{
-		{"access_key_file", files.AccessKey}, {"secret_key_file", files.SecretKey}, {"api_key_file", files.APIKey},
+		{"api.access-key-file", files.AccessKey}, {"api.secret-key-file", files.SecretKey}, {"api.key-file", files.APIKey},
 	} {
 		if w, ok := flagval.SecretFileWarning(where(k.setting), k.path); k.path != "" && ok {
 			out = append(out, w)
@@ -57,5 +56,5 @@ func loopbackHost(host string) bool {
 
 // fileWhere names a setting of the configuration file's project i.
 func fileWhere(i int) func(setting string) string {
-	return func(s string) string { return fmt.Sprintf("--config.file: projects[%d].%s", i, fileKeys[s]) }
+	return func(s string) string { return fmt.Sprintf("--config.file: projects[%d].%s", i, fileKeyOf(s)) }
 }

@@ -46,14 +46,20 @@ func TestWarnings(t *testing.T) {
 		{[]string{"--api.url=http://api.example.net/v1", "--api.tls.insecure-skip-verify", "--api.access-key-file=" + private, "--api.secret-key-file=" + public, "--api.key-file=" + public},
 			[]string{"--api.key-file", "--api.secret-key-file", "--api.tls.insecure-skip-verify", "--api.url (CLOUDDB_API_URL)"}},
 	} {
-		if got := settings(parseFlags(t, tc.args...).Warnings(env(nil))); !slices.Equal(got, tc.want) {
+		if got := settings(parseFlags(t, tc.args...).Warnings(env(nil), nil)); !slices.Equal(got, tc.want) {
 			t.Errorf("%v: warnings for %q, want %q", tc.args, got, tc.want)
 		}
 	}
 
 	file := writeFile(t, "projects:\n  - id: a\n    access_key_file: "+private+"\n    secret_key_file: "+private+"\n"+
 		"  - id: b\n    api_url: http://api.example.net/v1\n    access_key_file: "+public+"\n    secret_key_file: "+private+"\n    http_client: {tls_config: {insecure_skip_verify: true}}\n")
-	got := settings(parseFlags(t, "--api.url=https://api.example.net/v1", "--config.file="+file).Warnings(env(nil)))
+	f := parseFlags(t, "--api.url=https://api.example.net/v1", "--config.file="+file)
+	api, collect := f.Defaults()
+	loaded, err := LoadFile(file, api, collect, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := settings(f.Warnings(env(nil), loaded))
 	want := []string{
 		"--config.file: projects[1].access_key_file",
 		"--config.file: projects[1].api_url (or --api.url)",

@@ -70,7 +70,7 @@ func (p *Poller) childBudget(lists int) int {
 // cycle go on where this one stopped. p.mu must be held.
 func (p *Poller) planLocked(now time.Time, listFailed map[string]error) plan {
 	pl := plan{lists: 2, cycles: 1}
-	if p.client.HasAPIKey() {
+	if p.client.ReadsAuthInfo() {
 		pl.lists++
 	}
 	var all []child

@@ -122,7 +122,7 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 		runs[fleet.PartVPCs].done(now(), vpcsErr)
 		return nil
 	})
-	if p.client.HasAPIKey() {
+	if p.client.ReadsAuthInfo() {
 		g.Go(func() error {
 			authErr = p.call(apiclient.OpGetAuthInfo, apiclient.OpGetAuthInfo, func() (err error) {
 				auth, err = p.client.GetAuthInfo(ctx)
@@ -160,7 +160,7 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	}
 	p.recordPart(runs[fleet.PartServices])
 	p.recordPart(runs[fleet.PartVPCs])
-	if p.client.HasAPIKey() {
+	if p.client.ReadsAuthInfo() {
 		p.recordPart(runs[fleet.PartAuth])
 	}
 	snap := p.snapshotLocked()

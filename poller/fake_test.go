@@ -93,8 +93,8 @@ func (f *fakeClient) set(fn func(f *fakeClient)) {
 	fn(f)
 }
 
-func (f *fakeClient) ProjectID() string { return "p1" }
-func (f *fakeClient) HasAPIKey() bool   { return f.apiKey }
+func (f *fakeClient) ProjectID() string   { return "p1" }
+func (f *fakeClient) ReadsAuthInfo() bool { return f.apiKey }
 
 func (f *fakeClient) GetAuthInfo(context.Context) (*apiclient.AuthInfo, error) {
 	if err := f.call(apiclient.OpGetAuthInfo, ""); err != nil {

@@ -40,7 +40,7 @@ import (
 // Client is the part of *apiclient.Client the poller uses.
 type Client interface {
 	ProjectID() string
-	HasAPIKey() bool
+	ReadsAuthInfo() bool
 	GetAuthInfo(ctx context.Context) (*apiclient.AuthInfo, error)
 	StreamServices(ctx context.Context, begin func(), each func(*apiclient.Service)) error
 	GetService(ctx context.Context, serviceID string) (*apiclient.Service, error)

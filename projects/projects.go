@@ -137,7 +137,7 @@ func (m *Manager) Apply(projects []config.Project) error {
 		if p.Poller == nil {
 			m.start(p)
 			m.logger.Info("Polling project", "project_id", id, "api_url", p.Config.API.URL,
-				"interval", p.Config.Collect.Interval, "auth_collector", p.Client.HasAPIKey())
+				"interval", p.Config.Collect.Interval, "auth_collector", p.Client.ReadsAuthInfo())
 			if short := shortKeys(p.Config.Credentials); len(short) > 0 {
 				m.logger.Warn("API keys too short to be real keys; they are not redacted from the API's answers",
 					"project_id", id, "keys", strings.Join(short, ","), "min_length", apiclient.MinKeyLength)

@@ -95,3 +95,9 @@ func Enum(app *kingpin.Application, name, help, def, envar string, dst *string, 
 		return s, nil
 	})
 }
+
+// Envar is the environment variable of a flag: CLOUDDB_ and the flag's
+// name upper-cased, dots and dashes as underscores.
+func Envar(flag string) string {
+	return "CLOUDDB_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(flag))
+}

@@ -85,12 +85,6 @@ func (s *Sim) ReplicaSetStatus(t testing.TB, serviceID, replicaSetID, status str
 	s.status(t, "/services/"+serviceID+"/replicaSets/"+replicaSetID, status)
 }
 
-// PeeringStatus forces the status of a peering of s.Project.
-func (s *Sim) PeeringStatus(t testing.TB, vpcID, peeringID, status string) {
-	t.Helper()
-	s.status(t, "/vpcs/"+vpcID+"/peerings/"+peeringID, status)
-}
-
 // PeeringError sets the error_message of a peering of s.Project.
 func (s *Sim) PeeringError(t testing.TB, vpcID, peeringID, message string) {
 	t.Helper()

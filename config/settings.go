@@ -1,0 +1,266 @@
+package config
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/internal/flagval"
+)
+
+// setting is a per-project API or collect setting, described once: the
+// flag (and its derived environment variable), the key a configuration
+// file's project overrides it with, and its check are all read from here,
+// and docs/configuration.md's tables are tested against it.
+type setting struct {
+	flag string
+	// key is the setting's path under a file's project; "" for a flag
+	// that a project cannot override.
+	key  string
+	help string
+	def  string
+	// field points at the setting in the flags' values or a project's.
+	field func(*API, *Collect) any
+	check check
+}
+
+// check returns what is wrong with a setting's value v (a pointer, from
+// field), each message to follow the setting's name.
+type check func(p Project, v any) []string
+
+var settings = []setting{
+	{"api.timeout", "api.timeout", "Timeout of one API request attempt.", apiclient.DefaultTimeout.String(),
+		func(a *API, _ *Collect) any { return &a.Timeout }, positive},
+	{"api.rate-limit", "api.rate_limit", "Client-side rate limit per project, in API requests per second.", fmt.Sprint(apiclient.DefaultRateLimit),
+		func(a *API, _ *Collect) any { return &a.RateLimit }, positive},
+	{"api.rate-burst", "api.burst", "Burst of the client-side rate limit.", "5",
+		func(a *API, _ *Collect) any { return &a.Burst }, nil},
+	{"api.max-retries", "api.max_retries", "Retries of a failed read (network errors, 429, 5xx); writes are only retried on 429.", fmt.Sprint(apiclient.DefaultMaxRetries),
+		func(a *API, _ *Collect) any { return &a.MaxRetries }, notNegative},
+	{"api.retry-base-delay", "", "Base delay of the exponential backoff with full jitter.", apiclient.DefaultRetryBaseDelay.String(),
+		func(a *API, _ *Collect) any { return &a.RetryBaseDelay }, nil},
+	{"api.retry-max-delay", "", "Cap of one backoff delay.", apiclient.DefaultRetryMaxDelay.String(),
+		func(a *API, _ *Collect) any { return &a.RetryMaxDelay }, nil},
+	{"api.max-response-size", "", "Largest API answer read: a larger one fails its call with a clear error. Answers are decoded as they stream in, so memory follows what is kept, not this size (see --api.max-value-size). The default fits a list of 100,000 services at about 5 KiB each (the simulator's are 0.85 KiB).", "512MiB",
+		func(a *API, _ *Collect) any { return &a.MaxResponseSize }, nil},
+	{"api.max-value-size", "", "Largest single value of an API answer: one list element, one token, or one run of white space, which the decoder holds whole. A larger one fails its call with a clear error: this bounds what a broken or hostile answer costs in memory. A service is 1 to 5 KiB.", "1MiB",
+		func(a *API, _ *Collect) any { return &a.MaxValueSize }, nil},
+	{"collect.interval", "collect.interval", "Interval of full poll cycles (all list endpoints).", DefaultInterval.String(),
+		func(_ *API, c *Collect) any { return &c.Interval }, positive},
+	{"collect.transition-interval", "collect.transition_interval", "Interval at which resources in a transitional state are followed through the get endpoints.", DefaultTransitionInterval.String(),
+		func(_ *API, c *Collect) any { return &c.TransitionInterval }, positive},
+	{"collect.max-staleness", "collect.max_staleness", "Opt-in: drop a resource's series once refreshing it has failed for this long since its last good read. 0 (the default) never drops: an outage keeps the last known data, flagged by clouddb_exporter_collector_success.", DefaultMaxStaleness.String(),
+		func(_ *API, c *Collect) any { return &c.MaxStaleness }, notNegative},
+	{"collect.concurrency", "collect.concurrency", "API calls one project's poll cycle may have in flight.", fmt.Sprint(DefaultConcurrency),
+		func(_ *API, c *Collect) any { return &c.Concurrency }, positive},
+	// 0 is allowed: it means the default, for callers that build a Collect.
+	{"collect.max-resources-per-list", "collect.max_resources_per_list", "Most resources kept from one list answer (services, VPCs, a service's replica sets, a VPC's peerings): a longer list fails its call once that many were read, and its part reports clouddb_exporter_collector_success 0. Each resource costs series on /metrics; the default is 1.5 times the largest fleet supported (100,000 services); 0 also means the default.", fmt.Sprint(apiclient.DefaultMaxListLength),
+		func(_ *API, c *Collect) any { return &c.MaxResourcesPerList }, notNegative},
+	{"collect.usage", "collect.usage.enabled", "Opt-in: read each selected service's usage series (CPU, memory, disk, I/O, queries, connections, jobs) from the API's usage time series, at a cost of one call per service and series every --collect.usage.interval (see docs/configuration.md).", "",
+		func(_ *API, c *Collect) any { return &c.Usage.Enabled }, nil},
+	{"collect.usage.interval", "collect.usage.interval", "Interval at which each selected usage series is read (at least 1m).", DefaultUsageInterval.String(),
+		func(_ *API, c *Collect) any { return &c.Usage.Interval }, ifUsage(atLeastDataInterval(MinUsageInterval))},
+	{"collect.usage.series", "collect.usage.series", "Usage series to read, by the suffix the API's names end in (repeatable; default: every documented series).", "",
+		func(_ *API, c *Collect) any { return &c.Usage.Series }, ifUsage(usageSeries)},
+	{"collect.usage.environment", "collect.usage.environments", "Read the usage of services of this environment only (PROD or DEV; repeatable; default: every environment).", "",
+		func(_ *API, c *Collect) any { return &c.Usage.Environments }, ifUsage(environments)},
+	{"collect.usage.service-name-regex", "collect.usage.service_name_regex", "Read the usage of services whose name matches this regular expression only (anchored; default: every service).", "",
+		func(_ *API, c *Collect) any { return &c.Usage.ServiceNameRegex }, ifUsage(nameRegex)},
+	{"collect.usage.max-jobs", "collect.usage.max_jobs", "Job label sets exported per service; the rest are counted in clouddb_exporter_usage_jobs_over_limit.", fmt.Sprint(DefaultUsageMaxJobs),
+		func(_ *API, c *Collect) any { return &c.Usage.MaxJobs }, ifUsage(notNegativeJobs)},
+	{"collect.usage.timestamps", "collect.usage.timestamps", "Export the time of the bucket a usage value is from as the sample timestamp (see docs/configuration.md for the staleness trade-off).", "",
+		func(_ *API, c *Collect) any { return &c.Usage.Timestamps }, nil},
+	{"collect.logs", "collect.logs.enabled", "Opt-in: count each selected service's new log entries by severity (clouddb_service_log_entries_total), at a cost of at least one call per service every --collect.logs.interval (see docs/configuration.md).", "",
+		func(_ *API, c *Collect) any { return &c.Logs.Enabled }, nil},
+	{"collect.logs.interval", "collect.logs.interval", "Interval at which each selected service's new log entries are read (at least 10s).", DefaultLogsInterval.String(),
+		func(_ *API, c *Collect) any { return &c.Logs.Interval }, ifLogs(atLeastDataInterval(MinLogsInterval))},
+	{"collect.logs.environment", "collect.logs.environments", "Count the logs of services of this environment only (PROD or DEV; repeatable; default: every environment).", "",
+		func(_ *API, c *Collect) any { return &c.Logs.Environments }, ifLogs(environments)},
+	{"collect.logs.service-name-regex", "collect.logs.service_name_regex", "Count the logs of services whose name matches this regular expression only (anchored; default: every service).", "",
+		func(_ *API, c *Collect) any { return &c.Logs.ServiceNameRegex }, ifLogs(nameRegex)},
+	{"collect.logs.max-pages", "collect.logs.max_pages", "Pages of 500 entries read per service per interval at most; beyond, the older entries of the interval are not counted and clouddb_exporter_log_pages_truncated_total says so.", fmt.Sprint(DefaultLogsMaxPages),
+		func(_ *API, c *Collect) any { return &c.Logs.MaxPages }, ifLogs(atLeastOnePage)},
+	{"collect.logs.delay", "collect.logs.delay", "How long before each read its entries end: entries the provider delivers later than this after their timestamp are not counted (see docs/configuration.md). Counts lag by as much.", "0s",
+		func(_ *API, c *Collect) any { return &c.Logs.Delay }, ifLogs(logsDelay)},
+}
+
+// addSettingFlags registers a flag per setting, bound to api and collect.
+func addSettingFlags(app *kingpin.Application, api *API, collect *Collect) {
+	for _, s := range settings {
+		envar := flagval.Envar(s.flag)
+		switch v := s.field(api, collect).(type) {
+		case *time.Duration:
+			flagval.Duration(app, s.flag, s.help, s.def, envar, v)
+		case *int:
+			flagval.Int(app, s.flag, s.help, s.def, envar, v)
+		case *int64:
+			flagval.Bytes(app, s.flag, s.help, s.def, envar, v)
+		case *float64:
+			flagval.Float(app, s.flag, s.help, s.def, envar, v)
+		case *bool:
+			app.Flag(s.flag, s.help).Envar(envar).BoolVar(v)
+		case *string:
+			app.Flag(s.flag, s.help).Envar(envar).StringVar(v)
+		case *[]string:
+			app.Flag(s.flag, s.help).Envar(envar).StringsVar(v)
+		default:
+			panic(fmt.Sprintf("setting %s: no flag for %T", s.flag, v))
+		}
+	}
+}
+
+// checkSettings runs every setting's check on p; where names a setting
+// by its flag.
+func checkSettings(p Project, where func(flag string) string) []error {
+	var errs []error
+	for _, s := range settings {
+		if s.check == nil {
+			continue
+		}
+		for _, msg := range s.check(p, s.field(&p.API, &p.Collect)) {
+			errs = append(errs, fmt.Errorf("%s%s", where(s.flag), msg))
+		}
+	}
+	return errs
+}
+
+// FileKey is a key of a configuration file's project and the flag it
+// overrides ("" when none).
+type FileKey struct{ Key, Flag string }
+
+// FileKeys lists the keys a configuration file's project takes.
+func FileKeys() []FileKey {
+	var out []FileKey
+	for key := range yamlFields(fileProjectType) {
+		if _, ok := settingTree[key]; !ok {
+			out = append(out, FileKey{Key: key})
+		}
+	}
+	for _, s := range settings {
+		if s.key != "" {
+			out = append(out, FileKey{Key: s.key, Flag: s.flag})
+		}
+	}
+	return out
+}
+
+// number is a numeric setting's value.
+func number(v any) float64 {
+	switch v := v.(type) {
+	case *int:
+		return float64(*v)
+	case *float64:
+		return *v
+	case *time.Duration:
+		return float64(*v)
+	}
+	panic(fmt.Sprintf("not a number: %T", v))
+}
+
+func positive(_ Project, v any) []string {
+	if number(v) <= 0 {
+		return []string{" must be positive"}
+	}
+	return nil
+}
+
+// notNegative says "positive" too: its messages predate 0 being allowed.
+func notNegative(_ Project, v any) []string {
+	if number(v) < 0 {
+		return []string{" must be positive"}
+	}
+	return nil
+}
+
+func notNegativeJobs(_ Project, v any) []string {
+	if number(v) < 0 {
+		return []string{" must not be negative"}
+	}
+	return nil
+}
+
+func atLeastOnePage(_ Project, v any) []string {
+	if number(v) < 1 {
+		return []string{" must be at least 1"}
+	}
+	return nil
+}
+
+func ifUsage(c check) check {
+	return func(p Project, v any) []string {
+		if !p.Collect.Usage.Enabled {
+			return nil
+		}
+		return c(p, v)
+	}
+}
+
+func ifLogs(c check) check {
+	return func(p Project, v any) []string {
+		if !p.Collect.Logs.Enabled {
+			return nil
+		}
+		return c(p, v)
+	}
+}
+
+// atLeastDataInterval checks a data-plane interval against least, which a
+// hidden flag lowers for whole-binary tests.
+func atLeastDataInterval(least time.Duration) check {
+	return func(p Project, v any) []string {
+		if floor := cmp.Or(p.Collect.minDataInterval, least); *v.(*time.Duration) < floor {
+			return []string{" must be at least " + floor.String()}
+		}
+		return nil
+	}
+}
+
+func logsDelay(_ Project, v any) []string {
+	if d := *v.(*time.Duration); d < 0 || d > MaxLogsDelay {
+		return []string{" must be between 0s and " + MaxLogsDelay.String()}
+	}
+	return nil
+}
+
+func usageSeries(_ Project, v any) []string {
+	var out []string
+	for _, s := range *v.(*[]string) {
+		switch {
+		case strings.TrimSpace(s) == "":
+			out = append(out, " must not hold an empty name")
+		case !slices.Contains(DefaultUsageSeries, strings.TrimPrefix(s, "_")):
+			// It would cost calls and export nothing: no metric has it.
+			out = append(out, fmt.Sprintf(": %q is not a documented usage series (one of %s)", s, strings.Join(DefaultUsageSeries, ", ")))
+		}
+	}
+	return out
+}
+
+func environments(_ Project, v any) []string {
+	var out []string
+	for _, env := range *v.(*[]string) {
+		if !slices.Contains(Environments, env) {
+			// A misspelt environment would select nothing, silently.
+			out = append(out, fmt.Sprintf(": %q is not an environment (PROD or DEV)", env))
+		}
+	}
+	return out
+}
+
+func nameRegex(_ Project, v any) []string {
+	pattern := *v.(*string)
+	// The pattern as given first, so that the error quotes the user's text.
+	if _, err := regexp.Compile(pattern); err != nil {
+		return []string{": " + err.Error()}
+	}
+	if _, err := regexp.Compile(anchored(pattern)); err != nil {
+		return []string{": " + err.Error()}
+	}
+	return nil
+}
