@@ -151,6 +151,7 @@ func TestAuthFloodLeavesLegitimateCaller(t *testing.T) {
 	}))
 	const flooders, requests = 45, 60
 	var answered atomic.Int64
+	var floodCodes [600]atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range flooders {
@@ -161,7 +162,8 @@ func TestAuthFloodLeavesLegitimateCaller(t *testing.T) {
 					return
 				default:
 				}
-				serveFrom(e.srv, "203.0.113.9:"+strconv.Itoa(10000+i), "ops", fmt.Sprintf("guess-%d-%d", i, n))
+				code := serveFrom(e.srv, "203.0.113.9:"+strconv.Itoa(10000+i), "ops", fmt.Sprintf("guess-%d-%d", i, n))
+				floodCodes[code%600].Add(1)
 				answered.Add(1)
 			}
 		})
@@ -171,9 +173,12 @@ func TestAuthFloodLeavesLegitimateCaller(t *testing.T) {
 	// Under way: every flooder has been answered, and wrong passwords
 	// have been compared and refused.
 	refused := e.srv.metrics.requests.WithLabelValues(opListOperations, "401")
-	testbin.WaitFor(t, 2*time.Minute, "the flood under way", func() bool {
-		return answered.Load() >= flooders && testutil.ToFloat64(refused) >= 2
-	})
+	for deadline := time.Now().Add(2 * time.Minute); answered.Load() < flooders || testutil.ToFloat64(refused) < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the flood is not under way after 2m: %d answers, 401 %d, 429 %d, 503 %d, 200 %d", answered.Load(),
+				floodCodes[401].Load(), floodCodes[429].Load(), floodCodes[503].Load(), floodCodes[200].Load())
+		}
+	}
 
 	ok := 0
 	codes := map[int]int{}
