@@ -37,6 +37,9 @@ type logsReader struct {
 
 	cursors   map[string]*logCursor
 	truncated float64
+	// late counts the entries counted after a read had passed their
+	// timestamp.
+	late float64
 	warned    map[string]bool // services whose truncation was logged
 	// warnedLoop is set once a repeated page was logged.
 	warnedLoop bool
@@ -124,7 +127,7 @@ func (l *logsReader) prune(services []string) {
 func (l *logsReader) startCursors(services []string, until time.Time) (reads []string) {
 	for _, id := range services {
 		if l.cursors[id] == nil {
-			l.cursors[id] = newLogCursor(until)
+			l.cursors[id] = newLogCursor(until, l.cfg.Interval)
 			continue
 		}
 		reads = append(reads, id)
@@ -140,7 +143,7 @@ func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Tim
 	for _, id := range reads {
 		c := l.cursors[id]
 		g.Go(func() error {
-			entries, truncated, looping, err := l.read(gctx, id, c.boundary, until, l.cfg.MaxPages)
+			entries, truncated, looping, err := l.read(gctx, id, c.lateFrom, c.boundary, until, l.cfg.MaxPages)
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
 			l.apply(pass, id, c, until, entries, truncated, looping, err)
@@ -173,7 +176,9 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 		}
 	default:
 		pass.answered++
-		pass.untimed += c.count(entries, until)
+		untimed, late := c.count(entries, until, truncated)
+		pass.untimed += untimed
+		l.late += float64(late)
 		switch {
 		case looping:
 			l.truncated++
@@ -269,12 +274,14 @@ func (l *logsReader) warnTruncated(truncations []string) {
 }
 
 // read pages through a service's entries from since (inclusive, as the API
-// may send them) to until, newest first, up to maxPages pages. truncated
-// tells that older entries remained; looping that the API sent a page
-// again (a cursor it had sent before, or entries newer than those of the
-// page before: it ignores the cursor), which is not counted and ends the
-// read as a truncated one.
-func (l *logsReader) read(ctx context.Context, id string, since, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
+// may send them) to until, newest first, up to maxPages pages. Since
+// reaches back before the boundary for late entries, at no cost in calls:
+// the read stops at the first page that reaches below the boundary.
+// truncated tells that older entries remained; looping that the API sent
+// a page again (a cursor it had sent before, or entries newer than those
+// of the page before: it ignores the cursor), which is not counted and
+// ends the read as a truncated one.
+func (l *logsReader) read(ctx context.Context, id string, since, boundary, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
 	q := apiclient.LogsQuery{Since: since, Until: until}
 	sent := map[string]bool{}
 	var oldest time.Time
@@ -298,7 +305,7 @@ func (l *logsReader) read(ctx context.Context, id string, since, until time.Time
 				oldest = ts
 			}
 		}
-		if page.LastCursor == "" {
+		if page.LastCursor == "" || oldest.Before(boundary) {
 			return entries, false, false, nil
 		}
 		sent[page.LastCursor] = true
@@ -360,7 +367,7 @@ func (l *logsReader) fill() func(*fleet.Snapshot) {
 
 // build makes the project's logs from the counts.
 func (l *logsReader) build() *fleet.Logs {
-	logs := &fleet.Logs{PagesTruncated: l.truncated}
+	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
 		for id := range l.cursors {
 			if !yield(id) {
