@@ -45,6 +45,9 @@ type logCursor struct {
 	lateFrom time.Time
 	window   time.Duration
 	recent   map[entryAt]int
+	// readUntil is the until of the last read counted, or skipped: the
+	// entries before it were read (see savedCursor).
+	readUntil time.Time
 	counts   map[string]float64
 	// pending holds the entries of severities first counted since the
 	// last tick: their series are published at 0 first, and the entries
@@ -61,7 +64,7 @@ type entryAt struct {
 // newLogCursor starts counting at boundary, the usual severities at 0;
 // late entries are looked for up to window back.
 func newLogCursor(boundary time.Time, window time.Duration) *logCursor {
-	c := &logCursor{boundary: boundary, lateFrom: boundary, window: window,
+	c := &logCursor{boundary: boundary, lateFrom: boundary, window: window, readUntil: boundary,
 		recent: map[entryAt]int{}, counts: map[string]float64{}, pending: map[string]float64{}}
 	for _, s := range logSeverities[:7] {
 		c.counts[s] = 0
@@ -141,7 +144,7 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncat
 	for k, n := range read {
 		c.recent[k] = max(c.recent[k], n)
 	}
-	c.boundary = newest
+	c.boundary, c.readUntil = newest, until
 	if truncated && oldest.After(c.lateFrom) {
 		// The oldest timestamp read may have had more entries than read.
 		c.lateFrom = oldest.Add(time.Nanosecond)
@@ -167,10 +170,17 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 // skip moves c past until without counting: the entries since the
 // boundary cannot be read.
 func (c *logCursor) skip(until time.Time) {
-	c.boundary, c.lateFrom = until, until
+	c.boundary, c.lateFrom, c.readUntil = until, until, until
 	clear(c.recent)
 }
 

@@ -40,6 +40,12 @@ type logsReader struct {
 	// late counts the entries counted after a read had passed their
 	// timestamp.
 	late float64
+	// resume holds the saved positions until the first pass has used
+	// them; skipped is the longest span it could not read, and
+	// skippedSeconds counts them.
+	resume         map[string]savedCursor
+	skipped        time.Duration
+	skippedSeconds float64
 	warned    map[string]bool // services whose truncation was logged
 	// warnedLoop is set once a repeated page was logged.
 	warnedLoop bool
@@ -56,10 +62,17 @@ type logsReader struct {
 
 func newLogsReader(r *runner, client LogsClient) *logsReader {
 	cfg := r.opts.Logs
-	return &logsReader{
+	l := &logsReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
 		cursors: map[string]*logCursor{}, warned: map[string]bool{},
 	}
+	if r.opts.Positions != nil {
+		l.resume = r.opts.Positions.resume(r.host.ProjectID(), r.opts.APIURL)
+	} else {
+		r.logger.Info("Log counting starts now: entries written before, while the exporter was not running, are not counted",
+			"resume_with", "--collect.logs.state-file")
+	}
+	return l
 }
 
 // tick reads every selected service's new entries: it forgets the
@@ -80,11 +93,14 @@ func (l *logsReader) tick(ctx context.Context) {
 	l.setBudget(len(services))
 	until := now.Add(-l.cfg.Delay).UTC()
 	pass := &logsPass{lastPublished: now}
-	l.readAll(ctx, l.startCursors(services, until), until, pass)
+	reads := l.startCursors(services, until)
+	l.endResume()
+	l.readAll(ctx, reads, until, pass)
 	if l.offWhenUnsupported(now, pass) {
 		return
 	}
 	l.warnReads(pass)
+	l.savePositions()
 	l.publishLogs(now, l.now(), pass.failures)
 }
 
@@ -119,15 +135,14 @@ func (l *logsReader) prune(services []string) {
 	}
 }
 
-// startCursors gives the services seen for the first time a cursor at
-// until, and returns the others, which are read. There is no backfill: a
-// service's counting starts when it is first seen, its series at 0. The new cursors are
-// made before the reads start because the reads publish from l.cursors as
-// they go.
+// startCursors gives the services seen for the first time a cursor (see
+// startCursor), and returns those to read. There is no backfill: a
+// service's counting starts when it is first seen, its series at 0,
+// unless it resumes from the state file. The new cursors are made before
+// the reads start because the reads publish from l.cursors as they go.
 func (l *logsReader) startCursors(services []string, until time.Time) (reads []string) {
 	for _, id := range services {
-		if l.cursors[id] == nil {
-			l.cursors[id] = newLogCursor(until, l.cfg.Interval)
+		if l.cursors[id] == nil && !l.startCursor(id, until) {
 			continue
 		}
 		reads = append(reads, id)
@@ -217,6 +232,7 @@ func (l *logsReader) offWhenUnsupported(now time.Time, pass *logsPass) (off bool
 		}
 		l.unsupportedUntil = now.Add(availableSeriesTTL)
 		l.cursors = map[string]*logCursor{}
+		l.savePositions()
 		l.publishLogs(now, l.now(), 0)
 		return true
 	}
@@ -367,7 +383,7 @@ func (l *logsReader) fill() func(*fleet.Snapshot) {
 
 // build makes the project's logs from the counts.
 func (l *logsReader) build() *fleet.Logs {
-	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late}
+	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
 		for id := range l.cursors {
 			if !yield(id) {
