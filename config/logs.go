@@ -31,6 +31,10 @@ type Logs struct {
 	// Delay is how long before each read its entries end, so that entries
 	// the provider delivers late are still counted.
 	Delay time.Duration
+	// StateFile is where the counting's positions of every project are
+	// kept across restarts; "" keeps none. A flag only: one file holds
+	// every project.
+	StateFile string
 }
 
 // addLogsFlags registers the --collect.logs.* flags.
@@ -44,6 +48,8 @@ func addLogsFlags(app *kingpin.Application, l *Logs) {
 		fmt.Sprint(DefaultLogsMaxPages), "CLOUDDB_COLLECT_LOGS_MAX_PAGES", &l.MaxPages)
 	flagval.Duration(app, "collect.logs.delay", "How long before each read its entries end: entries the provider delivers later than this after their timestamp are not counted (see docs/configuration.md). Counts lag by as much.",
 		"0s", "CLOUDDB_COLLECT_LOGS_DELAY", &l.Delay)
+	app.Flag("collect.logs.state-file", "File in which the log collector keeps, for every project and service, where its counting stands and its counts, so that a restart counts the entries written while it was down (up to 1h back) and the counters go on. Written atomically every 10s at most and at shutdown; its directory must exist and be writable. Default: none, and a restart loses the entries written while it was down (see docs/configuration.md).").
+		Envar("CLOUDDB_COLLECT_LOGS_STATE_FILE").StringVar(&l.StateFile)
 }
 
 // validate checks the log settings; where names a setting's origin.

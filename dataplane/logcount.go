@@ -48,7 +48,7 @@ type logCursor struct {
 	// readUntil is the until of the last read counted, or skipped: the
 	// entries before it were read (see savedCursor).
 	readUntil time.Time
-	counts   map[string]float64
+	counts    map[string]float64
 	// pending holds the entries of severities first counted since the
 	// last tick: their series are published at 0 first, and the entries
 	// added at the next tick (see settle), so that increase() sees them.

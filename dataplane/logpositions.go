@@ -235,8 +235,12 @@ func (p *LogPositions) Run(ctx context.Context) {
 	}
 }
 
-// Close writes the file a last time; later saves are ignored.
+// Close writes the file a last time; later saves are ignored. A nil
+// LogPositions (no state file) does nothing.
 func (p *LogPositions) Close() {
+	if p == nil {
+		return
+	}
 	p.write()
 	p.mu.Lock()
 	p.closed = true

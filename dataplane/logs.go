@@ -46,7 +46,7 @@ type logsReader struct {
 	resume         map[string]savedCursor
 	skipped        time.Duration
 	skippedSeconds float64
-	warned    map[string]bool // services whose truncation was logged
+	warned         map[string]bool // services whose truncation was logged
 	// warnedLoop is set once a repeated page was logged.
 	warnedLoop bool
 	// warnedUntimed is set once entries without a timestamp were logged.

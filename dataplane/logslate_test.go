@@ -18,7 +18,7 @@ func TestLogsLateEntries(t *testing.T) {
 	h.fl.add(id, t0.Add(-40*time.Second), "ERROR", "on time", 2)
 	h.fl.add(id, t0.Add(-10*time.Second), "LOG", "on time", 1)
 	h.tick()
-	h.fl.add(id, t0.Add(-20*time.Second), "FATAL", "late", 1)                    // 10s before the boundary
+	h.fl.add(id, t0.Add(-20*time.Second), "FATAL", "late", 1)                   // 10s before the boundary
 	h.fl.add(id, t0.Add(-10*time.Second-2*time.Minute), "PANIC", "too late", 1) // beyond the window
 	h.fl.add(id, t0.Add(30*time.Second), "WARNING", "new", 1)
 	for range 4 {
