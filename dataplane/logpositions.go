@@ -124,7 +124,7 @@ func readPositions(path string) (map[string]savedProject, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var buf bytes.Buffer
 	if n, err := buf.ReadFrom(io.LimitReader(f, maxPositionsFile+1)); err != nil {
 		return nil, err
@@ -285,7 +285,8 @@ func writeAtomic(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left
+	// After a successful rename there is nothing left to remove.
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	_, err = tmp.Write(b)
 	if err == nil {
 		err = tmp.Sync()
