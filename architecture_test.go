@@ -21,7 +21,7 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
+	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
 	"admin":              {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
 	"apiclient":          {},
 	"cloudsim":           {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes

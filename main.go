@@ -30,6 +30,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
@@ -85,8 +86,17 @@ func run(args []string, getenv func(string) string) int {
 
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
+	// Closed after the manager has stopped the readers: the last
+	// positions they saved are written.
+	positions, err := openLogPositions(ctx, f, logger)
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 2
+	}
+	defer positions.Close()
 	manager := projects.New(ctx, logger, apiMetrics, expo, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
+	manager.LogPositions = positions
 	manager.CredentialCheckInterval = f.credentialCheckInterval
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
@@ -269,6 +279,11 @@ func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error
 	}
 	if _, err := shardOf(f); err != nil {
 		return nil, err
+	}
+	if path := f.config.Collect.Logs.StateFile; path != "" {
+		if err := dataplane.CheckLogPositions(path); err != nil {
+			return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
+		}
 	}
 	if *f.web.WebConfigFile != "" {
 		if err := web.Validate(*f.web.WebConfigFile); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/clouddb/clouddb_exporter/admin"
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 	"github.com/clouddb/clouddb_exporter/logging"
@@ -113,4 +114,20 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 		}
 	}
 	return 0
+}
+
+// openLogPositions opens the log state file (--collect.logs.state-file)
+// and writes it in the background until ctx ends; nil without one, which
+// the readers and Close accept.
+func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger) (*dataplane.LogPositions, error) {
+	path := f.config.Collect.Logs.StateFile
+	if path == "" {
+		return nil, nil
+	}
+	p, err := dataplane.OpenLogPositions(path, logger)
+	if err != nil {
+		return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
+	}
+	go p.Run(ctx)
+	return p, nil
 }

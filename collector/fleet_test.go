@@ -84,6 +84,8 @@ var catalog = []string{
 	// The opt-in log collector.
 	"clouddb_service_log_entries_total",
 	"clouddb_exporter_log_pages_truncated_total",
+	"clouddb_exporter_log_entries_late_total",
+	"clouddb_exporter_log_skipped_seconds_total",
 }
 
 // testSnapshots returns the fixture that exercises every metric of the

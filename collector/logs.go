@@ -9,10 +9,16 @@ var (
 	logPagesTruncatedDesc = newCounterDesc("clouddb_exporter_log_pages_truncated_total",
 		"Reads of one service's new log entries that left some uncounted: they hit --collect.logs.max-pages (the older entries of that interval), the API sent a page again (a repeated or ignored cursor), or a page held an entry over --api.max-value-size (the whole interval, skipped). Cached from the last log read.",
 		"project_id")
+	logEntriesLateDesc = newCounterDesc("clouddb_exporter_log_entries_late_total",
+		"Log entries that arrived after a read had passed their timestamp (older than the newest entry counted of their service): counted in clouddb_service_log_entries_total at the next read when at most one --collect.logs.interval older than that newest entry, not seen at all when older still (see --collect.logs.delay). Cached from the last log read.",
+		"project_id")
+	logSkippedDesc = newCounterDesc("clouddb_exporter_log_skipped_seconds_total",
+		"Seconds of log time not read when the log collector resumed from a --collect.logs.state-file position older than the resume bound (1h): the entries of that span are not counted. Cached from the last log read.",
+		"project_id")
 )
 
 // logsDescs lists the log collector's descriptors.
-var logsDescs = []*Desc{logEntriesDesc, logPagesTruncatedDesc}
+var logsDescs = []*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc}
 
 // collectLogs emits the log collector's per-service counts of s: nothing
 // when it is off (its project series is collectLogsTotals').
@@ -30,5 +36,7 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 func collectLogsTotals(out *Sink, s *fleet.Snapshot) {
 	if l := s.Logs; l != nil {
 		out.gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
+		out.gauge(logEntriesLateDesc, l.Late, s.ProjectID)
+		out.gauge(logSkippedDesc, l.SkippedSeconds, s.ProjectID)
 	}
 }

@@ -17,4 +17,7 @@ type Logs struct {
 	Selection
 	MaxPages int
 	Delay    time.Duration
+	// StateFile keeps the counting's positions of every project across
+	// restarts; "" keeps none. A flag only: one file holds every project.
+	StateFile string
 }

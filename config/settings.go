@@ -88,6 +88,8 @@ var settings = []setting{
 		func(_ *API, c *Collect) any { return &c.Logs.MaxPages }, ifLogs(atLeastOnePage)},
 	{"collect.logs.delay", "collect.logs.delay", "How long before each read its entries end: entries the provider delivers later than this after their timestamp are not counted (see docs/configuration.md). Counts lag by as much.", "0s",
 		func(_ *API, c *Collect) any { return &c.Logs.Delay }, ifLogs(logsDelay)},
+	{"collect.logs.state-file", "", "File in which the log collector keeps, for every project and service, where its counting stands and its counts, so that a restart counts the entries written while it was down (up to 1h back) and the counters go on. Written atomically every 10s at most and at shutdown; its directory must exist and be writable. Default: none, and a restart loses the entries written while it was down (see docs/configuration.md).", "",
+		func(_ *API, c *Collect) any { return &c.Logs.StateFile }, nil},
 }
 
 // addSettingFlags registers a flag per setting, bound to api and collect.

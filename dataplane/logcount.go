@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -30,23 +31,41 @@ func severityOf(s string) string {
 }
 
 // logCursor is where one service's counting stands: the newest timestamp
-// counted, and how many entries of each kind (severity and message,
-// hashed) were counted at exactly that timestamp, so that entries the API
-// sends again there (since is inclusive, or a later page or poll repeats
-// the boundary) are neither lost nor counted twice.
+// counted (the boundary), and how many entries of each kind (timestamp,
+// severity and message, hashed) were counted from lateFrom up to it, so
+// that entries the API sends again (since is inclusive, a later page or
+// poll repeats the boundary, or a read reaches back for late entries) are
+// neither lost nor counted twice, and entries that arrived late, older
+// than the boundary, are told from those counted before.
 type logCursor struct {
 	boundary time.Time
-	seen     map[uint64]int
-	counts   map[string]float64
+	// lateFrom is the oldest timestamp whose entries recent knows: the
+	// reads reach back to it, and an entry at or after it that recent
+	// does not hold arrived late. It is at most window before boundary.
+	lateFrom time.Time
+	window   time.Duration
+	recent   map[entryAt]int
+	// readUntil is the until of the last read counted, or skipped: the
+	// entries before it were read (see savedCursor).
+	readUntil time.Time
+	counts    map[string]float64
 	// pending holds the entries of severities first counted since the
 	// last tick: their series are published at 0 first, and the entries
 	// added at the next tick (see settle), so that increase() sees them.
 	pending map[string]float64
 }
 
-// newLogCursor starts counting at boundary, the usual severities at 0.
-func newLogCursor(boundary time.Time) *logCursor {
-	c := &logCursor{boundary: boundary, seen: map[uint64]int{}, counts: map[string]float64{}, pending: map[string]float64{}}
+// entryAt is one kind of entry at one timestamp.
+type entryAt struct {
+	ts  int64 // Unix nanoseconds
+	key uint64
+}
+
+// newLogCursor starts counting at boundary, the usual severities at 0;
+// late entries are looked for up to window back.
+func newLogCursor(boundary time.Time, window time.Duration) *logCursor {
+	c := &logCursor{boundary: boundary, lateFrom: boundary, window: window, readUntil: boundary,
+		recent: map[entryAt]int{}, counts: map[string]float64{}, pending: map[string]float64{}}
 	for _, s := range logSeverities[:7] {
 		c.counts[s] = 0
 	}
@@ -84,58 +103,85 @@ func newestOf(entries []apiclient.LogEntry) time.Time {
 	return newest
 }
 
-// count adds the entries of one read (newest first, from since = the
-// boundary, to until) to c: those newer than the boundary all, those at
-// exactly the boundary only beyond what was counted there already; then
-// moves the boundary to the newest entry. Entries without a timestamp, or
-// older than the boundary (late, or an API that ignores since), are not
-// counted: they cannot be told from ones counted before. Entries newer
-// than until (an API that ignores until, or a clock far ahead) are not
-// counted yet: they would move the boundary past every entry to come.
-// It returns how many entries had no timestamp.
-func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time) (untimed int) {
+// count adds the entries of one read (newest first, from since =
+// lateFrom, to until) to c: those newer than the boundary all, those from
+// lateFrom to the boundary only beyond what was counted there already
+// (late ones, older than the boundary, are counted and returned in late);
+// then moves the boundary to the newest entry. Entries without a
+// timestamp, or older than lateFrom (later than the window, or an API
+// that ignores since), are not counted: they cannot be told from ones
+// counted before. Entries newer than until (an API that ignores until,
+// or a clock far ahead) are not counted yet: they would move the boundary
+// past every entry to come. truncated says that entries older than the
+// read's oldest remained unread: they are not counted, as late or not.
+func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool) (untimed, late int) {
 	newest := c.boundary
-	atBoundary := map[uint64]int{}
+	read := map[entryAt]int{}
+	oldest := until
 	for _, e := range entries {
-		switch ts := e.Timestamp.Time; {
-		case ts.IsZero():
+		ts := e.Timestamp.Time
+		if ts.IsZero() {
 			untimed++
-		case ts.Before(c.boundary) || ts.After(until):
 			continue
-		case ts.Equal(c.boundary):
-			k := entryKey(e)
-			atBoundary[k]++
-			if atBoundary[k] > c.seen[k] {
-				c.add(severityOf(e.Severity))
-			}
-		default:
-			c.add(severityOf(e.Severity))
-			if ts.After(newest) {
-				newest = ts
-			}
+		}
+		if ts.Before(c.lateFrom) || ts.After(until) {
+			continue
+		}
+		oldest = minTime(oldest, ts)
+		k := entryAt{ts.UnixNano(), entryKey(e)}
+		read[k]++
+		if read[k] <= c.recent[k] {
+			continue
+		}
+		c.add(severityOf(e.Severity))
+		if ts.Before(c.boundary) {
+			late++
+		}
+		if ts.After(newest) {
+			newest = ts
 		}
 	}
-	if newest.Equal(c.boundary) {
-		for k, n := range atBoundary {
-			c.seen[k] = max(c.seen[k], n)
-		}
-		return untimed
+	for k, n := range read {
+		c.recent[k] = max(c.recent[k], n)
 	}
-	c.boundary = newest
-	c.seen = map[uint64]int{}
-	for _, e := range entries {
-		if e.Timestamp.Equal(newest) {
-			c.seen[entryKey(e)]++
-		}
+	c.boundary, c.readUntil = newest, until
+	if truncated && oldest.After(c.lateFrom) {
+		// The oldest timestamp read may have had more entries than read.
+		c.lateFrom = oldest.Add(time.Nanosecond)
 	}
-	return untimed
+	c.forget()
+	return untimed, late
+}
+
+// forget moves lateFrom up to window before the boundary and drops what
+// recent holds before it.
+func (c *logCursor) forget() {
+	if from := c.boundary.Add(-c.window); from.After(c.lateFrom) {
+		c.lateFrom = from
+	}
+	from := c.lateFrom.UnixNano()
+	maps.DeleteFunc(c.recent, func(k entryAt, _ int) bool { return k.ts < from })
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // skip moves c past until without counting: the entries since the
 // boundary cannot be read.
 func (c *logCursor) skip(until time.Time) {
-	c.boundary = until
-	c.seen = map[uint64]int{}
+	c.boundary, c.lateFrom, c.readUntil = until, until, until
+	clear(c.recent)
 }
 
 // entryKey tells entries apart at one timestamp: the severity and the

@@ -37,7 +37,16 @@ type logsReader struct {
 
 	cursors   map[string]*logCursor
 	truncated float64
-	warned    map[string]bool // services whose truncation was logged
+	// late counts the entries counted after a read had passed their
+	// timestamp.
+	late float64
+	// resume holds the saved positions until the first pass has used
+	// them; skipped is the longest span it could not read, and
+	// skippedSeconds counts them.
+	resume         map[string]savedCursor
+	skipped        time.Duration
+	skippedSeconds float64
+	warned         map[string]bool // services whose truncation was logged
 	// warnedLoop is set once a repeated page was logged.
 	warnedLoop bool
 	// warnedUntimed is set once entries without a timestamp were logged.
@@ -53,10 +62,17 @@ type logsReader struct {
 
 func newLogsReader(r *runner, client LogsClient) *logsReader {
 	cfg := r.opts.Logs
-	return &logsReader{
+	l := &logsReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
 		cursors: map[string]*logCursor{}, warned: map[string]bool{},
 	}
+	if r.opts.Positions != nil {
+		l.resume = r.opts.Positions.resume(r.host.ProjectID(), r.opts.APIURL)
+	} else {
+		r.logger.Info("Log counting starts now: entries written before, while the exporter was not running, are not counted",
+			"resume_with", "--collect.logs.state-file")
+	}
+	return l
 }
 
 // tick reads every selected service's new entries: it forgets the
@@ -77,11 +93,14 @@ func (l *logsReader) tick(ctx context.Context) {
 	l.setBudget(len(services))
 	until := now.Add(-l.cfg.Delay).UTC()
 	pass := &logsPass{lastPublished: now}
-	l.readAll(ctx, l.startCursors(services, until), until, pass)
+	reads := l.startCursors(services, until)
+	l.endResume()
+	l.readAll(ctx, reads, until, pass)
 	if l.offWhenUnsupported(now, pass) {
 		return
 	}
 	l.warnReads(pass)
+	l.savePositions()
 	l.publishLogs(now, l.now(), pass.failures)
 }
 
@@ -116,15 +135,14 @@ func (l *logsReader) prune(services []string) {
 	}
 }
 
-// startCursors gives the services seen for the first time a cursor at
-// until, and returns the others, which are read. There is no backfill: a
-// service's counting starts when it is first seen, its series at 0. The new cursors are
-// made before the reads start because the reads publish from l.cursors as
-// they go.
+// startCursors gives the services seen for the first time a cursor (see
+// startCursor), and returns those to read. There is no backfill: a
+// service's counting starts when it is first seen, its series at 0,
+// unless it resumes from the state file. The new cursors are made before
+// the reads start because the reads publish from l.cursors as they go.
 func (l *logsReader) startCursors(services []string, until time.Time) (reads []string) {
 	for _, id := range services {
-		if l.cursors[id] == nil {
-			l.cursors[id] = newLogCursor(until)
+		if l.cursors[id] == nil && !l.startCursor(id, until) {
 			continue
 		}
 		reads = append(reads, id)
@@ -140,7 +158,7 @@ func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Tim
 	for _, id := range reads {
 		c := l.cursors[id]
 		g.Go(func() error {
-			entries, truncated, looping, err := l.read(gctx, id, c.boundary, until, l.cfg.MaxPages)
+			entries, truncated, looping, err := l.read(gctx, id, c.lateFrom, c.boundary, until, l.cfg.MaxPages)
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
 			l.apply(pass, id, c, until, entries, truncated, looping, err)
@@ -173,7 +191,9 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 		}
 	default:
 		pass.answered++
-		pass.untimed += c.count(entries, until)
+		untimed, late := c.count(entries, until, truncated)
+		pass.untimed += untimed
+		l.late += float64(late)
 		switch {
 		case looping:
 			l.truncated++
@@ -212,6 +232,7 @@ func (l *logsReader) offWhenUnsupported(now time.Time, pass *logsPass) (off bool
 		}
 		l.unsupportedUntil = now.Add(availableSeriesTTL)
 		l.cursors = map[string]*logCursor{}
+		l.savePositions()
 		l.publishLogs(now, l.now(), 0)
 		return true
 	}
@@ -269,12 +290,14 @@ func (l *logsReader) warnTruncated(truncations []string) {
 }
 
 // read pages through a service's entries from since (inclusive, as the API
-// may send them) to until, newest first, up to maxPages pages. truncated
-// tells that older entries remained; looping that the API sent a page
-// again (a cursor it had sent before, or entries newer than those of the
-// page before: it ignores the cursor), which is not counted and ends the
-// read as a truncated one.
-func (l *logsReader) read(ctx context.Context, id string, since, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
+// may send them) to until, newest first, up to maxPages pages. Since
+// reaches back before the boundary for late entries, at no cost in calls:
+// the read stops at the first page that reaches below the boundary.
+// truncated tells that older entries remained; looping that the API sent
+// a page again (a cursor it had sent before, or entries newer than those
+// of the page before: it ignores the cursor), which is not counted and
+// ends the read as a truncated one.
+func (l *logsReader) read(ctx context.Context, id string, since, boundary, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
 	q := apiclient.LogsQuery{Since: since, Until: until}
 	sent := map[string]bool{}
 	var oldest time.Time
@@ -298,7 +321,7 @@ func (l *logsReader) read(ctx context.Context, id string, since, until time.Time
 				oldest = ts
 			}
 		}
-		if page.LastCursor == "" {
+		if page.LastCursor == "" || oldest.Before(boundary) {
 			return entries, false, false, nil
 		}
 		sent[page.LastCursor] = true
@@ -360,7 +383,7 @@ func (l *logsReader) fill() func(*fleet.Snapshot) {
 
 // build makes the project's logs from the counts.
 func (l *logsReader) build() *fleet.Logs {
-	logs := &fleet.Logs{PagesTruncated: l.truncated}
+	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
 		for id := range l.cursors {
 			if !yield(id) {

@@ -50,6 +50,11 @@ type Options struct {
 	Logger    *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Positions is the log state file (--collect.logs.state-file), shared
+	// by every project; nil without one. APIURL is the project's API, the
+	// identity its positions are saved under.
+	Positions *LogPositions
+	APIURL    string
 }
 
 // budgetShare is the share of RateLimit x Interval the calls plan to

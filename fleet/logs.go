@@ -11,6 +11,12 @@ type Logs struct {
 	Counts []LogCount
 	// PagesTruncated counts the reads that hit the page cap.
 	PagesTruncated float64
+	// Late counts the entries counted after a read had passed their
+	// timestamp (they arrived late).
+	Late float64
+	// SkippedSeconds counts the log time not read on resuming from a
+	// saved position older than the resume bound.
+	SkippedSeconds float64
 }
 
 // LogCount is how many log entries of one severity a service has written

@@ -62,6 +62,10 @@ type Manager struct {
 	// credential files; 0 means DefaultCredentialCheckInterval. Set it
 	// before WatchCredentials starts.
 	CredentialCheckInterval time.Duration
+	// LogPositions is the log state file every project's log collector
+	// resumes from and saves into; nil without one. Set it before the
+	// first Apply.
+	LogPositions *dataplane.LogPositions
 
 	mu      sync.RWMutex
 	running map[string]*Project
@@ -166,6 +170,7 @@ func (m *Manager) start(p *Project) {
 	})
 	dataplane.Run(ctx, p.Poller, p.Client, dataplane.Options{
 		Collect: p.Config.Collect, RateLimit: p.Config.API.RateLimit, Logger: m.logger,
+		Positions: m.LogPositions, APIURL: p.Config.API.URL,
 	})
 	go func() {
 		defer close(p.done)

@@ -1,0 +1,88 @@
+package dataplane
+
+import (
+	"strconv"
+	"time"
+)
+
+// resumeCursor makes the cursor of a service from its saved position, at
+// most MaxLogResume before until: an older boundary moves up to that
+// bound, and the span before it that was never read is returned in
+// skipped.
+func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *logCursor, skipped time.Duration) {
+	from := until.Add(-MaxLogResume)
+	boundary := sc.Boundary.UTC()
+	switch {
+	case boundary.After(until):
+		// Saved with a clock ahead: the entries to come must not wait for it.
+		boundary = until
+	case boundary.Before(from):
+		boundary = from
+		skipped = max(from.Sub(sc.ReadUntil), 0)
+	}
+	c = newLogCursor(boundary, window)
+	for sev, n := range sc.Counts {
+		c.counts[sev] = n
+	}
+	if boundary.Equal(sc.Boundary) {
+		for k, n := range sc.AtBoundary {
+			key, _ := strconv.ParseUint(k, 16, 64) // checked when read
+			c.recent[entryAt{boundary.UnixNano(), key}] = n
+		}
+	}
+	c.readUntil = minTime(maxTime(sc.ReadUntil, boundary), until)
+	return c, skipped
+}
+
+// saved returns what the file keeps of c.
+func (c *logCursor) saved() savedCursor {
+	sc := savedCursor{Boundary: c.boundary, ReadUntil: c.readUntil, AtBoundary: map[string]int{}, Counts: map[string]float64{}}
+	for sev, n := range c.counts {
+		sc.Counts[sev] = n + c.pending[sev]
+	}
+	ts := c.boundary.UnixNano()
+	for k, n := range c.recent {
+		if k.ts == ts {
+			sc.AtBoundary[strconv.FormatUint(k.key, 16)] = n
+		}
+	}
+	return sc
+}
+
+// savePositions saves the project's positions into the state file, if any.
+func (l *logsReader) savePositions() {
+	if l.opts.Positions == nil {
+		return
+	}
+	services := make(map[string]savedCursor, len(l.cursors))
+	for id, c := range l.cursors {
+		services[id] = c.saved()
+	}
+	l.opts.Positions.save(l.host.ProjectID(), l.opts.APIURL, services)
+}
+
+// startCursor gives a service seen for the first time its cursor: from
+// its saved position on the first pass after a start (then it is read at
+// once: resumed reports it), else at until, to be read from the next pass.
+func (l *logsReader) startCursor(id string, until time.Time) (resumed bool) {
+	sc, ok := l.resume[id]
+	if !ok {
+		l.cursors[id] = newLogCursor(until, l.cfg.Interval)
+		return false
+	}
+	c, skipped := resumeCursor(sc, until, l.cfg.Interval)
+	l.cursors[id] = c
+	l.skipped = max(l.skipped, skipped)
+	return true
+}
+
+// endResume ends the first pass's resumption: the span skipped is
+// counted, logged once, and saved positions are not used again.
+func (l *logsReader) endResume() {
+	if l.skipped > 0 {
+		l.skippedSeconds += l.skipped.Seconds()
+		l.logger.Warn("The log state file's positions are older than the resume bound: the entries of the span before it are not counted",
+			"skipped", l.skipped.Round(time.Second), "resume_bound", MaxLogResume)
+	}
+	l.resume, l.skipped = nil, 0
+}
