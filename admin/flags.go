@@ -50,7 +50,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_ALLOW_INSECURE_LISTENER").BoolVar(&f.allowInsecureListener)
 	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
-	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(notByDefault, ", ")+".").
+	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(OptIn(), ", ")+".").
 		Envar("CLOUDDB_ADMIN_ALLOW").StringsVar(&f.allow)
 	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log; reopened when renamed or removed, and on SIGHUP. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
