@@ -21,19 +21,20 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
+	".":                  {"admin", "apiclient", "apimetrics", "cloudsim", "config", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
 	"admin":              {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
 	"apiclient":          {},
+	"apimetrics":         {"apiclient"},
 	"cloudsim":           {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
 	"cmd/cloudsim":       {"cloudsim"},
 	"collector":          {"apiclient", "fleet"},
 	"config":             {"apiclient", "internal/flagval"},
 	"dataplane":          {"apiclient", "config", "fleet"},
-	"exposition":         {"collector", "fleet"},
+	"exposition":         {"apimetrics", "collector", "fleet"},
 	"fleet":              {"apiclient"},
 	"logging":            {"internal/flagval"},
 	"poller":             {"apiclient", "config", "fleet", "shard"},
-	"projects":           {"apiclient", "collector", "config", "dataplane", "fleet", "poller", "shard"},
+	"projects":           {"apiclient", "apimetrics", "config", "dataplane", "fleet", "poller", "shard"},
 	"sd":                 {"apiclient", "fleet"},
 	"shard":              {"internal/flagval"},
 	"internal/fakeclock": {},

@@ -15,7 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
@@ -334,7 +334,7 @@ func liveHeap() int64 {
 // gather, not from a gather per scrape.
 func TestExpositionScheduledSelfGather(t *testing.T) {
 	g := &countingGatherer{}
-	e := New(SelfGatherer(collector.NewAPIMetrics(nil), g), nil)
+	e := New(SelfGatherer(apimetrics.New(nil), g), nil)
 	defer e.Close()
 	e.SetSnapshot(fleettest.Snapshots()[0])
 	for range 5 {

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -52,7 +52,7 @@ type Publisher interface {
 type Manager struct {
 	ctx        context.Context
 	logger     *slog.Logger
-	apiMetrics *collector.APIMetrics
+	apiMetrics *apimetrics.Metrics
 	exposition Publisher
 	userAgent  string
 	// Shard is this process's shard of every project's resources; set it
@@ -72,7 +72,7 @@ type Manager struct {
 }
 
 // New returns a Manager whose pollers live until ctx is done or Stop.
-func New(ctx context.Context, logger *slog.Logger, apiMetrics *collector.APIMetrics, exposition Publisher, userAgent string) *Manager {
+func New(ctx context.Context, logger *slog.Logger, apiMetrics *apimetrics.Metrics, exposition Publisher, userAgent string) *Manager {
 	return &Manager{
 		ctx:        ctx,
 		logger:     logger,
