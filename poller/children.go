@@ -57,7 +57,7 @@ type childList[T, E any] struct {
 	parents            func(s *state) []string
 	parentInTransition func(s *state, parentID string) bool
 	// follow, when set, replaces get or listAgain.
-	follow  func(l *childList[T, E], ctx context.Context, p *Poller, parentID string, list []T) []followUp
+	follow  func(ctx context.Context, l *childList[T, E], p *Poller, parentID string, list []T) []followUp
 	observe func(s *state, parentID string, v T)
 	field   func(*fleet.Snapshot) *[]E
 	elem    func(parentID string, c *T, since time.Time) E
@@ -102,7 +102,7 @@ func (l *childList[T, E]) followUps(ctx context.Context, p *Poller) []followUp {
 		}
 		switch {
 		case l.follow != nil:
-			out = append(out, l.follow(l, ctx, p, id, list)...)
+			out = append(out, l.follow(ctx, l, p, id, list)...)
 		case l.get != nil:
 			for _, v := range list {
 				if l.inTransition(v) {

@@ -75,7 +75,7 @@ func newChildLists() []childLister {
 
 // followReplicaSets lists a service's replica sets again (they have no
 // get), or reads the service when it carries them: one call for both.
-func followReplicaSets(l *childList[apiclient.ReplicaSet, fleet.ReplicaSet], ctx context.Context, p *Poller, serviceID string, _ []apiclient.ReplicaSet) []followUp {
+func followReplicaSets(ctx context.Context, l *childList[apiclient.ReplicaSet, fleet.ReplicaSet], p *Poller, serviceID string, _ []apiclient.ReplicaSet) []followUp {
 	if p.st.inlineReplicaSets[serviceID] {
 		return []followUp{p.followService(ctx, serviceID)}
 	}
