@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -21,19 +22,20 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                  {"admin", "apiclient", "cloudsim", "collector", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
+	".":                  {"admin", "apiclient", "apimetrics", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
 	"admin":              {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
 	"apiclient":          {},
+	"apimetrics":         {"apiclient"},
 	"cloudsim":           {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
 	"cmd/cloudsim":       {"cloudsim"},
 	"collector":          {"apiclient", "fleet"},
 	"config":             {"apiclient", "internal/flagval"},
 	"dataplane":          {"apiclient", "config", "fleet"},
-	"exposition":         {"collector", "fleet"},
+	"exposition":         {"apimetrics", "collector", "fleet"},
 	"fleet":              {"apiclient"},
 	"logging":            {"internal/flagval"},
 	"poller":             {"apiclient", "config", "fleet", "shard"},
-	"projects":           {"apiclient", "collector", "config", "dataplane", "fleet", "poller", "shard"},
+	"projects":           {"apiclient", "apimetrics", "config", "dataplane", "fleet", "poller", "shard"},
 	"sd":                 {"apiclient", "fleet"},
 	"shard":              {"internal/flagval"},
 	"internal/fakeclock": {},
@@ -120,4 +122,71 @@ func TestSimulatorKeepsItsOwnRoutes(t *testing.T) {
 			t.Errorf("cloudsim uses %s: its routes must not be derived from the client's catalog", name)
 		}
 	}
+}
+
+// Size limits outside the simulator (cloudsim/, cmd/cloudsim/) and tests:
+// a function longer than a screen or a file longer than a few hundred lines
+// is a sign of more than one concern; poller/ keeps the state's calls only
+// (the data plane has its own package).
+const (
+	maxFuncLines   = 80
+	maxFileLines   = 500
+	maxPollerLines = 2000
+)
+
+func TestSizes(t *testing.T) {
+	fset := token.NewFileSet()
+	poller := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return skipDir(path, d)
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		lines := fset.File(f.Pos()).LineCount()
+		if filepath.ToSlash(filepath.Dir(path)) == "poller" {
+			poller += lines
+		}
+		if lines > maxFileLines {
+			t.Errorf("%s has %d lines; split it (at most %d)", path, lines, maxFileLines)
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok {
+				n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+				if n > maxFuncLines {
+					t.Errorf("%s: %s has %d lines; split it (at most %d)", path, fn.Name.Name, n, maxFuncLines)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if poller >= maxPollerLines {
+		t.Errorf("poller/ has %d lines of code; keep it under %d", poller, maxPollerLines)
+	}
+}
+
+// skipDir leaves out what TestSizes does not measure: hidden directories,
+// testdata, the simulator and other modules (mixin/, deploy/helm/).
+func skipDir(path string, d fs.DirEntry) error {
+	if path == "." {
+		return nil
+	}
+	if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "cloudsim" {
+		return filepath.SkipDir
+	}
+	if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+		return filepath.SkipDir
+	}
+	return nil
 }

@@ -27,8 +27,8 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/clouddb/clouddb_exporter/admin"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
@@ -76,7 +76,7 @@ func run(args []string, getenv func(string) string) int {
 	// encodes them at most every 5 s, and the Go and process metrics of reg
 	// are gathered every 5 s in the background, not on every scrape. The
 	// project discovery's client reports to them too.
-	apiMetrics := collector.NewAPIMetrics(nil)
+	apiMetrics := apimetrics.New(nil)
 	reg := newRegistry(!f.disableExporterMetrics)
 	load, err := projectSource(ctx, logger, f, getenv, apiMetrics, reg)
 	if err != nil {
@@ -345,7 +345,7 @@ func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *
 // project discovery, whose API calls go to apiMetrics and whose health goes
 // to reg. With apiMetrics nil it only validates (--config.check): the
 // simulator is not started.
-func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, apiMetrics *collector.APIMetrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
+func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, apiMetrics *apimetrics.Metrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	cfg, check := f.config, apiMetrics == nil
 	if !check && f.checked != nil {
 		return f.checked.Load, nil
@@ -424,7 +424,7 @@ func discovering(f *flags) bool {
 // does not stop the exporter: the next discovery, a full cycle later, tries
 // again. With apiMetrics nil it only validates. The discovery logs its
 // failures and the projects it adds or removes.
-func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, apiMetrics *collector.APIMetrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
+func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, apiMetrics *apimetrics.Metrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	template, err := cfg.DiscoveryTemplate(getenv)
 	if err != nil || apiMetrics == nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/clouddb/clouddb_exporter/admin"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/projects"
 )
@@ -108,7 +109,7 @@ func TestMetricsDoc(t *testing.T) {
 func exporterMetricRows(t *testing.T) []metricRow {
 	t.Helper()
 	rec := &recorder{}
-	collector.NewAPIMetrics(rec)
+	apimetrics.New(rec)
 	projects.NewReloader(rec, nil, nil, "", slog.New(slog.DiscardHandler))
 	projects.NewDiscoveryMetrics(rec)
 	ctx, cancel := context.WithCancel(context.Background())

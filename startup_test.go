@@ -9,7 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 )
 
 // TestStartReadsTheConfigFileOnce: a start runs what it checked. The file
@@ -32,7 +32,7 @@ func TestStartReadsTheConfigFileOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("not: [a configuration")
-	load, err := projectSource(context.Background(), slog.New(slog.DiscardHandler), f, getenv, collector.NewAPIMetrics(nil), prometheus.NewRegistry())
+	load, err := projectSource(context.Background(), slog.New(slog.DiscardHandler), f, getenv, apimetrics.New(nil), prometheus.NewRegistry())
 	if err != nil {
 		t.Fatalf("the file was read again after the check: %v", err)
 	}

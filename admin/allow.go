@@ -22,21 +22,22 @@ func writeOperations(catalog []apiclient.Operation) []string {
 	return ops
 }
 
-// notByDefault operations are refused unless --admin.allow names them: the
-// deletes and updatePassword lose data or lock people out, and forkService
-// answers with the copy's password, so that any caller could read any
-// database.
-var notByDefault = []string{
-	apiclient.OpDeleteService, apiclient.OpDeleteReplicaSet, apiclient.OpDeleteVPC,
-	apiclient.OpDeletePeering, apiclient.OpUpdatePassword, apiclient.OpForkService,
+// DefaultAllow is the allow list when none is given: every write operation
+// whose endpoint is not opt-in.
+func DefaultAllow() []string { return defaultAllow(apiclient.Catalog(), endpoints()) }
+
+// OptIn lists the write operations that --admin.allow must name.
+func OptIn() []string {
+	allowed := DefaultAllow()
+	return slices.DeleteFunc(WriteOperations(), func(op string) bool { return slices.Contains(allowed, op) })
 }
 
-// DefaultAllow is the allow list when none is given: every write operation
-// except the deletes, updatePassword and forkService.
-func DefaultAllow() []string { return defaultAllow(apiclient.Catalog()) }
-
-func defaultAllow(catalog []apiclient.Operation) []string {
-	return slices.DeleteFunc(writeOperations(catalog), func(op string) bool { return slices.Contains(notByDefault, op) })
+func defaultAllow(catalog []apiclient.Operation, eps []*endpoint) []string {
+	optIn := map[string]bool{}
+	for _, e := range eps {
+		optIn[e.op] = e.optIn
+	}
+	return slices.DeleteFunc(writeOperations(catalog), func(op string) bool { return optIn[op] })
 }
 
 // CheckAllow checks an allow list: every name must be a write operation.

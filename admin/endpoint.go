@@ -43,6 +43,15 @@ type endpoint struct {
 	idempotent bool
 	// guard, when set, is the PROD confirmation the operation needs.
 	guard *prodGuard
+	// optIn operations lose data, lock people out or hand out a password:
+	// they are refused unless --admin.allow names them.
+	optIn bool
+	// secret, when set, returns the secret a request's body carries, kept
+	// out of the API's error text, which may echo it.
+	secret func(body any) string
+	// answersSecret operations may answer with a password: the answer is
+	// kept out of caches.
+	answersSecret bool
 	// decode validates the body and returns the typed upstream body, nil
 	// for operations that take none.
 	decode func(raw []byte) (any, error)
@@ -64,6 +73,14 @@ type prodGuard struct {
 	// applies tells whether a request's decoded body calls for the
 	// confirmation; nil means every request does.
 	applies func(body any) bool
+}
+
+// secretOf returns the secret of a request's body, "" for none.
+func (e *endpoint) secretOf(body any) string {
+	if e.secret == nil {
+		return ""
+	}
+	return e.secret(body)
 }
 
 // guardAlways guards every request of an operation.

@@ -111,7 +111,7 @@ func (x *execution) call(ctx context.Context) (result any, answer []byte, err er
 // failed settles a write the API refused or that did not complete, and
 // answers with the error.
 func (x *execution) failed(err error, now time.Time) {
-	e := upstreamError(err, x.req.body)
+	e := upstreamError(err, x.req.ep.secretOf(x.req.body))
 	x.op.State, x.op.HTTPStatus, x.op.ErrorCode, x.op.SettledAt = stateFailed, e.status, e.code, &now
 	x.s.recent.add(x.op)
 	if x.keyed {
@@ -147,7 +147,7 @@ func (x *execution) accepted(result any, now time.Time) target {
 // answer for a retry with the same idempotency key.
 func (x *execution) relay(result any, answer []byte) {
 	status := x.req.ep.api.Success
-	body, header := relayBody(result, answer)
+	body, header := relayBody(result, answer, x.req.ep.answersSecret)
 	body = redactAnswer(x.req.project.Client.Redactor(), body)
 	if x.req.ep.api.Async {
 		header.Set("Location", apiPrefix+"/operations/"+x.op.ID)
@@ -166,9 +166,9 @@ func (x *execution) relay(result any, answer []byte) {
 // the answer as received, so that nothing is dropped or added, also for
 // writes the client reads no body of (revision 2026 answers resizeService
 // with the service, the first revision nothing); a re-encoding of result
-// only when there is no answer to relay. An answer that carries a
+// only when there is no answer to relay. An answer that may carry a
 // password is not to be cached.
-func relayBody(result any, answer []byte) ([]byte, http.Header) {
+func relayBody(result any, answer []byte, secret bool) ([]byte, http.Header) {
 	header := http.Header{}
 	var body []byte
 	switch {
@@ -181,7 +181,7 @@ func relayBody(result any, answer []byte) ([]byte, http.Header) {
 			header.Set("Content-Type", "application/json")
 		}
 	}
-	if svc, ok := result.(*apiclient.Service); ok && svc.InitialPassword != "" {
+	if secret {
 		header.Set("Cache-Control", "no-store")
 	}
 	return body, header

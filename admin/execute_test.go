@@ -8,8 +8,8 @@ import (
 )
 
 // relayBody relays the upstream answer as received, re-encodes the result
-// only when there is no answer, and keeps an answer with a password out of
-// caches.
+// only when there is no answer, and keeps the answer of an operation that
+// may answer a password out of caches.
 func TestRelayBody(t *testing.T) {
 	svc := &apiclient.Service{ServiceID: "s1", Name: "orders"}
 	secret := &apiclient.Service{ServiceID: "s2", InitialPassword: "hunter2"}
@@ -20,6 +20,7 @@ func TestRelayBody(t *testing.T) {
 		body        string
 		contentType string
 		cache       string
+		secret      bool
 	}{
 		{name: "answer relayed as received", result: svc, answer: `{"service_id":"s1", "extra":true}`,
 			body: `{"service_id":"s1", "extra":true}`, contentType: "application/json"},
@@ -31,10 +32,12 @@ func TestRelayBody(t *testing.T) {
 			body: "", contentType: ""},
 		{name: "nothing to relay"},
 		{name: "a password is not cached", result: secret, answer: `{"service_id":"s2","initial_password":"hunter2"}`,
-			body: `{"service_id":"s2","initial_password":"hunter2"}`, contentType: "application/json", cache: "no-store"},
+			body: `{"service_id":"s2","initial_password":"hunter2"}`, contentType: "application/json", cache: "no-store", secret: true},
+		{name: "an operation that may answer a password", result: svc, secret: true,
+			body: `{"service_id":"s1"`, contentType: "application/json", cache: "no-store"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body, header := relayBody(tc.result, []byte(tc.answer))
+			body, header := relayBody(tc.result, []byte(tc.answer), tc.secret)
 			// A re-encoded result is checked by its start: its other
 			// fields are the encoder's business.
 			if got := string(body); got != tc.body && (tc.result == nil || tc.answer != "" || !strings.HasPrefix(got, tc.body)) {

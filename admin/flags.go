@@ -50,7 +50,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Envar("CLOUDDB_ADMIN_ALLOW_INSECURE_LISTENER").BoolVar(&f.allowInsecureListener)
 	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
-	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(notByDefault, ", ")+".").
+	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(OptIn(), ", ")+".").
 		Envar("CLOUDDB_ADMIN_ALLOW").StringsVar(&f.allow)
 	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log; reopened when renamed or removed, and on SIGHUP. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
@@ -230,15 +230,7 @@ func checkAuditLog(path string) (io.Writer, func(), error) {
 func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdout io.Writer, openLog func(path string) (io.Writer, func(), error)) (*Listener, func(), error) {
 	nop := func() {}
 	if f.listen == "" {
-		for flag, v := range map[string]string{"--admin.web-config.file": f.webConfig, "--admin.token-file": f.tokenFile, "--admin.audit-log": f.auditLog} {
-			if v != "" {
-				return nil, nop, fmt.Errorf("%s is set but --admin.listen-address is empty: set both or neither", flag)
-			}
-		}
-		if len(f.allow) > 0 {
-			return nil, nop, errors.New("--admin.allow is set but --admin.listen-address is empty: set both or neither")
-		}
-		return nil, nop, nil
+		return nil, nop, f.checkUnused()
 	}
 	allow := splitList(f.allow)
 	if len(allow) == 0 {
@@ -265,41 +257,9 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		cleanup()
 		return nil, nop, err
 	}
-	webConfig := &web.Config{}
-	if f.webConfig != "" {
-		if err := web.Validate(f.webConfig); err != nil {
-			return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
-		}
-		wc, err := LoadWebConfig(f.webConfig)
-		if err != nil {
-			return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
-		}
-		webConfig, opts.BasicAuthUsers = wc, users(wc)
-	}
-	if f.tokenFile != "" {
-		raw, err := os.ReadFile(f.tokenFile)
-		if err != nil {
-			return fail(fmt.Errorf("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): %w", err))
-		}
-		opts.Token = strings.TrimSpace(string(raw))
-		if opts.Token == "" {
-			return fail(errors.New("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the file is empty"))
-		}
-		if len(opts.Token) < MinTokenLength {
-			return fail(fmt.Errorf("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the token is shorter than %d characters; use a random one of at least %d (openssl rand -hex 32)", MinTokenLength, GoodTokenLength))
-		}
-	}
-	switch {
-	case opts.Token != "" && len(opts.BasicAuthUsers) > 0:
-		return fail(errors.New("--admin.token-file and basic_auth_users in --admin.web-config.file both use the Authorization header: configure one"))
-	case opts.Token == "" && len(opts.BasicAuthUsers) == 0 && simulate && isLoopback(f.listen):
-		opts.Token = rand.Text()
-		// A token nobody saw would lock the surface for the whole run.
-		if _, err := fmt.Fprintf(stdout, "Admin token for this --simulate run (shown once): %s\n", opts.Token); err != nil {
-			return fail(fmt.Errorf("showing the generated admin token: %w", err))
-		}
-	case opts.Token == "" && len(opts.BasicAuthUsers) == 0:
-		return fail(errors.New("--admin.listen-address needs authentication: set --admin.token-file or basic_auth_users in --admin.web-config.file"))
+	webConfig, err := f.authentication(&opts, simulate, stdout)
+	if err != nil {
+		return fail(err)
 	}
 	var auditLog *auditFile
 	if f.auditLog != "" {
@@ -335,6 +295,62 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	}
 	return &Listener{srv: srv, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: maxConns,
 		audit: auditLog, logger: opts.Logger.With("component", "admin")}, cleanup, nil
+}
+
+// checkUnused refuses admin settings given without --admin.listen-address.
+func (f *Flags) checkUnused() error {
+	for flag, v := range map[string]string{"--admin.web-config.file": f.webConfig, "--admin.token-file": f.tokenFile, "--admin.audit-log": f.auditLog} {
+		if v != "" {
+			return fmt.Errorf("%s is set but --admin.listen-address is empty: set both or neither", flag)
+		}
+	}
+	if len(f.allow) > 0 {
+		return errors.New("--admin.allow is set but --admin.listen-address is empty: set both or neither")
+	}
+	return nil
+}
+
+// authentication loads --admin.web-config.file and --admin.token-file into
+// opts: one of a token and basic auth users, or a token made up for a
+// --simulate run on loopback.
+func (f *Flags) authentication(opts *Options, simulate bool, stdout io.Writer) (*web.Config, error) {
+	webConfig := &web.Config{}
+	if f.webConfig != "" {
+		if err := web.Validate(f.webConfig); err != nil {
+			return nil, fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err)
+		}
+		wc, err := LoadWebConfig(f.webConfig)
+		if err != nil {
+			return nil, fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err)
+		}
+		webConfig, opts.BasicAuthUsers = wc, users(wc)
+	}
+	if f.tokenFile != "" {
+		raw, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): %w", err)
+		}
+		opts.Token = strings.TrimSpace(string(raw))
+		if opts.Token == "" {
+			return nil, errors.New("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the file is empty")
+		}
+		if len(opts.Token) < MinTokenLength {
+			return nil, fmt.Errorf("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): the token is shorter than %d characters; use a random one of at least %d (openssl rand -hex 32)", MinTokenLength, GoodTokenLength)
+		}
+	}
+	switch {
+	case opts.Token != "" && len(opts.BasicAuthUsers) > 0:
+		return nil, errors.New("--admin.token-file and basic_auth_users in --admin.web-config.file both use the Authorization header: configure one")
+	case opts.Token == "" && len(opts.BasicAuthUsers) == 0 && simulate && isLoopback(f.listen):
+		opts.Token = rand.Text()
+		// A token nobody saw would lock the surface for the whole run.
+		if _, err := fmt.Fprintf(stdout, "Admin token for this --simulate run (shown once): %s\n", opts.Token); err != nil {
+			return nil, fmt.Errorf("showing the generated admin token: %w", err)
+		}
+	case opts.Token == "" && len(opts.BasicAuthUsers) == 0:
+		return nil, errors.New("--admin.listen-address needs authentication: set --admin.token-file or basic_auth_users in --admin.web-config.file")
+	}
+	return webConfig, nil
 }
 
 // Lengths of an admin token: shorter than MinTokenLength is refused,

@@ -262,7 +262,7 @@ func relayDetails(d string) json.RawMessage {
 
 // readError maps the error of the guard's read.
 func readError(err error) *apiError {
-	e := upstreamError(err, nil)
+	e := upstreamError(err, "")
 	e.message = strings.TrimSuffix(e.message, mayHaveHappened)
 	return e
 }
@@ -273,9 +273,9 @@ const mayHaveHappened = " The write may or may not have been applied: check befo
 
 // upstreamError maps an error of the API client to the answer: the
 // upstream status and {code, message} for an API error, 504 for a timeout,
-// 502 for anything else. A password of the request never reaches the
-// message, even if the API echoed it.
-func upstreamError(err error, body any) *apiError {
+// 502 for anything else. The request's secret never reaches the message,
+// even if the API echoed it.
+func upstreamError(err error, secret string) *apiError {
 	var apiErr *apiclient.APIError
 	var transport *apiclient.TransportError
 	switch {
@@ -287,10 +287,10 @@ func upstreamError(err error, body any) *apiError {
 		if msg == "" {
 			msg = "the API answered " + http.StatusText(apiErr.StatusCode)
 		}
-		if pw, ok := body.(apiclient.UpdatePasswordRequest); ok && pw.Password != "" {
-			msg = strings.ReplaceAll(msg, pw.Password.Reveal(), redactedValue)
-			code = strings.ReplaceAll(code, pw.Password.Reveal(), redactedValue)
-			details = strings.ReplaceAll(details, pw.Password.Reveal(), redactedValue)
+		if secret != "" {
+			msg = strings.ReplaceAll(msg, secret, redactedValue)
+			code = strings.ReplaceAll(code, secret, redactedValue)
+			details = strings.ReplaceAll(details, secret, redactedValue)
 		}
 		switch {
 		case apiErr.StatusCode == http.StatusUnauthorized:

@@ -43,7 +43,7 @@ func peeringEndpoints() []*endpoint {
 			},
 		},
 		{
-			op: apiclient.OpDeletePeering, decode: bodyless, target: peeringTarget,
+			op: apiclient.OpDeletePeering, optIn: true, decode: bodyless, target: peeringTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeletePeering(ctx, v[idVPC], v[idPeering])
 			},

@@ -70,7 +70,7 @@ func replicaSetEndpoints() []*endpoint {
 			},
 		},
 		{
-			op: apiclient.OpDeleteReplicaSet, guard: guardAlways("delete it"), decode: bodyless, target: replicaSetTarget(settleGone),
+			op: apiclient.OpDeleteReplicaSet, optIn: true, guard: guardAlways("delete it"), decode: bodyless, target: replicaSetTarget(settleGone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteReplicaSet(ctx, v[idService], v[idReplicaSet])
 			},

@@ -198,7 +198,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
 	if opts.Allow == nil {
-		opts.Allow = defaultAllow(opts.catalog)
+		opts.Allow = defaultAllow(opts.catalog, opts.endpoints)
 	}
 	if err := checkAllow("allow list", opts.Allow, opts.catalog); err != nil {
 		return nil, fmt.Errorf("admin: %w", err)

@@ -185,20 +185,55 @@ func newServiceTarget(_ ids, result any) target {
 	return t
 }
 
+// serviceEndpoints are the writes to a service: its lifecycle first, then
+// its settings.
 func serviceEndpoints() []*endpoint {
-	return []*endpoint{
+	return append([]*endpoint{
 		{
-			op: apiclient.OpCreateService, idempotent: true, decode: decodeCreateService, target: newServiceTarget,
+			op: apiclient.OpCreateService, idempotent: true, answersSecret: true, decode: decodeCreateService, target: newServiceTarget,
 			call: func(ctx context.Context, c *apiclient.Client, _ ids, body any) (any, error) {
 				return c.CreateService(ctx, body.(apiclient.CreateServiceRequest))
 			},
 		},
 		{
-			op: apiclient.OpDeleteService, guard: guardAlways("delete it"), decode: bodyless, target: serviceTarget(settleGone),
+			op: apiclient.OpDeleteService, optIn: true, guard: guardAlways("delete it"), decode: bodyless, target: serviceTarget(settleGone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteService(ctx, v[idService])
 			},
 		},
+		{
+			// The copy's password goes to the caller: with it, any caller
+			// could read any database.
+			op: apiclient.OpForkService, optIn: true, idempotent: true, answersSecret: true, decode: decodeForkService, target: newServiceTarget,
+			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
+				return c.ForkService(ctx, v[idService], body.(apiclient.ForkServiceRequest))
+			},
+		},
+		{
+			op: apiclient.OpStartService, decode: bodyless, target: serviceTarget(settleReady),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
+				return c.StartService(ctx, v[idService])
+			},
+		},
+		{
+			// Stopping a PROD service is an outage: confirmed as a delete is.
+			op: apiclient.OpStopService, guard: guardAlways("stop it"), decode: bodyless, target: serviceTarget(settlePaused),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
+				return c.StopService(ctx, v[idService])
+			},
+		},
+		{
+			// Renaming a PROD service breaks whatever finds it by name.
+			op: apiclient.OpRenameService, guard: guardAlways("rename it"), decode: decodeRenameService, target: serviceTarget(settleNone),
+			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
+				return c.RenameService(ctx, v[idService], body.(apiclient.RenameServiceRequest))
+			},
+		},
+	}, serviceSettingEndpoints()...)
+}
+
+func serviceSettingEndpoints() []*endpoint {
+	return []*endpoint{
 		{
 			op: apiclient.OpResizeService, decode: decodeResizeService, target: serviceTarget(settleReady),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
@@ -206,7 +241,9 @@ func serviceEndpoints() []*endpoint {
 			},
 		},
 		{
-			op: apiclient.OpUpdatePassword, decode: decodeUpdatePassword, target: serviceTarget(settleNone),
+			// It locks out whoever holds the old password.
+			op: apiclient.OpUpdatePassword, optIn: true, decode: decodeUpdatePassword, target: serviceTarget(settleNone),
+			secret: func(body any) string { return body.(apiclient.UpdatePasswordRequest).Password.Reveal() },
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.UpdatePassword(ctx, v[idService], body.(apiclient.UpdatePasswordRequest))
 			},
@@ -233,32 +270,6 @@ func serviceEndpoints() []*endpoint {
 			op: apiclient.OpDisableServicePooler, decode: bodyless, target: serviceTarget(settleNone),
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.DisableServicePooler(ctx, v[idService])
-			},
-		},
-		{
-			op: apiclient.OpForkService, idempotent: true, decode: decodeForkService, target: newServiceTarget,
-			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
-				return c.ForkService(ctx, v[idService], body.(apiclient.ForkServiceRequest))
-			},
-		},
-		{
-			op: apiclient.OpStartService, decode: bodyless, target: serviceTarget(settleReady),
-			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
-				return c.StartService(ctx, v[idService])
-			},
-		},
-		{
-			// Stopping a PROD service is an outage: confirmed as a delete is.
-			op: apiclient.OpStopService, guard: guardAlways("stop it"), decode: bodyless, target: serviceTarget(settlePaused),
-			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
-				return c.StopService(ctx, v[idService])
-			},
-		},
-		{
-			// Renaming a PROD service breaks whatever finds it by name.
-			op: apiclient.OpRenameService, guard: guardAlways("rename it"), decode: decodeRenameService, target: serviceTarget(settleNone),
-			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
-				return c.RenameService(ctx, v[idService], body.(apiclient.RenameServiceRequest))
 			},
 		},
 		{

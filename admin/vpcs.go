@@ -63,7 +63,7 @@ func vpcEndpoints() []*endpoint {
 			},
 		},
 		{
-			op: apiclient.OpDeleteVPC, decode: bodyless, target: vpcTarget,
+			op: apiclient.OpDeleteVPC, optIn: true, decode: bodyless, target: vpcTarget,
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteVPC(ctx, v[idVPC])
 			},

@@ -13,9 +13,6 @@
 //     samples in Samples and writing the lines itself.
 //   - FleetCollector is a prometheus.Collector over the same collect
 //     functions: the oracle the exposition is tested against.
-//   - APIMetrics is the API client's Observer and the pollers' cycle
-//     observer: request, duration, retry, rate-limit and cycle metrics per
-//     project and operation, gathered through its own registry.
 //
 // The flow is API -> snapshot (fleet) -> collector -> exposition; the
 // exposition imports this package, never the reverse.

@@ -17,7 +17,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
 
-var update = flag.Bool("update", false, "regenerate deploy/kubernetes/prometheusrule.yaml and dashboards.yaml")
+var update = flag.Bool("update", false, "regenerate deploy/kubernetes/prometheusrule.yaml, dashboards.yaml and the Helm schema's admin.allow enum")
 
 const (
 	k8sDir     = "deploy/kubernetes"

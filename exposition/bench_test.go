@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
@@ -29,7 +30,7 @@ var benchSizes = []int{100, 1000, 10000}
 // (self), and the same in one registry gathered on every scrape (reg).
 func benchSelf() (reg *prometheus.Registry, self prometheus.Gatherer) {
 	reg = prometheus.NewRegistry()
-	api := collector.NewAPIMetrics(reg)
+	api := apimetrics.New(reg)
 	o := api.Observer("bench")
 	for _, op := range apiclient.Operations {
 		o.ObserveRequest(op, "200", 150*time.Millisecond)

@@ -12,13 +12,13 @@
 //     client that does not accept gzip gets them inflated as they are
 //     written.
 //   - Each scrape writes the pieces followed by the self-metrics (self.go):
-//     the collector.APIMetrics from an encoding kept until they change, the
+//     the apimetrics.Metrics from an encoding kept until they change, the
 //     build, Go and process metrics gathered on a schedule.
 //
 // Wiring, in main:
 //
 //	reg := prometheus.NewRegistry() // build info, Go and process collectors
-//	api := collector.NewAPIMetrics(nil)
+//	api := apimetrics.New(nil)
 //	expo := exposition.New(exposition.SelfGatherer(api, reg), logger)
 //	// per project: apiclient.Config{Observer: api.Observer(projectID), ...}
 //	// after each poll: expo.SetSnapshot(snapshot)
@@ -26,6 +26,6 @@
 //	defer expo.Close() // stops the scheduled gathering of Go/process metrics
 //	mux.Handle("GET /metrics", expo)
 //
-// New(reg, logger) with collector.NewAPIMetrics(reg) serves the same, but
+// New(reg, logger) with apimetrics.New(reg) serves the same, but
 // gathers and encodes the API, Go and process metrics on every scrape.
 package exposition

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -66,7 +66,7 @@ type Handler struct {
 	// others then holds the rest of the self-metrics, gathered on a
 	// schedule (self.go).
 	self     prometheus.Gatherer
-	api      *collector.APIMetrics
+	api      *apimetrics.Metrics
 	apiCache apiCache
 	others   *scheduledGatherer
 	logger   *slog.Logger

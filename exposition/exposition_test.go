@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
@@ -42,10 +43,10 @@ const (
 
 // newTestExposition returns an Exposition over testSnapshots whose self
 // registry holds APIMetrics with a few deterministic observations.
-func newTestExposition(t *testing.T, logger *slog.Logger) (*Handler, *collector.APIMetrics) {
+func newTestExposition(t *testing.T, logger *slog.Logger) (*Handler, *apimetrics.Metrics) {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	m := collector.NewAPIMetrics(reg)
+	m := apimetrics.New(reg)
 	o := m.Observer("proj-a")
 	o.ObserveRequest(apiclient.OpListServices, "200", 120*time.Millisecond)
 	o.ObserveRequest(apiclient.OpListServices, "503", 2*time.Second)
@@ -359,7 +360,7 @@ func TestAcceptsGzip(t *testing.T) {
 
 func TestExpositionSelfMetricsAfterObserver(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := collector.NewAPIMetrics(reg)
+	m := apimetrics.New(reg)
 	e := New(reg, nil)
 	e.SetSnapshot(fleettest.Snapshots()[0])
 	if body := scrapeText(t, e); strings.Contains(body, "clouddb_exporter_api_") {

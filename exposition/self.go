@@ -15,7 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 )
 
 // selfGatherInterval is how often the self-metrics other than the API
@@ -34,15 +34,15 @@ const selfGatherInterval = 5 * time.Second
 // selfGatherInterval (5 s) while calls go on, and gathers others every
 // selfGatherInterval in the background rather than on every scrape: their
 // values are at most that old. api is best created with
-// collector.NewAPIMetrics(nil); if it is also registered with others, its
+// apimetrics.New(nil); if it is also registered with others, its
 // families there are ignored by the Handler. Other users see a plain
 // Gatherer of both.
-func SelfGatherer(api *collector.APIMetrics, others prometheus.Gatherer) prometheus.Gatherer {
+func SelfGatherer(api *apimetrics.Metrics, others prometheus.Gatherer) prometheus.Gatherer {
 	return &selfGatherer{api: api, others: others}
 }
 
 type selfGatherer struct {
-	api    *collector.APIMetrics
+	api    *apimetrics.Metrics
 	others prometheus.Gatherer
 }
 
@@ -52,7 +52,7 @@ func (g *selfGatherer) Gather() ([]*dto.MetricFamily, error) {
 		return g.api.Gather()
 	}
 	mfs, err := g.others.Gather()
-	mfs = slices.DeleteFunc(mfs, func(mf *dto.MetricFamily) bool { return collector.IsAPIMetric(mf.GetName()) })
+	mfs = slices.DeleteFunc(mfs, func(mf *dto.MetricFamily) bool { return apimetrics.IsAPIMetric(mf.GetName()) })
 	return prometheus.Gatherers{g.api, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, err })}.Gather()
 }
 
@@ -75,7 +75,7 @@ type encodedAPIMetrics struct {
 // encoded returns the exposition of m in format f, encoded again only if an
 // API call or a project change happened since the last time. The result
 // must not be modified.
-func (c *apiCache) encoded(m *collector.APIMetrics, f int) ([]byte, error) {
+func (c *apiCache) encoded(m *apimetrics.Metrics, f int) ([]byte, error) {
 	// Read before gathering: what is gathered is at least this recent, so
 	// a change racing with the gather only causes one more encoding later.
 	gen := m.Generation()
@@ -181,7 +181,7 @@ func (s *scheduledGatherer) refresh() {
 // APIMetrics; registered twice by mistake).
 func encodeFamilies(buf *bytes.Buffer, mfs []*dto.MetricFamily, format int, skipAPI bool) (errs []error) {
 	for _, mf := range mfs {
-		if skipAPI && collector.IsAPIMetric(mf.GetName()) {
+		if skipAPI && apimetrics.IsAPIMetric(mf.GetName()) {
 			continue
 		}
 		mark := buf.Len()

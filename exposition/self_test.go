@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -26,11 +26,11 @@ func TestSelfGatherer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			others := prometheus.NewRegistry()
 			others.MustRegister(buildInfo)
-			var api *collector.APIMetrics
+			var api *apimetrics.Metrics
 			if tc.registerTwice {
-				api = collector.NewAPIMetrics(others)
+				api = apimetrics.New(others)
 			} else {
-				api = collector.NewAPIMetrics(nil)
+				api = apimetrics.New(nil)
 			}
 			self := SelfGatherer(api, others)
 			e := New(self, nil)

@@ -126,24 +126,3 @@ type Budget struct {
 	// list takes: the interval, or a multiple of it over budget.
 	RefreshPeriod time.Duration
 }
-
-// Access is what the project's last services list said of the exporter's
-// access to it: the one call every cycle makes, so the best witness of
-// wrong credentials, a wrong URL or an unreachable API.
-type Access struct {
-	// Known is false before the first list's answer.
-	Known bool
-	// Up is whether that list was answered with success.
-	Up bool
-	// Cause names why not, one of the Cause constants; "" when Up.
-	Cause string
-}
-
-// The causes of Access, each with its own fix.
-const (
-	CauseCredentials = "credentials" // 401: the key pair is refused
-	CausePermission  = "permission"  // 403: the keys cannot read the project
-	CauseNotFound    = "not_found"   // 404: a wrong URL or project id
-	CauseUnreachable = "unreachable" // no HTTP answer at all
-	CauseError       = "error"       // anything else: the API's own trouble
-)

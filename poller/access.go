@@ -1,46 +1,13 @@
 package poller
 
 import (
-	"errors"
-	"net/http"
 	"regexp"
 
-	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // versionSegment is how an API base URL the exporter can use ends.
 var versionSegment = regexp.MustCompile(`/v[0-9]+/?$`)
-
-// accessOf classifies the outcome of a services list.
-func accessOf(err error) fleet.Access {
-	var apiErr *apiclient.APIError
-	var transport *apiclient.TransportError
-	switch {
-	case err == nil:
-		return fleet.Access{Known: true, Up: true}
-	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusUnauthorized:
-		return fleet.Access{Known: true, Cause: fleet.CauseCredentials}
-	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusForbidden:
-		return fleet.Access{Known: true, Cause: fleet.CausePermission}
-	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound:
-		return fleet.Access{Known: true, Cause: fleet.CauseNotFound}
-	case errors.As(err, &transport):
-		return fleet.Access{Known: true, Cause: fleet.CauseUnreachable}
-	}
-	return fleet.Access{Known: true, Cause: fleet.CauseError}
-}
-
-// Denied reports whether the API refuses the project to the exporter as
-// configured (keys, permissions, URL or project id): a mistake to fix, which
-// makes the exporter not ready, unlike an outage, which retrying outlasts.
-func Denied(a fleet.Access) bool {
-	switch a.Cause {
-	case fleet.CauseCredentials, fleet.CausePermission, fleet.CauseNotFound:
-		return true
-	}
-	return false
-}
 
 // Access returns what the last services list said of the access to the
 // project.
@@ -54,7 +21,7 @@ func (p *Poller) Access() fleet.Access {
 // cause once, as one ERROR naming what to fix: the other parts' failures
 // of the same cause are not logged on their own. p.mu must be held.
 func (p *Poller) noteAccess(err error) {
-	a := accessOf(err)
+	a := fleet.AccessOf(err)
 	prev := p.st.access
 	p.st.access = a
 	switch {
@@ -72,7 +39,7 @@ func (p *Poller) noteAccess(err error) {
 // not logged again. p.mu must be held.
 func (p *Poller) sameRootCause(err error) bool {
 	a := p.st.access
-	return err != nil && !a.Up && a.Cause != fleet.CauseError && accessOf(err).Cause == a.Cause
+	return err != nil && !a.Up && a.Cause != fleet.CauseError && fleet.AccessOf(err).Cause == a.Cause
 }
 
 // accessFix says what the user should check for a cause.

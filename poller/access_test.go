@@ -39,7 +39,7 @@ func TestAccessRefusedIsOneErrorWithItsFix(t *testing.T) {
 	if strings.Contains(logs, "Collector failed") {
 		t.Errorf("refused credentials logged per part as well:\n%s", logs)
 	}
-	if !Denied(h.poller.Access()) {
+	if !h.poller.Access().Denied() {
 		t.Error("refused credentials are not Denied")
 	}
 
@@ -65,12 +65,12 @@ func TestAccessFixes(t *testing.T) {
 		{&apiclient.TransportError{Err: context.DeadlineExceeded}, "https://api.example.net/v1", "the network path"},
 	} {
 		p := New(projectClient{}, Options{APIURL: tc.url, CredentialsSource: "keys", Logger: slog.New(slog.DiscardHandler)})
-		a := accessOf(tc.err)
+		a := fleet.AccessOf(tc.err)
 		if got := p.accessFix(a.Cause); !strings.Contains(got, tc.want) {
 			t.Errorf("%v at %s: fix %q, want %q", tc.err, tc.url, got, tc.want)
 		}
 	}
-	if a := accessOf(errBoom); a.Cause != fleet.CauseError || Denied(a) {
+	if a := fleet.AccessOf(errBoom); a.Cause != fleet.CauseError || a.Denied() {
 		t.Errorf("a 500 is %+v", a)
 	}
 }

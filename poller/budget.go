@@ -6,9 +6,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // budgetShare is the share of RateLimit x Interval that a cycle plans to
@@ -16,11 +13,10 @@ import (
 // admin refreshes and retries, which draw on the same rate limit.
 const budgetShare = 0.9
 
-// child is one per-resource call of a cycle: the replica sets of a
-// service, or the peerings of a VPC.
+// child is one per-resource call of a cycle: one parent's list.
 type child struct {
-	part string // fleet.PartReplicaSets or fleet.PartPeerings
-	id   string // the service or VPC
+	list childLister
+	id   string // the parent
 	// transitional is set when the parent or a child is in a transitional
 	// state: such children go first.
 	transitional bool
@@ -30,14 +26,11 @@ type child struct {
 
 func childKey(part, id string) string { return part + "/" + id }
 
-func (c child) key() string { return childKey(c.part, c.id) }
+func (c child) key() string { return childKey(c.list.part(), c.id) }
 
-func (c child) attrs() []any {
-	if c.part == fleet.PartReplicaSets {
-		return []any{"service_id", c.id}
-	}
-	return []any{"vpc_id", c.id}
-}
+func (c child) attrs() []any { return c.list.attrs(c.id) }
+
+func (c child) op() string { return c.list.listOp() }
 
 // plan is what one cycle does with its children.
 type plan struct {
@@ -47,8 +40,7 @@ type plan struct {
 	// how many children there are; budget is how many of them a cycle may
 	// ask for, -1 for all.
 	lists, children, budget int
-	// cycles is how many cycles refreshing every child takes, and period
-	// that in time.
+	// cycles and period: how long refreshing every child takes.
 	cycles int
 	period time.Duration
 }
@@ -74,8 +66,8 @@ func (p *Poller) planLocked(now time.Time, listFailed map[string]error) plan {
 		pl.lists++
 	}
 	var all []child
-	add := func(part, id string, transitional bool) {
-		c := child{part: part, id: id, transitional: transitional, last: p.st.attempted[childKey(part, id)]}
+	add := func(l childLister, id string, transitional bool) {
+		c := child{list: l, id: id, transitional: transitional, last: p.st.attempted[childKey(l.part(), id)]}
 		if until := p.st.notBefore[c.key()]; now.Before(until) {
 			c.until = until
 			pl.deferred = append(pl.deferred, c)
@@ -83,24 +75,9 @@ func (p *Poller) planLocked(now time.Time, listFailed map[string]error) plan {
 		}
 		all = append(all, c)
 	}
-	if listFailed[fleet.PartReplicaSets] == nil {
-		for id, svc := range p.st.services {
-			if p.st.inlineReplicaSets[id] {
-				continue // its replica sets came with the service
-			}
-			transitional := slices.Contains(transitionalServiceStatuses, svc.v.Status) ||
-				slices.ContainsFunc(p.st.replicaSets[id].v, func(rs apiclient.ReplicaSet) bool {
-					return slices.Contains(transitionalReplicaSetStatuses, rs.Status)
-				})
-			add(fleet.PartReplicaSets, id, transitional)
-		}
-	}
-	if listFailed[fleet.PartPeerings] == nil {
-		for id := range p.st.vpcs {
-			transitional := slices.ContainsFunc(p.st.peerings[id].v, func(pr apiclient.Peering) bool {
-				return pr.Status == apiclient.PeeringPending
-			})
-			add(fleet.PartPeerings, id, transitional)
+	for _, l := range p.st.lists {
+		if listFailed[l.part()] == nil {
+			l.plan(p.st, func(id string, transitional bool) { add(l, id, transitional) })
 		}
 	}
 	slices.SortFunc(all, func(a, b child) int {
@@ -110,7 +87,7 @@ func (p *Poller) planLocked(now time.Time, listFailed map[string]error) plan {
 			}
 			return 1
 		}
-		return cmp.Or(a.last.Compare(b.last), cmp.Compare(a.part, b.part), cmp.Compare(a.id, b.id))
+		return cmp.Or(a.last.Compare(b.last), cmp.Compare(a.list.part(), b.list.part()), cmp.Compare(a.id, b.id))
 	})
 	pl.children = len(all) + len(pl.deferred)
 	pl.budget = p.childBudget(pl.lists)

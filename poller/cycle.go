@@ -60,10 +60,8 @@ func (e errDeferred) Error() string {
 }
 
 // Poll runs one full cycle within a deadline of one Interval and returns
-// its last snapshot. It lists services, VPCs and the auth info and
-// publishes them at once; then it lists the replica sets of services and
-// the peerings of VPCs within the call budget (see plan), publishing in
-// batches as they arrive, and publishes the cycle's outcome at the end.
+// its last snapshot: the services, VPCs and auth info, published at once,
+// then the per-parent lists within the call budget, published in batches.
 func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
 	p.stateGate.enter()
 	defer p.stateGate.leave()
@@ -90,87 +88,76 @@ func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
 	return snap
 }
 
-// pollLists reads the services, VPCs and the auth info, records them and
-// publishes. It returns the error of the list each child part depends on.
+// pollLists returns the error of the list each per-parent list depends on.
 func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	now := p.opts.Now
 	runs := map[string]*partRun{}
-	for _, name := range []string{fleet.PartServices, fleet.PartVPCs, fleet.PartAuth} {
-		runs[name] = &partRun{name: name, start: now()}
+	var g errgroup.Group
+	g.SetLimit(p.opts.Concurrency)
+	list := func(part, op string, do func() error) *error {
+		run := &partRun{name: part, start: now()}
+		runs[part] = run
+		var err error
+		g.Go(func() error {
+			err = p.call(op, op, do)
+			run.done(now(), err)
+			return nil
+		})
+		return &err
 	}
 	var vpcs []apiclient.VPC
 	var auth *apiclient.AuthInfo
-	var servicesErr, vpcsErr, authErr error
-
 	p.mu.Lock()
 	read := p.st.readServices()
 	p.mu.Unlock()
-	var g errgroup.Group
-	g.SetLimit(p.opts.Concurrency)
-	g.Go(func() error {
-		servicesErr = p.call(apiclient.OpListServices, apiclient.OpListServices, func() (err error) {
-			return p.listServices(ctx, read)
-		})
-		runs[fleet.PartServices].done(now(), servicesErr)
-		return nil
+	servicesErr := list(fleet.PartServices, apiclient.OpListServices, func() error { return p.listServices(ctx, read) })
+	vpcsErr := list(fleet.PartVPCs, apiclient.OpListVPCs, func() (err error) {
+		vpcs, err = p.client.ListVPCs(ctx)
+		return err
 	})
-	g.Go(func() error {
-		vpcsErr = p.call(apiclient.OpListVPCs, apiclient.OpListVPCs, func() (err error) {
-			vpcs, err = p.client.ListVPCs(ctx)
-			return err
-		})
-		runs[fleet.PartVPCs].done(now(), vpcsErr)
-		return nil
-	})
+	authErr := new(error)
 	if p.client.ReadsAuthInfo() {
-		g.Go(func() error {
-			authErr = p.call(apiclient.OpGetAuthInfo, apiclient.OpGetAuthInfo, func() (err error) {
-				auth, err = p.client.GetAuthInfo(ctx)
-				return err
-			})
-			runs[fleet.PartAuth].done(now(), authErr)
-			return nil
+		authErr = list(fleet.PartAuth, apiclient.OpGetAuthInfo, func() (err error) {
+			auth, err = p.client.GetAuthInfo(ctx)
+			return err
 		})
 	}
 	_ = g.Wait()
 
 	p.mu.Lock()
 	at := now()
-	if servicesErr == nil || vpcsErr == nil || auth != nil {
+	if *servicesErr == nil || *vpcsErr == nil || auth != nil {
 		p.st.read = at
 	}
-	p.noteAccess(servicesErr)
-	if servicesErr == nil {
+	p.noteAccess(*servicesErr)
+	if *servicesErr == nil {
 		read.complete()
 	} else {
-		// Every service, and so every replica set, missed its refresh.
 		failedAll(p.st.services, at)
-		failedAll(p.st.replicaSets, at)
 	}
-	if vpcsErr == nil {
+	if *vpcsErr == nil {
 		p.st.setVPCs(vpcs, at)
 	} else {
 		failedAll(p.st.vpcs, at)
-		failedAll(p.st.peerings, at)
 	}
 	if auth != nil {
 		p.st.auth = &observed[apiclient.AuthInfo]{v: *auth, at: at}
-	} else if authErr != nil && p.st.auth != nil {
+	} else if *authErr != nil && p.st.auth != nil {
 		p.st.auth.failed = at
 	}
-	p.recordPart(runs[fleet.PartServices])
-	p.recordPart(runs[fleet.PartVPCs])
-	if p.client.ReadsAuthInfo() {
-		p.recordPart(runs[fleet.PartAuth])
+	for _, name := range []string{fleet.PartServices, fleet.PartVPCs, fleet.PartAuth} {
+		if runs[name] != nil {
+			p.recordPart(runs[name])
+		}
 	}
+	listFailed := p.st.parentsFailed(map[string]error{fleet.PartServices: *servicesErr, fleet.PartVPCs: *vpcsErr}, at)
 	snap := p.snapshotLocked()
 	p.mu.Unlock()
 	p.publish(snap)
-	return map[string]error{fleet.PartReplicaSets: servicesErr, fleet.PartPeerings: vpcsErr}
+	return listFailed
 }
 
-// pollChildren lists the replica sets and peerings the plan picks,
-// publishing in batches, and returns the refresh period of the children.
+// pollChildren returns the refresh period of the children.
 func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) time.Duration {
 	now := p.opts.Now
 	p.mu.Lock()
@@ -184,17 +171,15 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	p.stateNeeded.Store(int64(plan.lists + plan.children))
 	p.warnBudget(plan)
 
-	runs := map[string]*partRun{
-		fleet.PartReplicaSets: {name: fleet.PartReplicaSets, start: now()},
-		fleet.PartPeerings:    {name: fleet.PartPeerings, start: now()},
-	}
-	for part, err := range listFailed {
-		if err != nil {
-			runs[part].done(now(), err)
+	runs := map[string]*partRun{}
+	for _, l := range p.st.lists {
+		runs[l.part()] = &partRun{name: l.part(), start: now()}
+		if err := listFailed[l.part()]; err != nil {
+			runs[l.part()].done(now(), err)
 		}
 	}
 	for _, c := range plan.deferred {
-		runs[c.part].done(now(), errDeferred{c.until}, c.attrs()...)
+		runs[c.list.part()].done(now(), errDeferred{c.until}, c.attrs()...)
 	}
 
 	// Publish every batch of answers, so that a large fleet appears as it
@@ -214,7 +199,7 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 			} else {
 				changed, err = p.fetchChild(ctx, c)
 			}
-			runs[c.part].done(now(), err, c.attrs()...)
+			runs[c.list.part()].done(now(), err, c.attrs()...)
 			if changed {
 				dirty.Store(true)
 			}
@@ -227,8 +212,9 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	_ = g.Wait()
 
 	p.mu.Lock()
-	p.recordPart(runs[fleet.PartReplicaSets])
-	p.recordPart(runs[fleet.PartPeerings])
+	for _, l := range p.st.lists {
+		p.recordPart(runs[l.part()])
+	}
 	p.mu.Unlock()
 	return plan.period
 }
@@ -248,19 +234,10 @@ func (p *Poller) listServices(ctx context.Context, read *servicesRead) error {
 	})
 }
 
-// fetchChild lists one child and records a Retry-After the API sent.
 func (p *Poller) fetchChild(ctx context.Context, c child) (bool, error) {
 	var changed bool
-	op := apiclient.OpListReplicaSets
-	if c.part == fleet.PartPeerings {
-		op = apiclient.OpListPeerings
-	}
-	err := p.call(op, c.key(), func() (err error) {
-		if c.part == fleet.PartReplicaSets {
-			changed, err = p.fetchReplicaSets(ctx, c.id)
-		} else {
-			changed, err = p.fetchPeerings(ctx, c.id)
-		}
+	err := p.call(c.op(), c.key(), func() (err error) {
+		changed, err = c.list.fetch(ctx, p, c.id)
 		return err
 	})
 	return changed, err
@@ -384,28 +361,4 @@ func fetch[T any](p *Poller, get func() (T, error), apply func(T) bool, gone fun
 	}
 	p.st.read = p.opts.Now()
 	return apply(v), nil
-}
-
-// fetchReplicaSets lists the replica sets of one service into the state.
-func (p *Poller) fetchReplicaSets(ctx context.Context, serviceID string) (bool, error) {
-	return fetch(p, func() ([]apiclient.ReplicaSet, error) { return p.client.ListReplicaSets(ctx, serviceID) },
-		func(list []apiclient.ReplicaSet) bool { return p.st.setReplicaSets(serviceID, list, p.opts.Now()) },
-		func() bool {
-			_, had := p.st.replicaSets[serviceID]
-			p.st.removeReplicaSets(serviceID)
-			return had
-		},
-		func() { failed(p.st.replicaSets, serviceID, p.opts.Now()) })
-}
-
-// fetchPeerings lists the peerings of one VPC into the state.
-func (p *Poller) fetchPeerings(ctx context.Context, vpcID string) (bool, error) {
-	return fetch(p, func() ([]apiclient.Peering, error) { return p.client.ListPeerings(ctx, vpcID) },
-		func(list []apiclient.Peering) bool { return p.st.setPeerings(vpcID, list, p.opts.Now()) },
-		func() bool {
-			_, had := p.st.peerings[vpcID]
-			p.st.removePeerings(vpcID)
-			return had
-		},
-		func() { failed(p.st.peerings, vpcID, p.opts.Now()) })
 }

@@ -24,82 +24,60 @@ var (
 	}
 )
 
-type peeringRef struct{ vpcID, peeringID string }
-
-// PollTransitions refreshes every resource that is in a transitional state
-// and publishes a snapshot if anything changed: getService for services,
-// listReplicaSets of the service for replica sets (they have no get), and
-// getPeering for pending peerings.
+// PollTransitions refreshes every resource in a transitional state and
+// publishes a snapshot if anything changed.
 func (p *Poller) PollTransitions(ctx context.Context) {
 	p.stateGate.enter()
 	defer p.stateGate.leave()
-	var services, rsServices []string
-	var peerings []peeringRef
+	var calls []followUp
 	p.mu.Lock()
 	for _, id := range sortedKeys(p.st.services) {
 		if slices.Contains(transitionalServiceStatuses, p.st.services[id].v.Status) {
-			services = append(services, id)
+			calls = append(calls, p.followService(ctx, id))
 		}
 	}
-	for _, id := range sortedKeys(p.st.replicaSets) {
-		if slices.ContainsFunc(p.st.replicaSets[id].v, func(rs apiclient.ReplicaSet) bool {
-			return slices.Contains(transitionalReplicaSetStatuses, rs.Status)
-		}) {
-			if !p.st.inlineReplicaSets[id] {
-				rsServices = append(rsServices, id)
-			} else if !slices.Contains(services, id) {
-				// getService carries them: one call for both.
-				services = append(services, id)
-			}
-		}
-	}
-	for _, vpcID := range sortedKeys(p.st.peerings) {
-		for _, peering := range p.st.peerings[vpcID].v {
-			if peering.Status == apiclient.PeeringPending {
-				peerings = append(peerings, peeringRef{vpcID, peering.ID})
-			}
-		}
+	for _, l := range p.st.lists {
+		calls = append(calls, l.followUps(ctx, p)...)
 	}
 	p.mu.Unlock()
-	if len(services)+len(rsServices)+len(peerings) == 0 {
+	if len(calls) == 0 {
 		return
 	}
 
 	var changed atomic.Bool
-	// key is the call's key for Retry-After deferral (see call): a
-	// follow-up is not made before the time the API asked either.
-	follow := func(what, key string, fetch func() (bool, error), attrs ...any) func() error {
-		return func() error {
+	seen := map[string]bool{}
+	var g errgroup.Group
+	g.SetLimit(p.opts.Concurrency)
+	for _, f := range calls {
+		if seen[f.key] {
+			continue // getService carries inline replica sets: one call for both
+		}
+		seen[f.key] = true
+		g.Go(func() error {
 			var c bool
-			err := p.call(what, key, func() (err error) {
-				c, err = fetch()
+			err := p.call(f.op, f.key, func() (err error) {
+				c, err = f.fetch()
 				return err
 			})
 			if err != nil {
-				p.logger.Debug("Following a transition failed", append(attrs, "call", what, "err", err)...)
+				p.logger.Debug("Following a transition failed", append(f.attrs, "call", f.op, "err", err)...)
 			}
 			if c {
 				changed.Store(true)
 			}
 			return nil
-		}
-	}
-	var g errgroup.Group
-	g.SetLimit(p.opts.Concurrency)
-	for _, id := range services {
-		g.Go(follow(apiclient.OpGetService, apiclient.OpGetService+"/"+id, func() (bool, error) { return p.fetchService(ctx, id) }, "service_id", id))
-	}
-	for _, id := range rsServices {
-		g.Go(follow(apiclient.OpListReplicaSets, childKey(fleet.PartReplicaSets, id), func() (bool, error) { return p.fetchReplicaSets(ctx, id) }, "service_id", id))
-	}
-	for _, ref := range peerings {
-		g.Go(follow(apiclient.OpGetPeering, apiclient.OpGetPeering+"/"+ref.vpcID+"/"+ref.peeringID, func() (bool, error) { return p.fetchPeering(ctx, ref.vpcID, ref.peeringID) },
-			"vpc_id", ref.vpcID, "peering_id", ref.peeringID))
+		})
 	}
 	_ = g.Wait()
 	if changed.Load() {
 		p.publishNow()
 	}
+}
+
+func (p *Poller) followService(ctx context.Context, serviceID string) followUp {
+	return followUp{op: apiclient.OpGetService, key: apiclient.OpGetService + "/" + serviceID,
+		attrs: []any{"service_id", serviceID},
+		fetch: func() (bool, error) { return p.fetchService(ctx, serviceID) }}
 }
 
 // RefreshService reads one service at once (a new one is added, a gone one
@@ -118,7 +96,7 @@ func (p *Poller) RefreshReplicaSets(ctx context.Context, serviceID string) error
 	if inline {
 		return p.refresh(func() (bool, error) { return p.fetchService(ctx, serviceID) })
 	}
-	return p.refresh(func() (bool, error) { return p.fetchReplicaSets(ctx, serviceID) })
+	return p.refresh(func() (bool, error) { return p.st.replicaSets().fetch(ctx, p, serviceID) })
 }
 
 // RefreshVPC reads one VPC at once and publishes the result.
@@ -128,7 +106,9 @@ func (p *Poller) RefreshVPC(ctx context.Context, vpcID string) error {
 
 // RefreshPeering reads one peering at once and publishes the result.
 func (p *Poller) RefreshPeering(ctx context.Context, vpcID, peeringID string) error {
-	return p.refresh(func() (bool, error) { return p.fetchPeering(ctx, vpcID, peeringID) })
+	return p.refresh(func() (bool, error) {
+		return p.st.childList(fleet.PartPeerings).fetchOne(ctx, p, vpcID, peeringID)
+	})
 }
 
 func (p *Poller) refresh(fetch func() (bool, error)) error {
@@ -167,12 +147,4 @@ func (p *Poller) fetchVPC(ctx context.Context, vpcID string) (bool, error) {
 			return had
 		},
 		func() { failed(p.st.vpcs, vpcID, p.opts.Now()) })
-}
-
-// fetchPeering reads one peering into the state; 404 removes it.
-func (p *Poller) fetchPeering(ctx context.Context, vpcID, peeringID string) (bool, error) {
-	return fetch(p, func() (*apiclient.Peering, error) { return p.client.GetPeering(ctx, vpcID, peeringID) },
-		func(peering *apiclient.Peering) bool { return p.st.putPeering(vpcID, *peering, p.opts.Now()) },
-		func() bool { return p.st.removePeering(vpcID, peeringID) },
-		func() { failed(p.st.peerings, vpcID, p.opts.Now()) })
 }

@@ -31,7 +31,7 @@ func TestReuseService(t *testing.T) {
 		}
 	}
 	st.setServices([]apiclient.Service{read()}, now)
-	kept, keptRS := st.services["s1"].v, st.replicaSets["s1"].v
+	kept, keptRS := st.services["s1"].v, st.replicaSets().byParent["s1"].v
 
 	same := read()
 	st.reuseService(&same)
@@ -39,12 +39,12 @@ func TestReuseService(t *testing.T) {
 		&same.ReadReplicaSets[0] != &keptRS[0] {
 		t.Error("an unchanged service was not replaced by the kept one")
 	}
-	st.dirty = 0
+	st.snapshot("p", now, 0)
 	st.setServices([]apiclient.Service{same}, now)
-	if st.dirty != 0 {
-		t.Errorf("the kept service read again changed the state (dirty %b)", st.dirty)
+	if st.isDirty() {
+		t.Errorf("the kept service read again changed the state ")
 	}
-	if got := st.replicaSets["s1"].v; len(got) != 1 || &got[0] != &keptRS[0] || !st.inlineReplicaSets["s1"] {
+	if got := st.replicaSets().byParent["s1"].v; len(got) != 1 || &got[0] != &keptRS[0] || !st.inlineReplicaSets["s1"] {
 		t.Errorf("replica sets after the reused service: %+v", got)
 	}
 

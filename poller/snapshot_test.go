@@ -114,7 +114,7 @@ func TestUnchangedSnapshotAllocatesLittle(t *testing.T) {
 		for i := range n {
 			id := fmt.Sprintf("s%04d", i)
 			st.putService(&apiclient.Service{ServiceID: id, Status: apiclient.ServiceReady}, now)
-			st.setReplicaSets(id, []apiclient.ReplicaSet{{ID: "rs-" + id}}, now)
+			st.replicaSets().set(st, id, []apiclient.ReplicaSet{{ID: "rs-" + id}}, now)
 		}
 		st.snapshot("p", now, 0)
 		allocs[n] = testing.AllocsPerRun(10, func() { st.snapshot("p", now, 0) })

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // A complete list replaces the services, and the VPCs, the same way: ids
@@ -48,9 +49,9 @@ func TestReplaceList(t *testing.T) {
 				return m
 			},
 			child: func(s *state, id string) {
-				s.setReplicaSets(id, []apiclient.ReplicaSet{{ID: "rs-" + id}}, now)
+				s.replicaSets().set(s, id, []apiclient.ReplicaSet{{ID: "rs-" + id}}, now)
 			},
-			kids: func(s *state) []string { return slices.Sorted(maps.Keys(s.replicaSets)) },
+			kids: func(s *state) []string { return slices.Sorted(maps.Keys(s.replicaSets().byParent)) },
 		},
 		{
 			name: "VPCs",
@@ -70,9 +71,9 @@ func TestReplaceList(t *testing.T) {
 				return m
 			},
 			child: func(s *state, id string) {
-				s.setPeerings(id, []apiclient.Peering{{ID: "p-" + id}}, now)
+				peerings(s).set(s, id, []apiclient.Peering{{ID: "p-" + id}}, now)
 			},
-			kids: func(s *state) []string { return slices.Sorted(maps.Keys(s.peerings)) },
+			kids: func(s *state) []string { return slices.Sorted(maps.Keys(peerings(s).byParent)) },
 		},
 	} {
 		t.Run(kind.name, func(t *testing.T) {
@@ -91,10 +92,10 @@ func TestReplaceList(t *testing.T) {
 			kind.child(s, "b")
 			kind.child(s, "c")
 
-			s.dirty = 0
+			s.snapshot("p", now, 0)
 			kind.set(s, []string{"a", "b", "c"}, []string{"first", "b", "c"})
-			if s.dirty != 0 {
-				t.Errorf("the same list again marked sections %b dirty", s.dirty)
+			if s.isDirty() {
+				t.Errorf("the same list again marked the state dirty")
 			}
 
 			kind.set(s, []string{"c", "d"}, []string{"c", "d"})
@@ -109,4 +110,17 @@ func TestReplaceList(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setServices replaces the services with a complete list.
+func (s *state) setServices(list []apiclient.Service, now time.Time) {
+	r := s.readServices()
+	for _, svc := range list {
+		r.put(&svc, now)
+	}
+	r.complete()
+}
+
+func peerings(s *state) *childList[apiclient.Peering, fleet.Peering] {
+	return s.childList(fleet.PartPeerings).(*childList[apiclient.Peering, fleet.Peering])
 }

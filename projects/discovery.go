@@ -30,7 +30,7 @@ type Discovery struct {
 
 // NewDiscovery returns a Discovery for template, a project without an id.
 // observer receives its client's API calls (see
-// collector.APIMetrics.DiscoveryObserver); logger its key rotations.
+// apimetrics.Metrics.DiscoveryObserver); logger its key rotations.
 func NewDiscovery(template config.Project, userAgent string, observer apiclient.Observer, logger *slog.Logger) (*Discovery, error) {
 	cfg, err := template.ClientConfig()
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/syncbuf"
@@ -147,7 +147,7 @@ func TestDiscoveryPicksUpRotatedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	m := New(t.Context(), logger, api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
 	defer m.Stop()
 	found, err := d.Load(t.Context())

@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/syncbuf"
@@ -97,7 +97,7 @@ func TestDiscoveryReportsItsOwnHealth(t *testing.T) {
 // and the periodic rediscovery does not log "Configuration applied" every
 // cycle.
 func TestReloaderKeepsDiscoveryFailuresApart(t *testing.T) {
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	m := New(t.Context(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
 	defer m.Stop()
 	var loadErr error

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
@@ -58,7 +58,7 @@ func hostileAPI(t *testing.T) *httptest.Server {
 func TestHostileAnswersNeverReachMetrics(t *testing.T) {
 	srv := hostileAPI(t)
 	defer srv.Close()
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	expo := exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil)
 	m := New(context.Background(), slog.New(slog.DiscardHandler), api, expo, "test")
 	defer m.Stop()

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -52,7 +52,7 @@ type Publisher interface {
 type Manager struct {
 	ctx        context.Context
 	logger     *slog.Logger
-	apiMetrics *collector.APIMetrics
+	apiMetrics *apimetrics.Metrics
 	exposition Publisher
 	userAgent  string
 	// Shard is this process's shard of every project's resources; set it
@@ -76,7 +76,7 @@ type Manager struct {
 }
 
 // New returns a Manager whose pollers live until ctx is done or Stop.
-func New(ctx context.Context, logger *slog.Logger, apiMetrics *collector.APIMetrics, exposition Publisher, userAgent string) *Manager {
+func New(ctx context.Context, logger *slog.Logger, apiMetrics *apimetrics.Metrics, exposition Publisher, userAgent string) *Manager {
 	return &Manager{
 		ctx:        ctx,
 		logger:     logger,
@@ -309,7 +309,7 @@ func (m *Manager) Ready() bool { return m.NotReady() == "" }
 
 // NotReady says why the exporter is not ready, "" when it is: a project
 // whose first poll cycle has not ended, or one the API refuses as
-// configured (keys, permissions, URL or project id: poller.Denied), whose
+// configured (keys, permissions, URL or project id: fleet.Access.Denied), whose
 // metrics would never come without a fix.
 func (m *Manager) NotReady() string {
 	m.mu.RLock()
@@ -324,7 +324,7 @@ func (m *Manager) NotReady() string {
 		default:
 			return "the first poll cycle of project " + id + " has not finished"
 		}
-		if a := p.Poller.Access(); poller.Denied(a) {
+		if a := p.Poller.Access(); a.Denied() {
 			return "the API refuses project " + id + " (" + a.Cause + "): see the exporter's log for the fix"
 		}
 	}

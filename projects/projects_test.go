@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/syncbuf"
@@ -42,7 +42,7 @@ func TestApply(t *testing.T) {
 	defer srv.Close()
 	url := srv.URL + "/v1"
 
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	expo := exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil)
 	m := New(context.Background(), slog.New(slog.DiscardHandler), api, expo, "test")
 	defer m.Stop()
@@ -115,7 +115,7 @@ func TestStoppedPollerNeverPublishes(t *testing.T) {
 	sim.LoadDemo("a")
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	expo := exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil)
 	m := New(context.Background(), slog.New(slog.DiscardHandler), api, expo, "test")
 	defer m.Stop()
@@ -149,7 +149,7 @@ func TestWatchCredentialsAtItsInterval(t *testing.T) {
 	sim := cloudsim.New(cloudsim.Options{Seed: 1, Credentials: []cloudsim.Credential{{AccessKey: "ak-a", SecretKey: "sk-a", ProjectID: "a"}}})
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	m := New(t.Context(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
 	m.CredentialCheckInterval = 20 * time.Millisecond
 	defer m.Stop()
@@ -178,7 +178,7 @@ func TestHalfRotatedKeysNotInstalled(t *testing.T) {
 	sim := cloudsim.New(cloudsim.Options{Seed: 1, Credentials: []cloudsim.Credential{{AccessKey: "ak-a", SecretKey: "sk-a", ProjectID: "a"}}})
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	m := New(t.Context(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
 	defer m.Stop()
 	dir := t.TempDir()
@@ -217,7 +217,7 @@ func TestApplyWarnsOfShortKeys(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
 	var logs syncbuf.Buffer
-	m := New(context.Background(), slog.New(slog.NewTextHandler(&logs, nil)), collector.NewAPIMetrics(nil), exposition.New(nil, nil), "test")
+	m := New(context.Background(), slog.New(slog.NewTextHandler(&logs, nil)), apimetrics.New(nil), exposition.New(nil, nil), "test")
 	defer m.Stop()
 	short := project(srv.URL+"/v1", "short")
 	short.Credentials = config.Credentials{AccessKey: "ak", SecretKey: "long-enough-secret"}

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
@@ -24,7 +24,7 @@ import (
 // loads nothing; a file that does not load fails the reload and the
 // metric; a good one is applied.
 func TestReloaderRequested(t *testing.T) {
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	m := New(context.Background(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
 	defer m.Stop()
 	var loadErr error
@@ -57,7 +57,7 @@ func TestReloaderRequested(t *testing.T) {
 // when there is nothing to reload (the admin surface reopens its audit log
 // on them).
 func TestReloaderOnRequest(t *testing.T) {
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	m := New(context.Background(), slog.New(slog.DiscardHandler), api, exposition.New(exposition.SelfGatherer(api, prometheus.NewRegistry()), nil), "test")
 	defer m.Stop()
 	for _, file := range []string{"", "clouddb.yml"} {
@@ -85,7 +85,7 @@ func TestOperatorReloadClearsDeferrals(t *testing.T) {
 		_, _ = w.Write([]byte("[]"))
 	}))
 	defer srv.Close()
-	api := collector.NewAPIMetrics(nil)
+	api := apimetrics.New(nil)
 	m := New(context.Background(), slog.New(slog.DiscardHandler), api, exposition.New(nil, nil), "test")
 	defer m.Stop()
 	p := project(srv.URL+"/v1", "p")

@@ -37,60 +37,16 @@ func Bool(b bool) *bool { return &b }
 // of the catalog and the edge cases: undocumented statuses, absent
 // endpoint, pooler and metadata, a resource without spec, null, empty and
 // set error messages, a failed part that never succeeded, no auth info.
-func Snapshots() []*fleet.Snapshot {
-	a := &fleet.Snapshot{
-		ProjectID: "proj-a",
-		Taken:     Time("2025-03-01T12:00:00.25Z"),
-		Read:      Time("2025-03-01T12:00:00.2Z"),
-		Services: []fleet.Service{
-			{
-				Service: &apiclient.Service{
-					ServiceID: "svc-1", ProjectID: "proj-a", Name: "orders", RegionCode: "eu-central-1",
-					ServiceType: apiclient.ServiceTypeTimeSeries, Status: apiclient.ServiceReady,
-					Created: apiclient.Time{Time: Time("2024-01-02T03:04:05.123Z")},
-					Resources: []apiclient.Resource{
-						{ID: "res-1", Spec: &apiclient.ResourceSpec{CPUMillis: Int(500), MemoryGBs: Int(2), VolumeType: "gp3"}},
-						{ID: "res-2", Spec: &apiclient.ResourceSpec{CPUMillis: Int(2000), MemoryGBs: Int(8), VolumeType: ""}},
-					},
-					Metadata:         &apiclient.Metadata{Environment: apiclient.EnvironmentProd},
-					Endpoint:         &apiclient.Endpoint{Host: "orders.proj-a.example.net", Port: 5432},
-					ConnectionPooler: &apiclient.ConnectionPooler{Endpoint: &apiclient.Endpoint{Host: "pool.example.net", Port: 6432}},
-					// Revision 2026: usage with a null value, HA, lineage, VPC endpoint.
-					Metrics:     &apiclient.ServiceMetrics{MilliCPU: Int(1250), MemoryMB: Int(3072), StorageMB: nil},
-					HAReplicas:  &apiclient.HAReplicas{ReplicaCount: Int(1), SyncReplicaCount: Int(0)},
-					ForkedFrom:  &apiclient.ForkedFrom{ProjectID: "proj-a", ServiceID: "svc-0", IsStandby: true},
-					VPCEndpoint: &apiclient.VPCEndpoint{Host: "orders.vpc.example.net", Port: 5432, VPCID: "1234567890"},
-				},
-				StatusSince: Time("2025-02-28T10:00:00.5Z"),
-			},
-			{
-				Service: &apiclient.Service{
-					ServiceID: "svc-2", ProjectID: "proj-a", Name: "scratch", RegionCode: "us-east-1",
-					ServiceType: apiclient.ServiceTypePostgres, Status: "MIGRATING", Paused: Bool(true),
-					Resources: []apiclient.Resource{{ID: "res-3"}},
-					Metrics:   &apiclient.ServiceMetrics{StorageMB: Int(100)},
-				},
-				StatusSince: Time("2025-03-01T11:59:00Z"),
-			},
-		},
-		ReplicaSets: []fleet.ReplicaSet{
-			{
-				ServiceID: "svc-1",
-				ReplicaSet: &apiclient.ReplicaSet{
-					ID: "rs-1", Name: "reports", Status: apiclient.ReplicaSetActive, Nodes: 2, CPUMillis: 1000, MemoryGBs: 4,
-					Endpoint:         &apiclient.Endpoint{Host: "rs-1.example.net", Port: 5433},
-					ConnectionPooler: &apiclient.ConnectionPooler{},
-					Metadata:         &apiclient.Metadata{Environment: apiclient.EnvironmentDev},
-				},
-				StatusSince: Time("2025-02-01T00:00:00Z"),
-			},
-			{
-				ServiceID:   "svc-1",
-				ReplicaSet:  &apiclient.ReplicaSet{ID: "rs-2", Name: "etl", Status: "rebuilding", Nodes: 1, CPUMillis: 250, MemoryGBs: 1},
-				StatusSince: Time("2025-03-01T11:00:00.125Z"),
-			},
-		},
-		VPCs: []apiclient.VPC{{ID: "vpc-1", Name: "main", CIDR: "10.0.0.0/16", RegionCode: "eu-central-1"}},
+func Snapshots() []*fleet.Snapshot { return []*fleet.Snapshot{projectA(), projectB()} }
+
+func projectA() *fleet.Snapshot {
+	return &fleet.Snapshot{
+		ProjectID:   "proj-a",
+		Taken:       Time("2025-03-01T12:00:00.25Z"),
+		Read:        Time("2025-03-01T12:00:00.2Z"),
+		Services:    servicesA(),
+		ReplicaSets: replicaSetsA(),
+		VPCs:        []apiclient.VPC{{ID: "vpc-1", Name: "main", CIDR: "10.0.0.0/16", RegionCode: "eu-central-1"}},
 		Peerings: []fleet.Peering{
 			{VPCID: "vpc-1", Peering: &apiclient.Peering{ID: "peer-1", PeerAccountID: "111111111111", PeerRegionCode: "eu-central-1", PeerVPCID: "vpc-aaa", ProvisionedID: "pcx-1", Status: apiclient.PeeringActive}, StatusSince: Time("2025-01-01T00:00:00Z")},
 			{VPCID: "vpc-1", Peering: &apiclient.Peering{ID: "peer-2", PeerAccountID: "222222222222", PeerRegionCode: "us-west-2", PeerVPCID: "vpc-bbb", ProvisionedID: "pcx-2", Status: "failed", ErrorMessage: Ptr("route table conflict")}, StatusSince: Time("2025-03-01T09:30:00Z")},
@@ -122,7 +78,64 @@ func Snapshots() []*fleet.Snapshot {
 			{ServiceID: "svc-1", Severity: "LOG", Count: 1234}, {ServiceID: "svc-1", Severity: "OTHER", Count: 3},
 		}},
 	}
-	b := &fleet.Snapshot{
+}
+
+func servicesA() []fleet.Service {
+	return []fleet.Service{
+		{
+			Service: &apiclient.Service{
+				ServiceID: "svc-1", ProjectID: "proj-a", Name: "orders", RegionCode: "eu-central-1",
+				ServiceType: apiclient.ServiceTypeTimeSeries, Status: apiclient.ServiceReady,
+				Created: apiclient.Time{Time: Time("2024-01-02T03:04:05.123Z")},
+				Resources: []apiclient.Resource{
+					{ID: "res-1", Spec: &apiclient.ResourceSpec{CPUMillis: Int(500), MemoryGBs: Int(2), VolumeType: "gp3"}},
+					{ID: "res-2", Spec: &apiclient.ResourceSpec{CPUMillis: Int(2000), MemoryGBs: Int(8), VolumeType: ""}},
+				},
+				Metadata:         &apiclient.Metadata{Environment: apiclient.EnvironmentProd},
+				Endpoint:         &apiclient.Endpoint{Host: "orders.proj-a.example.net", Port: 5432},
+				ConnectionPooler: &apiclient.ConnectionPooler{Endpoint: &apiclient.Endpoint{Host: "pool.example.net", Port: 6432}},
+				// Revision 2026: usage with a null value, HA, lineage, VPC endpoint.
+				Metrics:     &apiclient.ServiceMetrics{MilliCPU: Int(1250), MemoryMB: Int(3072), StorageMB: nil},
+				HAReplicas:  &apiclient.HAReplicas{ReplicaCount: Int(1), SyncReplicaCount: Int(0)},
+				ForkedFrom:  &apiclient.ForkedFrom{ProjectID: "proj-a", ServiceID: "svc-0", IsStandby: true},
+				VPCEndpoint: &apiclient.VPCEndpoint{Host: "orders.vpc.example.net", Port: 5432, VPCID: "1234567890"},
+			},
+			StatusSince: Time("2025-02-28T10:00:00.5Z"),
+		},
+		{
+			Service: &apiclient.Service{
+				ServiceID: "svc-2", ProjectID: "proj-a", Name: "scratch", RegionCode: "us-east-1",
+				ServiceType: apiclient.ServiceTypePostgres, Status: "MIGRATING", Paused: Bool(true),
+				Resources: []apiclient.Resource{{ID: "res-3"}},
+				Metrics:   &apiclient.ServiceMetrics{StorageMB: Int(100)},
+			},
+			StatusSince: Time("2025-03-01T11:59:00Z"),
+		},
+	}
+}
+
+func replicaSetsA() []fleet.ReplicaSet {
+	return []fleet.ReplicaSet{
+		{
+			ServiceID: "svc-1",
+			ReplicaSet: &apiclient.ReplicaSet{
+				ID: "rs-1", Name: "reports", Status: apiclient.ReplicaSetActive, Nodes: 2, CPUMillis: 1000, MemoryGBs: 4,
+				Endpoint:         &apiclient.Endpoint{Host: "rs-1.example.net", Port: 5433},
+				ConnectionPooler: &apiclient.ConnectionPooler{},
+				Metadata:         &apiclient.Metadata{Environment: apiclient.EnvironmentDev},
+			},
+			StatusSince: Time("2025-02-01T00:00:00Z"),
+		},
+		{
+			ServiceID:   "svc-1",
+			ReplicaSet:  &apiclient.ReplicaSet{ID: "rs-2", Name: "etl", Status: "rebuilding", Nodes: 1, CPUMillis: 250, MemoryGBs: 1},
+			StatusSince: Time("2025-03-01T11:00:00.125Z"),
+		},
+	}
+}
+
+func projectB() *fleet.Snapshot {
+	return &fleet.Snapshot{
 		ProjectID:   "proj-b",
 		ProjectName: "Project B", // as discovery names it: no auth info here
 		Taken:       Time("2025-03-01T12:00:05Z"),
@@ -146,7 +159,6 @@ func Snapshots() []*fleet.Snapshot {
 			{Name: fleet.PartPeerings, Success: true, Duration: time.Second, LastSuccess: Time("2025-03-01T12:00:04Z")},
 		},
 	}
-	return []*fleet.Snapshot{a, b}
 }
 
 // Synthetic returns a project with n services, each with one

@@ -1,4 +1,4 @@
-package collector
+package apimetrics
 
 import (
 	"strings"
@@ -14,9 +14,9 @@ import (
 
 var _ apiclient.Observer = (*apiObserver)(nil)
 
-func TestAPIMetrics(t *testing.T) {
+func TestMetrics(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
-	m := NewAPIMetrics(reg)
+	m := New(reg)
 	a := m.Observer("proj-a")
 	b := m.Observer("proj-b")
 
@@ -115,7 +115,7 @@ clouddb_exporter_api_request_duration_seconds_count{operation="getAuthInfo",proj
 // and removing a project leaves them.
 func TestDiscoveryObserver(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
-	m := NewAPIMetrics(reg)
+	m := New(reg)
 	d := m.DiscoveryObserver()
 	m.Observer("proj-a").ObserveRequest(apiclient.OpListServices, "200", 40*time.Millisecond)
 	d.ObserveRequest(apiclient.OpListProjects, "401", 40*time.Millisecond)
@@ -147,8 +147,8 @@ clouddb_exporter_api_retries_total{operation="listProjects",project_id=""} 1
 	}
 }
 
-func TestNewAPIMetricsWithoutRegisterer(t *testing.T) {
-	m := NewAPIMetrics(nil)
+func TestNewWithoutRegisterer(t *testing.T) {
+	m := New(nil)
 	m.Observer("p").ObserveRetry(apiclient.OpGetVPC)
 	if got := testutil.ToFloat64(m.retries.WithLabelValues("p", apiclient.OpGetVPC)); got != 1 {
 		t.Errorf("retries = %g, want 1", got)
@@ -157,7 +157,7 @@ func TestNewAPIMetricsWithoutRegisterer(t *testing.T) {
 
 func TestPollObserver(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := NewAPIMetrics(reg)
+	m := New(reg)
 	o := m.PollObserver("p1")
 	names := []string{"clouddb_exporter_poll_cycle_duration_seconds", "clouddb_exporter_poll_children_refresh_period_seconds", "clouddb_exporter_poll_cycle_overruns_total"}
 	if n, err := testutil.GatherAndCount(reg, names...); err != nil || n != 1 {

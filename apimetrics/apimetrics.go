@@ -1,4 +1,6 @@
-package collector
+// Package apimetrics holds the exporter's self-metrics about its use of the
+// cloud API: the API client's Observer and the pollers' cycle observer.
+package apimetrics
 
 import (
 	"sync/atomic"
@@ -14,10 +16,10 @@ import (
 // quick read up to the client's 30 s default attempt timeout.
 var apiDurationBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
 
-// APIMetrics holds the exporter's self-metrics about its use of the cloud
+// Metrics holds the exporter's self-metrics about its use of the cloud
 // API, fed by the API clients of every project through Observer. It is safe
 // for concurrent use.
-type APIMetrics struct {
+type Metrics struct {
 	requests      *prometheus.CounterVec
 	duration      *prometheus.HistogramVec
 	retries       *prometheus.CounterVec
@@ -43,11 +45,11 @@ type APIMetrics struct {
 	removals atomic.Uint64
 }
 
-// NewAPIMetrics creates the API self-metrics and registers them with reg,
+// New creates the API self-metrics and registers them with reg,
 // unless reg is nil. It panics if they are already registered there, like
 // prometheus.MustRegister.
-func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
-	m := &APIMetrics{
+func New(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_requests_total",
 			Help: "HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status was not decoded (malformed, cut short, or beyond --api.max-response-size or --api.max-value-size).",
@@ -102,12 +104,12 @@ func NewAPIMetrics(reg prometheus.Registerer) *APIMetrics {
 	return m
 }
 
-func (m *APIMetrics) collectors() []prometheus.Collector {
+func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.duration, m.retries, m.rateLimitWait, m.decodeErrors, m.listsTooLong, m.textsCut,
 		m.retryAfterCapped, m.cycleDuration, m.refreshPeriod, m.overruns}
 }
 
-// IsAPIMetric reports whether name is one of the families of APIMetrics.
+// IsAPIMetric reports whether name is one of the families of Metrics.
 func IsAPIMetric(name string) bool {
 	switch name {
 	case "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
@@ -123,16 +125,16 @@ func IsAPIMetric(name string) bool {
 
 // Gather implements prometheus.Gatherer: the API metrics alone, whether or
 // not they are registered elsewhere too.
-func (m *APIMetrics) Gather() ([]*dto.MetricFamily, error) { return m.own.Gather() }
+func (m *Metrics) Gather() ([]*dto.MetricFamily, error) { return m.own.Gather() }
 
 // Generation counts the changes of the metrics: an API call, a poll cycle,
 // a new observer or a removed project. An encoding of the metrics is up to
 // date while it stays the same; read it before gathering.
-func (m *APIMetrics) Generation() uint64 { return m.generation.Load() }
+func (m *Metrics) Generation() uint64 { return m.generation.Load() }
 
 // Removals counts RemoveProject calls: an encoding made before a removal
 // still holds the removed project's series.
-func (m *APIMetrics) Removals() uint64 { return m.removals.Load() }
+func (m *Metrics) Removals() uint64 { return m.removals.Load() }
 
 // Observer returns the apiclient.Observer for the client of one project.
 // It creates the project's retry series for every operation and its
@@ -140,7 +142,7 @@ func (m *APIMetrics) Removals() uint64 { return m.removals.Load() }
 // retry or wait instead of a series appearing out of nothing. Request and
 // duration series appear with the first attempt, since the status code is
 // not known before.
-func (m *APIMetrics) Observer(projectID string) apiclient.Observer {
+func (m *Metrics) Observer(projectID string) apiclient.Observer {
 	return m.observer(projectID, apiclient.Operations, []string{apiclient.OpListServices, apiclient.OpGetService,
 		apiclient.OpListReplicaSets, apiclient.OpListVPCs, apiclient.OpGetVPC, apiclient.OpListPeerings, apiclient.OpGetPeering})
 }
@@ -150,13 +152,13 @@ func (m *APIMetrics) Observer(projectID string) apiclient.Observer {
 // series have no project_id label (an empty value), as the exporter's other
 // project-less metrics, and RemoveProject never removes them. Only the
 // listProjects retry series and the rate-limit wait are created at 0.
-func (m *APIMetrics) DiscoveryObserver() apiclient.Observer {
+func (m *Metrics) DiscoveryObserver() apiclient.Observer {
 	return m.observer("", []string{apiclient.OpListProjects}, nil)
 }
 
 // observer returns the Observer of one client, with the retry series of
 // retryOps and the decode error series of decodeOps created at 0.
-func (m *APIMetrics) observer(projectID string, retryOps, decodeOps []string) apiclient.Observer {
+func (m *Metrics) observer(projectID string, retryOps, decodeOps []string) apiclient.Observer {
 	defer m.generation.Add(1)
 	project := prometheus.Labels{"project_id": projectID}
 	o := &apiObserver{
@@ -184,13 +186,13 @@ type PollObserver struct {
 	cycleDuration prometheus.Gauge
 	refreshPeriod prometheus.Gauge
 	overruns      prometheus.Counter
-	m             *APIMetrics
+	m             *Metrics
 	id            string
 }
 
 // PollObserver returns the observer of one project's poll cycles. Its
 // overrun counter starts at 0; the gauges appear with the first cycle.
-func (m *APIMetrics) PollObserver(projectID string) *PollObserver {
+func (m *Metrics) PollObserver(projectID string) *PollObserver {
 	defer m.generation.Add(1)
 	return &PollObserver{generation: &m.generation, overruns: m.overruns.WithLabelValues(projectID), m: m, id: projectID}
 }
@@ -221,7 +223,7 @@ func (o *PollObserver) ObserveRetryAfterCapped(operation string) {
 // RemoveProject deletes every series of a project, for a project dropped by
 // a configuration reload. Call it after the project's client has stopped:
 // an Observer still in use would create the series again.
-func (m *APIMetrics) RemoveProject(projectID string) {
+func (m *Metrics) RemoveProject(projectID string) {
 	defer m.removals.Add(1)
 	defer m.generation.Add(1)
 	project := prometheus.Labels{"project_id": projectID}
@@ -241,7 +243,7 @@ func (m *APIMetrics) RemoveProject(projectID string) {
 // apiObserver is the Observer of one project: its vectors are curried with
 // the project's id.
 type apiObserver struct {
-	generation *atomic.Uint64 // of the APIMetrics, bumped after each change
+	generation *atomic.Uint64 // of the Metrics, bumped after each change
 	requests   *prometheus.CounterVec
 	duration   prometheus.ObserverVec
 	retries    *prometheus.CounterVec

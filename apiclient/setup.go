@@ -1,0 +1,212 @@
+package apiclient
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+type credentials struct {
+	basic  string // full Authorization header value for the service API
+	bearer string // full Authorization header value for /auth/info, "" if none
+	// keys are the access key, secret key and API key, to tell a change.
+	keys []string
+	// redactor removes the credentials from any server text that ends up
+	// in an error.
+	redactor *Redactor
+}
+
+// New validates cfg, applies defaults and returns a Client.
+func New(cfg Config) (*Client, error) {
+	base, err := validateBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.ProjectID != "" && strings.TrimSpace(cfg.ProjectID) == "":
+		// Empty is allowed: a Client of no project can only list projects
+		// and read the auth info (project discovery).
+		return nil, errors.New("apiclient: ProjectID must not be blank")
+	case cfg.AccessKey == "":
+		return nil, errors.New("apiclient: AccessKey must not be empty")
+	case cfg.SecretKey == "":
+		return nil, errors.New("apiclient: SecretKey must not be empty")
+	case cfg.Timeout < 0, cfg.RetryBaseDelay < 0, cfg.RetryMaxDelay < 0, cfg.MaxRetryAfter < 0, cfg.MaxBodyBytes < 0, cfg.MaxValueBytes < 0, cfg.MaxListLength < 0:
+		return nil, errors.New("apiclient: durations, MaxBodyBytes, MaxValueBytes and MaxListLength must not be negative")
+	case cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit):
+		return nil, errors.New("apiclient: RateLimit must not be negative")
+	case cfg.TrackingShare < 0 || cfg.TrackingShare > 1 || math.IsNaN(cfg.TrackingShare):
+		return nil, errors.New("apiclient: TrackingShare must be between 0 and 1")
+	case cfg.Burst < 0:
+		return nil, errors.New("apiclient: Burst must not be negative")
+	}
+
+	c := &Client{
+		base:           base,
+		projectID:      cfg.ProjectID,
+		userAgent:      orDefault(cfg.UserAgent, DefaultUserAgent),
+		http:           cfg.HTTPClient,
+		observer:       cfg.Observer,
+		timeout:        orDefault(cfg.Timeout, DefaultTimeout),
+		maxRetries:     cfg.MaxRetries,
+		retryBaseDelay: orDefault(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
+		retryMaxDelay:  orDefault(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter:  orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
+		maxBodyBytes:   orDefault(cfg.MaxBodyBytes, DefaultMaxBodyBytes),
+		maxValueBytes:  orDefault(cfg.MaxValueBytes, DefaultMaxValueBytes),
+		maxListLength:  orDefault(cfg.MaxListLength, DefaultMaxListLength),
+		logger:         orDefault(cfg.Logger, slog.New(slog.DiscardHandler)),
+		jitter:         rand.Int64N,
+		sleep:          sleepCtx,
+		now:            time.Now,
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = DefaultMaxRetries
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	c.limiter = rate.NewLimiter(rate.Limit(orDefault(cfg.RateLimit, DefaultRateLimit)), max(cfg.Burst, 1))
+	c.trackLimiter = rate.NewLimiter(c.limiter.Limit()*rate.Limit(orDefault(cfg.TrackingShare, DefaultTrackingShare)), 1)
+	if c.observer == nil {
+		c.observer = nopObserver{}
+	}
+	if c.http == nil {
+		c.http = newHTTPClient(orDefault(cfg.Concurrency, DefaultConcurrency))
+		t := c.http.Transport.(*http.Transport)
+		if cfg.TLSConfig != nil {
+			t.TLSClientConfig = cfg.TLSConfig
+		}
+		if cfg.Proxy != nil {
+			t.Proxy = cfg.Proxy
+		}
+	} else if cfg.TLSConfig != nil || cfg.Proxy != nil {
+		return nil, errors.New("apiclient: TLSConfig and Proxy apply to the default client only: configure HTTPClient's transport instead")
+	}
+
+	var cur atomic.Pointer[credentials]
+	cur.Store(newCredentials(cfg.AccessKey, cfg.SecretKey, cfg.APIKey, nil))
+	c.creds = cur.Load
+	c.setCreds = cur.Store
+	c.onUnauthorized = cfg.OnUnauthorized
+	return c, nil
+}
+
+// newCredentials builds the headers and the redaction of a set of keys.
+// The redaction also removes the keys of prev, the set they replace: an
+// answer to a request sent just before a rotation may echo those.
+func newCredentials(access, secret, apiKey Secret, prev []string) *credentials {
+	encoded := base64.StdEncoding.EncodeToString([]byte(access.Reveal() + ":" + secret.Reveal()))
+	keys := []string{access.Reveal(), secret.Reveal(), apiKey.Reveal()}
+	cr := &credentials{
+		basic:    "Basic " + encoded,
+		keys:     keys,
+		redactor: newRedactor(append(keys, prev...)...),
+	}
+	if apiKey != "" {
+		cr.bearer = "Bearer " + apiKey.Reveal()
+	}
+	return cr
+}
+
+// SetCredentials replaces the Client's credentials (rotated key files, say)
+// for its next requests; requests under way keep the keys they were sent
+// with. It reports whether anything changed. Empty access or secret keys
+// are refused, as by New.
+func (c *Client) SetCredentials(access, secret, apiKey Secret) (bool, error) {
+	if access == "" || secret == "" {
+		return false, errors.New("apiclient: AccessKey and SecretKey must not be empty")
+	}
+	old := c.creds()
+	if slices.Equal(old.keys, []string{access.Reveal(), secret.Reveal(), apiKey.Reveal()}) {
+		return false, nil
+	}
+	c.setCreds(newCredentials(access, secret, apiKey, old.keys[:3]))
+	return true, nil
+}
+
+// validateBaseURL checks raw (CheckBaseURL) and returns it without a
+// trailing slash.
+func validateBaseURL(raw string) (string, error) {
+	if err := CheckBaseURL(raw); err != nil {
+		return "", fmt.Errorf("apiclient: BaseURL %w", err)
+	}
+	u, _ := url.Parse(raw)
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// CheckBaseURL checks that raw is an absolute http(s) URL without user
+// info, query or fragment, as New requires: the configuration checks
+// (--config.check included) use it too, so that a check never passes a
+// URL the start refuses. Errors never quote raw whole: it may hold a
+// password, or a token in its query.
+func CheckBaseURL(raw string) error {
+	if raw == "" {
+		return errors.New("must not be empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Parse errors quote the input, and parts of it in their
+		// inner error too (a misparsed password can become a "port").
+		return errors.New("is not a valid URL")
+	}
+	shown := *u
+	shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = "", false, "", ""
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%s: must be an absolute http or https URL", shown.Redacted())
+	case u.Host == "":
+		return fmt.Errorf("%s: host must not be empty", shown.Redacted())
+	case u.User != nil:
+		return fmt.Errorf("%s: must not carry credentials (user info): use the access and secret keys", shown.Redacted())
+	case u.RawQuery != "" || u.ForceQuery:
+		return fmt.Errorf("%s: must not carry a query", shown.Redacted())
+	case u.Fragment != "":
+		return fmt.Errorf("%s: must not carry a fragment", shown.Redacted())
+	}
+	return nil
+}
+
+// DefaultConcurrency is the Concurrency assumed when none is given, the
+// poller's default.
+const DefaultConcurrency = 4
+
+// newHTTPClient clones the default transport, keeping its proxy, dial and
+// TLS settings, and keeps as many idle connections to the API's host as
+// requests can be in flight: a poll cycle and a follow-up of transitions
+// (each up to concurrency) plus a few admin writes. With fewer, every
+// cycle would close the connections beyond the pool after each burst and
+// open them again (TLS handshakes included). Redirects are not followed:
+// the API documents none, and following one would resend credentials and,
+// for a 307/308, repeat a write; a 3xx becomes an *APIError instead.
+func newHTTPClient(concurrency int) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 2*concurrency + 4
+	t.MaxIdleConns = t.MaxIdleConnsPerHost
+	t.IdleConnTimeout = 90 * time.Second
+	return &http.Client{
+		Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
