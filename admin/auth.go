@@ -153,25 +153,24 @@ func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 	case bad:
 		return "", authWrong
 	}
-	// A comparison takes one of the client's failures beforehand, given
-	// back if it succeeds, so that concurrent guesses cannot overdraw.
-	now := a.now()
-	giveBack, clean, ok := a.failures.take(clientKey(r.RemoteAddr), now)
+	// A comparison is promised one of the client's failures beforehand, so
+	// that concurrent guesses cannot overdraw; only a failed one takes it.
+	done, clean, ok := a.failures.take(clientKey(r.RemoteAddr), a.now())
 	if !ok {
 		return "", authThrottled
 	}
 	release, ok := a.acquire(r.Context(), clean)
 	if !ok {
-		giveBack()
+		done(false, a.now())
 		return "", authBusy
 	}
 	good = bcrypt.CompareHashAndPassword([]byte(hash), []byte(pass)) == nil && known
 	release()
 	a.remember(key, good)
+	done(!good, a.now())
 	if !good {
 		return "", authWrong
 	}
-	giveBack()
 	return user, authOK
 }
 

@@ -27,10 +27,12 @@ type keyedLimiter struct {
 
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter
+	// pending counts the attempts in flight per key (see take).
+	pending map[string]int
 }
 
 func newKeyedLimiter(every time.Duration, burst int) *keyedLimiter {
-	return &keyedLimiter{limit: rate.Every(every), burst: burst, buckets: map[string]*rate.Limiter{}}
+	return &keyedLimiter{limit: rate.Every(every), burst: burst, buckets: map[string]*rate.Limiter{}, pending: map[string]int{}}
 }
 
 // allow takes a token from key's bucket if it has one.
@@ -38,22 +40,44 @@ func (k *keyedLimiter) allow(key string, now time.Time) bool {
 	return k.bucket(key, now).AllowN(now, 1)
 }
 
-// take takes a token from key's bucket if it has one, and reports
-// whether the bucket was full; give returns the token.
-func (k *keyedLimiter) take(key string, now time.Time) (give func(), full, ok bool) {
-	b := k.bucket(key, now)
-	full = b.TokensAt(now) >= float64(k.burst)
-	r := b.ReserveN(now, 1)
-	if !r.OK() || r.DelayFrom(now) > 0 {
-		r.CancelAt(now)
+// take promises a token of key's bucket to an attempt if one is free and
+// reports whether the bucket was full; done ends the attempt, taking the
+// token only if it failed.
+//
+// A token is promised to each attempt in flight (pending) and taken only
+// when done says it failed: giving a reserved token back with
+// rate.Reservation.CancelAt restores less than was taken once later
+// reservations exist, so under a flood the bucket drained without a single
+// failure and the client stayed throttled.
+func (k *keyedLimiter) take(key string, now time.Time) (done func(failed bool, at time.Time), full, ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b := k.bucketLocked(key, now)
+	tokens := b.TokensAt(now)
+	if tokens-float64(k.pending[key]) < 1 {
 		return nil, false, false
 	}
-	return func() { r.CancelAt(now) }, full, true
+	full = tokens >= float64(k.burst) && k.pending[key] == 0
+	k.pending[key]++
+	return func(failed bool, at time.Time) {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if k.pending[key]--; k.pending[key] <= 0 {
+			delete(k.pending, key)
+		}
+		if failed {
+			b.ReserveN(at, 1) // may run into debt: the next attempt waits for it
+		}
+	}, full, true
 }
 
 func (k *keyedLimiter) bucket(key string, now time.Time) *rate.Limiter {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	return k.bucketLocked(key, now)
+}
+
+func (k *keyedLimiter) bucketLocked(key string, now time.Time) *rate.Limiter {
 	if b, ok := k.buckets[key]; ok {
 		return b
 	}
