@@ -300,6 +300,7 @@ type Size string
 // SizeShared asks for a shared-resource service (no dedicated size).
 const SizeShared Size = "shared"
 
+// SizeOf is n as a Size.
 func SizeOf(n int64) Size { return Size(strconv.FormatInt(n, 10)) }
 
 // CreateServiceRequest is the body of createService (revision 2026). Addons

@@ -75,7 +75,8 @@ type SeriesPoint struct {
 	Value NullableFloat `json:"value"`
 }
 
-// A time that does not decode leaves a zero Time, which callers skip.
+// UnmarshalJSON leaves a zero Time, which callers skip, for a time that
+// does not decode instead of failing the answer.
 func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Time  json.RawMessage `json:"time"`

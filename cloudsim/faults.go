@@ -50,6 +50,7 @@ func (f Fault) terminal() bool {
 	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection || f.DropAfterHeaders || f.DropMidBody || f.Oversize != "" || f.Edit != nil
 }
 
+// The kinds of Fault.Oversize.
 const (
 	OversizeBlank   = "blank"
 	OversizeEndless = "endless"

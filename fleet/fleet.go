@@ -104,6 +104,7 @@ type Access struct {
 	Cause string
 }
 
+// The causes of Access, each with its own fix.
 const (
 	CauseCredentials = "credentials" // 401: the key pair is refused
 	CausePermission  = "permission"  // 403: the keys cannot read the project

@@ -90,6 +90,7 @@ func Server(srv *http.Server, t Timeouts, logger *slog.Logger) *http.Server {
 	return srv
 }
 
+// The answer to a request beyond the requests in flight allowed.
 const (
 	TooManyCode    = "TOO_MANY_REQUESTS_IN_FLIGHT"
 	TooManyMessage = "more requests in flight than --web.max-requests; retry later"
