@@ -12,18 +12,16 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// reloadInterval is the shortest time between two reloads over HTTP. In
-// project discovery mode a reload is a GET /projects: without it, every
+// In discovery mode a reload is a GET /projects: without this bound every
 // POST would be one more upstream call.
 const reloadInterval = 5 * time.Second
 
-// lifecycle serves POST /-/reload. Like Prometheus, it is off unless
-// --web.enable-lifecycle: anyone who can reach the metrics port could
-// otherwise make the exporter re-read its files and call the API.
+// lifecycle serves POST /-/reload. As in Prometheus, it is off unless
+// --web.enable-lifecycle: anyone reaching the metrics port could otherwise
+// make the exporter re-read its files and call the API.
 type lifecycle struct {
 	enabled bool
-	// reload re-reads the configuration; nil when there is nothing to
-	// re-read (--simulate). Its errors are logged by the reloader.
+	// nil when there is nothing to re-read; errors are logged by the reloader.
 	reload func() error
 	now    func() time.Time
 	limit  *rate.Limiter
@@ -33,8 +31,8 @@ func newLifecycle(enabled bool, reload func() error, now func() time.Time) *life
 	return &lifecycle{enabled: enabled, reload: reload, now: now, limit: rate.NewLimiter(rate.Every(reloadInterval), 1)}
 }
 
-// crossSite refuses what a page on another site can make a browser send
-// (Sec-Fetch-Site, or Origin against Host), as the admin surface does.
+// Refuses what a page on another site can make a browser send, as the
+// admin surface does.
 var crossSite = http.NewCrossOriginProtection()
 
 func (l *lifecycle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -69,9 +67,8 @@ func (l *lifecycle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = fmt.Fprintln(w, "Reloaded")
 }
 
-// formLike reports a request a cross-site form or a no-cors fetch could
-// send without a preflight: a form or text/plain Content-Type (body or
-// not), or a body without a Content-Type.
+// What a cross-site form or no-cors fetch can send without a preflight: a
+// form or text/plain Content-Type, or a body without one.
 func formLike(r *http.Request) bool {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {

@@ -16,15 +16,13 @@ import (
 	"golang.org/x/net/netutil"
 )
 
-// boundListeners are the exporter's listeners, bound before anything
-// starts.
+// Bound before anything starts.
 type boundListeners struct {
 	main  []net.Listener
 	admin net.Listener // nil without --admin.listen-address
 }
 
-// bindListeners binds the main listener and the admin one, failing with
-// the flag that names a taken or wrong address.
+// The errors name the flag of a taken or wrong address.
 func bindListeners(f *flags, logger *slog.Logger) (*boundListeners, error) {
 	main, err := listen(f.web, logger)
 	if err != nil {
@@ -42,8 +40,7 @@ func bindListeners(f *flags, logger *slog.Logger) (*boundListeners, error) {
 	return lns, nil
 }
 
-// close closes the listeners; after a shutdown, which closed them
-// already, it does nothing.
+// After a shutdown, which closed them already, it does nothing.
 func (b *boundListeners) close() {
 	for _, l := range b.main {
 		_ = l.Close()
@@ -53,12 +50,9 @@ func (b *boundListeners) close() {
 	}
 }
 
-// serveMain is the toolkit's web.ListenAndServe (systemd sockets,
-// vsock:// and TCP addresses) on listeners bound by bindListeners, with at
-// most maxConns connections open on each (0: no limit). Beyond it a client
-// waits in the kernel's accept queue instead of taking a file descriptor:
-// the toolkit accepts without bound, and idle connections exhausted the
-// process's.
+// serveMain is the toolkit's web.ListenAndServe on bound listeners, with
+// at most maxConns connections each (0: no limit): the toolkit accepts
+// without bound, and idle connections exhausted the file descriptors.
 func serveMain(srv *http.Server, listeners []net.Listener, flags *web.FlagConfig, maxConns int, logger *slog.Logger) error {
 	if maxConns > 0 {
 		limited := make([]net.Listener, len(listeners))
@@ -70,7 +64,6 @@ func serveMain(srv *http.Server, listeners []net.Listener, flags *web.FlagConfig
 	return web.ServeMultiple(listeners, srv, flags, logger)
 }
 
-// listen opens the listeners of the --web.* flags as the toolkit does.
 func listen(flags *web.FlagConfig, logger *slog.Logger) ([]net.Listener, error) {
 	if flags.WebSystemdSocket != nil && *flags.WebSystemdSocket {
 		logger.Info("Listening on systemd activated listeners instead of port listeners.")

@@ -1,8 +1,6 @@
 // Command clouddb_exporter exports the state of a managed cloud-database
-// fleet (services, replica sets, VPCs, peerings, credentials) to Prometheus.
-// A background poller reads the provider's API; scrapes only read the last
-// snapshot, so API cost depends on the fleet and the poll interval, never on
-// how often /metrics is scraped.
+// fleet to Prometheus. A background poller reads the provider's API and
+// scrapes read its last snapshot, so API cost never depends on scrapes.
 package main
 
 import (
@@ -41,16 +39,15 @@ import (
 
 const exporterName = "clouddb_exporter"
 
-// versionFile is the release version; builds with ldflags (make build, the
-// Dockerfile) also set the revision, branch and build date.
+// Builds with ldflags also set the revision, branch and build date.
 //
 //go:embed VERSION
 var versionFile string
 
 func main() { os.Exit(run(os.Args[1:], os.Getenv)) }
 
-// run is the exporter: it returns 0 after a clean shutdown, 1 when serving
-// fails and 2 for a configuration error.
+// run returns 0 after a clean shutdown, 1 when serving fails and 2 for a
+// configuration error.
 func run(args []string, getenv func(string) string) int {
 	if version.Version == "" {
 		version.Version = strings.TrimSpace(versionFile)
@@ -60,8 +57,8 @@ func run(args []string, getenv func(string) string) int {
 		return code
 	}
 	sh, _ := shardOf(f) // checked by prepare
-	// The listeners are bound before anything starts (simulator, pollers),
-	// so that a taken port is the one line a failed start prints.
+	// Bound before anything starts, so that a taken port is the one line a
+	// failed start prints.
 	lns, err := bindListeners(f, logger)
 	if err != nil {
 		logger.Error("Cannot listen", "err", err)
@@ -86,8 +83,8 @@ func run(args []string, getenv func(string) string) int {
 
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
-	// Closed after the manager has stopped the readers: the last
-	// positions they saved are written.
+	// Closed after the manager has stopped the readers, so their last
+	// positions are written.
 	positions, err := openLogPositions(ctx, f, logger)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
@@ -101,7 +98,7 @@ func run(args []string, getenv func(string) string) int {
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
 
-	// The servers are built before the first load starts the pollers.
+	// Built before the first load starts the pollers.
 	adminOpts := adminOptions(manager, reg, logger)
 	adminOpts.MaxRequests = f.maxRequests
 	adminOpts.Timeouts = *f.timeouts
@@ -128,7 +125,6 @@ func run(args []string, getenv func(string) string) int {
 	return serve(ctx, logger, srv, lns, f, adminSrv)
 }
 
-// flags are the exporter's command line.
 type flags struct {
 	web                    *web.FlagConfig
 	telemetryPath          string
@@ -148,18 +144,16 @@ type flags struct {
 	admin                  *admin.Flags
 	shard                  *shard.Flags
 	memLimit               *memLimitFlags
-	// credentialCheckInterval is the hidden
-	// --api.credentials-check-interval, for tests.
+	// Hidden, for tests.
 	credentialCheckInterval time.Duration
-	// deprecatedEnvars are the deprecated variables set, to warn about.
+	// To warn about.
 	deprecatedEnvars []deprecatedEnvar
-	// checked is the project source checkConfig read, for the start to
-	// run: the configuration file is read once at startup.
+	// What checkConfig read, so that the configuration file is read once at
+	// startup.
 	checked *checkedSource
 }
 
-// checkedSource loads the projects: the first time those its check read,
-// then afresh (a reload).
+// checkedSource loads first the projects its check read, then afresh (a reload).
 type checkedSource struct {
 	first []config.Project
 	used  atomic.Bool
@@ -173,7 +167,6 @@ func (s *checkedSource) Load() ([]config.Project, error) {
 	return s.load()
 }
 
-// remember loads a source and remembers it, when check is set, the projects of a source just read.
 func (f *flags) remember(check bool, load func() ([]config.Project, error)) (func() ([]config.Project, error), error) {
 	first, err := load()
 	if err != nil {
@@ -186,8 +179,7 @@ func (f *flags) remember(check bool, load func() ([]config.Project, error)) (fun
 	return src.Load, nil
 }
 
-// newApp declares the exporter's command line; docs/configuration.md's
-// flags table is tested against it.
+// docs/configuration.md's flags table is tested against newApp.
 func newApp() (*kingpin.Application, *flags) {
 	app := kingpin.New(exporterName, "Prometheus exporter for a managed cloud-database control plane.")
 	f := &flags{web: kingpinflag.AddFlags(app, ":9866")}
@@ -216,8 +208,8 @@ func newApp() (*kingpin.Application, *flags) {
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)
 	f.memLimit = addMemLimitFlags(app)
-	// Hidden: whole-binary tests rotate keys many times in a row; users
-	// have no reason to change it (a 401 re-reads the files at once).
+	// Hidden: whole-binary tests rotate keys many times in a row, and a 401
+	// re-reads the files at once anyway.
 	flagval.Duration(app, "api.credentials-check-interval", "How often the credential files are re-read to pick up rotated keys.",
 		projects.DefaultCredentialCheckInterval.String(), "CLOUDDB_API_CREDENTIALS_CHECK_INTERVAL", &f.credentialCheckInterval)
 	app.GetFlag("api.credentials-check-interval").Hidden()
@@ -251,10 +243,9 @@ func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 	return f, nil
 }
 
-// shardOf resolves the shard flags. The admin surface tracks an operation
-// through this process's poller, which, sharded, does not poll the services
-// of the other shards: it would report their operations as failed (or a
-// delete as done at once), so the two do not go together.
+// The admin surface tracks an operation through this process's poller,
+// which, sharded, does not poll the other shards' services: it would report
+// their operations as failed, so sharding and admin do not go together.
 func shardOf(f *flags) (shard.Shard, error) {
 	sh, err := f.shard.Shard(os.Hostname)
 	if err == nil && sh.Enabled() && f.admin.Enabled() {
@@ -264,12 +255,9 @@ func shardOf(f *flags) (shard.Shard, error) {
 }
 
 // checkConfig runs every configuration check without polling, serving or
-// writing anything: flags, --config.file, credential files, shards, web
-// configurations and the admin settings (the audit log is checked, not
-// created). It is --config.check (as blackbox_exporter's), and
-// the first thing a start does, so that a configuration error is reported
-// before anything starts. It also returns the settings that work but
-// expose credentials, for the caller to log once.
+// writing anything (the audit log is checked, not created): it is
+// --config.check, and the first thing a start does. It also returns the
+// settings that work but expose credentials, for the caller to log once.
 func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -304,12 +292,10 @@ func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error
 	return append(warnings, f.admin.Warnings()...), nil
 }
 
-// newRegistry returns the registry of the exporter's own metrics, with the
-// Go runtime, process and build collectors unless they are disabled.
 func newRegistry(exporterMetrics bool) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	// The build info stays whatever the flag: the dashboards take their job
-	// and instance variables from it (node_exporter keeps it too).
+	// Kept whatever the flag: the dashboards take their job and instance
+	// variables from it (node_exporter keeps it too).
 	reg.MustRegister(versioncollector.NewCollector(exporterName))
 	if exporterMetrics {
 		reg.MustRegister(
@@ -320,8 +306,7 @@ func newRegistry(exporterMetrics bool) *prometheus.Registry {
 	return reg
 }
 
-// adminOptions connects the admin surface to the running projects; a nil
-// manager has none (--config.check).
+// A nil manager has no projects (--config.check).
 func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *slog.Logger) admin.Options {
 	return admin.Options{
 		Projects: func(id string) (admin.Project, bool) {
@@ -387,9 +372,7 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 	}
 }
 
-// reloadSource names what a reload re-reads: the configuration file, or in
-// single-project mode the credential files; "" with --simulate, whose
-// project never changes.
+// "" with --simulate, whose project never changes.
 func reloadSource(f *flags) string {
 	switch {
 	case f.simulate:
@@ -403,8 +386,6 @@ func reloadSource(f *flags) string {
 	}
 }
 
-// reloadFunc is what POST /-/reload runs: nil when reloadSource has
-// nothing to re-read.
 func reloadFunc(f *flags, r *projects.Reloader) func() error {
 	if reloadSource(f) == "" {
 		return nil
@@ -412,8 +393,6 @@ func reloadFunc(f *flags, r *projects.Reloader) func() error {
 	return r.Requested
 }
 
-// discovering reports whether the projects are discovered: credentials but
-// neither --api.project-id nor --config.file nor --simulate.
 func discovering(f *flags) bool {
 	return !f.simulate && f.config.ConfigFile == "" && f.config.ProjectID == ""
 }
@@ -447,8 +426,7 @@ func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags
 	}, nil
 }
 
-// rediscover re-runs the project discovery every interval (a full cycle):
-// new projects start, removed ones stop and their series go.
+// New projects start, removed ones stop and their series go.
 func rediscover(ctx context.Context, r *projects.Reloader, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()

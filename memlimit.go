@@ -12,13 +12,11 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
 
-// defaultMemLimitRatio is the share of the cgroup's memory limit given to
-// the Go runtime as its soft limit: Prometheus's --auto-gomemlimit.ratio.
-// The rest is for what the Go limit does not count (thread stacks outside
-// the heap, the binary's text) and for the collection to catch up.
+// Prometheus's --auto-gomemlimit.ratio: the rest is for what the Go limit
+// does not count (stacks outside the heap, the binary) and for catching up.
 const defaultMemLimitRatio = 0.9
 
-// memLimitFlags are the Go memory limit flags (docs/operations.md).
+// docs/operations.md.
 type memLimitFlags struct {
 	auto  bool
 	ratio float64
@@ -33,7 +31,6 @@ func addMemLimitFlags(app *kingpin.Application) *memLimitFlags {
 	return f
 }
 
-// check validates the ratio.
 func (f *memLimitFlags) check() error {
 	if f.ratio <= 0 || f.ratio > 1 {
 		return fmt.Errorf("--runtime.gomemlimit.ratio (CLOUDDB_RUNTIME_GOMEMLIMIT_RATIO) must be in (0, 1], got %g", f.ratio)
@@ -41,10 +38,9 @@ func (f *memLimitFlags) check() error {
 	return nil
 }
 
-// setMemoryLimit sets the Go memory limit from the cgroup's memory limit
-// (cgroupLimit, memlimit.FromCgroup outside tests) unless GOMEMLIMIT is set
-// or f turns it off, logs what the limit is and where it comes from, and
-// returns the limit it set (0 when it set none).
+// setMemoryLimit sets the Go memory limit from the cgroup's unless
+// GOMEMLIMIT is set or f turns it off, logs it and its source, and returns
+// it (0 when none was set).
 func setMemoryLimit(logger *slog.Logger, f *memLimitFlags, getenv func(string) string, cgroupLimit func() (uint64, error), set func(int64) int64) int64 {
 	if env := getenv("GOMEMLIMIT"); env != "" {
 		logger.Info("Go memory limit from GOMEMLIMIT", "GOMEMLIMIT", env)
@@ -72,7 +68,6 @@ func setMemoryLimit(logger *slog.Logger, f *memLimitFlags, getenv func(string) s
 	return goLimit
 }
 
-// setMemoryLimitFromCgroup is setMemoryLimit with the real cgroup and runtime.
 func setMemoryLimitFromCgroup(logger *slog.Logger, f *memLimitFlags, getenv func(string) string) {
 	setMemoryLimit(logger, f, getenv, memlimit.FromCgroup, debug.SetMemoryLimit)
 }

@@ -12,23 +12,18 @@ import (
 	"github.com/clouddb/clouddb_exporter/sd"
 )
 
-// routes are what the main listener serves.
 type routes struct {
 	telemetryPath string
 	metrics       http.Handler
-	// notReady says why the exporter is not ready, "" when it is.
-	notReady func() string
-	// reload serves POST /-/reload (a lifecycle).
+	// Why the exporter is not ready, "" when it is.
+	notReady  func() string
 	reload    http.Handler
 	snapshots func() []*fleet.Snapshot
-	// dataPlane says whether a project's usage and log readers are on.
 	dataPlane func(projectID string) (usage, logs bool)
-	// pprof serves the Go profiler under /debug/pprof/.
-	pprof bool
+	pprof     bool
 }
 
-// newMux routes the main listener and builds its landing page, the status
-// page (status.go), which links only to the pages served.
+// The status page links only to the pages served.
 func newMux(r routes) *http.ServeMux {
 	mux := http.NewServeMux()
 	links := []web.LandingLinks{{Address: r.telemetryPath, Text: "Metrics"}}

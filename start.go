@@ -20,9 +20,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/shard"
 )
 
-// prepare parses the command line, builds the logger and runs every
-// configuration check: ok is false when run must return code now (an
-// error, or --config.check done).
+// ok is false when run must return code now: an error, or --config.check done.
 func prepare(args []string, getenv func(string) string) (f *flags, logger *slog.Logger, code int, ok bool) {
 	f, err := parseFlags(args, getenv)
 	if err != nil {
@@ -37,9 +35,8 @@ func prepare(args []string, getenv func(string) string) (f *flags, logger *slog.
 	for _, d := range f.deprecatedEnvars {
 		logger.Warn("Deprecated environment variable", "variable", d.old, "use", envarOf(d.flag))
 	}
-	// Every configuration check runs before anything starts (simulator,
-	// pollers, listeners): a failed start logs its one reason and nothing
-	// else. --config.check stops here.
+	// Every check runs before anything starts, so that a failed start logs its
+	// one reason and nothing else.
 	warnings, err := checkConfig(f, getenv)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
@@ -55,7 +52,6 @@ func prepare(args []string, getenv func(string) string) (f *flags, logger *slog.
 	return f, logger, 0, true
 }
 
-// announce logs the start and the modes that change what is polled.
 func announce(logger *slog.Logger, f *flags, sh shard.Shard, getenv func(string) string) {
 	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
 	setMemoryLimitFromCgroup(logger, f.memLimit, getenv)
@@ -69,8 +65,6 @@ func announce(logger *slog.Logger, f *flags, sh shard.Shard, getenv func(string)
 	}
 }
 
-// newServer builds the main listener's server: metrics, discovery,
-// health, the status page and the lifecycle.
 func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, reloader *projects.Reloader, logger *slog.Logger) *http.Server {
 	mux := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
@@ -83,8 +77,7 @@ func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, re
 	return httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
 }
 
-// serve runs the main listener and the admin listener (when not nil) until
-// ctx ends, then shuts both down: 0 for a clean exit, 1 when one fails.
+// 0 for a clean exit, 1 when one listener fails.
 func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boundListeners, f *flags, adminSrv *admin.Listener) int {
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- serveMain(srv, lns.main, f.web, f.maxConnections, logger) }()
@@ -116,9 +109,7 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 	return 0
 }
 
-// openLogPositions opens the log state file (--collect.logs.state-file)
-// and writes it in the background until ctx ends; nil without one, which
-// the readers and Close accept.
+// nil without --collect.logs.state-file, which the readers and Close accept.
 func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger) (*dataplane.LogPositions, error) {
 	path := f.config.Collect.Logs.StateFile
 	if path == "" {

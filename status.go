@@ -19,15 +19,13 @@ var statusHTML string
 
 var statusTemplate = template.Must(template.New("status").Parse(statusHTML))
 
-// statusPage is the landing page: the state of each project as its last
-// snapshot holds it, as blackbox_exporter's lists its recent probes. It
-// reads snapshots only, never the API.
+// statusPage is the landing page: each project's state as its last snapshot
+// holds it, as blackbox_exporter lists its probes. It never calls the API.
 type statusPage struct {
 	snapshots func() []*fleet.Snapshot
 	notReady  func() string
 	links     []web.LandingLinks
 	now       func() time.Time
-	// dataPlane says whether a project's usage and log readers are on;
 	// nil: as the snapshot shows (its data is nil until the first read).
 	dataPlane func(projectID string) (usage, logs bool)
 }
@@ -112,8 +110,6 @@ func projectOf(s *fleet.Snapshot, now time.Time) projectView {
 	return v
 }
 
-// readerState describes an opt-in reader: "off", "on", or "on" with no
-// data read yet.
 func readerState(on, read bool) string {
 	switch {
 	case !on:
@@ -124,7 +120,6 @@ func readerState(on, read bool) string {
 	return "on"
 }
 
-// took is a part's duration to the millisecond.
 func took(d time.Duration) string {
 	if d < time.Millisecond {
 		return "<1ms"
@@ -132,7 +127,7 @@ func took(d time.Duration) string {
 	return d.Round(time.Millisecond).String()
 }
 
-// age is how long ago t was, to the second; "never" for the zero time.
+// "never" for the zero time.
 func age(now, t time.Time) string {
 	if t.IsZero() {
 		return "never"

@@ -8,12 +8,10 @@ import (
 	"sync/atomic"
 )
 
-// GetAuthInfo reports which credentials are in use (GET /auth/info). It
-// authenticates with the API key as a Bearer token when one is configured,
-// else with Basic as every other operation (revision 2026 takes Basic on
-// every path). When the API refuses Basic there with 401 (the first revision
-// takes only a bearer key), it fails with ErrNoAPIKey from then on, sending
-// nothing, and ReadsAuthInfo turns false.
+// GetAuthInfo reports which credentials are in use (GET /auth/info), with
+// the API key as a Bearer token, or else with Basic (revision 2026). Once
+// the API refuses Basic there with 401 (the first revision), it fails with
+// ErrNoAPIKey without sending, and ReadsAuthInfo turns false.
 func (c *Client) GetAuthInfo(ctx context.Context) (*AuthInfo, error) {
 	if !c.ReadsAuthInfo() {
 		return nil, fmt.Errorf("apiclient: %s: %w", OpGetAuthInfo, ErrNoAPIKey)

@@ -21,30 +21,25 @@ import (
 // DefaultUserAgent is sent when Config.UserAgent is empty.
 const DefaultUserAgent = "clouddb_exporter-apiclient/1"
 
-// ErrNoAPIKey is returned by GetAuthInfo when the Client has no API key; no
-// request is sent then.
+// ErrNoAPIKey is returned by GetAuthInfo, sending nothing, without an API key.
 var ErrNoAPIKey = errors.New("no API key configured")
 
-// ErrInvalidID is wrapped by the error returned when an operation is given an
-// empty id (or "." or ".."), which would address a different resource; no
-// request is sent then.
+// ErrInvalidID is wrapped when an operation is given an empty, "." or ".."
+// id, which would address another resource; nothing is sent.
 var ErrInvalidID = errors.New("invalid id")
 
-// ErrBodyTooLarge is wrapped by the error returned when a successful
-// response's body exceeds Config.MaxBodyBytes.
+// ErrBodyTooLarge is wrapped when a success body exceeds Config.MaxBodyBytes.
 var ErrBodyTooLarge = errors.New("response body too large")
 
-// ErrValueTooLarge is wrapped by the error returned when one value of a
-// successful read's body (a list element, a lone token, or a run of white
-// space) exceeds Config.MaxValueBytes.
+// ErrValueTooLarge is wrapped when one value of a read's body exceeds
+// Config.MaxValueBytes.
 var ErrValueTooLarge = errors.New("response value too large")
 
-// ErrTooManyResources is wrapped by the error returned when a list answer
-// holds more resources than Config.MaxListLength.
+// ErrTooManyResources is wrapped when a list exceeds Config.MaxListLength.
 var ErrTooManyResources = errors.New("too many resources")
 
-// ErrMostlyInvalid is wrapped by the DecodeError of a list answer of which
-// more than half the elements, past the first 100, did not decode.
+// ErrMostlyInvalid is wrapped by the DecodeError of a list of which more
+// than half the elements, past the first 100, did not decode.
 var ErrMostlyInvalid = errors.New("most list elements did not decode")
 
 // Client calls the API for one project with one set of credentials. It is
@@ -53,18 +48,15 @@ type Client struct {
 	base      string // BaseURL without trailing slash
 	projectID string
 	userAgent string
-	// creds hides the keys inside a closure: a reflective print of a
-	// Client value (whose unexported fields bypass Secret's methods, even
-	// behind a pointer) shows only a func address.
-	// creds returns the same pointer until the keys change, so that a
-	// request can tell whether they did since it was sent.
-	creds    func() *credentials
-	setCreds func(*credentials)
-	// onUnauthorized is Config.OnUnauthorized.
+	// A closure, so that a reflective print of a Client shows a func address,
+	// not the keys; the same pointer until the keys change, so that a request
+	// can tell whether they did since it was sent.
+	creds          func() *credentials
+	setCreds       func(*credentials)
 	onUnauthorized func() bool
 	http           *http.Client
 	limiter        *rate.Limiter
-	// trackLimiter is the tracking share (see Tracking).
+	// The tracking share (see Tracking).
 	trackLimiter *rate.Limiter
 	observer     Observer
 
@@ -78,27 +70,22 @@ type Client struct {
 	maxListLength  int
 	logger         *slog.Logger
 
-	// Seams for tests: jitter returns a value in [0, n); sleep waits d or
-	// until ctx is done, for backoff and for the token bucket; now tells the
-	// time for HTTP-date Retry-After.
+	// Seams for tests.
 	jitter func(n int64) int64
 	sleep  func(ctx context.Context, d time.Duration) error
 	now    func() time.Time
 
-	// basicAuthInfoRefused is set when /auth/info answered 401 to Basic:
-	// a deployment of the first revision, which takes only a bearer key.
+	// Set when /auth/info refused Basic with 401: the first revision.
 	basicAuthInfoRefused int32 // read and written with sync/atomic; not an atomic.Bool, so that Client stays printable by value
-	// cutLogged is set once a cut text was logged (see cutText).
-	cutLogged int32 // read and written with sync/atomic
+	cutLogged            int32 // read and written with sync/atomic
 }
 
 // ProjectID returns the project the Client addresses.
 func (c *Client) ProjectID() string { return c.projectID }
 
-// ReadsAuthInfo reports whether GetAuthInfo can be called: with the bearer
-// API key, or without one with Basic (revision 2026) until the API has
-// refused Basic there with 401 (the first revision). It is true when no
-// API key is set.
+// ReadsAuthInfo reports whether GetAuthInfo can be called: with the API key,
+// or with Basic until the API refused Basic there (the first revision). It
+// is true when no API key is set.
 func (c *Client) ReadsAuthInfo() bool {
 	return c.creds().bearer != "" || atomic.LoadInt32(&c.basicAuthInfoRefused) == 0
 }
@@ -108,17 +95,14 @@ func (c *Client) String() string {
 	return fmt.Sprintf("apiclient.Client{base_url=%s project_id=%s reads_auth_info=%t}", c.base, c.projectID, c.ReadsAuthInfo())
 }
 
-// GoString implements fmt.GoStringer so that %#v shows no credentials.
+// GoString shows no credentials for %#v.
 func (c *Client) GoString() string { return c.String() }
 
-// Format implements fmt.Formatter: every verb prints String, so that no verb
-// (not even %d or %x) walks the struct and reaches the keys.
+// Format prints String for every verb, so that none walks to the keys.
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
-// path fills the {name} placeholders of tmpl: {project_id} with the Client's
-// project, the others in order with ids, each path-escaped. An id that is
-// empty, "." or ".." is refused before anything is sent: it would address
-// another resource (the collection, or a parent after path cleaning).
+// An empty, "." or ".." id is refused before sending: it would address the
+// collection, or a parent after path cleaning.
 func (c *Client) path(tmpl string, ids ...string) (string, error) {
 	var b strings.Builder
 	for {
@@ -150,16 +134,15 @@ func (c *Client) path(tmpl string, ids ...string) (string, error) {
 	return b.String(), nil
 }
 
-// call describes one operation request; the method, path template and
-// success status come from the operation's catalog entry.
+// call is one operation request; method, path and status come from the catalog.
 type call struct {
 	op    string
 	ids   []string   // values for the template's placeholders after {project_id}
 	body  any        // request body, marshalled to JSON; nil for none
 	query url.Values // query parameters; nil for none
 	out   any        // decode target; nil to ignore the body
-	// begin and each, when each is set, take a list's elements as they
-	// are decoded (see StreamServices): out is then left empty.
+	// begin and each, when set, take a list's elements as they are decoded
+	// (see StreamServices), leaving out empty.
 	begin func()
 	each  func(elem any)
 
@@ -168,7 +151,6 @@ type call struct {
 	write  bool   // filled by do from the catalog: retried and decoded as a write
 }
 
-// doValue runs cl and decodes the answer into a new T.
 func doValue[T any](ctx context.Context, c *Client, cl call) (*T, error) {
 	var v T
 	cl.out = &v
@@ -178,8 +160,7 @@ func doValue[T any](ctx context.Context, c *Client, cl call) (*T, error) {
 	return &v, nil
 }
 
-// doList runs cl and decodes a JSON array; null decodes to an empty slice
-// so that callers can tell "nothing" from an error by err alone.
+// null decodes to an empty slice, so callers tell "nothing" from an error by err.
 func doList[T any](ctx context.Context, c *Client, cl call) ([]T, error) {
 	var v []T
 	cl.out = &v
@@ -192,9 +173,7 @@ func doList[T any](ctx context.Context, c *Client, cl call) ([]T, error) {
 	return v, nil
 }
 
-// do is the one request path of every operation: it builds the request,
-// waits for the rate limiter, runs attempts and retries them when that is
-// safe, and types the errors.
+// do is the one request path: rate limit, attempts, safe retries, typed errors.
 func (c *Client) do(ctx context.Context, cl call) error {
 	o, ok := byName[cl.op]
 	if !ok {
@@ -229,12 +208,9 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			return nil
 		}
 		if IsUnauthorized(err) && !refreshed {
-			// Rejected keys may have been rotated under us: when the
-			// keys changed since the request was sent (whoever installed
-			// them: the file watch, a reload, another request's 401), or
-			// the source has new ones, try once more with them at once,
-			// counted as a retry but outside the retry budget (a 401
-			// changed nothing upstream, so this is safe for writes).
+			// Rejected keys may have been rotated: when they changed since the request
+			// was sent, or the source has new ones, retry once at once outside the
+			// retry budget (a 401 changed nothing upstream, so this is safe for writes).
 			refreshed = true
 			if c.creds() == sent && c.onUnauthorized != nil {
 				c.onUnauthorized()
@@ -262,7 +238,6 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	}
 }
 
-// attempt sends one HTTP request with the keys cr and handles its answer.
 func (c *Client) attempt(ctx context.Context, cl call, path string, payload []byte, cr *credentials) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -276,15 +251,9 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		return fmt.Errorf("apiclient: %s: building request: %w", cl.op, err)
 	}
 	if payload == nil && cl.method == http.MethodGet {
-		// Go's transport sends an idempotent request again, unasked and
-		// unseen, when a reused connection fails after it was written:
-		// the API sees a request this Client never counted, outside the
-		// retry budget. A body it cannot rewind makes the read
-		// non-replayable (as http.Transport documents); being empty, it
-		// is dropped before an HTTP/1.1 request is written, and over
-		// HTTP/2 only an empty DATA frame ends the stream. The retry
-		// policy (retryable) is then the only one, and every request
-		// sent is observed.
+		// Go's transport resends an idempotent request, unseen, when a reused
+		// connection fails after writing it, outside the retry budget. A body that
+		// cannot rewind makes it non-replayable; empty, it costs nothing on the wire.
 		req.Body, req.GetBody = noReplay{}, nil
 	}
 	req.Header.Set("Accept", "application/json")
@@ -307,8 +276,8 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	defer resp.Body.Close()
 
 	if resp.StatusCode != cl.want {
-		// Even a too large error body yields an APIError: the status is
-		// what callers and the retry policy act on.
+		// A too large error body still yields an APIError: the status is what
+		// callers act on.
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
 		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
 		if err != nil && len(data) == 0 {
@@ -319,8 +288,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	if _, relay := ctx.Value(answerKey{}).(*[]byte); cl.write || relay {
 		return c.readWhole(ctx, cl, resp, start)
 	}
-	// A read is decoded as it streams in; its lenient decoding drops what
-	// does not decode.
+	// A read is decoded as it streams in; what does not decode is dropped.
 	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
@@ -338,13 +306,11 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	return derr
 }
 
-// maxWholeBody bounds an answer read whole (see readWhole) when
-// Config.MaxValueBytes is smaller: a write's answer is one resource.
+// Bounds an answer read whole when MaxValueBytes is smaller: a write's
+// answer is one resource.
 const maxWholeBody = 32 << 20
 
-// answerCode is the code ObserveRequest reports for a complete answer:
-// its status, or CodeDecodeError when it was not decoded (malformed, cut
-// short, or beyond the size bounds).
+// Its status, or CodeDecodeError when it was not decoded.
 func answerCode(resp *http.Response, err error) string {
 	if errors.As(err, new(*DecodeError)) || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrTooManyResources) {
 		return CodeDecodeError
@@ -358,11 +324,9 @@ type noReplay struct{}
 func (noReplay) Read([]byte) (int, error) { return 0, io.EOF }
 func (noReplay) Close() error             { return nil }
 
-// readWhole handles the success answer of a write (or of a call whose
-// answer is relayed, see WithAnswer): small, read whole within the limit,
-// recorded as received, and decoded whole or not at all. An answer
-// documented without a body succeeds whatever body it carries: the status
-// is the answer, and a write the API accepted must not look failed.
+// readWhole handles a write's (or relayed, see WithAnswer) success answer:
+// read whole, recorded, decoded whole or not at all. An answer documented
+// without a body succeeds whatever it carries: the API accepted the write.
 func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, start time.Time) error {
 	// Held whole, so bounded by what one value may hold as well.
 	limit := min(c.maxBodyBytes, max(c.maxValueBytes, maxWholeBody))
@@ -396,8 +360,7 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 	return derr
 }
 
-// cutText counts a text of op's answer cut to MaxTextBytes, and logs the
-// first of the Client's: one line, not one per resource.
+// Logs only the Client's first cut text: one line, not one per resource.
 func (c *Client) cutText(op string) {
 	c.observer.ObserveTextTruncated(op)
 	if atomic.CompareAndSwapInt32(&c.cutLogged, 0, 1) {
@@ -406,22 +369,16 @@ func (c *Client) cutText(op string) {
 	}
 }
 
-// trackingKey marks a context whose calls draw on the tracking share.
 type trackingKey struct{}
 
-// Tracking returns ctx marked so that the Client's calls made with it
-// (following an admin operation until it settles, say) first wait for a
-// token of the tracking share: a separate bucket of Config.TrackingShare
-// of the rate limit. They still take their token from the shared bucket
-// too, so the rate limit holds as a whole, and however many operations are
-// followed they use at most that share of it: the poll cycle, which plans
-// 90% of the rate, is never starved.
+// Tracking marks ctx so that the Client's calls with it (following an admin
+// operation, say) first wait for a token of the tracking share, then of the
+// shared bucket: however many operations are followed, the poll cycle,
+// which plans 90% of the rate, is never starved.
 func Tracking(ctx context.Context) context.Context {
 	return context.WithValue(ctx, trackingKey{}, true)
 }
 
-// wait takes a token from the shared bucket, reporting any wait; calls
-// marked by Tracking take one from the tracking share first.
 func (c *Client) wait(ctx context.Context, op string) error {
 	if ctx.Value(trackingKey{}) != nil {
 		if err := c.take(ctx, c.trackLimiter, op); err != nil {
@@ -445,7 +402,6 @@ func (c *Client) take(ctx context.Context, l *rate.Limiter, op string) error {
 	return nil
 }
 
-// sleepCtx waits d or until ctx is done.
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
@@ -460,12 +416,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// secretResponses are operations whose success body carries a secret
-// (initial_password): their bodies are never quoted in errors.
+// Success bodies with a secret (initial_password): never quoted in errors.
 var secretResponses = map[string]bool{OpCreateService: true, OpForkService: true}
 
-// decodeSnippet quotes the start of a body that did not decode, without
-// the credentials.
 func decodeSnippet(op string, data []byte, truncated bool, red *Redactor) string {
 	if secretResponses[op] {
 		return "<omitted: response carries a secret>"
@@ -474,7 +427,7 @@ func decodeSnippet(op string, data []byte, truncated bool, red *Redactor) string
 }
 
 // Redactor returns the redaction of the Client's credentials, for callers
-// that print other text the server sent (see Redactor).
+// that print other text the server sent.
 func (c *Client) Redactor() *Redactor { return c.creds().redactor }
 
 type nopObserver struct{}

@@ -12,9 +12,8 @@ import (
 
 var jsonNull = []byte("null")
 
-// Int is an integer that also decodes from a JSON string ("1000") and from
-// null (as 0): control planes drift, and a stringly typed number must not
-// fail a whole list.
+// Int is an integer that also decodes from a JSON string and from null (as
+// 0): a stringly typed number must not fail a whole list.
 type Int int64
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -48,9 +47,7 @@ func (i *Int) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// timeLayouts are tried in order. RFC3339Nano also parses values without
-// fractional seconds; the zone-less forms are read as UTC, as the spec says
-// all times are UTC.
+// The zone-less forms are read as UTC, as the spec says all times are.
 var timeLayouts = []string{
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05.999999999",
@@ -59,8 +56,7 @@ var timeLayouts = []string{
 }
 
 // Time is a point in time that decodes from RFC 3339 with or without
-// fractional seconds, with or without a zone (UTC assumed), and from null or
-// "" (as the zero time).
+// fractions or zone (UTC), and from null or "" (as the zero time).
 type Time struct {
 	time.Time
 }
@@ -98,7 +94,7 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: RFC 3339 in UTC, null when zero.
+// MarshalJSON writes RFC 3339 in UTC, null when zero.
 func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return jsonNull, nil
@@ -106,10 +102,9 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return json.Marshal(t.UTC().Format(time.RFC3339Nano))
 }
 
-// Secret is a string that never shows itself in fmt, %v, %#v or slog output.
-// It still marshals to JSON as its real value, because it travels on the wire
-// (passwords in requests, initial_password in responses); never log a struct
-// holding one through a JSON encoder.
+// Secret is a string that never shows itself in fmt or slog output. It
+// still marshals to JSON as its value, since it travels on the wire: never
+// log a struct holding one through a JSON encoder.
 type Secret string
 
 const redacted = "<redacted>"

@@ -10,28 +10,23 @@ import (
 	"time"
 )
 
-// maxErrorSnippet bounds APIError.Body.
 const maxErrorSnippet = 256
 
-// APIError is an answer with a status other than the operation's documented
-// success status (an undocumented 2xx included). Its text never holds
-// credentials or headers.
+// APIError is an answer other than the operation's documented success
+// status. Its text never holds credentials or headers.
 type APIError struct {
 	Operation  string
 	Method     string
 	Path       string // request path below the base URL, ids escaped
 	StatusCode int
-	// Code and Message come from the JSON error body {code, message}.
+	// From the JSON error body {code, message}.
 	Code    string
 	Message string
-	// Details is a short raw snippet of the body's details field (revision
-	// 2026), "" when it sent none.
+	// A short raw snippet of revision 2026's details field.
 	Details string
-	// Body is a short raw snippet (at most 256 bytes) of a body that is not
-	// a JSON {code, message} object.
+	// A short raw snippet of a body that is not a JSON {code, message}.
 	Body string
-	// RetryAfter is the wait the server asked for in Retry-After, uncapped;
-	// 0 when it sent none.
+	// The wait asked for in Retry-After, uncapped; 0 when none.
 	RetryAfter time.Duration
 }
 
@@ -58,9 +53,8 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// newAPIError types an unexpected answer. data is the start of its body
-// (at most maxErrorBody+1 bytes). The credentials are removed from the
-// server's text, in case it echoes them, before it is cut.
+// The server's text is redacted, in case it echoes the credentials, before
+// it is cut.
 func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []byte) *APIError {
 	e := errorFromBody(c.creds().redactor, data)
 	e.Operation, e.Method, e.Path, e.StatusCode = cl.op, cl.method, path, resp.StatusCode
@@ -68,10 +62,8 @@ func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []b
 	return e
 }
 
-// errorFromBody reads the JSON {code, message} of an API error
-// (docs/api.md), or keeps a raw snippet when the body is something else
-// (an HTML page from a proxy, say). Both are redacted by red first, then
-// cut to maxErrorSnippet.
+// errorFromBody reads the JSON {code, message} of an API error, or keeps a
+// raw snippet of another body (a proxy's HTML page), redacted then cut.
 func errorFromBody(red *Redactor, data []byte) *APIError {
 	truncated := len(data) > maxErrorBody
 	var body ErrorBody
@@ -111,8 +103,7 @@ func (e *TransportError) Timeout() bool {
 // DecodeError is a success answer whose body could not be decoded.
 type DecodeError struct {
 	Operation string
-	// Snippet is the start of the body; omitted for operations whose body
-	// carries a secret.
+	// The start of the body; omitted for operations whose body carries a secret.
 	Snippet string
 	Err     error
 }
@@ -158,8 +149,7 @@ func IsServerError(err error) bool {
 	return code >= 500 && code <= 599
 }
 
-// IsTimeout reports whether err is a timeout: a per-attempt timeout or the
-// caller's deadline.
+// IsTimeout reports whether err is a per-attempt timeout or the caller's deadline.
 func IsTimeout(err error) bool {
 	var t *TransportError
 	if errors.As(err, &t) && t.Timeout() {

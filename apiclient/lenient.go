@@ -9,17 +9,16 @@ import (
 )
 
 // FieldError is a field of a resource whose value did not decode. The
-// field is left at its zero value, which callers must not report as a
-// value: a bad cpu_millis is an unknown CPU, not zero cores.
+// field is left at zero, which callers must not report as a value: a bad
+// cpu_millis is an unknown CPU, not zero cores.
 type FieldError struct {
-	// Field is the field's dot-separated path in the resource's JSON, with
-	// array indexes: "created", "resources.0.spec.cpu_millis".
+	// Dot-separated JSON path with array indexes: "resources.0.spec.cpu_millis".
 	Field string
 	Err   string
 }
 
-// resource is a type read leniently: it records the fields it lost in
-// decoding, and names its id field, without which it cannot be kept.
+// resource is a type read leniently: it records the fields it lost, and
+// names its id field, without which it cannot be kept.
 type resource interface {
 	dropField(FieldError)
 	idField() string
@@ -34,12 +33,10 @@ func (*ReplicaSet) idField() string          { return "id" }
 func (*VPC) idField() string                 { return "id" }
 func (*Peering) idField() string             { return "id" }
 
-// FieldDropped reports whether field (a path as in FieldError) did not
-// decode.
+// FieldDropped reports whether field (a FieldError path) did not decode.
 func (s *Service) FieldDropped(field string) bool { return fieldDropped(s.Dropped, field) }
 
-// FieldDropped reports whether field (a path as in FieldError) did not
-// decode.
+// FieldDropped reports whether field (a FieldError path) did not decode.
 func (r *ReplicaSet) FieldDropped(field string) bool { return fieldDropped(r.Dropped, field) }
 
 func fieldDropped(dropped []FieldError, field string) bool {
@@ -53,14 +50,11 @@ func fieldDropped(dropped []FieldError, field string) bool {
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// decodeLenient decodes data into out, a pointer to a resource or to a
-// slice of resources, as json.Unmarshal would, except that a value that
-// does not decode costs only itself: the field is left at zero, recorded on
-// the resource and reported to drop. An element of a list that is not an
-// object, or whose id does not decode, is left out (and reported with its
-// index as Field). It reports false when out is not of such a type or data
-// is not of its shape (not valid JSON, not an array for a list, not an
-// object, or without a usable id, for a value).
+// decodeLenient decodes data into out, a pointer to a resource or a slice of
+// them, except that a value that does not decode costs only itself: left at
+// zero, recorded and reported to drop. A list element that is not an object,
+// or whose id does not decode, is left out. It reports false when data is not
+// of out's shape.
 func decodeLenient(data []byte, out any, drop func(FieldError)) bool {
 	if !json.Valid(data) {
 		return false
@@ -99,9 +93,8 @@ func decodeLenient(data []byte, out any, drop func(FieldError)) bool {
 	return true
 }
 
-// decodeResource decodes one resource leniently into v, recording what it
-// drops on it. It reports false when the resource cannot be kept: data is
-// not an object, or its id does not decode.
+// It reports false when the resource cannot be kept: not an object, or its
+// id does not decode.
 func decodeResource(data []byte, v reflect.Value, drop func(FieldError)) bool {
 	if !isObject(data) {
 		return false
@@ -114,8 +107,7 @@ func decodeResource(data []byte, v reflect.Value, drop func(FieldError)) bool {
 			return false
 		}
 	}
-	// Recorded once decoding is done, so that the decoding of the fields
-	// cannot overwrite the record.
+	// Recorded afterwards, so that decoding the fields cannot overwrite it.
 	for _, e := range dropped {
 		r.dropField(e)
 		drop(e)
@@ -128,9 +120,8 @@ func isObject(data []byte) bool {
 	return len(data) > 0 && data[0] == '{'
 }
 
-// lenientValue decodes data into v; on failure it descends into structs,
-// pointers to structs and slices to keep what decodes, and reports the
-// smallest parts that do not.
+// On failure, lenientValue descends into structs, pointers and slices to keep
+// what decodes, and reports the smallest parts that do not.
 func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldError)) {
 	err := json.Unmarshal(data, v.Addr().Interface())
 	if err == nil {
@@ -187,8 +178,7 @@ func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldErro
 	drop(FieldError{Field: path, Err: err.Error()})
 }
 
-// JSONName is the JSON key of a struct field, "" for a field that JSON
-// ignores.
+// JSONName is the JSON key of a struct field, "" for one JSON ignores.
 func JSONName(f reflect.StructField) string {
 	if !f.IsExported() {
 		return ""

@@ -14,8 +14,8 @@ import (
 // LogsPageSize is the most entries one getServiceLogs answer holds.
 const LogsPageSize = 500
 
-// Log severities: PostgreSQL's, which the API passes on (DEBUG1 to DEBUG5
-// too). Others may come; callers must not reject them.
+// Log severities: PostgreSQL's, which the API passes on. Others may come;
+// callers must not reject them.
 const (
 	SeverityLog     = "LOG"
 	SeverityInfo    = "INFO"
@@ -26,21 +26,18 @@ const (
 	SeverityPanic   = "PANIC"
 )
 
-// LogsQuery holds the optional query parameters of getServiceLogs. Zero
+// LogsQuery holds the optional query parameters of getServiceLogs; zero
 // values are not sent.
 type LogsQuery struct {
-	// Node selects one node of the service (0 is the primary); nil for
-	// the API's default.
+	// 0 is the primary; nil for the API's default.
 	Node *int
-	// Cursor is a previous answer's LastCursor: the next, older page.
-	Cursor string
-	// Since and Until bound the entries' timestamps.
+	// A previous answer's LastCursor: the next, older page.
+	Cursor       string
 	Since, Until time.Time
-	// Search and Severities filter the entries; each is repeatable.
+	// Each is repeatable.
 	Search, Severities []string
 }
 
-// values encodes q as query parameters.
 func (q LogsQuery) values() url.Values {
 	v := url.Values{}
 	if q.Node != nil {
@@ -71,9 +68,8 @@ type LogEntry struct {
 	Severity  string `json:"severity"`
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a field that does not decode
-// is left empty (a timestamp that does not decode is the zero time) rather
-// than failing the page, since every entry must still be counted.
+// UnmarshalJSON leaves a field that does not decode empty rather than
+// failing the page: every entry must still be counted.
 func (e *LogEntry) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Timestamp json.RawMessage `json:"timestamp"`
@@ -92,21 +88,18 @@ func (e *LogEntry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// LogPage is one answer of getServiceLogs: at most LogsPageSize entries,
-// newest first, and the cursor of the next, older page ("" when there is
-// none). Deployments that still send the deprecated shape (logs as plain
-// lines, lastCursor) are read into the same fields.
+// LogPage is one answer of getServiceLogs: newest first, and the cursor of
+// the next, older page ("" when none). The deprecated shape (plain lines,
+// lastCursor) is read into the same fields.
 type LogPage struct {
-	Entries    []LogEntry `json:"entries"`
-	LastCursor string     `json:"last_cursor"`
-	// Logs and LastCursorDeprecated are the deprecated fields as sent.
-	Logs                 []string `json:"logs,omitempty"`
-	LastCursorDeprecated string   `json:"lastCursor,omitempty"`
+	Entries              []LogEntry `json:"entries"`
+	LastCursor           string     `json:"last_cursor"`
+	Logs                 []string   `json:"logs,omitempty"`
+	LastCursorDeprecated string     `json:"lastCursor,omitempty"`
 }
 
-// decodeFrom implements streamedValue: a page of 500 entries may hold
-// long messages (statements), more than one value's bound in all, while
-// each entry stays within it.
+// A page may hold more than one value's bound in all, while each entry
+// stays within it.
 func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
 	*p = LogPage{}
 	tok, err := dec.Token()
@@ -148,8 +141,6 @@ func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
 	return err
 }
 
-// normalize fills Entries and LastCursor from the deprecated fields when
-// the current ones are absent.
 func (p *LogPage) normalize() {
 	if p.LastCursor == "" {
 		p.LastCursor = p.LastCursorDeprecated
@@ -162,9 +153,9 @@ func (p *LogPage) normalize() {
 	}
 }
 
-// logLine reads a PostgreSQL log line as the deprecated field sends it:
-// "2026-01-02 03:04:05.678 UTC [123] ERROR:  message". The timestamp and
-// the severity are optional; what is not found stays empty.
+// logLine reads a line of the deprecated field:
+// "2026-01-02 03:04:05.678 UTC [123] ERROR:  message"; the timestamp and
+// the severity are optional.
 var logLine = regexp.MustCompile(`^\s*(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d| UTC)?)?.*?\b([A-Z]+[1-5]?):\s+(.*)$`)
 
 func parseLogLine(line string) LogEntry {
@@ -182,9 +173,8 @@ func parseLogLine(line string) LogEntry {
 	return e
 }
 
-// GetServiceLogs reads one page of the service's log entries (revision
-// 2026; the first revision answers 404). Pass the answer's LastCursor as
-// q.Cursor for the next, older page.
+// GetServiceLogs reads one page of a service's log entries (revision 2026);
+// pass LastCursor as q.Cursor for the next, older page.
 func (c *Client) GetServiceLogs(ctx context.Context, serviceID string, q LogsQuery) (*LogPage, error) {
 	p, err := doValue[LogPage](ctx, c, call{op: OpGetServiceLogs, ids: []string{serviceID}, query: q.values()})
 	if err != nil {

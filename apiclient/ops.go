@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// Operation names. They are stable: they appear in metrics, logs, audit
-// records and the admin surface's allow list, and the simulator counts
-// requests under the same names.
+// Operation names. They are stable: metrics, logs, audit records, the
+// admin allow list and the simulator use them.
 const (
 	OpGetAuthInfo = "getAuthInfo"
 	// OpListProjects is revision 2026's GET /projects.
@@ -55,30 +54,22 @@ const (
 	OpDeletePeering = "deletePeering"
 )
 
-// Operation describes one operation of the API: everything the client, the
-// admin surface and the metrics need to know about it. The simulator keeps
-// its own route table on purpose: it is the oracle this catalog is tested
-// against.
+// Operation describes one operation of the API. The simulator keeps its own
+// route table on purpose: it is the oracle this catalog is tested against.
 type Operation struct {
-	// Name is the stable operation name (see the Op constants).
 	Name string
-	// Method and Path are the HTTP method and the path template below the
-	// API base URL; {project_id} is the client's project, the other
-	// {name} placeholders are filled in order.
+	// Path is below the base URL; {project_id} is the client's project, the
+	// other placeholders are filled in order.
 	Method, Path string
-	// Success is the one documented success status; any other is an
-	// error.
+	// The one documented success status; any other is an error.
 	Success int
-	// Async operations are accepted (202) and settle later: the resource
-	// goes through transitional states.
+	// Accepted (202), settling later through transitional states.
 	Async bool
-	// Write operations change something; only they are offered by the
-	// admin surface. It is not the method: some reads are POSTs.
+	// Only writes are offered by the admin surface; some reads are POSTs.
 	Write bool
 }
 
-// IDs are the names of the path placeholders after {project_id}, in path
-// order: the ids a call of this operation takes.
+// IDs are the names of the path placeholders after {project_id}, in order.
 func (o Operation) IDs() []string {
 	var ids []string
 	for rest := o.Path; ; {
@@ -112,9 +103,8 @@ const (
 	readOp, writeOp = false, true
 )
 
-// catalog is every operation of the API, in the spec's order. Adding an
-// operation is one line here, a Client method calling it, and (for a write)
-// its admin endpoint with the body's validation.
+// catalog is every operation of the API, in the spec's order. Adding one is
+// a line here, a Client method and, for a write, its admin endpoint.
 var catalog = []Operation{
 	{OpGetAuthInfo, http.MethodGet, "/auth/info", http.StatusOK, syncOp, readOp},
 	{OpListProjects, http.MethodGet, "/projects", http.StatusOK, syncOp, readOp}, // revision 2026
@@ -159,7 +149,6 @@ var catalog = []Operation{
 	{OpDeletePeering, http.MethodDelete, peeringPath, http.StatusNoContent, syncOp, writeOp},
 }
 
-// byName indexes the catalog.
 var byName = func() map[string]Operation {
 	m := make(map[string]Operation, len(catalog))
 	for _, o := range catalog {
@@ -177,8 +166,8 @@ func Lookup(name string) (Operation, bool) {
 	return o, ok
 }
 
-// Operations lists every operation name of the API, reads first: the
-// operation label values of the API metrics.
+// Operations lists every operation name, reads first: the operation label
+// values of the API metrics.
 var Operations = func() []string {
 	var reads, writes []string
 	for _, o := range catalog {

@@ -14,8 +14,8 @@ func (c *Client) CreatePeering(ctx context.Context, vpcID string, req CreatePeer
 	return doValue[Peering](ctx, c, call{op: OpCreatePeering, ids: []string{vpcID}, body: req})
 }
 
-// GetPeering returns one peering connection. The spec does not show this
-// answer's body; it is decoded as a Peering, like the list's elements.
+// GetPeering returns one peering connection; the spec shows no body, so it
+// is decoded as a list element is.
 func (c *Client) GetPeering(ctx context.Context, vpcID, peeringID string) (*Peering, error) {
 	return doValue[Peering](ctx, c, call{op: OpGetPeering, ids: []string{vpcID, peeringID}})
 }

@@ -5,9 +5,8 @@ import "context"
 func (*Project) dropField(FieldError) {} // keeps no record: both fields are text, a lost one reads ""
 func (*Project) idField() string      { return "id" }
 
-// ListProjects lists the projects the credentials can access (GET /projects,
-// revision 2026): a key pair sees its own project, a user all of theirs. The
-// first revision has no such operation and answers 404.
+// ListProjects lists the projects the credentials can access (revision
+// 2026): a key pair sees its own, a user all of theirs.
 func (c *Client) ListProjects(ctx context.Context) ([]Project, error) {
 	return doList[Project](ctx, c, call{op: OpListProjects})
 }

@@ -9,7 +9,7 @@ func (c *Client) ListReplicaSets(ctx context.Context, serviceID string) ([]Repli
 	return doList[ReplicaSet](ctx, c, call{op: OpListReplicaSets, ids: []string{serviceID}})
 }
 
-// CreateReplicaSet creates a read replica set (202, asynchronous). The
+// CreateReplicaSet creates a read replica set (202, asynchronous); the
 // answer carries only ID, Name, Status, Nodes, CPUMillis and MemoryGBs.
 func (c *Client) CreateReplicaSet(ctx context.Context, serviceID string, req CreateReplicaSetRequest) (*ReplicaSet, error) {
 	return doValue[ReplicaSet](ctx, c, call{op: OpCreateReplicaSet, ids: []string{serviceID}, body: req})

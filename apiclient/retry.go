@@ -9,16 +9,11 @@ import (
 	"time"
 )
 
-// retryable decides whether a failed attempt is tried again and after how
-// long. attempt counts from 0 for the first try.
-//
-// Reads are retried on transport errors and on 429/500/502/503/504, after
-// the server's Retry-After when it sends one within MaxRetryAfter. Writes
-// are retried only on 429: the server refused them before doing anything,
-// while after a 5xx or a lost connection a write may have taken effect and
-// repeating it could, say, create a second service.
-// A read is what the catalog says is one, whatever its method: the usage
-// series operation is a POST that reads.
+// retryable decides whether a failed attempt is tried again and when. Reads
+// (what the catalog says, whatever the method) are retried on transport
+// errors and 429/5xx, after a Retry-After within MaxRetryAfter. Writes only
+// on 429: after a 5xx or a lost connection a write may have taken effect,
+// and repeating it could create a second service.
 func (c *Client) retryable(ctx context.Context, read bool, err error, attempt int) (time.Duration, bool) {
 	if ctx.Err() != nil {
 		// The caller gave up; per-attempt timeouts leave ctx alive.
@@ -38,11 +33,8 @@ func (c *Client) retryable(ctx context.Context, read bool, err error, attempt in
 			return 0, false
 		}
 		if apiErr.RetryAfter > 0 && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable) {
-			// A wait longer than the cap, or than the caller's deadline
-			// allows, is not slept on: the call fails at once and the
-			// caller, who sees RetryAfter in the error, tries again no
-			// earlier than the server asked. Sleeping would stall a poll
-			// cycle for as long as a server cares to say.
+			// Not slept on: the caller, who sees RetryAfter in the error, tries again
+			// no earlier; sleeping would stall a cycle as long as a server says.
 			if apiErr.RetryAfter > c.maxRetryAfter {
 				return 0, false
 			}
@@ -56,16 +48,13 @@ func (c *Client) retryable(ctx context.Context, read bool, err error, attempt in
 			return 0, false
 		}
 	default:
-		// Decode errors, oversized bodies, bad requests: trying again
-		// would get the same answer.
+		// Trying again would get the same answer.
 		return 0, false
 	}
 	return c.backoff(attempt), true
 }
 
-// backoff is exponential backoff with full jitter: a random time in
-// [0, min(RetryMaxDelay, RetryBaseDelay*2^attempt)). Full jitter spreads
-// retries of many clients that failed together.
+// Full jitter spreads the retries of many clients that failed together.
 func (c *Client) backoff(attempt int) time.Duration {
 	ceiling := c.retryMaxDelay
 	if attempt < 62 {
@@ -79,12 +68,10 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return time.Duration(c.jitter(int64(ceiling)))
 }
 
-// maxRetryAfter clamps absurd Retry-After values in either form instead of
-// overflowing; callers cap them far lower anyway.
+// Clamps absurd Retry-After values instead of overflowing.
 const maxRetryAfter = 365 * 24 * time.Hour
 
-// parseRetryAfter reads a Retry-After header: delta-seconds or an HTTP-date.
-// It returns 0 when the header is absent, malformed or in the past.
+// Delta-seconds or an HTTP-date; 0 when absent, malformed or past.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {

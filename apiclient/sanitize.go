@@ -6,11 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// MaxTextBytes bounds every text of a decoded answer: any of them may
-// become a label value (a name, a host, an error message), and a label
-// of 900 KB is 900 KB in every scrape. A longer text is cut to this
-// length, TruncatedMark included. Real names and messages are far
-// shorter; an id this long is no id the API issues.
+// MaxTextBytes bounds every text of a decoded answer, TruncatedMark
+// included: any may become a label value, paid for in every scrape.
 const MaxTextBytes = 1024
 
 // TruncatedMark ends a text cut to MaxTextBytes.
@@ -18,11 +15,9 @@ const TruncatedMark = "...(truncated)"
 
 var secretType = reflect.TypeFor[Secret]()
 
-// sanitize redacts the credentials from every text of *out, a decoded
-// answer, and cuts the texts longer than MaxTextBytes, calling cut for
-// each. It runs on whatever was decoded, field by field through
-// reflection, so that a field added to a type is covered without being
-// named. Secrets (an initial password) travel back as they came.
+// sanitize redacts and cuts every text of *out through reflection, so that
+// a field added to a type is covered without being named. Secrets travel
+// back as they came.
 func sanitize(out any, red *Redactor, cut func()) {
 	v := reflect.ValueOf(out)
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
@@ -59,13 +54,10 @@ func sanitizeValue(v reflect.Value, red *Redactor, cut func()) {
 	}
 }
 
-// structTexts and textTypes cache textFields and holdsText by type:
-// looking fields up through reflection for every element of a list was
-// most of the sanitizing's cost (BenchmarkCycleVsDecode in poller/).
+// Caches by type: reflecting per list element was most of the cost
+// (BenchmarkCycleVsDecode in poller/).
 var structTexts, textTypes sync.Map // of reflect.Type to []int, bool
 
-// textFields returns the indexes of the exported fields of struct type t
-// that may hold text.
 func textFields(t reflect.Type) []int {
 	if f, ok := structTexts.Load(t); ok {
 		return f.([]int)
@@ -80,9 +72,8 @@ func textFields(t reflect.Type) []int {
 	return fields
 }
 
-// holdsText reports whether a value of type t can hold a text that
-// sanitizeValue changes: a string other than a Secret, reachable through
-// exported fields, outside byte slices (raw JSON, never a label).
+// holdsText reports whether t can hold a text sanitizeValue changes: a
+// string other than a Secret, outside byte slices (raw JSON).
 func holdsText(t reflect.Type) bool {
 	if b, ok := textTypes.Load(t); ok {
 		return b.(bool)
@@ -92,8 +83,6 @@ func holdsText(t reflect.Type) bool {
 	return b
 }
 
-// mayHoldText is holdsText's search; seen holds the struct types already
-// searched, for recursive types.
 func mayHoldText(t reflect.Type, seen map[reflect.Type]bool) bool {
 	switch t.Kind() {
 	case reflect.String:
@@ -120,8 +109,7 @@ func mayHoldText(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// sanitizeMap rebuilds a map (labels of a usage series): its keys and
-// values are not addressable.
+// Map keys and values are not addressable, so the map is rebuilt.
 func sanitizeMap(v reflect.Value, red *Redactor, cut func()) {
 	if v.IsNil() || !v.CanSet() {
 		return
@@ -139,7 +127,6 @@ func sanitizeMap(v reflect.Value, red *Redactor, cut func()) {
 	v.Set(out)
 }
 
-// sanitizeText redacts s, then cuts it to MaxTextBytes at a rune boundary.
 func sanitizeText(s string, red *Redactor, cut func()) string {
 	s = red.Redact(s)
 	if len(s) <= MaxTextBytes {

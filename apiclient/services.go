@@ -9,24 +9,19 @@ func (c *Client) ListServices(ctx context.Context) ([]Service, error) {
 	return doList[Service](ctx, c, call{op: OpListServices})
 }
 
-// StreamServices reads the services list as ListServices does, but hands
-// each service to each as soon as it is decoded instead of returning the
-// list: a caller that keeps what it reads then never holds the fleet
-// twice, once as the list and once as what it keeps (at 100,000 services
-// the list's array alone is 28 MB, and twice that while it grows). each
-// owns the *Service it is given. begin is called when the answer's list
-// starts: a read retried after a failure part way hands its services
-// again, from the first, after another begin. An error after some
-// services were handed means the list was not read whole.
+// StreamServices hands each service to each as it is decoded instead of
+// returning the list, so a caller never holds the fleet twice (the array
+// alone is 28 MB at 100,000 services). each owns the *Service it gets.
+// begin starts the list: a retried read hands the services again after
+// another begin. An error after some services means the list is incomplete.
 func (c *Client) StreamServices(ctx context.Context, begin func(), each func(*Service)) error {
 	return c.do(ctx, call{op: OpListServices, out: &[]Service{}, begin: begin, each: func(elem any) {
 		each(elem.(*Service))
 	}})
 }
 
-// CreateService creates a service. It is asynchronous (202): the returned
-// Service carries InitialPassword, and its status may change later. A nil
-// Addons is sent as [] (a plain Postgres service), never as null.
+// CreateService creates a service (202): the answer carries InitialPassword.
+// A nil Addons is sent as [], never as null.
 func (c *Client) CreateService(ctx context.Context, req CreateServiceRequest) (*Service, error) {
 	if req.Addons == nil {
 		req.Addons = []string{}
@@ -74,9 +69,8 @@ func (c *Client) DisableServicePooler(ctx context.Context, serviceID string) (*M
 	return doValue[Message](ctx, c, call{op: OpDisableServicePooler, ids: []string{serviceID}})
 }
 
-// ForkService creates a new independent service from a snapshot of an
-// existing one (202, asynchronous). The returned Service carries ForkedFrom
-// and InitialPassword.
+// ForkService creates a new service from a snapshot of an existing one
+// (202); the answer carries ForkedFrom and InitialPassword.
 func (c *Client) ForkService(ctx context.Context, serviceID string, req ForkServiceRequest) (*Service, error) {
 	return doValue[Service](ctx, c, call{op: OpForkService, ids: []string{serviceID}, body: req})
 }
@@ -91,14 +85,12 @@ func (c *Client) DetachFromVPC(ctx context.Context, serviceID string, req VPCAtt
 	return c.do(ctx, call{op: OpDetachFromVPC, ids: []string{serviceID}, body: req})
 }
 
-// StartService resumes a paused service (revision 2026): 202 with the
-// service, RESUMING then READY.
+// StartService resumes a paused service (revision 2026; 202).
 func (c *Client) StartService(ctx context.Context, serviceID string) (*Service, error) {
 	return doValue[Service](ctx, c, call{op: OpStartService, ids: []string{serviceID}})
 }
 
-// StopService pauses a service (revision 2026): 202 with the service,
-// PAUSING then PAUSED.
+// StopService pauses a service (revision 2026; 202).
 func (c *Client) StopService(ctx context.Context, serviceID string) (*Service, error) {
 	return doValue[Service](ctx, c, call{op: OpStopService, ids: []string{serviceID}})
 }

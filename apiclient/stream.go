@@ -10,20 +10,16 @@ import (
 	"strconv"
 )
 
-// maxErrorBody bounds how much of an error answer is read: its status is
-// what callers act on, and its text is cut to maxErrorSnippet anyway.
+// Error answers are cut to maxErrorSnippet anyway; the status is what matters.
 const maxErrorBody = 64 << 10
 
-// snippetPrefix is how much of a success body is kept aside, while it is
-// decoded as a stream, to quote its start in a DecodeError.
+// How much of a streamed success body is kept to quote in a DecodeError.
 const snippetPrefix = 4 << 10
 
-// errTooLarge is returned by limitedBody's Read past its limit.
 var errTooLarge = errors.New("response body too large")
 
-// limitedBody reads a response body up to a limit, keeps its first bytes
-// for error messages, and tells a body that is too large, or that broke off,
-// from one that does not decode.
+// limitedBody reads a body up to a limit, keeps its start for errors, and
+// tells a too large or broken body from one that does not decode.
 type limitedBody struct {
 	r         io.Reader
 	remaining int64
@@ -38,7 +34,6 @@ func newLimitedBody(r io.Reader, limit int64) *limitedBody {
 
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.remaining <= 0 {
-		// Tell "exactly the limit" from "more" by reading one byte more.
 		var one [1]byte
 		n, err := io.ReadFull(b.r, one[:])
 		if n > 0 {
@@ -64,12 +59,10 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// valueLimit bounds what a json.Decoder reads for one value: a list
-// element, a lone token, with the white space before it. The decoder
-// buffers a value whole before decoding it, and white space too (it only
-// moves past white space once a value follows), so that without this
-// bound a single long string or a body of blanks grows its buffer, by
-// doubling, to the size of the whole answer. reset starts a value.
+// valueLimit bounds what a json.Decoder reads for one value (a list
+// element or token, with the white space before it). The decoder buffers
+// a value, and white space, whole: without this, one long string or a body
+// of blanks grows its buffer to the whole answer.
 type valueLimit struct {
 	r        io.Reader
 	dec      *json.Decoder
@@ -79,11 +72,8 @@ type valueLimit struct {
 	tee      elementBytes
 }
 
-// elementBytes keeps what the decoder read since the start of the list
-// element it decodes, so that an element is decoded straight from the
-// stream (one scan of its bytes, where decoding a copy of them scanned them
-// three times) and its bytes are still at hand when it must be decoded
-// again leniently. It holds about what the decoder's own buffer holds.
+// elementBytes keeps the bytes of the current list element, so elements
+// decode straight from the stream yet can be decoded again leniently.
 type elementBytes struct {
 	on   bool
 	buf  []byte
@@ -96,9 +86,8 @@ func (e *elementBytes) record(p []byte) {
 	}
 }
 
-// mark lets go of the bytes before stream offset off, the start of an
-// element. They are moved down only once they are half the buffer, so
-// that each byte is moved about once.
+// Bytes are moved down only once they are half the buffer, so each moves
+// about once.
 func (e *elementBytes) mark(off int64) {
 	if n := off - e.base; n > 0 && n <= int64(len(e.buf)) && 2*n >= int64(len(e.buf)) {
 		e.buf = e.buf[:copy(e.buf, e.buf[n:])]
@@ -106,8 +95,6 @@ func (e *elementBytes) mark(off int64) {
 	}
 }
 
-// since returns the value read between stream offsets start and end,
-// without the white space and comma before it.
 func (e *elementBytes) since(start, end int64) []byte {
 	if start < e.base || end > e.base+int64(len(e.buf)) || start > end {
 		return nil
@@ -115,8 +102,7 @@ func (e *elementBytes) since(start, end int64) []byte {
 	return bytes.TrimLeft(e.buf[start-e.base:end-e.base], " \t\r\n,")
 }
 
-// reset starts a value: what the decoder has read ahead of its position
-// already counts.
+// What the decoder has read ahead already counts.
 func (l *valueLimit) reset() {
 	l.left = l.limit
 	if b, ok := l.dec.Buffered().(interface{ Len() int }); ok {
@@ -143,13 +129,10 @@ func (l *valueLimit) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// decodeStream decodes the body r into out without reading it whole: a
-// list is decoded element by element, so that memory follows what is kept,
-// not the bytes received (unknown fields, however large, are skipped as
-// they stream by). As in decodeBody, drop non-nil decodes leniently.
-// maxValue bounds one value (see valueLimit; 0: no bound): past it the
-// call fails with ErrValueTooLarge. Other errors are typed by the caller
-// from body's state.
+// decodeStream decodes r into out without reading it whole: a list element
+// by element, so memory follows what is kept, not what is received. drop
+// non-nil decodes leniently; past maxValue the call fails with
+// ErrValueTooLarge. The caller types other errors from body's state.
 func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
 	vl := &valueLimit{r: r, limit: opts.maxValue}
 	err := decodeValues(op, vl, out, drop, red, prefix, opts)
@@ -159,20 +142,16 @@ func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *R
 	return err
 }
 
-// streamOptions are decodeStream's bounds and hooks.
 type streamOptions struct {
 	maxValue int64 // see valueLimit; 0: no bound
-	// each, when set, takes each element of a list as soon as it is
-	// decoded (a pointer to it), and the list is not built; begin, when
-	// set, is called as the list starts (null included).
+	// each, when set, takes each list element as decoded, and no list is built;
+	// begin is called as the list starts (null included).
 	begin func()
 	each  func(elem any)
-	// maxItems bounds the resources kept from one list (0: no bound):
-	// past it the call fails with ErrTooManyResources, after tooLong.
+	// 0: no bound; past it the call fails with ErrTooManyResources.
 	maxItems int
 	tooLong  func()
-	// cut is called for each text cut to MaxTextBytes.
-	cut func()
+	cut      func()
 }
 
 func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
@@ -232,24 +211,17 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 	return expectEOFOr(op, dec, vl, red, prefix)
 }
 
-// minInvalidShare is the length of a list from which an answer is failed
-// when more than half of its elements, so far, were dropped as invalid:
-// each costs the lenient decoding's reflective walk, and a stream of tiny
-// invalid elements would keep it busy for the whole call timeout, every
-// cycle, for nothing kept. A list of valid resources with a few broken
-// ones is far from that share; one element in two broken is no list of
-// resources any more.
+// minInvalidShare is the list length from which an answer fails when over
+// half its elements were invalid: each costs a reflective walk, and a stream
+// of tiny broken elements would burn the call timeout every cycle.
 const minInvalidShare = 100
 
-// decodeResources decodes a list's elements, after its opening [, into a
-// new slice of t (or hands each to opts.each). Each element is sanitized
-// (see sanitize) before it is kept.
+// Each element is sanitized before it is kept.
 func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Type, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, error) {
 	list := reflect.MakeSlice(t, 0, 0)
 	kept, invalid := 0, 0
 	for i := 0; ; i++ {
-		// Each element, with the white space and comma before it, has
-		// the whole bound.
+		// Each element, with the white space and comma before it, has the whole bound.
 		vl.reset()
 		if !dec.More() {
 			return list, nil
@@ -264,9 +236,8 @@ func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Typ
 		start := dec.InputOffset()
 		vl.tee.mark(start)
 		if err := dec.Decode(elem.Addr().Interface()); err != nil {
-			// The element's bytes, kept aside as they were read: only a
-			// valid value that does not fit the type is decoded again,
-			// leniently; anything else broke the stream.
+			// Only a valid value that does not fit the type is decoded again, leniently;
+			// anything else broke the stream.
 			raw := vl.tee.since(start, dec.InputOffset())
 			if drop == nil || !json.Valid(raw) {
 				return list, err
@@ -290,18 +261,13 @@ func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Typ
 	}
 }
 
-// streamedValue is an answer that is one object holding a long list (a
-// page of log entries): it decodes itself from dec, calling reset before
-// each list element and each other member, so that each has the bound of
-// one value, as the elements of a list answer do. It is not sanitized: its
-// texts are never exported (log messages are only hashed), and its cursor
-// goes back to the API as it came.
+// streamedValue is an answer that is one object holding a long list (a log
+// page): each member and element gets one value's bound. It is not
+// sanitized: its texts are never exported and its cursor goes back as it came.
 type streamedValue interface {
 	decodeFrom(dec *json.Decoder, reset func()) error
 }
 
-// decodeList decodes a JSON list (or null) element by element, calling
-// reset before each.
 func decodeList[T any](dec *json.Decoder, reset func()) ([]T, error) {
 	tok, err := dec.Token()
 	if err != nil || tok == nil {
@@ -331,8 +297,7 @@ func isResource(t reflect.Type) bool {
 	return ok
 }
 
-// decodeValue decodes one whole value; a resource that does not decode
-// whole is decoded leniently when drop is non-nil.
+// A resource that does not decode whole is decoded leniently when drop is set.
 func decodeValue(op string, data []byte, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
 	err := json.Unmarshal(data, out)
 	if err == nil {
@@ -344,9 +309,7 @@ func decodeValue(op string, data []byte, out any, drop func(FieldError), red *Re
 	return decodeError(op, err, red, prefix)
 }
 
-// expectEOF fails when anything but white space follows the value, as
-// json.Unmarshal does. The white space has a value's bound (see
-// valueLimit).
+// As json.Unmarshal, nothing but white space may follow the value.
 func expectEOF(dec *json.Decoder, vl *valueLimit) error {
 	vl.reset()
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -373,9 +336,8 @@ func decodeError(op string, err error, red *Redactor, prefix func() ([]byte, boo
 	return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data, truncated, red), Err: err}
 }
 
-// decodeBody decodes data, a whole success body, into out: the decoding
-// of a stream over bytes already read. With a nil drop, the body is
-// decoded whole or not at all; with one, leniently (see decodeLenient).
+// decodeBody decodes a whole success body: whole or not at all with a nil
+// drop, leniently with one.
 func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
 	return decodeStream(op, bytes.NewReader(data), out, drop, nil, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix

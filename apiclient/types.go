@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// Service statuses documented by the API (docs/api.md, "States"). The API
-// may send others; they are kept as they are, never rejected.
+// Service statuses documented by the API (docs/api.md, "States"). Others
+// are kept as they are, never rejected.
 const (
 	ServiceQueued      = "QUEUED"
 	ServiceConfiguring = "CONFIGURING"
@@ -39,7 +39,7 @@ const (
 // ReplicaSetStatuses is every documented replica set status.
 var ReplicaSetStatuses = []string{ReplicaSetCreating, ReplicaSetActive, ReplicaSetResizing, ReplicaSetDeleting, ReplicaSetError}
 
-// Peering statuses the API documents (docs/api.md, "States"); the full set is not documented.
+// Peering statuses the API documents; the full set is not documented.
 const (
 	PeeringPending = "pending"
 	PeeringActive  = "active"
@@ -51,8 +51,7 @@ var PeeringStatuses = []string{PeeringPending, PeeringActive}
 // Service types (docs/api.md, "Service").
 const (
 	ServiceTypeTimeSeries = "TIMESERIESDB"
-	// ServiceTypeTimescaleDB is the time-series type as revision 2026 spells
-	// it; it is the same type as ServiceTypeTimeSeries.
+	// The time-series type as revision 2026 spells it.
 	ServiceTypeTimescaleDB = "TIMESCALEDB"
 	ServiceTypePostgres    = "POSTGRES"
 	ServiceTypeVector      = "VECTOR"
@@ -76,8 +75,7 @@ type Endpoint struct {
 	Port Int    `json:"port"`
 }
 
-// ConnectionPooler describes a connection pooler. Its presence on a service
-// or replica set is what tells that the pooler is enabled.
+// ConnectionPooler is present on a service or replica set when its pooler is enabled.
 type ConnectionPooler struct {
 	Endpoint *Endpoint `json:"endpoint,omitempty"`
 }
@@ -87,9 +85,8 @@ type Metadata struct {
 	Environment string `json:"environment"`
 }
 
-// ResourceSpec is the size of one compute resource of a service. A nil
-// size is null (revision 2026: a shared-resource service has no dedicated
-// size) or absent; neither is 0.
+// ResourceSpec is the size of one compute resource. A nil size is null
+// (revision 2026's shared-resource service) or absent; neither is 0.
 type ResourceSpec struct {
 	CPUMillis  *Int   `json:"cpu_millis"`
 	MemoryGBs  *Int   `json:"memory_gbs"`
@@ -118,35 +115,30 @@ type Service struct {
 	ServiceType string `json:"service_type"`
 	Status      string `json:"status"`
 	Created     Time   `json:"created"`
-	// Paused is sent by the first revision only; use IsPaused.
+	// First revision only; use IsPaused.
 	Paused           *bool             `json:"paused,omitempty"`
 	Resources        []Resource        `json:"resources"`
 	Metadata         *Metadata         `json:"metadata,omitempty"`
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
 	ConnectionPooler *ConnectionPooler `json:"connection_pooler,omitempty"`
-	// InitialPassword is only sent in the responses to creation and fork.
+	// Only in the answers to creation and fork.
 	InitialPassword Secret      `json:"initial_password,omitempty"`
 	ForkedFrom      *ForkedFrom `json:"forked_from,omitempty"`
 	// The fields below are sent by revision 2026 only.
 
-	// Metrics is the service's current usage; nil when null or absent.
-	Metrics *ServiceMetrics `json:"metrics,omitempty"`
-	// HAReplicas are the high-availability replicas.
-	HAReplicas *HAReplicas `json:"ha_replicas,omitempty"`
-	// VPCEndpoint is how to reach the service from its VPC; use
-	// VPCAddress, which also reads the deprecated spelling.
+	Metrics    *ServiceMetrics `json:"metrics,omitempty"`
+	HAReplicas *HAReplicas     `json:"ha_replicas,omitempty"`
+	// Use VPCAddress, which also reads the deprecated spelling.
 	VPCEndpoint           *VPCEndpoint `json:"vpc_endpoint,omitempty"`
 	VPCEndpointDeprecated *VPCEndpoint `json:"vpcEndpoint,omitempty"`
-	// ReadReplicaSets are the service's replica sets, inline. nil means the
-	// field was absent (or null): the replica sets are unknown, not none.
+	// nil means absent or null: the replica sets are unknown, not none.
 	ReadReplicaSets []ReplicaSet `json:"read_replica_sets,omitzero"`
-	// Dropped lists the fields whose values did not decode; they are left
-	// at zero, which is not their value.
+	// Fields that did not decode; their zero is not their value.
 	Dropped []FieldError `json:"-"`
 }
 
-// ServiceMetrics is a service's current usage (revision 2026). Each value is
-// nil when null or absent.
+// ServiceMetrics is a service's current usage (revision 2026); nil values
+// are null or absent.
 type ServiceMetrics struct {
 	MemoryMB  *Int `json:"memory_mb"`
 	StorageMB *Int `json:"storage_mb"`
@@ -166,9 +158,8 @@ type VPCEndpoint struct {
 	VPCID string `json:"vpc_id"`
 }
 
-// IsPaused reports whether the service is paused: the first revision's
-// paused field when sent, else a status of PAUSED or PAUSING (revision 2026
-// dropped the field).
+// IsPaused reports whether the service is paused: the first revision's field
+// when sent, else a PAUSED or PAUSING status.
 func (s *Service) IsPaused() bool {
 	if s.Paused != nil {
 		return *s.Paused
@@ -184,9 +175,8 @@ func (s *Service) VPCAddress() *VPCEndpoint {
 	return s.VPCEndpointDeprecated
 }
 
-// Shared reports whether the service is a shared-resource service: its
-// primary resource has a spec whose sizes are both null (not dropped for a
-// bad value).
+// Shared reports whether the service has shared resources: its primary's
+// sizes are both null (not dropped for a bad value).
 func (s *Service) Shared() bool {
 	if len(s.Resources) == 0 || s.Resources[0].Spec == nil {
 		return false
@@ -196,8 +186,7 @@ func (s *Service) Shared() bool {
 		!s.FieldDropped("resources.0.spec.cpu_millis") && !s.FieldDropped("resources.0.spec.memory_gbs")
 }
 
-// Environment returns the service's environment label, or "" when the API
-// sent no metadata.
+// Environment returns the service's environment label, or "".
 func (s *Service) Environment() string {
 	if s.Metadata == nil {
 		return ""
@@ -205,8 +194,7 @@ func (s *Service) Environment() string {
 	return s.Metadata.Environment
 }
 
-// ReplicaSet is a read replica set of a service (docs/api.md, "Replica set"). The create
-// response carries only ID, Name, Status, Nodes, CPUMillis and MemoryGBs.
+// ReplicaSet is a read replica set of a service (docs/api.md, "Replica set").
 type ReplicaSet struct {
 	ID               string            `json:"id"`
 	Name             string            `json:"name"`
@@ -217,8 +205,7 @@ type ReplicaSet struct {
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
 	ConnectionPooler *ConnectionPooler `json:"connection_pooler,omitempty"`
 	Metadata         *Metadata         `json:"metadata,omitempty"`
-	// Dropped lists the fields whose values did not decode; they are left
-	// at zero, which is not their value.
+	// Fields that did not decode; their zero is not their value.
 	Dropped []FieldError `json:"-"`
 }
 
@@ -238,8 +225,7 @@ type VPC struct {
 	RegionCode string `json:"region_code"`
 }
 
-// Peering is a VPC peering connection (docs/api.md, "Peering"). ErrorMessage is nil when
-// there is no error.
+// Peering is a VPC peering connection; ErrorMessage is nil without an error.
 type Peering struct {
 	ID             string  `json:"id"`
 	PeerAccountID  string  `json:"peer_account_id"`
@@ -248,13 +234,12 @@ type Peering struct {
 	ProvisionedID  string  `json:"provisioned_id"`
 	Status         string  `json:"status"`
 	ErrorMessage   *string `json:"error_message"`
-	// Dropped lists the fields whose values did not decode.
+	// Fields that did not decode.
 	Dropped []FieldError `json:"-"`
 }
 
-// AuthInfo reports the credentials in use (docs/api.md, "Auth info"). The first revision
-// sends apiKey; revision 2026 sends api_key or oauth (and some deployments
-// still apiKey). Use Key.
+// AuthInfo reports the credentials in use. Revisions spell the key apiKey
+// or api_key; use Key.
 type AuthInfo struct {
 	APIKeyDeprecated *APIKeyInfo `json:"apiKey,omitempty"`
 	APIKey           *APIKeyInfo `json:"api_key,omitempty"`
@@ -262,8 +247,7 @@ type AuthInfo struct {
 	Type             string      `json:"type"`
 }
 
-// Key returns the API key information in either spelling, or nil (OAuth
-// credentials, or an answer without it).
+// Key returns the API key information in either spelling, or nil.
 func (a *AuthInfo) Key() *APIKeyInfo {
 	if a.APIKey != nil {
 		return a.APIKey
@@ -310,8 +294,7 @@ type Message struct {
 	Message string `json:"message"`
 }
 
-// Size is a service size in a request body as revision 2026 sends it: a
-// string of digits ("1000"), or SizeShared for a shared-resource service.
+// Size is a service size as revision 2026 sends it: digits, or SizeShared.
 type Size string
 
 // SizeShared asks for a shared-resource service (no dedicated size).
@@ -320,10 +303,9 @@ const SizeShared Size = "shared"
 // SizeOf is n as a Size.
 func SizeOf(n int64) Size { return Size(strconv.FormatInt(n, 10)) }
 
-// CreateServiceRequest is the body of createService in revision 2026. Addons
-// must be an empty list, not null, for a plain Postgres service; the
-// optional fields are left out when empty (the provider picks the region,
-// environment DEV, no HA replica).
+// CreateServiceRequest is the body of createService (revision 2026). Addons
+// must be [], not null, for plain Postgres; empty optional fields are left
+// out.
 type CreateServiceRequest struct {
 	Name           string   `json:"name"`
 	Addons         []string `json:"addons"`
@@ -334,8 +316,7 @@ type CreateServiceRequest struct {
 	EnvironmentTag string   `json:"environment_tag,omitempty"`
 }
 
-// ResizeServiceRequest is the body of resizeService: digit strings, as
-// revision 2026's schema says (older deployments accept them too).
+// ResizeServiceRequest is the body of resizeService: digit strings.
 type ResizeServiceRequest struct {
 	CPUMillis Size `json:"cpu_millis"`
 	MemoryGBs Size `json:"memory_gbs"`
@@ -351,14 +332,12 @@ type UpdatePasswordRequest struct {
 	Password Secret `json:"password"`
 }
 
-// SetEnvironmentRequest is the body of setServiceEnvironment and
-// setReplicaSetEnvironment.
+// SetEnvironmentRequest is the body of set*Environment.
 type SetEnvironmentRequest struct {
 	Environment string `json:"environment"`
 }
 
-// SetHARequest is the body of setHA: at least one count (revision 2026 adds
-// sync_replica_count).
+// SetHARequest is the body of setHA: at least one count.
 type SetHARequest struct {
 	ReplicaCount     *int64 `json:"replica_count,omitempty"`
 	SyncReplicaCount *int64 `json:"sync_replica_count,omitempty"`
@@ -371,10 +350,8 @@ const (
 	ForkPITR         = "PITR"
 )
 
-// ForkServiceRequest is the body of forkService in revision 2026:
-// TargetTime is required for ForkPITR; the sizes default to the parent's,
-// the region is the parent's (RegionCode is for first-revision deployments,
-// which require it).
+// ForkServiceRequest is the body of forkService: TargetTime is required for
+// ForkPITR; RegionCode is for first-revision deployments, which require it.
 type ForkServiceRequest struct {
 	ForkStrategy   string `json:"fork_strategy"`
 	TargetTime     *Time  `json:"target_time,omitempty"`
@@ -398,9 +375,8 @@ type CreateReplicaSetRequest struct {
 	Nodes     int64  `json:"nodes"`
 }
 
-// ResizeReplicaSetRequest is the body of resizeReplicaSet. In revision 2026
-// it is resizeService's body, digit strings and no nodes; Nodes is sent only
-// when set, for first-revision deployments, which require it.
+// ResizeReplicaSetRequest is the body of resizeReplicaSet; Nodes is sent
+// only when set, for first-revision deployments, which require it.
 type ResizeReplicaSetRequest struct {
 	CPUMillis Size   `json:"cpu_millis"`
 	MemoryGBs Size   `json:"memory_gbs"`
@@ -430,6 +406,6 @@ type CreatePeeringRequest struct {
 type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	// Details is sent by revision 2026 on some errors; kept as received.
+	// Revision 2026, on some errors; kept as received.
 	Details json.RawMessage `json:"details,omitempty"`
 }

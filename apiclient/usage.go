@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// Usage series suffixes (revision 2026, a preview): real accounts prefix the
-// names with the provider's, so they are matched by suffix.
+// Usage series suffixes (revision 2026, a preview): real accounts prefix
+// the names, so they are matched by suffix.
 const (
 	SeriesCPUUsage         = "_system_cpu_usage_millicores"
 	SeriesCPUTotal         = "_system_cpu_total_millicores"
@@ -29,8 +29,7 @@ const (
 	SeriesJobSuccess       = "_database_job_success"
 )
 
-// UsageSeriesSuffixes is every documented usage series suffix, in the
-// spec's order.
+// UsageSeriesSuffixes is every documented usage series suffix.
 var UsageSeriesSuffixes = []string{
 	SeriesCPUTotal, SeriesCPUUsage, SeriesMemoryTotal, SeriesMemoryUsage, SeriesDiskUsage,
 	SeriesDiskIOReadBytes, SeriesDiskIOWriteBytes, SeriesDiskIOTotalBytes,
@@ -48,15 +47,13 @@ const (
 // MinBucketSeconds is the smallest bucket the series operation accepts.
 const MinBucketSeconds = 60
 
-// SeriesFilter narrows a series request to the points whose label key has
-// value (role=primary, say).
+// SeriesFilter narrows a series request to points whose label key has value.
 type SeriesFilter struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
 }
 
-// SeriesRequest is the body of getServiceMetricsSeries. From and To are
-// required; BucketSeconds is at least MinBucketSeconds when set.
+// SeriesRequest is the body of getServiceMetricsSeries; From and To are required.
 type SeriesRequest struct {
 	Name          string         `json:"name"`
 	From          Time           `json:"from"`
@@ -66,23 +63,20 @@ type SeriesRequest struct {
 	Filters       []SeriesFilter `json:"filters,omitempty"`
 }
 
-// Series is one label set of a usage series and its buckets, oldest first
-// as the API sends them (the order is not relied on).
+// Series is one label set of a usage series and its buckets, in any order.
 type Series struct {
 	Labels SeriesLabels  `json:"labels"`
 	Data   []SeriesPoint `json:"data"`
 }
 
-// SeriesPoint is one bucket. A nil Value is an empty bucket (null): no
-// data, which is not 0.
+// SeriesPoint is one bucket; a nil Value is an empty bucket, not 0.
 type SeriesPoint struct {
 	Time  Time          `json:"time"`
 	Value NullableFloat `json:"value"`
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a time that does not decode
-// leaves the point with a zero Time (callers skip it) instead of failing
-// the whole answer.
+// UnmarshalJSON leaves a zero Time, which callers skip, for a time that
+// does not decode instead of failing the answer.
 func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Time  json.RawMessage `json:"time"`
@@ -99,9 +93,8 @@ func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// NullableFloat is a number or null. It also decodes from a numeric string;
-// anything else (an object, "NaN" or "Inf" text, true) decodes as null rather than
-// failing the whole answer: a bucket that cannot be read is an empty one.
+// NullableFloat is a number or null. Anything but a number or numeric string
+// decodes as null: a bucket that cannot be read is an empty one.
 type NullableFloat struct {
 	Value float64
 	Valid bool
@@ -137,9 +130,8 @@ func (f NullableFloat) MarshalJSON() ([]byte, error) {
 // Float returns a valid NullableFloat of v.
 func Float(v float64) NullableFloat { return NullableFloat{Value: v, Valid: true} }
 
-// SeriesLabels are a series' labels. Values that are not strings (numbers,
-// booleans) are kept as their JSON text, null and nested values are left
-// out, so that an unexpected label never fails the answer.
+// SeriesLabels are a series' labels. Non-string values keep their JSON
+// text, null and nested ones are left out: no label fails the answer.
 type SeriesLabels map[string]string
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -170,8 +162,8 @@ func (l *SeriesLabels) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// GetServiceMetricsAvailableSeries lists the names of the usage series the
-// service has (revision 2026, a preview; the first revision answers 404).
+// GetServiceMetricsAvailableSeries lists the usage series names a service
+// has (revision 2026, a preview).
 func (c *Client) GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error) {
 	names, err := doList[seriesName](ctx, c, call{op: OpGetServiceMetricsAvailableSeries, ids: []string{serviceID}})
 	if err != nil {
@@ -186,8 +178,7 @@ func (c *Client) GetServiceMetricsAvailableSeries(ctx context.Context, serviceID
 	return out, nil
 }
 
-// seriesName is an element of the available-series answer: a name that is
-// not a string is left out, not a failed answer.
+// A name that is not a string is left out, not a failed answer.
 type seriesName string
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -200,9 +191,8 @@ func (n *seriesName) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// GetServiceMetricsSeries reads one usage series of the service over a
-// window: one Series per label set, every bucket present, empty ones null.
-// It is a POST that reads: retried like a read, never an admin write.
+// GetServiceMetricsSeries reads one usage series over a window: one Series
+// per label set. A POST that reads: retried like a read.
 func (c *Client) GetServiceMetricsSeries(ctx context.Context, serviceID string, req SeriesRequest) ([]Series, error) {
 	return doList[Series](ctx, c, call{op: OpGetServiceMetricsSeries, ids: []string{serviceID}, body: req})
 }

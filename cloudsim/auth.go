@@ -19,15 +19,14 @@ func forbidden(msg string) error {
 	return &apiError{status: http.StatusForbidden, code: "FORBIDDEN", message: msg}
 }
 
-// equal compares secrets in constant time, so that the simulator does not
-// teach a timing side channel as acceptable.
+// Constant time, so that the simulator does not teach a timing side channel
+// as acceptable.
 func equal(a, b string) bool {
 	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// authenticate finds the credential of the request. The service API takes
-// only HTTP Basic and the auth info operation only Bearer; the wrong scheme is
-// as unauthenticated as none.
+// The service API takes only Basic and auth info only Bearer; the wrong
+// scheme is as unauthenticated as none.
 func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) {
 	creds := *s.creds.Load()
 	header := r.Header.Get("Authorization")
@@ -57,8 +56,7 @@ func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) 
 		}
 		for i := range creds {
 			c := &creds[i]
-			// Both comparisons always run, so the time does not tell
-			// which half was wrong.
+			// Both always run, so the time does not tell which half was wrong.
 			a, b := equal(c.AccessKey, access), equal(c.SecretKey, secret)
 			if c.AccessKey != "" && a && b {
 				return c, nil
@@ -68,8 +66,6 @@ func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) 
 	}
 }
 
-// authorize checks that the credential may address the project and, for a
-// write, that it may write.
 func authorize(c *Credential, projectID string, write bool) error {
 	if projectID != "" && len(c.Projects) > 0 && !slices.Contains(c.Projects, projectID) {
 		return forbidden("credential's user has no access to project " + projectID)
@@ -83,7 +79,6 @@ func authorize(c *Credential, projectID string, write bool) error {
 	return nil
 }
 
-// simUser is the user behind every simulated credential.
 var simUser = apiclient.User{ID: "sim-user", Email: "operator@sim.clouddb.invalid", Name: "Simulated Operator"}
 
 func (s *Sim) getAuthInfo(c *call) (int, any, error) {
@@ -103,8 +98,7 @@ func (s *Sim) getAuthInfo(c *call) (int, any, error) {
 	return http.StatusOK, apiclient.AuthInfo{Type: "apiKey", APIKey: key}, nil
 }
 
-// publicKey derives a stable public identifier of a credential. It is not
-// the access key: that is half of a secret pair, and the public key is
+// Not the access key: that is half of a secret pair, and the public key is
 // exported as a label, so tests can demand that no credential ever shows.
 func publicKey(c *Credential) string {
 	sum := sha256.Sum256([]byte(c.AccessKey + "\x00" + c.APIKey))

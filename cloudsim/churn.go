@@ -8,15 +8,11 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// churnBlip is a service whose UNSTABLE blip ends at the next churn step.
 type churnBlip struct{ projectID, serviceID string }
 
-// Churn changes the simulated fleet every interval until ctx ends, so that
-// demo graphs move: small resizes, pooler toggles, environment flips,
-// replica set resizes and short UNSTABLE blips that end at the next step. It
-// returns at once when every is not positive. Changes go through the same
-// transitions as API writes; a resource whose status is forced through the
-// controls is left alone.
+// Churn changes the fleet every interval until ctx ends so that demo graphs
+// move: resizes, pooler toggles, environment flips and short UNSTABLE blips.
+// Changes take the API writes' transitions; forced statuses are left alone.
 func (s *Sim) Churn(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		return
@@ -54,8 +50,7 @@ func (s *Sim) Churn(ctx context.Context, every time.Duration) {
 				continue
 			}
 			svc := live[rng.IntN(len(live))]
-			// A status forced through the controls stays until it is
-			// cleared: the demo's "break something" must not be undone.
+			// The demo's "break something" must not be undone.
 			if svc.checkWritable(now) != nil || svc.life.forced != "" {
 				continue
 			}

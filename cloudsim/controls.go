@@ -12,17 +12,14 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// ErrNotFound is returned by the control methods when the addressed resource
-// does not exist.
+// ErrNotFound is returned by the controls for a resource that does not exist.
 var ErrNotFound = errors.New("cloudsim: not found")
 
-// maxForcedStatus bounds a forced status: any string is allowed, so that
-// clients can be tested against statuses the spec does not list.
+// Any string is allowed, so that clients meet statuses the spec does not list.
 const maxForcedStatus = 64
 
-// SetServiceStatus forces the visible status of a service until its next
-// write or another control, whatever the demo churn does; an empty status
-// removes the override.
+// SetServiceStatus forces a service's visible status until its next write or
+// another control, whatever the churn does; "" removes the override.
 func (s *Sim) SetServiceStatus(projectID, serviceID, status string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -34,8 +31,8 @@ func (s *Sim) SetServiceStatus(projectID, serviceID, status string) error {
 	return nil
 }
 
-// SetReplicaSetStatus forces the visible status of a replica set until its
-// next write or another control; an empty status removes the override.
+// SetReplicaSetStatus forces a replica set's visible status as
+// SetServiceStatus does.
 func (s *Sim) SetReplicaSetStatus(projectID, serviceID, replicaSetID, status string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -51,8 +48,8 @@ func (s *Sim) SetReplicaSetStatus(projectID, serviceID, replicaSetID, status str
 	return nil
 }
 
-// SetPeeringStatus forces the visible status of a peering until another
-// control; an empty status removes the override.
+// SetPeeringStatus forces a peering's visible status until another control;
+// "" removes the override.
 func (s *Sim) SetPeeringStatus(projectID, vpcID, peeringID, status string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -80,9 +77,8 @@ func (s *Sim) SetPeeringError(projectID, vpcID, peeringID string, message *strin
 	return nil
 }
 
-// RotateCredential gives the credential whose access key is accessKey the
-// access, secret and API keys of next (the rest of it stays): from then on
-// its old keys are refused (401), as when a provider revokes a rotated key.
+// RotateCredential gives the credential of accessKey next's keys; its old
+// ones are refused (401) from then on, as after a provider revokes them.
 func (s *Sim) RotateCredential(accessKey string, next Credential) error {
 	if next.AccessKey == "" || next.SecretKey == "" {
 		return invalidf("the new access key and secret key must not be empty")
@@ -93,10 +89,8 @@ func (s *Sim) RotateCredential(accessKey string, next Credential) error {
 	})
 }
 
-// IssueCredential gives the credential whose access key is accessKey a
-// second set of keys, those of next (the rest of it is shared): both sets
-// are accepted until RevokeCredential, as when a provider issues a new key
-// before the old one is revoked (a rotation without a refused request).
+// IssueCredential gives the credential of accessKey next's keys as a second
+// set: both are accepted until RevokeCredential (a rotation without a 401).
 func (s *Sim) IssueCredential(accessKey string, next Credential) error {
 	if next.AccessKey == "" || next.SecretKey == "" {
 		return invalidf("the new access key and secret key must not be empty")
@@ -108,18 +102,15 @@ func (s *Sim) IssueCredential(accessKey string, next Credential) error {
 	})
 }
 
-// RevokeCredential refuses (401) the keys whose access key is accessKey
-// from then on.
+// RevokeCredential refuses (401) the keys of accessKey from then on.
 func (s *Sim) RevokeCredential(accessKey string) error {
 	return s.changeCredential(accessKey, func(creds []Credential, i int) []Credential {
 		return slices.Delete(creds, i, i+1)
 	})
 }
 
-// changeCredential installs change's copy of the credentials, given the
-// index of the one whose access key is accessKey; ErrNotFound without one.
-// Requests read the credentials without the lock, so change works on a
-// copy that is stored whole.
+// Requests read the credentials without the lock, so change works on a copy
+// that is stored whole.
 func (s *Sim) changeCredential(accessKey string, change func(creds []Credential, i int) []Credential) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,9 +124,8 @@ func (s *Sim) changeCredential(accessKey string, change func(creds []Credential,
 	return nil
 }
 
-// AddProject creates an empty project (if there is none of that id) and
-// gives every user credential (one with Projects) access to it: GET
-// /projects lists it from then on, as when a user is added to a project.
+// AddProject creates an empty project, if none has that id, and gives every
+// user credential access to it, as when a user is added to a project.
 func (s *Sim) AddProject(projectID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -149,7 +139,7 @@ func (s *Sim) AddProject(projectID string) {
 	s.creds.Store(&creds)
 }
 
-// controlService finds a live service for a control. The caller holds s.mu.
+// The caller holds s.mu.
 func (s *Sim) controlService(projectID, serviceID string) (*service, error) {
 	p := s.projects[projectID]
 	if p == nil {
@@ -162,7 +152,7 @@ func (s *Sim) controlService(projectID, serviceID string) (*service, error) {
 	return svc, nil
 }
 
-// controlPeering finds a peering for a control. The caller holds s.mu.
+// The caller holds s.mu.
 func (s *Sim) controlPeering(projectID, vpcID, peeringID string) (*peering, error) {
 	p := s.projects[projectID]
 	if p == nil {
@@ -179,9 +169,8 @@ func (s *Sim) controlPeering(projectID, vpcID, peeringID string) (*peering, erro
 	return pr, nil
 }
 
-// registerControls adds the HTTP forms of the controls under /_sim. They
-// take no authentication, which is why the simulator must only listen on
-// loopback.
+// The controls take no authentication, which is why the simulator must only
+// listen on loopback.
 func (s *Sim) registerControls() {
 	const (
 		svc = "/_sim/projects/{project_id}/services/{service_id}"
@@ -270,7 +259,6 @@ func (s *Sim) registerControls() {
 	})
 }
 
-// control registers one control route with JSON answers and errors.
 func (s *Sim) control(pattern string, h func(r *http.Request) (int, any, error)) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		status, out, err := h(r)
@@ -282,7 +270,6 @@ func (s *Sim) control(pattern string, h func(r *http.Request) (int, any, error))
 	})
 }
 
-// readCredentialChange reads the body of the credential controls:
 // {access_key, new_access_key, new_secret_key, new_api_key}.
 func readCredentialChange(r *http.Request) (old string, next Credential, err error) {
 	b, err := readControlBody(r)
@@ -302,7 +289,6 @@ func readControlBody(r *http.Request) (*body, error) {
 	return parseBody(raw)
 }
 
-// forcedStatus reads {"status": "..."} and applies it with set.
 func forcedStatus(r *http.Request, set func(status string) error) (int, any, error) {
 	b, err := readControlBody(r)
 	if err != nil {
@@ -318,7 +304,6 @@ func forcedStatus(r *http.Request, set func(status string) error) (int, any, err
 	return controlResult(set(status))
 }
 
-// controlResult maps a control method's error to an answer.
 func controlResult(err error) (int, any, error) {
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil, notFoundf("%s", err.Error())
@@ -329,18 +314,17 @@ func controlResult(err error) (int, any, error) {
 	return http.StatusNoContent, nil, nil
 }
 
-// faultRequest is the JSON form of a Fault: the latency is a Go duration
-// string such as "200ms". Unknown fields are refused, because a misspelt
-// fault that silently never fires makes a test pass for the wrong reason.
+// Unknown fields are refused: a misspelt fault that never fires makes a test
+// pass for the wrong reason.
 type faultRequest struct {
 	Fault
 	Latency string `json:"latency"`
 }
 
-// maxFaultLatency keeps a control from parking handlers for ever.
+// Keeps a control from parking handlers for ever.
 const maxFaultLatency = 10 * time.Minute
 
-// maxOversize bounds Fault.Size: 4 GiB is past any client's limit.
+// 4 GiB is past any client's limit.
 const maxOversize = 4 << 30
 
 func (s *Sim) postFault(r *http.Request) (int, any, error) {

@@ -11,22 +11,19 @@ import (
 	"time"
 )
 
-// Defaults of the demo: the standalone simulator's flags and the exporter's
-// --simulate both use them, so that the two demos behave alike.
+// Demo defaults, shared by the standalone simulator and --simulate so that
+// the two demos behave alike.
 const (
-	// DemoProject is the project the demo scenario is loaded into.
 	DemoProject = "demo-project"
-	// DemoChurnInterval is how often the exporter's embedded demo changes
-	// something, so that graphs move.
+	// How often the embedded demo changes something, so that graphs move.
 	DemoChurnInterval = 30 * time.Second
-	// DemoAddress is where the standalone simulator and the exporter's
-	// embedded one listen by default, so that the /_sim examples of the docs
+	// Where both simulators listen by default, so that the docs' /_sim examples
 	// work against either.
 	DemoAddress = "127.0.0.1:8090"
 )
 
-// DemoTimings are the state machines' durations of the demo: long enough
-// for a poller following transitions every few seconds to see each state.
+// DemoTimings are long enough for a poller following transitions every few
+// seconds to see each state.
 func DemoTimings() Timings {
 	return Timings{
 		Provision:  5 * time.Second,
@@ -39,16 +36,14 @@ func DemoTimings() Timings {
 
 // Demo is a running demo simulator.
 type Demo struct {
-	// URL is the API's base URL (ending in /v1), ControlURL the base of
-	// the /_sim controls.
+	// URL ends in /v1; ControlURL is the base of the /_sim controls.
 	URL, ControlURL string
-	// Credential is the demo's only credential, generated afresh: it
-	// never leaves the process unless the caller hands it out.
+	// Generated afresh: it never leaves the process unless the caller hands it out.
 	Credential Credential
 }
 
-// CheckDemoAddress checks that addr is a loopback host:port: the
-// simulator's controls take no authentication.
+// CheckDemoAddress checks that addr is a loopback host:port: the controls
+// take no authentication.
 func CheckDemoAddress(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -60,9 +55,8 @@ func CheckDemoAddress(addr string) error {
 	return nil
 }
 
-// StartDemo serves a simulator with the demo scenario, DemoTimings and
-// churn every DemoChurnInterval on addr until ctx ends. addr must be a
-// loopback address: the controls take no authentication.
+// StartDemo serves the demo scenario with churn on addr, which must be
+// loopback, until ctx ends.
 func StartDemo(ctx context.Context, addr string, logger *slog.Logger) (*Demo, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

@@ -9,67 +9,43 @@ import (
 	"time"
 )
 
-// Fault is an injected failure. It applies to requests that reach an
-// operation's route, before authentication and handling: first the latency,
-// then at most one of Status, Malformed, Truncated, DropConnection,
-// DropAfterHeaders, DropMidBody or Oversize, or else every Edit that fires,
-// applied in turn to the real answer. A fault with only a latency delays
-// the request and lets it be handled.
+// Fault is an injected failure, applied before authentication: first the
+// latency, then one of the terminal answers, or else every Edit that fires
+// on the real answer. A fault with only a latency just delays the request.
 type Fault struct {
-	// Operation is the apiclient.Op* name the fault applies to; "" means
-	// every operation.
+	// An apiclient.Op* name; "" means every operation.
 	Operation string `json:"operation"`
-	// Status, when non-zero, answers with this status and an error body.
-	Status int `json:"status"`
-	// Code and Message fill the error body; the code defaults from the
-	// status (RATE_LIMITED for 429, INTERNAL_ERROR for 500).
+	Status    int    `json:"status"`
+	// Default from the status (RATE_LIMITED for 429, INTERNAL_ERROR for 500).
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	// RetryAfter is sent as the Retry-After header: seconds or an HTTP date.
+	// Seconds or an HTTP date.
 	RetryAfter string `json:"retry_after"`
-	// Latency delays the response (real time, not the simulated clock).
-	Latency time.Duration `json:"-"`
-	// Malformed answers 200 with a body that is not valid JSON.
-	Malformed bool `json:"malformed"`
-	// Truncated handles the request, then sends only the first half of
-	// the response body.
-	Truncated bool `json:"truncated"`
-	// DropConnection closes the connection without an answer.
+	// Real time, not the simulated clock.
+	Latency   time.Duration `json:"-"`
+	Malformed bool          `json:"malformed"`
+	// Send the first half of the real body.
+	Truncated      bool `json:"truncated"`
 	DropConnection bool `json:"drop_connection"`
-	// DropAfterHeaders handles the request, sends the status and headers
-	// of its answer (Content-Length included), then closes the
-	// connection: the body never comes.
+	// Send the real status and headers (Content-Length included), no body.
 	DropAfterHeaders bool `json:"drop_after_headers"`
-	// DropMidBody handles the request, sends the status and headers of
-	// its answer (Content-Length included) and the first half of its
-	// body, then closes the connection.
+	// As DropAfterHeaders, with the first half of the body.
 	DropMidBody bool `json:"drop_mid_body"`
-	// OnReuse makes the fault apply only to a request that arrives on a
-	// connection that already carried one (kept alive): with
-	// DropConnection, the case in which an HTTP client may silently send
-	// a read again. Other requests neither fire nor spend it.
+	// Only on a kept-alive connection's request, where an HTTP client may
+	// silently resend a read; others neither fire nor spend it.
 	OnReuse bool `json:"on_reuse"`
-	// Oversize answers 200 with a body no API should send, for measuring
-	// what one costs a client: OversizeBlank (Size bytes of white space
-	// behind a Content-Length), OversizeEndless (a list whose first
-	// string never ends, chunked until the client goes) or OversizePadded
-	// (a valid list of about Size bytes: the real answer's elements, each
-	// with an unknown field of 512 KiB, repeated).
+	// An answer no API should send, to measure its cost: blank space behind a
+	// Content-Length, an endless string, or real elements padded with 512 KiB.
 	Oversize string `json:"oversize,omitempty"`
-	// Size is the body size of OversizeBlank and OversizePadded.
-	Size int64 `json:"size,omitempty"`
-	// Edit handles the request, then rewrites one element of its JSON
-	// array answer: poisoned records and duplicate ids for testing clients.
+	Size     int64  `json:"size,omitempty"`
+	// Poisoned records and duplicate ids for testing clients.
 	Edit *Edit `json:"edit,omitempty"`
-	// Rate is the probability that the fault applies, in (0, 1]; 0 means
-	// always.
+	// Probability in (0, 1]; 0 means always.
 	Rate float64 `json:"rate"`
-	// Count is how many times the fault applies before it is spent; 0
-	// means without limit.
+	// Applications before it is spent; 0 means without limit.
 	Count int `json:"count"`
 }
 
-// terminal reports whether the fault answers in place of the handler.
 func (f Fault) terminal() bool {
 	return f.Status != 0 || f.Malformed || f.Truncated || f.DropConnection || f.DropAfterHeaders || f.DropMidBody || f.Oversize != "" || f.Edit != nil
 }
@@ -81,7 +57,6 @@ const (
 	OversizePadded  = "padded"
 )
 
-// writeOversize writes an Oversize answer; serve gives the real one.
 func writeOversize(w http.ResponseWriter, r *http.Request, f Fault, serve func() response) {
 	w.Header().Set("Content-Type", "application/json")
 	const chunk = 64 << 10
@@ -126,23 +101,18 @@ func writeOversize(w http.ResponseWriter, r *http.Request, f Fault, serve func()
 	}
 }
 
-// Edit rewrites one element of a list answer. A real API drifts: a number
-// that overflows, a date that is not one, the same id twice in one answer.
+// Edit rewrites one element of a list answer, as a drifting API would: a
+// number that overflows, a bad date, the same id twice.
 type Edit struct {
-	// Index is the element of the JSON array to edit, from 0.
 	Index int `json:"index"`
-	// Field is a dot-separated path inside the element, with numbers
-	// indexing arrays: "cpu_millis", "resources.0.spec.cpu_millis".
-	Field string `json:"field"`
-	// Value is the JSON value set at Field.
+	// Dot-separated, numbers index arrays: "resources.0.spec.cpu_millis".
+	Field string          `json:"field"`
 	Value json.RawMessage `json:"value"`
-	// Append adds the edited copy at the end of the answer instead of
-	// replacing the element: the answer then holds its id twice.
+	// Add the edited copy at the end instead: the id then appears twice.
 	Append bool `json:"append"`
 }
 
-// apply rewrites a JSON array answer; an answer it cannot edit (not an
-// array, index out of range, path not found) is returned unchanged.
+// An answer it cannot edit is returned unchanged.
 func (e *Edit) apply(body []byte) ([]byte, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -173,8 +143,7 @@ func (e *Edit) apply(body []byte) ([]byte, bool) {
 	return out, true
 }
 
-// setPath sets the value at path inside v (maps and arrays decoded from
-// JSON) and reports whether the path existed up to its last step.
+// It reports whether the path existed up to its last step.
 func setPath(v any, path []string, value json.RawMessage) bool {
 	for i, key := range path {
 		last := i == len(path)-1
@@ -202,7 +171,6 @@ func setPath(v any, path []string, value json.RawMessage) bool {
 	return false
 }
 
-// activeFault is a Fault with the applications it has left.
 type activeFault struct {
 	Fault
 	remaining int
@@ -222,9 +190,7 @@ func (s *Sim) ClearFaults() {
 	s.mu.Unlock()
 }
 
-// firing returns the faults that apply to one request of op, in the order
-// they were added, and spends one application of each. reused tells
-// whether the request came on a connection that carried one before.
+// firing spends one application of each fault that applies, in order added.
 func (s *Sim) firing(op string, reused bool) []Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -248,9 +214,8 @@ func (s *Sim) firing(op string, reused bool) []Fault {
 	return out
 }
 
-// applyFaults applies the faults firing for this request. It reports whether
-// a fault answered (or dropped) the request, in which case the caller must
-// not. serve produces the real response for a truncating fault.
+// It reports whether a fault answered (or dropped) the request, in which
+// case the caller must not.
 func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, reused bool, serve func() response) bool {
 	var edits []*Edit
 	for _, f := range s.firing(op, reused) {
@@ -267,7 +232,6 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, reu
 			continue
 		}
 		if f.Edit != nil {
-			// Edits combine: each rewrites the one real answer.
 			edits = append(edits, f.Edit)
 			continue
 		}
@@ -317,8 +281,7 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, reu
 	return true
 }
 
-// dropConnection closes the connection under the request, so that the
-// client sees a network error rather than an HTTP answer.
+// The client sees a network error rather than an HTTP answer.
 func dropConnection(w http.ResponseWriter) {
 	if hj, ok := w.(http.Hijacker); ok {
 		if conn, _, err := hj.Hijack(); err == nil {
@@ -330,9 +293,7 @@ func dropConnection(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
-// cutConnection sends resp's status and headers, with the Content-Length
-// of its whole body, and the first keep bytes of the body, then closes the
-// connection: the client sees an answer that breaks off.
+// The client sees an answer that breaks off.
 func cutConnection(w http.ResponseWriter, resp response, keep int) {
 	for k, v := range resp.header {
 		w.Header()[k] = v

@@ -17,37 +17,27 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// This file serves a service's logs (revision 2026): entries generated from
-// the service's id and the clock, plus entries a test adds through the
-// controls, newest first, 500 per page, with cursor paging and the since,
-// until, severities, search and node filters. See doc.go.
+// Logs of revision 2026; the behaviour is described in doc.go.
 
-// Bounds of the simulated logs.
 const (
 	logsPageSize = 500
-	// logRetention is how far back the logs reach.
 	logRetention = 6 * time.Hour
-	// maxLogRate caps SetLogRate: two entries a second at most.
+	// Two entries a second at most.
 	maxLogRate = 120
 )
 
-// logEntry is one entry of a service's logs.
 type logEntry struct {
 	ts       time.Time
 	severity string
 	message  string
 }
 
-// logState is what a service's logs hold beyond the generated entries.
 type logState struct {
-	// rate overrides the generated entries per minute when set.
 	rate *int
-	// added are the entries added through the controls, in the order added.
+	// In the order added.
 	added []logEntry
 }
 
-// logRate is the service's own rate of generated entries per
-// minute: 6 to 30.
 func (svc *service) logRate() int {
 	if svc.logs.rate != nil {
 		return *svc.logs.rate
@@ -55,7 +45,6 @@ func (svc *service) logRate() int {
 	return 6 + int(svc.seed()>>40)%25
 }
 
-// logMessages are the generated messages by severity.
 var logMessages = map[string][]string{
 	apiclient.SeverityLog:     {"checkpoint complete", "automatic vacuum of table \"public.events\"", "connection authorized: user=app"},
 	apiclient.SeverityInfo:    {"replication slot caught up"},
@@ -67,12 +56,9 @@ var logMessages = map[string][]string{
 	"DEBUG1":                  {"autovacuum: processing database \"app\""},
 }
 
-// generatedSeverity picks a severity from a hash: mostly LOG, some
-// warnings and errors, a few DEBUG1 lines, and FATAL or PANIC about once a
-// month per service at the default rates, as a healthy database logs them:
-// the demo's FATAL alert fires when someone injects one, not for every
-// service within minutes. It depends on the hash alone, so that a window
-// read twice answers the same.
+// FATAL or PANIC come about once a month per service at the default rates,
+// as a healthy database logs them: the demo's FATAL alert fires when someone
+// injects one. It depends on the hash alone, so a window reads the same twice.
 func generatedSeverity(h uint64) string {
 	rare := bits.RotateLeft64(h*0x9e3779b97f4a7c15, 23)%10000 == 0
 	switch n := h % 10000; {
@@ -97,8 +83,7 @@ func generatedSeverity(h uint64) string {
 	}
 }
 
-// generated appends the generated entries of node at second sec, oldest
-// first: none, one or (now and then) two with the same timestamp.
+// Oldest first: none, one or now and then two with the same timestamp.
 func (svc *service) generated(out []logEntry, node int, sec int64, rate int) []logEntry {
 	h := fnv.New64a()
 	var buf [16]byte
@@ -123,14 +108,12 @@ func (svc *service) generated(out []logEntry, node int, sec int64, rate int) []l
 	return out
 }
 
-// logsQuery is a parsed getServiceLogs query.
 type logsQuery struct {
 	node         int
 	since, until time.Time
 	severities   []string
 	search       []string
-	// cursor: continue below cursorTS, skipping the first cursorSkip
-	// entries at exactly cursorTS.
+	// Continue below cursorTS, skipping cursorSkip entries at exactly cursorTS.
 	cursorTS   time.Time
 	cursorSkip int
 	hasCursor  bool
@@ -170,7 +153,7 @@ func parseLogsQuery(q url.Values, nodes int) (logsQuery, error) {
 	return lq, nil
 }
 
-// logsAnswer is the answer's shape (revision 2026's fields only).
+// Revision 2026's fields only.
 type logsAnswer struct {
 	Entries    []apiclient.LogEntry `json:"entries"`
 	LastCursor string               `json:"last_cursor"`
@@ -186,8 +169,8 @@ func (s *Sim) serviceLogs(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	entries := svc.logWindow(q, c.now)
-	// Newest first; entries with equal timestamps keep a fixed order
-	// (generated, then added in the order added), which the cursor counts.
+	// Equal timestamps keep a fixed order (generated, then added), which the
+	// cursor counts.
 	slices.Reverse(entries)
 	start := 0
 	if q.hasCursor {
@@ -214,10 +197,7 @@ func (s *Sim) serviceLogs(c *call) (int, any, error) {
 	return http.StatusOK, out, nil
 }
 
-// logWindow returns the entries of the query's node, oldest first, that
-// pass its filters, no newer than now, the until and the cursor, and no
-// older than since, the service's creation and the retention. Since and
-// until are inclusive.
+// Oldest first, filtered; since and until are inclusive.
 func (svc *service) logWindow(q logsQuery, now time.Time) []logEntry {
 	lo := now.Add(-logRetention)
 	lo = latest(lo, svc.created, q.since)
@@ -269,18 +249,16 @@ func latest(ts ...time.Time) time.Time {
 
 // LogEntry is an entry added to a service's logs through AddLogEntries.
 type LogEntry struct {
-	// Timestamp is the entry's time; zero means the simulator's now.
+	// Zero means the simulator's now.
 	Timestamp time.Time `json:"timestamp"`
 	Severity  string    `json:"severity"`
 	Message   string    `json:"message"`
 }
 
-// maxAddedLogs bounds the entries a service keeps from AddLogEntries.
 const maxAddedLogs = 100_000
 
-// AddLogEntries adds entries to the primary's logs of a service, as if the
-// database had written them (at a past timestamp too: a late arrival). An
-// entry without a severity is a LOG.
+// AddLogEntries adds entries to a service's primary, as if the database had
+// written them (a past timestamp is a late arrival); no severity means LOG.
 func (s *Sim) AddLogEntries(projectID, serviceID string, entries []LogEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -302,8 +280,8 @@ func (s *Sim) AddLogEntries(projectID, serviceID string, entries []LogEntry) err
 	return nil
 }
 
-// SetLogRate sets how many entries a minute a service's logs generate on
-// average (0 to 120); 0 leaves only the added ones.
+// SetLogRate sets a service's generated entries a minute (0 to 120); 0
+// leaves only the added ones.
 func (s *Sim) SetLogRate(projectID, serviceID string, perMinute int) error {
 	if perMinute < 0 || perMinute > maxLogRate {
 		return invalidf("rate must be between 0 and %d entries a minute", maxLogRate)
@@ -318,7 +296,7 @@ func (s *Sim) SetLogRate(projectID, serviceID string, perMinute int) error {
 	return nil
 }
 
-// logsControl is the body of POST /_sim/projects/{p}/services/{s}/logs.
+// The body of POST /_sim/projects/{p}/services/{s}/logs.
 type logsControl struct {
 	Entries       []LogEntry `json:"entries"`
 	RatePerMinute *int       `json:"rate_per_minute"`
@@ -344,8 +322,7 @@ func (s *Sim) postLogs(r *http.Request) (int, any, error) {
 	return controlResult(s.AddLogEntries(p, id, lc.Entries))
 }
 
-// logCount counts a window's entries of the primary without paging: the
-// oracle of the paging tests.
+// Counts without paging: the oracle of the paging tests.
 func (s *Sim) logCount(projectID, serviceID string, since, until time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

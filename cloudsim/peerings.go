@@ -8,15 +8,13 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// peering is the state of one VPC peering connection.
 type peering struct {
 	id, peerAccountID, peerRegionCode, peerVPCID, provisionedID string
 	errorMessage                                                *string
 	life                                                        lifecycle
 }
 
-// createdPeering is the create response, which omits error_message
-// (docs/api.md, "Peering").
+// The create response omits error_message (docs/api.md, "Peering").
 type createdPeering struct {
 	ID             string `json:"id"`
 	PeerAccountID  string `json:"peer_account_id"`
@@ -26,7 +24,7 @@ type createdPeering struct {
 	Status         string `json:"status"`
 }
 
-// newPeering builds and registers an active peering. The caller holds s.mu.
+// The caller holds s.mu.
 func (s *Sim) newPeering(v *vpc, rng *rand.Rand, account, region, peerVPC string) *peering {
 	pr := &peering{
 		id:             s.newNetworkID(rng),
@@ -101,8 +99,7 @@ func (s *Sim) createPeering(c *call) (int, any, error) {
 	}
 	pr := s.newPeering(v, s.rng, account, region, peerVPC)
 	pr.life.begin(c.now, apiclient.PeeringActive, step{apiclient.PeeringPending, s.timings.Peering})
-	// The spec shows a new peering as pending even when it will be active
-	// at once, so the response says pending whatever the timing.
+	// The spec shows a new peering as pending even when it will be active at once.
 	return http.StatusCreated, createdPeering{
 		ID: pr.id, PeerAccountID: pr.peerAccountID, PeerRegionCode: pr.peerRegionCode,
 		PeerVPCID: pr.peerVPCID, ProvisionedID: pr.provisionedID, Status: apiclient.PeeringPending,

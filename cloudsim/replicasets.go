@@ -8,7 +8,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// replicaSet is the state of one read replica set.
 type replicaSet struct {
 	id, name                    string
 	nodes, cpuMillis, memoryGBs int64
@@ -18,8 +17,7 @@ type replicaSet struct {
 	life                        lifecycle
 }
 
-// createdReplicaSet is the create response, which carries only these fields
-// (docs/api.md, "Replica set").
+// The create response carries only these fields (docs/api.md, "Replica set").
 type createdReplicaSet struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
@@ -29,8 +27,7 @@ type createdReplicaSet struct {
 	MemoryGBs int64  `json:"memory_gbs"`
 }
 
-// newReplicaSet builds and registers an active replica set inheriting the
-// service's environment. The caller holds s.mu.
+// It inherits the service's environment. The caller holds s.mu.
 func (s *Sim) newReplicaSet(svc *service, rng *rand.Rand, name string, nodes, cpu, mem int64) *replicaSet {
 	rs := &replicaSet{
 		id:          s.newID(rng),
@@ -64,15 +61,12 @@ func (rs *replicaSet) wire(projectID string, now time.Time) apiclient.ReplicaSet
 	return out
 }
 
-// liveReplicaSets returns the service's live replica sets in creation order,
-// compacting away deleted ones.
 func (svc *service) liveReplicaSets(now time.Time) []*replicaSet {
 	return compactLive(&svc.rsOrder, svc.replicaSets, func(rs *replicaSet) bool { return rs.life.gone(now) })
 }
 
-// replicaSetOf finds the service and the replica set of the path and checks
-// that both accept a write: the service is not being deleted and the replica
-// set is not in a transition.
+// Both must accept a write: the service not being deleted, the replica set
+// not in a transition.
 func (s *Sim) replicaSetOf(c *call) (*replicaSet, error) {
 	svc, err := s.serviceOf(c)
 	if err != nil {
@@ -153,9 +147,8 @@ func (s *Sim) resizeReplicaSet(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	// Sizes as resizeService takes them (digit strings or integers); the
-	// first revision requires nodes, revision 2026 takes none and keeps
-	// the replica set's count unless one is given.
+	// The first revision requires nodes; revision 2026 takes none and keeps the
+	// count unless one is given.
 	cpu, mem := b.sizeString("cpu_millis", false), b.sizeString("memory_gbs", false)
 	nodes := int64(0)
 	if s.rev == Revision2024 || b.has("nodes") {

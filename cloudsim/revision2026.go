@@ -8,10 +8,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// This file holds what revision 2026 of the API adds or changes
-// (docs/api.md, "Revisions of the API"): GET /projects, start, stop and rename of a
-// service, the new bodies of createService, forkService and setHA, and the
-// usage numbers every service answer carries.
+// What revision 2026 adds or changes (docs/api.md, "Revisions of the API").
 
 // Fork strategies of forkService (revision 2026).
 const (
@@ -20,8 +17,7 @@ const (
 	ForkPITR         = apiclient.ForkPITR
 )
 
-// defaultRegion is where a service lands when a create names no region: the
-// provider picks.
+// The provider picks when a create names no region.
 const defaultRegion = "us-east-1"
 
 func (s *Sim) routes2026() []route {
@@ -34,9 +30,8 @@ func (s *Sim) routes2026() []route {
 	}
 }
 
-// listProjects answers the projects the credential can access: a key pair
-// sees its own project, a user's credential its projects, and an
-// unrestricted credential every project the simulator holds.
+// A key pair sees its own project, a user's credential its projects, an
+// unrestricted credential every project.
 func (s *Sim) listProjects(c *call) (int, any, error) {
 	var ids []string
 	switch {
@@ -57,7 +52,6 @@ func (s *Sim) listProjects(c *call) (int, any, error) {
 	return http.StatusOK, out, nil
 }
 
-// projectName is the display name the simulator gives a project.
 func projectName(id string) string { return "Project " + id }
 
 func (s *Sim) startService(c *call) (int, any, error) {
@@ -108,8 +102,7 @@ func (s *Sim) renameService(c *call) (int, any, error) {
 	return http.StatusOK, svc.wire(c.now, s.rev), nil
 }
 
-// sizes reads cpu_millis and memory_gbs of a create or fork: both digit
-// strings (or integers), or both "shared".
+// Both digit strings (or integers), or both "shared".
 func (b *body) sizes() (cpu, mem int64, shared bool) {
 	cpu, mem = b.sizeString("cpu_millis", true), b.sizeString("memory_gbs", true)
 	if b.first != nil {
@@ -122,7 +115,6 @@ func (b *body) sizes() (cpu, mem int64, shared bool) {
 	return cpu, mem, cpu == 0
 }
 
-// optionalEnum reads an optional enum field, def when absent.
 func (b *body) optionalEnum(name, def string, allowed ...string) string {
 	if !b.has(name) {
 		return def
@@ -240,12 +232,9 @@ const (
 	sharedMemoryMB = 1024
 )
 
-// usage is the service's current usage at now, the inline metrics: the
-// same load curve as the usage series (usage.go), constant within a minute
-// (the provider's bucket), so that a test reading it twice in a minute sees
-// one value. Storage grows with the service's age. A service being created
-// has no usage yet (null); a paused one uses no CPU or memory (null), only
-// storage.
+// The inline metrics follow the usage series' load curve, constant within a
+// minute (the provider's bucket). A service being created has no usage; a
+// paused one only storage.
 func (svc *service) usage(now time.Time) *apiclient.ServiceMetrics {
 	status := svc.life.status(now)
 	if status == apiclient.ServiceQueued {

@@ -7,12 +7,10 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// demoLongTransition is how long the demo's slow resources (a CONFIGURING
-// service, a pending peering) stay in transition, whatever the Timings, so
-// that a demo always shows them for a while.
+// The demo's slow resources stay in transition this long whatever the
+// Timings, so that a demo always shows them.
 const demoLongTransition = 30 * time.Minute
 
-// demoService describes one service of the demo scenario.
 type demoService struct {
 	name, region string
 	addons       []string
@@ -20,8 +18,7 @@ type demoService struct {
 	env          string
 	ha           int
 	pooler       bool
-	// status is the status the service rests in; CONFIGURING means a long
-	// transition that ends in READY.
+	// CONFIGURING means a long transition that ends in READY.
 	status      string
 	replicaSets []demoReplicaSet
 	vpc         string
@@ -33,14 +30,10 @@ type demoReplicaSet struct {
 	pooler          bool
 }
 
-// LoadDemo adds the demo scenario to a project: seven services of all three
-// types, mostly READY and PROD, one PAUSED, one CONFIGURING for 30 minutes,
-// one in DEV, one with a pooler and an HA replica, three replica sets (one
-// with a pooler), two VPCs in different regions with three peerings (active,
-// pending for 30 minutes, active with an error_message), and one service
-// attached to a VPC. Nothing is UNSTABLE. Identifiers depend only on the seed
-// and the project id. Revision 2026 adds a fork of the first service and a
-// shared-resource service.
+// LoadDemo adds the demo scenario to a project: seven services of all types,
+// one PAUSED, one long CONFIGURING, replica sets, poolers, two VPCs with
+// peerings, nothing UNSTABLE; revision 2026 adds a fork and a shared-resource
+// service. Ids depend only on the seed and the project id.
 func (s *Sim) LoadDemo(projectID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -104,8 +97,6 @@ func (s *Sim) LoadDemo(projectID string) {
 	if s.rev == Revision2024 {
 		return
 	}
-	// What only revision 2026 can show: a fork (with its lineage) and a
-	// shared-resource service (no dedicated size).
 	parent := p.services[p.serviceOrder[0]]
 	fork := s.newService(p, rng, "metrics-prod-fork", parent.region, parent.serviceType, parent.cpuMillis, parent.memoryGBs,
 		creationTime(now.UTC().Add(-2*time.Hour)))
@@ -120,9 +111,8 @@ type Fleet struct {
 	Services, ReplicaSetsPerService, VPCs, PeeringsPerVPC int
 }
 
-// LoadFleet adds a generated fleet to a project: every resource settled
-// (READY or active), types, regions, sizes and environments varied by
-// index, identifiers depending only on the seed and the project id.
+// LoadFleet adds a generated fleet to a project, every resource settled and
+// varied by index; ids depend only on the seed and the project id.
 func (s *Sim) LoadFleet(projectID string, f Fleet) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,8 +152,7 @@ func (s *Sim) LoadFleet(projectID string, f Fleet) {
 	}
 }
 
-// growMap returns m with room for n more entries, so that a large fleet does
-// not rehash the map many times over.
+// Room for n more, so that a large fleet does not rehash many times.
 func growMap[V any](m map[string]V, n int) map[string]V {
 	if n <= 0 {
 		return m

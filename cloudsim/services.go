@@ -11,20 +11,15 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// service is the state of one database service.
 type service struct {
 	id, projectID, name, region, serviceType string
 	created                                  time.Time
 	cpuMillis, memoryGBs                     int64
-	// shared marks a shared-resource service (revision 2026): no dedicated
-	// size, cpuMillis and memoryGBs are 0.
-	shared bool
-	// syncReplicas of the HA replicas are synchronous.
+	// No dedicated size: cpuMillis and memoryGBs are 0.
+	shared       bool
 	syncReplicas int
-	// forkedFrom is the parent of a fork.
-	forkedFrom *apiclient.ForkedFrom
-	// resourceIDs holds the primary resource first and one entry per HA
-	// replica after it.
+	forkedFrom   *apiclient.ForkedFrom
+	// The primary resource first, then one per HA replica.
 	resourceIDs []string
 	environment string
 	pooler      bool
@@ -33,13 +28,9 @@ type service struct {
 	life        lifecycle
 	replicaSets map[string]*replicaSet
 	rsOrder     []string
-	// logs holds the entries added through the controls and the rate of
-	// generated ones (logs.go).
-	logs logState
+	logs        logState
 }
 
-// serviceType derives the service type from the addons: time-series wins,
-// ai alone means vector extensions, none is plain Postgres.
 func serviceType(addons []string) string {
 	switch {
 	case slices.Contains(addons, apiclient.AddonTimeSeries):
@@ -51,8 +42,8 @@ func serviceType(addons []string) string {
 	}
 }
 
-// creationTime is now with fractional seconds kept even on a whole-second
-// fake clock, because the real API sends them and clients must parse them.
+// Fractional seconds even on a whole-second fake clock: the real API sends
+// them and clients must parse them.
 func creationTime(now time.Time) time.Time {
 	t := now.UTC().Truncate(time.Microsecond)
 	if t.Nanosecond() == 0 {
@@ -61,8 +52,7 @@ func creationTime(now time.Time) time.Time {
 	return t
 }
 
-// newService builds and registers a service at rest in READY; the caller
-// starts a transition if there is one. The caller holds s.mu.
+// At rest in READY; the caller starts any transition and holds s.mu.
 func (s *Sim) newService(p *project, rng *rand.Rand, name, region, stype string, cpu, mem int64, created time.Time) *service {
 	svc := &service{
 		id:          s.newID(rng),
@@ -84,7 +74,7 @@ func (s *Sim) newService(p *project, rng *rand.Rand, name, region, stype string,
 	return svc
 }
 
-// setReplicaCount resizes the HA replicas, keeping existing resource ids.
+// Existing resource ids are kept.
 func (s *Sim) setReplicaCount(svc *service, rng *rand.Rand, n int) {
 	if want := 1 + n; want <= len(svc.resourceIDs) {
 		svc.resourceIDs = svc.resourceIDs[:want]
@@ -95,7 +85,6 @@ func (s *Sim) setReplicaCount(svc *service, rng *rand.Rand, n int) {
 	}
 }
 
-// wire renders the service as the API shows it at now, in revision rev.
 func (svc *service) wire(now time.Time, rev string) apiclient.Service {
 	status := svc.life.status(now)
 	out := apiclient.Service{
@@ -153,8 +142,6 @@ func intPtr(n int64) *apiclient.Int {
 	return &v
 }
 
-// lookupService finds a live service, forgetting it once its deletion has
-// completed.
 func (p *project) lookupService(id string, now time.Time) (*service, error) {
 	svc := p.services[id]
 	if svc != nil && svc.life.gone(now) {
@@ -167,13 +154,10 @@ func (p *project) lookupService(id string, now time.Time) (*service, error) {
 	return svc, nil
 }
 
-// liveServices returns the live services in creation order, compacting away
-// the ones whose deletion has completed.
 func (p *project) liveServices(now time.Time) []*service {
 	return compactLive(&p.serviceOrder, p.services, func(svc *service) bool { return svc.life.gone(now) })
 }
 
-// checkWritable refuses every write but delete on a service being deleted.
 func (svc *service) checkWritable(now time.Time) error {
 	if svc.life.removed || svc.life.status(now) == apiclient.ServiceDeleting {
 		return conflictf("service %s is being deleted", svc.id)
@@ -181,8 +165,7 @@ func (svc *service) checkWritable(now time.Time) error {
 	return nil
 }
 
-// checkChangeable refuses changes that need a settled service: they are only
-// accepted while it is READY or UNSTABLE.
+// Only READY or UNSTABLE (operators resize to recover) accept changes.
 func (svc *service) checkChangeable(now time.Time) error {
 	if err := svc.checkWritable(now); err != nil {
 		return err
@@ -195,12 +178,10 @@ func (svc *service) checkChangeable(now time.Time) error {
 	}
 }
 
-// reconfigure starts a CONFIGURING transition back to READY.
 func (s *Sim) reconfigure(svc *service, now time.Time) {
 	svc.life.begin(now, apiclient.ServiceReady, step{apiclient.ServiceConfiguring, s.timings.Configure})
 }
 
-// provision starts the creation transition of a new service or fork.
 func (s *Sim) provision(svc *service, now time.Time) {
 	svc.life.begin(now, apiclient.ServiceReady,
 		step{apiclient.ServiceQueued, s.timings.Provision},
@@ -409,8 +390,6 @@ func (s *Sim) forkService(c *call) (int, any, error) {
 	return http.StatusAccepted, out, nil
 }
 
-// vpcAttachment reads the body of attach and detach and finds the service
-// and the VPC, checking that the service can change.
 func (s *Sim) vpcAttachment(c *call) (*service, *vpc, error) {
 	b, err := parseBody(c.body)
 	if err != nil {
@@ -463,9 +442,7 @@ func (s *Sim) detachFromVPC(c *call) (int, any, error) {
 	return s.acceptedMessage("Service " + svc.id + " is being detached from VPC " + v.id)
 }
 
-// acceptedService answers an asynchronous write to a service: revision 2026
-// sends the service (the addendum's table of success answers), the first
-// revision no body.
+// Revision 2026 answers with the service, the first revision with no body.
 func (s *Sim) acceptedService(svc *service, now time.Time) (int, any, error) {
 	if s.rev == Revision2024 {
 		return http.StatusAccepted, nil, nil
@@ -473,8 +450,7 @@ func (s *Sim) acceptedService(svc *service, now time.Time) (int, any, error) {
 	return http.StatusAccepted, svc.wire(now, s.rev), nil
 }
 
-// acceptedMessage answers an asynchronous write that revision 2026 answers
-// with {message}; the first revision sends no body.
+// Revision 2026 answers with {message}, the first revision with no body.
 func (s *Sim) acceptedMessage(text string) (int, any, error) {
 	if s.rev == Revision2024 {
 		return http.StatusAccepted, nil, nil

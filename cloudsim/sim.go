@@ -21,78 +21,61 @@ import (
 
 // Credential is one set of credentials the simulator accepts.
 type Credential struct {
-	// AccessKey and SecretKey authenticate the service API (HTTP Basic).
+	// HTTP Basic for the service API.
 	AccessKey, SecretKey string
-	// APIKey authenticates GET /v1/auth/info (Bearer).
+	// Bearer for GET /v1/auth/info.
 	APIKey string
-	// ProjectID is the only project the credential may address; empty means
-	// any project.
+	// The only project it may address; "" means any.
 	ProjectID string
-	// Name is reported by the auth info operation.
-	Name string
-	// ReadOnly credentials are refused (403) on every write.
-	ReadOnly bool
-	// Projects makes the credential a user's (revision 2026: auth info type
-	// oauth): it may address these projects, and GET /projects lists them.
+	Name      string
+	ReadOnly  bool
+	// A user's credential (revision 2026, oauth): it may address these
+	// projects, and GET /projects lists them.
 	Projects []string
 }
 
-// API revisions the simulator serves.
+// API revisions the simulator serves (docs/api.md).
 const (
-	// Revision2024 is the API as first published (docs/api.md).
+	// Revision2024 is the API as first published.
 	Revision2024 = "2024"
-	// Revision2026 is the revision real accounts answer in today
-	// (docs/api.md), the default.
+	// Revision2026 is what real accounts answer in today, the default.
 	Revision2026 = "2026"
 )
 
-// Timings are the durations of the simulated asynchronous operations. A zero
-// duration completes at once.
+// Timings are the durations of the simulated asynchronous operations; zero
+// completes at once.
 type Timings struct {
-	// Provision is the duration of each creation step of a service or fork:
-	// QUEUED to CONFIGURING and CONFIGURING to READY.
+	// Each creation step: QUEUED to CONFIGURING, CONFIGURING to READY.
 	Provision time.Duration
-	// Configure is how long resize, setHA, attach and detach stay CONFIGURING.
-	Configure time.Duration
-	// Delete is how long a deleted service stays DELETING before it is gone.
-	Delete time.Duration
-	// ReplicaSet is how long a replica set is creating, resizing or deleting.
+	// Resize, setHA, attach and detach.
+	Configure  time.Duration
+	Delete     time.Duration
 	ReplicaSet time.Duration
-	// Peering is how long a new peering stays pending.
-	Peering time.Duration
+	Peering    time.Duration
 }
 
 // Options configure a Sim.
 type Options struct {
-	// Credentials are the accepted credentials. With none, every API request
-	// is answered 401.
+	// With none, every API request is answered 401.
 	Credentials []Credential
 	Timings     Timings
-	// Seed seeds identifiers, ports, fault rates and scenarios.
-	Seed int64
-	// Clock tells the time for state transitions; nil means time.Now. Tests
-	// inject a fake clock to drive state machines without sleeping.
-	Clock func() time.Time
-	// Logger receives request and fault logs; nil discards them.
+	Seed        int64
+	// nil means time.Now; tests drive state machines with a fake clock.
+	Clock  func() time.Time
 	Logger *slog.Logger
-	// Revision is the API revision served: Revision2026 (the default, also
-	// for "") or Revision2024.
+	// Revision2026 (also for "") or Revision2024.
 	Revision string
 }
 
-// Sim is a simulated cloud API. It implements http.Handler and is safe for
-// concurrent use.
+// Sim is a simulated cloud API, an http.Handler safe for concurrent use.
 type Sim struct {
 	clock   func() time.Time
 	logger  *slog.Logger
 	timings Timings
 	seed    int64
 	rev     string
-	// creds are the accepted credentials, replaced as a whole (under mu)
-	// by RotateCredential and AddProject: a request keeps the one it
-	// authenticated with.
-	creds atomic.Pointer[[]Credential]
-	// credsCreated is reported as the creation time of every credential.
+	// Replaced whole (under mu), so a request keeps the one it authenticated with.
+	creds        atomic.Pointer[[]Credential]
 	credsCreated time.Time
 	mux          *http.ServeMux
 
@@ -103,15 +86,13 @@ type Sim struct {
 	projects map[string]*project
 	faults   []*activeFault
 	counts   map[string]int
-	// conns are the client addresses (host:port) that sent an operation
-	// request, to tell a request on a kept-alive connection (see
-	// Fault.OnReuse); bounded by maxConns.
+	// Client addresses that sent a request, to tell a kept-alive connection
+	// (Fault.OnReuse); bounded by maxConns.
 	conns map[string]struct{}
 }
 
-// project holds the resources of one project. Maps give O(1) lookups and the
-// order slices keep lists stable (creation order) without sorting 10,000
-// services on every list.
+// Order slices keep lists in creation order without sorting 10,000 services
+// on every list.
 type project struct {
 	id           string
 	services     map[string]*service
@@ -160,9 +141,8 @@ func New(opts Options) *Sim {
 	return s
 }
 
-// newRand returns a random source derived from the seed and a purpose, so
-// that scenarios, faults and API calls draw from independent sequences and
-// one does not shift the ids of another.
+// A source per purpose, so that scenarios, faults and API calls do not shift
+// one another's ids.
 func newRand(seed int64, purpose string) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, purpose)
@@ -174,7 +154,6 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// authKind is the authentication scheme an operation takes.
 type authKind int
 
 const (
@@ -182,8 +161,7 @@ const (
 	authBearer
 )
 
-// call is one authenticated request to an operation, handed to its handler
-// with the state lock held.
+// call is one authenticated request, handled with the state lock held.
 type call struct {
 	r       *http.Request
 	body    []byte
@@ -192,11 +170,10 @@ type call struct {
 	now     time.Time
 }
 
-// handlerFunc serves one operation. It returns the status and a body to
-// encode as JSON (nil for none), or an *apiError.
+// It returns the status and a body to encode as JSON (nil for none), or an
+// *apiError.
 type handlerFunc func(c *call) (int, any, error)
 
-// route binds an operation to its method pattern.
 type route struct {
 	pattern string
 	op      string
@@ -250,15 +227,13 @@ func (s *Sim) apiRoutes() []route {
 	}
 }
 
-// response is an encoded answer, kept as bytes so that a fault can cut it.
+// Bytes, so that a fault can cut it.
 type response struct {
 	status int
 	body   []byte
 	header http.Header
 }
 
-// handleOperation registers one operation: count it, apply faults, then
-// authenticate and handle it.
 func (s *Sim) handleOperation(rt route) {
 	s.mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 		reused := s.count(rt.op, r.RemoteAddr)
@@ -272,10 +247,9 @@ func (s *Sim) handleOperation(rt route) {
 	})
 }
 
-// maxBodyBytes bounds request bodies; the spec sets no limit, real APIs do.
+// The spec sets no limit; real APIs do.
 const maxBodyBytes = 1 << 20
 
-// readBody reads a request body of at most maxBodyBytes.
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
@@ -321,8 +295,7 @@ func (s *Sim) serveOperation(r *http.Request, rt route) response {
 	return jsonResponse(status, out)
 }
 
-// project returns the project, creating it empty on first use: a valid
-// credential for a project always sees it, if only as empty lists.
+// A valid credential for a project always sees it, if only as empty lists.
 func (s *Sim) project(id string) *project {
 	p := s.projects[id]
 	if p == nil {
@@ -332,8 +305,7 @@ func (s *Sim) project(id string) *project {
 	return p
 }
 
-// notFound answers every path that no route matches: 405 when the path is
-// known under another method, 404 otherwise, both with a JSON error body.
+// 405 when the path is known under another method, 404 otherwise.
 func (s *Sim) notFound(w http.ResponseWriter, r *http.Request) {
 	var allowed []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
@@ -356,7 +328,7 @@ type apiError struct {
 	status  int
 	code    string
 	message string
-	// details is sent by revision 2026 beside code and message.
+	// Revision 2026 only.
 	details map[string]any
 }
 
@@ -400,12 +372,11 @@ func writeResponse(w http.ResponseWriter, resp response) {
 	_, _ = w.Write(resp.body)
 }
 
-// maxConns bounds the client addresses remembered: past it they are
-// forgotten, and the next request of each looks like a new connection's.
+// Past it, addresses are forgotten and their next request looks like a new
+// connection's.
 const maxConns = 4096
 
-// count counts one request of op and reports whether its connection (from
-// the client address remote) carried a request before.
+// It reports whether the client's connection carried a request before.
 func (s *Sim) count(op, remote string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -420,8 +391,8 @@ func (s *Sim) count(op, remote string) bool {
 	return reused
 }
 
-// RequestCount returns how many requests reached the operation's route since
-// the simulator started or the counts were reset, whatever their answer.
+// RequestCount returns the requests that reached the operation's route since
+// the start or the last reset, whatever their answer.
 func (s *Sim) RequestCount(operation string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -446,11 +417,9 @@ func (s *Sim) ResetRequestCounts() {
 	s.mu.Unlock()
 }
 
-// idAlphabet is the alphabet of identifiers: lowercase alphanumerics.
 const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 
-// newID draws a fresh 10-character identifier from rng, unique across the
-// simulator. The caller holds s.mu.
+// Unique across the simulator. The caller holds s.mu.
 func (s *Sim) newID(rng *rand.Rand) string {
 	for {
 		var b [10]byte
@@ -465,8 +434,7 @@ func (s *Sim) newID(rng *rand.Rand) string {
 	}
 }
 
-// newNumericID draws a fresh identifier of 10 digits, as revision 2026 gives
-// VPCs and peerings, unique across the simulator. The caller holds s.mu.
+// As revision 2026 gives VPCs and peerings. The caller holds s.mu.
 func (s *Sim) newNumericID(rng *rand.Rand) string {
 	for {
 		id := strconv.FormatInt(1_000_000_000+rng.Int64N(9_000_000_000), 10)
@@ -477,8 +445,6 @@ func (s *Sim) newNumericID(rng *rand.Rand) string {
 	}
 }
 
-// newNetworkID draws the identifier of a VPC or peering in the revision's
-// format.
 func (s *Sim) newNetworkID(rng *rand.Rand) string {
 	if s.rev == Revision2024 {
 		return s.newID(rng)
@@ -486,7 +452,6 @@ func (s *Sim) newNetworkID(rng *rand.Rand) string {
 	return s.newNumericID(rng)
 }
 
-// newPort draws a deterministic port for an endpoint.
 func newPort(rng *rand.Rand) int {
 	return 30000 + rng.IntN(10000)
 }
@@ -495,7 +460,6 @@ func host(id, projectID string) string {
 	return id + "." + projectID + ".sim.clouddb.invalid"
 }
 
-// poolerPort is where every simulated connection pooler listens.
 const poolerPort = 6432
 
 func endpoint(id, projectID string, port int) *apiclient.Endpoint {

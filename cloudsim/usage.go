@@ -12,20 +12,17 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// This file serves the usage series of revision 2026 (a preview): the
-// names a service has and their buckets over a window. The values are a
-// pure function of the service (its size, replicas, age and id) and of the
-// bucket's time, so that a test can compute what it must see; see doc.go.
+// Usage series of revision 2026 (a preview). Values are a pure function of
+// the service and the bucket's time, so a test can compute what it must see;
+// see doc.go.
 
-// SeriesPrefix is the provider prefix of the simulator's series names:
-// clients match the documented names by suffix.
+// SeriesPrefix is the provider prefix of the series names: clients match
+// the documented names by suffix.
 const SeriesPrefix = "cloudsim"
 
-// extraSeries is a series the spec does not list, offered so that clients
-// show they ignore names they do not know.
+// Not in the spec, so that clients show they ignore names they do not know.
 const extraSeries = SeriesPrefix + "_database_replication_lag_bytes"
 
-// Series suffixes, as the spec lists them.
 const (
 	sufCPUUsage    = "_system_cpu_usage_millicores"
 	sufCPUTotal    = "_system_cpu_total_millicores"
@@ -44,20 +41,18 @@ const (
 	sufJobSuccess  = "_database_job_success"
 )
 
-// nodeSuffixes are the series every node (primary and HA replicas) has.
+// Every node, primary and HA replicas, has these.
 var nodeSuffixes = []string{
 	sufCPUTotal, sufCPUUsage, sufMemTotal, sufMemUsage, sufDiskUsage,
 	sufReadBytes, sufWriteBytes, sufTotalBytes, sufReadOps, sufWriteOps, sufTotalOps,
 	sufQPS, sufConnections,
 }
 
-// Bounds of a series request: the spec's minimum bucket, and the
-// simulator's own cap on the buckets of one answer.
+// The spec's minimum bucket, and the simulator's own cap per answer.
 const (
 	minBucketSeconds = 60
 	maxBuckets       = 1440
-	// usageLag is how long a bucket stays empty after it ends: the
-	// provider's data lags by at least one bucket.
+	// The provider's data lags by at least one bucket.
 	usageLag = time.Minute
 )
 
@@ -70,12 +65,10 @@ func (s *Sim) usageRoutes() []route {
 	}
 }
 
-// readPOSTs are the operations that are POSTs but read: a read-only
-// credential may call them.
+// POSTs that read: a read-only credential may call them.
 var readPOSTs = map[string]bool{apiclient.OpGetServiceMetricsSeries: true}
 
-// jobs are the ids of the service's background jobs: a time-series service
-// runs two to four (compression, retention, aggregates), others none or one.
+// Time-series services run two to four jobs, others none or one.
 func (svc *service) jobs() []string {
 	seed := svc.seed()
 	n := int(seed>>16) % 2
@@ -89,15 +82,12 @@ func (svc *service) jobs() []string {
 	return out
 }
 
-// seed is the service's own number, from its id.
 func (svc *service) seed() uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(svc.id))
 	return h.Sum64()
 }
 
-// seriesNames lists the service's series: every node series, the job
-// series when it runs jobs, and one the spec does not name.
 func (svc *service) seriesNames() []string {
 	out := make([]string, 0, len(nodeSuffixes)+3)
 	for _, suf := range nodeSuffixes {
@@ -117,7 +107,6 @@ func (s *Sim) availableSeries(c *call) (int, any, error) {
 	return http.StatusOK, svc.seriesNames(), nil
 }
 
-// seriesPoint and seriesOut are the answer's shape.
 type seriesPoint struct {
 	Time  time.Time `json:"time"`
 	Value *float64  `json:"value"`
@@ -205,9 +194,8 @@ func matchFilters(labels map[string]string, filters []apiclient.SeriesFilter) bo
 	return true
 }
 
-// labelSets are the label sets of one series: one per node (role and
-// ordinal: the primary is ordinal 0, HA replicas 1 to n), and for job
-// series one per job on the primary.
+// One per node (primary ordinal 0, HA replicas 1 to n), and for job series
+// one per job on the primary.
 func (svc *service) labelSets(suffix string) []map[string]string {
 	if suffix == sufJobDuration || suffix == sufJobSuccess {
 		var out []map[string]string
@@ -227,11 +215,8 @@ func (svc *service) labelSets(suffix string) []map[string]string {
 	return out
 }
 
-// bucketValue is the value of one bucket starting at t, or false for an
-// empty bucket: one that has not ended a minute ago yet (the newest bucket
-// is usually still empty), one before the service existed, one the
-// provider lost (about one in thirty, by hash), and every bucket of a
-// paused or queued service's activity series.
+// Empty buckets: not ended a minute ago, before the service existed, lost
+// (one in thirty, by hash), and a paused or queued service's activity series.
 func (svc *service) bucketValue(suffix string, labels map[string]string, t time.Time, step time.Duration, now time.Time) (float64, bool) {
 	if t.Add(step).Add(usageLag).After(now) || t.Add(step).Before(svc.created) {
 		return 0, false
@@ -302,8 +287,7 @@ func (svc *service) bucketValue(suffix string, labels map[string]string, t time.
 	return 0, false
 }
 
-// capacity is the service's CPU in millicores and memory in MB: its size,
-// or the shared-resource share of a service that has none.
+// The shared-resource share for a service without a size.
 func (svc *service) capacity() (cpuMillis, memMB int64) {
 	if svc.shared {
 		return sharedMilliCPU, sharedMemoryMB
@@ -311,8 +295,7 @@ func (svc *service) capacity() (cpuMillis, memMB int64) {
 	return svc.cpuMillis, svc.memoryGBs * 1024
 }
 
-// active reports whether the service runs at now: a paused or queued
-// service has no CPU, memory or query activity.
+// A paused or queued service has no CPU, memory or query activity.
 func (svc *service) active(now time.Time) bool {
 	switch svc.life.status(now) {
 	case apiclient.ServiceQueued, apiclient.ServicePaused, apiclient.ServicePausing:
@@ -321,9 +304,7 @@ func (svc *service) active(now time.Time) bool {
 	return true
 }
 
-// load is the share of its capacity the service uses at t: a daily curve
-// of the service's own phase, between 10% and 60%, constant within a
-// minute.
+// A daily curve of the service's own phase, 10% to 60%, constant within a minute.
 func (svc *service) load(t time.Time) float64 {
 	seed := svc.seed()
 	t = t.Truncate(time.Minute)
@@ -332,7 +313,6 @@ func (svc *service) load(t time.Time) float64 {
 	return 0.35 + 0.25*math.Sin(day+phase)
 }
 
-// storageMB is the service's storage at t: it grows with its age.
 func (svc *service) storageMB(t time.Time) int64 {
 	seed := svc.seed()
 	age := max(t.Truncate(time.Minute).Sub(svc.created), 0)

@@ -27,22 +27,20 @@ func conflictf(format string, args ...any) error {
 	return &apiError{status: http.StatusConflict, code: "CONFLICT", message: fmt.Sprintf(format, args...)}
 }
 
-// Bounds of request values. The spec gives none; these are the simulator's.
+// The spec gives no bounds; these are the simulator's.
 const (
 	maxNameRunes    = 128
 	maxSize         = math.MaxInt32
 	maxReplicaCount = 5
 )
 
-// body is a request body decoded as a JSON object. Its getters read one field
-// each, check it, and record the first failure, so that a handler reads all
-// its fields and then asks err() once.
+// Getters check one field each and record the first failure, so a handler
+// reads all its fields and asks err() once.
 type body struct {
 	fields map[string]json.RawMessage
 	first  error
 }
 
-// parseBody decodes raw as a JSON object.
 func parseBody(raw []byte) (*body, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -66,8 +64,7 @@ func (b *body) fail(err error) {
 	}
 }
 
-// failOn records a failure of the named field; revision 2026 names it in the
-// error's details.
+// Revision 2026 names the field in the error's details.
 func (b *body) failOn(name string, err error) {
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -76,15 +73,13 @@ func (b *body) failOn(name string, err error) {
 	b.fail(err)
 }
 
-// has reports whether an optional field is present and not null.
 func (b *body) has(name string) bool {
 	v, ok := b.fields[name]
 	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 }
 
-// sizeString reads a required size sent as an integer or a digit string
-// (revision 2026 sends strings; older deployments integers), at least 1.
-// With shared, the string "shared" is accepted too and returns 0.
+// Revision 2026 sends sizes as strings, older deployments integers; with
+// shared, "shared" is accepted and returns 0.
 func (b *body) sizeString(name string, shared bool) int64 {
 	v, ok := b.raw(name)
 	if !ok {
@@ -113,8 +108,7 @@ func (b *body) sizeString(name string, shared bool) int64 {
 	return n
 }
 
-// raw returns a present, non-null field; a missing or null field is recorded
-// as required.
+// A missing or null field is recorded as required.
 func (b *body) raw(name string) (json.RawMessage, bool) {
 	v, ok := b.fields[name]
 	v = bytes.TrimSpace(v)
@@ -125,7 +119,7 @@ func (b *body) raw(name string) (json.RawMessage, bool) {
 	return v, true
 }
 
-// string reads a required string field, which may be empty.
+// May be empty.
 func (b *body) string(name string) string {
 	v, ok := b.raw(name)
 	if !ok {
@@ -139,8 +133,7 @@ func (b *body) string(name string) string {
 	return s
 }
 
-// text reads a required string field that is not blank and at most
-// maxNameRunes characters long: names, identifiers and region codes.
+// Names, identifiers and region codes: not blank, at most maxNameRunes.
 func (b *body) text(name string) string {
 	s := b.string(name)
 	if b.first != nil {
@@ -157,7 +150,6 @@ func (b *body) text(name string) string {
 	return s
 }
 
-// nonEmpty reads a required, non-empty string field such as a password.
 func (b *body) nonEmpty(name string) string {
 	s := b.string(name)
 	if b.first == nil && s == "" {
@@ -166,7 +158,6 @@ func (b *body) nonEmpty(name string) string {
 	return s
 }
 
-// int reads a required integer field in [lo, hi].
 func (b *body) int(name string, lo, hi int64) int64 {
 	v, ok := b.raw(name)
 	if !ok {
@@ -193,10 +184,8 @@ func (b *body) int(name string, lo, hi int64) int64 {
 	return n
 }
 
-// size reads a resource size (cpu_millis, memory_gbs, nodes): at least 1.
 func (b *body) size(name string) int64 { return b.int(name, 1, maxSize) }
 
-// enum reads a required string field that must be one of allowed.
 func (b *body) enum(name string, allowed ...string) string {
 	s := b.string(name)
 	if b.first == nil && !slices.Contains(allowed, s) {
@@ -206,8 +195,7 @@ func (b *body) enum(name string, allowed ...string) string {
 	return s
 }
 
-// set reads a required array of distinct strings, each one of allowed. The
-// empty array is valid.
+// The empty array is valid.
 func (b *body) set(name string, allowed ...string) []string {
 	v, ok := b.raw(name)
 	if !ok {
@@ -231,7 +219,6 @@ func (b *body) set(name string, allowed ...string) []string {
 	return items
 }
 
-// cidr reads a required IPv4 CIDR block such as 10.0.0.0/16.
 func (b *body) cidr(name string) string {
 	s := b.string(name)
 	if b.first != nil {
@@ -245,7 +232,7 @@ func (b *body) cidr(name string) string {
 	return s
 }
 
-// nullableString reads a field that must be present and is a string or null.
+// Must be present; a string or null.
 func (b *body) nullableString(name string) *string {
 	v, ok := b.fields[name]
 	if !ok {
@@ -270,7 +257,6 @@ func truncate(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// time reads a required RFC 3339 date-time field.
 func (b *body) time(name string) time.Time {
 	s := b.string(name)
 	if b.first != nil {

@@ -7,15 +7,14 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// vpc is the state of one VPC. VPC operations are synchronous in the spec,
-// so a VPC has no lifecycle.
+// VPC operations are synchronous in the spec, so a VPC has no lifecycle.
 type vpc struct {
 	id, name, cidr, region string
 	peerings               map[string]*peering
 	peeringOrder           []string
 }
 
-// newVPC builds and registers a VPC. The caller holds s.mu.
+// The caller holds s.mu.
 func (s *Sim) newVPC(p *project, rng *rand.Rand, name, cidr, region string) *vpc {
 	v := &vpc{id: s.newNetworkID(rng), name: name, cidr: cidr, region: region, peerings: map[string]*peering{}}
 	p.vpcs[v.id] = v
@@ -95,8 +94,7 @@ func (s *Sim) deleteVPC(c *call) (int, any, error) {
 	if n := len(v.peerings); n > 0 {
 		return 0, nil, conflictf("VPC %s still has %d peerings", v.id, n)
 	}
-	// Deleting a VPC is rare, so a scan of the project is cheaper than
-	// keeping a reverse index in step with every attach and delete.
+	// Deleting a VPC is rare: a scan is cheaper than a reverse index kept in step.
 	for _, svc := range c.project.liveServices(c.now) {
 		if svc.vpcID == v.id {
 			return 0, nil, conflictf("VPC %s still has attached services, for example %s", v.id, svc.id)
@@ -107,7 +105,6 @@ func (s *Sim) deleteVPC(c *call) (int, any, error) {
 	return http.StatusNoContent, nil, nil
 }
 
-// deleteID removes id from an order slice.
 func deleteID(order []string, id string) []string {
 	for i, x := range order {
 		if x == id {

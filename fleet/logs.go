@@ -1,26 +1,20 @@
 package fleet
 
-// PartLogs is the part of the opt-in log collector, reported beside Parts
-// when it is on.
+// PartLogs is the part of the opt-in log collector.
 const PartLogs = "logs"
 
-// Logs is what the log collector has counted of a project's services. It
-// is immutable once published.
+// Logs is what the log collector has counted of a project's services.
 type Logs struct {
-	// Counts are sorted by ServiceID, then Severity.
-	Counts []LogCount
-	// PagesTruncated counts the reads that hit the page cap.
+	// Sorted by ServiceID, then Severity.
+	Counts         []LogCount
 	PagesTruncated float64
-	// Late counts the entries counted after a read had passed their
-	// timestamp (they arrived late).
+	// Entries counted after a read had passed their timestamp.
 	Late float64
-	// SkippedSeconds counts the log time not read on resuming from a
-	// saved position older than the resume bound.
+	// Log time not read on resuming from a saved position older than the bound.
 	SkippedSeconds float64
 }
 
-// LogCount is how many log entries of one severity a service has written
-// since the collector started reading it.
+// LogCount is how many log entries of one severity a service has written.
 type LogCount struct {
 	ServiceID, Severity string
 	Count               float64

@@ -2,43 +2,29 @@ package fleet
 
 import "time"
 
-// PartUsage is the part of the opt-in usage collector, reported beside
-// Parts when it is on.
+// PartUsage is the part of the opt-in usage collector.
 const PartUsage = "usage"
 
-// Usage is what the usage collector last read of a project's usage series:
-// for each selected service, series and label set, the newest bucket that
-// had a value. It is immutable once published.
+// Usage is the newest bucket with a value of each selected service's usage
+// series and label set.
 type Usage struct {
-	// Series holds the samples of each series of each service (never an
-	// empty list), sorted by ServiceID and Suffix; each list is sorted by
-	// Role, Ordinal and JobID. The lists are the collector's own, shared
-	// by every Usage that holds them: a publish costs a list header per
-	// series, not a copy of every sample.
-	Series [][]UsageSample
-	// JobsOverLimit counts the job label sets left out because a service
-	// had more jobs than the collector's max-jobs.
+	// Sorted by ServiceID and Suffix, each list by Role, Ordinal and JobID; the
+	// lists are the collector's own, shared so a publish copies no sample.
+	Series        [][]UsageSample
 	JobsOverLimit int
-	// RefreshPeriod is how long refreshing every selected series takes at
-	// the call budget: the usage interval, or a multiple of it when the
-	// series are refreshed round-robin.
+	// The usage interval, or a multiple of it when refreshed round-robin.
 	RefreshPeriod time.Duration
-	// Timestamps asks for the bucket's time as the sample timestamp.
-	Timestamps bool
+	Timestamps    bool
 }
 
-// UsageSample is the newest non-null bucket of one label set of one usage
-// series of a service.
+// UsageSample is the newest non-null bucket of one label set of a series.
 type UsageSample struct {
 	ServiceID string
-	// Suffix is the documented series name suffix the API's name ends in
-	// (apiclient.SeriesCPUUsage, say); the value is as the API sent it.
-	Suffix string
-	// Role, Ordinal and JobID are the API's labels ("" when absent).
+	// A documented series name suffix such as apiclient.SeriesCPUUsage.
+	Suffix               string
 	Role, Ordinal, JobID string
 	Value                float64
-	// Bucket is the start of the bucket the value is from.
-	Bucket time.Time
+	Bucket               time.Time
 }
 
 // Samples returns every sample of u, in order, as one new list.

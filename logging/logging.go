@@ -1,6 +1,5 @@
-// Package logging builds the exporter's *slog.Logger from the --log.level and
-// --log.format flags: tint for people at a terminal, logfmt or JSON (through
-// promslog, as every Prometheus project does) for machines.
+// Package logging builds the exporter's *slog.Logger: tint for people at a
+// terminal, logfmt or JSON (promslog) for machines.
 package logging
 
 import (
@@ -35,9 +34,8 @@ type Config struct {
 	Format string
 }
 
-// AddFlags registers --log.level and --log.format on app. The flags are
-// registered here rather than through promslogflag.AddFlags so that the
-// console and auto formats can be offered.
+// AddFlags registers --log.level and --log.format, not through
+// promslogflag.AddFlags, so that the console and auto formats can be offered.
 func AddFlags(app *kingpin.Application) *Config {
 	c := &Config{Level: promslog.NewLevel()}
 	app.Flag(promslogflag.LevelFlagName, promslogflag.LevelFlagHelp).
@@ -48,8 +46,8 @@ func AddFlags(app *kingpin.Application) *Config {
 	return c
 }
 
-// New returns a logger writing to w. terminal tells whether w is an
-// interactive terminal; it picks the auto format and turns colour on.
+// New returns a logger writing to w; terminal picks the auto format and
+// turns colour on.
 func New(w io.Writer, c *Config, terminal bool) (*slog.Logger, error) {
 	level := c.Level
 	if level == nil {
@@ -80,8 +78,8 @@ func New(w io.Writer, c *Config, terminal bool) (*slog.Logger, error) {
 	}
 }
 
-// IsTerminal reports whether f is a character device, which is how an
-// interactive terminal shows itself without a cgo or x/term dependency.
+// IsTerminal reports whether f is a character device: a terminal shows
+// itself so without a cgo or x/term dependency.
 func IsTerminal(f *os.File) bool {
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0

@@ -1,6 +1,6 @@
-// Package sd serves the fleet as Prometheus HTTP service discovery
-// (http_sd_configs) target groups, so that data-plane exporters and probers
-// follow the services, replica sets and poolers without hand-kept lists.
+// Package sd serves the fleet as Prometheus HTTP service discovery target
+// groups, so that data-plane exporters and probers follow the services,
+// replica sets and poolers without hand-kept lists.
 package sd
 
 import (
@@ -30,17 +30,13 @@ const (
 	KindPoolers     = "poolers"
 )
 
-// Handler serves the targets of one kind from the latest snapshots. It never
-// calls the API. It never answers an empty list because of a failure: when
-// there is no target and a project's fleet is unknown (never listed, or
-// dropped as stale while its list fails), it answers 503, on which
-// Prometheus keeps the targets it had. During an outage the snapshots keep
-// the last known fleet, so the last known targets are served.
+// Handler serves the targets of one kind from the latest snapshots, never
+// calling the API. It never answers an empty list because of a failure: with
+// no target and a project's fleet unknown it answers 503, on which Prometheus
+// keeps the targets it had.
 //
-// The answer is rendered once per set of snapshots and shared by every
-// request until a new snapshot is published: a request costs no memory of
-// its own, so clients that never read pin one rendering at most (until the
-// server's write deadline closes them), not one each.
+// One rendering per set of snapshots is shared by every request, so clients
+// that never read pin one rendering at most, not one each.
 func Handler(kind string, snapshots func() []*fleet.Snapshot) http.Handler {
 	var (
 		mu     sync.Mutex
@@ -63,7 +59,6 @@ func Handler(kind string, snapshots func() []*fleet.Snapshot) http.Handler {
 	})
 }
 
-// rendering is an encoded answer, never modified once built.
 type rendering struct {
 	status int
 	body   []byte
@@ -82,10 +77,8 @@ func render(kind string, snaps []*fleet.Snapshot) *rendering {
 	return &rendering{status: http.StatusOK, body: append(body, '\n')}
 }
 
-// fleetsKnown reports whether there are snapshots and each can tell the
-// targets of kind: the lists they come from (services, and for replica sets
-// and poolers the replica sets too) last succeeded, or still hold
-// resources from an earlier success.
+// Each snapshot's source lists (services, and replica sets for replica sets
+// and poolers) last succeeded, or still hold resources from a success.
 func fleetsKnown(kind string, snaps []*fleet.Snapshot) bool {
 	if len(snaps) == 0 {
 		return false
@@ -101,8 +94,6 @@ func fleetsKnown(kind string, snaps []*fleet.Snapshot) bool {
 	return true
 }
 
-// partKnown reports whether a part of snap last succeeded or still holds
-// some of the resources it read (n).
 func partKnown(snap *fleet.Snapshot, name string, n int) bool {
 	if n > 0 {
 		return true
@@ -115,8 +106,8 @@ func partKnown(snap *fleet.Snapshot, name string, n int) bool {
 	return false
 }
 
-// Targets returns the target groups of one kind: one group per endpoint,
-// skipping resources that have no endpoint yet.
+// Targets returns one group per endpoint of kind, skipping resources that
+// have no endpoint yet.
 func Targets(kind string, snaps []*fleet.Snapshot) []TargetGroup {
 	groups := []TargetGroup{}
 	add := func(ep *apiclient.Endpoint, labels map[string]string) {
@@ -173,7 +164,6 @@ func Targets(kind string, snaps []*fleet.Snapshot) []TargetGroup {
 	return groups
 }
 
-// replicaSetLabels overlays a replica set's own labels on its service's.
 func replicaSetLabels(labels map[string]string, rs fleet.ReplicaSet) map[string]string {
 	labels[metaPrefix+"replica_set_id"] = rs.ID
 	labels[metaPrefix+"replica_set_name"] = rs.Name

@@ -1,7 +1,6 @@
-// Package shard splits one project's resources between several exporter
-// processes, the way kube-state-metrics shards Kubernetes objects: every
-// shard lists the project's services and VPCs (one call each) but keeps,
-// follows and exports only the resources whose id hashes to it.
+// Package shard splits one project's resources between exporter processes,
+// as kube-state-metrics shards objects: every shard lists services and VPCs
+// but keeps, follows and exports only the resources whose id hashes to it.
 package shard
 
 import (
@@ -16,15 +15,14 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
 
-// Shard is one process's part of the resources: shard Index of Total. The
-// zero value, like Total 1, owns everything.
+// Shard is shard Index of Total; the zero value, like Total 1, owns everything.
 type Shard struct {
 	Index, Total int
 }
 
-// Owns reports whether the resource with this id (a service id, a VPC id
-// for VPCs and their peerings) belongs to the shard: FNV-1a of the id
-// modulo Total, stable across processes, restarts and versions.
+// Owns reports whether the resource with this id (a service or VPC id)
+// belongs to the shard: FNV-1a modulo Total, stable across processes and
+// versions.
 func (s Shard) Owns(id string) bool {
 	if s.Total <= 1 {
 		return true
@@ -57,8 +55,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 	return f
 }
 
-// Shard resolves the flags into a Shard; hostname is called only with
-// --shard.from-hostname. The errors name the flag at fault.
+// Shard resolves the flags into a Shard, naming the flag at fault; hostname
+// is only called with --shard.from-hostname.
 func (f *Flags) Shard(hostname func() (string, error)) (Shard, error) {
 	if f.total < 1 {
 		return Shard{}, fmt.Errorf("--total-shards (CLOUDDB_TOTAL_SHARDS) must be at least 1, not %d", f.total)

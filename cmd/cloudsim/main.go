@@ -1,10 +1,9 @@
 // Command cloudsim serves the simulated cloud database API of package
 // cloudsim, for demos and for running the exporter without a real account.
 //
-// It is a simulator: its credentials default to the well-known, public demo
-// values demo-access-key, demo-secret-key and demo-api-key (override them
-// with CLOUDSIM_ACCESS_KEY, CLOUDSIM_SECRET_KEY and CLOUDSIM_API_KEY), and
-// its /_sim control routes take no authentication. Keep it on loopback.
+// Its credentials default to public demo values (override them with
+// CLOUDSIM_ACCESS_KEY, CLOUDSIM_SECRET_KEY and CLOUDSIM_API_KEY), and its
+// /_sim controls take no authentication. Keep it on loopback.
 package main
 
 import (
@@ -52,8 +51,8 @@ func run() int {
 		churn    = app.Flag("churn.interval", "Interval of demo churn (resizes, pooler toggles, environment flips, status blips); 0 disables it.").Default("0s").Duration()
 		logLevel = app.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").Enum("debug", "info", "warn", "error")
 	)
-	// Credentials come from the environment only, never from flags, so that
-	// real-looking keys do not end up in shell history or process lists.
+	// From the environment only, so that real-looking keys stay out of shell
+	// history and process lists.
 	accessKey := envOr("CLOUDSIM_ACCESS_KEY", "demo-access-key")
 	secretKey := envOr("CLOUDSIM_SECRET_KEY", "demo-secret-key")
 	apiKey := envOr("CLOUDSIM_API_KEY", "demo-api-key")
@@ -140,7 +139,7 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
-// newLogger logs through tint, with colour only when stderr is a terminal.
+// Colour only when stderr is a terminal.
 func newLogger(level string) *slog.Logger {
 	var lvl slog.Level
 	_ = lvl.UnmarshalText([]byte(level)) // kingpin's Enum already checked it.

@@ -1,5 +1,5 @@
-// Package fakeclock is a clock that tests move by hand, so that state
-// machines, staleness and timestamps are driven without sleeping.
+// Package fakeclock is a clock that tests move by hand, so that time-based
+// logic is driven without sleeping.
 package fakeclock
 
 import (
@@ -16,7 +16,7 @@ type Clock struct {
 // New returns a Clock showing t.
 func New(t time.Time) *Clock { return &Clock{now: t} }
 
-// Now returns the clock's time; it has the signature of time.Now.
+// Now has the signature of time.Now.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()

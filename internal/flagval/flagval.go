@@ -1,7 +1,5 @@
 // Package flagval registers typed kingpin flags whose parse errors name the
-// flag and its environment variable. Kingpin's own values answer
-// `time: invalid duration "soon"` without saying which of twenty flags was
-// wrong.
+// flag and its environment variable, which kingpin's own values do not.
 package flagval
 
 import (
@@ -63,8 +61,8 @@ func Int(app *kingpin.Application, name, help, def, envar string, dst *int) {
 	})
 }
 
-// Bytes registers a size flag in bytes with an optional base-2 unit
-// (512KiB, 32MiB, 1GiB; KB, MB and GB are read as powers of 2 too).
+// Bytes registers a size flag with an optional base-2 unit (512KiB, 32MiB;
+// KB, MB and GB are read as powers of 2 too).
 func Bytes(app *kingpin.Application, name, help, def, envar string, dst *int64) {
 	register(app.Flag(name, help).Default(def), name, envar, dst, func(s string) (int64, error) {
 		n, err := units.ParseBase2Bytes(s)
@@ -96,8 +94,8 @@ func Enum(app *kingpin.Application, name, help, def, envar string, dst *string, 
 	})
 }
 
-// Envar is the environment variable of a flag: CLOUDDB_ and the flag's
-// name upper-cased, dots and dashes as underscores.
+// Envar is a flag's environment variable: CLOUDDB_ and the upper-cased name,
+// dots and dashes as underscores.
 func Envar(flag string) string {
 	return "CLOUDDB_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(flag))
 }

@@ -2,5 +2,4 @@
 
 package flagval
 
-// exposedFile has no Unix permissions to read here.
 func exposedFile(string) string { return "" }

@@ -1,7 +1,6 @@
-// Package fleettest holds the fleet snapshots the tests of the collector
-// and the exposition share: a small pair of projects that exercises every
-// metric and its edge cases, and synthetic projects of any size for
-// benchmarks.
+// Package fleettest holds the fleet snapshots the collector and exposition
+// tests share: a pair of projects that exercises every metric, and
+// synthetic projects of any size for benchmarks.
 package fleettest
 
 import (
@@ -161,9 +160,8 @@ func projectB() *fleet.Snapshot {
 	}
 }
 
-// Synthetic returns a project with n services, each with one
-// resource and two replica sets, and one VPC per ten services with two
-// peerings each.
+// Synthetic returns a project with n services, each with one resource and
+// two replica sets, and a VPC with two peerings per ten services.
 func Synthetic(projectID string, n int) *fleet.Snapshot {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	s := &fleet.Snapshot{ProjectID: projectID, Taken: now, Read: now}
@@ -212,9 +210,8 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 	return s
 }
 
-// WithDataPlane gives every service of s the opt-in collectors' data: the
-// usage samples of Snapshots' (each series on two nodes, two jobs) and
-// ERROR and WARNING log counts. It returns s.
+// WithDataPlane gives every service of s usage samples and log counts, and
+// returns s.
 func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
 	s.Usage = &fleet.Usage{RefreshPeriod: 10 * time.Minute}
 	s.Logs = &fleet.Logs{}
@@ -227,8 +224,7 @@ func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
 	return s
 }
 
-// usage is a usage read of one service with every documented series: a
-// primary and one replica, two jobs (one over a max-jobs of 2 is counted).
+// One primary and one replica, two jobs: one over a max-jobs of 2.
 func usage(serviceID string) *fleet.Usage {
 	u := &fleet.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
 	bucket := Time("2025-03-01T11:58:00Z")

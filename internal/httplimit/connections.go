@@ -5,11 +5,8 @@ import (
 	"strconv"
 )
 
-// Shares of the open-file limit (RLIMIT_NOFILE) that each listener's
-// connections may take by default, and their caps: the rest is for
-// the API's connections, the audit log and the files read. Each
-// connection costs one descriptor, and an accepted connection beyond
-// the limit would be one the process cannot afford.
+// Shares of RLIMIT_NOFILE each listener's connections may take by default,
+// and their caps: the rest is for API connections, the audit log and files.
 const (
 	MainConnectionsShare   = 2 // half
 	MainConnectionsCap     = 8192
@@ -18,9 +15,8 @@ const (
 	fallbackOpenFilesLimit = 1024
 )
 
-// MaxConnections parses a connection limit flag: "auto" is the limit's
-// share of the open-file limit, at most ceiling and at least 1; a
-// number is taken as is, 0 meaning no limit.
+// MaxConnections parses a connection limit flag: "auto" is share of the
+// open-file limit, within [1, ceiling]; a number is taken as is, 0 no limit.
 func MaxConnections(flag, value string, share, ceiling int) (int, error) {
 	if value == "auto" {
 		return max(1, min(openFilesLimit()/share, ceiling)), nil

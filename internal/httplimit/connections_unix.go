@@ -4,8 +4,7 @@ package httplimit
 
 import "syscall"
 
-// openFilesLimit is the soft RLIMIT_NOFILE (which the Go runtime raises
-// to the hard limit at startup).
+// The soft limit, which the Go runtime raises to the hard one at startup.
 func openFilesLimit() int {
 	var l syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil || l.Cur == 0 {

@@ -1,8 +1,7 @@
 // Package httplimit bounds what a client can hold on the exporter's
-// listeners: how long it may take to send a request, stay idle between
-// requests, or leave an answer unread, and how many requests may be served
-// at once. A client that never reads pins the answer being written to it,
-// so the bounds on time and count are what bound that memory.
+// listeners: time to send a request, to stay idle, to leave an answer
+// unread, and requests at once. A client that never reads pins the answer
+// written to it, so these bounds are what bound that memory.
 package httplimit
 
 import (
@@ -14,29 +13,21 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 )
 
-// Timeouts are what a listener allows a client: how long it may take to
-// send a request, stay idle between requests, or leave an answer unread.
+// Timeouts are what a listener allows a client.
 type Timeouts struct {
-	// ReadHeader bounds sending the request line and headers.
 	ReadHeader time.Duration
-	// Read bounds sending the whole request, body included: the largest
-	// body taken is the admin surface's 64 KiB.
+	// The largest body taken is the admin surface's 64 KiB.
 	Read time.Duration
-	// Idle closes a keep-alive connection without a request for this
-	// long; a Prometheus scraping less often reconnects each time.
 	Idle time.Duration
-	// Write bounds a request from the end of its headers to the end of its
-	// answer, the handler's own time included (the admin surface's
-	// upstream calls are bounded at 1 minute).
+	// From the end of the headers to the end of the answer, handler included
+	// (admin upstream calls are bounded at 1 minute).
 	Write time.Duration
-	// WriteIdle is how long a client may leave the answer unread: every
-	// WriteChunk written must be taken by the client within it.
+	// How long a client may leave each WriteChunk unread.
 	WriteIdle time.Duration
 }
 
-// DefaultTimeouts are those of both listeners. They are generous for a
-// scrape or an admin call on a slow link, and short enough that a client
-// cannot hold a connection, a file descriptor or an answer for long.
+// DefaultTimeouts are those of both listeners: generous for a slow link,
+// short enough that a client cannot hold a connection or an answer for long.
 var DefaultTimeouts = Timeouts{
 	ReadHeader: 10 * time.Second,
 	Read:       30 * time.Second,
@@ -45,24 +36,17 @@ var DefaultTimeouts = Timeouts{
 	WriteIdle:  10 * time.Second,
 }
 
-// WriteChunk is the piece of an answer each write deadline applies to:
-// each costs a deadline and a system call. At 64 KiB, a gzip scrape of
-// 10k services (4.4 MB) took 68 of each and about 1.25x the time of a
-// server writing the same bytes in one call (BenchmarkScrapeVsBytes in
-// e2e/); at 1 MiB, 5 and about 1.03x. A client must still take 1 MiB
-// every WriteIdle (100 KB/s) or be disconnected.
+// WriteChunk is the piece of an answer each write deadline applies to. At
+// 64 KiB a gzip scrape of 10k services took 1.25x the time of one write
+// (BenchmarkScrapeVsBytes in e2e/); at 1 MiB, 1.03x.
 const WriteChunk = 1 << 20
 
-// AddFlags registers the timeouts as hidden flags (--web.timeout.*) on app,
-// with DefaultTimeouts as defaults; Check validates them after parsing.
+// AddFlags registers the timeouts as hidden flags (--web.timeout.*) with
+// DefaultTimeouts as defaults; Check validates them after parsing.
 //
-// They exist for the whole-binary tests, which prove that the listeners
-// close idle, trickling and non-reading clients: at the defaults each such
-// test waits a minute. Hidden, because the defaults are the bound the
-// exporter promises (docs/security.md) and loosening them only serves
-// clients that hold resources; flags rather than an environment variable,
-// so that a changed bound shows on the command line (ps, the Pod spec) and
-// a bad value is a startup error naming the flag, like every setting.
+// They exist so whole-binary tests need not wait a minute per slow client.
+// Hidden, because the defaults are the bound docs/security.md promises;
+// flags rather than an environment variable, so a change shows in ps.
 func AddFlags(app *kingpin.Application) *Timeouts {
 	t := &Timeouts{}
 	for _, f := range []struct {
@@ -95,8 +79,8 @@ func (t Timeouts) Check() error {
 	return nil
 }
 
-// Server sets the timeouts on srv and routes its errors (failed accepts,
-// TLS handshakes) through logger instead of the standard log package.
+// Server sets the timeouts on srv and routes its errors through logger
+// instead of the standard log package.
 func Server(srv *http.Server, t Timeouts, logger *slog.Logger) *http.Server {
 	srv.ReadHeaderTimeout = t.ReadHeader
 	srv.ReadTimeout = t.Read
@@ -106,7 +90,7 @@ func Server(srv *http.Server, t Timeouts, logger *slog.Logger) *http.Server {
 	return srv
 }
 
-// Answer to a request beyond the requests in flight allowed.
+// The answer to a request beyond the requests in flight allowed.
 const (
 	TooManyCode    = "TOO_MANY_REQUESTS_IN_FLIGHT"
 	TooManyMessage = "more requests in flight than --web.max-requests; retry later"
@@ -124,7 +108,6 @@ func NewInFlight(limit int) *InFlight {
 }
 
 // Acquire takes a place without waiting; ok is false when none is free.
-// release gives it back.
 func (l *InFlight) Acquire() (release func(), ok bool) {
 	if l.sem == nil {
 		return func() {}, true
@@ -137,8 +120,8 @@ func (l *InFlight) Acquire() (release func(), ok bool) {
 	}
 }
 
-// Handler wraps h: beyond maxRequests requests in flight (0: no limit) it
-// answers 503 at once, and it writes answers as Deadlines does.
+// Handler wraps h: beyond maxRequests in flight (0: no limit) it answers 503
+// at once, and it writes answers as Deadlines does.
 func Handler(h http.Handler, maxRequests int, t Timeouts) http.Handler {
 	limit := NewInFlight(maxRequests)
 	h = Deadlines(h, t)
@@ -156,16 +139,14 @@ func Handler(h http.Handler, maxRequests int, t Timeouts) http.Handler {
 	})
 }
 
-// Deadlines wraps h so that it writes answers in chunks, each of which the
-// client must take within t.WriteIdle (and all before t.Write): a client
-// that stops reading is disconnected, and releases what it held.
+// Deadlines wraps h so that the client must take each chunk of an answer
+// within t.WriteIdle (and all before t.Write), or be disconnected.
 func Deadlines(h http.Handler, t Timeouts) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: t.WriteIdle, end: time.Now().Add(t.Write)}, r)
 	})
 }
 
-// deadlineWriter sets a write deadline before each chunk it writes.
 type deadlineWriter struct {
 	http.ResponseWriter
 	rc   *http.ResponseController
@@ -177,8 +158,8 @@ func (w *deadlineWriter) Write(p []byte) (int, error) {
 	written := 0
 	for len(p) > 0 {
 		n := min(len(p), WriteChunk)
-		// An error means the connection cannot take deadlines (a test
-		// recorder, say): the server's WriteTimeout still applies.
+		// An error means the connection takes no deadlines (a test recorder):
+		// WriteTimeout still applies.
 		_ = w.rc.SetWriteDeadline(earlier(time.Now().Add(w.idle), w.end))
 		m, err := w.ResponseWriter.Write(p[:n])
 		written += m
@@ -190,14 +171,12 @@ func (w *deadlineWriter) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// Unwrap lets http.ResponseController reach the underlying writer (for
-// Flush, say).
+// Unwrap lets http.ResponseController reach Flush.
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Flush implements http.Flusher for handlers that assert it.
 func (w *deadlineWriter) Flush() { _ = w.rc.Flush() }
 
-// earlier returns the earlier of two times.
 func earlier(a, b time.Time) time.Time {
 	if a.Before(b) {
 		return a

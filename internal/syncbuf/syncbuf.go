@@ -1,5 +1,4 @@
-// Package syncbuf is a bytes.Buffer that several goroutines may write, for
-// tests that capture logs or process output.
+// Package syncbuf is a bytes.Buffer that several goroutines may write.
 package syncbuf
 
 import (

@@ -16,25 +16,19 @@ import (
 // Exporter is a started exporter with its admin listener.
 type Exporter struct {
 	*Process
-	// Addr is its loopback host:port, URL the same as http://host:port.
+	// Loopback host:port, and http://host:port.
 	Addr, URL string
-	// AdminURL is the admin listener's base URL. AdminToken is the bearer
-	// token StartWithAdmin gave it ("" when args configure the admin
-	// authentication with --admin.web-config.file); AdminAuth is the
-	// Authorization header Admin sends, "Bearer " + AdminToken unless a
-	// test sets another.
+	// AdminToken is "" when args set --admin.web-config.file; AdminAuth is the
+	// Authorization header Admin sends, "Bearer " + AdminToken by default.
 	AdminURL, AdminToken, AdminAuth string
-	// Sim is the simulator it polls; nil when args configure it
-	// (--simulate).
+	// Nil when args configure it (--simulate).
 	Sim *Sim
 }
 
-// StartWithAdmin is the one way whole-binary tests start the exporter with
-// its admin listener: with args, a token file (unless args set
-// --admin.web-config.file, whose users then authenticate) and an admin
-// listener on a free port, and it waits until both listeners answer. With
-// simAddr it polls that simulator's demo project with the simulator's
-// credentials; with an empty simAddr, args must configure it (--simulate).
+// StartWithAdmin starts the exporter with args, a token file (unless args
+// set --admin.web-config.file) and an admin listener, and waits until both
+// answer. It polls the simulator at simAddr, or, when that is "", what args
+// configure (--simulate).
 func StartWithAdmin(t testing.TB, simAddr string, args ...string) *Exporter {
 	t.Helper()
 	e := &Exporter{}
@@ -65,10 +59,9 @@ func StartWithAdmin(t testing.TB, simAddr string, args ...string) *Exporter {
 	return e
 }
 
-// Admin sends a request to the admin surface with e.AdminAuth unless
-// headers give another Authorization ("" sends none), and body as JSON
-// unless headers give another Content-Type. It returns the status (0 for a
-// transport error, with the error as the body), the header and the body.
+// Admin sends a request to the admin surface with e.AdminAuth unless headers
+// give another ("" sends none), body as JSON unless headers say otherwise.
+// It returns the status (0 for a transport error, in the body), header, body.
 func (e *Exporter) Admin(t testing.TB, method, path, body string, headers ...string) (int, http.Header, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, e.AdminURL+path, strings.NewReader(body))
@@ -97,16 +90,14 @@ func (e *Exporter) Admin(t testing.TB, method, path, body string, headers ...str
 	return resp.StatusCode, resp.Header, string(b)
 }
 
-// MetricIs returns a condition for WaitFor: the exporter's series of name
-// with labels has value.
+// MetricIs returns a WaitFor condition: the series of name with labels has value.
 func (e *Exporter) MetricIs(name string, value float64, labels ...string) func() bool {
 	return MetricEquals(e.URL+"/metrics", name, value, labels...)
 }
 
-// ExerciseAdmin makes the admin surface's metrics exist: it enables the
-// pooler of a READY service that has none and is not in avoid, once as a
-// dry run and once for real (the operation duration histogram only records
-// accepted operations). fams is a scrape of the exporter.
+// ExerciseAdmin makes the admin metrics exist: it enables the pooler of a
+// READY service without one, not in avoid, as a dry run and for real (the
+// duration histogram records only accepted operations).
 func (e *Exporter) ExerciseAdmin(t testing.TB, fams map[string]*dto.MetricFamily, avoid ...string) {
 	t.Helper()
 	withPooler := LabelValues(fams, "clouddb_service_connection_pooler_enabled", "service_id")
@@ -131,9 +122,8 @@ func (e *Exporter) Scrape(t testing.TB) map[string]*dto.MetricFamily {
 	return fams
 }
 
-// MetricNames returns every sample name the families expose: family names,
-// plus _bucket, _sum and _count for histograms and _sum, _count for
-// summaries.
+// MetricNames returns every sample name the families expose, with the
+// _bucket, _sum and _count of histograms and summaries.
 func MetricNames(fams map[string]*dto.MetricFamily) map[string]bool {
 	names := map[string]bool{}
 	for name, mf := range fams {

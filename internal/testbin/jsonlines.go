@@ -6,9 +6,8 @@ import (
 	"testing"
 )
 
-// JSONLines decodes text made of one JSON object per line (the admin
-// audit log's format), skipping blank lines; a line that is not a JSON
-// object fails the test.
+// JSONLines decodes one JSON object per line (the audit log's format),
+// skipping blank lines; any other line fails the test.
 func JSONLines(t testing.TB, text string) []map[string]any {
 	t.Helper()
 	var out []map[string]any

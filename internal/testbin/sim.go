@@ -8,17 +8,13 @@ import (
 	"testing"
 )
 
-// Sim is a running simulator seen by a test: its API, read with the
-// credentials it was started with, and its /_sim/* controls (forced
-// statuses, faults, request counts, credential rotation, new projects;
-// see docs/simulator.md). It drives the standalone simulator (StartSim)
-// and the exporter's embedded one (--simulate.listen-address) alike. Every
-// control fails the test unless the simulator accepts it.
+// Sim is a running simulator seen by a test: its API, read with its
+// credentials, and its /_sim/* controls (docs/simulator.md), for the
+// standalone and the embedded simulator alike. A refused control fails the test.
 type Sim struct {
-	// Addr is its loopback host:port, URL the same as http://host:port.
+	// Loopback host:port, and http://host:port.
 	Addr, URL string
-	// Project is the project the resource controls address: the demo
-	// project unless a test sets another.
+	// The project the resource controls address: the demo project by default.
 	Project string
 }
 
@@ -27,12 +23,11 @@ func SimAt(addr string) *Sim {
 	return &Sim{Addr: addr, URL: "http://" + addr, Project: SimProject}
 }
 
-// Env is the environment that points the exporter at this simulator with
-// its credentials (ExporterEnv).
+// Env is the environment that points the exporter at this simulator.
 func (s *Sim) Env() []string { return ExporterEnv(s.Addr) }
 
-// Requests returns the API requests the simulator received per operation
-// since it started or since the last ResetRequests.
+// Requests returns the API requests per operation since the start or the
+// last ResetRequests.
 func (s *Sim) Requests(t testing.TB) map[string]int {
 	t.Helper()
 	var counts map[string]int
@@ -40,8 +35,8 @@ func (s *Sim) Requests(t testing.TB) map[string]int {
 	return counts
 }
 
-// WriteRequests returns the counts of Requests that are writes: neither
-// get* nor list* operations (the poller keeps reading in the background).
+// WriteRequests returns the counts of Requests that are writes: the poller
+// keeps reading in the background.
 func (s *Sim) WriteRequests(t testing.TB) map[string]int {
 	t.Helper()
 	out := map[string]int{}
@@ -59,41 +54,38 @@ func (s *Sim) ResetRequests(t testing.TB) {
 	s.call(t, http.MethodDelete, "/_sim/requests", "", http.StatusNoContent, nil)
 }
 
-// Fault injects a fault, given as the JSON body of POST /_sim/faults, for
-// example {"operation":"listServices","status":503,"count":1}.
+// Fault injects a fault given as the JSON body of POST /_sim/faults.
 func (s *Sim) Fault(t testing.TB, fault string) {
 	t.Helper()
 	s.call(t, http.MethodPost, "/_sim/faults", fault, http.StatusCreated, nil)
 }
 
-// ClearFaults removes every injected fault: the end of an outage.
+// ClearFaults removes every injected fault.
 func (s *Sim) ClearFaults(t testing.TB) {
 	t.Helper()
 	s.call(t, http.MethodDelete, "/_sim/faults", "", http.StatusNoContent, nil)
 }
 
-// ServiceStatus forces the status of a service of s.Project ("" removes
-// the override).
+// ServiceStatus forces a service's status ("" removes the override).
 func (s *Sim) ServiceStatus(t testing.TB, serviceID, status string) {
 	t.Helper()
 	s.status(t, "/services/"+serviceID, status)
 }
 
-// ReplicaSetStatus forces the status of a replica set of s.Project.
+// ReplicaSetStatus forces the status of a replica set.
 func (s *Sim) ReplicaSetStatus(t testing.TB, serviceID, replicaSetID, status string) {
 	t.Helper()
 	s.status(t, "/services/"+serviceID+"/replicaSets/"+replicaSetID, status)
 }
 
-// PeeringError sets the error_message of a peering of s.Project.
+// PeeringError sets the error_message of a peering.
 func (s *Sim) PeeringError(t testing.TB, vpcID, peeringID, message string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"error_message": message})
 	s.call(t, http.MethodPost, s.projectPath()+"/vpcs/"+vpcID+"/peerings/"+peeringID+"/error", string(body), http.StatusNoContent, nil)
 }
 
-// RotateCredential gives the credential whose access key is accessKey new
-// keys; its old ones are refused (401) from then on.
+// RotateCredential gives a credential new keys and refuses its old ones.
 func (s *Sim) RotateCredential(t testing.TB, accessKey, newAccessKey, newSecretKey, newAPIKey string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{
@@ -102,8 +94,8 @@ func (s *Sim) RotateCredential(t testing.TB, accessKey, newAccessKey, newSecretK
 	s.call(t, http.MethodPost, "/_sim/credentials/rotate", string(body), http.StatusNoContent, nil)
 }
 
-// IssueCredential gives the credential whose access key is accessKey new
-// keys, accepted alongside the old ones until RevokeCredential.
+// IssueCredential gives a credential new keys, accepted alongside the old
+// ones until RevokeCredential.
 func (s *Sim) IssueCredential(t testing.TB, accessKey, newAccessKey, newSecretKey, newAPIKey string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{
@@ -112,8 +104,7 @@ func (s *Sim) IssueCredential(t testing.TB, accessKey, newAccessKey, newSecretKe
 	s.call(t, http.MethodPost, "/_sim/credentials/issue", string(body), http.StatusNoContent, nil)
 }
 
-// RevokeCredential makes the simulator refuse (401) the keys whose access
-// key is accessKey.
+// RevokeCredential makes the simulator refuse the keys of accessKey.
 func (s *Sim) RevokeCredential(t testing.TB, accessKey string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"access_key": accessKey})
@@ -127,9 +118,8 @@ func (s *Sim) AddProject(t testing.TB, projectID string) {
 	s.call(t, http.MethodPost, "/_sim/projects", string(body), http.StatusNoContent, nil)
 }
 
-// APIGet reads path of the simulator's API (below /v1, e.g.
-// "/projects/demo-project/services") with the Basic credentials the
-// exporter uses, and decodes the JSON answer into out.
+// APIGet decodes into out the JSON at path below /v1, read with the
+// exporter's Basic credentials.
 func (s *Sim) APIGet(t testing.TB, path string, out any) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, s.URL+"/v1"+path, nil)
@@ -140,8 +130,7 @@ func (s *Sim) APIGet(t testing.TB, path string, out any) {
 	s.do(t, req, http.StatusOK, out)
 }
 
-// APIPost sends body (JSON) to path of the simulator's API, as APIGet
-// reads: for the reads that are POSTs (the usage series).
+// APIPost posts body as APIGet reads: for the reads that are POSTs.
 func (s *Sim) APIPost(t testing.TB, path, body string, out any) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, s.URL+"/v1"+path, strings.NewReader(body))
@@ -153,9 +142,8 @@ func (s *Sim) APIPost(t testing.TB, path, body string, out any) {
 	s.do(t, req, http.StatusOK, out)
 }
 
-// AddLogEntries adds entries to a service's logs and, when ratePerMinute
-// is not negative, sets how many entries a minute it generates (see
-// docs/simulator.md).
+// AddLogEntries adds entries to a service's logs and, unless ratePerMinute
+// is negative, sets how many it generates a minute.
 func (s *Sim) AddLogEntries(t testing.TB, serviceID string, entries []map[string]string, ratePerMinute int) {
 	t.Helper()
 	body := map[string]any{"entries": entries}
@@ -166,8 +154,7 @@ func (s *Sim) AddLogEntries(t testing.TB, serviceID string, entries []map[string
 	s.call(t, http.MethodPost, s.projectPath()+"/services/"+serviceID+"/logs", string(b), http.StatusNoContent, nil)
 }
 
-// ServiceIDs lists the ids of the services of s.Project, in the API's
-// order.
+// ServiceIDs lists the ids of the services of s.Project, in the API's order.
 func (s *Sim) ServiceIDs(t testing.TB) []string {
 	t.Helper()
 	var list []struct {
@@ -189,8 +176,6 @@ func (s *Sim) status(t testing.TB, resource, status string) {
 	s.call(t, http.MethodPost, s.projectPath()+resource+"/status", string(body), http.StatusNoContent, nil)
 }
 
-// call sends a control request and fails the test unless the answer has
-// status want; a JSON answer is decoded into out unless out is nil.
 func (s *Sim) call(t testing.TB, method, path, body string, want int, out any) {
 	t.Helper()
 	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))

@@ -10,8 +10,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// Credentials the standalone simulator is started with, and the exporter
-// polls it with, in whole-binary tests; SimProject is its demo project.
+// Credentials of the standalone simulator in whole-binary tests; SimProject
+// is its demo project.
 const (
 	SimAccessKey = "e2e-access"
 	SimSecretKey = "e2e-secret-value"
@@ -19,9 +19,8 @@ const (
 	SimProject   = "demo-project"
 )
 
-// StartSim starts the standalone simulator (cmd/cloudsim) with the demo
-// scenario on a free loopback port, waits until it answers and returns its
-// address.
+// StartSim starts the standalone simulator with the demo scenario on a free
+// port and returns its address once it answers.
 func StartSim(t testing.TB, args ...string) string {
 	t.Helper()
 	env := []string{"CLOUDSIM_ACCESS_KEY=" + SimAccessKey, "CLOUDSIM_SECRET_KEY=" + SimSecretKey, "CLOUDSIM_API_KEY=" + SimAPIKey}
@@ -34,11 +33,8 @@ func StartSim(t testing.TB, args ...string) string {
 	return addr
 }
 
-// startOnFreePort starts a process with start on a free loopback address
-// and waits until ready says it serves there, failing the test if it
-// exits. FreeAddr's port is only free a moment ago: tests run in parallel
-// and every connection takes an ephemeral port, so a process that exits
-// because its address was taken in between is started again on another.
+// A free port may be taken again before the process binds it (tests run in
+// parallel), so a process that exits is started again on another.
 func startOnFreePort(t testing.TB, what string, timeout time.Duration, start func(addr string) *Process, ready func(addr string) bool) (*Process, string) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
@@ -62,8 +58,7 @@ func startOnFreePort(t testing.TB, what string, timeout time.Duration, start fun
 	}
 }
 
-// ExporterEnv is the environment that points the exporter at the simulator
-// at simAddr, with its credentials.
+// ExporterEnv points the exporter at the simulator at simAddr.
 func ExporterEnv(simAddr string) []string {
 	return []string{
 		"CLOUDDB_API_URL=http://" + simAddr + "/v1", "CLOUDDB_API_PROJECT_ID=" + SimProject,
@@ -71,30 +66,26 @@ func ExporterEnv(simAddr string) []string {
 	}
 }
 
-// StartExporter starts the exporter on a free loopback port with env and
-// args, waits until /-/ready answers 200 (failing at once if it exits) and
-// returns the process and its base URL.
+// StartExporter starts the exporter on a free port, waits until /-/ready
+// answers 200 and returns the process and its base URL.
 func StartExporter(t testing.TB, env []string, args ...string) (*Process, string) {
 	t.Helper()
 	return startExporter(t, env, func() []string { return args })
 }
 
-// StartExporterServing is StartExporter that waits until /metrics
-// answers, not until the exporter is ready: for tests of readiness itself,
-// or of what is served before the first poll cycle ends.
+// StartExporterServing is StartExporter that waits for /metrics, not
+// readiness: for tests of what is served before the first cycle ends.
 func StartExporterServing(t testing.TB, env []string, args ...string) (*Process, string) {
 	t.Helper()
 	return startExporterUntil(t, "/metrics", env, func() []string { return args })
 }
 
-// startExporter is StartExporter with args computed for each attempt, so
-// that the other addresses they choose are chosen again too.
+// args is called per attempt so that the addresses they choose change too.
 func startExporter(t testing.TB, env []string, args func() []string) (*Process, string) {
 	t.Helper()
 	return startExporterUntil(t, "/-/ready", env, args)
 }
 
-// startExporterUntil starts the exporter and waits until path answers 200.
 func startExporterUntil(t testing.TB, path string, env []string, args func() []string) (*Process, string) {
 	t.Helper()
 	p, addr := startOnFreePort(t, "the exporter", 60*time.Second, func(addr string) *Process {
@@ -120,9 +111,8 @@ func Scrape(t testing.TB, url string) (string, map[string]*dto.MetricFamily) {
 	return body, fams
 }
 
-// LabelValues returns the sorted distinct values of label key of the
-// series of family name whose value is 1 and whose labels include match
-// (name, value pairs): for example the services whose status is READY.
+// LabelValues returns the sorted distinct values of label key of the series
+// of name whose value is 1 and whose labels include match.
 func LabelValues(fams map[string]*dto.MetricFamily, name, key string, match ...string) []string {
 	var out []string
 	for _, m := range fams[name].GetMetric() {

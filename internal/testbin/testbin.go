@@ -1,9 +1,6 @@
 // Package testbin runs the project's real binaries in tests: it builds them
-// once per test process, starts them on free loopback ports, waits for
-// conditions with a deadline instead of sleeping, reads their metrics and
-// drives the simulator's controls (Sim). Every e2e file starts its
-// processes through it (StartSim, StartExporter, StartWithAdmin), so that
-// the tests can all run in parallel.
+// once, starts them on free loopback ports so that tests run in parallel,
+// waits with a deadline instead of sleeping, and drives the simulator.
 package testbin
 
 import (
@@ -42,8 +39,8 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Build compiles the main package at pkg (relative to the module root, e.g.
-// "." or "./cmd/cloudsim") once per test process and returns the binary.
+// Build compiles the main package at pkg (relative to the module root) once
+// per test process and returns the binary.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
 	buildMu.Lock()
@@ -72,7 +69,7 @@ func Build(t testing.TB, pkg string) string {
 	return bin
 }
 
-// FreeAddr returns a loopback address with a port that was free a moment ago.
+// FreeAddr returns a loopback address whose port was free a moment ago.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -94,9 +91,7 @@ type Process struct {
 	err    error
 }
 
-// simulateOnFreePort gives the exporter's embedded simulator (--simulate) a
-// free port unless args choose one: its default port is fixed, and tests
-// run in parallel.
+// The embedded simulator's default port is fixed, and tests run in parallel.
 func simulateOnFreePort(args []string) []string {
 	simulate := false
 	for _, a := range args {
@@ -111,11 +106,9 @@ func simulateOnFreePort(args []string) []string {
 	return append(args[:len(args):len(args)], "--simulate.listen-address=127.0.0.1:0")
 }
 
-// Start runs bin with args and the extra environment env (on top of a
-// minimal one: PATH and HOME only, so the developer's CLOUDDB_* variables
-// never leak into a test). With --simulate, the embedded simulator gets a
-// free port unless args set --simulate.listen-address. The process is stopped when the test ends and
-// its output is logged if the test failed.
+// Start runs bin with args and env on top of PATH and HOME only, so that
+// the developer's CLOUDDB_* variables never leak in. The process is stopped
+// when the test ends and its output logged if it failed.
 func Start(t testing.TB, bin string, env []string, args ...string) *Process {
 	t.Helper()
 	cmd := exec.Command(bin, simulateOnFreePort(args)...)
@@ -138,7 +131,7 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Process {
 	return p
 }
 
-// Output returns what the process printed so far (stdout and stderr).
+// Output returns what the process printed so far.
 func (p *Process) Output() string { return p.output.String() }
 
 // Exited reports whether the process has ended.
@@ -157,7 +150,7 @@ func (p *Process) PID() int { return p.cmd.Process.Pid }
 // Signal sends sig to the process.
 func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
 
-// Stop sends SIGTERM, waits up to 10s (then kills) and returns the exit code.
+// Stop sends SIGTERM, kills after 10s, and returns the exit code.
 func (p *Process) Stop(t testing.TB) int {
 	t.Helper()
 	select {
@@ -198,11 +191,9 @@ func Run(t testing.TB, bin string, env []string, args ...string) (int, string) {
 	return cmd.ProcessState.ExitCode(), string(out)
 }
 
-// WaitFor polls cond until it returns true, failing the test with what
-// after timeout. The deadline is a bound for liveness, not a speed goal:
-// keep it generous. It polls every 50ms at first, then less often (up to
-// every 250ms): many conditions scrape and parse a whole /metrics, which
-// tests running in parallel pay for in CPU.
+// WaitFor polls cond until it is true, failing the test with what after
+// timeout, a liveness bound to keep generous. Polls slow down to every 250ms:
+// many conditions parse a whole /metrics.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -214,9 +205,8 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-// SampleValue fetches url's /metrics and returns the value of the first
-// sample of family name, without parsing the rest: a cheap probe of a
-// large exposition (the snapshot's timestamp, say) while waiting.
+// SampleValue returns the first sample of family name at url's /metrics
+// without parsing the rest: a cheap probe of a large exposition.
 func SampleValue(url, name string) (float64, bool) {
 	code, body := Get(url + "/metrics")
 	if code != http.StatusOK {
@@ -237,8 +227,7 @@ func SampleValue(url, name string) (float64, bool) {
 	return 0, false
 }
 
-// Get fetches url and returns the status code and body; a transport error
-// is status 0.
+// Get fetches url and returns the status and body; 0 for a transport error.
 func Get(url string, header ...string) (int, string) {
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
@@ -273,8 +262,7 @@ func Families(text string) (map[string]*dto.MetricFamily, error) {
 	return parser.TextToMetricFamilies(strings.NewReader(text))
 }
 
-// Value returns the value of the first series of family name whose labels
-// include all of labels (name, value pairs).
+// Value returns the first series of family name whose labels include labels.
 func Value(families map[string]*dto.MetricFamily, name string, labels ...string) (float64, bool) {
 	mf, ok := families[name]
 	if !ok {
@@ -288,7 +276,7 @@ func Value(families map[string]*dto.MetricFamily, name string, labels ...string)
 	return 0, false
 }
 
-// value is a series' value; a histogram's is its sample count.
+// A histogram's value is its sample count.
 func value(m *dto.Metric) float64 {
 	switch {
 	case m.Gauge != nil:
@@ -315,8 +303,7 @@ func matches(m *dto.Metric, labels []string) bool {
 	return true
 }
 
-// MetricEquals returns a condition that scrapes url and checks that the
-// series of name with labels has value want.
+// MetricEquals returns a condition: the series of name with labels at url is want.
 func MetricEquals(url, name string, want float64, labels ...string) func() bool {
 	return func() bool {
 		code, body := Get(url)
