@@ -411,6 +411,10 @@ func adminWrites(t *testing.T, rev string) {
 		if w.method == "DELETE" && strings.Contains(path, "/replicaSets/") {
 			path += "?confirm=" + v["orders-read"] // a PROD replica set
 		}
+		if resource, ok := strings.CutSuffix(path, "/setEnvironment"); ok {
+			// A switch to DEV is guarded like a delete.
+			path += "?confirm=" + resource[strings.LastIndex(resource, "/")+1:]
+		}
 		status, answer := do(t, front.URL, w.method, path, strings.ReplaceAll(w.body, "<new-vpc>", v["new-vpc"]))
 		if status != w.want {
 			t.Fatalf("%s %s: %d %s, want %d", w.method, path, status, answer, w.want)
