@@ -17,6 +17,10 @@ type Logs struct {
 	// SkippedSeconds counts the log time not read on resuming from a
 	// saved position older than the resume bound.
 	SkippedSeconds float64
+	// EntriesSkipped counts the entries the first read of a service, after
+	// a start without its saved position, saw in the interval before its
+	// boundary: a lower bound of what the restart lost.
+	EntriesSkipped float64
 }
 
 // LogCount is how many log entries of one severity a service has written
