@@ -86,6 +86,7 @@ var catalog = []string{
 	"clouddb_exporter_log_pages_truncated_total",
 	"clouddb_exporter_log_entries_late_total",
 	"clouddb_exporter_log_skipped_seconds_total",
+	"clouddb_exporter_log_entries_skipped_total",
 }
 
 // testSnapshots returns the fixture that exercises every metric of the

@@ -130,7 +130,7 @@ var groups = []Group{
 				part.Usage = &fleet.Usage{JobsOverLimit: s.Usage.JobsOverLimit, RefreshPeriod: s.Usage.RefreshPeriod}
 			}
 			if s.Logs != nil {
-				part.Logs = &fleet.Logs{PagesTruncated: s.Logs.PagesTruncated, Late: s.Logs.Late, SkippedSeconds: s.Logs.SkippedSeconds}
+				part.Logs = &fleet.Logs{PagesTruncated: s.Logs.PagesTruncated, Late: s.Logs.Late, SkippedSeconds: s.Logs.SkippedSeconds, EntriesSkipped: s.Logs.EntriesSkipped}
 			}
 			return part
 		},

@@ -15,10 +15,13 @@ var (
 	logSkippedDesc = newCounterDesc("clouddb_exporter_log_skipped_seconds_total",
 		"Seconds of log time not read when the log collector resumed from a --collect.logs.state-file position older than the resume bound (1h): the entries of that span are not counted. Cached from the last log read.",
 		"project_id")
+	logEntriesSkippedDesc = newCounterDesc("clouddb_exporter_log_entries_skipped_total",
+		"Log entries written in the --collect.logs.interval before the log collector started counting a service without a --collect.logs.state-file position, read once at start (one page at most) and not counted in clouddb_service_log_entries_total: a lower bound of the entries a restart lost. Cached from the last log read.",
+		"project_id")
 )
 
 // logsDescs lists the log collector's descriptors.
-var logsDescs = []*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc}
+var logsDescs = []*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc}
 
 // collectLogs emits the log collector's per-service counts of s: nothing
 // when it is off (its project series is collectLogsTotals').
@@ -38,5 +41,6 @@ func collectLogsTotals(out *Sink, s *fleet.Snapshot) {
 		out.gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
 		out.gauge(logEntriesLateDesc, l.Late, s.ProjectID)
 		out.gauge(logSkippedDesc, l.SkippedSeconds, s.ProjectID)
+		out.gauge(logEntriesSkippedDesc, l.EntriesSkipped, s.ProjectID)
 	}
 }

@@ -46,6 +46,13 @@ type logsReader struct {
 	resume         map[string]savedCursor
 	skipped        time.Duration
 	skippedSeconds float64
+	// started is set once the first pass has started its cursors: only
+	// then are the services without a saved position looked back at (see
+	// lookBack), and skippedPending holds what that saw until the next
+	// tick adds it to skippedEntries.
+	started        bool
+	skippedPending float64
+	skippedEntries float64
 	warned         map[string]bool // services whose truncation was logged
 	// warnedLoop is set once a repeated page was logged.
 	warnedLoop bool
@@ -69,8 +76,8 @@ func newLogsReader(r *runner, client LogsClient) *logsReader {
 	if r.opts.Positions != nil {
 		l.resume = r.opts.Positions.resume(r.host.ProjectID(), r.opts.APIURL)
 	} else {
-		r.logger.Info("Log counting starts now: entries written before, while the exporter was not running, are not counted",
-			"resume_with", "--collect.logs.state-file")
+		r.logger.Info("Log counting starts now: entries written before, while the exporter was not running, are not counted; those of the last interval are counted apart, as a lower bound",
+			"counted_in", "clouddb_exporter_log_entries_skipped_total", "resume_with", "--collect.logs.state-file")
 	}
 	return l
 }
@@ -86,6 +93,8 @@ func (l *logsReader) tick(ctx context.Context) {
 	for _, c := range l.cursors {
 		c.settle()
 	}
+	l.skippedEntries += l.skippedPending
+	l.skippedPending = 0
 	if now.Before(l.unsupportedUntil) {
 		l.publishLogs(now, now, 0)
 		return
@@ -93,8 +102,9 @@ func (l *logsReader) tick(ctx context.Context) {
 	l.setBudget(len(services))
 	until := now.Add(-l.cfg.Delay).UTC()
 	pass := &logsPass{lastPublished: now}
-	reads := l.startCursors(services, until)
+	reads, lookBacks := l.startCursors(services, until)
 	l.endResume()
+	l.lookBack(ctx, lookBacks, pass)
 	l.readAll(ctx, reads, until, pass)
 	if l.offWhenUnsupported(now, pass) {
 		return
@@ -136,18 +146,23 @@ func (l *logsReader) prune(services []string) {
 }
 
 // startCursors gives the services seen for the first time a cursor (see
-// startCursor), and returns those to read. There is no backfill: a
-// service's counting starts when it is first seen, its series at 0,
-// unless it resumes from the state file. The new cursors are made before
-// the reads start because the reads publish from l.cursors as they go.
-func (l *logsReader) startCursors(services []string, until time.Time) (reads []string) {
+// startCursor), and returns those to read, and those of the first pass to
+// look back at. There is no backfill: a service's counting starts when it
+// is first seen, its series at 0, unless it resumes from the state file.
+// The new cursors are made before the reads start because the reads
+// publish from l.cursors as they go.
+func (l *logsReader) startCursors(services []string, until time.Time) (reads, lookBacks []string) {
 	for _, id := range services {
-		if l.cursors[id] == nil && !l.startCursor(id, until) {
-			continue
+		switch {
+		case l.cursors[id] != nil || l.startCursor(id, until):
+			reads = append(reads, id)
+		case !l.started:
+			// A service first seen later was not lost by a restart.
+			lookBacks = append(lookBacks, id)
 		}
-		reads = append(reads, id)
 	}
-	return reads
+	l.started = true
+	return reads, lookBacks
 }
 
 // readAll reads the services' entries up to until, as many at once as the
@@ -383,7 +398,7 @@ func (l *logsReader) fill() func(*fleet.Snapshot) {
 
 // build makes the project's logs from the counts.
 func (l *logsReader) build() *fleet.Logs {
-	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds}
+	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
 		for id := range l.cursors {
 			if !yield(id) {

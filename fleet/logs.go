@@ -12,6 +12,10 @@ type Logs struct {
 	Late float64
 	// Log time not read on resuming from a saved position older than the bound.
 	SkippedSeconds float64
+	// EntriesSkipped counts the entries the first read of a service, after
+	// a start without its saved position, saw in the interval before its
+	// boundary: a lower bound of what the restart lost.
+	EntriesSkipped float64
 }
 
 // LogCount is how many log entries of one severity a service has written.

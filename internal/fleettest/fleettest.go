@@ -72,7 +72,7 @@ func projectA() *fleet.Snapshot {
 		},
 		Access: fleet.Access{Known: true, Up: true},
 		Usage:  usage("svc-1"),
-		Logs: &fleet.Logs{PagesTruncated: 2, Counts: []fleet.LogCount{
+		Logs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, Counts: []fleet.LogCount{
 			{ServiceID: "svc-1", Severity: "ERROR", Count: 17}, {ServiceID: "svc-1", Severity: "FATAL", Count: 0},
 			{ServiceID: "svc-1", Severity: "LOG", Count: 1234}, {ServiceID: "svc-1", Severity: "OTHER", Count: 3},
 		}},
