@@ -80,7 +80,7 @@ func (l *logsReader) startCursor(id string, until time.Time) (resumed bool) {
 // counted, logged once, and saved positions are not used again.
 func (l *logsReader) endResume() {
 	if l.skipped > 0 {
-		l.skippedSeconds += l.skipped.Seconds()
+		l.skippedSecsPending += l.skipped.Seconds()
 		l.logger.Warn("The log state file's positions are older than the resume bound: the entries of the span before it are not counted",
 			"skipped", l.skipped.Round(time.Second), "resume_bound", MaxLogResume)
 	}

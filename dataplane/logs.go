@@ -42,10 +42,12 @@ type logsReader struct {
 	late float64
 	// resume holds the saved positions until the first pass has used
 	// them; skipped is the longest span it could not read, and
-	// skippedSeconds counts them.
-	resume         map[string]savedCursor
-	skipped        time.Duration
-	skippedSeconds float64
+	// skippedSeconds counts them, from the tick after (skippedSecsPending),
+	// so that the series is served at 0 first.
+	resume             map[string]savedCursor
+	skipped            time.Duration
+	skippedSeconds     float64
+	skippedSecsPending float64
 	// started is set once the first pass has started its cursors: only
 	// then are the services without a saved position looked back at (see
 	// lookBack), and skippedPending holds what that saw until the next
@@ -94,7 +96,8 @@ func (l *logsReader) tick(ctx context.Context) {
 		c.settle()
 	}
 	l.skippedEntries += l.skippedPending
-	l.skippedPending = 0
+	l.skippedSeconds += l.skippedSecsPending
+	l.skippedPending, l.skippedSecsPending = 0, 0
 	if now.Before(l.unsupportedUntil) {
 		l.publishLogs(now, now, 0)
 		return
