@@ -2,7 +2,6 @@ package poller
 
 import (
 	"context"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -166,7 +165,7 @@ func (l *childList[T, E]) set(s *state, parentID string, list []T, now time.Time
 			s.forgetStatus(l.statusKey(parentID, l.id(v)))
 		}
 	}
-	changed := !reflect.DeepEqual(old.v, list)
+	changed := !deepEqual(old.v, list)
 	if changed {
 		l.dirty = true
 	} else {
@@ -188,7 +187,7 @@ func (l *childList[T, E]) put(s *state, parentID string, v T, now time.Time) boo
 	}
 	list := slices.Clone(group.v)
 	i := slices.IndexFunc(list, func(q T) bool { return l.id(q) == l.id(v) })
-	if i >= 0 && reflect.DeepEqual(list[i], v) {
+	if i >= 0 && deepEqual(list[i], v) {
 		return false
 	}
 	if i >= 0 {
