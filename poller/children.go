@@ -186,14 +186,13 @@ func (l *childList[T, E]) put(s *state, parentID string, v T, now time.Time) boo
 		group.at = now
 	}
 	list := slices.Clone(group.v)
-	i := slices.IndexFunc(list, func(q T) bool { return l.id(q) == l.id(v) })
-	if i >= 0 && deepEqual(list[i], v) {
-		return false
-	}
-	if i >= 0 {
-		list[i] = v
-	} else {
+	switch i := slices.IndexFunc(list, func(q T) bool { return l.id(q) == l.id(v) }); {
+	case i < 0:
 		list = append(list, v)
+	case deepEqual(list[i], v):
+		return false
+	default:
+		list[i] = v
 	}
 	l.observeChild(s, parentID, v, now)
 	l.byParent[parentID] = observed[[]T]{v: list, at: group.at}

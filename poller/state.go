@@ -186,25 +186,6 @@ func unique[T any](logger *slog.Logger, list []T, id func(T) string, what string
 	return out
 }
 
-// replaceList makes known hold the resources of a complete list, less
-// duplicates and other shards' ids.
-func replaceList[T, V any](s *state, list []T, id func(T) string, what string, known map[string]V, put func(T), remove func(id string)) {
-	list = unique(s.logger, list, id, what)
-	seen := make(map[string]bool, len(list))
-	for _, v := range list {
-		if !s.owns(id(v)) {
-			continue
-		}
-		seen[id(v)] = true
-		put(v)
-	}
-	for key := range known {
-		if !seen[key] {
-			remove(key)
-		}
-	}
-}
-
 // parentsFailed fails the children of a failed parent list too: they
 // missed their refresh. It returns each per-parent list's parent's error.
 func (s *state) parentsFailed(parentErr map[string]error, now time.Time) map[string]error {
@@ -226,9 +207,18 @@ func (s *state) removeChildrenOf(parentPart, parentID string) {
 	}
 }
 
+// setVPCs makes the state hold the VPCs of a complete list, less
+// duplicates and other shards' ids.
 func (s *state) setVPCs(list []apiclient.VPC, now time.Time) {
-	replaceList(s, list, func(vpc apiclient.VPC) string { return vpc.ID }, "VPCs", s.vpcs,
-		func(vpc apiclient.VPC) { s.putVPC(vpc, now) }, s.removeVPC)
+	seen := make(map[string]bool, len(list))
+	for _, vpc := range unique(s.logger, list, func(vpc apiclient.VPC) string { return vpc.ID }, "VPCs") {
+		seen[vpc.ID] = s.putVPC(vpc, now) || s.owns(vpc.ID)
+	}
+	for id := range s.vpcs {
+		if !seen[id] {
+			s.removeVPC(id)
+		}
+	}
 }
 
 func (s *state) putVPC(vpc apiclient.VPC, now time.Time) bool {
