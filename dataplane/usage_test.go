@@ -122,6 +122,29 @@ func (h *usageHarness) health() fleet.PartHealth {
 
 func f64(v float64) *float64 { return &v }
 
+// askedSeries lists the series the reader keeps that were ever asked for.
+func askedSeries(u *usageReader) []seriesRef {
+	var out []seriesRef
+	for id, svc := range u.services {
+		for i, s := range svc.series {
+			if s.asked != 0 {
+				out = append(out, seriesRef{id, i})
+			}
+		}
+	}
+	return out
+}
+
+// seriesOf returns the state the reader keeps of a service's series.
+func seriesOf(u *usageReader, serviceID, suffix string) *usageSeries {
+	i := slices.Index(u.suffixes, suffix)
+	svc := u.services[serviceID]
+	if i < 0 || svc == nil || i >= len(svc.series) {
+		return &usageSeries{}
+	}
+	return &svc.series[i]
+}
+
 func TestUsageNewestNonNullBucket(t *testing.T) {
 	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_qps", "database_job_success"}},
 		"acme_system_cpu_usage_millicores", "acme_database_qps", "acme_database_job_success", "acme_unknown_series")
@@ -223,15 +246,18 @@ func TestUsagePrunesEverySeries(t *testing.T) {
 	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
 	h.fu.fail[apiclient.OpGetServiceMetricsSeries+"/svc01"] = errBoom
 	h.tick()
-	if n := len(h.u.series); n != 2 {
+	if n := len(askedSeries(h.u)); n != 2 {
 		t.Fatalf("%d series kept after a read of 2 services, want 2 (one failed)", n)
 	}
 	h.host.setServices(func(list []fleet.Service) []fleet.Service { return list[:1] })
 	h.tick()
-	for k := range h.u.series {
+	for _, k := range askedSeries(h.u) {
 		if k.serviceID == "svc01" {
 			t.Errorf("series %v of a service gone is still kept", k)
 		}
+	}
+	if h.u.services["svc01"] != nil {
+		t.Error("a service gone is still kept")
 	}
 }
 
@@ -254,7 +280,7 @@ func TestUsagePublishSharesLists(t *testing.T) {
 	}
 	again := h.u.build(false)
 	for i, list := range first.Series {
-		kept := h.u.series[seriesKey{list[0].ServiceID, list[0].Suffix}].values
+		kept := seriesOf(h.u, list[0].ServiceID, list[0].Suffix).values
 		if &list[0] != &kept[0] || &again.Series[i][0] != &kept[0] {
 			t.Errorf("series %d (%s %s) was copied into the publish", i, list[0].ServiceID, list[0].Suffix)
 		}
@@ -323,8 +349,8 @@ func TestUsageHostileAnswers(t *testing.T) {
 		t.Errorf("JobsOverLimit = %d, want 4950", u.JobsOverLimit)
 	}
 	kept := 0
-	for _, s := range h.u.series {
-		kept += len(s.values)
+	for _, k := range askedSeries(h.u) {
+		kept += len(h.u.services[k.serviceID].series[k.idx].values)
 	}
 	if kept > 51 {
 		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)

@@ -67,9 +67,15 @@ func nodeless(list []fleet.UsageSample) []fleet.UsageSample {
 // forgetPaused drops the kept node values of the paused services, so that
 // a service that resumes shows no value from before its pause.
 func (u *usageReader) forgetPaused() {
-	for k, s := range u.series {
-		if u.paused[k.serviceID] && len(s.values) > 0 {
-			s.values = slices.Clip(nodeless(s.values))
+	for id := range u.paused {
+		svc := u.services[id]
+		if svc == nil {
+			continue
+		}
+		for i := range svc.series {
+			if s := &svc.series[i]; len(s.values) > 0 {
+				s.values = slices.Clip(nodeless(s.values))
+			}
 		}
 	}
 }

@@ -42,21 +42,24 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 	// one until known, so that the first tick's numbers are right.
 	pending := 0
 	for _, id := range services {
-		a, ok := u.avail[id]
-		if !ok || now.Sub(a.at) >= availableSeriesTTL {
+		svc := u.services[id]
+		if svc == nil || !svc.known() || now.Sub(svc.avail.at) >= availableSeriesTTL {
 			pl.availReads = append(pl.availReads, id)
-			if ok {
-				pending += a.count()
+			if svc != nil && svc.known() {
+				pending += svc.avail.count()
 			} else {
 				pending += len(u.suffixes)
 			}
 			continue
 		}
+		names := svc.avail.names
 		for i, suf := range u.suffixes {
-			if i < len(a.names) && a.names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
-				t := usageTask{serviceID: id, suffix: suf, name: a.names[i]}
-				if s := u.series[t.key()]; s != nil {
-					t.last, t.reads = s.asked, s.reads
+			if i < len(names) && names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
+				t := usageTask{serviceID: id, suffix: suf, name: names[i], idx: i}
+				if i < len(svc.series) {
+					if s := &svc.series[i]; s.asked != 0 {
+						t.last, t.reads = time.Unix(0, s.asked), int(s.reads)
+					}
 				}
 				all = append(all, t)
 			}

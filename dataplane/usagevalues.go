@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -22,7 +23,9 @@ func (u *usageReader) match(names []string) []string {
 				if out == nil {
 					out = make([]string, len(u.suffixes))
 				}
-				out[i] = n
+				// Every service's answer names its series anew, most
+				// often alike: one copy of each name, not one a service.
+				out[i] = unique.Make(n).Value()
 				break
 			}
 		}
@@ -50,7 +53,9 @@ func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []f
 		if best == nil {
 			continue
 		}
-		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
+		// The label values repeat across services and reads ("primary",
+		// "0", a job id): one copy of each, not one a sample.
+		k := key{intern(s.Labels[apiclient.LabelRole]), intern(s.Labels[apiclient.LabelOrdinal]), intern(s.Labels[apiclient.LabelJobID])}
 		smp := fleet.UsageSample{
 			ServiceID: t.serviceID, Suffix: t.suffix, Role: k.role, Ordinal: k.ordinal, JobID: k.job,
 			Value: best.Value.Value, Bucket: best.Time.Time,
@@ -92,69 +97,82 @@ func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 	return func(s *fleet.Snapshot) { s.Usage = withoutPaused(usage, s.Services) }
 }
 
-// build makes the project's usage from the last values.
+// build makes the project's usage from the last values. It runs every
+// usagePublishEvery while a read goes on: it walks the services in their
+// kept order and makes nothing per series but the list's header.
 func (u *usageReader) build(unsupported bool) *fleet.Usage {
 	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
-	if !unsupported {
-		// By service id, then suffix: the exposition chunks them so. Each
-		// list is the series' own (apply replaces it, never modifies it),
-		// copied only when max-jobs leaves some of its jobs out.
-		keys := slices.SortedFunc(maps.Keys(u.series), compareSeriesKeys)
-		usage.Series = make([][]fleet.UsageSample, 0, len(keys))
-		jobs := map[string]map[string]bool{} // service -> job ids kept
-		over := map[string]map[string]bool{} // service -> job ids left out
-		for _, k := range keys {
-			list := u.series[k].values
-			if len(list) == 0 {
-				continue
-			}
-			var filtered []fleet.UsageSample // nil while nothing is left out
-			for i, s := range list {
-				if s.JobID != "" {
-					kept := jobs[s.ServiceID]
-					if kept == nil {
-						kept = map[string]bool{}
-						jobs[s.ServiceID] = kept
-					}
-					if !kept[s.JobID] && len(kept) >= u.cfg.MaxJobs {
-						if over[s.ServiceID] == nil {
-							over[s.ServiceID] = map[string]bool{}
-						}
-						over[s.ServiceID][s.JobID] = true
-						if filtered == nil {
-							filtered = slices.Clone(list[:i])
-						}
-						continue
-					}
-					kept[s.JobID] = true
-				}
-				if filtered != nil {
-					filtered = append(filtered, s)
-				}
-			}
-			switch {
-			case filtered == nil:
+	if unsupported {
+		return usage
+	}
+	// By service id, then suffix: the exposition chunks them so.
+	ids := u.sortedIDs()
+	usage.Series = make([][]fleet.UsageSample, 0, u.published)
+	var jobs jobSet
+	for _, id := range ids {
+		svc := u.services[id]
+		if len(svc.series) == 0 {
+			continue
+		}
+		jobs.reset()
+		over := 0
+		for _, i := range u.order {
+			s := &svc.series[i]
+			over = max(over, int(s.jobsOver))
+			if list := u.withinMaxJobs(s.values, &jobs); len(list) > 0 {
 				usage.Series = append(usage.Series, list)
-			case len(filtered) > 0:
-				usage.Series = append(usage.Series, filtered)
 			}
 		}
 		// The job series of a service have the same jobs, as a rule: the
 		// larger count of those left out of one answer or across answers.
-		counted := map[string]int{}
-		for k, s := range u.series {
-			if s.jobsOver > 0 {
-				counted[k.serviceID] = max(counted[k.serviceID], s.jobsOver)
+		usage.JobsOverLimit += max(over, len(jobs.over))
+	}
+	u.published = len(usage.Series)
+	return usage
+}
+
+// jobSet is the job ids of one service kept and left out so far, across
+// its series: a few each, so slices rather than maps.
+type jobSet struct{ kept, over []string }
+
+func (j *jobSet) reset() { j.kept, j.over = j.kept[:0], j.over[:0] }
+
+// withinMaxJobs returns list without the samples of jobs beyond the
+// service's first max-jobs: list itself (the series' own, which apply
+// replaces and never modifies) unless some are left out.
+func (u *usageReader) withinMaxJobs(list []fleet.UsageSample, jobs *jobSet) []fleet.UsageSample {
+	var filtered []fleet.UsageSample // nil while nothing is left out
+	for i, s := range list {
+		if s.JobID != "" {
+			if !slices.Contains(jobs.kept, s.JobID) && len(jobs.kept) >= u.cfg.MaxJobs {
+				if !slices.Contains(jobs.over, s.JobID) {
+					jobs.over = append(jobs.over, s.JobID)
+				}
+				if filtered == nil {
+					filtered = slices.Clone(list[:i])
+				}
+				continue
+			}
+			if !slices.Contains(jobs.kept, s.JobID) {
+				jobs.kept = append(jobs.kept, s.JobID)
 			}
 		}
-		for id, ids := range over {
-			counted[id] = max(counted[id], len(ids))
-		}
-		for _, n := range counted {
-			usage.JobsOverLimit += n
+		if filtered != nil {
+			filtered = append(filtered, s)
 		}
 	}
-	return usage
+	if filtered == nil {
+		return list
+	}
+	return filtered
+}
+
+// intern returns the one copy of s that samples share.
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
 }
 
 // compareJobIDs orders job ids shortest first, then as text: numeric ids
