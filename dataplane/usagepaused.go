@@ -31,14 +31,10 @@ func isJobSeries(suffix string) bool {
 	return suffix == apiclient.SeriesJobSuccess || suffix == apiclient.SeriesJobDuration
 }
 
-// withoutPaused returns u without the node samples of the services the
-// snapshot's state says are PAUSED: u itself when there are none.
-func withoutPaused(u *fleet.Usage, services []fleet.Service) *fleet.Usage {
-	if u == nil || len(u.Series) == 0 {
-		return u
-	}
-	paused := pausedServices(services)
-	if paused == nil {
+// withoutPaused returns u without the node samples of the paused
+// services (see pausedServices): u itself when there are none.
+func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
+	if u == nil || len(u.Series) == 0 || len(paused) == 0 {
 		return u
 	}
 	out := *u

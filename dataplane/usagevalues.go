@@ -91,10 +91,21 @@ func (u *usageReader) publishUsage(start, end time.Time, failures int, unsupport
 	u.publish(u.fill(unsupported), start, end, failures)
 }
 
-// fill returns what puts the last values into a snapshot.
+// fill returns what puts the last values into a snapshot. The poller
+// calls it for every snapshot it publishes, many a cycle, one at a time:
+// while the paused services stay the same, the usage without them is made
+// once, not once a snapshot (a new list of every series each time).
 func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 	usage := u.build(unsupported)
-	return func(s *fleet.Snapshot) { s.Usage = withoutPaused(usage, s.Services) }
+	var paused map[string]bool
+	last := usage
+	return func(s *fleet.Snapshot) {
+		now := pausedServices(s.Services)
+		if !maps.Equal(now, paused) {
+			paused, last = now, withoutPaused(usage, now)
+		}
+		s.Usage = last
+	}
 }
 
 // build makes the project's usage from the last values. It runs every
