@@ -361,7 +361,8 @@ func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series
 		s.values, over = newestBuckets(t, series, u.cfg.MaxJobs)
 		s.jobsOver = int32(min(over, math.MaxInt32))
 		slices.SortFunc(s.values, func(a, b fleet.UsageSample) int {
-			return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Ordinal, b.Ordinal), compareJobIDs(a.JobID, b.JobID))
+			la, lb := a.Labels, b.Labels
+			return cmp.Or(cmp.Compare(la.Role(), lb.Role()), cmp.Compare(la.Ordinal(), lb.Ordinal()), compareJobIDs(la.JobID(), lb.JobID()))
 		})
 		u.publishSoon(pass)
 	}

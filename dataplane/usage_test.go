@@ -163,8 +163,8 @@ func TestUsageNewestNonNullBucket(t *testing.T) {
 		t.Fatalf("calls = %v, want 1 available-series read and 3 series reads (the unknown name costs none)", h.fu.calls)
 	}
 	want := []fleet.UsageSample{
-		{ServiceID: "svc00", Suffix: apiclient.SeriesJobSuccess, Role: "primary", Ordinal: "0", JobID: "1001", Value: 0, Bucket: now.Add(-time.Minute)},
-		{ServiceID: "svc00", Suffix: apiclient.SeriesCPUUsage, Role: "primary", Ordinal: "0", Value: 200, Bucket: now.Add(-2 * time.Minute)},
+		{ServiceID: "svc00", Suffix: apiclient.SeriesJobSuccess, Labels: fleet.NewUsageLabels("primary", "0", "1001"), Value: 0, Bucket: now.Add(-time.Minute)},
+		{ServiceID: "svc00", Suffix: apiclient.SeriesCPUUsage, Labels: fleet.NewUsageLabels("primary", "0", ""), Value: 200, Bucket: now.Add(-2 * time.Minute)},
 	}
 	if len(u.Samples()) != len(want) {
 		t.Fatalf("samples = %+v, want %+v", u.Samples(), want)
@@ -300,7 +300,7 @@ func TestUsageMaxJobs(t *testing.T) {
 	u := h.tick()
 	var kept []string
 	for _, s := range u.Samples() {
-		kept = append(kept, s.Suffix+":"+s.JobID)
+		kept = append(kept, s.Suffix+":"+s.Labels.JobID())
 	}
 	if strings.Join(kept, " ") != "_database_job_duration_usecs:9 _database_job_duration_usecs:10 _database_job_success:9 _database_job_success:10" {
 		t.Errorf("kept %v, want jobs 9 and 10 of both series", kept)
@@ -336,7 +336,7 @@ func TestUsageHostileAnswers(t *testing.T) {
 		if s.Suffix == apiclient.SeriesCPUUsage {
 			cpu = append(cpu, s)
 		} else {
-			jobIDs[s.JobID] = true
+			jobIDs[s.Labels.JobID()] = true
 		}
 	}
 	if len(cpu) != 1 || cpu[0].Value != 2 {

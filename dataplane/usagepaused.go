@@ -54,10 +54,10 @@ func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
 // nodeless returns the job samples of list: list itself when it has only
 // those, never a modified list.
 func nodeless(list []fleet.UsageSample) []fleet.UsageSample {
-	if !slices.ContainsFunc(list, func(s fleet.UsageSample) bool { return s.JobID == "" }) {
+	if !slices.ContainsFunc(list, func(s fleet.UsageSample) bool { return s.Labels.JobID() == "" }) {
 		return list
 	}
-	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsageSample) bool { return s.JobID == "" })
+	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsageSample) bool { return s.Labels.JobID() == "" })
 }
 
 // forgetPaused drops the kept node values of the paused services, so that

@@ -54,7 +54,7 @@ func series(u *fleet.Usage) string {
 	var out string
 	for _, list := range u.Series {
 		kind := "cpu"
-		if list[0].JobID != "" {
+		if list[0].Labels.JobID() != "" {
 			kind = "job"
 		}
 		if out != "" {

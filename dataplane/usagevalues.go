@@ -42,6 +42,8 @@ func (u *usageReader) match(names []string) []string {
 func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []fleet.UsageSample, over int) {
 	type key struct{ role, ordinal, job string }
 	index := map[key]int{}
+	// Kept until the next read: no room to spare, none grown by doubling.
+	out = make([]fleet.UsageSample, 0, len(series))
 	for _, s := range series {
 		var best *apiclient.SeriesPoint
 		for i := range s.Data {
@@ -53,11 +55,9 @@ func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []f
 		if best == nil {
 			continue
 		}
-		// The label values repeat across services and reads ("primary",
-		// "0", a job id): one copy of each, not one a sample.
-		k := key{intern(s.Labels[apiclient.LabelRole]), intern(s.Labels[apiclient.LabelOrdinal]), intern(s.Labels[apiclient.LabelJobID])}
+		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
 		smp := fleet.UsageSample{
-			ServiceID: t.serviceID, Suffix: t.suffix, Role: k.role, Ordinal: k.ordinal, JobID: k.job,
+			ServiceID: t.serviceID, Suffix: t.suffix, Labels: fleet.NewUsageLabels(k.role, k.ordinal, k.job),
 			Value: best.Value.Value, Bucket: best.Time.Time,
 		}
 		if i, ok := index[k]; ok {
@@ -71,8 +71,8 @@ func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []f
 	}
 	jobs := map[string]bool{}
 	for _, smp := range out {
-		if smp.JobID != "" {
-			jobs[smp.JobID] = true
+		if job := smp.Labels.JobID(); job != "" {
+			jobs[job] = true
 		}
 	}
 	if len(jobs) <= maxJobs {
@@ -82,7 +82,7 @@ func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []f
 	for _, id := range ids[maxJobs:] {
 		delete(jobs, id)
 	}
-	out = slices.DeleteFunc(out, func(smp fleet.UsageSample) bool { return smp.JobID != "" && !jobs[smp.JobID] })
+	out = slices.DeleteFunc(out, func(smp fleet.UsageSample) bool { job := smp.Labels.JobID(); return job != "" && !jobs[job] })
 	return slices.Clip(out), len(ids) - maxJobs
 }
 
@@ -154,18 +154,18 @@ func (j *jobSet) reset() { j.kept, j.over = j.kept[:0], j.over[:0] }
 func (u *usageReader) withinMaxJobs(list []fleet.UsageSample, jobs *jobSet) []fleet.UsageSample {
 	var filtered []fleet.UsageSample // nil while nothing is left out
 	for i, s := range list {
-		if s.JobID != "" {
-			if !slices.Contains(jobs.kept, s.JobID) && len(jobs.kept) >= u.cfg.MaxJobs {
-				if !slices.Contains(jobs.over, s.JobID) {
-					jobs.over = append(jobs.over, s.JobID)
+		if job := s.Labels.JobID(); job != "" {
+			if !slices.Contains(jobs.kept, job) && len(jobs.kept) >= u.cfg.MaxJobs {
+				if !slices.Contains(jobs.over, job) {
+					jobs.over = append(jobs.over, job)
 				}
 				if filtered == nil {
 					filtered = slices.Clone(list[:i])
 				}
 				continue
 			}
-			if !slices.Contains(jobs.kept, s.JobID) {
-				jobs.kept = append(jobs.kept, s.JobID)
+			if !slices.Contains(jobs.kept, job) {
+				jobs.kept = append(jobs.kept, job)
 			}
 		}
 		if filtered != nil {
@@ -176,14 +176,6 @@ func (u *usageReader) withinMaxJobs(list []fleet.UsageSample, jobs *jobSet) []fl
 		return list
 	}
 	return filtered
-}
-
-// intern returns the one copy of s that samples share.
-func intern(s string) string {
-	if s == "" {
-		return ""
-	}
-	return unique.Make(s).Value()
 }
 
 // compareJobIDs orders job ids shortest first, then as text: numeric ids
