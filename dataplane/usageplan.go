@@ -55,18 +55,17 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 		names := svc.avail.names
 		for i, suf := range u.suffixes {
 			if i < len(names) && names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
-				t := usageTask{serviceID: id, suffix: suf, name: names[i], idx: i}
+				t := usageTask{serviceID: id, idx: int32(i)}
 				if i < len(svc.series) {
-					if s := &svc.series[i]; s.asked != 0 {
-						t.last, t.reads = time.Unix(0, s.asked), int(s.reads)
-					}
+					t.last, t.reads = svc.series[i].asked, svc.series[i].reads
 				}
 				all = append(all, t)
 			}
 		}
 	}
 	slices.SortFunc(all, func(a, b usageTask) int {
-		return cmp.Or(a.last.Compare(b.last), cmp.Compare(a.reads, b.reads), cmp.Compare(a.serviceID, b.serviceID), cmp.Compare(a.suffix, b.suffix))
+		return cmp.Or(cmp.Compare(a.last, b.last), cmp.Compare(a.reads, b.reads), cmp.Compare(a.serviceID, b.serviceID),
+			cmp.Compare(u.suffixes[a.idx], u.suffixes[b.idx]))
 	})
 	pl.needed = len(pl.availReads) + pending + len(all)
 	pl.tasks = all
@@ -100,7 +99,9 @@ func (u *usageReader) setBudget(budget int) {
 // goes: a new service's values need not wait a tick.
 func (u *usageReader) withNewServices(pl usagePlan, now time.Time) []usageTask {
 	tasks := pl.tasks
-	if extra := u.plan(pl.availReads, now, -1).tasks; pl.budget < 0 {
+	if extra := u.plan(pl.availReads, now, -1).tasks; len(tasks) == 0 && (pl.budget < 0 || len(extra) <= pl.budget-len(pl.availReads)) {
+		tasks = extra // the first read: no copy of every task
+	} else if pl.budget < 0 {
 		tasks = append(tasks, extra...)
 	} else if room := pl.budget - len(pl.availReads) - len(pl.tasks); room > 0 {
 		tasks = append(tasks, extra[:min(room, len(extra))]...)

@@ -39,7 +39,7 @@ func (u *usageReader) match(names []string) []string {
 // zone, say) are one series: the newest bucket of them wins, the first in
 // the answer on a tie, so that no series is exported twice. Of the job ids,
 // only the maxJobs lowest are kept; over is how many more there were.
-func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []fleet.UsageSample, over int) {
+func newestBuckets(serviceID, suffix string, series []apiclient.Series, maxJobs int) (out []fleet.UsageSample, over int) {
 	type key struct{ role, ordinal, job string }
 	index := map[key]int{}
 	// Kept until the next read: no room to spare, none grown by doubling.
@@ -57,7 +57,7 @@ func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []f
 		}
 		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
 		smp := fleet.UsageSample{
-			ServiceID: t.serviceID, Suffix: t.suffix, Labels: fleet.NewUsageLabels(k.role, k.ordinal, k.job),
+			ServiceID: serviceID, Suffix: suffix, Labels: fleet.NewUsageLabels(k.role, k.ordinal, k.job),
 			Value: best.Value.Value, Bucket: best.Time.Time,
 		}
 		if i, ok := index[k]; ok {
