@@ -100,3 +100,24 @@ func BenchmarkUsageMemory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLogsPublish makes the log counts of N services, each with the
+// usual seven severities, as every publish of a log read does.
+func BenchmarkLogsPublish(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			host := newFakeHost(n)
+			opts := Options{Collect: config.Collect{Interval: 20 * time.Second, Logs: config.Logs{Enabled: true, Interval: time.Minute}}}
+			l := newLogsReader(newRunner(host, opts, fleet.PartLogs, time.Minute), nil)
+			for _, svc := range host.services {
+				l.cursors[svc.ServiceID] = newLogCursor(time.Time{})
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if logs := l.build(); len(logs.Counts) != 7*n {
+					b.Fatalf("%d counts, want %d", len(logs.Counts), 7*n)
+				}
+			}
+		})
+	}
+}
