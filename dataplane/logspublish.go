@@ -1,7 +1,6 @@
 package dataplane
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -18,8 +17,13 @@ func logCounts(cursors map[string]*logCursor, sizeHint int) []fleet.LogCount {
 		return nil
 	}
 	out := make([]fleet.LogCount, 0, sizeHint)
+	ids := make([]string, 0, len(cursors))
+	for id := range cursors {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
 	var sevs []string
-	for _, id := range slices.Sorted(maps.Keys(cursors)) {
+	for _, id := range ids {
 		c := cursors[id]
 		sevs = sevs[:0]
 		for s := range c.counts {
