@@ -330,10 +330,14 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 			}
 			pass.mu.Lock()
 			svc := u.service(t.serviceID)
+			if int(t.idx) >= len(svc.avail.names) {
+				pass.mu.Unlock()
+				return nil // its available series forgotten since the plan
+			}
+			name := svc.avail.names[t.idx]
 			s := svc.seriesAt(int(t.idx), len(u.suffixes))
 			s.asked = pass.now.UnixNano()
 			s.reads++
-			name := svc.avail.names[t.idx]
 			pass.mu.Unlock()
 			series, err := u.client.GetServiceMetricsSeries(callCtx, t.serviceID, apiclient.SeriesRequest{
 				Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
