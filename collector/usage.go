@@ -102,12 +102,13 @@ func collectUsageSample(out *Sink, u *fleet.Usage, p string, smp fleet.UsageSamp
 	if u.Timestamps {
 		ts = smp.Bucket
 	}
+	role, ordinal, job := smp.Labels.Role(), smp.Labels.Ordinal(), smp.Labels.JobID()
 	if smp.Suffix == apiclient.SeriesJobDuration || smp.Suffix == apiclient.SeriesJobSuccess {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, smp.Role, smp.Ordinal, smp.JobID)
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, role, ordinal, job)
 	} else {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, smp.Role, smp.Ordinal)
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, role, ordinal)
 	}
-	out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), smp.Role, smp.Ordinal, smp.JobID)
+	out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), role, ordinal, job)
 }
 
 // collectUsageTotals emits the usage collector's project series.

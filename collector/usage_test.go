@@ -17,9 +17,9 @@ import (
 func TestUsageConversions(t *testing.T) {
 	bucket := fleettest.Time("2025-03-01T11:58:00Z")
 	snap := &fleet.Snapshot{ProjectID: "p", Usage: &fleet.Usage{RefreshPeriod: 300e9, Series: [][]fleet.UsageSample{
-		{{ServiceID: "s", Suffix: apiclient.SeriesCPUUsage, Role: "primary", Ordinal: "0", Value: 1500, Bucket: bucket}},
-		{{ServiceID: "s", Suffix: apiclient.SeriesMemoryTotal, Role: "replica", Ordinal: "1", Value: 1 << 30, Bucket: bucket}},
-		{{ServiceID: "s", Suffix: apiclient.SeriesJobDuration, Role: "primary", Ordinal: "0", JobID: "7", Value: 2_500_000, Bucket: bucket}},
+		{{ServiceID: "s", Suffix: apiclient.SeriesCPUUsage, Labels: fleet.NewUsageLabels("primary", "0", ""), Value: 1500, Bucket: bucket}},
+		{{ServiceID: "s", Suffix: apiclient.SeriesMemoryTotal, Labels: fleet.NewUsageLabels("replica", "1", ""), Value: 1 << 30, Bucket: bucket}},
+		{{ServiceID: "s", Suffix: apiclient.SeriesJobDuration, Labels: fleet.NewUsageLabels("primary", "0", "7"), Value: 2_500_000, Bucket: bucket}},
 		{{ServiceID: "s", Suffix: "_not_documented", Value: 1, Bucket: bucket}},
 	}}}
 	want := `
@@ -69,7 +69,7 @@ func TestUsageConversionIsExact(t *testing.T) {
 		{apiclient.SeriesConnections, 17, 17},
 	} {
 		snap := &fleet.Snapshot{ProjectID: "p", Usage: &fleet.Usage{Series: [][]fleet.UsageSample{
-			{{ServiceID: "s", Suffix: c.suffix, Role: "primary", Ordinal: "0", JobID: "1", Value: c.in}},
+			{{ServiceID: "s", Suffix: c.suffix, Labels: fleet.NewUsageLabels("primary", "0", "1"), Value: c.in}},
 		}}}
 		var rec Samples
 		collectUsage(rec.Sink(), snap)

@@ -1,7 +1,6 @@
 package dataplane
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +66,8 @@ type logsReader struct {
 
 	unsupportedUntil time.Time
 	lastOK           time.Time
+	// published is how many counts the last publish held (logCounts).
+	published int
 }
 
 func newLogsReader(r *runner, client LogsClient) *logsReader {
@@ -402,26 +403,7 @@ func (l *logsReader) fill() func(*fleet.Snapshot) {
 // build makes the project's logs from the counts.
 func (l *logsReader) build() *fleet.Logs {
 	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries}
-	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range l.cursors {
-			if !yield(id) {
-				return
-			}
-		}
-	}) {
-		c := l.cursors[id]
-		for _, sev := range slices.Sorted(func(yield func(string) bool) {
-			for s := range c.counts {
-				if !yield(s) {
-					return
-				}
-			}
-		}) {
-			logs.Counts = append(logs.Counts, fleet.LogCount{ServiceID: id, Severity: sev, Count: c.counts[sev]})
-		}
-	}
-	slices.SortFunc(logs.Counts, func(a, b fleet.LogCount) int {
-		return cmp.Or(cmp.Compare(a.ServiceID, b.ServiceID), cmp.Compare(a.Severity, b.Severity))
-	})
+	logs.Counts = logCounts(l.cursors, l.published)
+	l.published = len(logs.Counts)
 	return logs
 }

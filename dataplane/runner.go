@@ -108,6 +108,9 @@ type runner struct {
 }
 
 func newRunner(host Host, opts Options, part string, interval time.Duration) *runner {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &runner{host: host, opts: opts, logger: opts.Logger, part: part, interval: interval,
 		health: fleet.PartHealth{Name: part}}
 }

@@ -122,6 +122,29 @@ func (h *usageHarness) health() fleet.PartHealth {
 
 func f64(v float64) *float64 { return &v }
 
+// askedSeries lists the series the reader keeps that were ever asked for.
+func askedSeries(u *usageReader) []seriesRef {
+	var out []seriesRef
+	for id, svc := range u.services {
+		for i, s := range svc.series {
+			if s.asked != 0 {
+				out = append(out, seriesRef{id, i})
+			}
+		}
+	}
+	return out
+}
+
+// seriesOf returns the state the reader keeps of a service's series.
+func seriesOf(u *usageReader, serviceID, suffix string) *usageSeries {
+	i := slices.Index(u.suffixes, suffix)
+	svc := u.services[serviceID]
+	if i < 0 || svc == nil || i >= len(svc.series) {
+		return &usageSeries{}
+	}
+	return &svc.series[i]
+}
+
 func TestUsageNewestNonNullBucket(t *testing.T) {
 	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_qps", "database_job_success"}},
 		"acme_system_cpu_usage_millicores", "acme_database_qps", "acme_database_job_success", "acme_unknown_series")
@@ -140,8 +163,8 @@ func TestUsageNewestNonNullBucket(t *testing.T) {
 		t.Fatalf("calls = %v, want 1 available-series read and 3 series reads (the unknown name costs none)", h.fu.calls)
 	}
 	want := []fleet.UsageSample{
-		{ServiceID: "svc00", Suffix: apiclient.SeriesJobSuccess, Role: "primary", Ordinal: "0", JobID: "1001", Value: 0, Bucket: now.Add(-time.Minute)},
-		{ServiceID: "svc00", Suffix: apiclient.SeriesCPUUsage, Role: "primary", Ordinal: "0", Value: 200, Bucket: now.Add(-2 * time.Minute)},
+		{ServiceID: "svc00", Suffix: apiclient.SeriesJobSuccess, Labels: fleet.NewUsageLabels("primary", "0", "1001"), Value: 0, Bucket: now.Add(-time.Minute)},
+		{ServiceID: "svc00", Suffix: apiclient.SeriesCPUUsage, Labels: fleet.NewUsageLabels("primary", "0", ""), Value: 200, Bucket: now.Add(-2 * time.Minute)},
 	}
 	if len(u.Samples()) != len(want) {
 		t.Fatalf("samples = %+v, want %+v", u.Samples(), want)
@@ -223,15 +246,18 @@ func TestUsagePrunesEverySeries(t *testing.T) {
 	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
 	h.fu.fail[apiclient.OpGetServiceMetricsSeries+"/svc01"] = errBoom
 	h.tick()
-	if n := len(h.u.series); n != 2 {
+	if n := len(askedSeries(h.u)); n != 2 {
 		t.Fatalf("%d series kept after a read of 2 services, want 2 (one failed)", n)
 	}
 	h.host.setServices(func(list []fleet.Service) []fleet.Service { return list[:1] })
 	h.tick()
-	for k := range h.u.series {
+	for _, k := range askedSeries(h.u) {
 		if k.serviceID == "svc01" {
 			t.Errorf("series %v of a service gone is still kept", k)
 		}
+	}
+	if h.u.services["svc01"] != nil {
+		t.Error("a service gone is still kept")
 	}
 }
 
@@ -254,7 +280,7 @@ func TestUsagePublishSharesLists(t *testing.T) {
 	}
 	again := h.u.build(false)
 	for i, list := range first.Series {
-		kept := h.u.series[seriesKey{list[0].ServiceID, list[0].Suffix}].values
+		kept := seriesOf(h.u, list[0].ServiceID, list[0].Suffix).values
 		if &list[0] != &kept[0] || &again.Series[i][0] != &kept[0] {
 			t.Errorf("series %d (%s %s) was copied into the publish", i, list[0].ServiceID, list[0].Suffix)
 		}
@@ -274,7 +300,7 @@ func TestUsageMaxJobs(t *testing.T) {
 	u := h.tick()
 	var kept []string
 	for _, s := range u.Samples() {
-		kept = append(kept, s.Suffix+":"+s.JobID)
+		kept = append(kept, s.Suffix+":"+s.Labels.JobID())
 	}
 	if strings.Join(kept, " ") != "_database_job_duration_usecs:9 _database_job_duration_usecs:10 _database_job_success:9 _database_job_success:10" {
 		t.Errorf("kept %v, want jobs 9 and 10 of both series", kept)
@@ -310,7 +336,7 @@ func TestUsageHostileAnswers(t *testing.T) {
 		if s.Suffix == apiclient.SeriesCPUUsage {
 			cpu = append(cpu, s)
 		} else {
-			jobIDs[s.JobID] = true
+			jobIDs[s.Labels.JobID()] = true
 		}
 	}
 	if len(cpu) != 1 || cpu[0].Value != 2 {
@@ -323,8 +349,8 @@ func TestUsageHostileAnswers(t *testing.T) {
 		t.Errorf("JobsOverLimit = %d, want 4950", u.JobsOverLimit)
 	}
 	kept := 0
-	for _, s := range h.u.series {
-		kept += len(s.values)
+	for _, k := range askedSeries(h.u) {
+		kept += len(h.u.services[k.serviceID].series[k.idx].values)
 	}
 	if kept > 51 {
 		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)

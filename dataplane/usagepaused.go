@@ -31,14 +31,10 @@ func isJobSeries(suffix string) bool {
 	return suffix == apiclient.SeriesJobSuccess || suffix == apiclient.SeriesJobDuration
 }
 
-// withoutPaused returns u without the node samples of the services the
-// snapshot's state says are PAUSED: u itself when there are none.
-func withoutPaused(u *fleet.Usage, services []fleet.Service) *fleet.Usage {
-	if u == nil || len(u.Series) == 0 {
-		return u
-	}
-	paused := pausedServices(services)
-	if paused == nil {
+// withoutPaused returns u without the node samples of the paused
+// services (see pausedServices): u itself when there are none.
+func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
+	if u == nil || len(u.Series) == 0 || len(paused) == 0 {
 		return u
 	}
 	out := *u
@@ -58,18 +54,24 @@ func withoutPaused(u *fleet.Usage, services []fleet.Service) *fleet.Usage {
 // nodeless returns the job samples of list: list itself when it has only
 // those, never a modified list.
 func nodeless(list []fleet.UsageSample) []fleet.UsageSample {
-	if !slices.ContainsFunc(list, func(s fleet.UsageSample) bool { return s.JobID == "" }) {
+	if !slices.ContainsFunc(list, func(s fleet.UsageSample) bool { return s.Labels.JobID() == "" }) {
 		return list
 	}
-	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsageSample) bool { return s.JobID == "" })
+	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsageSample) bool { return s.Labels.JobID() == "" })
 }
 
 // forgetPaused drops the kept node values of the paused services, so that
 // a service that resumes shows no value from before its pause.
 func (u *usageReader) forgetPaused() {
-	for k, s := range u.series {
-		if u.paused[k.serviceID] && len(s.values) > 0 {
-			s.values = slices.Clip(nodeless(s.values))
+	for id := range u.paused {
+		svc := u.services[id]
+		if svc == nil {
+			continue
+		}
+		for i := range svc.series {
+			if s := &svc.series[i]; len(s.values) > 0 {
+				s.values = slices.Clip(nodeless(s.values))
+			}
 		}
 	}
 }

@@ -28,8 +28,14 @@ func TestUsagePausedServiceDropsNodeSeries(t *testing.T) {
 		})
 	}
 	setStatus(apiclient.ServicePaused)
-	if got := series(h.host.Snapshot().Usage); got != "svc00 job, svc00 cpu, svc01 job" {
+	paused := h.host.Snapshot().Usage
+	if got := series(paused); got != "svc00 job, svc00 cpu, svc01 job" {
 		t.Errorf("the snapshot after svc01 is PAUSED has %s, want svc01's node series gone", got)
+	}
+	// The poller publishes many snapshots a cycle: with the same services
+	// paused, each holds the same usage, not a new list of every series.
+	if again := h.host.Snapshot().Usage; again != paused {
+		t.Error("a second snapshot with the same paused services made the usage without them again")
 	}
 	h.clock.Advance(5 * time.Minute)
 	asked := len(h.fu.asked)
@@ -48,7 +54,7 @@ func series(u *fleet.Usage) string {
 	var out string
 	for _, list := range u.Series {
 		kind := "cpu"
-		if list[0].JobID != "" {
+		if list[0].Labels.JobID() != "" {
 			kind = "job"
 		}
 		if out != "" {

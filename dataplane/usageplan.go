@@ -42,28 +42,30 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 	// one until known, so that the first tick's numbers are right.
 	pending := 0
 	for _, id := range services {
-		a, ok := u.avail[id]
-		if !ok || now.Sub(a.at) >= availableSeriesTTL {
+		svc := u.services[id]
+		if svc == nil || !svc.known() || now.Sub(svc.avail.at) >= availableSeriesTTL {
 			pl.availReads = append(pl.availReads, id)
-			if ok {
-				pending += a.count()
+			if svc != nil && svc.known() {
+				pending += svc.avail.count()
 			} else {
 				pending += len(u.suffixes)
 			}
 			continue
 		}
+		names := svc.avail.names
 		for i, suf := range u.suffixes {
-			if i < len(a.names) && a.names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
-				t := usageTask{serviceID: id, suffix: suf, name: a.names[i]}
-				if s := u.series[t.key()]; s != nil {
-					t.last, t.reads = s.asked, s.reads
+			if i < len(names) && names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
+				t := usageTask{serviceID: id, idx: int32(i)}
+				if i < len(svc.series) {
+					t.last, t.reads = svc.series[i].asked, svc.series[i].reads
 				}
 				all = append(all, t)
 			}
 		}
 	}
 	slices.SortFunc(all, func(a, b usageTask) int {
-		return cmp.Or(a.last.Compare(b.last), cmp.Compare(a.reads, b.reads), cmp.Compare(a.serviceID, b.serviceID), cmp.Compare(a.suffix, b.suffix))
+		return cmp.Or(cmp.Compare(a.last, b.last), cmp.Compare(a.reads, b.reads), cmp.Compare(a.serviceID, b.serviceID),
+			cmp.Compare(u.suffixes[a.idx], u.suffixes[b.idx]))
 	})
 	pl.needed = len(pl.availReads) + pending + len(all)
 	pl.tasks = all
@@ -97,7 +99,9 @@ func (u *usageReader) setBudget(budget int) {
 // goes: a new service's values need not wait a tick.
 func (u *usageReader) withNewServices(pl usagePlan, now time.Time) []usageTask {
 	tasks := pl.tasks
-	if extra := u.plan(pl.availReads, now, -1).tasks; pl.budget < 0 {
+	if extra := u.plan(pl.availReads, now, -1).tasks; len(tasks) == 0 && (pl.budget < 0 || len(extra) <= pl.budget-len(pl.availReads)) {
+		tasks = extra // the first read: no copy of every task
+	} else if pl.budget < 0 {
 		tasks = append(tasks, extra...)
 	} else if room := pl.budget - len(pl.availReads) - len(pl.tasks); room > 0 {
 		tasks = append(tasks, extra[:min(room, len(extra))]...)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -22,7 +23,9 @@ func (u *usageReader) match(names []string) []string {
 				if out == nil {
 					out = make([]string, len(u.suffixes))
 				}
-				out[i] = n
+				// Every service's answer names its series anew, most
+				// often alike: one copy of each name, not one a service.
+				out[i] = unique.Make(n).Value()
 				break
 			}
 		}
@@ -36,9 +39,11 @@ func (u *usageReader) match(names []string) []string {
 // zone, say) are one series: the newest bucket of them wins, the first in
 // the answer on a tie, so that no series is exported twice. Of the job ids,
 // only the maxJobs lowest are kept; over is how many more there were.
-func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []fleet.UsageSample, over int) {
+func newestBuckets(serviceID, suffix string, series []apiclient.Series, maxJobs int) (out []fleet.UsageSample, over int) {
 	type key struct{ role, ordinal, job string }
 	index := map[key]int{}
+	// Kept until the next read: no room to spare, none grown by doubling.
+	out = make([]fleet.UsageSample, 0, len(series))
 	for _, s := range series {
 		var best *apiclient.SeriesPoint
 		for i := range s.Data {
@@ -52,7 +57,7 @@ func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []f
 		}
 		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
 		smp := fleet.UsageSample{
-			ServiceID: t.serviceID, Suffix: t.suffix, Role: k.role, Ordinal: k.ordinal, JobID: k.job,
+			ServiceID: serviceID, Suffix: suffix, Labels: fleet.NewUsageLabels(k.role, k.ordinal, k.job),
 			Value: best.Value.Value, Bucket: best.Time.Time,
 		}
 		if i, ok := index[k]; ok {
@@ -66,8 +71,8 @@ func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []f
 	}
 	jobs := map[string]bool{}
 	for _, smp := range out {
-		if smp.JobID != "" {
-			jobs[smp.JobID] = true
+		if job := smp.Labels.JobID(); job != "" {
+			jobs[job] = true
 		}
 	}
 	if len(jobs) <= maxJobs {
@@ -77,7 +82,7 @@ func newestBuckets(t usageTask, series []apiclient.Series, maxJobs int) (out []f
 	for _, id := range ids[maxJobs:] {
 		delete(jobs, id)
 	}
-	out = slices.DeleteFunc(out, func(smp fleet.UsageSample) bool { return smp.JobID != "" && !jobs[smp.JobID] })
+	out = slices.DeleteFunc(out, func(smp fleet.UsageSample) bool { job := smp.Labels.JobID(); return job != "" && !jobs[job] })
 	return slices.Clip(out), len(ids) - maxJobs
 }
 
@@ -86,75 +91,91 @@ func (u *usageReader) publishUsage(start, end time.Time, failures int, unsupport
 	u.publish(u.fill(unsupported), start, end, failures)
 }
 
-// fill returns what puts the last values into a snapshot.
+// fill returns what puts the last values into a snapshot. The poller
+// calls it for every snapshot it publishes, many a cycle, one at a time:
+// while the paused services stay the same, the usage without them is made
+// once, not once a snapshot (a new list of every series each time).
 func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 	usage := u.build(unsupported)
-	return func(s *fleet.Snapshot) { s.Usage = withoutPaused(usage, s.Services) }
+	var paused map[string]bool
+	last := usage
+	return func(s *fleet.Snapshot) {
+		now := pausedServices(s.Services)
+		if !maps.Equal(now, paused) {
+			paused, last = now, withoutPaused(usage, now)
+		}
+		s.Usage = last
+	}
 }
 
-// build makes the project's usage from the last values.
+// build makes the project's usage from the last values. It runs every
+// usagePublishEvery while a read goes on: it walks the services in their
+// kept order and makes nothing per series but the list's header.
 func (u *usageReader) build(unsupported bool) *fleet.Usage {
 	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
-	if !unsupported {
-		// By service id, then suffix: the exposition chunks them so. Each
-		// list is the series' own (apply replaces it, never modifies it),
-		// copied only when max-jobs leaves some of its jobs out.
-		keys := slices.SortedFunc(maps.Keys(u.series), compareSeriesKeys)
-		usage.Series = make([][]fleet.UsageSample, 0, len(keys))
-		jobs := map[string]map[string]bool{} // service -> job ids kept
-		over := map[string]map[string]bool{} // service -> job ids left out
-		for _, k := range keys {
-			list := u.series[k].values
-			if len(list) == 0 {
-				continue
-			}
-			var filtered []fleet.UsageSample // nil while nothing is left out
-			for i, s := range list {
-				if s.JobID != "" {
-					kept := jobs[s.ServiceID]
-					if kept == nil {
-						kept = map[string]bool{}
-						jobs[s.ServiceID] = kept
-					}
-					if !kept[s.JobID] && len(kept) >= u.cfg.MaxJobs {
-						if over[s.ServiceID] == nil {
-							over[s.ServiceID] = map[string]bool{}
-						}
-						over[s.ServiceID][s.JobID] = true
-						if filtered == nil {
-							filtered = slices.Clone(list[:i])
-						}
-						continue
-					}
-					kept[s.JobID] = true
-				}
-				if filtered != nil {
-					filtered = append(filtered, s)
-				}
-			}
-			switch {
-			case filtered == nil:
+	if unsupported {
+		return usage
+	}
+	// By service id, then suffix: the exposition chunks them so.
+	ids := u.sortedIDs()
+	usage.Series = make([][]fleet.UsageSample, 0, u.published)
+	var jobs jobSet
+	for _, id := range ids {
+		svc := u.services[id]
+		if len(svc.series) == 0 {
+			continue
+		}
+		jobs.reset()
+		over := 0
+		for _, i := range u.order {
+			s := &svc.series[i]
+			over = max(over, int(s.jobsOver))
+			if list := u.withinMaxJobs(s.values, &jobs); len(list) > 0 {
 				usage.Series = append(usage.Series, list)
-			case len(filtered) > 0:
-				usage.Series = append(usage.Series, filtered)
 			}
 		}
 		// The job series of a service have the same jobs, as a rule: the
 		// larger count of those left out of one answer or across answers.
-		counted := map[string]int{}
-		for k, s := range u.series {
-			if s.jobsOver > 0 {
-				counted[k.serviceID] = max(counted[k.serviceID], s.jobsOver)
+		usage.JobsOverLimit += max(over, len(jobs.over))
+	}
+	u.published = len(usage.Series)
+	return usage
+}
+
+// jobSet is the job ids of one service kept and left out so far, across
+// its series: a few each, so slices rather than maps.
+type jobSet struct{ kept, over []string }
+
+func (j *jobSet) reset() { j.kept, j.over = j.kept[:0], j.over[:0] }
+
+// withinMaxJobs returns list without the samples of jobs beyond the
+// service's first max-jobs: list itself (the series' own, which apply
+// replaces and never modifies) unless some are left out.
+func (u *usageReader) withinMaxJobs(list []fleet.UsageSample, jobs *jobSet) []fleet.UsageSample {
+	var filtered []fleet.UsageSample // nil while nothing is left out
+	for i, s := range list {
+		if job := s.Labels.JobID(); job != "" {
+			if !slices.Contains(jobs.kept, job) && len(jobs.kept) >= u.cfg.MaxJobs {
+				if !slices.Contains(jobs.over, job) {
+					jobs.over = append(jobs.over, job)
+				}
+				if filtered == nil {
+					filtered = slices.Clone(list[:i])
+				}
+				continue
+			}
+			if !slices.Contains(jobs.kept, job) {
+				jobs.kept = append(jobs.kept, job)
 			}
 		}
-		for id, ids := range over {
-			counted[id] = max(counted[id], len(ids))
-		}
-		for _, n := range counted {
-			usage.JobsOverLimit += n
+		if filtered != nil {
+			filtered = append(filtered, s)
 		}
 	}
-	return usage
+	if filtered == nil {
+		return list
+	}
+	return filtered
 }
 
 // compareJobIDs orders job ids shortest first, then as text: numeric ids

@@ -129,7 +129,7 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 	changed := snap()
 	for _, list := range changed.Usage.Series {
 		for i, smp := range list {
-			if smp.ServiceID == "svc-001234" && smp.Suffix == apiclient.SeriesQPS && smp.Role == "primary" {
+			if smp.ServiceID == "svc-001234" && smp.Suffix == apiclient.SeriesQPS && smp.Labels.Role() == "primary" {
 				list[i].Value = 4321
 			}
 		}

@@ -9,7 +9,7 @@
 #                      minutes) and the hostile answers (about a minute)
 #   BENCH_RSS_100K=1   also measure at 100k services (about four minutes, 2 GB free memory)
 #   BENCH_RSS_DATAPLANE=1  also measure 10k services with the usage and log
-#                      collectors read every minute (about five minutes)
+#                      collectors at their default intervals (about five minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp)
@@ -22,6 +22,7 @@ go test -run '^$' -bench 'BenchmarkRender|BenchmarkMemory' -benchtime "${RENDER_
 go test -run '^$' -bench 'BenchmarkPlainScrape' -benchtime "${RENDER_BENCHTIME:-10x}" ./exposition/ >>"$out"
 go test -run '^$' -bench 'BenchmarkPollCycle/' -benchtime "${POLL_BENCHTIME:-3x}" ./poller/ >>"$out"
 go test -run '^$' -bench 'BenchmarkCycleVsDecode' -benchtime "${CYCLE_BENCHTIME:-10x}" ./poller/ >>"$out"
+go test -run '^$' -bench 'BenchmarkUsageMemory|BenchmarkLogsPublish' -benchtime "${DATAPLANE_BENCHTIME:-3x}" -benchmem ./dataplane/ >>"$out"
 # The built exporter over a 10k-service fleet against a server writing the
 # same gzip bytes from one slice, in interleaved pairs (e2e/).
 load=$(uptime | sed 's/.*load average: //')
@@ -51,6 +52,12 @@ function key(prefix,   name) { name = $1; sub(prefix, "", name); sub(/-[0-9]+$/,
 }
 /^BenchmarkCycleVsDecode\// {
 	cycle[++ccount] = sprintf("| %s | %.2f | %.0f ms | %.0f ms | %.0f ms |", key("^BenchmarkCycleVsDecode/"), metric("x_decode"), metric("cycle_cpu_ms"), metric("decode_cpu_ms"), metric("transport_cpu_ms"))
+}
+/^BenchmarkUsageMemory\// {
+	usage[++ucount] = sprintf("| %s | %.0f | %.1f ms | %.1f MB |", key("^BenchmarkUsageMemory/"), metric("kept_bytes/service"), metric("publish_ms"), metric("publish_bytes") / 1e6)
+}
+/^BenchmarkLogsPublish\// {
+	logs[++lcount] = sprintf("| %s | %.1f ms | %.1f MB | %s |", key("^BenchmarkLogsPublish/"), $3 / 1e6, metric("B/op") / 1e6, metric("allocs/op"))
 }
 /^BenchmarkPollCycle\// {
 	poll[++pcount] = sprintf("| %s | %s | %s | %s |", key("^BenchmarkPollCycle/"), metric("calls/cycle"), metric("min_calls"), metric("x_bound"))
@@ -98,6 +105,16 @@ END {
 	print "|---|---|---|---|---|"
 	for (i = 1; i <= ccount; i++) print cycle[i]
 	print ""
+	print "## BenchmarkUsageMemory and BenchmarkLogsPublish (the data plane: what the usage reader keeps per service, what a publish costs every 5 s of a read)"
+	print ""
+	print "| N | usage bytes kept per service | usage publish | its garbage |"
+	print "|---|---|---|---|"
+	for (i = 1; i <= ucount; i++) print usage[i]
+	print ""
+	print "| N | log counts publish | its garbage | allocations |"
+	print "|---|---|---|---|"
+	for (i = 1; i <= lcount; i++) print logs[i]
+	print ""
 	print "## BenchmarkPollCycle (calls per cycle vs the minimum; time vs the latency/concurrency/rate bound)"
 	print ""
 	print "| case | calls/cycle | minimum | time / bound |"
@@ -114,12 +131,11 @@ if [[ "${BENCH_RSS:-1}" != 0 ]]; then
 		scripts/rss.sh 100000 3 | tee -a "$out.rss"
 	fi
 	if [[ "${BENCH_RSS_DATAPLANE:-0}" == 1 ]]; then
-		EXPORTER_FLAGS="--collect.usage --collect.usage.interval=1m --collect.logs --collect.logs.interval=1m" \
-			scripts/rss.sh 10000 12 | tee -a "$out.rss"
+		EXPORTER_FLAGS="--collect.usage --collect.logs" scripts/rss.sh 10000 12 | tee -a "$out.rss"
 	fi
 	echo
-	echo "| services | VPCs | RSS at ready | RSS after the cycles | VmHWM | live heap | peak live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| services | VPCs | RSS at ready | RSS after the cycles | VmHWM | live heap | peak live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle | CPU per cycle, last half |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	grep '^| [0-9]' "$out.rss"
 	rm -f "$out.rss"
 	echo

@@ -11,11 +11,13 @@
 #     CYCLES (default 4) full poll cycles are done. Prints VmRSS after each
 #     cycle, then one markdown table row:
 #
-#   | services | VPCs | RSS at ready | RSS after N cycles | VmHWM | live heap | peak live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle |
+#   | services | VPCs | RSS at ready | RSS after N cycles | VmHWM | live heap | peak live heap | live heap / exposition | /metrics plain / gzip | CPU per cycle | CPU per cycle, last half |
 #
 #     The live heap is what the last garbage collection found live
 #     (GODEBUG=gctrace=1), the peak the most any collection found; the
-#     exposition is the uncompressed size of /metrics.
+#     exposition is the uncompressed size of /metrics. CPU is utime+stime
+#     from /proc/PID/stat: per cycle over the whole run, and over its last
+#     half (the steady state, once the opt-in collectors' first reads are done).
 #
 #   scripts/rss.sh hostile
 #     A 3-service fleet, 3 s cycles, whose listServices answers, for 4
@@ -35,6 +37,9 @@
 #                  (the opt-in collectors, say).
 #   PLAIN=1        after the first cycle, one plain text and one OpenMetrics
 #                  request without gzip, as a person with curl makes them.
+#   PROFILE=dir    run with --web.enable-pprof and save a heap profile after
+#                  the last cycle, and a 20 s CPU profile from the middle of
+#                  the last half, into dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/rss.sh SERVICES [CYCLES] | scripts/rss.sh hostile}
@@ -145,7 +150,7 @@ interval=${INTERVAL:-20s}
 ((services > 20000)) && interval=${INTERVAL:-60s}
 start_sim "$services" "$vpcs"
 # shellcheck disable=SC2086 # EXPORTER_FLAGS is a list of flags
-start_exporter "$interval" ${EXPORTER_FLAGS:-}
+start_exporter "$interval" ${EXPORTER_FLAGS:-} ${PROFILE:+--web.enable-pprof}
 # Scraped every 5 s as Prometheus scrapes, in the background.
 (while kill -0 "$exp_pid" 2>/dev/null; do scrape >/dev/null 2>&1 || true; sleep 5; done) &
 pids+=($!)
@@ -155,6 +160,7 @@ start_cycles=$(done_cycles)
 start_ticks=$(cpu_ticks "$exp_pid")
 seen=$start_cycles
 per_cycle=()
+ticks_at=()
 while ((seen - start_cycles < cycles)); do
 	kill -0 "$exp_pid" 2>/dev/null || { cat "$tmp/exporter.log" >&2; exit 1; }
 	sleep 2
@@ -162,6 +168,12 @@ while ((seen - start_cycles < cycles)); do
 	if ((now != seen)); then
 		seen=$now
 		per_cycle+=("$(($(rss_kb "$exp_pid" VmRSS) / 1024))")
+		ticks_at+=("$(cpu_ticks "$exp_pid")")
+		if [[ -n "${PROFILE:-}" ]] && ((${#per_cycle[@]} == cycles - cycles / 4)); then
+			mkdir -p "$PROFILE"
+			curl -fsS -o "$PROFILE/cpu.pprof" "$base/debug/pprof/profile?seconds=20" &
+			cpu_pid=$!
+		fi
 		if [[ "${PLAIN:-0}" == 1 ]] && ((${#per_cycle[@]} == 1)); then
 			curl -fsS -o /dev/null "$base/metrics"
 			curl -fsS -o /dev/null -H "Accept: $accept" "$base/metrics"
@@ -169,6 +181,16 @@ while ((seen - start_cycles < cycles)); do
 	fi
 done
 ticks=$(($(cpu_ticks "$exp_pid") - start_ticks))
+# The last half of the cycles seen (a poll may have seen two end at once).
+n=${#ticks_at[@]}
+half=$((n / 2))
+last_ticks=$ticks
+((half > 0)) && last_ticks=$((ticks_at[n - 1] - ticks_at[n - 1 - half]))
+((half > 0)) || half=$cycles
+if [[ -n "${PROFILE:-}" ]]; then
+	curl -fsS -o "$PROFILE/heap.pprof" "$base/debug/pprof/heap?gc=1"
+	wait "${cpu_pid:-}" 2>/dev/null || true
+fi
 rss=$(rss_kb "$exp_pid" VmRSS)
 hwm=$(rss_kb "$exp_pid" VmHWM)
 gzip_bytes=$(scrape | wc -c)
@@ -179,7 +201,7 @@ hz=$(getconf CLK_TCK)
 
 echo "VmRSS after each cycle (MB): ${per_cycle[*]}"
 awk -v s="$services" -v v="$vpcs" -v c="$cycles" -v r0="$rss_ready" -v r="$rss" -v h="$hwm" -v live="$live_mb" -v peak="$peak_mb" \
-	-v p="$plain_bytes" -v g="$gzip_bytes" -v t="$ticks" -v hz="$hz" 'BEGIN {
-	printf "| %d | %d | %.0f MB | %.0f MB | %.0f MB | %.0f MB | %.0f MB | %.2f | %.1f / %.2f MB | %.2f s |\n",
-		s, v, r0 / 1024, r / 1024, h / 1024, live * 1.048576, peak * 1.048576, live * 1048576 / p, p / 1e6, g / 1e6, t / hz / c
+	-v p="$plain_bytes" -v g="$gzip_bytes" -v t="$ticks" -v hz="$hz" -v lt="$last_ticks" -v lc="$half" 'BEGIN {
+	printf "| %d | %d | %.0f MB | %.0f MB | %.0f MB | %.0f MB | %.0f MB | %.2f | %.1f / %.2f MB | %.2f s | %.2f s |\n",
+		s, v, r0 / 1024, r / 1024, h / 1024, live * 1.048576, peak * 1.048576, live * 1048576 / p, p / 1e6, g / 1e6, t / hz / c, lt / hz / lc
 }'

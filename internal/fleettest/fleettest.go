@@ -232,12 +232,12 @@ func usage(serviceID string) *fleet.Usage {
 		var list []fleet.UsageSample
 		if suffix == apiclient.SeriesJobDuration || suffix == apiclient.SeriesJobSuccess {
 			for j, job := range []string{"1000", "1001"} {
-				list = append(list, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Role: "primary", Ordinal: "0", JobID: job,
+				list = append(list, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Labels: fleet.NewUsageLabels("primary", "0", job),
 					Value: float64(250_000 * (j + 1)), Bucket: bucket.Add(-time.Duration(j) * time.Minute)})
 			}
 		} else {
 			for n, role := range []string{"primary", "replica"} {
-				list = append(list, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Role: role, Ordinal: fmt.Sprint(n),
+				list = append(list, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Labels: fleet.NewUsageLabels(role, fmt.Sprint(n), ""),
 					Value: float64(1000 * (i + 1) * (n + 1)), Bucket: bucket})
 			}
 		}

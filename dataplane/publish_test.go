@@ -1,0 +1,51 @@
+package dataplane
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// TestUsagePublishAllocatesNothingPerService: a publish, every 5 s while a
+// read goes on, makes the usage and its list of series, nothing for each
+// service or series (it sorted every series key and made maps for each
+// service's jobs: 35 MB a publish at 10,000 services).
+func TestUsagePublishAllocatesNothingPerService(t *testing.T) {
+	const services = 50
+	h := newUsageHarness(t, services, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
+		"x_database_qps", "x_database_job_success")
+	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
+	h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(1))}}}
+	h.fu.series["x_database_job_success"] = []apiclient.Series{
+		{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0", "job_id": "1"}, Data: []apiclient.SeriesPoint{point(now, f64(1))}},
+		{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0", "job_id": "2"}, Data: []apiclient.SeriesPoint{point(now, f64(0))}},
+	}
+	if got := len(h.tick().Series); got != 2*services {
+		t.Fatalf("%d series published, want %d", got, 2*services)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { h.u.build(false) }); allocs > 5 {
+		t.Errorf("a publish of %d services made %.0f allocations, want at most 5", services, allocs)
+	}
+}
+
+// TestLogsPublishAllocatesNothingPerService: the same for the log counts
+// (each service's severities were sorted into a slice of their own).
+func TestLogsPublishAllocatesNothingPerService(t *testing.T) {
+	const services = 50
+	host := newFakeHost(services)
+	opts := Options{Collect: config.Collect{Interval: time.Minute, Logs: config.Logs{Enabled: true, Interval: time.Minute}}}
+	l := newLogsReader(newRunner(host, opts, fleet.PartLogs, time.Minute), nil)
+	for i := range services {
+		l.cursors[fmt.Sprintf("svc%02d", i)] = newLogCursor(time.Time{}, time.Minute)
+	}
+	if got := len(l.build().Counts); got != 7*services {
+		t.Fatalf("%d counts published, want %d", got, 7*services)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { l.build() }); allocs > 5 {
+		t.Errorf("a publish of %d services' log counts made %.0f allocations, want at most 5", services, allocs)
+	}
+}
