@@ -27,8 +27,10 @@ func TestUsagePublishAllocatesNothingPerService(t *testing.T) {
 	if got := len(h.tick().Series); got != 2*services {
 		t.Fatalf("%d series published, want %d", got, 2*services)
 	}
-	if allocs := testing.AllocsPerRun(10, func() { h.u.build(false) }); allocs > 5 {
-		t.Errorf("a publish of %d services made %.0f allocations, want at most 5", services, allocs)
+	// A few allocations a publish (more under the race detector), never
+	// one per service.
+	if allocs := testing.AllocsPerRun(10, func() { h.u.build(false) }); allocs > services/5 {
+		t.Errorf("a publish of %d services made %.0f allocations, want at most %d", services, allocs, services/5)
 	}
 }
 
@@ -45,7 +47,7 @@ func TestLogsPublishAllocatesNothingPerService(t *testing.T) {
 	if got := len(l.build().Counts); got != 7*services {
 		t.Fatalf("%d counts published, want %d", got, 7*services)
 	}
-	if allocs := testing.AllocsPerRun(10, func() { l.build() }); allocs > 5 {
-		t.Errorf("a publish of %d services' log counts made %.0f allocations, want at most 5", services, allocs)
+	if allocs := testing.AllocsPerRun(10, func() { l.build() }); allocs > services/5 {
+		t.Errorf("a publish of %d services' log counts made %.0f allocations, want at most %d", services, allocs, services/5)
 	}
 }
