@@ -10,6 +10,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/gate"
 )
 
 var errBoom = &apiclient.APIError{StatusCode: 500, Code: "INTERNAL_ERROR", Message: "boom"}
@@ -27,9 +28,8 @@ type fakeHost struct {
 	planned, needed int
 	ready           chan struct{}
 
-	gateMu sync.Mutex
-	busy   int
-	idle   chan struct{}
+	// state is held while the fake's state calls run (enter, leave).
+	state gate.Gate
 }
 
 // newFakeHost returns a host with n READY services svc00, svc01…
@@ -104,35 +104,8 @@ func (h *fakeHost) part(name string) (fleet.PartHealth, bool) {
 }
 
 // enter holds the state gate, as a running cycle does, until leave.
-func (h *fakeHost) enter() {
-	h.gateMu.Lock()
-	defer h.gateMu.Unlock()
-	if h.busy == 0 {
-		h.idle = make(chan struct{})
-	}
-	h.busy++
-}
+func (h *fakeHost) enter() { h.state.Enter() }
 
-func (h *fakeHost) leave() {
-	h.gateMu.Lock()
-	defer h.gateMu.Unlock()
-	h.busy--
-	if h.busy == 0 {
-		close(h.idle)
-	}
-}
+func (h *fakeHost) leave() { h.state.Leave() }
 
-func (h *fakeHost) WaitForState(ctx context.Context) error {
-	h.gateMu.Lock()
-	idle, busy := h.idle, h.busy > 0
-	h.gateMu.Unlock()
-	if !busy {
-		return ctx.Err()
-	}
-	select {
-	case <-idle:
-		return ctx.Err()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (h *fakeHost) WaitForState(ctx context.Context) error { return h.state.Wait(ctx) }

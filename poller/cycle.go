@@ -63,8 +63,8 @@ func (e errDeferred) Error() string {
 // its last snapshot: the services, VPCs and auth info, published at once,
 // then the per-parent lists within the call budget, published in batches.
 func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
-	p.stateGate.enter()
-	defer p.stateGate.leave()
+	p.stateGate.Enter()
+	defer p.stateGate.Leave()
 	start := p.opts.Now()
 	cycleCtx, cancel := context.WithTimeout(ctx, p.opts.Interval)
 	defer cancel()

@@ -34,6 +34,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/gate"
 	"github.com/clouddb/clouddb_exporter/shard"
 )
 
@@ -139,7 +140,7 @@ type Poller struct {
 	stateCalls, stateNeeded atomic.Int64
 	// stateGate is held while state calls run: the data plane's calls wait
 	// for it (see WaitForState).
-	stateGate stateGate
+	stateGate gate.Gate
 }
 
 // New returns a Poller for client's project.
@@ -274,7 +275,7 @@ func dataPartOrder(parts map[string]func(*fleet.Snapshot)) []string {
 }
 
 // WaitForState returns once no state calls run, or ctx's error.
-func (p *Poller) WaitForState(ctx context.Context) error { return p.stateGate.wait(ctx) }
+func (p *Poller) WaitForState(ctx context.Context) error { return p.stateGate.Wait(ctx) }
 
 // StateCalls is how many calls the last full cycle planned (lists and
 // per-resource calls), and how many refreshing every resource takes: what

@@ -27,8 +27,8 @@ var (
 // PollTransitions refreshes every resource in a transitional state and
 // publishes a snapshot if anything changed.
 func (p *Poller) PollTransitions(ctx context.Context) {
-	p.stateGate.enter()
-	defer p.stateGate.leave()
+	p.stateGate.Enter()
+	defer p.stateGate.Leave()
 	var calls []followUp
 	p.mu.Lock()
 	for _, id := range sortedKeys(p.st.services) {
