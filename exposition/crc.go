@@ -1,14 +1,10 @@
 package exposition
 
-// The gzip trailer holds the CRC-32 of the whole uncompressed member, but
-// the exposition keeps most of its pieces compressed only: the CRC of a
-// member is combined from the CRCs of its pieces, as zlib's crc32_combine
-// does, instead of being computed over bytes that are no longer held.
+// Most pieces are kept only compressed, so the gzip trailer's CRC is combined
+// from the pieces' CRCs as zlib's crc32_combine does.
 
-// crcPoly is the IEEE polynomial, reflected, as hash/crc32 uses it.
 const crcPoly = 0xedb88320
 
-// crcX2n[n] is x^(2^n) modulo the polynomial.
 var crcX2n = func() (t [32]uint32) {
 	p := uint32(1) << 30 // x^1
 	t[0] = p
@@ -19,8 +15,7 @@ var crcX2n = func() (t [32]uint32) {
 	return t
 }()
 
-// crcMultModP multiplies a and b modulo the polynomial, in the reflected
-// bit order of CRC-32.
+// crcMultModP multiplies modulo the polynomial, in CRC-32's reflected bit order.
 func crcMultModP(a, b uint32) uint32 {
 	m := uint32(1) << 31
 	var p uint32
@@ -40,8 +35,7 @@ func crcMultModP(a, b uint32) uint32 {
 	}
 }
 
-// crcX8n returns x^(8n) modulo the polynomial: the operator that appends n
-// zero bytes to a CRC.
+// crcX8n is the operator that appends n zero bytes to a CRC.
 func crcX8n(n int64) uint32 {
 	p := uint32(1) << 31 // x^0
 	for k := 3; n != 0; n, k = n>>1, k+1 {
@@ -52,8 +46,6 @@ func crcX8n(n int64) uint32 {
 	return p
 }
 
-// crc32Combine returns the CRC-32 (IEEE) of A followed by B from the CRC of
-// A, the CRC of B and the length of B.
 func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
 	return crcMultModP(crcX8n(lenB), crcA) ^ crcB
 }

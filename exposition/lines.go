@@ -12,22 +12,14 @@ import (
 	"github.com/clouddb/clouddb_exporter/collector"
 )
 
-// family is what the line writer needs of a resource metric family,
-// prepared once from its descriptor.
 type family struct {
-	// order holds the indexes of labels sorted by label name, the order in
-	// which const metrics, and so a registry, write them.
-	order []int
-	// prefixes[i] goes before the value of label order[i]: `name{label="`
-	// for the first, `",label="` for the others. closing ends the label
-	// set and the space before the value.
+	// order is the labels sorted by name, as const metrics write them.
+	order    []int
 	prefixes []string
 	closing  string
-	// header is the HELP and TYPE lines in each format.
-	header [numFormats][]byte
+	header   [numFormats][]byte
 }
 
-// families holds every family of collector.Families(), by the same index.
 var families = newFamilies(collector.Families())
 
 func newFamilies(descs []*collector.Desc) []family {
@@ -64,9 +56,7 @@ func newFamily(name, help string, labels []string) family {
 	return fam
 }
 
-// counterHeaders makes fam's HELP and TYPE lines a counter's, as expfmt
-// writes them: the OpenMetrics family name without its _total suffix,
-// which its samples keep.
+// counterHeaders writes the OpenMetrics family name without _total, as expfmt does.
 func (fam *family) counterHeaders(name, help string) {
 	for f := range numFormats {
 		family := name
@@ -79,8 +69,7 @@ func (fam *family) counterHeaders(name, help string) {
 	}
 }
 
-// escapeHelp escapes HELP text as expfmt does: backslash and newline in
-// both formats, and the double quote too in OpenMetrics.
+// escapeHelp escapes as expfmt does; quote only in OpenMetrics.
 func escapeHelp(help string, quote bool) []byte {
 	var b []byte
 	for i := 0; i < len(help); i++ {
@@ -98,11 +87,9 @@ func escapeHelp(help string, quote bool) []byte {
 	return b
 }
 
-// lineWriter writes samples as exposition lines into one buffer per family
-// and format, in the Prometheus text format 0.0.4 and in OpenMetrics 1.0,
-// byte for byte as expfmt encodes the same const metric. Only the value
-// differs between the two formats, so the name and labels are escaped once
-// and copied.
+// lineWriter writes text 0.0.4 and OpenMetrics 1.0 lines byte for byte as
+// expfmt encodes a const metric. Only the value differs between formats, so
+// names and labels are escaped once and copied.
 type lineWriter struct {
 	samples [][numFormats][]byte // by family index
 	errs    []error
@@ -112,7 +99,6 @@ func newLineWriter() *lineWriter {
 	return &lineWriter{samples: make([][numFormats][]byte, len(families))}
 }
 
-// writeAll writes every sample of rec.
 func (w *lineWriter) writeAll(rec *collector.Samples) {
 	for i := range rec.Len() {
 		d, value, labelValues := rec.At(i)
@@ -120,9 +106,7 @@ func (w *lineWriter) writeAll(rec *collector.Samples) {
 	}
 }
 
-// write writes one sample line in each format; ts is an explicit
-// timestamp in Unix milliseconds, 0 for none (written as expfmt does:
-// milliseconds in the text format, seconds in OpenMetrics).
+// write takes ts in Unix milliseconds, 0 for none.
 func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []string, ts int64) {
 	// The checks of prometheus.NewConstMetric, with its messages.
 	if len(labelValues) != len(d.Labels()) {
@@ -155,8 +139,6 @@ func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []strin
 	fam[formatText] = append(text, '\n')
 }
 
-// appendLabelValue appends v escaped as a label value: backslash, double
-// quote and newline, in both formats.
 func appendLabelValue(b []byte, v string) []byte {
 	plain := 0
 	for plain < len(v) && v[plain] != '\\' && v[plain] != '"' && v[plain] != '\n' {
@@ -181,8 +163,6 @@ func appendLabelValue(b []byte, v string) []byte {
 	return b
 }
 
-// appendTextFloat appends v as expfmt's text encoder writes a value: the
-// shortest 'g' representation, 0 for negative zero, +Inf, -Inf, NaN.
 func appendTextFloat(b []byte, v float64) []byte {
 	switch {
 	case v == 0:
@@ -199,9 +179,7 @@ func appendTextFloat(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
-// appendOpenMetricsFloat appends v as expfmt's OpenMetrics encoder writes a
-// value: like the text format, with ".0" added to a number that would
-// otherwise have neither a "." nor an exponent.
+// appendOpenMetricsFloat adds ".0" where text would have neither "." nor exponent.
 func appendOpenMetricsFloat(b []byte, v float64) []byte {
 	switch {
 	case v == 0:

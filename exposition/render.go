@@ -14,12 +14,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// Rendering: bringing the chunks of every project in line with the latest
-// snapshots and laying their pieces out in one exposition per form, on the
-// first scrape of that form after a change.
-
-// view returns the view of the latest snapshots in form f, rendering what
-// changed since the last view in that form.
 func (e *Handler) view(f int) *view {
 	e.asked[f].Store(e.now().UnixNano())
 	latest := e.latest.Load()
@@ -38,14 +32,9 @@ func (e *Handler) view(f int) *view {
 	return v
 }
 
-// prepare readies the chunks for a build of form f from latest: applies it
-// if it is new and lets go of the stale view of f, the only reference left
-// to the renderings of the chunks that changed, so that they are garbage
-// while their replacements are rendered rather than live beside them until
-// the new view is stored (at 100k services whose usage changes every
-// cycle, tens of megabytes at the live heap's peak). A scrape still
-// writing the stale view keeps it until it is done; one arriving now waits
-// for renderMu as it did. Called with renderMu held.
+// prepare drops the stale view of f before rendering: it holds the only
+// reference to the changed chunks' old renderings, which would otherwise
+// stay live beside their replacements. Called with renderMu held.
 func (e *Handler) prepare(f int, latest *snapshots) {
 	if e.applied != latest.generation {
 		e.apply(latest)
@@ -54,9 +43,7 @@ func (e *Handler) prepare(f int, latest *snapshots) {
 	e.views[f].Store(nil)
 }
 
-// apply brings the chunks of every project in line with the latest
-// snapshots, keeping the renderings of the chunks that did not change.
-// Called with renderMu held.
+// apply is called with renderMu held.
 func (e *Handler) apply(latest *snapshots) {
 	for id := range e.projects {
 		if _, ok := latest.byProject[id]; !ok {
@@ -82,8 +69,7 @@ func (e *Handler) apply(latest *snapshots) {
 	e.applied = latest.generation
 }
 
-// dropIdleForms forgets the renderings of the forms nobody asked for
-// within formIdle, but f's. Called with renderMu held.
+// dropIdleForms forgets forms unasked within formIdle, but f. Called with renderMu held.
 func (e *Handler) dropIdleForms(f int) {
 	cutoff := e.now().Add(-formIdle).UnixNano()
 	for g := range numForms {
@@ -101,21 +87,17 @@ func (e *Handler) dropIdleForms(f int) {
 	}
 }
 
-// view is the resource exposition of every project in one form, as served
-// by scrapes until the next change: the pieces in the order they are
-// written. It is immutable; its pieces are never modified.
+// view is immutable: scrapes may still be writing it after it is replaced.
 type view struct {
 	generation uint64
 	parts      [][]byte // for gzip, the member's header first
 	size       int      // of parts together
-	raw        int      // length of the uncompressed exposition
-	crc        uint32   // CRC-32 of the uncompressed exposition, for gzip
+	raw        int
+	crc        uint32 // of the uncompressed exposition, for gzip
 }
 
-// build renders in form f whatever chunk lacks it and lays the pieces out
-// in one exposition: families sorted by name, each with its HELP and TYPE
-// once and then the samples of every project in project order. Called with
-// renderMu held.
+// build lays pieces out by family, each family's HELP and TYPE once, then
+// every project's samples in project order. Called with renderMu held.
 func (e *Handler) build(f int, generation uint64) *view {
 	ids := slices.Sorted(maps.Keys(e.projects))
 	r := &e.render
@@ -180,18 +162,9 @@ func (e *Handler) build(f int, generation uint64) *view {
 	return v
 }
 
-// flatten lays a gzip view's parts out in one slice and points the chunks'
-// pieces into it, so that it is their only copy. A scrape then writes the
-// cached part in one call, as a server with nothing else to do would: the
-// thousands of pieces of a 10k-service exposition, copied through the
-// write buffer, made a gzip scrape about 1.2x the time of writing the same
-// bytes from one slice (BenchmarkScrapeVsBytes in e2e/), one slice 1.03x.
-// The piece headers are the shared deflatedHeaders, left alone. Called by
-// build, in the order it added the parts.
-//
-// Each build allocates the whole slice again, however little changed, and
-// a poll cycle publishes many snapshots: above maxFlatView the pieces stay
-// as they are.
+// flatten lays a gzip view out in one slice that the chunks' pieces point
+// into, so a scrape writes it in one call. Above maxFlatView, a new slice on
+// every build costs more memory than the copies cost time.
 func (r *renderer) flatten(v *view, f int) []byte {
 	flat := make([]byte, 0, v.size)
 	for _, part := range v.parts {
@@ -212,7 +185,6 @@ func (r *renderer) flatten(v *view, f int) []byte {
 	return flat
 }
 
-// familyHeader returns the HELP and TYPE lines of a family in form f.
 func familyHeader(family, f int) piece {
 	if formGzip(f) {
 		return deflatedHeaders()[formFormat(f)][family]
@@ -221,7 +193,6 @@ func familyHeader(family, f int) piece {
 	return piece{family: family, b: h, raw: len(h)}
 }
 
-// deflatedHeaders holds every family's header compressed, by format.
 var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
 	fw, _ := flate.NewWriter(nil, cachedDeflateLevel) // The level is valid.
 	var out bytes.Buffer
@@ -238,15 +209,9 @@ var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
 	return h
 })
 
-// maxFlatView bounds a gzip view laid out in one slice (see flatten): 16 MiB
-// is about 35,000 services (4.4 MB at 10,000). Above it, a new slice on
-// every build would cost more memory (at 100k services 42 MB each time a
-// snapshot is published, twice while the last view is still served) than
-// the copy through the write buffer costs time.
+// maxFlatView (16 MiB) is about 35,000 services.
 const maxFlatView = 16 << 20
 
-// renderer holds the scratch buffers of rendering, reused from one chunk
-// to the next.
 type renderer struct {
 	samples  collector.Samples
 	w        *lineWriter
@@ -256,14 +221,10 @@ type renderer struct {
 	byFamily [][]*piece // into the chunks' forms, while building a view
 }
 
-// scratchLimit bounds the scratch buffers kept between renderings: after
-// a spike (a service with tens of thousands of replica sets), larger ones
-// are let go rather than held for good.
+// scratchLimit lets go of scratch buffers after a spike rather than holding them.
 const scratchLimit = 1 << 20
 
-// renderChunk renders the resources of src, a part of a snapshot, in form
-// f: all families in one allocation. A series that cannot be written is
-// left out; the error says which.
+// renderChunk leaves out a series that cannot be written; the error says which.
 func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (*chunkForm, error) {
 	if r.w == nil {
 		r.w = newLineWriter()
@@ -296,7 +257,6 @@ func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (
 				r.fw, _ = flate.NewWriter(nil, cachedDeflateLevel) // The level is valid.
 			}
 			r.fw.Reset(&r.out)
-			// Writes to a bytes.Buffer do not fail.
 			_, _ = r.fw.Write(raw)
 			_ = r.fw.Flush()
 			pc.crc = crc32.ChecksumIEEE(raw)
@@ -313,8 +273,6 @@ func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (
 	return cf, errors.Join(w.errs...)
 }
 
-// shrink forgets the pieces listed by the last build and lets go of
-// scratch buffers grown past scratchLimit, or past twice that together.
 func (r *renderer) shrink() {
 	if r.out.Cap() > scratchLimit {
 		r.out = bytes.Buffer{}
@@ -322,9 +280,7 @@ func (r *renderer) shrink() {
 	if r.w == nil {
 		return
 	}
-	// The limit holds for each buffer and for all of them together: after
-	// a spike, dozens of families' buffers each just under the limit would
-	// otherwise add up to megabytes held for good.
+	// The limit also holds for all buffers together.
 	kept := r.samples.Trim(scratchLimit)
 	for i := range r.w.samples {
 		for f := range numFormats {
@@ -337,8 +293,7 @@ func (r *renderer) shrink() {
 		}
 	}
 	for i := range r.byFamily {
-		// The pieces listed must not keep renderings alive once their
-		// chunks are gone.
+		// Listed pieces must not keep gone chunks' renderings alive.
 		clear(r.byFamily[i])
 		r.byFamily[i] = r.byFamily[i][:0]
 		if cap(r.byFamily[i]) > scratchLimit/32 {

@@ -18,25 +18,12 @@ import (
 	"github.com/clouddb/clouddb_exporter/apimetrics"
 )
 
-// selfGatherInterval is how often the self-metrics other than the API
-// metrics (build info, Go and process metrics) are gathered when they come
-// through SelfGatherer: scrapes serve the encoding of the last gather, at
-// most this old. Gathering and encoding the Go and process collectors costs
-// about a thousand allocations and a millisecond and a half of CPU, which
-// every scrape would otherwise pay; a Go or process value a few seconds old
-// is still true to within what those metrics are read for.
+// selfGatherInterval: Go and process metrics cost a thousand allocations to
+// gather, and a value a few seconds old is still true enough.
 const selfGatherInterval = 5 * time.Second
 
-// SelfGatherer returns the Gatherer of the exporter's self-metrics to give
-// New: the metrics of api and those of others (build info, Go and
-// process metrics). Through it, the Handler serves the API metrics from
-// an encoding kept until the next API call, and no longer than
-// selfGatherInterval (5 s) while calls go on, and gathers others every
-// selfGatherInterval in the background rather than on every scrape: their
-// values are at most that old. api is best created with
-// apimetrics.New(nil); if it is also registered with others, its
-// families there are ignored by the Handler. Other users see a plain
-// Gatherer of both.
+// SelfGatherer returns the self-metrics Gatherer to give New: api's metrics
+// served from a cached encoding, others gathered every selfGatherInterval.
 func SelfGatherer(api *apimetrics.Metrics, others prometheus.Gatherer) prometheus.Gatherer {
 	return &selfGatherer{api: api, others: others}
 }
@@ -56,28 +43,22 @@ func (g *selfGatherer) Gather() ([]*dto.MetricFamily, error) {
 	return prometheus.Gatherers{g.api, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, err })}.Gather()
 }
 
-// apiCache keeps the encoding of the API metrics in each format until they
-// change. API calls are rarer than scrapes between polls, and gathering and
-// encoding some thirty histograms costs over a thousand allocations.
+// apiCache keeps the API metrics' encoding until they change: API calls are
+// rarer than scrapes between polls.
 type apiCache struct {
 	mu    sync.Mutex
 	cache [numFormats]encodedAPIMetrics // guarded by mu
 }
 
-// encodedAPIMetrics is the exposition of the API metrics in one format as of
-// one generation. bytes is replaced, never modified.
 type encodedAPIMetrics struct {
 	valid      bool
 	generation uint64
 	bytes      []byte
 }
 
-// encoded returns the exposition of m in format f, encoded again only if an
-// API call or a project change happened since the last time. The result
-// must not be modified.
+// encoded's result must not be modified.
 func (c *apiCache) encoded(m *apimetrics.Metrics, f int) ([]byte, error) {
-	// Read before gathering: what is gathered is at least this recent, so
-	// a change racing with the gather only causes one more encoding later.
+	// Read before gathering, so a racing change only costs one more encoding.
 	gen := m.Generation()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -99,8 +80,6 @@ func (c *apiCache) encoded(m *apimetrics.Metrics, f int) ([]byte, error) {
 	return enc.bytes, nil
 }
 
-// scheduledGatherer gathers and encodes a Gatherer in both formats on its
-// own schedule, from the first scrape on, so that scrapes only copy bytes.
 type scheduledGatherer struct {
 	g        prometheus.Gatherer
 	interval time.Duration
@@ -114,7 +93,6 @@ type scheduledGatherer struct {
 	cur atomic.Pointer[selfEncoding]
 }
 
-// selfEncoding is one gather, encoded in each format.
 type selfEncoding struct {
 	bytes [numFormats][]byte
 	err   error
@@ -124,8 +102,7 @@ func newScheduledGatherer(g prometheus.Gatherer, interval time.Duration) *schedu
 	return &scheduledGatherer{g: g, interval: interval, done: make(chan struct{})}
 }
 
-// current returns the last gather, starting the schedule on first use.
-// After stop, every call gathers afresh.
+// current starts the schedule on first use; after stop, it gathers afresh.
 func (s *scheduledGatherer) current() *selfEncoding {
 	s.startOnce.Do(func() {
 		s.refresh()
@@ -157,7 +134,6 @@ func (s *scheduledGatherer) stop() {
 	})
 }
 
-// refresh gathers and encodes once.
 func (s *scheduledGatherer) refresh() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -175,10 +151,8 @@ func (s *scheduledGatherer) refresh() {
 	s.cur.Store(c)
 }
 
-// encodeFamilies appends mfs to buf in format, leaving out any family that
-// fails to encode, whose half-written lines would make the whole
-// exposition unparsable, and with skipAPI the API metrics (served from
-// APIMetrics; registered twice by mistake).
+// encodeFamilies leaves out a family that fails to encode, whose half-written
+// lines would make the whole exposition unparsable.
 func encodeFamilies(buf *bytes.Buffer, mfs []*dto.MetricFamily, format int, skipAPI bool) (errs []error) {
 	for _, mf := range mfs {
 		if skipAPI && apimetrics.IsAPIMetric(mf.GetName()) {
@@ -199,11 +173,7 @@ func encodeFamilies(buf *bytes.Buffer, mfs []*dto.MetricFamily, format int, skip
 	return errs
 }
 
-// selfPart is the self-metrics of a scrape in one format, closed by "# EOF"
-// for OpenMetrics: raw, and for gzip as a sync-flushed deflate piece.
 type selfPart struct {
-	// The sources it was encoded from, for a cached part: the API
-	// metrics' generation and removals, and the scheduled gather.
 	apiGeneration uint64
 	apiRemovals   uint64
 	others        *selfEncoding
@@ -213,10 +183,7 @@ type selfPart struct {
 	crc      uint32
 }
 
-// selfPart returns the self-metrics in format. When they all come from
-// caches (SelfGatherer), so does the part, made again only when one of its
-// sources changed, and for the API metrics at most every
-// selfGatherInterval; else it is encoded for this scrape.
+// selfPart reuses the cached part while its sources are unchanged.
 func (e *Handler) selfPart(format int, gzip bool) *selfPart {
 	if e.self != nil {
 		p := &selfPart{}
@@ -238,10 +205,8 @@ func (e *Handler) selfPart(format int, gzip bool) *selfPart {
 		others = e.others.current()
 	}
 	now := e.now()
-	// The API metrics change with every API call, so during a poll cycle
-	// with every scrape: they are encoded again at most every
-	// selfGatherInterval, like the Go and process metrics, rather than at
-	// a cost of over a thousand allocations per scrape.
+	// The API metrics change with every API call: re-encode them at most
+	// every selfGatherInterval.
 	fresh := func(p *cachedSelfPart) bool {
 		return p != nil && p.others == others && p.apiRemovals == removals &&
 			(p.apiGeneration == generation || now.Sub(p.made) < selfGatherInterval)
@@ -266,15 +231,13 @@ func (e *Handler) selfPart(format int, gzip bool) *selfPart {
 	return &p.selfPart
 }
 
-// cachedSelfPart is a selfPart and the error of its encoding, reported
-// again by every scrape that serves it.
+// cachedSelfPart keeps its encoding error, reported by every scrape serving it.
 type cachedSelfPart struct {
 	selfPart
 	made time.Time
 	err  error
 }
 
-// deflateSelf compresses p.raw as a sync-flushed piece.
 func (e *Handler) deflateSelf(p *selfPart) {
 	var out bytes.Buffer
 	fw := e.flateWriters.Get().(*flate.Writer)
@@ -286,11 +249,7 @@ func (e *Handler) deflateSelf(p *selfPart) {
 	p.crc = crc32.ChecksumIEEE(p.raw)
 }
 
-// encodeSelf appends the self-metrics to buf in format, closed by "# EOF"
-// for OpenMetrics, and returns what failed. A failing gatherer or family
-// costs only its own series: what was gathered is still encoded, and the
-// resource part is served in any case. others is the scheduled gather to
-// serve, if any.
+// encodeSelf: a failing gatherer or family costs only its own series.
 func (e *Handler) encodeSelf(buf *bytes.Buffer, format int, others *selfEncoding) error {
 	var errs []error
 	if e.api != nil {
@@ -319,7 +278,6 @@ func (e *Handler) encodeSelf(buf *bytes.Buffer, format int, others *selfEncoding
 	return errors.Join(errs...)
 }
 
-// reportSelf logs a self-metrics failure once until it recovers.
 func (e *Handler) reportSelf(err error) {
 	if err == nil {
 		e.selfFailing.Store(false)
