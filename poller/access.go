@@ -6,20 +6,17 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// versionSegment is how an API base URL the exporter can use ends.
 var versionSegment = regexp.MustCompile(`/v[0-9]+/?$`)
 
-// Access returns what the last services list said of the access to the
-// project.
+// Access returns what the last services list said of access to the project.
 func (p *Poller) Access() fleet.Access {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.st.access
 }
 
-// noteAccess records the outcome of a services list and logs a change of
-// cause once, as one ERROR naming what to fix: the other parts' failures
-// of the same cause are not logged on their own. p.mu must be held.
+// noteAccess logs a change of cause once, as one ERROR naming the fix; the
+// other parts' failures of the same cause are not logged. p.mu must be held.
 func (p *Poller) noteAccess(err error) {
 	a := fleet.AccessOf(err)
 	prev := p.st.access
@@ -34,15 +31,12 @@ func (p *Poller) noteAccess(err error) {
 	}
 }
 
-// sameRootCause reports whether err is the failure of the project's
-// access that noteAccess logged once, with its fix: a part failing so is
-// not logged again. p.mu must be held.
+// sameRootCause: see noteAccess. p.mu must be held.
 func (p *Poller) sameRootCause(err error) bool {
 	a := p.st.access
 	return err != nil && !a.Up && a.Cause != fleet.CauseError && fleet.AccessOf(err).Cause == a.Cause
 }
 
-// accessFix says what the user should check for a cause.
 func (p *Poller) accessFix(cause string) string {
 	switch cause {
 	case fleet.CauseCredentials:

@@ -8,12 +8,10 @@ import (
 	"time"
 )
 
-// budgetShare is the share of RateLimit x Interval that a cycle plans to
-// spend; the rest is left to the transition follow-ups between cycles,
-// admin refreshes and retries, which draw on the same rate limit.
+// budgetShare leaves the rest of RateLimit x Interval to transition
+// follow-ups, admin refreshes and retries.
 const budgetShare = 0.9
 
-// child is one per-resource call of a cycle: one parent's list.
 type child struct {
 	list childLister
 	id   string // the parent
@@ -32,21 +30,17 @@ func (c child) attrs() []any { return c.list.attrs(c.id) }
 
 func (c child) op() string { return c.list.listOp() }
 
-// plan is what one cycle does with its children.
 type plan struct {
 	todo     []child // asked for this cycle, in order
 	deferred []child // not asked for: the API asked to wait
-	// lists is the calls of the cycle before its children; children is
-	// how many children there are; budget is how many of them a cycle may
-	// ask for, -1 for all.
+	// budget is how many children a cycle may ask for, -1 for all.
 	lists, children, budget int
-	// cycles and period: how long refreshing every child takes.
+	// cycles: how long refreshing every child takes.
 	cycles int
 	period time.Duration
 }
 
-// childBudget returns how many per-resource calls a cycle may make after
-// its lists calls, -1 for no limit.
+// childBudget returns -1 for no limit.
 func (p *Poller) childBudget(lists int) int {
 	r := p.opts.RateLimit
 	if r <= 0 || math.IsInf(r, 1) {
@@ -55,11 +49,8 @@ func (p *Poller) childBudget(lists int) int {
 	return max(int(r*p.opts.Interval.Seconds()*budgetShare)-lists, 1)
 }
 
-// planLocked picks the children of this cycle: every child whose parent
-// list succeeded and that the API did not ask to defer, transitional ones
-// first, then those asked for least recently (never first), as many as the
-// budget allows; they are then marked as asked for, which makes the next
-// cycle go on where this one stopped. p.mu must be held.
+// planLocked marks the picked children as asked for, so the next cycle goes
+// on where this one stopped. p.mu must be held.
 func (p *Poller) planLocked(now time.Time, listFailed map[string]error) plan {
 	pl := plan{lists: 2, cycles: 1}
 	if p.client.ReadsAuthInfo() {
@@ -103,8 +94,7 @@ func (p *Poller) planLocked(now time.Time, listFailed map[string]error) plan {
 	return pl
 }
 
-// warnBudget logs, once per change, that the children do not fit in one
-// interval: the numbers, and what to change.
+// warnBudget logs once per change that the children do not fit in one interval.
 func (p *Poller) warnBudget(pl plan) {
 	switch {
 	case pl.cycles == p.warnedCycles:

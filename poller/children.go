@@ -10,8 +10,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// childLister is a per-parent list (see newChildLists) without its types.
-// Its methods need the state's lock.
+// childLister is a per-parent list without its types. Its methods need the state's lock.
 type childLister interface {
 	part() string
 	parentPart() string
@@ -28,38 +27,32 @@ type childLister interface {
 	isDirty() bool
 }
 
-// followUp is one call of a transition poll; key is its Retry-After key.
 type followUp struct {
 	op, key string
 	fetch   func() (bool, error)
 	attrs   []any
 }
 
-// childList is one per-parent list's definition (see newChildLists) and
-// what the state knows of it. T is the API's type, E the snapshot's.
+// childList is one per-parent list; T is the API's type, E the snapshot's.
 type childList[T, E any] struct {
 	name, parent, op string
-	// parentAttr and childAttr are the log keys of the ids; what names a
-	// parent's list in a log line, before the parent's id.
+	// Log keys of the ids, and what names a parent's list in a log line.
 	parentAttr, childAttr, what string
 
 	id, status   func(T) string
 	dropped      func(T) []apiclient.FieldError
 	inTransition func(T) bool
 	list         func(ctx context.Context, c Client, parentID string) ([]T, error)
-	// get, when set, reads one child (operation getOp): a child in
-	// transition is followed through it rather than by listing its parent
-	// again.
+	// get, when set, follows a child in transition without listing its parent again.
 	get   func(ctx context.Context, c Client, parentID, id string) (*T, error)
 	getOp string
 	// parentInTransition, when set, puts a parent's list first too.
 	parents            func(s *state) []string
 	parentInTransition func(s *state, parentID string) bool
-	// follow, when set, replaces get or listAgain.
-	follow  func(ctx context.Context, l *childList[T, E], p *Poller, parentID string, list []T) []followUp
-	observe func(s *state, parentID string, v T)
-	field   func(*fleet.Snapshot) *[]E
-	elem    func(parentID string, c *T, since time.Time) E
+	follow             func(ctx context.Context, l *childList[T, E], p *Poller, parentID string, list []T) []followUp
+	observe            func(s *state, parentID string, v T)
+	field              func(*fleet.Snapshot) *[]E
+	elem               func(parentID string, c *T, since time.Time) E
 
 	byParent map[string]observed[[]T]
 	dirty    bool
@@ -148,7 +141,6 @@ func (l *childList[T, E]) observeChild(s *state, parentID string, v T, now time.
 	}
 }
 
-// set replaces the children of one parent and reports a change.
 func (l *childList[T, E]) set(s *state, parentID string, list []T, now time.Time) bool {
 	if !s.owns(parentID) {
 		return false
@@ -175,8 +167,8 @@ func (l *childList[T, E]) set(s *state, parentID string, list []T, now time.Time
 	return changed
 }
 
-// put records one child read through its get. The list keeps its own read
-// time: one fresh child does not make its siblings fresh.
+// put keeps the list's own read time: one fresh child does not make its
+// siblings fresh.
 func (l *childList[T, E]) put(s *state, parentID string, v T, now time.Time) bool {
 	if !s.owns(parentID) {
 		return false
@@ -200,7 +192,6 @@ func (l *childList[T, E]) put(s *state, parentID string, v T, now time.Time) boo
 	return true
 }
 
-// removeOne forgets one child that its get found gone.
 func (l *childList[T, E]) removeOne(s *state, parentID, id string) bool {
 	group, ok := l.byParent[parentID]
 	if !ok {
@@ -234,7 +225,7 @@ func (l *childList[T, E]) prune(s *state, maxStaleness time.Duration) {
 	}
 }
 
-// fill sets the list's field of snap: prev's when nothing changed since.
+// fill reuses prev's field when nothing changed since.
 func (l *childList[T, E]) fill(s *state, snap, prev *fleet.Snapshot, all bool) {
 	if !all && !l.dirty {
 		*l.field(snap) = *l.field(prev)
@@ -246,10 +237,7 @@ func (l *childList[T, E]) fill(s *state, snap, prev *fleet.Snapshot, all bool) {
 	})
 }
 
-// children lays out the lists kept per parent as one snapshot list,
-// parents and then children in id order; nil when there are none. Each
-// entry points into the kept list, which is never modified (a change
-// replaces it), rather than copying it.
+// children points into the kept lists, never modified, rather than copying them.
 func children[T, E any](m map[string]observed[[]T], id func(T) string, elem func(parent string, child *T) E) []E {
 	var out []E
 	if n := childCount(m); n > 0 {
@@ -269,7 +257,6 @@ func children[T, E any](m map[string]observed[[]T], id func(T) string, elem func
 	return out
 }
 
-// childCount is how many children the lists of m hold.
 func childCount[T any](m map[string]observed[[]T]) int {
 	n := 0
 	for _, o := range m {

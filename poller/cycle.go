@@ -15,8 +15,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// partRun tracks one part of a cycle: its calls, their failures and its
-// span. Calls of one part may run concurrently.
+// partRun tracks one part of a cycle. Its calls may run concurrently.
 type partRun struct {
 	name     string
 	mu       sync.Mutex
@@ -24,8 +23,7 @@ type partRun struct {
 	end      time.Time
 	calls    int
 	failures int
-	// deferred counts the failures that are calls not made as the API
-	// asked: they were logged when the API asked.
+	// deferred counts calls not made as the API asked; logged then.
 	deferred int
 	firstErr error
 	attrs    []any
@@ -51,17 +49,15 @@ func (r *partRun) done(end time.Time, err error, attrs ...any) {
 	}
 }
 
-// errDeferred is the failure of a call not made because the API asked, with
-// a Retry-After, not to be called again before a time still to come.
+// errDeferred is a call not made because of a Retry-After.
 type errDeferred struct{ until time.Time }
 
 func (e errDeferred) Error() string {
 	return fmt.Sprintf("deferred until %s as the API asked (Retry-After)", e.until.UTC().Format(time.RFC3339))
 }
 
-// Poll runs one full cycle within a deadline of one Interval and returns
-// its last snapshot: the services, VPCs and auth info, published at once,
-// then the per-parent lists within the call budget, published in batches.
+// Poll runs one full cycle within a deadline of one Interval and returns its
+// last snapshot.
 func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
 	p.stateGate.Enter()
 	defer p.stateGate.Leave()
@@ -72,8 +68,7 @@ func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
 	listFailed := p.pollLists(cycleCtx)
 	period := p.pollChildren(cycleCtx, listFailed)
 	snap := p.publishNow()
-	// Ready once every part has been tried: within one interval, the
-	// cycle's deadline, whatever the size of the fleet.
+	// Ready within one interval, whatever the size of the fleet.
 	p.readyOnce.Do(func() { close(p.ready) })
 
 	overrun := ctx.Err() == nil && errors.Is(cycleCtx.Err(), context.DeadlineExceeded)
@@ -88,7 +83,6 @@ func (p *Poller) Poll(ctx context.Context) *fleet.Snapshot {
 	return snap
 }
 
-// pollLists returns the error of the list each per-parent list depends on.
 func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	now := p.opts.Now
 	runs := map[string]*partRun{}
@@ -157,7 +151,6 @@ func (p *Poller) pollLists(ctx context.Context) map[string]error {
 	return listFailed
 }
 
-// pollChildren returns the refresh period of the children.
 func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) time.Duration {
 	now := p.opts.Now
 	p.mu.Lock()
@@ -182,9 +175,8 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 		runs[c.list.part()].done(now(), errDeferred{c.until}, c.attrs()...)
 	}
 
-	// Publish every batch of answers, so that a large fleet appears as it
-	// is read rather than at the end of the cycle, without rendering once
-	// per call.
+	// Publish in batches: a large fleet appears as it is read, without
+	// rendering once per call.
 	batch := max(100, len(plan.todo)/8)
 	var answered atomic.Int64
 	var dirty atomic.Bool
@@ -219,9 +211,8 @@ func (p *Poller) pollChildren(ctx context.Context, listFailed map[string]error) 
 	return plan.period
 }
 
-// listServices reads the services list into the state as it is decoded
-// (see servicesRead): a fleet read again holds a fresh copy only of what
-// changed, and never the list. read.complete is left to the caller.
+// listServices decodes into the state (see servicesRead). read.complete is
+// left to the caller.
 func (p *Poller) listServices(ctx context.Context, read *servicesRead) error {
 	return p.client.StreamServices(ctx, func() {
 		p.mu.Lock()
@@ -243,17 +234,11 @@ func (p *Poller) fetchChild(ctx context.Context, c child) (bool, error) {
 	return changed, err
 }
 
-// MaxDeferral bounds how long a Retry-After defers a call: one answer
-// asking for years (an HTTP-date far ahead, by mistake or malice) would
-// otherwise stop a collector until a restart. 15 minutes is longer than
-// any rate-limit window an API documents, and short enough that a wrong
-// one costs a quarter of an hour of data.
+// MaxDeferral caps a Retry-After: one asking for years would stop a collector
+// until restart. 15 minutes exceeds any documented rate-limit window.
 const MaxDeferral = 15 * time.Minute
 
-// call runs one API call of operation op under key unless the API asked,
-// through a Retry-After, not to be called before a time still to come;
-// then the call fails with errDeferred. A Retry-After in the call's error
-// sets that time, at most MaxDeferral ahead, and is logged once.
+// call fails with errDeferred while a Retry-After holds; it logs a new one once.
 func (p *Poller) call(op, key string, do func() error) error {
 	p.mu.Lock()
 	until := p.st.notBefore[key]
@@ -283,8 +268,7 @@ func (p *Poller) call(op, key string, do func() error) error {
 	return err
 }
 
-// ClearDeferrals forgets every Retry-After deferral: an operator's reload
-// is a request to try again now.
+// ClearDeferrals forgets every Retry-After: a reload asks to try again now.
 func (p *Poller) ClearDeferrals() {
 	p.mu.Lock()
 	n := 0
@@ -300,8 +284,7 @@ func (p *Poller) ClearDeferrals() {
 	}
 }
 
-// recordPart turns a finished partRun into the part's health and logs one
-// line for all of its failures. p.mu must be held.
+// recordPart logs one line for all of a part's failures. p.mu must be held.
 func (p *Poller) recordPart(run *partRun) {
 	prev := p.st.parts[run.name]
 	h := fleet.PartHealth{
@@ -332,10 +315,9 @@ func (p *Poller) recordPart(run *partRun) {
 	p.st.parts[run.name] = h
 }
 
-// maxErrorText bounds PartHealth.LastError: the status page shows it whole.
+// maxErrorText: the status page shows LastError whole.
 const maxErrorText = 300
 
-// cutError cuts an error's text to maxErrorText bytes, on a rune boundary.
 func cutError(s string) string {
 	if len(s) <= maxErrorText {
 		return s
@@ -343,10 +325,8 @@ func cutError(s string) string {
 	return strings.ToValidUTF8(s[:maxErrorText], "") + "…"
 }
 
-// fetch reads one resource (or one list) from the API and records it under
-// p.mu: apply stores a value, gone handles a 404 (the resource went away
-// since it was listed: not a failure), failed records any other failure.
-// Both apply and gone report whether the state changed.
+// fetch records under p.mu; gone handles a 404 (not a failure: the resource
+// went away since listed). apply and gone report a change.
 func fetch[T any](p *Poller, get func() (T, error), apply func(T) bool, gone func() bool, failed func()) (bool, error) {
 	v, err := get()
 	p.mu.Lock()

@@ -9,12 +9,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// newChildLists returns the per-parent lists a cycle reads after the
-// services and VPCs, one entry each: what to list for which parents, which
-// go first and how they are followed between cycles, and the snapshot field
-// they fill. A new list is an entry here, its Client method, its part in
-// fleet.Parts and its snapshot field. Each state has its own, which holds
-// what the state knows of the list.
+// newChildLists defines the per-parent lists a cycle reads after the services
+// and VPCs. Each state has its own copy, holding what it knows of them.
 func newChildLists() []childLister {
 	return []childLister{
 		&childList[apiclient.ReplicaSet, fleet.ReplicaSet]{
@@ -73,8 +69,8 @@ func newChildLists() []childLister {
 	}
 }
 
-// followReplicaSets lists a service's replica sets again (they have no
-// get), or reads the service when it carries them: one call for both.
+// followReplicaSets lists again (replica sets have no get), or reads the
+// service when it carries them inline.
 func followReplicaSets(ctx context.Context, l *childList[apiclient.ReplicaSet, fleet.ReplicaSet], p *Poller, serviceID string, _ []apiclient.ReplicaSet) []followUp {
 	if p.st.inlineReplicaSets[serviceID] {
 		return []followUp{p.followService(ctx, serviceID)}
@@ -82,7 +78,6 @@ func followReplicaSets(ctx context.Context, l *childList[apiclient.ReplicaSet, f
 	return []followUp{l.listAgain(ctx, p, serviceID)}
 }
 
-// observePeeringError logs a peering's error message when it changes.
 func observePeeringError(s *state, vpcID string, p apiclient.Peering) {
 	key := statusKey("peering", vpcID, p.ID)
 	msg := ""
@@ -104,8 +99,7 @@ func observePeeringError(s *state, vpcID string, p apiclient.Peering) {
 	}
 }
 
-// replicaSets is the list that the services' inline replica sets reach
-// directly.
+// replicaSets is the list that inline replica sets reach directly.
 func (s *state) replicaSets() *childList[apiclient.ReplicaSet, fleet.ReplicaSet] {
 	return s.childList(fleet.PartReplicaSets).(*childList[apiclient.ReplicaSet, fleet.ReplicaSet])
 }

@@ -1,24 +1,7 @@
-// Package poller polls one project's resources from the API in the
-// background and publishes immutable fleet.Snapshots. Scrapes never reach the
-// API: they read the latest snapshot.
-//
-// A full cycle runs every Interval, within a deadline of one Interval: list
-// services, VPCs and the auth info, publish, then list the replica sets of
-// services and the peerings of VPCs with bounded fan-out, publishing in
-// batches as they arrive. The lists run every cycle; the per-resource calls
-// share what is left of the call budget (RateLimit x Interval), transitional
-// resources first, then the least recently refreshed, so that a fleet too
-// large for one interval is refreshed completely every few cycles instead of
-// overrunning. Between cycles, resources in a transitional state are followed
-// every TransitionInterval through the get endpoints (replica sets, which
-// have no get, through their service's list), so that a change is seen
-// within seconds. Any caller may ask for the immediate refresh of one
-// resource.
-//
-// A failure never removes what was known: a resource disappears when a
-// successful list no longer has it. With a MaxStaleness, a resource whose
-// refresh has failed for longer than that since its last good read is
-// dropped instead.
+// Package poller polls one project's API in the background and publishes
+// immutable fleet.Snapshots. Per-resource calls share what the lists leave
+// of the call budget, transitional and least recently read first. A failure
+// never removes what was known; only a successful list or MaxStaleness does.
 package poller
 
 import (
@@ -52,7 +35,6 @@ type Client interface {
 	GetPeering(ctx context.Context, vpcID, peeringID string) (*apiclient.Peering, error)
 }
 
-// Defaults for Options fields left at their zero value: the configuration's.
 const (
 	DefaultInterval           = config.DefaultInterval
 	DefaultTransitionInterval = config.DefaultTransitionInterval
@@ -62,47 +44,32 @@ const (
 
 // Options configure a Poller.
 type Options struct {
-	// Collect is the project's collect settings, as the configuration
-	// resolved them; zero fields take the configuration's defaults.
+	// Collect: zero fields take the configuration's defaults.
 	config.Collect
-	// RateLimit is the API client's rate limit in requests per second;
-	// with Interval it makes the call budget of a cycle. 0 or +Inf means
-	// no budget: every resource every cycle.
+	// RateLimit with Interval makes a cycle's call budget; 0 or +Inf: none.
 	RateLimit float64
 	Logger    *slog.Logger
-	// Publish receives new snapshots, one call at a time and in
-	// increasing Seq order, outside the poller's lock: rendering does not
-	// hold up fetches. It must not call Close.
+	// Publish is called in Seq order, outside the poller's lock. It must not call Close.
 	Publish func(*fleet.Snapshot)
-	// Sequence numbers the snapshots. Pollers that publish to one place
-	// share one, so that a project's new poller (after a reload) continues
-	// its predecessor's numbers; nil gives the Poller its own.
-	Sequence *atomic.Uint64
-	// Observer, when set, receives the outcome of every full cycle.
-	Observer CycleObserver
-	// ProjectName is the project's name, when discovery found it; it goes
-	// into every snapshot.
+	// Sequence is shared by a project's successive pollers so that Seq
+	// keeps increasing across a reload; nil gives the Poller its own.
+	Sequence    *atomic.Uint64
+	Observer    CycleObserver
 	ProjectName string
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// CredentialsSource names where the project's key pair comes from and
-	// APIURL is the API's base URL: the fix a refused access names.
+	Now         func() time.Time
+	// CredentialsSource and APIURL go into the fix a refused access names.
 	CredentialsSource, APIURL string
-	// Shard, when set, keeps only the services and VPCs (with their
-	// replica sets and peerings) whose id hashes to it: the lists are still
-	// read whole, but only those resources are fetched, followed and
-	// published. The zero value keeps everything.
+	// Shard: lists are still read whole, but only owned resources are
+	// fetched, followed and published.
 	Shard shard.Shard
 }
 
 // CycleObserver receives the outcome of full cycles.
 type CycleObserver interface {
-	// ObserveCycle reports a cycle's duration, the time it takes to
-	// refresh every child resource at the call budget, and whether the
-	// cycle overran its interval.
+	// ObserveCycle reports a cycle's duration, the time to refresh every
+	// child at the call budget, and whether the cycle overran.
 	ObserveCycle(duration, refreshPeriod time.Duration, overrun bool)
-	// ObserveRetryAfterCapped reports a Retry-After of operation longer
-	// than MaxDeferral.
+	// ObserveRetryAfterCapped reports a Retry-After over MaxDeferral.
 	ObserveRetryAfterCapped(operation string)
 }
 
@@ -112,35 +79,28 @@ type Poller struct {
 	opts   Options
 	logger *slog.Logger
 
-	// mu guards st, closed and the sequence of snapshots: a snapshot is
-	// built and numbered under mu, and published after it is released.
+	// mu guards st, closed and Seq: a snapshot is built and numbered under
+	// mu, and published after it is released.
 	mu     sync.Mutex
 	st     *state
 	seq    *atomic.Uint64
 	latest atomic.Pointer[fleet.Snapshot]
-	// closed is set by Close, under both mu and pubMu.
+	// closed is set under both mu and pubMu.
 	closed bool
-	// pubMu serialises Publish calls and orders them against Close;
-	// published is the Seq of the last snapshot handed to Publish.
+	// pubMu orders Publish calls against each other and against Close.
 	pubMu     sync.Mutex
 	published uint64
 
-	// warnedCycles is the refresh period, in cycles, last logged; only
-	// Poll touches it.
+	// warnedCycles and overrunning are touched only by Poll.
 	warnedCycles int
-	// overrunning is whether the last cycle overran; only Poll touches it.
-	overrunning bool
+	overrunning  bool
 
 	readyOnce sync.Once
 	ready     chan struct{}
 
-	// stateCalls is how many calls the last full cycle planned (lists and
-	// per-resource calls); stateNeeded is how many refreshing every
-	// resource takes (see StateCalls).
+	// stateCalls and stateNeeded: see StateCalls.
 	stateCalls, stateNeeded atomic.Int64
-	// stateGate is held while state calls run: the data plane's calls wait
-	// for it (see WaitForState).
-	stateGate gate.Gate
+	stateGate               gate.Gate
 }
 
 // New returns a Poller for client's project.
@@ -183,17 +143,13 @@ func New(client Client, opts Options) *Poller {
 // ProjectID returns the polled project's id.
 func (p *Poller) ProjectID() string { return p.client.ProjectID() }
 
-// Snapshot returns the latest snapshot, or nil before the first lists of
-// the first cycle are read.
+// Snapshot returns the latest snapshot, or nil before the first lists are read.
 func (p *Poller) Snapshot() *fleet.Snapshot { return p.latest.Load() }
 
-// Ready is closed when the first full cycle has ended, whatever its
-// outcome: within one Interval, the cycle's deadline. Snapshots are
-// published before, as the cycle reads.
+// Ready is closed when the first full cycle has ended, whatever its outcome.
 func (p *Poller) Ready() <-chan struct{} { return p.ready }
 
-// Run polls until ctx is done: a full cycle at once and every Interval, and
-// the transition follow-up every TransitionInterval in between.
+// Run polls until ctx is done.
 func (p *Poller) Run(ctx context.Context) {
 	full := time.NewTicker(p.opts.Interval)
 	defer full.Stop()
@@ -207,8 +163,7 @@ func (p *Poller) Run(ctx context.Context) {
 			return
 		case <-full.C:
 			p.Poll(ctx)
-			// A transition tick that fell due during a long cycle would
-			// only repeat what the cycle just fetched.
+			// A tick due during a long cycle would repeat what it fetched.
 			transitions.Reset(p.opts.TransitionInterval)
 		case <-transitions.C:
 			p.PollTransitions(ctx)
@@ -219,11 +174,9 @@ func (p *Poller) Run(ctx context.Context) {
 // ErrClosed is returned by the Refresh methods of a closed Poller.
 var ErrClosed = errors.New("poller: closed")
 
-// Close stops the Poller from publishing and makes its Refresh methods fail
-// with ErrClosed. Call it once Run has returned, when the project is
-// removed or replaced: a caller still holding the Poller (an admin
-// operation being tracked across a reload) must not bring back the series
-// of a project that is gone, nor overwrite those of its successor.
+// Close stops publishing and makes Refresh fail with ErrClosed, so that an
+// admin operation tracked across a reload cannot bring back a removed
+// project's series or overwrite its successor's.
 func (p *Poller) Close() {
 	p.pubMu.Lock()
 	defer p.pubMu.Unlock()
@@ -232,9 +185,8 @@ func (p *Poller) Close() {
 	p.closed = true
 }
 
-// snapshotLocked builds and numbers a snapshot of the state, unless the
-// Poller is closed (then it returns nil). p.mu must be held; hand the
-// result to publish once p.mu is released.
+// snapshotLocked returns nil once closed. p.mu must be held; publish the
+// result once it is released.
 func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	if p.closed {
 		return nil
@@ -248,9 +200,8 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	return snap
 }
 
-// PublishPart makes every snapshot from now on hold a data-plane part's
-// data (fill sets its field, under p.mu) and, unless h is nil, its
-// health, and publishes a snapshot with them.
+// PublishPart makes every later snapshot hold a data-plane part (fill runs
+// under p.mu) and, unless h is nil, its health.
 func (p *Poller) PublishPart(name string, h *fleet.PartHealth, fill func(*fleet.Snapshot)) {
 	p.mu.Lock()
 	p.st.dataParts[name] = fill
@@ -262,8 +213,7 @@ func (p *Poller) PublishPart(name string, h *fleet.PartHealth, fill func(*fleet.
 	p.publish(snap)
 }
 
-// dataPartOrder lists the data plane's parts: usage and logs first, as
-// they always came, then any other in name order.
+// dataPartOrder keeps usage and logs first, then the rest by name.
 func dataPartOrder(parts map[string]func(*fleet.Snapshot)) []string {
 	order := []string{fleet.PartUsage, fleet.PartLogs}
 	for _, name := range sortedKeys(parts) {
@@ -277,16 +227,14 @@ func dataPartOrder(parts map[string]func(*fleet.Snapshot)) []string {
 // WaitForState returns once no state calls run, or ctx's error.
 func (p *Poller) WaitForState(ctx context.Context) error { return p.stateGate.Wait(ctx) }
 
-// StateCalls is how many calls the last full cycle planned (lists and
-// per-resource calls), and how many refreshing every resource takes: what
-// the data plane's readers leave them of the call budget.
+// StateCalls is what the last cycle planned and what refreshing everything
+// takes: the data plane's readers get the rest of the budget.
 func (p *Poller) StateCalls() (planned, needed int) {
 	return int(p.stateCalls.Load()), int(p.stateNeeded.Load())
 }
 
-// publish hands snap to Publish, unless it is nil, the Poller is closed, or
-// a later snapshot was published meanwhile (two publishers raced after
-// releasing p.mu). It must be called without p.mu held.
+// publish drops a snapshot older than the last published (publishers race
+// once p.mu is released). It must be called without p.mu held.
 func (p *Poller) publish(snap *fleet.Snapshot) {
 	if snap == nil || p.opts.Publish == nil {
 		return
@@ -300,8 +248,7 @@ func (p *Poller) publish(snap *fleet.Snapshot) {
 	p.opts.Publish(snap)
 }
 
-// publishNow builds a snapshot of the state and publishes it, returning it
-// (or the latest one when the Poller is closed).
+// publishNow returns the latest snapshot when the Poller is closed.
 func (p *Poller) publishNow() *fleet.Snapshot {
 	p.mu.Lock()
 	snap := p.snapshotLocked()

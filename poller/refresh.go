@@ -11,8 +11,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// Transitional states: a resource in one of them is followed every
-// TransitionInterval until it settles.
 var (
 	transitionalServiceStatuses = []string{
 		apiclient.ServiceQueued, apiclient.ServiceConfiguring, apiclient.ServiceDeleting,
@@ -24,8 +22,7 @@ var (
 	}
 )
 
-// PollTransitions refreshes every resource in a transitional state and
-// publishes a snapshot if anything changed.
+// PollTransitions refreshes every resource in a transitional state.
 func (p *Poller) PollTransitions(ctx context.Context) {
 	p.stateGate.Enter()
 	defer p.stateGate.Leave()
@@ -80,15 +77,12 @@ func (p *Poller) followService(ctx context.Context, serviceID string) followUp {
 		fetch: func() (bool, error) { return p.fetchService(ctx, serviceID) }}
 }
 
-// RefreshService reads one service at once (a new one is added, a gone one
-// removed) and publishes the result.
+// RefreshService reads one service at once and publishes the result.
 func (p *Poller) RefreshService(ctx context.Context, serviceID string) error {
 	return p.refresh(func() (bool, error) { return p.fetchService(ctx, serviceID) })
 }
 
-// RefreshReplicaSets lists the replica sets of one service at once and
-// publishes the result; when the service carries them inline (revision
-// 2026), it reads the service instead.
+// RefreshReplicaSets reads the service instead when it carries them inline.
 func (p *Poller) RefreshReplicaSets(ctx context.Context, serviceID string) error {
 	p.mu.Lock()
 	inline := p.st.inlineReplicaSets[serviceID]
@@ -125,7 +119,6 @@ func (p *Poller) refresh(fetch func() (bool, error)) error {
 	return err
 }
 
-// fetchService reads one service into the state; 404 removes it.
 func (p *Poller) fetchService(ctx context.Context, serviceID string) (bool, error) {
 	return fetch(p, func() (*apiclient.Service, error) { return p.client.GetService(ctx, serviceID) },
 		func(svc *apiclient.Service) bool { return p.st.putService(svc, p.opts.Now()) },
@@ -137,7 +130,6 @@ func (p *Poller) fetchService(ctx context.Context, serviceID string) (bool, erro
 		func() { failed(p.st.services, serviceID, p.opts.Now()) })
 }
 
-// fetchVPC reads one VPC into the state; 404 removes it and its peerings.
 func (p *Poller) fetchVPC(ctx context.Context, vpcID string) (bool, error) {
 	return fetch(p, func() (*apiclient.VPC, error) { return p.client.GetVPC(ctx, vpcID) },
 		func(vpc *apiclient.VPC) bool { return p.st.putVPC(*vpc, p.opts.Now()) },

@@ -10,10 +10,9 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// servicesRead applies a services list as it is decoded, so that the list
-// is never held whole beside the state. A list that fails part way keeps
-// what it recorded (fresher than what it replaced) and removes nothing.
-// Its methods need the state's lock.
+// servicesRead applies a list as it is decoded, never holding it whole. A
+// list failing part way keeps what it recorded and removes nothing. Its
+// methods need the state's lock.
 type servicesRead struct {
 	s    *state
 	seen map[string]struct{}
@@ -24,13 +23,12 @@ func (s *state) readServices() *servicesRead {
 	return &servicesRead{s: s, seen: make(map[string]struct{}, len(s.services))}
 }
 
-// begin starts the list again: a retried read hands its services again.
+// begin: a retried read hands its services again.
 func (r *servicesRead) begin() {
 	clear(r.seen)
 	r.dups = nil
 }
 
-// put keeps the first of an id, as unique does.
 func (r *servicesRead) put(svc *apiclient.Service, now time.Time) {
 	if !r.s.owns(svc.ServiceID) {
 		return
@@ -55,19 +53,16 @@ func (r *servicesRead) complete() {
 	}
 }
 
-// putService records one service and reports whether anything changed.
 func (s *state) putService(svc *apiclient.Service, now time.Time) bool {
 	if !s.owns(svc.ServiceID) {
 		return false
 	}
-	// initial_password is never kept: only create and fork send it, and a
-	// snapshot is no place for a secret.
+	// initial_password is a secret: never kept in a snapshot.
 	svc.InitialPassword = ""
 	svc.Resources = unique(s.logger, svc.Resources, func(r apiclient.Resource) string { return r.ID }, "resources of service "+svc.ServiceID)
 	rsChanged := false
 	if svc.ReadReplicaSets != nil {
-		// Inline replica sets are kept once, with the others, not on the
-		// service as well.
+		// Inline replica sets are kept once, with the others.
 		rsChanged = s.replicaSets().set(s, svc.ServiceID, inlineReplicaSets(svc), now)
 		s.inlineReplicaSets[svc.ServiceID] = true
 		delete(s.attempted, childKey(fleet.PartReplicaSets, svc.ServiceID))
@@ -88,17 +83,14 @@ func (s *state) putService(svc *apiclient.Service, now time.Time) bool {
 	return changed || rsChanged
 }
 
-// reuseService makes svc, just read, share the kept value's memory wherever
-// the two are equal, so that a list read again holds a fresh copy only of
-// what changed and the rest of what was decoded is garbage at once.
+// reuseService shares the kept value's memory where equal, so the rest of
+// what was decoded is garbage at once.
 func (s *state) reuseService(svc *apiclient.Service) {
 	if old, ok := s.services[svc.ServiceID]; ok {
 		shareEqualFields(svc, old.v)
 	}
 }
 
-// shareEqualFields sets each field of *v that equals the same field of
-// *kept to kept's, so that v shares kept's strings, slices and pointers.
 func shareEqualFields[T any](v, kept *T) {
 	rv, rk := reflect.ValueOf(v).Elem(), reflect.ValueOf(kept).Elem()
 	for i := range rv.NumField() {
@@ -113,8 +105,7 @@ func deepEqual[T any](a, b T) bool {
 }
 
 // equal is reflect.DeepEqual for the API's types (no maps, no cycles)
-// without its costs, a tenth of a cycle's CPU at 10k services: boxing both
-// values and making a map of the pointers visited at each call.
+// without boxing and its visited map, a tenth of a cycle's CPU.
 func equal(a, b reflect.Value) bool {
 	switch a.Kind() {
 	case reflect.String:
@@ -147,10 +138,8 @@ func equal(a, b reflect.Value) bool {
 	return a.Equal(b)
 }
 
-// inlineReplicaSets takes the replica sets out of a service answer. The
-// fields of theirs that did not decode were recorded on the service
-// ("read_replica_sets.N.field"); they move to the replica set, where the
-// collector looks, so that a lost value is never exported as 0.
+// inlineReplicaSets moves the undecoded-field records ("read_replica_sets.N.x")
+// to the replica set, so that a lost value is never exported as 0.
 func inlineReplicaSets(svc *apiclient.Service) []apiclient.ReplicaSet {
 	list := svc.ReadReplicaSets
 	svc.ReadReplicaSets = nil

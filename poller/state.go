@@ -11,17 +11,14 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// observed is a value with the time of its last good read and of a failed
-// refresh since. Staleness is the time between the two: a value merely old
-// because nothing tried to refresh it yet (a call budget spread over several
-// cycles) is not stale.
+// observed: staleness is the time from the last good read to a failed
+// refresh, so a value merely not yet refreshed (budget) is not stale.
 type observed[T any] struct {
 	v      T
 	at     time.Time
 	failed time.Time
 }
 
-// stale: 0 means never.
 func (o observed[T]) stale(maxStaleness time.Duration) bool {
 	return maxStaleness > 0 && !o.failed.IsZero() && o.failed.Sub(o.at) > maxStaleness
 }
@@ -44,49 +41,34 @@ type statusSeen struct {
 	since  time.Time
 }
 
-// state is the mutable knowledge of one project, touched only under
-// Poller.mu. Snapshots point at its values: a kept value is never modified,
-// only replaced.
+// state is touched only under Poller.mu. Snapshots point at its values: a
+// kept value is never modified, only replaced.
 type state struct {
 	logger *slog.Logger
-	// access is what the last services list said (see noteAccess).
 	access fleet.Access
-	// owns tells whether a service or VPC id belongs to this process's
-	// shard: the others are never kept, so that they are neither fetched,
-	// followed nor exported.
+	// owns: other shards' ids are never kept, so never fetched or exported.
 	owns     func(id string) bool
 	services map[string]observed[*apiclient.Service]
 	vpcs     map[string]observed[apiclient.VPC]
 	lists    []childLister // see newChildLists
 	auth     *observed[apiclient.AuthInfo]
 	parts    map[string]fleet.PartHealth
-	// read is the end of the last API call that succeeded (a 404 of a
-	// resource that went away included) and whose answer was recorded;
-	// zero before the first (see fleet.Snapshot.Read).
-	read   time.Time
-	budget fleet.Budget
-	// dataParts: see Poller.PublishPart.
+	// read is the end of the last recorded successful call (a 404 included).
+	read      time.Time
+	budget    fleet.Budget
 	dataParts map[string]func(*fleet.Snapshot)
-	// statuses, peeringErrors and dropped are keyed by statusKey; dropped
-	// holds the fields of a resource that did not decode, as last logged.
+	// Keyed by statusKey; dropped holds the undecoded fields last logged.
 	statuses      map[string]statusSeen
 	peeringErrors map[string]string
 	dropped       map[string]string
-	// attempted is when each child (see childKey) was last asked for, the
-	// order of the round-robin; notBefore is when a call (see childKey and
-	// the list operations) may be tried again, as the API asked.
+	// attempted orders the round-robin; notBefore holds Retry-After deferrals.
 	attempted map[string]time.Time
 	notBefore map[string]time.Time
-	// inlineReplicaSets holds the services whose last answer carried
-	// read_replica_sets (revision 2026): their replica sets come with the
-	// service, and listReplicaSets is not called for them.
+	// inlineReplicaSets: services whose answer carries read_replica_sets
+	// (revision 2026) need no listReplicaSets.
 	inlineReplicaSets map[string]bool
-	// dirtyServices and dirtyVPCs (and each per-parent list's dirty) mark
-	// the lists that changed since last, the latest snapshot; the others
-	// are shared with it (nothing published is ever modified), so that the
-	// many snapshots of a cycle cost what changed rather than the whole
-	// fleet each. A value read again unchanged keeps its old copy, so that
-	// the new one is garbage at once.
+	// The dirty flags mark lists changed since the latest snapshot; the
+	// others are shared with it, so a cycle's many snapshots cost what changed.
 	dirtyServices, dirtyVPCs bool
 	last                     *fleet.Snapshot
 }
@@ -114,8 +96,7 @@ func statusKey(kind string, ids ...string) string {
 	return kind + "/" + strings.Join(ids, "/")
 }
 
-// observeStatus records status for key and returns since when the resource
-// has had it. A change is logged as an event; attrs identify the resource.
+// observeStatus returns since when the resource has had status, logging a change.
 func (s *state) observeStatus(key, status string, now time.Time, attrs ...any) time.Time {
 	prev, ok := s.statuses[key]
 	if ok && prev.status == status {
@@ -134,9 +115,7 @@ func (s *state) forgetStatus(key string) {
 	delete(s.dropped, key)
 }
 
-// observeDropped logs the fields of a resource that did not decode when
-// they change, so that a bad record is logged once, not once per cycle.
-// attrs identify the resource.
+// observeDropped logs a bad record once, not once per cycle.
 func (s *state) observeDropped(key string, dropped []apiclient.FieldError, attrs ...any) {
 	parts := make([]string, len(dropped))
 	for i, e := range dropped {
@@ -155,10 +134,8 @@ func (s *state) observeDropped(key string, dropped []apiclient.FieldError, attrs
 	}
 }
 
-// unique keeps the first entry of each id: snapshots promise unique ids, so
-// that no series is ever exported twice, whatever the API sends. The first
-// is kept, not the last, so that the choice does not depend on how many
-// copies follow; a list with duplicates is logged in one line.
+// unique keeps the first entry of each id, so no series is exported twice
+// and the choice does not depend on how many copies follow.
 func unique[T any](logger *slog.Logger, list []T, id func(T) string, what string) []T {
 	if len(list) < 2 {
 		return list
@@ -186,8 +163,7 @@ func unique[T any](logger *slog.Logger, list []T, id func(T) string, what string
 	return out
 }
 
-// parentsFailed fails the children of a failed parent list too: they
-// missed their refresh. It returns each per-parent list's parent's error.
+// parentsFailed fails the children of a failed parent list: they missed their refresh.
 func (s *state) parentsFailed(parentErr map[string]error, now time.Time) map[string]error {
 	out := map[string]error{}
 	for _, l := range s.lists {
@@ -207,8 +183,7 @@ func (s *state) removeChildrenOf(parentPart, parentID string) {
 	}
 }
 
-// setVPCs makes the state hold the VPCs of a complete list, less
-// duplicates and other shards' ids.
+// setVPCs drops duplicates and other shards' ids.
 func (s *state) setVPCs(list []apiclient.VPC, now time.Time) {
 	seen := make(map[string]bool, len(list))
 	for _, vpc := range unique(s.logger, list, func(vpc apiclient.VPC) string { return vpc.ID }, "VPCs") {
@@ -245,9 +220,7 @@ func (s *state) removeVPC(id string) {
 	s.removeChildrenOf(fleet.PartVPCs, id)
 }
 
-// pruneStale drops everything whose refresh has been failing for longer
-// than maxStaleness since its last good read (0: never), for users who
-// prefer no data to old data.
+// pruneStale: for users who prefer no data to old data; 0 means never.
 func (s *state) pruneStale(maxStaleness time.Duration) {
 	if maxStaleness <= 0 {
 		return
@@ -273,8 +246,7 @@ func (s *state) pruneStale(maxStaleness time.Duration) {
 	}
 }
 
-// snapshot shares with the last one the lists that did not change (see
-// state.dirtyServices).
+// snapshot shares the lists that did not change with the last one.
 func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Duration) *fleet.Snapshot {
 	s.pruneStale(maxStaleness)
 	prev, all := s.last, s.last == nil
