@@ -7,15 +7,11 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// Access is what the project's last services list said of the exporter's
-// access to it: the one call every cycle makes, so the best witness of
-// wrong credentials, a wrong URL or an unreachable API.
+// Access is what the last services list, made every cycle, said of access to the project.
 type Access struct {
-	// Known is false before the first list's answer.
 	Known bool
-	// Up is whether that list was answered with success.
-	Up bool
-	// Cause names why not, one of the Cause constants; "" when Up.
+	Up    bool
+	// Cause is one of the Cause constants; "" when Up.
 	Cause string
 }
 
@@ -47,9 +43,8 @@ func AccessOf(err error) Access {
 	return Access{Known: true, Cause: CauseError}
 }
 
-// Denied reports whether the API refuses the project to the exporter as
-// configured (keys, permissions, URL or project id): a mistake to fix, which
-// makes the exporter not ready, unlike an outage, which retrying outlasts.
+// Denied reports a configuration mistake to fix (not ready), unlike an
+// outage, which retrying outlasts.
 func (a Access) Denied() bool {
 	switch a.Cause {
 	case CauseCredentials, CausePermission, CauseNotFound:

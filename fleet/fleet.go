@@ -1,5 +1,4 @@
-// Package fleet holds the immutable snapshot of one project's resources
-// (API -> snapshot -> exposition): a change produces a new Snapshot.
+// Package fleet holds the immutable snapshot of one project's resources.
 package fleet
 
 import (
@@ -20,55 +19,44 @@ const (
 // Parts lists every part in a fixed order.
 var Parts = []string{PartServices, PartReplicaSets, PartVPCs, PartPeerings, PartAuth}
 
-// Snapshot is the state of one project as last observed. Ids are unique
-// within each list: the poller drops duplicates so no series is exported twice.
+// Snapshot is one project as last observed. Each list is sorted by its ids
+// (children by parent, then id), and ids are unique: no series twice.
 type Snapshot struct {
-	ProjectID string
-	// From GET /projects; "" when unknown.
+	ProjectID   string
 	ProjectName string
-	// A consumer that receives snapshots out of order keeps the highest Seq;
-	// 0 means unnumbered.
+	// Seq: a consumer keeps the highest; 0 means unnumbered.
 	Seq   uint64
 	Taken time.Time
-	// Read is the end of the last API call that succeeded: its age is how
-	// long the exporter has had nothing new from the API.
-	Read time.Time
-	// Sorted by ServiceID.
-	Services []Service
-	// Sorted by ServiceID, then ID.
+	// Read is the end of the last successful API call.
+	Read        time.Time
+	Services    []Service
 	ReplicaSets []ReplicaSet
-	// Sorted by ID.
-	VPCs []apiclient.VPC
-	// Sorted by VPCID, then ID.
-	Peerings []Peering
-	// Nil when auth info is not collected or is older than the staleness bound.
+	VPCs        []apiclient.VPC
+	Peerings    []Peering
+	// Auth is nil when not collected or older than the staleness bound.
 	Auth *apiclient.AuthInfo
-	// In Parts order, then PartUsage and PartLogs; parts not collected are absent.
+	// Parts: in Parts order, then PartUsage and PartLogs.
 	Parts  []PartHealth
 	Usage  *Usage
 	Logs   *Logs
 	Access Access
-	// Zero before the first full cycle.
 	Budget Budget
 }
 
-// Service is a service with what the exporter knows of its history. The
-// apiclient value is shared by every snapshot that holds it, never modified.
+// Service is a service with its history; apiclient values are shared, never modified.
 type Service struct {
 	*apiclient.Service
 	StatusSince time.Time
 }
 
-// ReplicaSet is a replica set with its service; the apiclient value is
-// shared, as Service's is.
+// ReplicaSet is a replica set with its service.
 type ReplicaSet struct {
 	ServiceID string
 	*apiclient.ReplicaSet
 	StatusSince time.Time
 }
 
-// Peering is a VPC peering with its VPC; the apiclient value is shared, as
-// Service's is.
+// Peering is a VPC peering with its VPC.
 type Peering struct {
 	VPCID string
 	*apiclient.Peering
@@ -81,16 +69,15 @@ type PartHealth struct {
 	Success     bool
 	Duration    time.Duration
 	LastSuccess time.Time
-	// Cut to a few hundred bytes; the API client has redacted credentials.
+	// LastError is short and already redacted by the API client.
 	LastError string
 }
 
 // Budget is a project's API calls per full cycle against its rate limit.
 type Budget struct {
-	// Calls to refresh every list in one cycle; calls the last cycle planned.
 	Needed, Planned int
-	// -1 for no limit.
+	// PerInterval is -1 for no limit.
 	PerInterval int
-	// The interval, or a multiple of it when over budget.
+	// RefreshPeriod is a multiple of the interval when over budget.
 	RefreshPeriod time.Duration
 }

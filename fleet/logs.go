@@ -5,16 +5,13 @@ const PartLogs = "logs"
 
 // Logs is what the log collector has counted of a project's services.
 type Logs struct {
-	// Sorted by ServiceID, then Severity.
 	Counts         []LogCount
 	PagesTruncated float64
-	// Entries counted after a read had passed their timestamp.
+	// Late counts entries found after a read had passed their timestamp.
 	Late float64
-	// Log time not read on resuming from a saved position older than the bound.
+	// SkippedSeconds is log time not read when resuming from too old a position.
 	SkippedSeconds float64
-	// EntriesSkipped counts the entries the first read of a service, after
-	// a start without its saved position, saw in the interval before its
-	// boundary: a lower bound of what the restart lost.
+	// EntriesSkipped: a lower bound of what a restart without saved position lost.
 	EntriesSkipped float64
 }
 

@@ -8,14 +8,12 @@ import (
 // PartUsage is the part of the opt-in usage collector.
 const PartUsage = "usage"
 
-// Usage is the newest bucket with a value of each selected service's usage
-// series and label set.
+// Usage is the newest valued bucket of each selected series and label set.
 type Usage struct {
-	// Sorted by ServiceID and Suffix, each list by Role, Ordinal and JobID; the
-	// lists are the collector's own, shared so a publish copies no sample.
+	// Series is the collector's own lists, shared so a publish copies no sample.
 	Series        [][]UsageSample
 	JobsOverLimit int
-	// The usage interval, or a multiple of it when refreshed round-robin.
+	// RefreshPeriod is a multiple of the interval when refreshed round-robin.
 	RefreshPeriod time.Duration
 	Timestamps    bool
 }
@@ -23,18 +21,13 @@ type Usage struct {
 // UsageSample is the newest non-null bucket of one label set of a series.
 type UsageSample struct {
 	ServiceID string
-	// A documented series name suffix such as apiclient.SeriesCPUUsage.
-	Suffix string
-	Labels UsageLabels
-	Value  float64
-	// The start of the bucket the value is from.
-	Bucket time.Time
+	Suffix    string
+	Labels    UsageLabels
+	Value     float64
+	Bucket    time.Time
 }
 
-// UsageLabels are the API's role, ordinal and job id of a sample ("" when
-// absent). Every sample of a label set shares one copy: a sample holds 8
-// bytes of labels rather than three strings' 48, and the strings of each
-// decoded answer are not kept.
+// UsageLabels is an interned label set: 8 bytes per sample, no decoded strings kept.
 type UsageLabels struct{ h unique.Handle[usageLabelSet] }
 
 type usageLabelSet struct{ role, ordinal, jobID string }
