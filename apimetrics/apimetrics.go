@@ -1,5 +1,4 @@
-// Package apimetrics holds the exporter's self-metrics about its use of the
-// cloud API: the API client's Observer and the pollers' cycle observer.
+// Package apimetrics holds the exporter's self-metrics about its use of the cloud API.
 package apimetrics
 
 import (
@@ -12,42 +11,32 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// apiDurationBuckets suit a REST control plane: tens of milliseconds for a
-// quick read up to the client's 30 s default attempt timeout.
+// apiDurationBuckets reach the client's 30 s default attempt timeout.
 var apiDurationBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
 
-// Metrics holds the exporter's self-metrics about its use of the cloud
-// API, fed by the API clients of every project through Observer. It is safe
-// for concurrent use.
+// Metrics holds the API self-metrics of every project. It is safe for concurrent use.
 type Metrics struct {
-	requests      *prometheus.CounterVec
-	duration      *prometheus.HistogramVec
-	retries       *prometheus.CounterVec
-	rateLimitWait *prometheus.CounterVec
-	decodeErrors  *prometheus.CounterVec
-	listsTooLong  *prometheus.CounterVec
-	textsCut      *prometheus.CounterVec
-	// retryAfterCapped is fed by each project's poller.
+	requests         *prometheus.CounterVec
+	duration         *prometheus.HistogramVec
+	retries          *prometheus.CounterVec
+	rateLimitWait    *prometheus.CounterVec
+	decodeErrors     *prometheus.CounterVec
+	listsTooLong     *prometheus.CounterVec
+	textsCut         *prometheus.CounterVec
 	retryAfterCapped *prometheus.CounterVec
-	// The poll cycle metrics, fed by each project's poller.
-	cycleDuration *prometheus.GaugeVec
-	refreshPeriod *prometheus.GaugeVec
-	overruns      *prometheus.CounterVec
+	cycleDuration    *prometheus.GaugeVec
+	refreshPeriod    *prometheus.GaugeVec
+	overruns         *prometheus.CounterVec
 
-	// own holds the vectors whatever reg is, so that they can be gathered
-	// alone (Gather).
+	// own holds the vectors whatever reg is, so Gather can serve them alone.
 	own *prometheus.Registry
-	// generation counts changes: an encoding of the metrics stays valid
-	// while it stays the same.
+	// generation counts changes: an encoding stays valid while it does not move.
 	generation atomic.Uint64
-	// removals counts RemoveProject calls: a removed project's series
-	// must leave /metrics at once, however recent an encoding.
+	// removals: a removed project's series must leave at once.
 	removals atomic.Uint64
 }
 
-// New creates the API self-metrics and registers them with reg,
-// unless reg is nil. It panics if they are already registered there, like
-// prometheus.MustRegister.
+// New registers the metrics with reg unless nil, panicking on a duplicate.
 func New(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -123,41 +112,26 @@ func IsAPIMetric(name string) bool {
 	return false
 }
 
-// Gather implements prometheus.Gatherer: the API metrics alone, whether or
-// not they are registered elsewhere too.
+// Gather gathers the API metrics alone, wherever else they are registered.
 func (m *Metrics) Gather() ([]*dto.MetricFamily, error) { return m.own.Gather() }
 
-// Generation counts the changes of the metrics: an API call, a poll cycle,
-// a new observer or a removed project. An encoding of the metrics is up to
-// date while it stays the same; read it before gathering.
+// Generation counts changes of the metrics; read it before gathering.
 func (m *Metrics) Generation() uint64 { return m.generation.Load() }
 
-// Removals counts RemoveProject calls: an encoding made before a removal
-// still holds the removed project's series.
+// Removals counts RemoveProject calls.
 func (m *Metrics) Removals() uint64 { return m.removals.Load() }
 
-// Observer returns the apiclient.Observer for the client of one project.
-// It creates the project's retry series for every operation and its
-// rate-limit wait series at 0, so that rate() and increase() see the first
-// retry or wait instead of a series appearing out of nothing. Request and
-// duration series appear with the first attempt, since the status code is
-// not known before.
+// Observer returns one project's client Observer; retry and wait series start at 0.
 func (m *Metrics) Observer(projectID string) apiclient.Observer {
 	return m.observer(projectID, apiclient.Operations, []string{apiclient.OpListServices, apiclient.OpGetService,
 		apiclient.OpListReplicaSets, apiclient.OpListVPCs, apiclient.OpGetVPC, apiclient.OpListPeerings, apiclient.OpGetPeering})
 }
 
-// DiscoveryObserver returns the apiclient.Observer for the client of the
-// project discovery (GET /projects). Its calls belong to no project: their
-// series have no project_id label (an empty value), as the exporter's other
-// project-less metrics, and RemoveProject never removes them. Only the
-// listProjects retry series and the rate-limit wait are created at 0.
+// DiscoveryObserver returns the discovery client's Observer (empty project_id).
 func (m *Metrics) DiscoveryObserver() apiclient.Observer {
 	return m.observer("", []string{apiclient.OpListProjects}, nil)
 }
 
-// observer returns the Observer of one client, with the retry series of
-// retryOps and the decode error series of decodeOps created at 0.
 func (m *Metrics) observer(projectID string, retryOps, decodeOps []string) apiclient.Observer {
 	defer m.generation.Add(1)
 	project := prometheus.Labels{"project_id": projectID}
@@ -190,16 +164,13 @@ type PollObserver struct {
 	id            string
 }
 
-// PollObserver returns the observer of one project's poll cycles. Its
-// overrun counter starts at 0; the gauges appear with the first cycle.
+// PollObserver returns one project's cycle observer; overruns start at 0.
 func (m *Metrics) PollObserver(projectID string) *PollObserver {
 	defer m.generation.Add(1)
 	return &PollObserver{generation: &m.generation, overruns: m.overruns.WithLabelValues(projectID), m: m, id: projectID}
 }
 
-// ObserveCycle records a finished full cycle: its duration, the refresh
-// period of the children it planned, and whether it overran. One poller
-// calls it, one cycle at a time.
+// ObserveCycle records a finished full cycle. One poller calls it at a time.
 func (o *PollObserver) ObserveCycle(duration, refreshPeriod time.Duration, overrun bool) {
 	if o.cycleDuration == nil {
 		o.cycleDuration = o.m.cycleDuration.WithLabelValues(o.id)
@@ -213,16 +184,13 @@ func (o *PollObserver) ObserveCycle(duration, refreshPeriod time.Duration, overr
 	o.generation.Add(1)
 }
 
-// ObserveRetryAfterCapped records a Retry-After that asked the poller to
-// wait longer than it defers a call.
+// ObserveRetryAfterCapped records a Retry-After longer than the poller defers.
 func (o *PollObserver) ObserveRetryAfterCapped(operation string) {
 	o.m.retryAfterCapped.WithLabelValues(o.id, operation).Inc()
 	o.generation.Add(1)
 }
 
-// RemoveProject deletes every series of a project, for a project dropped by
-// a configuration reload. Call it after the project's client has stopped:
-// an Observer still in use would create the series again.
+// RemoveProject deletes a project's series; call it once its client stopped.
 func (m *Metrics) RemoveProject(projectID string) {
 	defer m.removals.Add(1)
 	defer m.generation.Add(1)
@@ -240,8 +208,6 @@ func (m *Metrics) RemoveProject(projectID string) {
 	m.overruns.DeletePartialMatch(project)
 }
 
-// apiObserver is the Observer of one project: its vectors are curried with
-// the project's id.
 type apiObserver struct {
 	generation *atomic.Uint64 // of the Metrics, bumped after each change
 	requests   *prometheus.CounterVec
@@ -253,38 +219,32 @@ type apiObserver struct {
 	wait       prometheus.Counter
 }
 
-// ObserveRequest implements apiclient.Observer.
 func (o *apiObserver) ObserveRequest(operation, code string, duration time.Duration) {
 	o.requests.WithLabelValues(operation, code).Inc()
 	o.duration.WithLabelValues(operation).Observe(duration.Seconds())
 	o.generation.Add(1)
 }
 
-// ObserveRetry implements apiclient.Observer.
 func (o *apiObserver) ObserveRetry(operation string) {
 	o.retries.WithLabelValues(operation).Inc()
 	o.generation.Add(1)
 }
 
-// ObserveRateLimitWait implements apiclient.Observer.
 func (o *apiObserver) ObserveRateLimitWait(_ string, wait time.Duration) {
 	o.wait.Add(wait.Seconds())
 	o.generation.Add(1)
 }
 
-// ObserveDecodeError implements apiclient.Observer.
 func (o *apiObserver) ObserveDecodeError(operation string) {
 	o.decode.WithLabelValues(operation).Inc()
 	o.generation.Add(1)
 }
 
-// ObserveListTooLong implements apiclient.Observer.
 func (o *apiObserver) ObserveListTooLong(operation string) {
 	o.tooLong.WithLabelValues(operation).Inc()
 	o.generation.Add(1)
 }
 
-// ObserveTextTruncated implements apiclient.Observer.
 func (o *apiObserver) ObserveTextTruncated(operation string) {
 	o.cut.WithLabelValues(operation).Inc()
 	o.generation.Add(1)
