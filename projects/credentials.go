@@ -9,32 +9,23 @@ import (
 	"github.com/clouddb/clouddb_exporter/config"
 )
 
-// credentials are the current keys of one client (a project's, or the
-// discovery's), with their own lock: a rotation after a 401 happens inside
-// a client call, which may run while the Manager's lock is held (Apply
-// waiting for a poller to stop).
+// credentials has its own lock: a rotation after a 401 happens inside a
+// client call, which may run while the Manager's lock is held.
 type credentials struct {
-	mu  sync.Mutex
-	cur config.Credentials
-	// client takes the rotated keys; set before its first request.
+	mu     sync.Mutex
+	cur    config.Credentials
 	client *apiclient.Client
-	// logger tells whose keys they are (project_id, or the discovery).
 	logger *slog.Logger
-	// seen is what the previous periodic check read (settled).
-	seen config.Credentials
+	seen   config.Credentials
 }
 
-// current returns the keys in use.
 func (c *credentials) current() config.Credentials {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cur
 }
 
-// reread re-reads the credential files and installs the keys if they
-// changed; it reports whether they did. It is the client's OnUnauthorized
-// hook too: a 401 is often the first sign of a rotation. A file that is
-// empty or unreadable mid-rotation keeps the current keys.
+// reread is also the OnUnauthorized hook; an unreadable file keeps the current keys.
 func (c *credentials) reread(reason string) bool {
 	cur := c.current()
 	if cur.Files == (config.CredentialFiles{}) {
@@ -48,13 +39,8 @@ func (c *credentials) reread(reason string) bool {
 	return c.install(fresh, reason)
 }
 
-// settled is the periodic check: it installs the keys the files hold only
-// once two checks in a row read the same ones. Plain files are written one
-// after the other, so a check can fall between the access key's write and
-// the secret key's; installing that half-rotated pair would get 401s
-// while the old pair, still valid at the provider, would have worked
-// (docs/security.md). A 401 does not wait (reread): the keys in use are
-// refused anyway.
+// settled installs keys once two checks in a row read them: a pair written
+// file by file must not be installed half-rotated. A 401 does not wait.
 func (c *credentials) settled(reason string) bool {
 	cur := c.current()
 	if cur.Files == (config.CredentialFiles{}) {
@@ -75,8 +61,7 @@ func (c *credentials) settled(reason string) bool {
 	return c.install(fresh, reason)
 }
 
-// install gives the client the keys next, logging which keys changed (never
-// their values); it reports whether any did.
+// install logs which keys changed, never their values.
 func (c *credentials) install(next config.Credentials, reason string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -13,24 +13,18 @@ import (
 	"github.com/clouddb/clouddb_exporter/config"
 )
 
-// Discovery finds the projects a credential can access (GET /projects,
-// revision 2026), for an exporter given credentials but no project: every
-// project found is polled with the template's settings and current keys.
+// Discovery finds the projects a credential can access (GET /projects).
 type Discovery struct {
 	template config.Project
 	client   *apiclient.Client
-	// creds are the discovery client's keys, rotated as a project's are.
-	creds *credentials
-	// Metrics receives each discovery's outcome; nil for none.
-	Metrics *DiscoveryMetrics
-	health  discoveryHealth
-	logger  *slog.Logger
-	now     func() time.Time
+	creds    *credentials
+	Metrics  *DiscoveryMetrics
+	health   discoveryHealth
+	logger   *slog.Logger
+	now      func() time.Time
 }
 
 // NewDiscovery returns a Discovery for template, a project without an id.
-// observer receives its client's API calls (see
-// apimetrics.Metrics.DiscoveryObserver); logger its key rotations.
 func NewDiscovery(template config.Project, userAgent string, observer apiclient.Observer, logger *slog.Logger) (*Discovery, error) {
 	cfg, err := template.ClientConfig()
 	if err != nil {
@@ -47,12 +41,8 @@ func NewDiscovery(template config.Project, userAgent string, observer apiclient.
 	return &Discovery{template: template, client: client, creds: creds, logger: logger, now: time.Now}, nil
 }
 
-// Load re-reads the template's credential files, lists the projects and
-// returns one configuration per project, sorted by id, with the current
-// keys: a reload after a rotation hands the running projects the new keys,
-// not the ones the exporter started with. A failure returns an error, and
-// the projects running keep running. Each outcome goes to d.Metrics; the
-// log says what changed (projects added or removed, failing, recovered).
+// Load lists the projects with the current keys, so a reload after a rotation
+// hands the new ones on. On failure the running projects keep running.
 func (d *Discovery) Load(ctx context.Context) ([]config.Project, error) {
 	found, err := d.load(ctx)
 	d.health.record(d.logger, d.Metrics, d.now(), found, err)
@@ -63,8 +53,7 @@ func (d *Discovery) Load(ctx context.Context) ([]config.Project, error) {
 }
 
 func (d *Discovery) load(ctx context.Context) ([]config.Project, error) {
-	// Discoveries are a full cycle apart: the files are read before each
-	// (and again on a 401) rather than watched.
+	// Read before each discovery (and on a 401) rather than watched.
 	d.creds.reread("reload")
 	found, err := d.client.ListProjects(ctx)
 	if err != nil {

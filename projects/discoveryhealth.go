@@ -10,9 +10,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/config"
 )
 
-// DiscoveryMetrics are the project discovery's own health series: its
-// failures are the API's, not the configuration's, and must not page as a
-// refused configuration file.
+// DiscoveryMetrics are the discovery's own health series: its failures are
+// the API's and must not page as a refused configuration.
 type DiscoveryMetrics struct {
 	success, lastSuccess prometheus.Gauge
 }
@@ -33,22 +32,19 @@ func NewDiscoveryMetrics(reg prometheus.Registerer) *DiscoveryMetrics {
 	return m
 }
 
-// discoveryError is a failed discovery: the reloader tells it from a
-// configuration that does not load.
+// discoveryError lets the reloader tell a failed discovery from a bad configuration.
 type discoveryError struct{ err error }
 
 func (e *discoveryError) Error() string { return e.err.Error() }
 func (e *discoveryError) Unwrap() error { return e.err }
 
-// discoveryHealth is what the discovery remembers from one load to the
-// next, so that it logs changes rather than every cycle.
+// discoveryHealth lets the discovery log changes rather than every cycle.
 type discoveryHealth struct {
 	failing bool
 	known   []string // the ids found last, sorted; nil before the first success
 	found   bool     // a discovery has succeeded
 }
 
-// record sets m from one discovery and logs what changed since the last.
 func (h *discoveryHealth) record(logger *slog.Logger, m *DiscoveryMetrics, now time.Time, found []config.Project, err error) {
 	if err != nil {
 		if m != nil {
@@ -82,7 +78,6 @@ func (h *discoveryHealth) record(logger *slog.Logger, m *DiscoveryMetrics, now t
 	logger.Info("Projects discovered", "projects", len(ids), "added", added, "removed", removed)
 }
 
-// diffIDs returns the ids of b not in a and those of a not in b.
 func diffIDs(a, b []string) (added, removed []string) {
 	added, removed = []string{}, []string{}
 	for _, id := range b {

@@ -1,6 +1,4 @@
-// Package projects runs one API client and one poller per configured
-// project, publishes their snapshots to the exposition, and swaps them when
-// the configuration is reloaded.
+// Package projects runs an API client and a poller per project, swapped on reload.
 package projects
 
 import (
@@ -26,9 +24,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/shard"
 )
 
-// Project is one running project: its configuration, client and poller.
-// Config.Credentials are the keys it started with; rotations replace them
-// in the client only (see credentials.reread).
+// Project is one running project. Rotations replace Config.Credentials in the client only.
 type Project struct {
 	Config config.Project
 	Client *apiclient.Client
@@ -39,12 +35,9 @@ type Project struct {
 	creds  *credentials
 }
 
-// Publisher receives the snapshots of the running projects: the
-// exposition (exposition.Handler) in the exporter.
+// Publisher receives the running projects' snapshots (the exposition).
 type Publisher interface {
-	// SetSnapshot installs a project's latest snapshot.
 	SetSnapshot(s *fleet.Snapshot)
-	// RemoveProject drops a project that stopped running.
 	RemoveProject(projectID string)
 }
 
@@ -55,23 +48,15 @@ type Manager struct {
 	apiMetrics *apimetrics.Metrics
 	exposition Publisher
 	userAgent  string
-	// Shard is this process's shard of every project's resources; set it
-	// before the first Apply.
-	Shard shard.Shard
-	// CredentialCheckInterval is how often WatchCredentials re-reads the
-	// credential files; 0 means DefaultCredentialCheckInterval. Set it
-	// before WatchCredentials starts.
+	// Set Shard and LogPositions before the first Apply, and
+	// CredentialCheckInterval (0: the default) before WatchCredentials.
+	Shard                   shard.Shard
 	CredentialCheckInterval time.Duration
-	// LogPositions is the log state file every project's log collector
-	// resumes from and saves into; nil without one. Set it before the
-	// first Apply.
-	LogPositions *dataplane.LogPositions
+	LogPositions            *dataplane.LogPositions
 
 	mu      sync.RWMutex
 	running map[string]*Project
-	// seq numbers the snapshots of every poller, so that a project's new
-	// poller after a reload continues where its predecessor stopped and
-	// the exposition can drop snapshots that arrive out of order.
+	// seq is shared so a reloaded project's Seq keeps increasing.
 	seq atomic.Uint64
 }
 
@@ -87,10 +72,8 @@ func New(ctx context.Context, logger *slog.Logger, apiMetrics *apimetrics.Metric
 	}
 }
 
-// Apply makes the running projects match projects: unchanged ones keep
-// running (and keep their rate-limit state and status history), changed ones
-// are restarted, gone ones stopped. Every client is built before anything is
-// swapped, so a configuration that fails leaves the old one running.
+// Apply keeps unchanged projects running and builds every client before
+// swapping anything, so a failing configuration leaves the old one running.
 func (m *Manager) Apply(projects []config.Project) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -100,8 +83,7 @@ func (m *Manager) Apply(projects []config.Project) error {
 	var rotations []func()
 	for _, cfg := range projects {
 		if old, ok := m.running[cfg.ID]; ok && sameButCredentials(old.Config, cfg) {
-			// Only keys changed (a reload after a rotation): the client
-			// takes them, and the poller keeps its state.
+			// Only keys changed: the poller keeps its state.
 			next[cfg.ID] = old
 			rotations = append(rotations, func() { old.creds.install(cfg.Credentials, "reload") })
 			continue
@@ -178,8 +160,7 @@ func (m *Manager) start(p *Project) {
 	}()
 }
 
-// stopLocked stops a project's poller and waits for it, so that it cannot
-// publish after its series are removed.
+// stopLocked waits for the poller, so it cannot publish after its series are removed.
 func (m *Manager) stopLocked(p *Project, removed bool) {
 	p.cancel()
 	<-p.done
@@ -191,8 +172,7 @@ func (m *Manager) stopLocked(p *Project, removed bool) {
 	}
 }
 
-// shortKeys names the keys shorter than apiclient.MinKeyLength, which the
-// client does not redact: placeholders, or a key file cut short.
+// shortKeys names keys too short for the client to redact.
 func shortKeys(c config.Credentials) []string {
 	var short []string
 	for _, k := range []struct {
@@ -206,9 +186,7 @@ func shortKeys(c config.Credentials) []string {
 	return short
 }
 
-// sameButCredentials reports whether two configurations of a project
-// differ at most in their keys, with an API key on both or on neither
-// (adding or removing one turns the auth collector on or off).
+// sameButCredentials: adding or removing an API key toggles the auth collector.
 func sameButCredentials(a, b config.Project) bool {
 	if (a.Credentials.APIKey == "") != (b.Credentials.APIKey == "") {
 		return false
@@ -217,18 +195,10 @@ func sameButCredentials(a, b config.Project) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// DefaultCredentialCheckInterval is how often WatchCredentials re-reads
-// the credential files unless Manager.CredentialCheckInterval says
-// otherwise (tests shorten it: --api.credentials-check-interval).
+// DefaultCredentialCheckInterval is the default of Manager.CredentialCheckInterval.
 const DefaultCredentialCheckInterval = 10 * time.Second
 
-// WatchCredentials re-reads every project's credential files every
-// CredentialCheckInterval until ctx ends, and installs keys that changed
-// once two checks in a row read them (a pair written file by file is not
-// installed half-rotated):
-// a rotated key is picked up without a restart or a reload (Kubernetes
-// updates a mounted Secret in place). A file that is empty or unreadable
-// mid-rotation is retried at the next check; the old keys stay in use.
+// WatchCredentials picks up rotated key files (a Secret updated in place).
 func (m *Manager) WatchCredentials(ctx context.Context) {
 	t := time.NewTicker(cmp.Or(m.CredentialCheckInterval, DefaultCredentialCheckInterval))
 	defer t.Stop()
@@ -242,8 +212,6 @@ func (m *Manager) WatchCredentials(ctx context.Context) {
 	}
 }
 
-// checkCredentials is one check of WatchCredentials: every project's keys
-// the files hold are installed once they have settled (credentials.settled).
 func (m *Manager) checkCredentials() {
 	m.mu.RLock()
 	running := slices.Collect(maps.Values(m.running))
@@ -264,8 +232,7 @@ func (m *Manager) Stop() {
 	}
 }
 
-// ClearDeferrals forgets every running project's Retry-After deferrals
-// (see poller.Poller.ClearDeferrals).
+// ClearDeferrals forgets every running project's Retry-After deferrals.
 func (m *Manager) ClearDeferrals() {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -289,8 +256,7 @@ func (m *Manager) IDs() []string {
 	return slices.Sorted(maps.Keys(m.running))
 }
 
-// Snapshots returns the latest snapshot of every project that has one,
-// sorted by project id.
+// Snapshots returns the latest snapshots, sorted by project id.
 func (m *Manager) Snapshots() []*fleet.Snapshot {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -303,14 +269,10 @@ func (m *Manager) Snapshots() []*fleet.Snapshot {
 	return snaps
 }
 
-// Ready reports whether every project has finished its first poll cycle
-// and none is refused by the API (see NotReady).
+// Ready reports whether NotReady is "".
 func (m *Manager) Ready() bool { return m.NotReady() == "" }
 
-// NotReady says why the exporter is not ready, "" when it is: a project
-// whose first poll cycle has not ended, or one the API refuses as
-// configured (keys, permissions, URL or project id: fleet.Access.Denied), whose
-// metrics would never come without a fix.
+// NotReady says why not ready: a first cycle not ended, or access denied.
 func (m *Manager) NotReady() string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

@@ -15,30 +15,21 @@ import (
 	"github.com/clouddb/clouddb_exporter/config"
 )
 
-// Reloader re-reads the configuration and applies it. A configuration that
-// fails to load or apply keeps the old one running and is reported.
+// Reloader re-reads the configuration; a failing one keeps the old running.
 type Reloader struct {
 	mu      sync.Mutex
 	manager *Manager
 	load    func() ([]config.Project, error)
-	// file names what load re-reads (the configuration file, or the
-	// credential files of single-project mode); "" when there is nothing
-	// to reload.
-	file   string
-	logger *slog.Logger
-	// onRequest run on every SIGHUP and POST /-/reload, before the reload
-	// and even when there is nothing to reload.
+	// file is "" when there is nothing to reload.
+	file      string
+	logger    *slog.Logger
 	onRequest []func()
 
 	successful prometheus.Gauge
 	lastOK     prometheus.Gauge
 }
 
-// NewReloader returns a Reloader that applies what load returns to m. file
-// names what load re-reads (--config.file, or the credential files in
-// single-project mode), "" when nothing can change (--simulate): then only
-// the first Reload runs, and later requests to reload are refused (POST
-// /-/reload) or ignored (SIGHUP).
+// NewReloader: with file "" (--simulate), only the first Reload runs.
 func NewReloader(reg prometheus.Registerer, m *Manager, load func() ([]config.Project, error), file string, logger *slog.Logger) *Reloader {
 	r := &Reloader{
 		manager: m,
@@ -58,21 +49,17 @@ func NewReloader(reg prometheus.Registerer, m *Manager, load func() ([]config.Pr
 	return r
 }
 
-// Reload loads and applies the configuration. Concurrent calls are
-// serialised.
+// Reload loads and applies the configuration; calls are serialised.
 func (r *Reloader) Reload() error { return r.reload(true) }
 
-// Rediscover is the periodic project discovery's reload: as Reload, but a
-// success is not logged (the discovery logs the projects it adds or
-// removes), so that a discovery every cycle does not flood the log.
+// Rediscover is Reload without logging success, which would flood the log.
 func (r *Reloader) Rediscover() error { return r.reload(false) }
 
 func (r *Reloader) reload(logApplied bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	projects, err := r.load()
-	// A failed discovery is the API's failure, not the configuration's:
-	// the discovery has its own series and log lines for it.
+	// A failed discovery has its own series and log lines.
 	if _, ok := errors.AsType[*discoveryError](err); ok {
 		return err
 	}
@@ -92,20 +79,14 @@ func (r *Reloader) reload(logApplied bool) error {
 	return nil
 }
 
-// OnRequest adds a hook run on every SIGHUP and POST /-/reload, whether or
-// not there is a configuration to reload: the admin surface reopens its
-// audit log on it. Add hooks before WatchSIGHUP and serving.
+// OnRequest adds a hook run on every reload request; add hooks before serving.
 func (r *Reloader) OnRequest(hook func()) {
 	r.onRequest = append(r.onRequest, hook)
 }
 
-// errNoConfigFile refuses a reload without a file to re-read.
 var errNoConfigFile = errors.New("the simulator's project never changes")
 
-// Requested is an operator's reload (SIGHUP, POST /-/reload): it runs the
-// hooks, reloads if there is a file to re-read, and then has the projects
-// that kept running call again what a Retry-After deferred. The periodic
-// rediscovery reloads without clearing them.
+// Requested is an operator's reload: unlike rediscovery, it clears Retry-After deferrals.
 func (r *Reloader) Requested() error {
 	for _, hook := range r.onRequest {
 		hook()
