@@ -1,5 +1,4 @@
-// Package fakeclock is a clock that tests move by hand, so that time-based
-// logic is driven without sleeping.
+// Package fakeclock is a clock that tests move by hand, so nothing sleeps.
 package fakeclock
 
 import (

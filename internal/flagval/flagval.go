@@ -1,5 +1,5 @@
-// Package flagval registers typed kingpin flags whose parse errors name the
-// flag and its environment variable, which kingpin's own values do not.
+// Package flagval registers kingpin flags whose parse errors name the flag
+// and its environment variable, which kingpin's own values do not.
 package flagval
 
 import (
@@ -61,8 +61,7 @@ func Int(app *kingpin.Application, name, help, def, envar string, dst *int) {
 	})
 }
 
-// Bytes registers a size flag with an optional base-2 unit (512KiB, 32MiB;
-// KB, MB and GB are read as powers of 2 too).
+// Bytes registers a size flag; KB, MB and GB are read as powers of 2 too.
 func Bytes(app *kingpin.Application, name, help, def, envar string, dst *int64) {
 	register(app.Flag(name, help).Default(def), name, envar, dst, func(s string) (int64, error) {
 		n, err := units.ParseBase2Bytes(s)
@@ -94,8 +93,7 @@ func Enum(app *kingpin.Application, name, help, def, envar string, dst *string, 
 	})
 }
 
-// Envar is a flag's environment variable: CLOUDDB_ and the upper-cased name,
-// dots and dashes as underscores.
+// Envar is CLOUDDB_ and the upper-cased flag name, dots and dashes as underscores.
 func Envar(flag string) string {
 	return "CLOUDDB_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(flag))
 }

@@ -1,7 +1,5 @@
-// Package gate tells waiters when a kind of work is running: the poller
-// holds it while the state's calls run, and the data plane's readers wait
-// for it, so that the state's calls never queue behind theirs for the rate
-// limit's tokens (docs/configuration.md, "Cost and budget").
+// Package gate lets the data plane's readers wait while the poller's state
+// calls run, so those never queue behind theirs for rate-limit tokens.
 package gate
 
 import (

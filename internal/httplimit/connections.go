@@ -5,8 +5,7 @@ import (
 	"strconv"
 )
 
-// Shares of RLIMIT_NOFILE each listener's connections may take by default,
-// and their caps: the rest is for API connections, the audit log and files.
+// Default shares of RLIMIT_NOFILE per listener; the rest is for API connections.
 const (
 	MainConnectionsShare   = 2 // half
 	MainConnectionsCap     = 8192
@@ -15,8 +14,7 @@ const (
 	fallbackOpenFilesLimit = 1024
 )
 
-// MaxConnections parses a connection limit flag: "auto" is share of the
-// open-file limit, within [1, ceiling]; a number is taken as is, 0 no limit.
+// MaxConnections parses "auto" (a share of RLIMIT_NOFILE) or a number (0: no limit).
 func MaxConnections(flag, value string, share, ceiling int) (int, error) {
 	if value == "auto" {
 		return max(1, min(openFilesLimit()/share, ceiling)), nil

@@ -4,7 +4,7 @@ package httplimit
 
 import "syscall"
 
-// The soft limit, which the Go runtime raises to the hard one at startup.
+// openFilesLimit: the Go runtime raises the soft limit to the hard one at startup.
 func openFilesLimit() int {
 	var l syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil || l.Cur == 0 {

@@ -1,7 +1,5 @@
 // Package httplimit bounds what a client can hold on the exporter's
-// listeners: time to send a request, to stay idle, to leave an answer
-// unread, and requests at once. A client that never reads pins the answer
-// written to it, so these bounds are what bound that memory.
+// listeners: a client that never reads pins the answer written to it.
 package httplimit
 
 import (
@@ -16,18 +14,15 @@ import (
 // Timeouts are what a listener allows a client.
 type Timeouts struct {
 	ReadHeader time.Duration
-	// The largest body taken is the admin surface's 64 KiB.
-	Read time.Duration
-	Idle time.Duration
-	// From the end of the headers to the end of the answer, handler included
-	// (admin upstream calls are bounded at 1 minute).
+	Read       time.Duration
+	Idle       time.Duration
+	// Write includes the handler (admin upstream calls take up to 1 minute).
 	Write time.Duration
-	// How long a client may leave each WriteChunk unread.
+	// WriteIdle applies to each WriteChunk.
 	WriteIdle time.Duration
 }
 
-// DefaultTimeouts are those of both listeners: generous for a slow link,
-// short enough that a client cannot hold a connection or an answer for long.
+// DefaultTimeouts are those of both listeners.
 var DefaultTimeouts = Timeouts{
 	ReadHeader: 10 * time.Second,
 	Read:       30 * time.Second,
@@ -36,17 +31,10 @@ var DefaultTimeouts = Timeouts{
 	WriteIdle:  10 * time.Second,
 }
 
-// WriteChunk is the piece of an answer each write deadline applies to. At
-// 64 KiB a gzip scrape of 10k services took 1.25x the time of one write
-// (BenchmarkScrapeVsBytes in e2e/); at 1 MiB, 1.03x.
+// WriteChunk is the piece of an answer each write deadline applies to.
 const WriteChunk = 1 << 20
 
-// AddFlags registers the timeouts as hidden flags (--web.timeout.*) with
-// DefaultTimeouts as defaults; Check validates them after parsing.
-//
-// They exist so whole-binary tests need not wait a minute per slow client.
-// Hidden, because the defaults are the bound docs/security.md promises;
-// flags rather than an environment variable, so a change shows in ps.
+// AddFlags registers hidden flags for tests; docs/security.md promises the defaults.
 func AddFlags(app *kingpin.Application) *Timeouts {
 	t := &Timeouts{}
 	for _, f := range []struct {
@@ -66,8 +54,7 @@ func AddFlags(app *kingpin.Application) *Timeouts {
 	return t
 }
 
-// Check reports a timeout that is not positive, naming its flag: 0 would
-// mean no bound at all in net/http.
+// Check refuses a non-positive timeout: net/http reads 0 as no bound.
 func (t Timeouts) Check() error {
 	for name, d := range map[string]time.Duration{
 		"read-header": t.ReadHeader, "read": t.Read, "idle": t.Idle, "write": t.Write, "write-idle": t.WriteIdle,
@@ -79,8 +66,7 @@ func (t Timeouts) Check() error {
 	return nil
 }
 
-// Server sets the timeouts on srv and routes its errors through logger
-// instead of the standard log package.
+// Server sets the timeouts on srv and logs its errors through logger.
 func Server(srv *http.Server, t Timeouts, logger *slog.Logger) *http.Server {
 	srv.ReadHeaderTimeout = t.ReadHeader
 	srv.ReadTimeout = t.Read
@@ -90,7 +76,7 @@ func Server(srv *http.Server, t Timeouts, logger *slog.Logger) *http.Server {
 	return srv
 }
 
-// The answer to a request beyond the requests in flight allowed.
+// The answer to a request beyond the limit in flight.
 const (
 	TooManyCode    = "TOO_MANY_REQUESTS_IN_FLIGHT"
 	TooManyMessage = "more requests in flight than --web.max-requests; retry later"
@@ -120,8 +106,7 @@ func (l *InFlight) Acquire() (release func(), ok bool) {
 	}
 }
 
-// Handler wraps h: beyond maxRequests in flight (0: no limit) it answers 503
-// at once, and it writes answers as Deadlines does.
+// Handler answers 503 beyond maxRequests in flight (0: no limit) and writes as Deadlines does.
 func Handler(h http.Handler, maxRequests int, t Timeouts) http.Handler {
 	limit := NewInFlight(maxRequests)
 	h = Deadlines(h, t)
@@ -139,8 +124,7 @@ func Handler(h http.Handler, maxRequests int, t Timeouts) http.Handler {
 	})
 }
 
-// Deadlines wraps h so that the client must take each chunk of an answer
-// within t.WriteIdle (and all before t.Write), or be disconnected.
+// Deadlines disconnects a client that leaves a chunk unread for t.WriteIdle.
 func Deadlines(h http.Handler, t Timeouts) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), idle: t.WriteIdle, end: time.Now().Add(t.Write)}, r)
@@ -158,8 +142,7 @@ func (w *deadlineWriter) Write(p []byte) (int, error) {
 	written := 0
 	for len(p) > 0 {
 		n := min(len(p), WriteChunk)
-		// An error means the connection takes no deadlines (a test recorder):
-		// WriteTimeout still applies.
+		// Fails without deadlines (a test recorder): WriteTimeout still applies.
 		_ = w.rc.SetWriteDeadline(earlier(time.Now().Add(w.idle), w.end))
 		m, err := w.ResponseWriter.Write(p[:n])
 		written += m
@@ -174,7 +157,6 @@ func (w *deadlineWriter) Write(p []byte) (int, error) {
 // Unwrap lets http.ResponseController reach Flush.
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Flush implements http.Flusher for handlers that assert it.
 func (w *deadlineWriter) Flush() { _ = w.rc.Flush() }
 
 func earlier(a, b time.Time) time.Time {

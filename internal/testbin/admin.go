@@ -16,19 +16,15 @@ import (
 // Exporter is a started exporter with its admin listener.
 type Exporter struct {
 	*Process
-	// Loopback host:port, and http://host:port.
 	Addr, URL string
-	// AdminToken is "" when args set --admin.web-config.file; AdminAuth is the
-	// Authorization header Admin sends, "Bearer " + AdminToken by default.
+	// AdminToken is "" with --admin.web-config.file; AdminAuth is what Admin sends.
 	AdminURL, AdminToken, AdminAuth string
-	// Nil when args configure it (--simulate).
+	// Sim is nil with --simulate.
 	Sim *Sim
 }
 
-// StartWithAdmin starts the exporter with args, a token file (unless args
-// set --admin.web-config.file) and an admin listener, and waits until both
-// answer. It polls the simulator at simAddr, or, when that is "", what args
-// configure (--simulate).
+// StartWithAdmin starts the exporter with an admin listener polling the
+// simulator at simAddr ("": what args configure) and waits until both answer.
 func StartWithAdmin(t testing.TB, simAddr string, args ...string) *Exporter {
 	t.Helper()
 	e := &Exporter{}
@@ -59,9 +55,8 @@ func StartWithAdmin(t testing.TB, simAddr string, args ...string) *Exporter {
 	return e
 }
 
-// Admin sends a request to the admin surface with e.AdminAuth unless headers
-// give another ("" sends none), body as JSON unless headers say otherwise.
-// It returns the status (0 for a transport error, in the body), header, body.
+// Admin sends e.AdminAuth unless headers give another ("" sends none). The
+// status is 0 for a transport error.
 func (e *Exporter) Admin(t testing.TB, method, path, body string, headers ...string) (int, http.Header, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, e.AdminURL+path, strings.NewReader(body))
@@ -95,9 +90,7 @@ func (e *Exporter) MetricIs(name string, value float64, labels ...string) func()
 	return MetricEquals(e.URL+"/metrics", name, value, labels...)
 }
 
-// ExerciseAdmin makes the admin metrics exist: it enables the pooler of a
-// READY service without one, not in avoid, as a dry run and for real (the
-// duration histogram records only accepted operations).
+// ExerciseAdmin enables a pooler, dry run and real, so the admin metrics exist.
 func (e *Exporter) ExerciseAdmin(t testing.TB, fams map[string]*dto.MetricFamily, avoid ...string) {
 	t.Helper()
 	withPooler := LabelValues(fams, "clouddb_service_connection_pooler_enabled", "service_id")
@@ -122,8 +115,7 @@ func (e *Exporter) Scrape(t testing.TB) map[string]*dto.MetricFamily {
 	return fams
 }
 
-// MetricNames returns every sample name the families expose, with the
-// _bucket, _sum and _count of histograms and summaries.
+// MetricNames returns every sample name, histogram and summary suffixes included.
 func MetricNames(fams map[string]*dto.MetricFamily) map[string]bool {
 	names := map[string]bool{}
 	for name, mf := range fams {

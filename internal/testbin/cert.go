@@ -15,8 +15,7 @@ import (
 	"time"
 )
 
-// SelfSignedCert writes a certificate for 127.0.0.1 and its key to dir and
-// returns their paths and a pool that trusts the certificate.
+// SelfSignedCert writes a certificate for 127.0.0.1 and its key to dir.
 func SelfSignedCert(t testing.TB, dir string) (certFile, keyFile string, pool *x509.CertPool) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)

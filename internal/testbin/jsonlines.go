@@ -6,8 +6,7 @@ import (
 	"testing"
 )
 
-// JSONLines decodes one JSON object per line (the audit log's format),
-// skipping blank lines; any other line fails the test.
+// JSONLines decodes one JSON object per non-blank line, as the audit log holds.
 func JSONLines(t testing.TB, text string) []map[string]any {
 	t.Helper()
 	var out []map[string]any

@@ -8,13 +8,11 @@ import (
 	"testing"
 )
 
-// Sim is a running simulator seen by a test: its API, read with its
-// credentials, and its /_sim/* controls (docs/simulator.md), for the
-// standalone and the embedded simulator alike. A refused control fails the test.
+// Sim is a running simulator (standalone or embedded) seen by a test. A
+// refused control fails the test.
 type Sim struct {
-	// Loopback host:port, and http://host:port.
 	Addr, URL string
-	// The project the resource controls address: the demo project by default.
+	// Project is what the resource controls address: the demo project by default.
 	Project string
 }
 
@@ -26,8 +24,7 @@ func SimAt(addr string) *Sim {
 // Env is the environment that points the exporter at this simulator.
 func (s *Sim) Env() []string { return ExporterEnv(s.Addr) }
 
-// Requests returns the API requests per operation since the start or the
-// last ResetRequests.
+// Requests returns the API requests per operation since start or ResetRequests.
 func (s *Sim) Requests(t testing.TB) map[string]int {
 	t.Helper()
 	var counts map[string]int
@@ -35,8 +32,7 @@ func (s *Sim) Requests(t testing.TB) map[string]int {
 	return counts
 }
 
-// WriteRequests returns the counts of Requests that are writes: the poller
-// keeps reading in the background.
+// WriteRequests returns the counts of writes: the poller keeps reading.
 func (s *Sim) WriteRequests(t testing.TB) map[string]int {
 	t.Helper()
 	out := map[string]int{}
@@ -94,8 +90,7 @@ func (s *Sim) RotateCredential(t testing.TB, accessKey, newAccessKey, newSecretK
 	s.call(t, http.MethodPost, "/_sim/credentials/rotate", string(body), http.StatusNoContent, nil)
 }
 
-// IssueCredential gives a credential new keys, accepted alongside the old
-// ones until RevokeCredential.
+// IssueCredential gives a credential new keys, the old ones still accepted.
 func (s *Sim) IssueCredential(t testing.TB, accessKey, newAccessKey, newSecretKey, newAPIKey string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{
@@ -118,8 +113,7 @@ func (s *Sim) AddProject(t testing.TB, projectID string) {
 	s.call(t, http.MethodPost, "/_sim/projects", string(body), http.StatusNoContent, nil)
 }
 
-// APIGet decodes into out the JSON at path below /v1, read with the
-// exporter's Basic credentials.
+// APIGet decodes the JSON at path below /v1, read with the exporter's credentials.
 func (s *Sim) APIGet(t testing.TB, path string, out any) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, s.URL+"/v1"+path, nil)
@@ -142,8 +136,7 @@ func (s *Sim) APIPost(t testing.TB, path, body string, out any) {
 	s.do(t, req, http.StatusOK, out)
 }
 
-// AddLogEntries adds entries to a service's logs and, unless ratePerMinute
-// is negative, sets how many it generates a minute.
+// AddLogEntries adds log entries and sets the rate unless ratePerMinute < 0.
 func (s *Sim) AddLogEntries(t testing.TB, serviceID string, entries []map[string]string, ratePerMinute int) {
 	t.Helper()
 	body := map[string]any{"entries": entries}

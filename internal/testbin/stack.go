@@ -10,8 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// Credentials of the standalone simulator in whole-binary tests; SimProject
-// is its demo project.
+// Credentials and demo project of the standalone simulator in tests.
 const (
 	SimAccessKey = "e2e-access"
 	SimSecretKey = "e2e-secret-value"
@@ -19,8 +18,7 @@ const (
 	SimProject   = "demo-project"
 )
 
-// StartSim starts the standalone simulator with the demo scenario on a free
-// port and returns its address once it answers.
+// StartSim starts the standalone demo simulator on a free port.
 func StartSim(t testing.TB, args ...string) string {
 	t.Helper()
 	env := []string{"CLOUDSIM_ACCESS_KEY=" + SimAccessKey, "CLOUDSIM_SECRET_KEY=" + SimSecretKey, "CLOUDSIM_API_KEY=" + SimAPIKey}
@@ -33,8 +31,8 @@ func StartSim(t testing.TB, args ...string) string {
 	return addr
 }
 
-// A free port may be taken again before the process binds it (tests run in
-// parallel), so a process that exits is started again on another.
+// startOnFreePort retries on another port: a free port may be taken before
+// the process binds it.
 func startOnFreePort(t testing.TB, what string, timeout time.Duration, start func(addr string) *Process, ready func(addr string) bool) (*Process, string) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
@@ -66,21 +64,19 @@ func ExporterEnv(simAddr string) []string {
 	}
 }
 
-// StartExporter starts the exporter on a free port, waits until /-/ready
-// answers 200 and returns the process and its base URL.
+// StartExporter starts the exporter on a free port and waits for /-/ready.
 func StartExporter(t testing.TB, env []string, args ...string) (*Process, string) {
 	t.Helper()
 	return startExporter(t, env, func() []string { return args })
 }
 
-// StartExporterServing is StartExporter that waits for /metrics, not
-// readiness: for tests of what is served before the first cycle ends.
+// StartExporterServing waits for /metrics, not readiness.
 func StartExporterServing(t testing.TB, env []string, args ...string) (*Process, string) {
 	t.Helper()
 	return startExporterUntil(t, "/metrics", env, func() []string { return args })
 }
 
-// args is called per attempt so that the addresses they choose change too.
+// args is called per attempt so that its addresses change too.
 func startExporter(t testing.TB, env []string, args func() []string) (*Process, string) {
 	t.Helper()
 	return startExporterUntil(t, "/-/ready", env, args)
@@ -111,8 +107,7 @@ func Scrape(t testing.TB, url string) (string, map[string]*dto.MetricFamily) {
 	return body, fams
 }
 
-// LabelValues returns the sorted distinct values of label key of the series
-// of name whose value is 1 and whose labels include match.
+// LabelValues returns the sorted values of key of name's series at 1 matching match.
 func LabelValues(fams map[string]*dto.MetricFamily, name, key string, match ...string) []string {
 	var out []string
 	for _, m := range fams[name].GetMetric() {

@@ -1,6 +1,5 @@
-// Package testbin runs the project's real binaries in tests: it builds them
-// once, starts them on free loopback ports so that tests run in parallel,
-// waits with a deadline instead of sleeping, and drives the simulator.
+// Package testbin runs the project's real binaries in tests, on free loopback
+// ports, waiting with deadlines rather than sleeps.
 package testbin
 
 import (
@@ -39,8 +38,7 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Build compiles the main package at pkg (relative to the module root) once
-// per test process and returns the binary.
+// Build compiles the main package at pkg once per test process.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
 	buildMu.Lock()
@@ -91,7 +89,7 @@ type Process struct {
 	err    error
 }
 
-// The embedded simulator's default port is fixed, and tests run in parallel.
+// simulateOnFreePort: the embedded simulator's default port is fixed.
 func simulateOnFreePort(args []string) []string {
 	simulate := false
 	for _, a := range args {
@@ -106,9 +104,8 @@ func simulateOnFreePort(args []string) []string {
 	return append(args[:len(args):len(args)], "--simulate.listen-address=127.0.0.1:0")
 }
 
-// Start runs bin with args and env on top of PATH and HOME only, so that
-// the developer's CLOUDDB_* variables never leak in. The process is stopped
-// when the test ends and its output logged if it failed.
+// Start runs bin with only PATH and HOME from the environment, so the
+// developer's CLOUDDB_* never leak in, and stops it when the test ends.
 func Start(t testing.TB, bin string, env []string, args ...string) *Process {
 	t.Helper()
 	cmd := exec.Command(bin, simulateOnFreePort(args)...)
@@ -191,9 +188,7 @@ func Run(t testing.TB, bin string, env []string, args ...string) (int, string) {
 	return cmd.ProcessState.ExitCode(), string(out)
 }
 
-// WaitFor polls cond until it is true, failing the test with what after
-// timeout, a liveness bound to keep generous. Polls slow down to every 250ms:
-// many conditions parse a whole /metrics.
+// WaitFor polls cond until timeout, a liveness bound to keep generous.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -205,8 +200,7 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-// SampleValue returns the first sample of family name at url's /metrics
-// without parsing the rest: a cheap probe of a large exposition.
+// SampleValue returns the first sample of name without parsing the rest.
 func SampleValue(url, name string) (float64, bool) {
 	code, body := Get(url + "/metrics")
 	if code != http.StatusOK {
@@ -276,7 +270,7 @@ func Value(families map[string]*dto.MetricFamily, name string, labels ...string)
 	return 0, false
 }
 
-// A histogram's value is its sample count.
+// value of a histogram is its sample count.
 func value(m *dto.Metric) float64 {
 	switch {
 	case m.Gauge != nil:
