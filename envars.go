@@ -21,8 +21,7 @@ func addToolkitEnvars(app *kingpin.Application) {
 	}
 }
 
-// A variable that set a flag before the variables were derived from the
-// flags' names; still read when the new one is unset.
+// deprecatedEnvar is a variable named before variables came from flag names.
 type deprecatedEnvar struct{ flag, old string }
 
 var deprecatedEnvars = []deprecatedEnvar{
@@ -31,9 +30,8 @@ var deprecatedEnvars = []deprecatedEnvar{
 	{"api.secret-key-file", "CLOUDDB_SECRET_KEY_FILE"},
 }
 
-// A deprecated variable becomes its flag's default when the flag's own
-// variable is unset: kingpin binds one variable per flag, and a default
-// still gives way to the command line.
+// applyDeprecatedEnvars makes an old variable its flag's default, as kingpin
+// binds one variable per flag and the command line still wins.
 func applyDeprecatedEnvars(app *kingpin.Application, getenv func(string) string) []deprecatedEnvar {
 	var used []deprecatedEnvar
 	for _, d := range deprecatedEnvars {

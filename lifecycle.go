@@ -12,13 +12,11 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// In discovery mode a reload is a GET /projects: without this bound every
-// POST would be one more upstream call.
+// reloadInterval: in discovery mode every reload is an upstream call.
 const reloadInterval = 5 * time.Second
 
-// lifecycle serves POST /-/reload. As in Prometheus, it is off unless
-// --web.enable-lifecycle: anyone reaching the metrics port could otherwise
-// make the exporter re-read its files and call the API.
+// lifecycle serves POST /-/reload, off unless --web.enable-lifecycle as in
+// Prometheus: anyone reaching the metrics port could make it call the API.
 type lifecycle struct {
 	enabled bool
 	// nil when there is nothing to re-read; errors are logged by the reloader.
@@ -31,8 +29,7 @@ func newLifecycle(enabled bool, reload func() error, now func() time.Time) *life
 	return &lifecycle{enabled: enabled, reload: reload, now: now, limit: rate.NewLimiter(rate.Every(reloadInterval), 1)}
 }
 
-// Refuses what a page on another site can make a browser send, as the
-// admin surface does.
+// crossSite refuses what a page on another site can make a browser send.
 var crossSite = http.NewCrossOriginProtection()
 
 func (l *lifecycle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -67,8 +64,7 @@ func (l *lifecycle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = fmt.Fprintln(w, "Reloaded")
 }
 
-// What a cross-site form or no-cors fetch can send without a preflight: a
-// form or text/plain Content-Type, or a body without one.
+// formLike: what a cross-site form or no-cors fetch sends without a preflight.
 func formLike(r *http.Request) bool {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {

@@ -16,13 +16,11 @@ import (
 	"golang.org/x/net/netutil"
 )
 
-// Bound before anything starts.
 type boundListeners struct {
 	main  []net.Listener
 	admin net.Listener // nil without --admin.listen-address
 }
 
-// The errors name the flag of a taken or wrong address.
 func bindListeners(f *flags, logger *slog.Logger) (*boundListeners, error) {
 	main, err := listen(f.web, logger)
 	if err != nil {
@@ -50,9 +48,8 @@ func (b *boundListeners) close() {
 	}
 }
 
-// serveMain is the toolkit's web.ListenAndServe on bound listeners, with
-// at most maxConns connections each (0: no limit): the toolkit accepts
-// without bound, and idle connections exhausted the file descriptors.
+// serveMain is web.ListenAndServe with at most maxConns connections per
+// listener: the toolkit's unbounded accepts exhausted the file descriptors.
 func serveMain(srv *http.Server, listeners []net.Listener, flags *web.FlagConfig, maxConns int, logger *slog.Logger) error {
 	if maxConns > 0 {
 		limited := make([]net.Listener, len(listeners))

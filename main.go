@@ -1,6 +1,5 @@
-// Command clouddb_exporter exports the state of a managed cloud-database
-// fleet to Prometheus. A background poller reads the provider's API and
-// scrapes read its last snapshot, so API cost never depends on scrapes.
+// Command clouddb_exporter exports a managed cloud-database fleet to
+// Prometheus; scrapes read the background poller's last snapshot.
 package main
 
 import (
@@ -70,9 +69,7 @@ func run(args []string, getenv func(string) string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	// The API metrics stay out of reg: through SelfGatherer the exposition
-	// encodes them at most every 5 s, and the Go and process metrics of reg
-	// are gathered every 5 s in the background, not on every scrape. The
-	// project discovery's client reports to them too.
+	// serves them and reg's Go and process metrics from caches.
 	apiMetrics := apimetrics.New(nil)
 	reg := newRegistry(!f.disableExporterMetrics)
 	load, err := projectSource(ctx, logger, f, getenv, apiMetrics, reg)
@@ -83,8 +80,7 @@ func run(args []string, getenv func(string) string) int {
 
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
-	// Closed after the manager has stopped the readers, so their last
-	// positions are written.
+	// Closed after the readers stop, so their last positions are written.
 	positions, err := openLogPositions(ctx, f, logger)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
@@ -126,30 +122,27 @@ func run(args []string, getenv func(string) string) int {
 }
 
 type flags struct {
-	web                    *web.FlagConfig
-	telemetryPath          string
-	maxRequests            int
-	maxConnections         int
-	maxConnectionsFlag     string
-	timeouts               *httplimit.Timeouts // hidden, for tests
-	disableExporterMetrics bool
-	enablePprof            bool
-	enableLifecycle        bool
-	log                    *logging.Config
-	config                 *config.Flags
-	configCheck            bool
-	simulate               bool
-	simulateAddress        string
-	simulateAddressSet     bool // on the command line; see projectSource for the environment
-	admin                  *admin.Flags
-	shard                  *shard.Flags
-	memLimit               *memLimitFlags
-	// Hidden, for tests.
+	web                     *web.FlagConfig
+	telemetryPath           string
+	maxRequests             int
+	maxConnections          int
+	maxConnectionsFlag      string
+	timeouts                *httplimit.Timeouts // hidden, for tests
+	disableExporterMetrics  bool
+	enablePprof             bool
+	enableLifecycle         bool
+	log                     *logging.Config
+	config                  *config.Flags
+	configCheck             bool
+	simulate                bool
+	simulateAddress         string
+	simulateAddressSet      bool // on the command line; see projectSource for the environment
+	admin                   *admin.Flags
+	shard                   *shard.Flags
+	memLimit                *memLimitFlags
 	credentialCheckInterval time.Duration
-	// To warn about.
-	deprecatedEnvars []deprecatedEnvar
-	// What checkConfig read, so that the configuration file is read once at
-	// startup.
+	deprecatedEnvars        []deprecatedEnvar
+	// checked lets the configuration file be read once at startup.
 	checked *checkedSource
 }
 
@@ -254,10 +247,8 @@ func shardOf(f *flags) (shard.Shard, error) {
 	return sh, err
 }
 
-// checkConfig runs every configuration check without polling, serving or
-// writing anything (the audit log is checked, not created): it is
-// --config.check, and the first thing a start does. It also returns the
-// settings that work but expose credentials, for the caller to log once.
+// checkConfig is --config.check and the first thing a start does: every
+// check, nothing written (the audit log is checked, not created).
 func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -324,12 +315,9 @@ func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *
 	}
 }
 
-// projectSource resolves where the projects come from, failing fast on
-// missing or contradictory settings: the embedded simulator, a
-// configuration file (re-read on reload), the single-project flags, or the
-// project discovery, whose API calls go to apiMetrics and whose health goes
-// to reg. With apiMetrics nil it only validates (--config.check): the
-// simulator is not started.
+// projectSource resolves where the projects come from: the embedded
+// simulator, a configuration file, the single-project flags, or discovery.
+// With apiMetrics nil it only validates (--config.check).
 func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, apiMetrics *apimetrics.Metrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	cfg, check := f.config, apiMetrics == nil
 	if !check && f.checked != nil {
@@ -397,12 +385,8 @@ func discovering(f *flags) bool {
 	return !f.simulate && f.config.ConfigFile == "" && f.config.ProjectID == ""
 }
 
-// discoverySource polls every project the credentials can access (GET
-// /projects, revision 2026). A failed discovery keeps the projects running;
-// the first one, at startup, starts none, so that an API outage at startup
-// does not stop the exporter: the next discovery, a full cycle later, tries
-// again. With apiMetrics nil it only validates. The discovery logs its
-// failures and the projects it adds or removes.
+// discoverySource: a failed first discovery starts no project rather than
+// stopping the exporter; the next one, a cycle later, tries again.
 func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, apiMetrics *apimetrics.Metrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	template, err := cfg.DiscoveryTemplate(getenv)
 	if err != nil || apiMetrics == nil {
@@ -426,7 +410,6 @@ func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags
 	}, nil
 }
 
-// New projects start, removed ones stop and their series go.
 func rediscover(ctx context.Context, r *projects.Reloader, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()

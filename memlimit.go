@@ -38,9 +38,7 @@ func (f *memLimitFlags) check() error {
 	return nil
 }
 
-// setMemoryLimit sets the Go memory limit from the cgroup's unless
-// GOMEMLIMIT is set or f turns it off, logs it and its source, and returns
-// it (0 when none was set).
+// setMemoryLimit returns the limit set from the cgroup's, 0 for none.
 func setMemoryLimit(logger *slog.Logger, f *memLimitFlags, getenv func(string) string, cgroupLimit func() (uint64, error), set func(int64) int64) int64 {
 	if env := getenv("GOMEMLIMIT"); env != "" {
 		logger.Info("Go memory limit from GOMEMLIMIT", "GOMEMLIMIT", env)

@@ -10,9 +10,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/config"
 )
 
-// startSimulator serves the embedded demo simulator until ctx ends and
-// returns the project that polls it. Its credentials are generated afresh
-// and never leave the process.
+// startSimulator's credentials are generated afresh and never leave the process.
 func startSimulator(ctx context.Context, logger *slog.Logger, f *config.Flags, addr string, getenv func(string) string) (config.Project, error) {
 	demo, err := cloudsim.StartDemo(ctx, addr, logger.With("component", "simulator"))
 	if err != nil {

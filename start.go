@@ -35,8 +35,7 @@ func prepare(args []string, getenv func(string) string) (f *flags, logger *slog.
 	for _, d := range f.deprecatedEnvars {
 		logger.Warn("Deprecated environment variable", "variable", d.old, "use", envarOf(d.flag))
 	}
-	// Every check runs before anything starts, so that a failed start logs its
-	// one reason and nothing else.
+	// Every check runs first, so a failed start logs its one reason.
 	warnings, err := checkConfig(f, getenv)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)

@@ -19,8 +19,7 @@ var statusHTML string
 
 var statusTemplate = template.Must(template.New("status").Parse(statusHTML))
 
-// statusPage is the landing page: each project's state as its last snapshot
-// holds it, as blackbox_exporter lists its probes. It never calls the API.
+// statusPage is the landing page, from the last snapshots; it never calls the API.
 type statusPage struct {
 	snapshots func() []*fleet.Snapshot
 	notReady  func() string
