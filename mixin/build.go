@@ -1,8 +1,5 @@
-// Package mixin builds the clouddb_exporter monitoring mixin (jsonnet, in
-// this directory) into the files the repository ships: the Prometheus
-// rules in alerts/ and the Grafana dashboards in dashboards/. It is a module
-// of its own so that the exporter's go.mod does not carry the jsonnet
-// evaluator.
+// Package mixin builds the monitoring mixin (jsonnet) into the shipped rules
+// and dashboards; its own module keeps the jsonnet evaluator out of the exporter's.
 package mixin
 
 import (
@@ -19,18 +16,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// RulesFile is where the rules go, relative to the repository root: the
-// recording rules and the alerts in one file, so that one rule_files
-// entry (or one PrometheusRule) loads everything the dashboards and alerts
-// need.
+// RulesFile holds recording rules and alerts together, so one rule_files
+// entry loads everything the dashboards and alerts need.
 const RulesFile = "alerts/clouddb.rules.yml"
 
-// DashboardsDir is where the dashboards go, one file per key of
-// grafanaDashboards.
+// DashboardsDir is where the dashboards go, one file per key of grafanaDashboards.
 const DashboardsDir = "dashboards"
 
-// ChartFilesDir is where the Helm chart keeps its copies of the rules and
-// dashboards (Helm reads only files inside the chart).
+// ChartFilesDir holds the Helm chart's copies: Helm reads only files inside the chart.
 const ChartFilesDir = "deploy/helm/clouddb-exporter/files"
 
 const rulesHeader = `# Generated from mixin/ (jsonnet) with its default _config by
@@ -47,9 +40,7 @@ func Dir() string {
 	return filepath.Dir(file)
 }
 
-// Evaluate evaluates mixin.libsonnet with extra jsonnet appended to it (for
-// example `+ { _config+:: { grafanaURL: "" } }`) and returns the JSON of the
-// field named.
+// Evaluate returns the JSON of field of mixin.libsonnet with extra appended.
 func Evaluate(extra, field string) (string, error) {
 	vm := jsonnet.MakeVM()
 	vm.Importer(&jsonnet.FileImporter{JPaths: []string{Dir()}})
@@ -57,8 +48,7 @@ func Evaluate(extra, field string) (string, error) {
 	return vm.EvaluateAnonymousSnippet(filepath.Join(Dir(), "build.jsonnet"), snippet)
 }
 
-// Build returns the files the mixin builds with extra jsonnet appended
-// (see Evaluate), by path relative to the repository root.
+// Build returns the built files by path relative to the repository root.
 func Build(extra string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	var groups []any
@@ -112,8 +102,7 @@ func Write(root string, files map[string][]byte) error {
 	return nil
 }
 
-// The order of a rule's keys in the YAML, as Prometheus documents them;
-// jsonnet sorts keys alphabetically, which reads badly.
+// keyOrder is Prometheus's documented order; jsonnet sorts keys alphabetically.
 var keyOrder = []string{"name", "interval", "rules", "record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations", "summary", "description", "runbook_url", "dashboard_url"}
 
 func rulesYAML(groups []any) ([]byte, error) {
@@ -128,8 +117,7 @@ func rulesYAML(groups []any) ([]byte, error) {
 	return b.Bytes(), enc.Close()
 }
 
-// toNode converts decoded JSON to a YAML node: keys in keyOrder first,
-// multi-line strings as literal blocks.
+// toNode writes keys in keyOrder first and multi-line strings as literal blocks.
 func toNode(v any) *yaml.Node {
 	switch v := v.(type) {
 	case map[string]any:
