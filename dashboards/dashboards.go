@@ -1,7 +1,5 @@
-// Package dashboards holds the Grafana dashboards shipped with the exporter
-// (plain JSON files, embedded here) and reads them for the tests: the style
-// test in this package, the end-to-end test that evaluates every query in a
-// real Prometheus, and the generator of the Kubernetes ConfigMaps.
+// Package dashboards embeds the Grafana dashboards shipped with the exporter
+// and reads them for the tests.
 package dashboards
 
 import (
@@ -61,8 +59,7 @@ type Ref struct {
 	UID  string `json:"uid"`
 }
 
-// Variable is a templating variable. Query is a string or an object with a
-// query field, depending on Grafana's version; Expr returns it either way.
+// Variable is a templating variable; Query's shape depends on Grafana's version.
 type Variable struct {
 	Name       string          `json:"name"`
 	Type       string          `json:"type"`
@@ -75,7 +72,7 @@ type Variable struct {
 	Hide int `json:"hide"`
 }
 
-// Expr is the variable's query text.
+// Expr is the variable's query text, whatever Query's shape.
 func (v Variable) Expr() string {
 	var s string
 	if json.Unmarshal(v.RawQuery, &s) == nil {
@@ -116,8 +113,7 @@ func Load() ([]Dashboard, error) {
 	return out, nil
 }
 
-// AllPanels returns the dashboard's panels with those inside rows, rows
-// themselves excluded.
+// AllPanels returns the panels, those inside rows included, rows excluded.
 func (d Dashboard) AllPanels() []Panel {
 	var out []Panel
 	var walk func([]Panel)
@@ -133,8 +129,7 @@ func (d Dashboard) AllPanels() []Panel {
 	return out
 }
 
-// RowOf returns the row holding the panel with that id, if any: the row
-// above it, or the collapsed row that holds it.
+// RowOf returns the row above the panel, or the collapsed row holding it.
 func (d Dashboard) RowOf(id int) (Panel, bool) {
 	var row *Panel
 	for i, p := range d.Panels {
@@ -166,8 +161,7 @@ func (d Dashboard) Variable(name string) (Variable, bool) {
 
 var queryResult = regexp.MustCompile(`^\s*query_result\(\s*(.*?)\s*\)\s*$`)
 
-// VariableQuery returns the PromQL expression a label_values(expr, label)
-// or query_result(expr) variable query runs; ok is false for other queries.
+// VariableQuery returns the PromQL of a label_values or query_result query.
 func VariableQuery(q string) (expr string, ok bool) {
 	if expr, _, ok := LabelValuesQuery(q); ok {
 		return expr, true
@@ -180,8 +174,7 @@ func VariableQuery(q string) (expr string, ok bool) {
 
 var labelValues = regexp.MustCompile(`^\s*label_values\(\s*(.*?)\s*,\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\)\s*$`)
 
-// LabelValuesQuery splits a Grafana label_values(expr, label) variable query
-// into the PromQL selector and the label; ok is false for other queries.
+// LabelValuesQuery splits label_values(expr, label).
 func LabelValuesQuery(q string) (expr, label string, ok bool) {
 	m := labelValues.FindStringSubmatch(q)
 	if m == nil {
@@ -199,9 +192,7 @@ var (
 	keywords    = []string{"by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool", "offset", "inf", "nan", "atan2"}
 )
 
-// MetricNames returns the metric names a PromQL expression selects: the
-// identifiers left once strings, label matchers, ranges, grouping label
-// lists, function names and keywords are taken out.
+// MetricNames returns the metric names a PromQL expression selects.
 func MetricNames(expr string) []string {
 	s := stringLit.ReplaceAllString(expr, `""`)
 	s = braces.ReplaceAllString(s, "{}")
@@ -228,9 +219,8 @@ var (
 	rangeExprs = regexp.MustCompile(`\[([^\]]*)\]`)
 )
 
-// RateIntervalProblems returns what is wrong with the range selectors of a
-// query: every rate, irate and increase must use [$__rate_interval], and no
-// other range may be hard-coded.
+// RateIntervalProblems: rate, irate and increase must use [$__rate_interval],
+// and no other range may be hard-coded.
 func RateIntervalProblems(expr string) []string {
 	var problems []string
 	ranges := rangeExprs.FindAllStringSubmatch(expr, -1)
