@@ -1,9 +1,6 @@
 // Command cloudsim serves the simulated cloud database API of package
-// cloudsim, for demos and for running the exporter without a real account.
-//
-// Its credentials default to public demo values (override them with
-// CLOUDSIM_ACCESS_KEY, CLOUDSIM_SECRET_KEY and CLOUDSIM_API_KEY), and its
-// /_sim controls take no authentication. Keep it on loopback.
+// cloudsim. Its default credentials are public and its /_sim controls
+// unauthenticated: keep it on loopback.
 package main
 
 import (
@@ -51,8 +48,7 @@ func run() int {
 		churn    = app.Flag("churn.interval", "Interval of demo churn (resizes, pooler toggles, environment flips, status blips); 0 disables it.").Default("0s").Duration()
 		logLevel = app.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").Enum("debug", "info", "warn", "error")
 	)
-	// From the environment only, so that real-looking keys stay out of shell
-	// history and process lists.
+	// Keys only from the environment: out of shell history and process lists.
 	accessKey := envOr("CLOUDSIM_ACCESS_KEY", "demo-access-key")
 	secretKey := envOr("CLOUDSIM_SECRET_KEY", "demo-secret-key")
 	apiKey := envOr("CLOUDSIM_API_KEY", "demo-api-key")
@@ -139,7 +135,6 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
-// Colour only when stderr is a terminal.
 func newLogger(level string) *slog.Logger {
 	var lvl slog.Level
 	_ = lvl.UnmarshalText([]byte(level)) // kingpin's Enum already checked it.
