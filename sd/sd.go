@@ -1,6 +1,5 @@
 // Package sd serves the fleet as Prometheus HTTP service discovery target
-// groups, so that data-plane exporters and probers follow the services,
-// replica sets and poolers without hand-kept lists.
+// groups, so data-plane exporters and probers need no hand-kept lists.
 package sd
 
 import (
@@ -30,13 +29,9 @@ const (
 	KindPoolers     = "poolers"
 )
 
-// Handler serves the targets of one kind from the latest snapshots, never
-// calling the API. It never answers an empty list because of a failure: with
-// no target and a project's fleet unknown it answers 503, on which Prometheus
-// keeps the targets it had.
-//
-// One rendering per set of snapshots is shared by every request, so clients
-// that never read pin one rendering at most, not one each.
+// Handler serves one kind's targets from the latest snapshots. With no target
+// and a fleet unknown it answers 503, on which Prometheus keeps its targets.
+// Requests share one rendering, so clients that never read pin only that.
 func Handler(kind string, snapshots func() []*fleet.Snapshot) http.Handler {
 	var (
 		mu     sync.Mutex
@@ -77,8 +72,7 @@ func render(kind string, snaps []*fleet.Snapshot) *rendering {
 	return &rendering{status: http.StatusOK, body: append(body, '\n')}
 }
 
-// Each snapshot's source lists (services, and replica sets for replica sets
-// and poolers) last succeeded, or still hold resources from a success.
+// fleetsKnown: the source lists last succeeded, or still hold resources.
 func fleetsKnown(kind string, snaps []*fleet.Snapshot) bool {
 	if len(snaps) == 0 {
 		return false
@@ -106,8 +100,7 @@ func partKnown(snap *fleet.Snapshot, name string, n int) bool {
 	return false
 }
 
-// Targets returns one group per endpoint of kind, skipping resources that
-// have no endpoint yet.
+// Targets returns one group per endpoint of kind; resources without one are skipped.
 func Targets(kind string, snaps []*fleet.Snapshot) []TargetGroup {
 	groups := []TargetGroup{}
 	add := func(ep *apiclient.Endpoint, labels map[string]string) {
