@@ -1,6 +1,5 @@
 // Package shard splits one project's resources between exporter processes,
-// as kube-state-metrics shards objects: every shard lists services and VPCs
-// but keeps, follows and exports only the resources whose id hashes to it.
+// as kube-state-metrics does: every shard lists, but keeps only its own ids.
 package shard
 
 import (
@@ -20,9 +19,7 @@ type Shard struct {
 	Index, Total int
 }
 
-// Owns reports whether the resource with this id (a service or VPC id)
-// belongs to the shard: FNV-1a modulo Total, stable across processes and
-// versions.
+// Owns uses FNV-1a modulo Total: stable across processes and versions.
 func (s Shard) Owns(id string) bool {
 	if s.Total <= 1 {
 		return true
@@ -55,8 +52,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 	return f
 }
 
-// Shard resolves the flags into a Shard, naming the flag at fault; hostname
-// is only called with --shard.from-hostname.
+// Shard resolves the flags, naming the flag at fault.
 func (f *Flags) Shard(hostname func() (string, error)) (Shard, error) {
 	if f.total < 1 {
 		return Shard{}, fmt.Errorf("--total-shards (CLOUDDB_TOTAL_SHARDS) must be at least 1, not %d", f.total)
