@@ -34,8 +34,7 @@ type Config struct {
 	Format string
 }
 
-// AddFlags registers --log.level and --log.format, not through
-// promslogflag.AddFlags, so that the console and auto formats can be offered.
+// AddFlags registers the log flags itself, so the console and auto formats can be offered.
 func AddFlags(app *kingpin.Application) *Config {
 	c := &Config{Level: promslog.NewLevel()}
 	app.Flag(promslogflag.LevelFlagName, promslogflag.LevelFlagHelp).
@@ -46,8 +45,7 @@ func AddFlags(app *kingpin.Application) *Config {
 	return c
 }
 
-// New returns a logger writing to w; terminal picks the auto format and
-// turns colour on.
+// New returns a logger writing to w; terminal picks the auto format and colour.
 func New(w io.Writer, c *Config, terminal bool) (*slog.Logger, error) {
 	level := c.Level
 	if level == nil {
@@ -78,8 +76,7 @@ func New(w io.Writer, c *Config, terminal bool) (*slog.Logger, error) {
 	}
 }
 
-// IsTerminal reports whether f is a character device: a terminal shows
-// itself so without a cgo or x/term dependency.
+// IsTerminal checks for a character device, without cgo or x/term.
 func IsTerminal(f *os.File) bool {
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
