@@ -19,14 +19,12 @@ func forbidden(msg string) error {
 	return &apiError{status: http.StatusForbidden, code: "FORBIDDEN", message: msg}
 }
 
-// Constant time, so that the simulator does not teach a timing side channel
-// as acceptable.
+// equal is constant time, so the simulator does not teach a timing side channel.
 func equal(a, b string) bool {
 	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// The service API takes only Basic and auth info only Bearer; the wrong
-// scheme is as unauthenticated as none.
+// authenticate: the wrong scheme is as unauthenticated as none.
 func (s *Sim) authenticate(r *http.Request, kind authKind) (*Credential, error) {
 	creds := *s.creds.Load()
 	header := r.Header.Get("Authorization")
@@ -98,8 +96,7 @@ func (s *Sim) getAuthInfo(c *call) (int, any, error) {
 	return http.StatusOK, apiclient.AuthInfo{Type: "apiKey", APIKey: key}, nil
 }
 
-// Not the access key: that is half of a secret pair, and the public key is
-// exported as a label, so tests can demand that no credential ever shows.
+// publicKey is not the access key, half of a secret pair: the public key is a label.
 func publicKey(c *Credential) string {
 	sum := sha256.Sum256([]byte(c.AccessKey + "\x00" + c.APIKey))
 	return "pk-" + hex.EncodeToString(sum[:8])

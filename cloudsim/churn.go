@@ -11,8 +11,7 @@ import (
 type churnBlip struct{ projectID, serviceID string }
 
 // Churn changes the fleet every interval until ctx ends so that demo graphs
-// move: resizes, pooler toggles, environment flips and short UNSTABLE blips.
-// Changes take the API writes' transitions; forced statuses are left alone.
+// move; forced statuses are left alone.
 func (s *Sim) Churn(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		return

@@ -15,11 +15,11 @@ import (
 // ErrNotFound is returned by the controls for a resource that does not exist.
 var ErrNotFound = errors.New("cloudsim: not found")
 
-// Any string is allowed, so that clients meet statuses the spec does not list.
+// maxForcedStatus: any string is allowed, so clients meet statuses the spec does not list.
 const maxForcedStatus = 64
 
-// SetServiceStatus forces a service's visible status until its next write or
-// another control, whatever the churn does; "" removes the override.
+// SetServiceStatus forces a service's status until its next write or
+// another control; "" removes the override.
 func (s *Sim) SetServiceStatus(projectID, serviceID, status string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -31,8 +31,7 @@ func (s *Sim) SetServiceStatus(projectID, serviceID, status string) error {
 	return nil
 }
 
-// SetReplicaSetStatus forces a replica set's visible status as
-// SetServiceStatus does.
+// SetReplicaSetStatus forces a replica set's status as SetServiceStatus does.
 func (s *Sim) SetReplicaSetStatus(projectID, serviceID, replicaSetID, status string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -48,8 +47,7 @@ func (s *Sim) SetReplicaSetStatus(projectID, serviceID, replicaSetID, status str
 	return nil
 }
 
-// SetPeeringStatus forces a peering's visible status until another control;
-// "" removes the override.
+// SetPeeringStatus forces a peering's status until another control; "" removes it.
 func (s *Sim) SetPeeringStatus(projectID, vpcID, peeringID, status string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -77,8 +75,7 @@ func (s *Sim) SetPeeringError(projectID, vpcID, peeringID string, message *strin
 	return nil
 }
 
-// RotateCredential gives the credential of accessKey next's keys; its old
-// ones are refused (401) from then on, as after a provider revokes them.
+// RotateCredential gives accessKey's credential next's keys and refuses the old ones.
 func (s *Sim) RotateCredential(accessKey string, next Credential) error {
 	if next.AccessKey == "" || next.SecretKey == "" {
 		return invalidf("the new access key and secret key must not be empty")
@@ -89,8 +86,7 @@ func (s *Sim) RotateCredential(accessKey string, next Credential) error {
 	})
 }
 
-// IssueCredential gives the credential of accessKey next's keys as a second
-// set: both are accepted until RevokeCredential (a rotation without a 401).
+// IssueCredential adds next's keys to accessKey's credential until RevokeCredential.
 func (s *Sim) IssueCredential(accessKey string, next Credential) error {
 	if next.AccessKey == "" || next.SecretKey == "" {
 		return invalidf("the new access key and secret key must not be empty")
@@ -109,8 +105,7 @@ func (s *Sim) RevokeCredential(accessKey string) error {
 	})
 }
 
-// Requests read the credentials without the lock, so change works on a copy
-// that is stored whole.
+// changeCredential stores a changed copy: requests read credentials without the lock.
 func (s *Sim) changeCredential(accessKey string, change func(creds []Credential, i int) []Credential) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -124,8 +119,7 @@ func (s *Sim) changeCredential(accessKey string, change func(creds []Credential,
 	return nil
 }
 
-// AddProject creates an empty project, if none has that id, and gives every
-// user credential access to it, as when a user is added to a project.
+// AddProject creates an empty project that every user credential can access.
 func (s *Sim) AddProject(projectID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -169,8 +163,7 @@ func (s *Sim) controlPeering(projectID, vpcID, peeringID string) (*peering, erro
 	return pr, nil
 }
 
-// The controls take no authentication, which is why the simulator must only
-// listen on loopback.
+// registerControls: the controls take no authentication, hence loopback only.
 func (s *Sim) registerControls() {
 	const (
 		svc = "/_sim/projects/{project_id}/services/{service_id}"
@@ -314,8 +307,8 @@ func controlResult(err error) (int, any, error) {
 	return http.StatusNoContent, nil, nil
 }
 
-// Unknown fields are refused: a misspelt fault that never fires makes a test
-// pass for the wrong reason.
+// faultRequest refuses unknown fields: a misspelt fault that never fires
+// passes a test for the wrong reason.
 type faultRequest struct {
 	Fault
 	Latency string `json:"latency"`
@@ -324,7 +317,6 @@ type faultRequest struct {
 // Keeps a control from parking handlers for ever.
 const maxFaultLatency = 10 * time.Minute
 
-// 4 GiB is past any client's limit.
 const maxOversize = 4 << 30
 
 func (s *Sim) postFault(r *http.Request) (int, any, error) {

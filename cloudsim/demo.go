@@ -11,19 +11,16 @@ import (
 	"time"
 )
 
-// Demo defaults, shared by the standalone simulator and --simulate so that
-// the two demos behave alike.
+// Demo defaults, shared by the standalone simulator and --simulate.
 const (
 	DemoProject = "demo-project"
-	// How often the embedded demo changes something, so that graphs move.
+	// DemoChurnInterval is how often the demo changes something.
 	DemoChurnInterval = 30 * time.Second
-	// Where both simulators listen by default, so that the docs' /_sim examples
-	// work against either.
+	// DemoAddress is shared so the docs' /_sim examples work against either.
 	DemoAddress = "127.0.0.1:8090"
 )
 
-// DemoTimings are long enough for a poller following transitions every few
-// seconds to see each state.
+// DemoTimings let a poller following transitions every few seconds see each state.
 func DemoTimings() Timings {
 	return Timings{
 		Provision:  5 * time.Second,
@@ -38,12 +35,11 @@ func DemoTimings() Timings {
 type Demo struct {
 	// URL ends in /v1; ControlURL is the base of the /_sim controls.
 	URL, ControlURL string
-	// Generated afresh: it never leaves the process unless the caller hands it out.
+	// Credential is generated afresh and never leaves the process unless handed out.
 	Credential Credential
 }
 
-// CheckDemoAddress checks that addr is a loopback host:port: the controls
-// take no authentication.
+// CheckDemoAddress checks that addr is loopback: the controls take no authentication.
 func CheckDemoAddress(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -55,8 +51,7 @@ func CheckDemoAddress(addr string) error {
 	return nil
 }
 
-// StartDemo serves the demo scenario with churn on addr, which must be
-// loopback, until ctx ends.
+// StartDemo serves the demo scenario with churn on loopback addr until ctx ends.
 func StartDemo(ctx context.Context, addr string, logger *slog.Logger) (*Demo, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

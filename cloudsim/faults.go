@@ -9,40 +9,34 @@ import (
 	"time"
 )
 
-// Fault is an injected failure, applied before authentication: first the
-// latency, then one of the terminal answers, or else every Edit that fires
-// on the real answer. A fault with only a latency just delays the request.
+// Fault is an injected failure, applied before authentication: the latency,
+// then a terminal answer or the Edits.
 type Fault struct {
-	// An apiclient.Op* name; "" means every operation.
+	// Operation is an apiclient.Op* name; "" means every operation.
 	Operation string `json:"operation"`
 	Status    int    `json:"status"`
-	// Default from the status (RATE_LIMITED for 429, INTERNAL_ERROR for 500).
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	// Seconds or an HTTP date.
+	// Code defaults from the status.
+	Code       string `json:"code"`
+	Message    string `json:"message"`
 	RetryAfter string `json:"retry_after"`
-	// Real time, not the simulated clock.
-	Latency   time.Duration `json:"-"`
-	Malformed bool          `json:"malformed"`
-	// Send the first half of the real body.
-	Truncated      bool `json:"truncated"`
-	DropConnection bool `json:"drop_connection"`
-	// Send the real status and headers (Content-Length included), no body.
+	// Latency is in real time, not the simulated clock.
+	Latency        time.Duration `json:"-"`
+	Malformed      bool          `json:"malformed"`
+	Truncated      bool          `json:"truncated"`
+	DropConnection bool          `json:"drop_connection"`
+	// DropAfterHeaders sends the real status and headers, then no body.
 	DropAfterHeaders bool `json:"drop_after_headers"`
-	// As DropAfterHeaders, with the first half of the body.
-	DropMidBody bool `json:"drop_mid_body"`
-	// Only on a kept-alive connection's request, where an HTTP client may
-	// silently resend a read; others neither fire nor spend it.
+	DropMidBody      bool `json:"drop_mid_body"`
+	// OnReuse fires only on a kept-alive connection's request, where a
+	// client may silently resend a read.
 	OnReuse bool `json:"on_reuse"`
-	// An answer no API should send, to measure its cost: blank space behind a
-	// Content-Length, an endless string, or real elements padded with 512 KiB.
+	// Oversize is an answer no API should send, to measure its cost.
 	Oversize string `json:"oversize,omitempty"`
 	Size     int64  `json:"size,omitempty"`
-	// Poisoned records and duplicate ids for testing clients.
-	Edit *Edit `json:"edit,omitempty"`
-	// Probability in (0, 1]; 0 means always.
+	Edit     *Edit  `json:"edit,omitempty"`
+	// Rate in (0, 1]; 0 means always.
 	Rate float64 `json:"rate"`
-	// Applications before it is spent; 0 means without limit.
+	// Count of applications before it is spent; 0: no limit.
 	Count int `json:"count"`
 }
 
@@ -101,18 +95,16 @@ func writeOversize(w http.ResponseWriter, r *http.Request, f Fault, serve func()
 	}
 }
 
-// Edit rewrites one element of a list answer, as a drifting API would: a
-// number that overflows, a bad date, the same id twice.
+// Edit rewrites one element of a list answer, as a drifting API would.
 type Edit struct {
 	Index int `json:"index"`
-	// Dot-separated, numbers index arrays: "resources.0.spec.cpu_millis".
+	// Field is dot-separated; numbers index arrays.
 	Field string          `json:"field"`
 	Value json.RawMessage `json:"value"`
-	// Add the edited copy at the end instead: the id then appears twice.
+	// Append adds the edited copy instead: the id then appears twice.
 	Append bool `json:"append"`
 }
 
-// An answer it cannot edit is returned unchanged.
 func (e *Edit) apply(body []byte) ([]byte, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -120,7 +112,7 @@ func (e *Edit) apply(body []byte) ([]byte, bool) {
 	if dec.Decode(&list) != nil || e.Index < 0 || e.Index >= len(list) {
 		return body, false
 	}
-	// A deep copy, so that an appended duplicate does not share its maps.
+	// A deep copy, so an appended duplicate does not share maps.
 	var elem any
 	raw, _ := json.Marshal(list[e.Index])
 	dec = json.NewDecoder(bytes.NewReader(raw))
@@ -143,7 +135,6 @@ func (e *Edit) apply(body []byte) ([]byte, bool) {
 	return out, true
 }
 
-// It reports whether the path existed up to its last step.
 func setPath(v any, path []string, value json.RawMessage) bool {
 	for i, key := range path {
 		last := i == len(path)-1
@@ -190,7 +181,7 @@ func (s *Sim) ClearFaults() {
 	s.mu.Unlock()
 }
 
-// firing spends one application of each fault that applies, in order added.
+// firing spends one application of each fault that applies.
 func (s *Sim) firing(op string, reused bool) []Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -214,8 +205,7 @@ func (s *Sim) firing(op string, reused bool) []Fault {
 	return out
 }
 
-// It reports whether a fault answered (or dropped) the request, in which
-// case the caller must not.
+// applyFaults reports whether a fault answered the request; then the caller must not.
 func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, reused bool, serve func() response) bool {
 	var edits []*Edit
 	for _, f := range s.firing(op, reused) {
@@ -281,7 +271,6 @@ func (s *Sim) applyFaults(w http.ResponseWriter, r *http.Request, op string, reu
 	return true
 }
 
-// The client sees a network error rather than an HTTP answer.
 func dropConnection(w http.ResponseWriter) {
 	if hj, ok := w.(http.Hijacker); ok {
 		if conn, _, err := hj.Hijack(); err == nil {
@@ -293,7 +282,6 @@ func dropConnection(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
-// The client sees an answer that breaks off.
 func cutConnection(w http.ResponseWriter, resp response, keep int) {
 	for k, v := range resp.header {
 		w.Header()[k] = v

@@ -12,21 +12,20 @@ type phase struct {
 	until  time.Time
 }
 
-// lifecycle is the lazily computed status of a resource: transitional phases,
-// the settled status, and a status forced by a control. Nothing runs in the
-// background; status(now) reads the phases against the clock.
+// lifecycle is computed lazily: status(now) reads the phases against the
+// clock, and nothing runs in the background.
 type lifecycle struct {
 	phases  []phase
 	settled string
 	removed bool
 	forced  string
-	// Tells a forced status, which churn never ends, from a churn blip.
+	// pinned tells a forced status, which churn never ends, from a churn blip.
 	pinned bool
 }
 
 func settle(status string) lifecycle { return lifecycle{settled: status} }
 
-// A write, so it also ends any forced status.
+// begin is a write, so it also ends any forced status.
 func (l *lifecycle) begin(now time.Time, settled string, steps ...step) {
 	l.forced, l.pinned = "", false
 	l.phases = l.phases[:0]
@@ -70,8 +69,7 @@ func (l *lifecycle) status(now time.Time) string {
 	return l.settled
 }
 
-// compactLive drops the gone resources from both, so lists stay in creation
-// order without re-sorting.
+// compactLive drops gone resources from both, keeping creation order.
 func compactLive[T any](order *[]string, byID map[string]*T, gone func(*T) bool) []*T {
 	out := make([]*T, 0, len(*order))
 	kept := (*order)[:0]

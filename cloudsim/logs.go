@@ -17,8 +17,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// Logs of revision 2026; the behaviour is described in doc.go.
-
 const (
 	logsPageSize = 500
 	logRetention = 6 * time.Hour
@@ -33,8 +31,7 @@ type logEntry struct {
 }
 
 type logState struct {
-	rate *int
-	// In the order added.
+	rate  *int
 	added []logEntry
 }
 
@@ -56,9 +53,8 @@ var logMessages = map[string][]string{
 	"DEBUG1":                  {"autovacuum: processing database \"app\""},
 }
 
-// FATAL or PANIC come about once a month per service at the default rates,
-// as a healthy database logs them: the demo's FATAL alert fires when someone
-// injects one. It depends on the hash alone, so a window reads the same twice.
+// generatedSeverity: FATAL or PANIC about once a month per service, so the
+// demo's FATAL alert fires only when injected. It depends on the hash alone.
 func generatedSeverity(h uint64) string {
 	rare := bits.RotateLeft64(h*0x9e3779b97f4a7c15, 23)%10000 == 0
 	switch n := h % 10000; {
@@ -83,7 +79,6 @@ func generatedSeverity(h uint64) string {
 	}
 }
 
-// Oldest first: none, one or now and then two with the same timestamp.
 func (svc *service) generated(out []logEntry, node int, sec int64, rate int) []logEntry {
 	h := fnv.New64a()
 	var buf [16]byte
@@ -153,7 +148,6 @@ func parseLogsQuery(q url.Values, nodes int) (logsQuery, error) {
 	return lq, nil
 }
 
-// Revision 2026's fields only.
 type logsAnswer struct {
 	Entries    []apiclient.LogEntry `json:"entries"`
 	LastCursor string               `json:"last_cursor"`
@@ -169,8 +163,7 @@ func (s *Sim) serviceLogs(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	entries := svc.logWindow(q, c.now)
-	// Equal timestamps keep a fixed order (generated, then added), which the
-	// cursor counts.
+	// Equal timestamps keep a fixed order, which the cursor counts.
 	slices.Reverse(entries)
 	start := 0
 	if q.hasCursor {
@@ -197,7 +190,7 @@ func (s *Sim) serviceLogs(c *call) (int, any, error) {
 	return http.StatusOK, out, nil
 }
 
-// Oldest first, filtered; since and until are inclusive.
+// logWindow is oldest first; since and until are inclusive.
 func (svc *service) logWindow(q logsQuery, now time.Time) []logEntry {
 	lo := now.Add(-logRetention)
 	lo = latest(lo, svc.created, q.since)
@@ -249,7 +242,6 @@ func latest(ts ...time.Time) time.Time {
 
 // LogEntry is an entry added to a service's logs through AddLogEntries.
 type LogEntry struct {
-	// Zero means the simulator's now.
 	Timestamp time.Time `json:"timestamp"`
 	Severity  string    `json:"severity"`
 	Message   string    `json:"message"`
@@ -257,8 +249,8 @@ type LogEntry struct {
 
 const maxAddedLogs = 100_000
 
-// AddLogEntries adds entries to a service's primary, as if the database had
-// written them (a past timestamp is a late arrival); no severity means LOG.
+// AddLogEntries adds entries to a service's primary, as if written by the
+// database (a past timestamp is a late arrival).
 func (s *Sim) AddLogEntries(projectID, serviceID string, entries []LogEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -280,8 +272,7 @@ func (s *Sim) AddLogEntries(projectID, serviceID string, entries []LogEntry) err
 	return nil
 }
 
-// SetLogRate sets a service's generated entries a minute (0 to 120); 0
-// leaves only the added ones.
+// SetLogRate sets a service's generated entries a minute (0 to 120).
 func (s *Sim) SetLogRate(projectID, serviceID string, perMinute int) error {
 	if perMinute < 0 || perMinute > maxLogRate {
 		return invalidf("rate must be between 0 and %d entries a minute", maxLogRate)
@@ -296,7 +287,6 @@ func (s *Sim) SetLogRate(projectID, serviceID string, perMinute int) error {
 	return nil
 }
 
-// The body of POST /_sim/projects/{p}/services/{s}/logs.
 type logsControl struct {
 	Entries       []LogEntry `json:"entries"`
 	RatePerMinute *int       `json:"rate_per_minute"`
@@ -322,7 +312,7 @@ func (s *Sim) postLogs(r *http.Request) (int, any, error) {
 	return controlResult(s.AddLogEntries(p, id, lc.Entries))
 }
 
-// Counts without paging: the oracle of the paging tests.
+// logCount counts without paging: the oracle of the paging tests.
 func (s *Sim) logCount(projectID, serviceID string, since, until time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

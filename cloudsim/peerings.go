@@ -24,7 +24,6 @@ type createdPeering struct {
 	Status         string `json:"status"`
 }
 
-// The caller holds s.mu.
 func (s *Sim) newPeering(v *vpc, rng *rand.Rand, account, region, peerVPC string) *peering {
 	pr := &peering{
 		id:             s.newNetworkID(rng),

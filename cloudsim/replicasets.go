@@ -27,7 +27,7 @@ type createdReplicaSet struct {
 	MemoryGBs int64  `json:"memory_gbs"`
 }
 
-// It inherits the service's environment. The caller holds s.mu.
+// newReplicaSet: the caller holds s.mu.
 func (s *Sim) newReplicaSet(svc *service, rng *rand.Rand, name string, nodes, cpu, mem int64) *replicaSet {
 	rs := &replicaSet{
 		id:          s.newID(rng),
@@ -65,8 +65,6 @@ func (svc *service) liveReplicaSets(now time.Time) []*replicaSet {
 	return compactLive(&svc.rsOrder, svc.replicaSets, func(rs *replicaSet) bool { return rs.life.gone(now) })
 }
 
-// Both must accept a write: the service not being deleted, the replica set
-// not in a transition.
 func (s *Sim) replicaSetOf(c *call) (*replicaSet, error) {
 	svc, err := s.serviceOf(c)
 	if err != nil {
@@ -147,8 +145,7 @@ func (s *Sim) resizeReplicaSet(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	// The first revision requires nodes; revision 2026 takes none and keeps the
-	// count unless one is given.
+	// Revision 2026 keeps the node count unless one is given.
 	cpu, mem := b.sizeString("cpu_millis", false), b.sizeString("memory_gbs", false)
 	nodes := int64(0)
 	if s.rev == Revision2024 || b.has("nodes") {

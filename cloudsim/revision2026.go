@@ -8,9 +8,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// What revision 2026 adds or changes (docs/api.md, "Revisions of the API").
-
-// Fork strategies of forkService (revision 2026).
 const (
 	ForkLastSnapshot = apiclient.ForkLastSnapshot
 	ForkNow          = apiclient.ForkNow
@@ -30,8 +27,7 @@ func (s *Sim) routes2026() []route {
 	}
 }
 
-// A key pair sees its own project, a user's credential its projects, an
-// unrestricted credential every project.
+// listProjects: a key pair sees its project, a user its projects, an unrestricted credential all.
 func (s *Sim) listProjects(c *call) (int, any, error) {
 	var ids []string
 	switch {
@@ -102,7 +98,6 @@ func (s *Sim) renameService(c *call) (int, any, error) {
 	return http.StatusOK, svc.wire(c.now, s.rev), nil
 }
 
-// Both digit strings (or integers), or both "shared".
 func (b *body) sizes() (cpu, mem int64, shared bool) {
 	cpu, mem = b.sizeString("cpu_millis", true), b.sizeString("memory_gbs", true)
 	if b.first != nil {
@@ -232,9 +227,8 @@ const (
 	sharedMemoryMB = 1024
 )
 
-// The inline metrics follow the usage series' load curve, constant within a
-// minute (the provider's bucket). A service being created has no usage; a
-// paused one only storage.
+// usage follows the usage series' load curve, constant within the
+// provider's one-minute bucket.
 func (svc *service) usage(now time.Time) *apiclient.ServiceMetrics {
 	status := svc.life.status(now)
 	if status == apiclient.ServiceQueued {

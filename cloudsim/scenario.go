@@ -7,8 +7,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// The demo's slow resources stay in transition this long whatever the
-// Timings, so that a demo always shows them.
+// demoLongTransition ignores Timings, so that a demo always shows it.
 const demoLongTransition = 30 * time.Minute
 
 type demoService struct {
@@ -30,10 +29,9 @@ type demoReplicaSet struct {
 	pooler          bool
 }
 
-// LoadDemo adds the demo scenario to a project: seven services of all types,
-// one PAUSED, one long CONFIGURING, replica sets, poolers, two VPCs with
-// peerings, nothing UNSTABLE; revision 2026 adds a fork and a shared-resource
-// service. Ids depend only on the seed and the project id.
+// LoadDemo adds the demo scenario to a project: every service type, a
+// PAUSED and a long CONFIGURING one, nothing UNSTABLE. Ids depend only on
+// the seed and the project id.
 func (s *Sim) LoadDemo(projectID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,8 +109,8 @@ type Fleet struct {
 	Services, ReplicaSetsPerService, VPCs, PeeringsPerVPC int
 }
 
-// LoadFleet adds a generated fleet to a project, every resource settled and
-// varied by index; ids depend only on the seed and the project id.
+// LoadFleet adds a generated fleet, every resource settled; ids depend only
+// on the seed and the project id.
 func (s *Sim) LoadFleet(projectID string, f Fleet) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -152,7 +150,6 @@ func (s *Sim) LoadFleet(projectID string, f Fleet) {
 	}
 }
 
-// Room for n more, so that a large fleet does not rehash many times.
 func growMap[V any](m map[string]V, n int) map[string]V {
 	if n <= 0 {
 		return m

@@ -42,8 +42,8 @@ func serviceType(addons []string) string {
 	}
 }
 
-// Fractional seconds even on a whole-second fake clock: the real API sends
-// them and clients must parse them.
+// creationTime has fractional seconds even on a whole-second clock: the real
+// API sends them.
 func creationTime(now time.Time) time.Time {
 	t := now.UTC().Truncate(time.Microsecond)
 	if t.Nanosecond() == 0 {
@@ -52,7 +52,7 @@ func creationTime(now time.Time) time.Time {
 	return t
 }
 
-// At rest in READY; the caller starts any transition and holds s.mu.
+// newService: the caller starts any transition and holds s.mu.
 func (s *Sim) newService(p *project, rng *rand.Rand, name, region, stype string, cpu, mem int64, created time.Time) *service {
 	svc := &service{
 		id:          s.newID(rng),
@@ -74,7 +74,6 @@ func (s *Sim) newService(p *project, rng *rand.Rand, name, region, stype string,
 	return svc
 }
 
-// Existing resource ids are kept.
 func (s *Sim) setReplicaCount(svc *service, rng *rand.Rand, n int) {
 	if want := 1 + n; want <= len(svc.resourceIDs) {
 		svc.resourceIDs = svc.resourceIDs[:want]
@@ -442,7 +441,6 @@ func (s *Sim) detachFromVPC(c *call) (int, any, error) {
 	return s.acceptedMessage("Service " + svc.id + " is being detached from VPC " + v.id)
 }
 
-// Revision 2026 answers with the service, the first revision with no body.
 func (s *Sim) acceptedService(svc *service, now time.Time) (int, any, error) {
 	if s.rev == Revision2024 {
 		return http.StatusAccepted, nil, nil
@@ -450,7 +448,6 @@ func (s *Sim) acceptedService(svc *service, now time.Time) (int, any, error) {
 	return http.StatusAccepted, svc.wire(now, s.rev), nil
 }
 
-// Revision 2026 answers with {message}, the first revision with no body.
 func (s *Sim) acceptedMessage(text string) (int, any, error) {
 	if s.rev == Revision2024 {
 		return http.StatusAccepted, nil, nil

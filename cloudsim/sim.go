@@ -21,22 +21,20 @@ import (
 
 // Credential is one set of credentials the simulator accepts.
 type Credential struct {
-	// HTTP Basic for the service API.
+	// AccessKey and SecretKey are HTTP Basic for the service API.
 	AccessKey, SecretKey string
-	// Bearer for GET /v1/auth/info.
+	// APIKey is the Bearer for GET /v1/auth/info.
 	APIKey string
-	// The only project it may address; "" means any.
+	// ProjectID is the only project it may address; "" means any.
 	ProjectID string
 	Name      string
 	ReadOnly  bool
-	// A user's credential (revision 2026, oauth): it may address these
-	// projects, and GET /projects lists them.
+	// Projects of a user's credential (revision 2026): GET /projects lists them.
 	Projects []string
 }
 
 // API revisions the simulator serves (docs/api.md).
 const (
-	// Revision2024 is the API as first published.
 	Revision2024 = "2024"
 	// Revision2026 is what real accounts answer in today, the default.
 	Revision2026 = "2026"
@@ -45,9 +43,9 @@ const (
 // Timings are the durations of the simulated asynchronous operations; zero
 // completes at once.
 type Timings struct {
-	// Each creation step: QUEUED to CONFIGURING, CONFIGURING to READY.
+	// Provision is each creation step.
 	Provision time.Duration
-	// Resize, setHA, attach and detach.
+	// Configure is resize, setHA, attach and detach.
 	Configure  time.Duration
 	Delete     time.Duration
 	ReplicaSet time.Duration
@@ -56,14 +54,14 @@ type Timings struct {
 
 // Options configure a Sim.
 type Options struct {
-	// With none, every API request is answered 401.
+	// Credentials: with none, every API request is answered 401.
 	Credentials []Credential
 	Timings     Timings
 	Seed        int64
-	// nil means time.Now; tests drive state machines with a fake clock.
+	// Clock nil means time.Now; tests drive state machines with a fake clock.
 	Clock  func() time.Time
 	Logger *slog.Logger
-	// Revision2026 (also for "") or Revision2024.
+	// Revision is Revision2026 (also for "") or Revision2024.
 	Revision string
 }
 
@@ -74,7 +72,7 @@ type Sim struct {
 	timings Timings
 	seed    int64
 	rev     string
-	// Replaced whole (under mu), so a request keeps the one it authenticated with.
+	// creds is replaced whole, so a request keeps the one it authenticated with.
 	creds        atomic.Pointer[[]Credential]
 	credsCreated time.Time
 	mux          *http.ServeMux
@@ -86,13 +84,11 @@ type Sim struct {
 	projects map[string]*project
 	faults   []*activeFault
 	counts   map[string]int
-	// Client addresses that sent a request, to tell a kept-alive connection
-	// (Fault.OnReuse); bounded by maxConns.
+	// conns tells a kept-alive connection (Fault.OnReuse); bounded by maxConns.
 	conns map[string]struct{}
 }
 
-// Order slices keep lists in creation order without sorting 10,000 services
-// on every list.
+// project's order slices keep creation order without sorting on every list.
 type project struct {
 	id           string
 	services     map[string]*service
@@ -141,15 +137,15 @@ func New(opts Options) *Sim {
 	return s
 }
 
-// A source per purpose, so that scenarios, faults and API calls do not shift
-// one another's ids.
+// newRand gives each purpose its own source, so scenarios, faults and calls
+// do not shift one another's ids.
 func newRand(seed int64, purpose string) *rand.Rand {
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, purpose)
 	return rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP serves the API under /v1 and the controls under /_sim.
 func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
@@ -161,7 +157,6 @@ const (
 	authBearer
 )
 
-// call is one authenticated request, handled with the state lock held.
 type call struct {
 	r       *http.Request
 	body    []byte
@@ -170,8 +165,7 @@ type call struct {
 	now     time.Time
 }
 
-// It returns the status and a body to encode as JSON (nil for none), or an
-// *apiError.
+// handlerFunc returns the status and a JSON body (nil for none), or an *apiError.
 type handlerFunc func(c *call) (int, any, error)
 
 type route struct {
@@ -227,7 +221,7 @@ func (s *Sim) apiRoutes() []route {
 	}
 }
 
-// Bytes, so that a fault can cut it.
+// response is bytes, so that a fault can cut it.
 type response struct {
 	status int
 	body   []byte
@@ -295,7 +289,7 @@ func (s *Sim) serveOperation(r *http.Request, rt route) response {
 	return jsonResponse(status, out)
 }
 
-// A valid credential for a project always sees it, if only as empty lists.
+// project: a valid credential always sees its project, if only as empty lists.
 func (s *Sim) project(id string) *project {
 	p := s.projects[id]
 	if p == nil {
@@ -305,7 +299,7 @@ func (s *Sim) project(id string) *project {
 	return p
 }
 
-// 405 when the path is known under another method, 404 otherwise.
+// notFound answers 405 for a path known under another method.
 func (s *Sim) notFound(w http.ResponseWriter, r *http.Request) {
 	var allowed []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
@@ -323,12 +317,11 @@ func (s *Sim) notFound(w http.ResponseWriter, r *http.Request) {
 	writeResponse(w, errorResponse(&apiError{status: http.StatusNotFound, code: "NOT_FOUND", message: "no such path"}))
 }
 
-// apiError is an error answer of the API (docs/api.md, "Errors").
 type apiError struct {
 	status  int
 	code    string
 	message string
-	// Revision 2026 only.
+	// details: revision 2026 only.
 	details map[string]any
 }
 
@@ -372,11 +365,10 @@ func writeResponse(w http.ResponseWriter, resp response) {
 	_, _ = w.Write(resp.body)
 }
 
-// Past it, addresses are forgotten and their next request looks like a new
-// connection's.
+// maxConns: past it, a client's next request looks like a new connection's.
 const maxConns = 4096
 
-// It reports whether the client's connection carried a request before.
+// count reports whether the connection carried a request before.
 func (s *Sim) count(op, remote string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -392,7 +384,7 @@ func (s *Sim) count(op, remote string) bool {
 }
 
 // RequestCount returns the requests that reached the operation's route since
-// the start or the last reset, whatever their answer.
+// start or reset, whatever their answer.
 func (s *Sim) RequestCount(operation string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -419,7 +411,7 @@ func (s *Sim) ResetRequestCounts() {
 
 const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 
-// Unique across the simulator. The caller holds s.mu.
+// newID is unique across the simulator. The caller holds s.mu.
 func (s *Sim) newID(rng *rand.Rand) string {
 	for {
 		var b [10]byte
@@ -434,7 +426,7 @@ func (s *Sim) newID(rng *rand.Rand) string {
 	}
 }
 
-// As revision 2026 gives VPCs and peerings. The caller holds s.mu.
+// newNumericID: as revision 2026 gives VPCs and peerings. The caller holds s.mu.
 func (s *Sim) newNumericID(rng *rand.Rand) string {
 	for {
 		id := strconv.FormatInt(1_000_000_000+rng.Int64N(9_000_000_000), 10)

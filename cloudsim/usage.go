@@ -12,15 +12,13 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// Usage series of revision 2026 (a preview). Values are a pure function of
-// the service and the bucket's time, so a test can compute what it must see;
-// see doc.go.
+// Usage series of revision 2026: values are a pure function of the service
+// and the bucket's time, so a test can compute what it must see.
 
-// SeriesPrefix is the provider prefix of the series names: clients match
-// the documented names by suffix.
+// SeriesPrefix is the provider prefix: clients match the documented names by suffix.
 const SeriesPrefix = "cloudsim"
 
-// Not in the spec, so that clients show they ignore names they do not know.
+// extraSeries is not in the spec: clients must ignore names they do not know.
 const extraSeries = SeriesPrefix + "_database_replication_lag_bytes"
 
 const (
@@ -41,18 +39,17 @@ const (
 	sufJobSuccess  = "_database_job_success"
 )
 
-// Every node, primary and HA replicas, has these.
 var nodeSuffixes = []string{
 	sufCPUTotal, sufCPUUsage, sufMemTotal, sufMemUsage, sufDiskUsage,
 	sufReadBytes, sufWriteBytes, sufTotalBytes, sufReadOps, sufWriteOps, sufTotalOps,
 	sufQPS, sufConnections,
 }
 
-// The spec's minimum bucket, and the simulator's own cap per answer.
+// The spec's minimum bucket, and the simulator's cap per answer.
 const (
 	minBucketSeconds = 60
 	maxBuckets       = 1440
-	// The provider's data lags by at least one bucket.
+	// usageLag: the provider's data lags by at least one bucket.
 	usageLag = time.Minute
 )
 
@@ -65,10 +62,9 @@ func (s *Sim) usageRoutes() []route {
 	}
 }
 
-// POSTs that read: a read-only credential may call them.
+// readPOSTs are reads: a read-only credential may call them.
 var readPOSTs = map[string]bool{apiclient.OpGetServiceMetricsSeries: true}
 
-// Time-series services run two to four jobs, others none or one.
 func (svc *service) jobs() []string {
 	seed := svc.seed()
 	n := int(seed>>16) % 2
@@ -194,8 +190,7 @@ func matchFilters(labels map[string]string, filters []apiclient.SeriesFilter) bo
 	return true
 }
 
-// One per node (primary ordinal 0, HA replicas 1 to n), and for job series
-// one per job on the primary.
+// labelSets: one per node, and for job series one per job on the primary.
 func (svc *service) labelSets(suffix string) []map[string]string {
 	if suffix == sufJobDuration || suffix == sufJobSuccess {
 		var out []map[string]string
@@ -215,8 +210,8 @@ func (svc *service) labelSets(suffix string) []map[string]string {
 	return out
 }
 
-// Empty buckets: not ended a minute ago, before the service existed, lost
-// (one in thirty, by hash), and a paused or queued service's activity series.
+// bucketValue's empty buckets: not ended a minute ago, before the service
+// existed, one in thirty lost, and a paused service's activity.
 func (svc *service) bucketValue(suffix string, labels map[string]string, t time.Time, step time.Duration, now time.Time) (float64, bool) {
 	if t.Add(step).Add(usageLag).After(now) || t.Add(step).Before(svc.created) {
 		return 0, false
@@ -287,7 +282,6 @@ func (svc *service) bucketValue(suffix string, labels map[string]string, t time.
 	return 0, false
 }
 
-// The shared-resource share for a service without a size.
 func (svc *service) capacity() (cpuMillis, memMB int64) {
 	if svc.shared {
 		return sharedMilliCPU, sharedMemoryMB
@@ -295,7 +289,7 @@ func (svc *service) capacity() (cpuMillis, memMB int64) {
 	return svc.cpuMillis, svc.memoryGBs * 1024
 }
 
-// A paused or queued service has no CPU, memory or query activity.
+// active: a paused or queued service has no CPU, memory or query activity.
 func (svc *service) active(now time.Time) bool {
 	switch svc.life.status(now) {
 	case apiclient.ServiceQueued, apiclient.ServicePaused, apiclient.ServicePausing:
@@ -304,7 +298,7 @@ func (svc *service) active(now time.Time) bool {
 	return true
 }
 
-// A daily curve of the service's own phase, 10% to 60%, constant within a minute.
+// load is a daily curve of the service's own phase, 10% to 60%.
 func (svc *service) load(t time.Time) float64 {
 	seed := svc.seed()
 	t = t.Truncate(time.Minute)

@@ -34,8 +34,8 @@ const (
 	maxReplicaCount = 5
 )
 
-// Getters check one field each and record the first failure, so a handler
-// reads all its fields and asks err() once.
+// body's getters record the first failure, so a handler reads every field
+// and asks err() once.
 type body struct {
 	fields map[string]json.RawMessage
 	first  error
@@ -64,7 +64,7 @@ func (b *body) fail(err error) {
 	}
 }
 
-// Revision 2026 names the field in the error's details.
+// failOn: revision 2026 names the field in the error's details.
 func (b *body) failOn(name string, err error) {
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -78,8 +78,7 @@ func (b *body) has(name string) bool {
 	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 }
 
-// Revision 2026 sends sizes as strings, older deployments integers; with
-// shared, "shared" is accepted and returns 0.
+// sizeString takes strings (revision 2026) or integers; with shared, "shared" gives 0.
 func (b *body) sizeString(name string, shared bool) int64 {
 	v, ok := b.raw(name)
 	if !ok {
@@ -108,7 +107,7 @@ func (b *body) sizeString(name string, shared bool) int64 {
 	return n
 }
 
-// A missing or null field is recorded as required.
+// raw records a missing or null field as required.
 func (b *body) raw(name string) (json.RawMessage, bool) {
 	v, ok := b.fields[name]
 	v = bytes.TrimSpace(v)
@@ -119,7 +118,6 @@ func (b *body) raw(name string) (json.RawMessage, bool) {
 	return v, true
 }
 
-// May be empty.
 func (b *body) string(name string) string {
 	v, ok := b.raw(name)
 	if !ok {
@@ -133,7 +131,7 @@ func (b *body) string(name string) string {
 	return s
 }
 
-// Names, identifiers and region codes: not blank, at most maxNameRunes.
+// text: names, identifiers and region codes; not blank, at most maxNameRunes.
 func (b *body) text(name string) string {
 	s := b.string(name)
 	if b.first != nil {
@@ -195,7 +193,6 @@ func (b *body) enum(name string, allowed ...string) string {
 	return s
 }
 
-// The empty array is valid.
 func (b *body) set(name string, allowed ...string) []string {
 	v, ok := b.raw(name)
 	if !ok {
@@ -232,7 +229,7 @@ func (b *body) cidr(name string) string {
 	return s
 }
 
-// Must be present; a string or null.
+// nullableString: must be present; a string or null.
 func (b *body) nullableString(name string) *string {
 	v, ok := b.fields[name]
 	if !ok {

@@ -7,14 +7,13 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// VPC operations are synchronous in the spec, so a VPC has no lifecycle.
+// vpc has no lifecycle: VPC operations are synchronous in the spec.
 type vpc struct {
 	id, name, cidr, region string
 	peerings               map[string]*peering
 	peeringOrder           []string
 }
 
-// The caller holds s.mu.
 func (s *Sim) newVPC(p *project, rng *rand.Rand, name, cidr, region string) *vpc {
 	v := &vpc{id: s.newNetworkID(rng), name: name, cidr: cidr, region: region, peerings: map[string]*peering{}}
 	p.vpcs[v.id] = v
