@@ -8,6 +8,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
+// Fork strategies of forkService.
 const (
 	ForkLastSnapshot = apiclient.ForkLastSnapshot
 	ForkNow          = apiclient.ForkNow

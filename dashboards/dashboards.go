@@ -219,8 +219,8 @@ var (
 	rangeExprs = regexp.MustCompile(`\[([^\]]*)\]`)
 )
 
-// RateIntervalProblems: rate, irate and increase must use [$__rate_interval],
-// and no other range may be hard-coded.
+// RateIntervalProblems reports ranges other than [$__rate_interval] in rate,
+// irate and increase, and any hard-coded range.
 func RateIntervalProblems(expr string) []string {
 	var problems []string
 	ranges := rangeExprs.FindAllStringSubmatch(expr, -1)

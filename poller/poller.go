@@ -35,6 +35,7 @@ type Client interface {
 	GetPeering(ctx context.Context, vpcID, peeringID string) (*apiclient.Peering, error)
 }
 
+// Defaults for Options fields left at zero: the configuration's.
 const (
 	DefaultInterval           = config.DefaultInterval
 	DefaultTransitionInterval = config.DefaultTransitionInterval

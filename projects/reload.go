@@ -29,7 +29,7 @@ type Reloader struct {
 	lastOK     prometheus.Gauge
 }
 
-// NewReloader: with file "" (--simulate), only the first Reload runs.
+// NewReloader returns a Reloader; with file "" (--simulate) only the first Reload runs.
 func NewReloader(reg prometheus.Registerer, m *Manager, load func() ([]config.Project, error), file string, logger *slog.Logger) *Reloader {
 	r := &Reloader{
 		manager: m,
