@@ -120,6 +120,7 @@ func compareCollectorGolden(t *testing.T, c prometheus.Collector, name string, m
 	if len(metrics) == 0 {
 		t.Fatal("no metric named: CollectAndCompare would compare nothing")
 	}
+	c = fleettest.Pinned(c)
 	got, err := testutil.CollectAndFormat(c, expfmt.TypeTextPlain, metrics...)
 	if err != nil {
 		t.Fatal(err)

@@ -15,10 +15,21 @@ const cachedNote = " Cached from the last poll of the API."
 // empty strings when the API sent none, so that the label set stays the same
 // for every series of a metric.
 func endpointLabels(e *apiclient.Endpoint) (host, port string) {
+	return endpointHost(e), endpointPort(e)
+}
+
+func endpointHost(e *apiclient.Endpoint) string {
 	if e == nil {
-		return "", ""
+		return ""
 	}
-	return e.Host, strconv.FormatInt(int64(e.Port), 10)
+	return e.Host
+}
+
+func endpointPort(e *apiclient.Endpoint) string {
+	if e == nil {
+		return ""
+	}
+	return strconv.FormatInt(int64(e.Port), 10)
 }
 
 // boolValue maps a flag to the 0/1 of a Prometheus boolean gauge.

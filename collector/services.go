@@ -2,15 +2,14 @@ package collector
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 var (
-	serviceInfoDesc = newDesc("clouddb_service_info",
-		"Static attributes of a database service, value 1, from the list of services (service_id, name, region_code, service_type, metadata.environment, endpoint.host, endpoint.port; empty when the API sends none)."+cachedNote,
-		"project_id", "service_id", "name", "region_code", "service_type", "environment", "host", "port")
+	serviceInfoDesc   = newInfoDesc()
 	serviceStatusDesc = newDesc("clouddb_service_status",
 		"Status of a database service as a state set, from the status field: 1 for the current status, 0 for the other documented ones; an undocumented status is one more series with value 1."+cachedNote,
 		"project_id", "service_id", "status")
@@ -64,14 +63,54 @@ var (
 		"project_id", "service_id")
 )
 
+// serviceInfoLabels are the labels of clouddb_service_info after project_id,
+// in order, each with the API field it comes from: the descriptor, its HELP
+// and the values are built from this table alone. TestServiceInfoLabels
+// checks every row against its field, so a new label is one row here.
+var serviceInfoLabels = []struct {
+	name, field string
+	value       func(*apiclient.Service) string
+}{
+	{"service_id", "service_id", func(s *apiclient.Service) string { return s.ServiceID }},
+	{"name", "name", func(s *apiclient.Service) string { return s.Name }},
+	{"region_code", "region_code", func(s *apiclient.Service) string { return s.RegionCode }},
+	{"service_type", "service_type", func(s *apiclient.Service) string { return s.ServiceType }},
+	{"environment", "metadata.environment", (*apiclient.Service).Environment},
+	{"host", "endpoint.host", func(s *apiclient.Service) string { return endpointHost(s.Endpoint) }},
+	{"port", "endpoint.port", func(s *apiclient.Service) string { return endpointPort(s.Endpoint) }},
+}
+
+func newInfoDesc() *Desc {
+	labels := []string{"project_id"}
+	var fields []string
+	for _, l := range serviceInfoLabels {
+		labels = append(labels, l.name)
+		fields = append(fields, l.field)
+	}
+	return newDesc("clouddb_service_info",
+		"Static attributes of a database service, value 1, from the list of services ("+strings.Join(fields, ", ")+"; empty when the API sends none)."+cachedNote,
+		labels...)
+}
+
+// serviceInfo emits the clouddb_service_info series of svc.
+func serviceInfo(out *Sink, svc *apiclient.Service, p string) {
+	// On the stack: the sink copies the values, and a scrape of a large
+	// fleet must not allocate per service.
+	var buf [16]string
+	values := append(buf[:0], p)
+	for _, l := range serviceInfoLabels {
+		values = append(values, l.value(svc))
+	}
+	out.gauge(serviceInfoDesc, 1, values...)
+}
+
 // collectServices emits the metrics of every service of s.
 func collectServices(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.Services {
 		svc := &s.Services[i]
 		id := svc.ServiceID
-		host, port := endpointLabels(svc.Endpoint)
-		out.gauge(serviceInfoDesc, 1, p, id, svc.Name, svc.RegionCode, svc.ServiceType, svc.Environment(), host, port)
+		serviceInfo(out, svc.Service, p)
 		stateSet(out, serviceStatusDesc, apiclient.ServiceStatuses, svc.Status, p, id)
 		out.gauge(servicePausedDesc, boolValue(svc.IsPaused()), p, id)
 		out.gauge(serviceSharedDesc, boolValue(svc.Shared()), p, id)

@@ -19,6 +19,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 	"github.com/clouddb/clouddb_exporter/poller"
 )
 
@@ -223,6 +224,7 @@ func compareCollectorGolden(t *testing.T, c prometheus.Collector, name string, m
 	if len(metrics) == 0 {
 		t.Fatal("no metric named: CollectAndCompare would compare nothing")
 	}
+	c = fleettest.Pinned(c)
 	got, err := testutil.CollectAndFormat(c, expfmt.TypeTextPlain, metrics...)
 	if err != nil {
 		t.Fatal(err)
