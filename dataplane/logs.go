@@ -397,7 +397,7 @@ func (l *logsReader) publishLogs(start, end time.Time, failures int) {
 // fill returns what puts the counts into a snapshot.
 func (l *logsReader) fill() func(*fleet.Snapshot) {
 	logs := l.build()
-	return func(s *fleet.Snapshot) { s.Logs = logs }
+	return func(s *fleet.Snapshot) { s.SetData(fleet.PartLogs, logs) }
 }
 
 // build makes the project's logs from the counts.

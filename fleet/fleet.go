@@ -43,10 +43,13 @@ type Snapshot struct {
 	Peerings []Peering
 	// Nil when auth info is not collected or is older than the staleness bound.
 	Auth *apiclient.AuthInfo
-	// In Parts order, then PartUsage and PartLogs; parts not collected are absent.
-	Parts  []PartHealth
-	Usage  *Usage
-	Logs   *Logs
+	// In Parts order, then PartUsage, PartLogs and the other data-plane
+	// parts by name; parts not collected are absent.
+	Parts []PartHealth
+	// Data holds what each data-plane reader published, by part name
+	// (PartUsage: *Usage, PartLogs: *Logs...); nil when none did. Each
+	// snapshot has its own map: set it with SetData.
+	Data   map[string]any
 	Access Access
 	// Zero before the first full cycle.
 	Budget Budget
@@ -93,4 +96,18 @@ type Budget struct {
 	PerInterval int
 	// The interval, or a multiple of it when over budget.
 	RefreshPeriod time.Duration
+}
+
+// SetData sets the data of a data-plane part in s.
+func (s *Snapshot) SetData(part string, v any) {
+	if s.Data == nil {
+		s.Data = map[string]any{}
+	}
+	s.Data[part] = v
+}
+
+// DataOf returns the data of a data-plane part in s, nil when s has none.
+func DataOf[T any](s *Snapshot, part string) *T {
+	v, _ := s.Data[part].(*T)
+	return v
 }
