@@ -17,6 +17,17 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
+func init() {
+	register(reader{fleet.PartLogs,
+		func(c config.Collect) (bool, time.Duration) { return c.Logs.Enabled, c.Logs.Interval },
+		func(r *runner, client any) func(context.Context) {
+			if lc, ok := client.(LogsClient); ok {
+				return newLogsReader(r, lc).tick
+			}
+			return nil
+		}})
+}
+
 // LogsClient is the part of *apiclient.Client the log collector uses.
 type LogsClient interface {
 	GetServiceLogs(ctx context.Context, serviceID string, q apiclient.LogsQuery) (*apiclient.LogPage, error)
