@@ -132,8 +132,13 @@ func New(opts Options) *Sim {
 		s.handleOperation(rt)
 	}
 	if s.rev != Revision2024 {
-		for _, rt := range append(s.routes2026(), s.usageRoutes()...) {
+		for _, rt := range s.routes2026() {
 			s.handleOperation(rt)
+		}
+		for _, routes := range readRoutes2026 {
+			for _, rt := range routes(s) {
+				s.handleOperation(rt)
+			}
 		}
 	}
 	s.registerControls()
@@ -180,6 +185,10 @@ type route struct {
 	auth    authKind
 	handler handlerFunc
 }
+
+// readRoutes2026 holds the revision-2026 reads that a resource's file
+// registers from its init (the data plane's lists per service).
+var readRoutes2026 []func(*Sim) []route
 
 func (s *Sim) apiRoutes() []route {
 	const (
