@@ -49,6 +49,15 @@ func newDesc(name, help string, labels ...string) *Desc {
 	}
 }
 
+// NewDesc builds the descriptor of a gauge of a data-plane part whose
+// reader defines its metrics in its own file (RegisterPart).
+func NewDesc(name, help string, labels ...string) *Desc { return newDesc(name, help, labels...) }
+
+// NewCounterDesc builds the descriptor of such a part's counter.
+func NewCounterDesc(name, help string, labels ...string) *Desc {
+	return newCounterDesc(name, help, labels...)
+}
+
 // newCounterDesc builds the descriptor of a resource counter: a total the
 // exporter keeps across snapshots (log entries counted, say).
 func newCounterDesc(name, help string, labels ...string) *Desc {

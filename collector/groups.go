@@ -42,7 +42,7 @@ var allGroups = sync.OnceValue(func() []Group {
 // stateGroups is every metric of the state the poller reads, list by list.
 // A new resource list gets a group here; a new metric of an existing list
 // goes into that list's collect function; a data-plane part registers its
-// groups from its own file (registerPart).
+// groups from its own file (RegisterPart).
 var stateGroups = []Group{
 	{
 		Len: func(s *fleet.Snapshot) int { return len(s.Services) },
@@ -103,21 +103,22 @@ var registry struct {
 	closed bool
 }
 
-// registerPart adds a data-plane part's families and the groups that emit
-// them (its lists in chunks, its project series in one group). It is
-// called from the part's file's init.
-func registerPart(descs []*Desc, groups ...Group) {
+// RegisterPart adds a data-plane part's families and the groups that emit
+// them (its lists in chunks, ListGroup; its project series, DataGroup),
+// from the init of the part's file: this package's (usage, logs) or the
+// reader's own. The exposition reads the groups once, at its start.
+func RegisterPart(descs []*Desc, groups ...Group) {
 	if registry.closed {
-		panic("collector: registerPart after the groups were read")
+		panic("collector: RegisterPart after the groups were read")
 	}
 	registry.descs = append(registry.descs, descs...)
 	registry.groups = append(registry.groups, groups...)
 }
 
-// dataGroup is the group of a data part's project series: one part, with
+// DataGroup is the group of a data part's project series: one part, with
 // none of the samples, so that comparing it costs nothing. part returns
 // the data without its lists, nil when s has none.
-func dataGroup(name string, part func(s *fleet.Snapshot) any, collect func(out *Sink, s *fleet.Snapshot)) Group {
+func DataGroup(name string, part func(s *fleet.Snapshot) any, collect func(out *Sink, s *fleet.Snapshot)) Group {
 	return Group{
 		Len: func(s *fleet.Snapshot) int {
 			if s.Data[name] == nil {
@@ -133,10 +134,10 @@ func dataGroup(name string, part func(s *fleet.Snapshot) any, collect func(out *
 	}
 }
 
-// listGroup is the group of a data part's list (D's list of E), in chunks
+// ListGroup is the group of a data part's list (D's list of E), in chunks
 // like the state's lists: one read changes the chunks of what it read.
 // part returns data holding the list l only.
-func listGroup[D, E any](name string, list func(*D) []E, key func(*E) Key, part func(d *D, l []E) *D, collect func(out *Sink, s *fleet.Snapshot)) Group {
+func ListGroup[D, E any](name string, list func(*D) []E, key func(*E) Key, part func(d *D, l []E) *D, collect func(out *Sink, s *fleet.Snapshot)) Group {
 	items := func(s *fleet.Snapshot) []E {
 		if d := fleet.DataOf[D](s, name); d != nil {
 			return list(d)

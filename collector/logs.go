@@ -21,14 +21,14 @@ var (
 )
 
 func init() {
-	counts := listGroup(fleet.PartLogs, func(l *fleet.Logs) []fleet.LogCount { return l.Counts },
+	counts := ListGroup(fleet.PartLogs, func(l *fleet.Logs) []fleet.LogCount { return l.Counts },
 		func(c *fleet.LogCount) Key { return Key{c.ServiceID, c.Severity} },
 		func(_ *fleet.Logs, c []fleet.LogCount) *fleet.Logs { return &fleet.Logs{Counts: c} }, collectLogs)
-	totals := dataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
+	totals := DataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
 		l := s.Logs()
 		return &fleet.Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped}
 	}, collectLogsTotals)
-	registerPart([]*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc}, counts, totals)
+	RegisterPart([]*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc}, counts, totals)
 }
 
 // collectLogs emits the log collector's per-service counts of s: nothing

@@ -71,16 +71,16 @@ func init() {
 	}
 	// Keyed by service and series, so that a fleet's usage is never
 	// rendered in one piece.
-	series := listGroup(fleet.PartUsage, func(u *fleet.Usage) [][]fleet.UsageSample { return u.Series },
+	series := ListGroup(fleet.PartUsage, func(u *fleet.Usage) [][]fleet.UsageSample { return u.Series },
 		func(l *[]fleet.UsageSample) Key { return Key{(*l)[0].ServiceID, (*l)[0].Suffix} },
 		func(u *fleet.Usage, l [][]fleet.UsageSample) *fleet.Usage {
 			return &fleet.Usage{Series: l, Timestamps: u.Timestamps}
 		}, collectUsage)
-	totals := dataGroup(fleet.PartUsage, func(s *fleet.Snapshot) any {
+	totals := DataGroup(fleet.PartUsage, func(s *fleet.Snapshot) any {
 		u := s.Usage()
 		return &fleet.Usage{JobsOverLimit: u.JobsOverLimit, RefreshPeriod: u.RefreshPeriod}
 	}, collectUsageTotals)
-	registerPart(descs, series, totals)
+	RegisterPart(descs, series, totals)
 }
 
 // collectUsage emits the usage collector's per-service samples of s:
