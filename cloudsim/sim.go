@@ -146,6 +146,10 @@ func New(opts Options) *Sim {
 	return s
 }
 
+// readRoutes2026 holds the revision-2026 reads that a resource's file
+// registers from its init (the data plane's lists per service).
+var readRoutes2026 []func(*Sim) []route
+
 // A source per purpose, so that scenarios, faults and API calls do not shift
 // one another's ids.
 func newRand(seed int64, purpose string) *rand.Rand {
@@ -185,10 +189,6 @@ type route struct {
 	auth    authKind
 	handler handlerFunc
 }
-
-// readRoutes2026 holds the revision-2026 reads that a resource's file
-// registers from its init (the data plane's lists per service).
-var readRoutes2026 []func(*Sim) []route
 
 func (s *Sim) apiRoutes() []route {
 	const (
