@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"hash/maphash"
 	"reflect"
+	"sync"
 
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -44,8 +45,20 @@ func compareKeys(a, b chunkKey) int {
 }
 
 // groups are the resource lists of a snapshot (collector.Groups): each
-// project keeps the chunks of each group, by index.
-var groups = collector.Groups()
+// project keeps the chunks of each group, by index (loadCollector).
+var groups []collector.Group
+
+var collectorRead sync.Once
+
+// loadCollector reads the collector's groups and families once, when the
+// first Handler is made: a data-plane reader registers its part from its
+// package's init, which may run after this package's.
+func loadCollector() {
+	collectorRead.Do(func() {
+		groups = collector.Groups()
+		families = newFamilies(collector.Families())
+	})
+}
 
 // chunk is a run of resources of one group of a project and its renderings.
 type chunk struct {

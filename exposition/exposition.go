@@ -140,6 +140,7 @@ type renderStats struct {
 // of the API metrics, Go and process metrics (see SelfGatherer); call Close
 // when done with it.
 func New(self prometheus.Gatherer, logger *slog.Logger) *Handler {
+	loadCollector()
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

@@ -27,8 +27,9 @@ type family struct {
 	header [numFormats][]byte
 }
 
-// families holds every family of collector.Families(), by the same index.
-var families = newFamilies(collector.Families())
+// families holds every family of collector.Families(), by the same index
+// (loadCollector).
+var families []family
 
 func newFamilies(descs []*collector.Desc) []family {
 	fams := make([]family, len(descs))
