@@ -17,7 +17,8 @@ import (
 // setting is a per-project API or collect setting, described once: the
 // flag (and its derived environment variable), the key a configuration
 // file's project overrides it with, and its check are all read from here,
-// and docs/configuration.md's tables are tested against it.
+// and docs/configuration.md's tables are tested against it. A package adds
+// its rows with AddSettings (usage.go, logs.go, a data-plane reader's file).
 type setting struct {
 	flag string
 	// key is the setting's path under a file's project; "" for a flag
