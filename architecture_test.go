@@ -30,7 +30,7 @@ var mayImport = map[string][]string{
 	"cmd/cloudsim":       {"cloudsim"},
 	"collector":          {"apiclient", "fleet"},
 	"config":             {"apiclient", "internal/flagval"},
-	"dataplane":          {"apiclient", "config", "fleet"},
+	"dataplane":          {"apiclient", "collector", "config", "fleet"},
 	"exposition":         {"apimetrics", "collector", "fleet"},
 	"fleet":              {"apiclient"},
 	"logging":            {"internal/flagval"},

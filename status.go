@@ -58,12 +58,12 @@ func newStatusPage(p statusPage) http.Handler {
 		view := statusView{Version: version.Info(), Links: p.links, NotReady: p.notReady()}
 		now := p.now()
 		for _, s := range p.snapshots() {
-			usage, logs := s.Usage != nil, s.Logs != nil
+			usage, logs := s.Usage() != nil, s.Logs() != nil
 			if p.dataPlane != nil {
 				usage, logs = p.dataPlane(s.ProjectID)
 			}
 			v := projectOf(s, now)
-			v.Usage, v.Logs = readerState(usage, s.Usage != nil), readerState(logs, s.Logs != nil)
+			v.Usage, v.Logs = readerState(usage, s.Usage() != nil), readerState(logs, s.Logs() != nil)
 			view.Projects = append(view.Projects, v)
 		}
 		var buf bytes.Buffer

@@ -128,14 +128,22 @@ func New(opts Options) *Sim {
 		s.handleOperation(rt)
 	}
 	if s.rev != Revision2024 {
-		for _, rt := range append(s.routes2026(), s.usageRoutes()...) {
+		for _, rt := range s.routes2026() {
 			s.handleOperation(rt)
+		}
+		for _, routes := range readRoutes2026 {
+			for _, rt := range routes(s) {
+				s.handleOperation(rt)
+			}
 		}
 	}
 	s.registerControls()
 	s.mux.HandleFunc("/", s.notFound)
 	return s
 }
+
+// readRoutes2026 holds the revision-2026 reads a resource's file registers from its init.
+var readRoutes2026 []func(*Sim) []route
 
 // newRand gives each purpose its own source, so scenarios, faults and calls
 // do not shift one another's ids.

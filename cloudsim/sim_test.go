@@ -294,7 +294,11 @@ func TestRequestCounting(t *testing.T) {
 func TestEveryOperationRouted(t *testing.T) {
 	s := New(Options{})
 	seen := map[string]int{}
-	for _, rt := range append(append(s.apiRoutes(), s.routes2026()...), s.usageRoutes()...) {
+	routes := append(s.apiRoutes(), s.routes2026()...)
+	for _, registered := range readRoutes2026 {
+		routes = append(routes, registered(s)...)
+	}
+	for _, rt := range routes {
 		seen[rt.op]++
 	}
 	for _, op := range apiclient.Operations {

@@ -53,6 +53,8 @@ const (
 	usageLag = time.Minute
 )
 
+func init() { readRoutes2026 = append(readRoutes2026, (*Sim).usageRoutes) }
+
 func (s *Sim) usageRoutes() []route {
 	const one = "/v1/projects/{project_id}/services/{service_id}"
 	return []route{

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
@@ -48,6 +49,15 @@ func newDesc(name, help string, labels ...string) *Desc {
 	}
 }
 
+// NewDesc builds the descriptor of a gauge of a data-plane part whose
+// reader defines its metrics in its own file (RegisterPart).
+func NewDesc(name, help string, labels ...string) *Desc { return newDesc(name, help, labels...) }
+
+// NewCounterDesc builds the descriptor of such a part's counter.
+func NewCounterDesc(name, help string, labels ...string) *Desc {
+	return newCounterDesc(name, help, labels...)
+}
+
 // newCounterDesc builds the descriptor of a resource counter: a total the
 // exporter keeps across snapshots (log entries counted, say).
 func newCounterDesc(name, help string, labels ...string) *Desc {
@@ -73,15 +83,18 @@ func (d *Desc) Help() string { return d.help }
 func (d *Desc) Labels() []string { return d.labels }
 
 // Family returns the index of d in Families().
-func (d *Desc) Family() int { return d.family }
+func (d *Desc) Family() int {
+	familyDescs() // numbers the families the first time
+	return d.family
+}
 
 // Families returns the descriptor of every resource metric, sorted by name:
 // the order of the families in an exposition. Each descriptor's Family is
 // its index here. The slice must not be modified.
-func Families() []*Desc { return familyDescs }
+func Families() []*Desc { return familyDescs() }
 
 // familyDescs is allDescs sorted by name.
-var familyDescs = sortFamilies(allDescs)
+var familyDescs = sync.OnceValue(func() []*Desc { return sortFamilies(allDescs()) })
 
 func sortFamilies(descs []*Desc) []*Desc {
 	sorted := slices.Clone(descs)

@@ -5,8 +5,10 @@
 //   - Each resource has a file (services.go, replicasets.go, vpcs.go,
 //     peerings.go, auth.go, health.go) with its descriptors (newDesc) and a
 //     collect function that emits its samples through a Sink.
-//   - allDescs (fleet.go) lists every descriptor; Families returns them
-//     sorted by name, the order of the families in an exposition.
+//   - stateDescs (fleet.go) lists the state's descriptors, and a data-plane
+//     part registers its own (RegisterPart, from usage.go, logs.go or the
+//     reader's file); Families returns them all sorted by name, the order
+//     of the families in an exposition.
 //   - Groups (groups.go) are the lists of a snapshot and the collect
 //     function of each: the FleetCollector runs them on a whole snapshot,
 //     the exposition on runs of resources (its chunks), recording the

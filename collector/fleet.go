@@ -1,13 +1,23 @@
 package collector
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// allDescs lists the descriptor of every metric the FleetCollector can emit.
-var allDescs = []*Desc{
+// allDescs lists the descriptor of every metric the FleetCollector can emit:
+// the state's, then the data-plane parts' (registerPart).
+var allDescs = sync.OnceValue(func() []*Desc {
+	registry.closed = true
+	return slices.Concat(stateDescs, registry.descs)
+})
+
+// stateDescs lists the descriptors of the state's metrics.
+var stateDescs = []*Desc{
 	serviceInfoDesc, serviceStatusDesc, servicePausedDesc, serviceCreatedDesc,
 	serviceStatusChangedDesc, serviceResourcesDesc, serviceCPUDesc, serviceMemoryDesc,
 	serviceVolumeDesc, servicePoolerDesc,
@@ -19,13 +29,6 @@ var allDescs = []*Desc{
 	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc, peeringErrorInfoDesc,
 	apiKeyInfoDesc, apiKeyCreatedDesc, projectInfoDesc,
 	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc,
-}
-
-func init() {
-	// The usage and log collectors' families, in one list with the others.
-	allDescs = append(allDescs, usageDescs...)
-	allDescs = append(allDescs, logsDescs...)
-	familyDescs = sortFamilies(allDescs)
 }
 
 // FleetCollector is a prometheus.Collector that emits the resource metrics
@@ -52,7 +55,7 @@ func NewFleetCollectorOf(snapshots ...*fleet.Snapshot) *FleetCollector {
 
 // Describe implements prometheus.Collector.
 func (c *FleetCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range allDescs {
+	for _, d := range allDescs() {
 		ch <- d.desc
 	}
 }
@@ -70,6 +73,7 @@ func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
 // collectSnapshot emits every resource metric of s, group by group: the
 // one description of what the FleetCollector and the exposition hold.
 func collectSnapshot(out *Sink, s *fleet.Snapshot) {
+	groups := Groups()
 	for i := range groups {
 		groups[i].Collect(out, s)
 	}

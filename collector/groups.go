@@ -1,6 +1,11 @@
 package collector
 
-import "github.com/clouddb/clouddb_exporter/fleet"
+import (
+	"slices"
+	"sync"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
 
 // Group is one list of a snapshot's resources and the collect function that
 // emits their metrics. Groups let an encoder render a snapshot in parts and
@@ -23,15 +28,22 @@ type Group struct {
 // id), (VPC id, peering id), or (id, "") for services and VPCs.
 type Key [2]string
 
-// Groups returns the groups, in the order the FleetCollector emits them.
-// Together they emit every resource metric, and each family comes from one
-// group only. The slice must not be modified.
-func Groups() []Group { return groups }
+// Groups returns the groups, in the order the FleetCollector emits them:
+// the state's lists, then the data-plane parts' groups in the order their
+// files registered them. Together they emit every resource metric, and
+// each family comes from one group only. The slice must not be modified.
+func Groups() []Group { return allGroups() }
 
-// groups is every metric the collector emits, list by list. A new resource
-// list gets a group here; a new metric of an existing list goes into that
-// list's collect function.
-var groups = []Group{
+var allGroups = sync.OnceValue(func() []Group {
+	registry.closed = true
+	return slices.Concat(stateGroups, registry.groups)
+})
+
+// stateGroups is every metric of the state the poller reads, list by list.
+// A new resource list gets a group here; a new metric of an existing list
+// goes into that list's collect function; a data-plane part registers its
+// groups from its own file (RegisterPart).
+var stateGroups = []Group{
 	{
 		Len: func(s *fleet.Snapshot) int { return len(s.Services) },
 		Key: func(s *fleet.Snapshot, i int) Key { return Key{s.Services[i].ServiceID} },
@@ -80,63 +92,64 @@ var groups = []Group{
 			collectHealth(out, s)
 		},
 	},
-	{
-		// The opt-in usage collector's series, in chunks like the lists
-		// above, keyed by service and series: one read changes the chunks
-		// of what it read, and a fleet's usage is never rendered in one
-		// piece.
+}
+
+// registry holds what the data-plane parts' files registered at init.
+var registry struct {
+	descs  []*Desc
+	groups []Group
+	// closed is set once Groups or Families has been read: a later
+	// registration would be missed by the exposition.
+	closed bool
+}
+
+// RegisterPart adds a data-plane part's families and the groups that emit
+// them (its lists in chunks, ListGroup; its project series, DataGroup),
+// from the init of the part's file: this package's (usage, logs) or the
+// reader's own. The exposition reads the groups once, at its start.
+func RegisterPart(descs []*Desc, groups ...Group) {
+	if registry.closed {
+		panic("collector: RegisterPart after the groups were read")
+	}
+	registry.descs = append(registry.descs, descs...)
+	registry.groups = append(registry.groups, groups...)
+}
+
+// DataGroup is the group of a data part's project series: one part, with
+// none of the samples, so that comparing it costs nothing. part returns
+// the data without its lists, nil when s has none.
+func DataGroup(name string, part func(s *fleet.Snapshot) any, collect func(out *Sink, s *fleet.Snapshot)) Group {
+	return Group{
 		Len: func(s *fleet.Snapshot) int {
-			if s.Usage == nil {
-				return 0
-			}
-			return len(s.Usage.Series)
-		},
-		Key: func(s *fleet.Snapshot, i int) Key {
-			return Key{s.Usage.Series[i][0].ServiceID, s.Usage.Series[i][0].Suffix}
-		},
-		Part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, Usage: &fleet.Usage{Series: s.Usage.Series[i:j:j], Timestamps: s.Usage.Timestamps}}
-		},
-		Collect: collectUsage,
-	},
-	{
-		// The opt-in log collector's counts, in chunks, keyed by service
-		// and severity.
-		Len: func(s *fleet.Snapshot) int {
-			if s.Logs == nil {
-				return 0
-			}
-			return len(s.Logs.Counts)
-		},
-		Key: func(s *fleet.Snapshot, i int) Key { return Key{s.Logs.Counts[i].ServiceID, s.Logs.Counts[i].Severity} },
-		Part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, Logs: &fleet.Logs{Counts: s.Logs.Counts[i:j:j]}}
-		},
-		Collect: collectLogs,
-	},
-	{
-		// The opt-in collectors' project series: one part, with none of
-		// the samples, so that comparing it costs nothing.
-		Len: func(s *fleet.Snapshot) int {
-			if s.Usage == nil && s.Logs == nil {
+			if s.Data[name] == nil {
 				return 0
 			}
 			return 1
 		},
 		Key: func(*fleet.Snapshot, int) Key { return Key{} },
 		Part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
-			part := fleet.Snapshot{ProjectID: s.ProjectID}
-			if s.Usage != nil {
-				part.Usage = &fleet.Usage{JobsOverLimit: s.Usage.JobsOverLimit, RefreshPeriod: s.Usage.RefreshPeriod}
-			}
-			if s.Logs != nil {
-				part.Logs = &fleet.Logs{PagesTruncated: s.Logs.PagesTruncated, Late: s.Logs.Late, SkippedSeconds: s.Logs.SkippedSeconds, EntriesSkipped: s.Logs.EntriesSkipped}
-			}
-			return part
+			return fleet.Snapshot{ProjectID: s.ProjectID, Data: map[string]any{name: part(s)}}
 		},
-		Collect: func(out *Sink, s *fleet.Snapshot) {
-			collectUsageTotals(out, s)
-			collectLogsTotals(out, s)
+		Collect: collect,
+	}
+}
+
+// ListGroup is the group of a data part's list (D's list of E), in chunks
+// like the state's lists: one read changes the chunks of what it read.
+// part returns data holding the list l only.
+func ListGroup[D, E any](name string, list func(*D) []E, key func(*E) Key, part func(d *D, l []E) *D, collect func(out *Sink, s *fleet.Snapshot)) Group {
+	items := func(s *fleet.Snapshot) []E {
+		if d := fleet.DataOf[D](s, name); d != nil {
+			return list(d)
+		}
+		return nil
+	}
+	return Group{
+		Len: func(s *fleet.Snapshot) int { return len(items(s)) },
+		Key: func(s *fleet.Snapshot, i int) Key { return key(&items(s)[i]) },
+		Part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
+			return fleet.Snapshot{ProjectID: s.ProjectID, Data: map[string]any{name: part(fleet.DataOf[D](s, name), items(s)[i:j:j])}}
 		},
-	},
+		Collect: collect,
+	}
 }

@@ -20,13 +20,21 @@ var (
 		"project_id")
 )
 
-// logsDescs lists the log collector's descriptors.
-var logsDescs = []*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc}
+func init() {
+	counts := ListGroup(fleet.PartLogs, func(l *fleet.Logs) []fleet.LogCount { return l.Counts },
+		func(c *fleet.LogCount) Key { return Key{c.ServiceID, c.Severity} },
+		func(_ *fleet.Logs, c []fleet.LogCount) *fleet.Logs { return &fleet.Logs{Counts: c} }, collectLogs)
+	totals := DataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
+		l := s.Logs()
+		return &fleet.Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped}
+	}, collectLogsTotals)
+	RegisterPart([]*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc}, counts, totals)
+}
 
 // collectLogs emits the log collector's per-service counts of s: nothing
 // when it is off (its project series is collectLogsTotals').
 func collectLogs(out *Sink, s *fleet.Snapshot) {
-	l := s.Logs
+	l := s.Logs()
 	if l == nil {
 		return
 	}
@@ -37,7 +45,7 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 
 // collectLogsTotals emits the log collector's project series.
 func collectLogsTotals(out *Sink, s *fleet.Snapshot) {
-	if l := s.Logs; l != nil {
+	if l := s.Logs(); l != nil {
 		out.gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
 		out.gauge(logEntriesLateDesc, l.Late, s.ProjectID)
 		out.gauge(logSkippedDesc, l.SkippedSeconds, s.ProjectID)

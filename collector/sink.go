@@ -29,6 +29,12 @@ func (s *Sink) gauge(d *Desc, value float64, labelValues ...string) {
 	s.gaugeAt(d, value, time.Time{}, labelValues...)
 }
 
+// Gauge emits one sample of d, a gauge or a counter: the collect function
+// of a part defined outside this package emits through it.
+func (s *Sink) Gauge(d *Desc, value float64, labelValues ...string) {
+	s.gaugeAt(d, value, time.Time{}, labelValues...)
+}
+
 // gaugeAt emits one sample with an explicit timestamp; a zero ts is none.
 func (s *Sink) gaugeAt(d *Desc, value float64, ts time.Time, labelValues ...string) {
 	if s.rec != nil {

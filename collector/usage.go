@@ -64,21 +64,31 @@ var (
 		"project_id")
 )
 
-// usageDescs lists the usage collector's descriptors.
-var usageDescs = func() []*Desc {
-	out := []*Desc{usageBucketDesc, usageJobsOverLimitDesc, usageRefreshPeriodDesc}
+func init() {
+	descs := []*Desc{usageBucketDesc, usageJobsOverLimitDesc, usageRefreshPeriodDesc}
 	for _, suf := range apiclient.UsageSeriesSuffixes {
-		out = append(out, usageMetrics[suf].desc)
+		descs = append(descs, usageMetrics[suf].desc)
 	}
-	return out
-}()
+	// Keyed by service and series, so that a fleet's usage is never
+	// rendered in one piece.
+	series := ListGroup(fleet.PartUsage, func(u *fleet.Usage) [][]fleet.UsageSample { return u.Series },
+		func(l *[]fleet.UsageSample) Key { return Key{(*l)[0].ServiceID, (*l)[0].Suffix} },
+		func(u *fleet.Usage, l [][]fleet.UsageSample) *fleet.Usage {
+			return &fleet.Usage{Series: l, Timestamps: u.Timestamps}
+		}, collectUsage)
+	totals := DataGroup(fleet.PartUsage, func(s *fleet.Snapshot) any {
+		u := s.Usage()
+		return &fleet.Usage{JobsOverLimit: u.JobsOverLimit, RefreshPeriod: u.RefreshPeriod}
+	}, collectUsageTotals)
+	RegisterPart(descs, series, totals)
+}
 
 // collectUsage emits the usage collector's per-service samples of s:
 // nothing when it is off (its project totals are collectUsageTotals'). A
 // series the collector does not know (a suffix selected with
 // --collect.usage.series that is not documented) has no metric.
 func collectUsage(out *Sink, s *fleet.Snapshot) {
-	u := s.Usage
+	u := s.Usage()
 	if u == nil {
 		return
 	}
@@ -113,7 +123,7 @@ func collectUsageSample(out *Sink, u *fleet.Usage, p string, smp fleet.UsageSamp
 
 // collectUsageTotals emits the usage collector's project series.
 func collectUsageTotals(out *Sink, s *fleet.Snapshot) {
-	if u := s.Usage; u != nil {
+	if u := s.Usage(); u != nil {
 		out.gauge(usageJobsOverLimitDesc, float64(u.JobsOverLimit), s.ProjectID)
 		out.gauge(usageRefreshPeriodDesc, u.RefreshPeriod.Seconds(), s.ProjectID)
 	}

@@ -16,12 +16,12 @@ import (
 // name: the table of docs/metrics.md.
 func TestUsageConversions(t *testing.T) {
 	bucket := fleettest.Time("2025-03-01T11:58:00Z")
-	snap := &fleet.Snapshot{ProjectID: "p", Usage: &fleet.Usage{RefreshPeriod: 300e9, Series: [][]fleet.UsageSample{
+	snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{fleet.PartUsage: &fleet.Usage{RefreshPeriod: 300e9, Series: [][]fleet.UsageSample{
 		{{ServiceID: "s", Suffix: apiclient.SeriesCPUUsage, Labels: fleet.NewUsageLabels("primary", "0", ""), Value: 1500, Bucket: bucket}},
 		{{ServiceID: "s", Suffix: apiclient.SeriesMemoryTotal, Labels: fleet.NewUsageLabels("replica", "1", ""), Value: 1 << 30, Bucket: bucket}},
 		{{ServiceID: "s", Suffix: apiclient.SeriesJobDuration, Labels: fleet.NewUsageLabels("primary", "0", "7"), Value: 2_500_000, Bucket: bucket}},
 		{{ServiceID: "s", Suffix: "_not_documented", Value: 1, Bucket: bucket}},
-	}}}
+	}}}}
 	want := `
 # HELP clouddb_service_system_cpu_usage_cores ` + usageMetrics[apiclient.SeriesCPUUsage].desc.help + `
 # TYPE clouddb_service_system_cpu_usage_cores gauge
@@ -68,9 +68,9 @@ func TestUsageConversionIsExact(t *testing.T) {
 		{apiclient.SeriesJobDuration, 300_000, 0.3},
 		{apiclient.SeriesConnections, 17, 17},
 	} {
-		snap := &fleet.Snapshot{ProjectID: "p", Usage: &fleet.Usage{Series: [][]fleet.UsageSample{
+		snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{fleet.PartUsage: &fleet.Usage{Series: [][]fleet.UsageSample{
 			{{ServiceID: "s", Suffix: c.suffix, Labels: fleet.NewUsageLabels("primary", "0", "1"), Value: c.in}},
-		}}}
+		}}}}
 		var rec Samples
 		collectUsage(rec.Sink(), snap)
 		got := math.NaN()

@@ -51,6 +51,9 @@ type Collect struct {
 	MaxResourcesPerList int
 	Usage               Usage
 	Logs                Logs
+	// readers holds the settings of the readers declared outside this
+	// package, by name (ReaderKey).
+	readers map[string]any
 	// minDataInterval lowers the data-plane intervals' minimum for
 	// whole-binary tests (a hidden flag).
 	minDataInterval time.Duration

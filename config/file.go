@@ -111,7 +111,7 @@ func fileKeySource(where func(string) string, key, envName, file string) string 
 }
 
 func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(string) string, where func(string) string) (Project, error) {
-	p := Project{ID: fp.ID, API: api, Collect: collect}
+	p := Project{ID: fp.ID, API: api, Collect: collect.clone()}
 	if fp.APIURL != "" {
 		p.API.URL = fp.APIURL
 	}

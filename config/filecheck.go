@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -60,7 +61,7 @@ func checkMapping(n *yaml.Node, t reflect.Type, path string) []error {
 		case !ok:
 			errs = append(errs, fmt.Errorf("%s: unknown key%s", where, suggestion(key, keysOf(fields))))
 		case ft == reflect.TypeFor[yaml.Node]():
-			errs = append(errs, checkTree(value, settingTree[key].(keyTree), where)...)
+			errs = append(errs, checkTree(value, fileSettings()[key].(keyTree), where)...)
 		default:
 			errs = append(errs, checkNode(value, ft, where)...)
 		}
@@ -72,8 +73,19 @@ func checkMapping(n *yaml.Node, t reflect.Type, path string) []error {
 // key's value is a keyTree or the reflect.Type of its setting.
 type keyTree map[string]any
 
-// settingTree is the table's keys under a file's project.
-var settingTree = func() keyTree {
+// settingTree is the table's keys under a file's project, built on first
+// use (fileSettings) once every package has added its settings.
+var (
+	settingTree  keyTree
+	settingsRead sync.Once
+)
+
+func fileSettings() keyTree {
+	settingsRead.Do(func() { settingTree = buildSettingTree() })
+	return settingTree
+}
+
+func buildSettingTree() keyTree {
 	root := keyTree{}
 	for _, s := range settings {
 		if s.key == "" {
@@ -90,7 +102,7 @@ var settingTree = func() keyTree {
 		tree[parts[len(parts)-1]] = reflect.TypeOf(s.field(&API{}, &Collect{})).Elem()
 	}
 	return root
-}()
+}
 
 // fileProjectType is the type a file's projects decode into.
 var fileProjectType = reflect.TypeFor[FileProject]()

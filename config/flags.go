@@ -99,7 +99,7 @@ func (f *Flags) Defaults() (API, Collect) {
 			api.HTTPClient.ProxyURL = promconfig.URL{URL: u}
 		}
 	}
-	return api, f.Collect
+	return api, f.Collect.clone()
 }
 
 // CheckHTTPClient validates the --api.tls.* and --api.proxy-url flags: the

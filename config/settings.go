@@ -17,7 +17,8 @@ import (
 // setting is a per-project API or collect setting, described once: the
 // flag (and its derived environment variable), the key a configuration
 // file's project overrides it with, and its check are all read from here,
-// and docs/configuration.md's tables are tested against it.
+// and docs/configuration.md's tables are tested against it. A package adds
+// its rows with AddSettings (usage.go, logs.go, a data-plane reader's file).
 type setting struct {
 	flag string
 	// key is the setting's path under a file's project; "" for a flag
@@ -62,34 +63,6 @@ var settings = []setting{
 	// 0 is allowed: it means the default, for callers that build a Collect.
 	{"collect.max-resources-per-list", "collect.max_resources_per_list", "Most resources kept from one list answer (services, VPCs, a service's replica sets, a VPC's peerings): a longer list fails its call once that many were read, and its part reports clouddb_exporter_collector_success 0. Each resource costs series on /metrics; the default is 1.5 times the largest fleet supported (100,000 services); 0 also means the default.", fmt.Sprint(apiclient.DefaultMaxListLength),
 		func(_ *API, c *Collect) any { return &c.MaxResourcesPerList }, notNegative},
-	{"collect.usage", "collect.usage.enabled", "Opt-in: read each selected service's usage series (CPU, memory, disk, I/O, queries, connections, jobs) from the API's usage time series, at a cost of one call per service and series every --collect.usage.interval (see docs/configuration.md).", "",
-		func(_ *API, c *Collect) any { return &c.Usage.Enabled }, nil},
-	{"collect.usage.interval", "collect.usage.interval", "Interval at which each selected usage series is read (at least 1m).", DefaultUsageInterval.String(),
-		func(_ *API, c *Collect) any { return &c.Usage.Interval }, ifUsage(atLeastDataInterval(MinUsageInterval))},
-	{"collect.usage.series", "collect.usage.series", "Usage series to read, by the suffix the API's names end in (repeatable; default: every documented series).", "",
-		func(_ *API, c *Collect) any { return &c.Usage.Series }, ifUsage(usageSeries)},
-	{"collect.usage.environment", "collect.usage.environments", "Read the usage of services of this environment only (PROD or DEV; repeatable; default: every environment).", "",
-		func(_ *API, c *Collect) any { return &c.Usage.Environments }, ifUsage(environments)},
-	{"collect.usage.service-name-regex", "collect.usage.service_name_regex", "Read the usage of services whose name matches this regular expression only (anchored; default: every service).", "",
-		func(_ *API, c *Collect) any { return &c.Usage.ServiceNameRegex }, ifUsage(nameRegex)},
-	{"collect.usage.max-jobs", "collect.usage.max_jobs", "Job label sets exported per service; the rest are counted in clouddb_exporter_usage_jobs_over_limit.", fmt.Sprint(DefaultUsageMaxJobs),
-		func(_ *API, c *Collect) any { return &c.Usage.MaxJobs }, ifUsage(notNegativeJobs)},
-	{"collect.usage.timestamps", "collect.usage.timestamps", "Export the time of the bucket a usage value is from as the sample timestamp (see docs/configuration.md for the staleness trade-off).", "",
-		func(_ *API, c *Collect) any { return &c.Usage.Timestamps }, nil},
-	{"collect.logs", "collect.logs.enabled", "Opt-in: count each selected service's new log entries by severity (clouddb_service_log_entries_total), at a cost of at least one call per service every --collect.logs.interval (see docs/configuration.md).", "",
-		func(_ *API, c *Collect) any { return &c.Logs.Enabled }, nil},
-	{"collect.logs.interval", "collect.logs.interval", "Interval at which each selected service's new log entries are read (at least 10s).", DefaultLogsInterval.String(),
-		func(_ *API, c *Collect) any { return &c.Logs.Interval }, ifLogs(atLeastDataInterval(MinLogsInterval))},
-	{"collect.logs.environment", "collect.logs.environments", "Count the logs of services of this environment only (PROD or DEV; repeatable; default: every environment).", "",
-		func(_ *API, c *Collect) any { return &c.Logs.Environments }, ifLogs(environments)},
-	{"collect.logs.service-name-regex", "collect.logs.service_name_regex", "Count the logs of services whose name matches this regular expression only (anchored; default: every service).", "",
-		func(_ *API, c *Collect) any { return &c.Logs.ServiceNameRegex }, ifLogs(nameRegex)},
-	{"collect.logs.max-pages", "collect.logs.max_pages", "Pages of 500 entries read per service per interval at most; beyond, the older entries of the interval are not counted and clouddb_exporter_log_pages_truncated_total says so.", fmt.Sprint(DefaultLogsMaxPages),
-		func(_ *API, c *Collect) any { return &c.Logs.MaxPages }, ifLogs(atLeastOnePage)},
-	{"collect.logs.delay", "collect.logs.delay", "How long before each read its entries end: entries the provider delivers later than this after their timestamp are not counted (see docs/configuration.md). Counts lag by as much.", "0s",
-		func(_ *API, c *Collect) any { return &c.Logs.Delay }, ifLogs(logsDelay)},
-	{"collect.logs.state-file", "", "File in which the log collector keeps, for every project and service, where its counting stands and its counts, so that a restart counts the entries written while it was down (up to 1h back) and the counters go on. Written atomically every 10s at most and at shutdown; its directory must exist and be writable. Default: none, and a restart loses the entries written while it was down (see docs/configuration.md).", "",
-		func(_ *API, c *Collect) any { return &c.Logs.StateFile }, nil},
 }
 
 // addSettingFlags registers a flag per setting, bound to api and collect.
@@ -140,7 +113,7 @@ type FileKey struct{ Key, Flag string }
 func FileKeys() []FileKey {
 	var out []FileKey
 	for key := range yamlFields(fileProjectType) {
-		if _, ok := settingTree[key]; !ok {
+		if _, ok := fileSettings()[key]; !ok {
 			out = append(out, FileKey{Key: key})
 		}
 	}
@@ -192,24 +165,6 @@ func atLeastOnePage(_ Project, v any) []string {
 		return []string{" must be at least 1"}
 	}
 	return nil
-}
-
-func ifUsage(c check) check {
-	return func(p Project, v any) []string {
-		if !p.Collect.Usage.Enabled {
-			return nil
-		}
-		return c(p, v)
-	}
-}
-
-func ifLogs(c check) check {
-	return func(p Project, v any) []string {
-		if !p.Collect.Logs.Enabled {
-			return nil
-		}
-		return c(p, v)
-	}
 }
 
 // atLeastDataInterval checks a data-plane interval against least, which a

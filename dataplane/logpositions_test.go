@@ -52,7 +52,7 @@ func TestLogPositionsResume(t *testing.T) {
 	h.fl.add("svc01", t0.Add(-10*time.Second), "FATAL", "boundary", 2)
 	h.tick()
 	h.tick()
-	if l := h.host.Snapshot().Logs; count(l, "svc00", "ERROR") != 3 || count(l, "svc00", "DEBUG1") != 1 || count(l, "svc01", "FATAL") != 2 {
+	if l := h.host.Snapshot().Logs(); count(l, "svc00", "ERROR") != 3 || count(l, "svc00", "DEBUG1") != 1 || count(l, "svc01", "FATAL") != 2 {
 		t.Fatalf("before the restart: %v", l.Counts)
 	}
 
@@ -68,7 +68,7 @@ func TestLogPositionsResume(t *testing.T) {
 	for range 3 {
 		h.tick()
 	}
-	if l := h.host.Snapshot().Logs; count(l, "svc00", "ERROR") != 7 || count(l, "svc01", "FATAL") != 3 || l.SkippedSeconds != 0 || l.Late != 0 {
+	if l := h.host.Snapshot().Logs(); count(l, "svc00", "ERROR") != 7 || count(l, "svc01", "FATAL") != 3 || l.SkippedSeconds != 0 || l.Late != 0 {
 		t.Errorf("reads after the resume changed the counts: %v, skipped %v, late %v", l.Counts, l.SkippedSeconds, l.Late)
 	}
 	if strings.Contains(h.logs.String(), "refused") || strings.Contains(h.logs.String(), "resume bound") {

@@ -17,6 +17,17 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
+func init() {
+	register(reader{fleet.PartLogs,
+		func(c config.Collect) (bool, time.Duration) { return c.Logs.Enabled, c.Logs.Interval },
+		func(r *runner, client any) func(context.Context) {
+			if lc, ok := client.(LogsClient); ok {
+				return newLogsReader(r, lc).tick
+			}
+			return nil
+		}})
+}
+
 // LogsClient is the part of *apiclient.Client the log collector uses.
 type LogsClient interface {
 	GetServiceLogs(ctx context.Context, serviceID string, q apiclient.LogsQuery) (*apiclient.LogPage, error)
@@ -397,7 +408,7 @@ func (l *logsReader) publishLogs(start, end time.Time, failures int) {
 // fill returns what puts the counts into a snapshot.
 func (l *logsReader) fill() func(*fleet.Snapshot) {
 	logs := l.build()
-	return func(s *fleet.Snapshot) { s.Logs = logs }
+	return func(s *fleet.Snapshot) { s.SetData(fleet.PartLogs, logs) }
 }
 
 // build makes the project's logs from the counts.

@@ -111,7 +111,7 @@ func newLogsHarness(t *testing.T, services, maxPages int) *logsHarness {
 func (h *logsHarness) tick() *fleet.Logs {
 	h.l.tick(context.Background())
 	h.clock.Advance(time.Minute)
-	return h.host.Snapshot().Logs
+	return h.host.Snapshot().Logs()
 }
 
 func count(l *fleet.Logs, id, severity string) float64 {
@@ -283,7 +283,7 @@ func TestLogsPublishedAsReadsReturn(t *testing.T) {
 	h.fl.onCall = func(id string) {
 		h.clock.Advance(time.Minute) // the paced calls take long
 		if id == "svc02" {
-			if l := h.host.Snapshot().Logs; l != nil {
+			if l := h.host.Snapshot().Logs(); l != nil {
 				seen = count(l, "svc00", "ERROR")
 			}
 		}
@@ -302,7 +302,7 @@ func TestLogsPublishRace(t *testing.T) {
 	h.l.cursors = map[string]*logCursor{"svc00": h.l.cursors["svc00"], "svc01": h.l.cursors["svc01"]}
 	h.fl.onCall = func(string) { h.clock.Advance(time.Minute) }
 	h.tick()
-	if l := h.host.Snapshot().Logs; count(l, "svc00", "ERROR") != 0 || count(l, "svc39", "ERROR") != 0 {
+	if l := h.host.Snapshot().Logs(); count(l, "svc00", "ERROR") != 0 || count(l, "svc39", "ERROR") != 0 {
 		t.Errorf("counts %v", l.Counts)
 	}
 }
@@ -370,7 +370,7 @@ func TestLogsFailureFlaggedAtOnce(t *testing.T) {
 	h.fl.onCall = func(id string) {
 		if id == "svc02" {
 			during = logsHealth(h.host)
-			counted = count(h.host.Snapshot().Logs, "svc00", "ERROR")
+			counted = count(h.host.Snapshot().Logs(), "svc00", "ERROR")
 		}
 	}
 	h.tick()

@@ -29,10 +29,10 @@ func TestLogsSeriesStartAtZero(t *testing.T) {
 	}
 	seen := map[[2]string]bool{}
 	for i, snap := range h.host.published {
-		if snap.Logs == nil {
+		if snap.Logs() == nil {
 			continue
 		}
-		for _, c := range snap.Logs.Counts {
+		for _, c := range snap.Logs().Counts {
 			k := [2]string{c.ServiceID, c.Severity}
 			if !seen[k] {
 				seen[k] = true

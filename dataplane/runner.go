@@ -81,15 +81,33 @@ func Run(ctx context.Context, host Host, client any, opts Options) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	opts.Logger = opts.Logger.With("project_id", host.ProjectID())
-	if uc, ok := client.(UsageClient); ok && opts.Usage.Enabled {
-		u := newUsageReader(newRunner(host, opts, fleet.PartUsage, opts.Usage.Interval), uc)
-		go u.run(ctx, u.tick)
-	}
-	if lc, ok := client.(LogsClient); ok && opts.Logs.Enabled {
-		l := newLogsReader(newRunner(host, opts, fleet.PartLogs, opts.Logs.Interval), lc)
-		go l.run(ctx, l.tick)
+	for _, rd := range readers {
+		on, interval := rd.enabled(opts.Collect)
+		if !on {
+			continue
+		}
+		r := newRunner(host, opts, rd.part, interval)
+		if tick := rd.start(r, client); tick != nil {
+			go r.run(ctx, tick)
+		}
 	}
 }
+
+// reader is a data-plane reader as its file registers it.
+type reader struct {
+	// part names its part of the snapshots and its health.
+	part string
+	// enabled says whether c turns it on, and its interval.
+	enabled func(c config.Collect) (on bool, interval time.Duration)
+	// start builds it on r and returns its tick; nil when client cannot
+	// make its calls.
+	start func(r *runner, client any) func(context.Context)
+}
+
+// readers holds every reader, registered by its file's init (register).
+var readers []reader
+
+func register(rd reader) { readers = append(readers, rd) }
 
 // runner is what every reader shares: the tick, the budget, the pacing and
 // the part's health. Only the reader's goroutine touches it.

@@ -18,6 +18,17 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
+func init() {
+	register(reader{fleet.PartUsage,
+		func(c config.Collect) (bool, time.Duration) { return c.Usage.Enabled, c.Usage.Interval },
+		func(r *runner, client any) func(context.Context) {
+			if uc, ok := client.(UsageClient); ok {
+				return newUsageReader(r, uc).tick
+			}
+			return nil
+		}})
+}
+
 // UsageClient is the part of *apiclient.Client the usage collector uses.
 type UsageClient interface {
 	GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error)

@@ -109,7 +109,7 @@ func newUsageHarness(t *testing.T, services int, rateLimit float64, usage config
 
 func (h *usageHarness) tick() *fleet.Usage {
 	h.u.tick(context.Background())
-	return h.host.Snapshot().Usage
+	return h.host.Snapshot().Usage()
 }
 
 func (h *usageHarness) health() fleet.PartHealth {
@@ -380,8 +380,8 @@ func TestUsageTickEnds(t *testing.T) {
 	now := h.clock.Now().Truncate(time.Minute)
 	h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(7))}}}
 	h.tick()
-	if len(h.host.Snapshot().Usage.Samples()) != 2 {
-		t.Fatalf("samples %+v", h.host.Snapshot().Usage.Samples())
+	if len(h.host.Snapshot().Usage().Samples()) != 2 {
+		t.Fatalf("samples %+v", h.host.Snapshot().Usage().Samples())
 	}
 	// The deadlines are the context's, in real time: the reads that must
 	// hit them run with a 50 ms interval, and the read that must not
@@ -417,7 +417,7 @@ func TestUsageTickEnds(t *testing.T) {
 	if hl := h.health(); hl.Success || !hl.LastSuccess.Equal(last) {
 		t.Errorf("health after slow calls = %+v", hl)
 	}
-	if u := h.host.Snapshot().Usage; len(u.Samples()) != 2 || u.Samples()[0].Value != 7 {
+	if u := h.host.Snapshot().Usage(); len(u.Samples()) != 2 || u.Samples()[0].Value != 7 {
 		t.Errorf("samples after slow calls %+v, want the last values", u.Samples())
 	}
 }

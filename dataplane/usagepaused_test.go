@@ -28,13 +28,13 @@ func TestUsagePausedServiceDropsNodeSeries(t *testing.T) {
 		})
 	}
 	setStatus(apiclient.ServicePaused)
-	paused := h.host.Snapshot().Usage
+	paused := h.host.Snapshot().Usage()
 	if got := series(paused); got != "svc00 job, svc00 cpu, svc01 job" {
 		t.Errorf("the snapshot after svc01 is PAUSED has %s, want svc01's node series gone", got)
 	}
 	// The poller publishes many snapshots a cycle: with the same services
 	// paused, each holds the same usage, not a new list of every series.
-	if again := h.host.Snapshot().Usage; again != paused {
+	if again := h.host.Snapshot().Usage(); again != paused {
 		t.Error("a second snapshot with the same paused services made the usage without them again")
 	}
 	h.clock.Advance(5 * time.Minute)
@@ -44,7 +44,7 @@ func TestUsagePausedServiceDropsNodeSeries(t *testing.T) {
 		t.Errorf("%d series reads with svc01 paused, want 3 (its node series not read)", n)
 	}
 	setStatus(apiclient.ServiceResuming)
-	if got := series(h.host.Snapshot().Usage); got != "svc00 job, svc00 cpu, svc01 job" {
+	if got := series(h.host.Snapshot().Usage()); got != "svc00 job, svc00 cpu, svc01 job" {
 		t.Errorf("svc01 resuming, before a read: %s, want its old node values not back", got)
 	}
 }

@@ -52,7 +52,7 @@ func TestUsageBudgetRoundRobin(t *testing.T) {
 	if n := strings.Count(h.logs.String(), "refreshed round-robin"); n != 1 {
 		t.Errorf("%d round-robin warnings, want 1:\n%s", n, h.logs)
 	}
-	if u := h.host.Snapshot().Usage; u.RefreshPeriod <= time.Minute {
+	if u := h.host.Snapshot().Usage(); u.RefreshPeriod <= time.Minute {
 		t.Errorf("refresh period %s, want more than the interval", u.RefreshPeriod)
 	}
 }
@@ -75,7 +75,7 @@ func TestUsageBudgetWarningFirstTick(t *testing.T) {
 		t.Errorf("the warning does not count the 120 calls one refresh needs:\n%s", logs)
 	}
 	cycles := (120 + budget - 1) / budget
-	if u := h.host.Snapshot().Usage; u.RefreshPeriod != time.Duration(cycles)*time.Minute {
+	if u := h.host.Snapshot().Usage(); u.RefreshPeriod != time.Duration(cycles)*time.Minute {
 		t.Errorf("refresh period %s after the first tick, want %d intervals", u.RefreshPeriod, cycles)
 	}
 }

@@ -104,7 +104,7 @@ func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 		if !maps.Equal(now, paused) {
 			paused, last = now, withoutPaused(usage, now)
 		}
-		s.Usage = last
+		s.SetData(fleet.PartUsage, last)
 	}
 }
 

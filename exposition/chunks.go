@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"hash/maphash"
 	"reflect"
+	"sync"
 
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -29,7 +30,19 @@ func compareKeys(a, b chunkKey) int {
 	return cmp.Compare(a[1], b[1])
 }
 
-var groups = collector.Groups()
+var groups []collector.Group
+
+var collectorRead sync.Once
+
+// loadCollector reads the collector's groups and families when the first
+// Handler is made: data-plane readers register from their package's init,
+// which may run after this package's.
+func loadCollector() {
+	collectorRead.Do(func() {
+		groups = collector.Groups()
+		families = newFamilies(collector.Families())
+	})
+}
 
 type chunk struct {
 	first chunkKey

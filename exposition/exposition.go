@@ -100,6 +100,7 @@ type renderStats struct {
 // New returns a Handler with no project yet. self gathers the self-metrics
 // appended to every scrape and must not hold the resource metrics.
 func New(self prometheus.Gatherer, logger *slog.Logger) *Handler {
+	loadCollector()
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

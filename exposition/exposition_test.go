@@ -680,3 +680,7 @@ func TestDroppedFieldsAreNotZero(t *testing.T) {
 		}
 	}
 }
+
+// Tests that render chunks without a Handler read the collector as New
+// does.
+func init() { loadCollector() }

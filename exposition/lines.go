@@ -20,7 +20,7 @@ type family struct {
 	header   [numFormats][]byte
 }
 
-var families = newFamilies(collector.Families())
+var families []family
 
 func newFamilies(descs []*collector.Desc) []family {
 	fams := make([]family, len(descs))

@@ -310,9 +310,9 @@ func TestRenderAllocations(t *testing.T) {
 // OpenMetrics); the other samples carry none.
 func TestRenderingUsageTimestamps(t *testing.T) {
 	s := fleettest.Snapshots()[0]
-	u := *s.Usage
+	u := *s.Usage()
 	u.Timestamps = true
-	s.Usage = &u
+	s.SetData(fleet.PartUsage, &u)
 	checkRendering(t, s)
 	e := New(nil, nil)
 	defer e.Close()

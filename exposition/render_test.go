@@ -127,16 +127,16 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 
 	before := e.statsNow()
 	changed := snap()
-	for _, list := range changed.Usage.Series {
+	for _, list := range changed.Usage().Series {
 		for i, smp := range list {
 			if smp.ServiceID == "svc-001234" && smp.Suffix == apiclient.SeriesQPS && smp.Labels.Role() == "primary" {
 				list[i].Value = 4321
 			}
 		}
 	}
-	for i, c := range changed.Logs.Counts {
+	for i, c := range changed.Logs().Counts {
 		if c.ServiceID == "svc-000042" && c.Severity == "ERROR" {
-			changed.Logs.Counts[i].Count = 99
+			changed.Logs().Counts[i].Count = 99
 		}
 	}
 	e.SetSnapshot(changed)

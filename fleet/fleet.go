@@ -35,10 +35,11 @@ type Snapshot struct {
 	Peerings    []Peering
 	// Auth is nil when not collected or older than the staleness bound.
 	Auth *apiclient.AuthInfo
-	// Parts: in Parts order, then PartUsage and PartLogs.
-	Parts  []PartHealth
-	Usage  *Usage
-	Logs   *Logs
+	// Parts: in Parts order, then the data-plane parts by name.
+	Parts []PartHealth
+	// Data holds what each data-plane reader published, by part name; each
+	// snapshot has its own map: set it with SetData.
+	Data   map[string]any
 	Access Access
 	Budget Budget
 }
@@ -80,4 +81,18 @@ type Budget struct {
 	PerInterval int
 	// RefreshPeriod is a multiple of the interval when over budget.
 	RefreshPeriod time.Duration
+}
+
+// SetData sets the data of a data-plane part in s.
+func (s *Snapshot) SetData(part string, v any) {
+	if s.Data == nil {
+		s.Data = map[string]any{}
+	}
+	s.Data[part] = v
+}
+
+// DataOf returns the data of a data-plane part in s, nil when s has none.
+func DataOf[T any](s *Snapshot, part string) *T {
+	v, _ := s.Data[part].(*T)
+	return v
 }

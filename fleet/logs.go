@@ -3,6 +3,9 @@ package fleet
 // PartLogs is the part of the opt-in log collector.
 const PartLogs = "logs"
 
+// Logs returns the log collector's data in s, nil when it has none.
+func (s *Snapshot) Logs() *Logs { return DataOf[Logs](s, PartLogs) }
+
 // Logs is what the log collector has counted of a project's services.
 type Logs struct {
 	Counts         []LogCount

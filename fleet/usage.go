@@ -8,6 +8,9 @@ import (
 // PartUsage is the part of the opt-in usage collector.
 const PartUsage = "usage"
 
+// Usage returns the usage collector's data in s, nil when it has none.
+func (s *Snapshot) Usage() *Usage { return DataOf[Usage](s, PartUsage) }
+
 // Usage is the newest valued bucket of each selected series and label set.
 type Usage struct {
 	// Series is the collector's own lists, shared so a publish copies no sample.

@@ -51,13 +51,13 @@ func TestPublishPart(t *testing.T) {
 		Publish: func(s *fleet.Snapshot) { got = append(got, s) }})
 	p.Poll(context.Background())
 	logs := &fleet.Logs{PagesTruncated: 1}
-	p.PublishPart(fleet.PartLogs, &fleet.PartHealth{Name: fleet.PartLogs, Success: true}, func(s *fleet.Snapshot) { s.Logs = logs })
-	p.PublishPart(fleet.PartUsage, &fleet.PartHealth{Name: fleet.PartUsage}, func(s *fleet.Snapshot) { s.Usage = &fleet.Usage{} })
-	p.PublishPart(fleet.PartLogs, nil, func(s *fleet.Snapshot) { s.Logs = logs })
+	p.PublishPart(fleet.PartLogs, &fleet.PartHealth{Name: fleet.PartLogs, Success: true}, func(s *fleet.Snapshot) { s.SetData(fleet.PartLogs, logs) })
+	p.PublishPart(fleet.PartUsage, &fleet.PartHealth{Name: fleet.PartUsage}, func(s *fleet.Snapshot) { s.SetData(fleet.PartUsage, &fleet.Usage{}) })
+	p.PublishPart(fleet.PartLogs, nil, func(s *fleet.Snapshot) { s.SetData(fleet.PartLogs, logs) })
 	p.Poll(context.Background())
 	last := got[len(got)-1]
-	if last.Logs != logs || last.Usage == nil {
-		t.Fatalf("a later snapshot lost the data plane's data: logs %v usage %v", last.Logs, last.Usage)
+	if last.Logs() != logs || last.Usage() == nil {
+		t.Fatalf("a later snapshot lost the data plane's data: logs %v usage %v", last.Logs(), last.Usage())
 	}
 	var names []string
 	for _, ph := range last.Parts {

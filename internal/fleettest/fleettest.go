@@ -71,11 +71,13 @@ func projectA() *fleet.Snapshot {
 			{Name: fleet.PartLogs, Success: true, Duration: 300 * time.Millisecond, LastSuccess: Time("2025-03-01T11:59:00Z")},
 		},
 		Access: fleet.Access{Known: true, Up: true},
-		Usage:  usage("svc-1"),
-		Logs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, Counts: []fleet.LogCount{
-			{ServiceID: "svc-1", Severity: "ERROR", Count: 17}, {ServiceID: "svc-1", Severity: "FATAL", Count: 0},
-			{ServiceID: "svc-1", Severity: "LOG", Count: 1234}, {ServiceID: "svc-1", Severity: "OTHER", Count: 3},
-		}},
+		Data: map[string]any{
+			fleet.PartUsage: usage("svc-1"),
+			fleet.PartLogs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, Counts: []fleet.LogCount{
+				{ServiceID: "svc-1", Severity: "ERROR", Count: 17}, {ServiceID: "svc-1", Severity: "FATAL", Count: 0},
+				{ServiceID: "svc-1", Severity: "LOG", Count: 1234}, {ServiceID: "svc-1", Severity: "OTHER", Count: 3},
+			}},
+		},
 	}
 }
 
@@ -213,11 +215,12 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 // WithDataPlane gives every service of s usage samples and log counts, and
 // returns s.
 func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
-	s.Usage = &fleet.Usage{RefreshPeriod: 10 * time.Minute}
-	s.Logs = &fleet.Logs{}
+	u, l := &fleet.Usage{RefreshPeriod: 10 * time.Minute}, &fleet.Logs{}
+	s.SetData(fleet.PartUsage, u)
+	s.SetData(fleet.PartLogs, l)
 	for i, svc := range s.Services {
-		s.Usage.Series = append(s.Usage.Series, usage(svc.ServiceID).Series...)
-		s.Logs.Counts = append(s.Logs.Counts,
+		u.Series = append(u.Series, usage(svc.ServiceID).Series...)
+		l.Counts = append(l.Counts,
 			fleet.LogCount{ServiceID: svc.ServiceID, Severity: "ERROR", Count: float64(i % 7)},
 			fleet.LogCount{ServiceID: svc.ServiceID, Severity: "WARNING", Count: float64(i % 11)})
 	}

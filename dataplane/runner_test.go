@@ -1,0 +1,75 @@
+package dataplane
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+// exampleSettings stand for a reader registered from its own file, with
+// its own settings: Run starts it when they enable it.
+type exampleSettings struct{ Enabled bool }
+
+var exampleKey = config.NewReaderKey[exampleSettings]("example")
+
+type exampleClient struct{}
+
+// exampleStarts counts the example readers Run built, synchronously.
+var exampleStarts atomic.Int32
+
+func init() {
+	register(reader{"example",
+		func(c config.Collect) (bool, time.Duration) { return exampleKey.Of(c).Enabled, time.Hour },
+		func(r *runner, client any) func(context.Context) {
+			if _, ok := client.(exampleClient); !ok {
+				return nil
+			}
+			exampleStarts.Add(1)
+			return func(context.Context) {
+				now := r.now()
+				r.publish(func(s *fleet.Snapshot) { s.SetData("example", &now) }, now, now, 0)
+			}
+		}})
+}
+
+// TestRunStartsRegisteredReaders: a registered reader runs when its
+// setting enables it and the client makes its calls, and its part and
+// health reach the snapshots; otherwise it does not run.
+func TestRunStartsRegisteredReaders(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		on     bool
+		client any
+		want   bool
+	}{{"enabled", true, exampleClient{}, true}, {"off", false, exampleClient{}, false}, {"no calls", true, struct{}{}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			host := newFakeHost(1)
+			var collect config.Collect
+			exampleKey.In(&collect).Enabled = tc.on
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			before := exampleStarts.Load()
+			Run(ctx, host, tc.client, Options{Collect: collect})
+			if started := exampleStarts.Load() > before; started != tc.want {
+				t.Fatalf("started %v, want %v", started, tc.want)
+			}
+			if !tc.want {
+				return
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				if h, ok := host.part("example"); ok && h.Success && fleet.DataOf[time.Time](host.Snapshot(), "example") != nil {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no part from the example reader")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+}
