@@ -61,6 +61,23 @@ type endpoint struct {
 	// target tells which resource to refresh and, for asynchronous
 	// operations, how it settles.
 	target func(ids ids, result any) target
+	// example is the request the generic tests make on the simulator's
+	// demo fleet, so that a new write needs no hand-written test case.
+	example example
+}
+
+// example is a valid and an invalid request of an operation on the demo
+// fleet (cloudsim's LoadDemo).
+type example struct {
+	// on names the demo resource the path addresses: a service, replica
+	// set or VPC, or the VPC whose first peering it addresses.
+	on string
+	// body is valid ({vpc:NAME} stands for that demo VPC's id); bad is
+	// refused with a 400 that names badField.
+	body, bad, badField string
+	// status, when set, is the API's answer on the demo instead of the
+	// operation's success.
+	status int
 }
 
 // prodGuard is the confirmation an operation that loses data or breaks a
