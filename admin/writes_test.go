@@ -37,34 +37,22 @@ type exampleRequest struct {
 	ids                ids
 }
 
-var demoVPCRef = regexp.MustCompile(`\{vpc:([\w-]+)\}`)
-
 func resolveExample(t *testing.T, d demoIDs, ep *endpoint) exampleRequest {
 	t.Helper()
-	on := ep.example.on
-	v := ids{idProject: testProject}
-	switch {
-	case slices.Contains(ep.ids, idReplicaSet):
-		rs := d.rs[on]
-		v[idService], v[idReplicaSet] = rs[0], rs[1]
-	case slices.Contains(ep.ids, idService):
-		v[idService] = d.service[on]
+	demo := Demo{Services: d.service, ReplicaSets: d.rs, VPCs: d.vpc, Peerings: d.peerings}
+	path, body, err := ep.example.Request(ep.api, testProject, demo)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if slices.Contains(ep.ids, idVPC) {
-		v[idVPC] = d.vpc[on]
-	}
-	if slices.Contains(ep.ids, idPeering) && len(d.peerings[on]) > 0 {
-		v[idPeering] = d.peerings[on][0]
-	}
-	for _, name := range ep.ids {
-		if v[name] == "" {
-			t.Fatalf("the example of %s names no demo resource for {%s}: %q", ep.op, name, on)
+	// The path values, for the guard's resource.
+	v := ids{}
+	parts, tmpl := strings.Split(path, "/"), strings.Split(ep.api.Path, "/")
+	for i, p := range tmpl {
+		if strings.HasPrefix(p, "{") {
+			v[strings.Trim(p, "{}")] = parts[i]
 		}
 	}
-	body := demoVPCRef.ReplaceAllStringFunc(ep.example.body, func(ref string) string {
-		return d.vpc[demoVPCRef.FindStringSubmatch(ref)[1]]
-	})
-	return exampleRequest{method: ep.api.Method, path: apiPrefix + ep.upstreamPath(v), body: body, ids: v}
+	return exampleRequest{method: ep.api.Method, path: apiPrefix + path, body: body, ids: v}
 }
 
 // isProd reads the environment of the resource an endpoint's guard reads.
@@ -95,7 +83,7 @@ func TestEveryWriteOperation(t *testing.T) {
 		t.Run(ep.op, func(t *testing.T) {
 			e := newEnv(t)
 			x := resolveExample(t, e.demo(), ep)
-			want := cmp.Or(ep.example.status, ep.api.Success)
+			want := cmp.Or(ep.example.Status, ep.api.Success)
 			refused := 0
 			expectRefused := func(path, body, field string) {
 				t.Helper()
@@ -108,7 +96,7 @@ func TestEveryWriteOperation(t *testing.T) {
 					t.Errorf("an invalid request reached the API: %v", sent)
 				}
 			}
-			expectRefused(x.path, ep.example.bad, ep.example.badField)
+			expectRefused(x.path, ep.example.Bad, ep.example.BadField)
 			path := x.path
 			decoded, err := ep.decode([]byte(x.body))
 			if err != nil {
