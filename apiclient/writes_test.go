@@ -19,11 +19,13 @@ var escapedIDs = map[string][2]string{
 	"vpc_id": {vID, vIDEsc}, "peering_id": {pID, pIDEsc},
 }
 
+func escapedID(name string) string { return escapedIDs[name][0] }
+
 // writeMethod returns the Client method of a write operation, named after
-// it (resizeService: ResizeService), and its arguments: the context, one
-// escaped-looking id per path placeholder and, when the method takes one,
-// an empty request body.
-func writeMethod(t *testing.T, c *Client, o Operation) (reflect.Value, []reflect.Value, reflect.Type) {
+// it (resizeService: ResizeService), and its arguments: the context, the
+// id idOf gives each path placeholder and, when the method takes one, an
+// empty request body.
+func writeMethod(t *testing.T, c *Client, o Operation, idOf func(name string) string) (reflect.Value, []reflect.Value, reflect.Type) {
 	t.Helper()
 	m := reflect.ValueOf(c).MethodByName(strings.ToUpper(o.Name[:1]) + o.Name[1:])
 	if !m.IsValid() {
@@ -32,11 +34,11 @@ func writeMethod(t *testing.T, c *Client, o Operation) (reflect.Value, []reflect
 	mt := m.Type()
 	args := []reflect.Value{reflect.ValueOf(t.Context())}
 	for _, id := range o.IDs() {
-		v, ok := escapedIDs[id]
-		if !ok {
+		v := idOf(id)
+		if v == "" {
 			t.Fatalf("%s: no test id for {%s}", o.Name, id)
 		}
-		args = append(args, reflect.ValueOf(v[0]))
+		args = append(args, reflect.ValueOf(v))
 	}
 	var body reflect.Type
 	switch mt.NumIn() - len(args) {
@@ -77,7 +79,7 @@ func TestEveryWriteCallsItsCatalogEntry(t *testing.T) {
 		t.Run(o.Name, func(t *testing.T) {
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, o.Success, `{}`) })
 			c, _, obs := newTestClient(t, srv, nil)
-			m, args, body := writeMethod(t, c, o)
+			m, args, body := writeMethod(t, c, o, escapedID)
 			got, err := callWrite(m, args)
 			if err != nil {
 				t.Fatalf("%s: %v", o.Name, err)
@@ -142,7 +144,7 @@ func TestEveryWriteRejectsOtherStatus(t *testing.T) {
 			}
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, other, `{}`) })
 			c, _, _ := newTestClient(t, srv, nil)
-			m, args, _ := writeMethod(t, c, o)
+			m, args, _ := writeMethod(t, c, o, escapedID)
 			got, err := callWrite(m, args)
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != other || apiErr.Operation != o.Name {

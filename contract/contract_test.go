@@ -455,7 +455,14 @@ func exampleWrite(t *testing.T, rev, op string) {
 	}
 	status, answer := do(t, frontURL, o.Method, path, body)
 	if status == http.StatusPreconditionRequired {
-		path += "?confirm=" + path[strings.LastIndex(path, "/")+1:]
+		// The guarded resource is the replica set in the path, else the service.
+		segments, confirm := strings.Split(path, "/"), ""
+		for i, name := range strings.Split(o.Path, "/") {
+			if name == "{replica_set_id}" || name == "{service_id}" && confirm == "" {
+				confirm = segments[i]
+			}
+		}
+		path += "?confirm=" + confirm
 		status, answer = do(t, frontURL, o.Method, path, body)
 	}
 	if want := cmp.Or(admin.Examples()[op].Status, o.Success); status != want {
