@@ -213,52 +213,67 @@ func bodyVariants(t *testing.T, body string) []string {
 	return out
 }
 
-// docRules are the rules docs/admin.md gives each write operation.
-func docRules(t *testing.T) (notes map[string]string, optIn []string) {
+// docRules are the "Admin surface" cells of docs/api.md's operation
+// tables, by operation.
+func docRules(t *testing.T) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile("../docs/admin.md")
+	raw, err := os.ReadFile("../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := string(raw)
-	notes = map[string]string{}
-	for _, line := range strings.Split(doc, "\n") {
-		if !strings.HasPrefix(line, "| `") {
-			continue
+	rules := map[string]string{}
+	var admin int // the column, in the current table; 0 for none
+	for _, line := range strings.Split(string(raw), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
 		}
-		cells := strings.Split(line, " | ")
-		for _, m := range regexp.MustCompile("`(\\w+)`( \\([^)]*\\))?").FindAllStringSubmatch(cells[len(cells)-1], -1) {
-			notes[m[1]] = m[2]
+		switch {
+		case !strings.HasPrefix(line, "|"):
+			admin = 0
+		case cells[0] == "Operation":
+			admin = slices.Index(cells, "Admin surface")
+		case admin > 0 && len(cells) > admin:
+			for _, m := range regexp.MustCompile("`(\\w+)`").FindAllStringSubmatch(cells[0], -1) {
+				rules[m[1]] = cells[admin]
+			}
 		}
 	}
-	_, rest, _ := strings.Cut(doc, "The default is every\n  write operation except ")
-	list, _, _ := strings.Cut(rest, ":")
-	for _, m := range regexp.MustCompile("`(\\w+)`").FindAllStringSubmatch(list, -1) {
-		optIn = append(optIn, m[1])
-	}
-	return notes, optIn
+	return rules
 }
 
-// TestWriteRulesAreDocumented holds each endpoint's PROD guard and
-// Idempotency-Key to docs/admin.md's table, and the opt-in operations to
-// its allow list, so that a rule left out of an entry fails.
-func TestWriteRulesAreDocumented(t *testing.T) {
-	notes, optIn := docRules(t)
-	for _, ep := range boundEndpoints(t) {
-		note, ok := notes[ep.op]
-		if !ok {
-			t.Errorf("%s is not in docs/admin.md's table", ep.op)
-			continue
-		}
-		if documented := strings.Contains(note, "PROD: `?confirm=`"); documented != (ep.guard != nil) {
-			t.Errorf("%s: PROD guard %v, docs/admin.md says %q", ep.op, ep.guard != nil, note)
-		}
-		if documented := strings.Contains(note, "Idempotency-Key"); documented != ep.idempotent {
-			t.Errorf("%s: Idempotency-Key %v, docs/admin.md says %q", ep.op, ep.idempotent, note)
+// docOptIn are the operations docs/api.md marks opt-in.
+func docOptIn(t *testing.T) []string {
+	var out []string
+	for op, rule := range docRules(t) {
+		if strings.Contains(rule, "opt-in") {
+			out = append(out, op)
 		}
 	}
-	slices.Sort(optIn)
-	if got := slices.Sorted(slices.Values(OptIn())); !slices.Equal(got, optIn) || len(got) == 0 {
-		t.Errorf("opt-in operations %v, docs/admin.md's allow list %v", got, optIn)
+	slices.Sort(out)
+	return out
+}
+
+// TestWriteRulesAreDocumented holds each endpoint's PROD guard,
+// Idempotency-Key and opt-in to the "Admin surface" column of docs/api.md,
+// so that a rule left out of an entry (or the docs) fails.
+func TestWriteRulesAreDocumented(t *testing.T) {
+	rules := docRules(t)
+	for _, o := range apiclient.Catalog() {
+		if rule, ok := rules[o.Name]; !o.Write && ok && rule != "—" {
+			t.Errorf("read %s: docs/api.md says %q on the admin surface, want —", o.Name, rule)
+		}
+	}
+	for _, ep := range boundEndpoints(t) {
+		rule := rules[ep.op]
+		if !strings.HasPrefix(rule, "served") {
+			t.Errorf("%s: docs/api.md's Admin surface column says %q, want served", ep.op, rule)
+			continue
+		}
+		for what, got := range map[string]bool{"PROD: `?confirm=`": ep.guard != nil, "Idempotency-Key": ep.idempotent, "opt-in": ep.optIn} {
+			if documented := strings.Contains(rule, what); documented != got {
+				t.Errorf("%s: %s is %v, docs/api.md says %q", ep.op, what, got, rule)
+			}
+		}
 	}
 }
