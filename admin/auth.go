@@ -95,16 +95,11 @@ func newAuthenticator(token string, users map[string]string, logger *slog.Logger
 		a.tokenSum, a.hasToken = sha256.Sum256([]byte(token)), true
 		return a, nil
 	}
-	maxCost := 0
-	for _, user := range slices.Sorted(maps.Keys(users)) {
-		cost, err := bcrypt.Cost([]byte(users[user]))
-		if err != nil {
-			return nil, fmt.Errorf("basic_auth_users: the hash of user %q is not a bcrypt hash", user)
-		}
-		if cost < bcrypt.DefaultCost {
-			logger.Warn("A basic-auth hash is cheap to crack: use bcrypt cost 10 or more", "user", user, "cost", cost)
-		}
-		maxCost = max(maxCost, cost)
+	maxCost, err := checkHashes(users, func(user string, cost int) {
+		logger.Warn("A basic-auth hash is cheap to crack: use bcrypt cost 10 or more", "user", user, "cost", cost)
+	})
+	if err != nil {
+		return nil, err
 	}
 	dummy, err := bcrypt.GenerateFromPassword([]byte(rand.Text()), maxCost)
 	if err != nil {
@@ -112,6 +107,24 @@ func newAuthenticator(token string, users map[string]string, logger *slog.Logger
 	}
 	a.dummy = dummy
 	return a, nil
+}
+
+// checkHashes returns the highest bcrypt cost of the users' hashes, or
+// an error naming a user whose hash is not a bcrypt hash; cheap, when not
+// nil, hears of each hash below bcrypt's default cost.
+func checkHashes(users map[string]string, cheap func(user string, cost int)) (int, error) {
+	maxCost := 0
+	for _, user := range slices.Sorted(maps.Keys(users)) {
+		cost, err := bcrypt.Cost([]byte(users[user]))
+		if err != nil {
+			return 0, fmt.Errorf("basic_auth_users: the hash of user %q is not a bcrypt hash", user)
+		}
+		if cost < bcrypt.DefaultCost && cheap != nil {
+			cheap(user, cost)
+		}
+		maxCost = max(maxCost, cost)
+	}
+	return maxCost, nil
 }
 
 // scheme is the WWW-Authenticate challenge.

@@ -1,10 +1,12 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -61,6 +63,65 @@ type endpoint struct {
 	// target tells which resource to refresh and, for asynchronous
 	// operations, how it settles.
 	target func(ids ids, result any) target
+	// example is the request the generic tests make on the simulator's
+	// demo fleet, so that a new write needs no hand-written test case.
+	example Example
+}
+
+// Example is a write operation's valid and invalid request on the
+// simulator's demo fleet (cloudsim's LoadDemo): the generic tests of every
+// write make it, here and in the contract and whole-binary tests.
+type Example struct {
+	// On names the demo resource the path addresses: a service, replica
+	// set or VPC, or the VPC whose first peering it addresses.
+	On string
+	// Body is valid ({vpc:NAME} stands for that demo VPC's id); Bad is
+	// refused with a 400 that names BadField.
+	Body, Bad, BadField string
+	// Status, when set, is the API's answer on a fresh demo fleet instead
+	// of the operation's success.
+	Status int
+}
+
+var demoVPCRef = regexp.MustCompile(`\{vpc:([\w-]+)\}`)
+
+// Demo holds the ids of a demo fleet's resources by name.
+type Demo struct {
+	Services    map[string]string
+	ReplicaSets map[string][2]string // service id, replica set id
+	VPCs        map[string]string
+	Peerings    map[string][]string // by VPC name
+}
+
+// Request returns the example's path below /api/v1 and its body on a demo
+// fleet of the project.
+func (x Example) Request(o apiclient.Operation, projectID string, d Demo) (path, body string, err error) {
+	v := ids{idProject: projectID}
+	rs := d.ReplicaSets[x.On]
+	v[idService], v[idReplicaSet] = cmp.Or(rs[0], d.Services[x.On]), rs[1]
+	v[idVPC] = d.VPCs[x.On]
+	if p := d.Peerings[x.On]; len(p) > 0 {
+		v[idPeering] = p[0]
+	}
+	for _, name := range o.IDs() {
+		if v[name] == "" {
+			return "", "", fmt.Errorf("the example of %s names no demo resource for {%s}: %q", o.Name, name, x.On)
+		}
+	}
+	body = demoVPCRef.ReplaceAllStringFunc(x.Body, func(ref string) string {
+		return d.VPCs[demoVPCRef.FindStringSubmatch(ref)[1]]
+	})
+	e := endpoint{api: o}
+	return e.upstreamPath(v), body, nil
+}
+
+// Examples returns every write operation's example, by name.
+func Examples() map[string]Example {
+	out := map[string]Example{}
+	for _, e := range endpoints() {
+		out[e.op] = e.example
+	}
+	return out
 }
 
 // prodGuard is the confirmation an operation that loses data or breaks a

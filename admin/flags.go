@@ -1,21 +1,17 @@
 package admin
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -125,26 +121,16 @@ func (a *Listener) Serve(ln net.Listener, logger *slog.Logger) error {
 	return err
 }
 
-// withWebConfig applies what the admin surface does not handle itself of
-// an exporter-toolkit web configuration: the response headers and TLS
-// (the certificate and key files are re-read on each handshake, as the
-// toolkit does, so a rotated certificate is picked up).
-func withWebConfig(h http.Handler, c *web.Config) (http.Handler, *tls.Config, error) {
+// withHeaders sets the response headers of an exporter-toolkit web
+// configuration, which the admin surface does not handle itself.
+func withHeaders(h http.Handler, c *web.Config) http.Handler {
 	headers := c.HTTPConfig.Header
-	wrapped := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for k, v := range headers {
 			w.Header().Set(k, v)
 		}
 		h.ServeHTTP(w, r)
 	})
-	if !c.TLSConfig.IsEnabled() {
-		return wrapped, nil, nil
-	}
-	tlsConfig, err := web.ConfigToTLSConfig(&c.TLSConfig)
-	if err != nil {
-		return nil, nil, err
-	}
-	return wrapped, tlsConfig, nil
 }
 
 // rateLimit is the web configuration's rate_limit, nil when it has none.
@@ -178,123 +164,30 @@ func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdou
 	return f.listener(ctx, opts, simulate, stdout, openAuditLog)
 }
 
-// Check makes every check of Listener without its side effects, for
-// --config.check: the audit log is not created (see checkAuditLog) and no
-// generated token is shown. The surface it builds and drops holds nothing
-// to release.
-func (f *Flags) Check(ctx context.Context, opts Options, simulate bool) error {
-	_, cleanup, err := f.listener(ctx, opts, simulate, io.Discard, checkAuditLog)
-	cleanup()
-	return err
-}
-
-// openAuditLog opens the audit log for appending, creating it if need be;
-// it follows rotations (see auditFile).
-func openAuditLog(path string) (io.Writer, func(), error) {
-	file, err := openAuditFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return file, func() { _ = file.Close() }, nil
-}
-
-// checkAuditLog checks that openAuditLog could open the audit log, without
-// creating it: an existing file must open for appending (it is closed at
-// once, unwritten); for a new one, its directory must exist and, where the
-// system says (checkWritable), be writable.
-func checkAuditLog(path string) (io.Writer, func(), error) {
-	nop := func() {}
-	file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err == nil {
-		_ = file.Close() // opened for the check only, nothing written
-		return io.Discard, nop, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, nop, err
-	}
-	dir := filepath.Dir(path)
-	info, err := os.Stat(dir)
-	if err != nil {
-		return nil, nop, err
-	}
-	if !info.IsDir() {
-		return nil, nop, fmt.Errorf("%s is not a directory", dir)
-	}
-	if err := checkWritable(dir); err != nil {
-		return nil, nop, fmt.Errorf("cannot create %s: %w", path, err)
-	}
-	return io.Discard, nop, nil
-}
-
 // listener is Listener, with the audit log opened by openLog.
 func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdout io.Writer, openLog func(path string) (io.Writer, func(), error)) (*Listener, func(), error) {
 	nop := func() {}
-	if f.listen == "" {
-		return nil, nop, f.checkUnused()
-	}
-	allow := splitList(f.allow)
-	if len(allow) == 0 {
-		allow = DefaultAllow()
-	}
-	if err := CheckAllow("--admin.allow", allow); err != nil {
+	set, err := f.validate(opts, simulate, stdout, openLog)
+	if set == nil || err != nil {
 		return nil, nop, err
 	}
-	opts.Allow, opts.OperationTimeout = allow, f.operationTimeout
-	if f.operationTimeout <= 0 {
-		return nil, nop, errors.New("--admin.operation-timeout (CLOUDDB_ADMIN_OPERATION_TIMEOUT) must be positive")
-	}
-	maxConns, err := httplimit.MaxConnections("--admin.max-connections (CLOUDDB_ADMIN_MAX_CONNECTIONS)", cmp.Or(f.maxConnections, "auto"), httplimit.AdminConnectionsShare, httplimit.AdminConnectionsCap)
+	surface, err := New(ctx, set.opts)
 	if err != nil {
+		set.cleanup()
 		return nil, nop, err
 	}
-	cleanups := []func(){}
-	cleanup := func() {
-		for _, c := range slices.Backward(cleanups) {
-			c()
-		}
-	}
-	fail := func(err error) (*Listener, func(), error) {
-		cleanup()
-		return nil, nop, err
-	}
-	webConfig, err := f.authentication(&opts, simulate, stdout)
-	if err != nil {
-		return fail(err)
-	}
-	var auditLog *auditFile
-	if f.auditLog != "" {
-		w, closeLog, err := openLog(f.auditLog)
-		if err != nil {
-			return fail(fmt.Errorf("--admin.audit-log (CLOUDDB_ADMIN_AUDIT_LOG): %w", err))
-		}
-		cleanups = append(cleanups, closeLog)
-		opts.AuditLog = w
-		auditLog, _ = w.(*auditFile)
-	}
-	opts.AuditFailOpen = f.auditFailOpen
-	opts.RateLimit = rateLimit(webConfig)
-	surface, err := New(ctx, opts)
-	if err != nil {
-		return fail(err)
-	}
-	handler, tlsConfig, err := withWebConfig(surface, webConfig)
-	if err != nil {
-		return fail(fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err))
-	}
-	if tlsConfig == nil && !isLoopback(f.listen) && !f.allowInsecureListener {
-		return fail(fmt.Errorf("--admin.listen-address (CLOUDDB_ADMIN_LISTEN_ADDRESS) %q is not a loopback address and --admin.web-config.file configures no TLS: credentials would cross the network in clear text; configure TLS, listen on loopback, or set --admin.allow-insecure-listener", f.listen))
-	}
-	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(allow, ","),
+	opts = set.opts
+	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(opts.Allow, ","),
 		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
 	// The surface bounds its requests in flight itself, so that those it
 	// refuses are audited.
 	timeouts := surface.opts.Timeouts
-	srv := httplimit.Server(&http.Server{Handler: httplimit.Deadlines(handler, timeouts)}, timeouts, opts.Logger)
-	if !webConfig.HTTPConfig.HTTP2 {
+	srv := httplimit.Server(&http.Server{Handler: httplimit.Deadlines(withHeaders(surface, set.webConfig), timeouts)}, timeouts, opts.Logger)
+	if !set.webConfig.HTTPConfig.HTTP2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
-	return &Listener{srv: srv, tls: tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: maxConns,
-		audit: auditLog, logger: opts.Logger.With("component", "admin")}, cleanup, nil
+	return &Listener{srv: srv, tls: set.tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: set.maxConns,
+		audit: set.audit, logger: opts.Logger.With("component", "admin")}, set.cleanup, nil
 }
 
 // checkUnused refuses admin settings given without --admin.listen-address.

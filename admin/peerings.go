@@ -38,12 +38,14 @@ func peeringEndpoints() []*endpoint {
 	return []*endpoint{
 		{
 			op: apiclient.OpCreatePeering, idempotent: true, decode: decodeCreatePeering, target: peeringTarget,
+			example: Example{On: "analytics-vpc", Body: `{"peer_account_id":"111122223333","peer_region_code":"eu-west-1","peer_vpc_id":"vpc-1"}`, Bad: `{"peer_account_id":"111122223333","peer_region_code":"eu-west-1"}`, BadField: "peer_vpc_id"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.CreatePeering(ctx, v[idVPC], body.(apiclient.CreatePeeringRequest))
 			},
 		},
 		{
 			op: apiclient.OpDeletePeering, optIn: true, decode: bodyless, target: peeringTarget,
+			example: Example{On: "prod-vpc", Body: ``, Bad: `null`, BadField: "body"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeletePeering(ctx, v[idVPC], v[idPeering])
 			},

@@ -65,36 +65,42 @@ func replicaSetEndpoints() []*endpoint {
 	return []*endpoint{
 		{
 			op: apiclient.OpCreateReplicaSet, idempotent: true, decode: decodeCreateReplicaSet, target: newReplicaSetTarget,
+			example: Example{On: "embeddings", Body: `{"name":"emb-read","cpu_millis":1000,"memory_gbs":4,"nodes":1}`, Bad: `{"name":"emb-read","cpu_millis":1000,"memory_gbs":4,"nodes":0}`, BadField: "nodes"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.CreateReplicaSet(ctx, v[idService], body.(apiclient.CreateReplicaSetRequest))
 			},
 		},
 		{
 			op: apiclient.OpDeleteReplicaSet, optIn: true, guard: guardAlways("delete it"), decode: bodyless, target: replicaSetTarget(settleGone),
+			example: Example{On: "orders-read", Body: ``, Bad: `{"x":true}`, BadField: "x"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteReplicaSet(ctx, v[idService], v[idReplicaSet])
 			},
 		},
 		{
 			op: apiclient.OpResizeReplicaSet, decode: decodeResizeReplicaSet, target: replicaSetTarget(settleReady),
+			example: Example{On: "orders-read", Body: `{"cpu_millis":"1000","memory_gbs":4}`, Bad: `{"cpu_millis":"1000","memory_gbs":"4 GB"}`, BadField: "memory_gbs"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.ResizeReplicaSet(ctx, v[idService], v[idReplicaSet], body.(apiclient.ResizeReplicaSetRequest))
 			},
 		},
 		{
 			op: apiclient.OpEnableReplicaSetPooler, decode: bodyless, target: replicaSetTarget(settleNone),
+			example: Example{On: "orders-read", Body: ``, Bad: `{"a":`, BadField: "body"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.EnableReplicaSetPooler(ctx, v[idService], v[idReplicaSet])
 			},
 		},
 		{
 			op: apiclient.OpDisableReplicaSetPooler, decode: bodyless, target: replicaSetTarget(settleNone),
+			example: Example{On: "orders-read", Body: ``, Bad: `{} {}`, BadField: "body"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.DisableReplicaSetPooler(ctx, v[idService], v[idReplicaSet])
 			},
 		},
 		{
 			op: apiclient.OpSetReplicaSetEnvironment, guard: guardToDev, decode: decodeSetEnvironment, target: replicaSetTarget(settleNone),
+			example: Example{On: "orders-read", Body: `{"environment":"PROD"}`, Bad: `{"environment":null}`, BadField: "environment"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.SetReplicaSetEnvironment(ctx, v[idService], v[idReplicaSet], body.(apiclient.SetEnvironmentRequest))
 			},

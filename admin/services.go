@@ -191,12 +191,14 @@ func serviceEndpoints() []*endpoint {
 	return append([]*endpoint{
 		{
 			op: apiclient.OpCreateService, idempotent: true, answersSecret: true, decode: decodeCreateService, target: newServiceTarget,
+			example: Example{Body: `{"name":"new-db","addons":["time-series"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`, Bad: `{"name":"new-db","addons":["gpu"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`, BadField: "addons"},
 			call: func(ctx context.Context, c *apiclient.Client, _ ids, body any) (any, error) {
 				return c.CreateService(ctx, body.(apiclient.CreateServiceRequest))
 			},
 		},
 		{
 			op: apiclient.OpDeleteService, optIn: true, guard: guardAlways("delete it"), decode: bodyless, target: serviceTarget(settleGone),
+			example: Example{On: "dev-sandbox", Body: ``, Bad: `{"confirm":"x"}`, BadField: "confirm"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteService(ctx, v[idService])
 			},
@@ -205,12 +207,14 @@ func serviceEndpoints() []*endpoint {
 			// The copy's password goes to the caller: with it, any caller
 			// could read any database.
 			op: apiclient.OpForkService, optIn: true, idempotent: true, answersSecret: true, decode: decodeForkService, target: newServiceTarget,
+			example: Example{On: "search-ai", Body: `{"fork_strategy":"NOW","name":"search-fork","cpu_millis":"1000","memory_gbs":4}`, Bad: `{"fork_strategy":"PITR","name":"search-fork"}`, BadField: "target_time"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.ForkService(ctx, v[idService], body.(apiclient.ForkServiceRequest))
 			},
 		},
 		{
 			op: apiclient.OpStartService, decode: bodyless, target: serviceTarget(settleReady),
+			example: Example{On: "legacy-reports", Body: ``, Bad: `{"x":1}`, BadField: "x"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.StartService(ctx, v[idService])
 			},
@@ -218,6 +222,7 @@ func serviceEndpoints() []*endpoint {
 		{
 			// Stopping a PROD service is an outage: confirmed as a delete is.
 			op: apiclient.OpStopService, guard: guardAlways("stop it"), decode: bodyless, target: serviceTarget(settlePaused),
+			example: Example{On: "dev-sandbox", Body: ``, Bad: `{"now":true}`, BadField: "now"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.StopService(ctx, v[idService])
 			},
@@ -225,6 +230,7 @@ func serviceEndpoints() []*endpoint {
 		{
 			// Renaming a PROD service breaks whatever finds it by name.
 			op: apiclient.OpRenameService, guard: guardAlways("rename it"), decode: decodeRenameService, target: serviceTarget(settleNone),
+			example: Example{On: "dev-sandbox", Body: `{"name":"dev-sandbox-2"}`, Bad: `{"name":""}`, BadField: "name"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.RenameService(ctx, v[idService], body.(apiclient.RenameServiceRequest))
 			},
@@ -236,6 +242,7 @@ func serviceSettingEndpoints() []*endpoint {
 	return []*endpoint{
 		{
 			op: apiclient.OpResizeService, decode: decodeResizeService, target: serviceTarget(settleReady),
+			example: Example{On: "embeddings", Body: `{"cpu_millis":4000,"memory_gbs":16}`, Bad: `{"cpu_millis":4000,"memory_gbs":0}`, BadField: "memory_gbs"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.ResizeService(ctx, v[idService], body.(apiclient.ResizeServiceRequest))
 			},
@@ -243,43 +250,50 @@ func serviceSettingEndpoints() []*endpoint {
 		{
 			// It locks out whoever holds the old password.
 			op: apiclient.OpUpdatePassword, optIn: true, decode: decodeUpdatePassword, target: serviceTarget(settleNone),
-			secret: func(body any) string { return body.(apiclient.UpdatePasswordRequest).Password.Reveal() },
+			example: Example{On: "embeddings", Body: `{"password":"n3w-s3cret"}`, Bad: `{"password":""}`, BadField: "password"},
+			secret:  func(body any) string { return body.(apiclient.UpdatePasswordRequest).Password.Reveal() },
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.UpdatePassword(ctx, v[idService], body.(apiclient.UpdatePasswordRequest))
 			},
 		},
 		{
 			op: apiclient.OpSetServiceEnvironment, guard: guardToDev, decode: decodeSetEnvironment, target: serviceTarget(settleNone),
+			example: Example{On: "embeddings", Body: `{"environment":"DEV"}`, Bad: `{"environment":"prod"}`, BadField: "environment"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.SetServiceEnvironment(ctx, v[idService], body.(apiclient.SetEnvironmentRequest))
 			},
 		},
 		{
 			op: apiclient.OpSetHA, decode: decodeSetHA, target: serviceTarget(settleReady),
+			example: Example{On: "search-ai", Body: `{"replica_count":1}`, Bad: `{"replica_count":-1}`, BadField: "replica_count"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.SetHA(ctx, v[idService], body.(apiclient.SetHARequest))
 			},
 		},
 		{
 			op: apiclient.OpEnableServicePooler, decode: bodyless, target: serviceTarget(settleNone),
+			example: Example{On: "embeddings", Body: ``, Bad: `{"x":1}`, BadField: "x"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.EnableServicePooler(ctx, v[idService])
 			},
 		},
 		{
 			op: apiclient.OpDisableServicePooler, decode: bodyless, target: serviceTarget(settleNone),
+			example: Example{On: "embeddings", Body: `{}`, Bad: `[]`, BadField: "body"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return c.DisableServicePooler(ctx, v[idService])
 			},
 		},
 		{
 			op: apiclient.OpAttachToVPC, decode: decodeVPCAttachment, target: serviceTarget(settleReady),
+			example: Example{On: "dev-sandbox", Body: `{"vpc_id":"{vpc:analytics-vpc}"}`, Bad: `{"vpc_id":7}`, BadField: "vpc_id"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.AttachToVPC(ctx, v[idService], body.(apiclient.VPCAttachmentRequest))
 			},
 		},
 		{
 			op: apiclient.OpDetachFromVPC, decode: decodeVPCAttachment, target: serviceTarget(settleReady),
+			example: Example{On: "metrics-prod", Body: `{"vpc_id":"{vpc:prod-vpc}"}`, Bad: `{}`, BadField: "vpc_id"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return nil, c.DetachFromVPC(ctx, v[idService], body.(apiclient.VPCAttachmentRequest))
 			},

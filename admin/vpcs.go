@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -52,18 +53,21 @@ func vpcEndpoints() []*endpoint {
 	return []*endpoint{
 		{
 			op: apiclient.OpCreateVPC, idempotent: true, decode: decodeCreateVPC, target: vpcTarget,
+			example: Example{Body: `{"name":"new-vpc","cidr":"10.30.0.0/16","region_code":"us-east-1"}`, Bad: `{"name":"new-vpc","cidr":"10.30.0.1/16","region_code":"us-east-1"}`, BadField: "cidr"},
 			call: func(ctx context.Context, c *apiclient.Client, _ ids, body any) (any, error) {
 				return c.CreateVPC(ctx, body.(apiclient.CreateVPCRequest))
 			},
 		},
 		{
 			op: apiclient.OpRenameVPC, decode: decodeRenameVPC, target: vpcTarget,
+			example: Example{On: "analytics-vpc", Body: `{"name":"analytics-vpc-2"}`, Bad: `{"name":" "}`, BadField: "name"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.RenameVPC(ctx, v[idVPC], body.(apiclient.RenameVPCRequest))
 			},
 		},
 		{
 			op: apiclient.OpDeleteVPC, optIn: true, decode: bodyless, target: vpcTarget,
+			example: Example{On: "analytics-vpc", Body: ``, Bad: `{"force":true}`, BadField: "force", Status: http.StatusConflict},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, _ any) (any, error) {
 				return nil, c.DeleteVPC(ctx, v[idVPC])
 			},

@@ -2,6 +2,6 @@
 
 package admin
 
-// checkWritable cannot tell without creating a file here: a directory that
+// checkWritable cannot tell without opening or creating a file here: what
 // exists passes, and a start reports what --config.check could not.
 func checkWritable(string) error { return nil }

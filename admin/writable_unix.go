@@ -4,10 +4,10 @@ package admin
 
 import "syscall"
 
-// checkWritable reports whether the process may create files in dir, as
-// access(2) with W_OK says: --config.check checks the audit log's directory
-// without creating the file.
-func checkWritable(dir string) error {
+// checkWritable reports whether the process may write to a file, or
+// create files in a directory, as access(2) with W_OK says: --config.check
+// checks the audit log without opening or creating it.
+func checkWritable(path string) error {
 	const wOK = 0x2 // W_OK, the same on every Unix
-	return syscall.Access(dir, wOK)
+	return syscall.Access(path, wOK)
 }

@@ -303,9 +303,11 @@ func TestOperationsCoverEveryOp(t *testing.T) {
 		}
 		seen[tc.op] = true
 	}
-	for _, op := range Operations {
-		if !seen[op] {
-			t.Errorf("operation %s has no test case", op)
+	// Writes are also checked by TestEveryWriteCallsItsCatalogEntry, which
+	// needs no case: a case here is only required of a read.
+	for _, o := range Catalog() {
+		if !seen[o.Name] && !o.Write {
+			t.Errorf("read operation %s has no test case", o.Name)
 		}
 	}
 }

@@ -2,7 +2,30 @@ package apiclient
 
 import (
 	"context"
+	"net/http"
 )
+
+// Replica set operation names.
+const (
+	OpListReplicaSets          = "listReplicaSets"
+	OpCreateReplicaSet         = "createReplicaSet"
+	OpDeleteReplicaSet         = "deleteReplicaSet"
+	OpResizeReplicaSet         = "resizeReplicaSet"
+	OpEnableReplicaSetPooler   = "enableReplicaSetPooler"
+	OpDisableReplicaSetPooler  = "disableReplicaSetPooler"
+	OpSetReplicaSetEnvironment = "setReplicaSetEnvironment"
+)
+
+// replicaSetOps are the operations on a service's read replica sets, in the spec's order.
+var replicaSetOps = []Operation{
+	{OpListReplicaSets, http.MethodGet, replicaSetsPath, http.StatusOK, syncOp, readOp},
+	{OpCreateReplicaSet, http.MethodPost, replicaSetsPath, http.StatusAccepted, asyncOp, writeOp},
+	{OpDeleteReplicaSet, http.MethodDelete, replicaSetPath, http.StatusAccepted, asyncOp, writeOp},
+	{OpResizeReplicaSet, http.MethodPost, replicaSetPath + "/resize", http.StatusAccepted, asyncOp, writeOp},
+	{OpEnableReplicaSetPooler, http.MethodPost, replicaSetPath + "/enablePooler", http.StatusOK, syncOp, writeOp},
+	{OpDisableReplicaSetPooler, http.MethodPost, replicaSetPath + "/disablePooler", http.StatusOK, syncOp, writeOp},
+	{OpSetReplicaSetEnvironment, http.MethodPost, replicaSetPath + "/setEnvironment", http.StatusOK, syncOp, writeOp},
+}
 
 // ListReplicaSets lists a service's read replica sets.
 func (c *Client) ListReplicaSets(ctx context.Context, serviceID string) ([]ReplicaSet, error) {

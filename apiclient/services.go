@@ -2,7 +2,56 @@ package apiclient
 
 import (
 	"context"
+	"net/http"
 )
+
+// Service operation names.
+const (
+	OpListServices          = "listServices"
+	OpCreateService         = "createService"
+	OpGetService            = "getService"
+	OpDeleteService         = "deleteService"
+	OpResizeService         = "resizeService"
+	OpUpdatePassword        = "updatePassword"
+	OpSetServiceEnvironment = "setServiceEnvironment"
+	OpSetHA                 = "setHA"
+	OpEnableServicePooler   = "enableServicePooler"
+	OpDisableServicePooler  = "disableServicePooler"
+	OpForkService           = "forkService"
+	OpAttachToVPC           = "attachToVPC"
+	OpDetachFromVPC         = "detachFromVPC"
+	// Revision 2026 only.
+	OpStartService  = "startService"
+	OpStopService   = "stopService"
+	OpRenameService = "renameService"
+	// Revision 2026 only: usage series (a preview) and logs.
+	OpGetServiceMetricsAvailableSeries = "getServiceMetricsAvailableSeries"
+	OpGetServiceMetricsSeries          = "getServiceMetricsSeries"
+	OpGetServiceLogs                   = "getServiceLogs"
+)
+
+// serviceOps are the operations on services, their usage series and logs, in the spec's order.
+var serviceOps = []Operation{
+	{OpListServices, http.MethodGet, servicesPath, http.StatusOK, syncOp, readOp},
+	{OpCreateService, http.MethodPost, servicesPath, http.StatusAccepted, asyncOp, writeOp},
+	{OpGetService, http.MethodGet, servicePath, http.StatusOK, syncOp, readOp},
+	{OpDeleteService, http.MethodDelete, servicePath, http.StatusAccepted, asyncOp, writeOp},
+	{OpResizeService, http.MethodPost, servicePath + "/resize", http.StatusAccepted, asyncOp, writeOp},
+	{OpUpdatePassword, http.MethodPost, servicePath + "/updatePassword", http.StatusNoContent, syncOp, writeOp},
+	{OpSetServiceEnvironment, http.MethodPost, servicePath + "/setEnvironment", http.StatusOK, syncOp, writeOp},
+	{OpSetHA, http.MethodPost, servicePath + "/setHA", http.StatusAccepted, asyncOp, writeOp},
+	{OpEnableServicePooler, http.MethodPost, servicePath + "/enablePooler", http.StatusOK, syncOp, writeOp},
+	{OpDisableServicePooler, http.MethodPost, servicePath + "/disablePooler", http.StatusOK, syncOp, writeOp},
+	{OpForkService, http.MethodPost, servicePath + "/forkService", http.StatusAccepted, asyncOp, writeOp},
+	{OpAttachToVPC, http.MethodPost, servicePath + "/attachToVPC", http.StatusAccepted, asyncOp, writeOp},
+	{OpDetachFromVPC, http.MethodPost, servicePath + "/detachFromVPC", http.StatusAccepted, asyncOp, writeOp},
+	{OpStartService, http.MethodPost, servicePath + "/start", http.StatusAccepted, asyncOp, writeOp},                               // revision 2026
+	{OpStopService, http.MethodPost, servicePath + "/stop", http.StatusAccepted, asyncOp, writeOp},                                 // revision 2026
+	{OpRenameService, http.MethodPost, servicePath + "/rename", http.StatusOK, syncOp, writeOp},                                    // revision 2026
+	{OpGetServiceMetricsAvailableSeries, http.MethodGet, servicePath + "/metrics/available-series", http.StatusOK, syncOp, readOp}, // revision 2026
+	{OpGetServiceMetricsSeries, http.MethodPost, servicePath + "/metrics/series", http.StatusOK, syncOp, readOp},                   // revision 2026: a POST that reads
+	{OpGetServiceLogs, http.MethodGet, servicePath + "/logs", http.StatusOK, syncOp, readOp},                                       // revision 2026
+}
 
 // ListServices lists the project's services.
 func (c *Client) ListServices(ctx context.Context) ([]Service, error) {

@@ -122,3 +122,11 @@ func (s *Sim) deletePeering(c *call) (int, any, error) {
 	v.peeringOrder = deleteID(v.peeringOrder, pr.id)
 	return http.StatusNoContent, nil, nil
 }
+
+// peeringWrites are the peering writes.
+func (s *Sim) peeringWrites() []route {
+	return []route{
+		{"POST " + peeringsRoute, apiclient.OpCreatePeering, authBasic, s.createPeering},
+		{"DELETE " + peeringsRoute + "/{peering_id}", apiclient.OpDeletePeering, authBasic, s.deletePeering},
+	}
+}

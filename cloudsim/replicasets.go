@@ -201,3 +201,15 @@ func (s *Sim) setReplicaSetEnvironment(c *call) (int, any, error) {
 	rs.life.touch()
 	return http.StatusOK, message("Environment set to " + env), nil
 }
+
+// replicaSetWrites are the replica set writes.
+func (s *Sim) replicaSetWrites() []route {
+	return []route{
+		{"POST " + replicaSetsRoute, apiclient.OpCreateReplicaSet, authBasic, s.createReplicaSet},
+		{"DELETE " + replicaSetRoute, apiclient.OpDeleteReplicaSet, authBasic, s.deleteReplicaSet},
+		{"POST " + replicaSetRoute + "/resize", apiclient.OpResizeReplicaSet, authBasic, s.resizeReplicaSet},
+		{"POST " + replicaSetRoute + "/enablePooler", apiclient.OpEnableReplicaSetPooler, authBasic, s.enableReplicaSetPooler},
+		{"POST " + replicaSetRoute + "/disablePooler", apiclient.OpDisableReplicaSetPooler, authBasic, s.disableReplicaSetPooler},
+		{"POST " + replicaSetRoute + "/setEnvironment", apiclient.OpSetReplicaSetEnvironment, authBasic, s.setReplicaSetEnvironment},
+	}
+}

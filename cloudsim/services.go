@@ -454,3 +454,20 @@ func (s *Sim) acceptedMessage(text string) (int, any, error) {
 	}
 	return http.StatusAccepted, message(text), nil
 }
+
+// serviceWrites are the first revision's service writes.
+func (s *Sim) serviceWrites() []route {
+	return []route{
+		{"POST " + servicesRoute, apiclient.OpCreateService, authBasic, s.createService},
+		{"DELETE " + serviceRoute, apiclient.OpDeleteService, authBasic, s.deleteService},
+		{"POST " + serviceRoute + "/resize", apiclient.OpResizeService, authBasic, s.resizeService},
+		{"POST " + serviceRoute + "/updatePassword", apiclient.OpUpdatePassword, authBasic, s.updatePassword},
+		{"POST " + serviceRoute + "/setEnvironment", apiclient.OpSetServiceEnvironment, authBasic, s.setServiceEnvironment},
+		{"POST " + serviceRoute + "/setHA", apiclient.OpSetHA, authBasic, s.setHA},
+		{"POST " + serviceRoute + "/enablePooler", apiclient.OpEnableServicePooler, authBasic, s.enableServicePooler},
+		{"POST " + serviceRoute + "/disablePooler", apiclient.OpDisableServicePooler, authBasic, s.disableServicePooler},
+		{"POST " + serviceRoute + "/forkService", apiclient.OpForkService, authBasic, s.forkService},
+		{"POST " + serviceRoute + "/attachToVPC", apiclient.OpAttachToVPC, authBasic, s.attachToVPC},
+		{"POST " + serviceRoute + "/detachFromVPC", apiclient.OpDetachFromVPC, authBasic, s.detachFromVPC},
+	}
+}

@@ -183,6 +183,7 @@ type route struct {
 	handler handlerFunc
 }
 
+// apiRoutes are the reads; each resource's file routes its writes.
 func (s *Sim) apiRoutes() []route {
 	const (
 		svc  = "/v1/projects/{project_id}/services"
@@ -191,43 +192,33 @@ func (s *Sim) apiRoutes() []route {
 		vpcs = "/v1/projects/{project_id}/vpcs"
 		vpc  = vpcs + "/{vpc_id}"
 	)
-	return []route{
+	reads := []route{
 		{"GET /v1/auth/info", apiclient.OpGetAuthInfo, authBearer, s.getAuthInfo},
 
 		{"GET " + svc, apiclient.OpListServices, authBasic, s.listServices},
-		{"POST " + svc, apiclient.OpCreateService, authBasic, s.createService},
 		{"GET " + one, apiclient.OpGetService, authBasic, s.getService},
-		{"DELETE " + one, apiclient.OpDeleteService, authBasic, s.deleteService},
-		{"POST " + one + "/resize", apiclient.OpResizeService, authBasic, s.resizeService},
-		{"POST " + one + "/updatePassword", apiclient.OpUpdatePassword, authBasic, s.updatePassword},
-		{"POST " + one + "/setEnvironment", apiclient.OpSetServiceEnvironment, authBasic, s.setServiceEnvironment},
-		{"POST " + one + "/setHA", apiclient.OpSetHA, authBasic, s.setHA},
-		{"POST " + one + "/enablePooler", apiclient.OpEnableServicePooler, authBasic, s.enableServicePooler},
-		{"POST " + one + "/disablePooler", apiclient.OpDisableServicePooler, authBasic, s.disableServicePooler},
-		{"POST " + one + "/forkService", apiclient.OpForkService, authBasic, s.forkService},
-		{"POST " + one + "/attachToVPC", apiclient.OpAttachToVPC, authBasic, s.attachToVPC},
-		{"POST " + one + "/detachFromVPC", apiclient.OpDetachFromVPC, authBasic, s.detachFromVPC},
 
 		{"GET " + rs, apiclient.OpListReplicaSets, authBasic, s.listReplicaSets},
-		{"POST " + rs, apiclient.OpCreateReplicaSet, authBasic, s.createReplicaSet},
-		{"DELETE " + rs + "/{replica_set_id}", apiclient.OpDeleteReplicaSet, authBasic, s.deleteReplicaSet},
-		{"POST " + rs + "/{replica_set_id}/resize", apiclient.OpResizeReplicaSet, authBasic, s.resizeReplicaSet},
-		{"POST " + rs + "/{replica_set_id}/enablePooler", apiclient.OpEnableReplicaSetPooler, authBasic, s.enableReplicaSetPooler},
-		{"POST " + rs + "/{replica_set_id}/disablePooler", apiclient.OpDisableReplicaSetPooler, authBasic, s.disableReplicaSetPooler},
-		{"POST " + rs + "/{replica_set_id}/setEnvironment", apiclient.OpSetReplicaSetEnvironment, authBasic, s.setReplicaSetEnvironment},
 
 		{"GET " + vpcs, apiclient.OpListVPCs, authBasic, s.listVPCs},
-		{"POST " + vpcs, apiclient.OpCreateVPC, authBasic, s.createVPC},
 		{"GET " + vpc, apiclient.OpGetVPC, authBasic, s.getVPC},
-		{"POST " + vpc + "/rename", apiclient.OpRenameVPC, authBasic, s.renameVPC},
-		{"DELETE " + vpc, apiclient.OpDeleteVPC, authBasic, s.deleteVPC},
 
 		{"GET " + vpc + "/peerings", apiclient.OpListPeerings, authBasic, s.listPeerings},
-		{"POST " + vpc + "/peerings", apiclient.OpCreatePeering, authBasic, s.createPeering},
 		{"GET " + vpc + "/peerings/{peering_id}", apiclient.OpGetPeering, authBasic, s.getPeering},
-		{"DELETE " + vpc + "/peerings/{peering_id}", apiclient.OpDeletePeering, authBasic, s.deletePeering},
 	}
+	return slices.Concat(reads, s.serviceWrites(), s.replicaSetWrites(), s.vpcWrites(), s.peeringWrites())
 }
+
+// Path templates of the write routes.
+const (
+	servicesRoute    = "/v1/projects/{project_id}/services"
+	serviceRoute     = servicesRoute + "/{service_id}"
+	replicaSetsRoute = serviceRoute + "/replicaSets"
+	replicaSetRoute  = replicaSetsRoute + "/{replica_set_id}"
+	vpcsRoute        = "/v1/projects/{project_id}/vpcs"
+	vpcRoute         = vpcsRoute + "/{vpc_id}"
+	peeringsRoute    = vpcRoute + "/peerings"
+)
 
 // response is bytes, so that a fault can cut it.
 type response struct {

@@ -112,3 +112,12 @@ func deleteID(order []string, id string) []string {
 	}
 	return order
 }
+
+// vpcWrites are the VPC writes.
+func (s *Sim) vpcWrites() []route {
+	return []route{
+		{"POST " + vpcsRoute, apiclient.OpCreateVPC, authBasic, s.createVPC},
+		{"POST " + vpcRoute + "/rename", apiclient.OpRenameVPC, authBasic, s.renameVPC},
+		{"DELETE " + vpcRoute, apiclient.OpDeleteVPC, authBasic, s.deleteVPC},
+	}
+}

@@ -1,0 +1,146 @@
+package admin
+
+import (
+	"cmp"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/clouddb/clouddb_exporter/internal/httplimit"
+)
+
+// settings are the admin flags validated: what a start builds the surface
+// and its listener from.
+type settings struct {
+	opts      Options
+	maxConns  int
+	webConfig *web.Config
+	// tlsConfig is nil for clear text.
+	tlsConfig *tls.Config
+	// audit is the opened audit log, nil without one or for a check.
+	audit *auditFile
+	// cleanup closes the audit log.
+	cleanup func()
+}
+
+// Check makes every check of Listener, for --config.check, with the same
+// functions but without building the surface or its listener: no goroutine,
+// no metric registered, the audit log checked but neither created nor
+// opened (see checkAuditLog), and no generated token shown.
+func (f *Flags) Check(_ context.Context, opts Options, simulate bool) error {
+	set, err := f.validate(opts, simulate, io.Discard, checkAuditLog)
+	if set != nil {
+		set.cleanup()
+	}
+	return err
+}
+
+// validate checks the admin flags and fills in opts from them, opening
+// the audit log with openLog. It returns nil settings when
+// --admin.listen-address is empty.
+func (f *Flags) validate(opts Options, simulate bool, stdout io.Writer, openLog func(path string) (io.Writer, func(), error)) (*settings, error) {
+	if f.listen == "" {
+		return nil, f.checkUnused()
+	}
+	allow := splitList(f.allow)
+	if len(allow) == 0 {
+		allow = DefaultAllow()
+	}
+	if err := CheckAllow("--admin.allow", allow); err != nil {
+		return nil, err
+	}
+	opts.Allow, opts.OperationTimeout = allow, f.operationTimeout
+	if f.operationTimeout <= 0 {
+		return nil, errors.New("--admin.operation-timeout (CLOUDDB_ADMIN_OPERATION_TIMEOUT) must be positive")
+	}
+	maxConns, err := httplimit.MaxConnections("--admin.max-connections (CLOUDDB_ADMIN_MAX_CONNECTIONS)", cmp.Or(f.maxConnections, "auto"), httplimit.AdminConnectionsShare, httplimit.AdminConnectionsCap)
+	if err != nil {
+		return nil, err
+	}
+	webConfig, err := f.authentication(&opts, simulate, stdout)
+	if err != nil {
+		return nil, err
+	}
+	set := &settings{maxConns: maxConns, webConfig: webConfig, cleanup: func() {}}
+	if f.auditLog != "" {
+		w, closeLog, err := openLog(f.auditLog)
+		if err != nil {
+			return nil, fmt.Errorf("--admin.audit-log (CLOUDDB_ADMIN_AUDIT_LOG): %w", err)
+		}
+		set.cleanup, opts.AuditLog = closeLog, w
+		set.audit, _ = w.(*auditFile)
+	}
+	opts.AuditFailOpen = f.auditFailOpen
+	opts.RateLimit = rateLimit(webConfig)
+	set.opts = opts
+	if err := f.checkTransport(set); err != nil {
+		set.cleanup()
+		return nil, err
+	}
+	return set, nil
+}
+
+// checkTransport checks the basic auth hashes, as New would, and the TLS
+// that --admin.listen-address needs off loopback.
+func (f *Flags) checkTransport(set *settings) error {
+	if _, err := checkHashes(set.opts.BasicAuthUsers, nil); err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	if set.webConfig.TLSConfig.IsEnabled() {
+		// The certificate and key files are re-read on each handshake, as
+		// the toolkit does, so a rotated certificate is picked up.
+		tlsConfig, err := web.ConfigToTLSConfig(&set.webConfig.TLSConfig)
+		if err != nil {
+			return fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err)
+		}
+		set.tlsConfig = tlsConfig
+	}
+	if set.tlsConfig == nil && !isLoopback(f.listen) && !f.allowInsecureListener {
+		return fmt.Errorf("--admin.listen-address (CLOUDDB_ADMIN_LISTEN_ADDRESS) %q is not a loopback address and --admin.web-config.file configures no TLS: credentials would cross the network in clear text; configure TLS, listen on loopback, or set --admin.allow-insecure-listener", f.listen)
+	}
+	return nil
+}
+
+// openAuditLog opens the audit log for appending, creating it if need be;
+// it follows rotations (see auditFile).
+func openAuditLog(path string) (io.Writer, func(), error) {
+	file, err := openAuditFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return file, func() { _ = file.Close() }, nil
+}
+
+// checkAuditLog checks that openAuditLog could open the audit log, without
+// opening or creating it: an existing file must be a writable file; for a
+// new one, its directory must exist and be writable (where the system
+// says, see checkWritable).
+func checkAuditLog(path string) (io.Writer, func(), error) {
+	nop := func() {}
+	target := path
+	info, err := os.Stat(path)
+	switch {
+	case err == nil && info.IsDir():
+		return nil, nop, fmt.Errorf("%s is a directory", path)
+	case errors.Is(err, fs.ErrNotExist):
+		target = filepath.Dir(path)
+		info, err = os.Stat(target)
+		if err == nil && !info.IsDir() {
+			return nil, nop, fmt.Errorf("%s is not a directory", target)
+		}
+	}
+	if err != nil {
+		return nil, nop, err
+	}
+	if err := checkWritable(target); err != nil {
+		return nil, nop, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return io.Discard, nop, nil
+}
