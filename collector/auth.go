@@ -17,7 +17,6 @@ var (
 		"project_id", "name")
 )
 
-// collectAuth emits the metrics of the authentication info of s, if any.
 func collectAuth(out *Sink, s *fleet.Snapshot) {
 	name := s.ProjectName
 	var k *apiclient.APIKeyInfo

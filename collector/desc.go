@@ -11,27 +11,19 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// Desc describes one metric family of the resource metrics: a gauge whose
-// labels all come from the snapshot (none is constant). It holds the name,
-// HELP and label names as given, so that an encoder (the exposition) need
-// not parse them back out of a prometheus.Desc.
+// Desc describes one resource metric family, keeping its name, HELP and labels
+// so that an encoder need not parse them back out of a prometheus.Desc.
 type Desc struct {
-	desc   *prometheus.Desc
-	name   string
-	help   string
-	labels []string // in the order the collect functions pass their values
-	// counter marks a counter (its name ends in _total); the others are
-	// gauges.
+	desc    *prometheus.Desc
+	name    string
+	help    string
+	labels  []string // in the order the collect functions pass their values
 	counter bool
 
-	// family is the index of the metric in Families(), where the metrics
-	// are sorted by name: the order of families in an exposition.
 	family int
 }
 
-// newDesc builds the descriptor of a resource gauge. Encoders write names
-// unquoted, so a name outside the legacy character set is a programming
-// error.
+// newDesc panics on a name that needs quoting: encoders write names unquoted.
 func newDesc(name, help string, labels ...string) *Desc {
 	if !model.LegacyValidation.IsValidMetricName(name) {
 		panic("collector: metric name " + strconv.Quote(name) + " needs quoting")
@@ -49,8 +41,7 @@ func newDesc(name, help string, labels ...string) *Desc {
 	}
 }
 
-// NewDesc builds the descriptor of a gauge of a data-plane part whose
-// reader defines its metrics in its own file (RegisterPart).
+// NewDesc builds a gauge descriptor for a part registered with RegisterPart.
 func NewDesc(name, help string, labels ...string) *Desc { return newDesc(name, help, labels...) }
 
 // NewCounterDesc builds the descriptor of such a part's counter.
@@ -58,8 +49,6 @@ func NewCounterDesc(name, help string, labels ...string) *Desc {
 	return newCounterDesc(name, help, labels...)
 }
 
-// newCounterDesc builds the descriptor of a resource counter: a total the
-// exporter keeps across snapshots (log entries counted, say).
 func newCounterDesc(name, help string, labels ...string) *Desc {
 	if !strings.HasSuffix(name, "_total") {
 		panic("collector: counter " + strconv.Quote(name) + " must end in _total")
@@ -78,8 +67,7 @@ func (d *Desc) Name() string { return d.name }
 // Help returns the HELP text, unescaped.
 func (d *Desc) Help() string { return d.help }
 
-// Labels returns the label names in the order the samples carry their
-// values. The slice must not be modified.
+// Labels returns the label names in sample order; the slice must not be modified.
 func (d *Desc) Labels() []string { return d.labels }
 
 // Family returns the index of d in Families().
@@ -88,12 +76,9 @@ func (d *Desc) Family() int {
 	return d.family
 }
 
-// Families returns the descriptor of every resource metric, sorted by name:
-// the order of the families in an exposition. Each descriptor's Family is
-// its index here. The slice must not be modified.
+// Families returns every descriptor sorted by name, the exposition's order.
 func Families() []*Desc { return familyDescs() }
 
-// familyDescs is allDescs sorted by name.
 var familyDescs = sync.OnceValue(func() []*Desc { return sortFamilies(allDescs()) })
 
 func sortFamilies(descs []*Desc) []*Desc {

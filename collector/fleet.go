@@ -9,14 +9,11 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// allDescs lists the descriptor of every metric the FleetCollector can emit:
-// the state's, then the data-plane parts' (registerPart).
 var allDescs = sync.OnceValue(func() []*Desc {
 	registry.closed = true
 	return slices.Concat(stateDescs, registry.descs)
 })
 
-// stateDescs lists the descriptors of the state's metrics.
 var stateDescs = []*Desc{
 	serviceInfoDesc, serviceStatusDesc, servicePausedDesc, serviceCreatedDesc,
 	serviceStatusChangedDesc, serviceResourcesDesc, serviceCPUDesc, serviceMemoryDesc,
@@ -31,19 +28,14 @@ var stateDescs = []*Desc{
 	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc,
 }
 
-// FleetCollector is a prometheus.Collector that emits the resource metrics
-// of every snapshot its source returns, as const metrics built on each
-// Collect. The exporter does not register it: the exposition renders the
-// same collect functions straight to text once per change. It is the
-// oracle the tests hold that renderer to (client_golang's encoding of the
-// same series), and it holds no state of its own.
+// FleetCollector is a prometheus.Collector over the same collect functions. The
+// exporter does not register it: it is the oracle the exposition is tested against.
 type FleetCollector struct {
 	source func() []*fleet.Snapshot
 }
 
-// NewFleetCollector returns a collector over the snapshots that source
-// returns at each Collect. Nil snapshots are skipped; each snapshot's
-// project must appear only once.
+// NewFleetCollector returns a collector over source() at each Collect; nil
+// snapshots are skipped, and a project must appear only once.
 func NewFleetCollector(source func() []*fleet.Snapshot) *FleetCollector {
 	return &FleetCollector{source: source}
 }
@@ -70,8 +62,6 @@ func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// collectSnapshot emits every resource metric of s, group by group: the
-// one description of what the FleetCollector and the exposition hold.
 func collectSnapshot(out *Sink, s *fleet.Snapshot) {
 	groups := Groups()
 	for i := range groups {

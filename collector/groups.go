@@ -7,31 +7,22 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// Group is one list of a snapshot's resources and the collect function that
-// emits their metrics. Groups let an encoder render a snapshot in parts and
-// keep the rendering of the parts that did not change (the exposition's
-// chunks): a part of a list is a snapshot of its own, so the same collect
-// function serves the whole and the part.
+// Group is one list of a snapshot and the collect function of its metrics. A part
+// of a list is a snapshot of its own: an encoder re-renders only changed parts.
 type Group struct {
-	// Len returns the length of the list in s.
 	Len func(s *fleet.Snapshot) int
-	// Key returns the id of resource i of the list; lists are sorted by it.
+	// Key returns the id of resource i; lists are sorted by it.
 	Key func(s *fleet.Snapshot, i int) Key
-	// Part returns a snapshot that holds resources [i, j) of the list
-	// only, sharing the snapshot's memory.
-	Part func(s *fleet.Snapshot, i, j int) fleet.Snapshot
-	// Collect emits the metrics of the list in s.
+	// Part returns a snapshot of resources [i, j) only, sharing s's memory.
+	Part    func(s *fleet.Snapshot, i, j int) fleet.Snapshot
 	Collect func(out *Sink, s *fleet.Snapshot)
 }
 
-// Key is the id of a resource within its list: (service id, replica set
-// id), (VPC id, peering id), or (id, "") for services and VPCs.
+// Key is a resource's id within its list: (parent id, id), or (id, "").
 type Key [2]string
 
-// Groups returns the groups, in the order the FleetCollector emits them:
-// the state's lists, then the data-plane parts' groups in the order their
-// files registered them. Together they emit every resource metric, and
-// each family comes from one group only. The slice must not be modified.
+// Groups returns the state's groups, then the registered parts'; each family
+// comes from one group only. The slice must not be modified.
 func Groups() []Group { return allGroups() }
 
 var allGroups = sync.OnceValue(func() []Group {
@@ -39,10 +30,6 @@ var allGroups = sync.OnceValue(func() []Group {
 	return slices.Concat(stateGroups, registry.groups)
 })
 
-// stateGroups is every metric of the state the poller reads, list by list.
-// A new resource list gets a group here; a new metric of an existing list
-// goes into that list's collect function; a data-plane part registers its
-// groups from its own file (RegisterPart).
 var stateGroups = []Group{
 	{
 		Len: func(s *fleet.Snapshot) int { return len(s.Services) },
@@ -79,9 +66,7 @@ var stateGroups = []Group{
 		Collect: collectPeerings,
 	},
 	{
-		// The credentials and the collection health: a few series, one
-		// part, rendered again after every poll (durations and the
-		// snapshot's time change each time).
+		// Credentials and health: one part, re-rendered after every poll.
 		Len: func(*fleet.Snapshot) int { return 1 },
 		Key: func(*fleet.Snapshot, int) Key { return Key{} },
 		Part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
@@ -94,19 +79,15 @@ var stateGroups = []Group{
 	},
 }
 
-// registry holds what the data-plane parts' files registered at init.
 var registry struct {
 	descs  []*Desc
 	groups []Group
-	// closed is set once Groups or Families has been read: a later
-	// registration would be missed by the exposition.
+	// closed once Groups or Families was read: a later part would be missed.
 	closed bool
 }
 
-// RegisterPart adds a data-plane part's families and the groups that emit
-// them (its lists in chunks, ListGroup; its project series, DataGroup),
-// from the init of the part's file: this package's (usage, logs) or the
-// reader's own. The exposition reads the groups once, at its start.
+// RegisterPart adds a data-plane part's families and groups. Call it from an
+// init: the exposition reads the groups once, at its start.
 func RegisterPart(descs []*Desc, groups ...Group) {
 	if registry.closed {
 		panic("collector: RegisterPart after the groups were read")
@@ -115,9 +96,8 @@ func RegisterPart(descs []*Desc, groups ...Group) {
 	registry.groups = append(registry.groups, groups...)
 }
 
-// DataGroup is the group of a data part's project series: one part, with
-// none of the samples, so that comparing it costs nothing. part returns
-// the data without its lists, nil when s has none.
+// DataGroup is the group of a data part's project series; part returns the data
+// without its lists (nil if none), so that comparing parts costs nothing.
 func DataGroup(name string, part func(s *fleet.Snapshot) any, collect func(out *Sink, s *fleet.Snapshot)) Group {
 	return Group{
 		Len: func(s *fleet.Snapshot) int {
@@ -134,9 +114,8 @@ func DataGroup(name string, part func(s *fleet.Snapshot) any, collect func(out *
 	}
 }
 
-// ListGroup is the group of a data part's list (D's list of E), in chunks
-// like the state's lists: one read changes the chunks of what it read.
-// part returns data holding the list l only.
+// ListGroup is the group of a data part's list of E in D, chunked like the
+// state's lists; part returns a D holding the list l only.
 func ListGroup[D, E any](name string, list func(*D) []E, key func(*E) Key, part func(d *D, l []E) *D, collect func(out *Sink, s *fleet.Snapshot)) Group {
 	items := func(s *fleet.Snapshot) []E {
 		if d := fleet.DataOf[D](s, name); d != nil {

@@ -22,23 +22,18 @@ var (
 		"project_id")
 )
 
-// collectHealth emits the per-part health of s and its age. A part that
-// failed still reports here while the other parts keep their series: one
-// failing part never fails the scrape.
 func collectHealth(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for _, part := range s.Parts {
 		out.gauge(collectorSuccessDesc, boolValue(part.Success), p, part.Name)
 		out.gauge(collectorDurationDesc, part.Duration.Seconds(), p, part.Name)
-		// Zero rather than absent: "never" is a state worth alerting on,
-		// and time() - 0 makes any staleness alert fire.
+		// 0, not absent: time() - 0 makes any staleness alert fire.
 		lastSuccess := 0.0
 		if !part.LastSuccess.IsZero() {
 			lastSuccess = unixSeconds(part.LastSuccess)
 		}
 		out.gauge(collectorLastSuccessDesc, lastSuccess, p, part.Name)
 	}
-	// Zero before any success, as lastSuccess above.
 	read := 0.0
 	if !s.Read.IsZero() {
 		read = unixSeconds(s.Read)

@@ -7,13 +7,9 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// cachedNote ends every resource metric's HELP: the value is never fetched
-// at scrape time.
 const cachedNote = " Cached from the last poll of the API."
 
-// endpointLabels returns the host and port label values of an endpoint:
-// empty strings when the API sent none, so that the label set stays the same
-// for every series of a metric.
+// endpointLabels returns "" for a missing endpoint: every series keeps one label set.
 func endpointLabels(e *apiclient.Endpoint) (host, port string) {
 	return endpointHost(e), endpointPort(e)
 }
@@ -32,7 +28,6 @@ func endpointPort(e *apiclient.Endpoint) string {
 	return strconv.FormatInt(int64(e.Port), 10)
 }
 
-// boolValue maps a flag to the 0/1 of a Prometheus boolean gauge.
 func boolValue(b bool) float64 {
 	if b {
 		return 1
@@ -40,15 +35,12 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
-// unixSeconds converts t to float seconds with sub-second precision. It
-// avoids UnixNano, which overflows for dates past 2262 that a drifting API
-// might still send.
+// unixSeconds avoids UnixNano, which overflows past 2262 (a drifting API).
 func unixSeconds(t time.Time) float64 {
 	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
 }
 
-// timestamp emits a _timestamp_seconds sample, or nothing when t is zero:
-// an unknown point in time has no meaningful value, and 0 would read as 1970.
+// timestamp emits nothing for a zero t: 0 would read as 1970.
 func timestamp(out *Sink, desc *Desc, t time.Time, labelValues ...string) {
 	if t.IsZero() {
 		return
@@ -56,10 +48,7 @@ func timestamp(out *Sink, desc *Desc, t time.Time, labelValues ...string) {
 	out.gauge(desc, unixSeconds(t), labelValues...)
 }
 
-// milliCoresToCores converts the API's cpu_millis (thousandths of a core)
-// to cores.
 func milliCoresToCores(millis apiclient.Int) float64 { return float64(millis) / 1000 }
 
-// gigabytesToBytes converts the API's memory_gbs to bytes, reading GB as GiB
-// (2^30 bytes), the unit cloud providers size memory in.
+// gigabytesToBytes reads GB as GiB, the unit cloud providers size memory in.
 func gigabytesToBytes(gbs apiclient.Int) float64 { return float64(gbs) * (1 << 30) }

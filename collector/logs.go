@@ -31,8 +31,6 @@ func init() {
 	RegisterPart([]*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc}, counts, totals)
 }
 
-// collectLogs emits the log collector's per-service counts of s: nothing
-// when it is off (its project series is collectLogsTotals').
 func collectLogs(out *Sink, s *fleet.Snapshot) {
 	l := s.Logs()
 	if l == nil {
@@ -43,7 +41,6 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 	}
 }
 
-// collectLogsTotals emits the log collector's project series.
 func collectLogsTotals(out *Sink, s *fleet.Snapshot) {
 	if l := s.Logs(); l != nil {
 		out.gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)

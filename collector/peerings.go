@@ -27,12 +27,9 @@ var (
 		"project_id", "vpc_id", "peering_id", "message")
 )
 
-// maxPeeringMessage bounds the message label of clouddb_vpc_peering_error_info
-// in bytes: enough for the API's messages, and a hostile answer cannot make
-// a series of unbounded size.
+// maxPeeringMessage bounds the label so that a hostile answer cannot make a huge series.
 const maxPeeringMessage = 256
 
-// collectPeerings emits the metrics of every VPC peering of s.
 func collectPeerings(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.Peerings {
@@ -41,10 +38,8 @@ func collectPeerings(out *Sink, s *fleet.Snapshot) {
 		out.gauge(peeringInfoDesc, 1, p, vpc, id, pr.PeerAccountID, pr.PeerRegionCode, pr.PeerVPCID, pr.ProvisionedID)
 		stateSet(out, peeringStatusDesc, apiclient.PeeringStatuses, pr.Status, p, vpc, id)
 		timestamp(out, peeringStatusChangedDesc, pr.StatusSince, p, vpc, id)
-		// The message is free text, so it is a label of its own info
-		// metric only, cleaned and cut short: one series per peering in
-		// error, and the alerts read it in an annotation so that a changed
-		// message does not restart them.
+		// Free text goes on its own info metric only: alerts read it in an
+		// annotation, so a changed message does not restart them.
 		failed := pr.ErrorMessage != nil && *pr.ErrorMessage != ""
 		out.gauge(peeringErrorDesc, boolValue(failed), p, vpc, id)
 		if failed {
@@ -53,10 +48,6 @@ func collectPeerings(out *Sink, s *fleet.Snapshot) {
 	}
 }
 
-// peeringMessage returns an error message fit for a label value: valid
-// UTF-8, no control characters, white space collapsed, trimmed, and at most
-// maxPeeringMessage bytes, cut at a character boundary and marked "..."
-// when cut.
 func peeringMessage(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")

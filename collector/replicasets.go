@@ -29,7 +29,6 @@ var (
 		"project_id", "service_id", "replica_set_id")
 )
 
-// collectReplicaSets emits the metrics of every replica set of s.
 func collectReplicaSets(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.ReplicaSets {

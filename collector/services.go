@@ -63,10 +63,7 @@ var (
 		"project_id", "service_id")
 )
 
-// serviceInfoLabels are the labels of clouddb_service_info after project_id,
-// in order, each with the API field it comes from: the descriptor, its HELP
-// and the values are built from this table alone. TestServiceInfoLabels
-// checks every row against its field, so a new label is one row here.
+// serviceInfoLabels alone builds clouddb_service_info's labels, HELP and values.
 var serviceInfoLabels = []struct {
 	name, field string
 	value       func(*apiclient.Service) string
@@ -92,10 +89,8 @@ func newInfoDesc() *Desc {
 		labels...)
 }
 
-// serviceInfo emits the clouddb_service_info series of svc.
 func serviceInfo(out *Sink, svc *apiclient.Service, p string) {
-	// On the stack: the sink copies the values, and a scrape of a large
-	// fleet must not allocate per service.
+	// On the stack (the sink copies): a large fleet must not allocate per service.
 	var buf [16]string
 	values := append(buf[:0], p)
 	for _, l := range serviceInfoLabels {
@@ -104,7 +99,6 @@ func serviceInfo(out *Sink, svc *apiclient.Service, p string) {
 	out.gauge(serviceInfoDesc, 1, values...)
 }
 
-// collectServices emits the metrics of every service of s.
 func collectServices(out *Sink, s *fleet.Snapshot) {
 	p := s.ProjectID
 	for i := range s.Services {
@@ -118,13 +112,10 @@ func collectServices(out *Sink, s *fleet.Snapshot) {
 		timestamp(out, serviceStatusChangedDesc, svc.StatusSince, p, id)
 		out.gauge(serviceResourcesDesc, float64(len(svc.Resources)), p, id)
 		for i, r := range svc.Resources {
-			// A resource without a spec has no size to report; it still
-			// counts in clouddb_service_resources.
 			if r.Spec == nil {
 				continue
 			}
-			// A value that did not decode is unknown, and null (a shared
-			// service) is no size: neither is zero.
+			// Undecoded is unknown and null (a shared service) no size: neither is 0.
 			if r.Spec.CPUMillis != nil && !resourceFieldDropped(svc.Service, i, "cpu_millis") {
 				out.gauge(serviceCPUDesc, milliCoresToCores(*r.Spec.CPUMillis), p, id, r.ID)
 			}
@@ -138,8 +129,6 @@ func collectServices(out *Sink, s *fleet.Snapshot) {
 	}
 }
 
-// collectService2026 emits what revision 2026 adds to a service. A null or
-// absent value, or one that did not decode, gives no series.
 func collectService2026(out *Sink, svc *apiclient.Service, p, id string) {
 	if m := svc.Metrics; m != nil {
 		optional(out, serviceCPUUsageDesc, m.MilliCPU, 1.0/1000, p, id)
@@ -158,15 +147,12 @@ func collectService2026(out *Sink, svc *apiclient.Service, p, id string) {
 	}
 }
 
-// optional emits v times scale, or nothing when v is nil.
 func optional(out *Sink, d *Desc, v *apiclient.Int, scale float64, labelValues ...string) {
 	if v != nil {
 		out.gauge(d, float64(*v)*scale, labelValues...)
 	}
 }
 
-// resourceFieldDropped reports whether field of the spec of resource i of
-// svc did not decode.
 func resourceFieldDropped(svc *apiclient.Service, i int, field string) bool {
 	if len(svc.Dropped) == 0 {
 		return false // the common case, without building the path

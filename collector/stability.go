@@ -8,10 +8,8 @@ const (
 	Experimental = "experimental"
 )
 
-// experimental lists the families, by full name or by a prefix ending in
-// "_", whose name, labels or meaning may still change in a minor release:
-// the data plane, whose API is a preview, and families too new to be
-// promised. Every other family is stable.
+// experimental lists families (names, or prefixes ending in "_") that may
+// change in a minor release: the data plane's API is a preview.
 var experimental = []string{
 	"clouddb_service_system_",
 	"clouddb_service_database_",

@@ -8,14 +8,11 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// usageNote ends the HELP of every usage metric.
 const usageNote = " From the newest bucket with a value of the API's usage series (opt-in, --collect.usage), cached from the last usage read."
 
-// usageMetric is how one usage series becomes a metric.
 type usageMetric struct {
 	desc *Desc
-	// divisor converts the value to base units (1000 for millicores):
-	// a division, so that 2397 millicores are exactly 2.397 cores.
+	// A divisor, so that 2397 millicores are exactly 2.397 cores.
 	divisor float64
 }
 
@@ -27,7 +24,6 @@ func usageDesc(name, help string, job bool) *Desc {
 	return newDesc(name, help+usageNote, labels...)
 }
 
-// usageMetrics maps each documented series suffix to its metric.
 var usageMetrics = map[string]usageMetric{
 	apiclient.SeriesCPUUsage:    {usageDesc("clouddb_service_system_cpu_usage_cores", "CPU used by one node of a database service in cores, from *_system_cpu_usage_millicores divided by 1000.", false), 1000},
 	apiclient.SeriesCPUTotal:    {usageDesc("clouddb_service_system_cpu_total_cores", "CPU available to one node of a database service in cores, from *_system_cpu_total_millicores divided by 1000.", false), 1000},
@@ -69,8 +65,7 @@ func init() {
 	for _, suf := range apiclient.UsageSeriesSuffixes {
 		descs = append(descs, usageMetrics[suf].desc)
 	}
-	// Keyed by service and series, so that a fleet's usage is never
-	// rendered in one piece.
+	// Keyed by service and series: a fleet's usage is never rendered in one piece.
 	series := ListGroup(fleet.PartUsage, func(u *fleet.Usage) [][]fleet.UsageSample { return u.Series },
 		func(l *[]fleet.UsageSample) Key { return Key{(*l)[0].ServiceID, (*l)[0].Suffix} },
 		func(u *fleet.Usage, l [][]fleet.UsageSample) *fleet.Usage {
@@ -83,10 +78,6 @@ func init() {
 	RegisterPart(descs, series, totals)
 }
 
-// collectUsage emits the usage collector's per-service samples of s:
-// nothing when it is off (its project totals are collectUsageTotals'). A
-// series the collector does not know (a suffix selected with
-// --collect.usage.series that is not documented) has no metric.
 func collectUsage(out *Sink, s *fleet.Snapshot) {
 	u := s.Usage()
 	if u == nil {
@@ -100,14 +91,11 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 	}
 }
 
-// collectUsageSample emits one usage sample and its bucket's time.
 func collectUsageSample(out *Sink, u *fleet.Usage, p string, smp fleet.UsageSample) {
 	m, ok := usageMetrics[smp.Suffix]
 	if !ok {
 		return
 	}
-	// With --collect.usage.timestamps the value carries its bucket's
-	// time as the sample timestamp (docs/configuration.md).
 	var ts time.Time
 	if u.Timestamps {
 		ts = smp.Bucket
@@ -121,7 +109,6 @@ func collectUsageSample(out *Sink, u *fleet.Usage, p string, smp fleet.UsageSamp
 	out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), role, ordinal, job)
 }
 
-// collectUsageTotals emits the usage collector's project series.
 func collectUsageTotals(out *Sink, s *fleet.Snapshot) {
 	if u := s.Usage(); u != nil {
 		out.gauge(usageJobsOverLimitDesc, float64(u.JobsOverLimit), s.ProjectID)

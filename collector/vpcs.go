@@ -6,7 +6,6 @@ var vpcInfoDesc = newDesc("clouddb_vpc_info",
 	"Static attributes of a VPC, value 1, from the list of VPCs (id, name, cidr, region_code)."+cachedNote,
 	"project_id", "vpc_id", "name", "cidr", "region_code")
 
-// collectVPCs emits the metrics of every VPC of s.
 func collectVPCs(out *Sink, s *fleet.Snapshot) {
 	for _, v := range s.VPCs {
 		out.gauge(vpcInfoDesc, 1, s.ProjectID, v.ID, v.Name, v.CIDR, v.RegionCode)
