@@ -1,6 +1,5 @@
-// Package config resolves which projects the exporter polls and how: from
-// flags and environment variables for a single project, or from a strict
-// YAML file (--config.file) listing several, each with its own credentials.
+// Package config resolves which projects the exporter polls and how: from flags
+// for one project, or from a strict YAML file (--config.file) listing several.
 // Credentials come from environment variables or files, never from flags.
 package config
 
@@ -14,8 +13,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// API holds how one project's API is reached; the settings table
-// (settings.go) describes most fields.
+// API holds how one project's API is reached.
 type API struct {
 	URL             string
 	Timeout         time.Duration
@@ -26,23 +24,18 @@ type API struct {
 	RetryMaxDelay   time.Duration
 	MaxResponseSize int64
 	MaxValueSize    int64
-	// HTTPClient holds the TLS and proxy settings (http_client, or the
-	// --api.tls.* and --api.proxy-url flags).
-	HTTPClient HTTPClient
+	HTTPClient      HTTPClient
 }
 
-// Defaults of the collect settings: the --collect.* flags' defaults, which
-// the poller also applies to settings left at zero.
+// Defaults of the --collect.* flags, which the poller also applies to zero settings.
 const (
 	DefaultInterval           = 60 * time.Second
 	DefaultTransitionInterval = 10 * time.Second
-	// An outage keeps the last known data, flagged, rather than dropping it.
-	DefaultMaxStaleness = time.Duration(0)
-	DefaultConcurrency  = 4
+	DefaultMaxStaleness       = time.Duration(0)
+	DefaultConcurrency        = 4
 )
 
-// Collect holds how one project is polled; the settings table
-// (settings.go) describes each field.
+// Collect holds how one project is polled.
 type Collect struct {
 	Interval            time.Duration
 	TransitionInterval  time.Duration
@@ -51,12 +44,8 @@ type Collect struct {
 	MaxResourcesPerList int
 	Usage               Usage
 	Logs                Logs
-	// readers holds the settings of the readers declared outside this
-	// package, by name (ReaderKey).
-	readers map[string]any
-	// minDataInterval lowers the data-plane intervals' minimum for
-	// whole-binary tests (a hidden flag).
-	minDataInterval time.Duration
+	readers             map[string]any
+	minDataInterval     time.Duration
 }
 
 // Credentials authenticate one project.
@@ -65,11 +54,9 @@ type Credentials struct {
 	SecretKey apiclient.Secret
 	// APIKey is optional: without it the auth collector is off.
 	APIKey apiclient.Secret
-	// Files are the files the keys were read from ("" for a key from the
-	// environment), which Reread reads again to pick up a rotation.
+	// Files are the keys' files ("" for the environment), which Reread reads again.
 	Files CredentialFiles
-	// Source names the settings the key pair came from, for the message
-	// that tells the user what to fix when the API refuses it.
+	// Source names where the key pair came from, for the message when the API refuses it.
 	Source string
 }
 
@@ -78,11 +65,8 @@ type CredentialFiles struct {
 	AccessKey, SecretKey, APIKey string
 }
 
-// Reread reads the credential files again and returns the credentials
-// with their current contents; keys from the environment stay as they are.
-// An unreadable or empty file is an error (and the old keys should stay in
-// use): a rotation that writes files one after the other, or
-// non-atomically, must not install half of it.
+// Reread returns c with its key files read again. An unreadable or empty file is an
+// error, so that a non-atomic rotation never installs half of the keys.
 func (c Credentials) Reread() (Credentials, error) {
 	var errs []error
 	for _, k := range []struct {
@@ -105,21 +89,19 @@ func (c Credentials) Reread() (Credentials, error) {
 // Project is one fully resolved project.
 type Project struct {
 	ID string
-	// Name is the project's name when discovery found it (GET /projects);
-	// "" otherwise.
+	// Name is found by discovery (GET /projects); "" otherwise.
 	Name        string
 	API         API
 	Collect     Collect
 	Credentials Credentials
 }
 
-// ClientConfig returns the apiclient configuration of the project. It fails
-// only when the TLS files changed since the project was resolved.
+// ClientConfig returns the project's apiclient configuration. It fails only when
+// the TLS files changed since the project was resolved.
 func (p Project) ClientConfig() (apiclient.Config, error) {
 	maxRetries := p.API.MaxRetries
 	if maxRetries == 0 {
-		// apiclient reads 0 as "the default"; a user who says 0 retries
-		// means none.
+		// apiclient reads 0 as its default; a user's 0 means none.
 		maxRetries = -1
 	}
 	tlsConfig, proxy, err := p.API.HTTPClient.build()
@@ -147,9 +129,7 @@ func (p Project) ClientConfig() (apiclient.Config, error) {
 	}, nil
 }
 
-// validate checks what both the flags and the file can get wrong. where
-// names a setting, given by its flag, for the message ("--api.url
-// (CLOUDDB_API_URL)" or "projects[0].api_url").
+// validate checks what both flags and file can get wrong; where(flag) names a setting.
 func (p Project) validate(where func(flag string) string) error {
 	var errs []error
 	if p.ID == "" {
@@ -168,13 +148,10 @@ func (p Project) validate(where func(flag string) string) error {
 	return errors.Join(errs...)
 }
 
-// validateURL is the API client's own check, so that a configuration
-// check passes no URL that the start refuses (a query, a fragment).
+// validateURL is the client's check: --config.check passes no URL the start refuses.
 func validateURL(raw string) error { return apiclient.CheckBaseURL(raw) }
 
-// secretSource reads one credential from an environment variable or a file,
-// whichever is set; both set is a contradiction, neither is an error when
-// required.
+// secretSource reads a credential from env or file; both set is a contradiction.
 func secretSource(envName, envValue, fileSetting, file string, required bool) (apiclient.Secret, error) {
 	switch {
 	case envValue != "" && file != "":

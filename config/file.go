@@ -20,8 +20,7 @@ type File struct {
 	Projects []FileProject `yaml:"projects"`
 }
 
-// FileProject is one project of the configuration file. Unset optional
-// settings inherit the flags' values.
+// FileProject is one project of the file; unset settings inherit the flags'.
 type FileProject struct {
 	ID            string `yaml:"id"`
 	APIURL        string `yaml:"api_url"`
@@ -31,18 +30,14 @@ type FileProject struct {
 	AccessKeyEnv  string `yaml:"access_key_env"`
 	SecretKeyEnv  string `yaml:"secret_key_env"`
 	APIKeyEnv     string `yaml:"api_key_env"`
-	// HTTPClient replaces the --api.tls.* and --api.proxy-url settings for
-	// this project; its relative file paths are relative to the file.
+	// HTTPClient replaces --api.tls.* and --api.proxy-url; paths are relative to the file.
 	HTTPClient *HTTPClient `yaml:"http_client"`
-	// API and Collect hold the keys of the settings table (settings.go),
-	// each overriding its flag; checkNode checks them against the table.
+	// API and Collect hold the settings table's keys, checked by checkNode.
 	API     yaml.Node `yaml:"api"`
 	Collect yaml.Node `yaml:"collect"`
 }
 
-// LoadFile reads and resolves the configuration file at path. Unknown keys,
-// duplicate project ids and missing or contradictory credentials are errors;
-// every problem is reported, not just the first.
+// LoadFile reads and resolves the file at path, reporting every problem, not the first.
 func LoadFile(path string, api API, collect Collect, getenv func(string) string) ([]Project, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -51,8 +46,7 @@ func LoadFile(path string, api API, collect Collect, getenv func(string) string)
 	return parse(b, filepath.Dir(path), api, collect, getenv)
 }
 
-// Parse resolves a configuration file's content; see LoadFile. Relative
-// paths in http_client are relative to the working directory.
+// Parse is LoadFile on content; http_client paths are relative to the working directory.
 func Parse(b []byte, api API, collect Collect, getenv func(string) string) ([]Project, error) {
 	return parse(b, "", api, collect, getenv)
 }
@@ -101,8 +95,6 @@ func parse(b []byte, dir string, api API, collect Collect, getenv func(string) s
 	return projects, nil
 }
 
-// fileKeySource names the setting of a project of the file that a key
-// came from.
 func fileKeySource(where func(string) string, key, envName, file string) string {
 	if envName != "" {
 		return strings.TrimPrefix(where(key+"_env"), "--config.file: ") + " ($" + envName + ")"
@@ -156,8 +148,6 @@ func (fp FileProject) resolve(dir string, api API, collect Collect, getenv func(
 	return p, errors.Join(errs...)
 }
 
-// mergeSettings sets the settings the project's keys give over the flags'
-// values in p.
 func (fp FileProject) mergeSettings(p *Project, where func(string) string) error {
 	groups := map[string]*yaml.Node{"api": &fp.API, "collect": &fp.Collect}
 	var errs []error
@@ -174,7 +164,6 @@ func (fp FileProject) mergeSettings(p *Project, where func(string) string) error
 	return errors.Join(errs...)
 }
 
-// lookup finds the value at a dotted key path in a mapping; nil when absent.
 func lookup(n *yaml.Node, path string) *yaml.Node {
 	for n != nil && n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -194,8 +183,6 @@ func lookup(n *yaml.Node, path string) *yaml.Node {
 	return nil
 }
 
-// fileKeyOf names a setting, given by its flag, by its key in a file's
-// project.
 func fileKeyOf(flag string) string {
 	for _, s := range settings {
 		if s.flag == flag && s.key != "" {
@@ -205,8 +192,6 @@ func fileKeyOf(flag string) string {
 	return otherFileKeys[flag]
 }
 
-// otherFileKeys are the keys of a file's project outside the settings table
-// that messages name.
 var otherFileKeys = map[string]string{
 	"api.project-id":               "id",
 	"api.url":                      "api_url (or --api.url)",

@@ -12,10 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// checkNode walks a decoded YAML document against the Go type it is meant
-// for and reports, with the key's path, every unknown key (with the
-// nearest valid one) and every value of the wrong type. yaml's own errors
-// name Go struct types, which say nothing to someone editing the file.
+// checkNode reports every unknown key (with the nearest valid one) and mistyped value
+// by path: yaml's own errors name Go types, which mean nothing to the file's editor.
 func checkNode(n *yaml.Node, t reflect.Type, path string) []error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -46,7 +44,6 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) []error {
 	return nil
 }
 
-// checkMapping checks the keys of a mapping against the yaml keys of t.
 func checkMapping(n *yaml.Node, t reflect.Type, path string) []error {
 	fields := yamlFields(t)
 	var errs []error
@@ -69,12 +66,10 @@ func checkMapping(n *yaml.Node, t reflect.Type, path string) []error {
 	return errs
 }
 
-// keyTree holds the settings table's file keys as nested mappings: a
-// key's value is a keyTree or the reflect.Type of its setting.
+// keyTree nests the table's file keys; a leaf is its setting's reflect.Type.
 type keyTree map[string]any
 
-// settingTree is the table's keys under a file's project, built on first
-// use (fileSettings) once every package has added its settings.
+// settingTree is built on first use, once every package's init has added its settings.
 var (
 	settingTree  keyTree
 	settingsRead sync.Once
@@ -104,12 +99,10 @@ func buildSettingTree() keyTree {
 	return root
 }
 
-// fileProjectType is the type a file's projects decode into.
 var fileProjectType = reflect.TypeFor[FileProject]()
 
-// checkTree checks a mapping against a keyTree, as checkMapping does
-// against a struct. Its keys are decoded one by one (mergeSettings), so
-// it refuses a key given twice, which the decoder would.
+// checkTree checks a mapping against a keyTree. Its keys are decoded one by one
+// (mergeSettings), so it refuses a key given twice, as the decoder would.
 func checkTree(n *yaml.Node, tree keyTree, path string) []error {
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -146,8 +139,6 @@ func keysOf(fields map[string]reflect.Type) []string {
 	return slices.Collect(maps.Keys(fields))
 }
 
-// yamlFields maps the yaml keys of struct t, inline structs included, to
-// their types.
 func yamlFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := range t.NumField() {
@@ -168,8 +159,6 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-// suggestion names the valid key nearest to key, or lists them all when
-// none is near.
 func suggestion(key string, valid []string) string {
 	slices.Sort(valid)
 	best, bestDist := "", len(key)/3+2
@@ -205,7 +194,6 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// shown quotes a value for a message, cut if long.
 func shown(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -220,7 +208,6 @@ func shown(n *yaml.Node) string {
 	return fmt.Sprintf("%q", v)
 }
 
-// kindOf says what a value of type t is written as.
 func kindOf(t reflect.Type) string {
 	if t == reflect.TypeFor[time.Duration]() {
 		return "a duration (write it like 2m, 90s or 1h)"

@@ -11,8 +11,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
 
-// Environment variables that carry credentials. They are read directly, not
-// bound to flags, so that no value can ever show in --help.
+// Credential environment variables, read directly rather than bound to flags so
+// that no value can ever show in --help.
 const (
 	EnvAccessKey = "CLOUDDB_ACCESS_KEY"
 	EnvSecretKey = "CLOUDDB_SECRET_KEY"
@@ -21,17 +21,15 @@ const (
 
 // Flags are the api.*, collect.* and config.file flags.
 type Flags struct {
-	URL           string
-	ProjectID     string
-	AccessKeyFile string
-	SecretKeyFile string
-	APIKeyFile    string
-	API           API
-	Collect       Collect
-	ConfigFile    string
-	proxyURL      string
-	// usageSet and logsSet say whether --collect.usage and --collect.logs
-	// were given on the command line (see DemoDefaults).
+	URL               string
+	ProjectID         string
+	AccessKeyFile     string
+	SecretKeyFile     string
+	APIKeyFile        string
+	API               API
+	Collect           Collect
+	ConfigFile        string
+	proxyURL          string
 	usageSet, logsSet bool
 }
 
@@ -72,10 +70,8 @@ func AddFlags(app *kingpin.Application) *Flags {
 	return f
 }
 
-// DemoDefaults are Defaults for the embedded simulator's demo: the usage
-// and log collectors are on, the data plane being what a demo should
-// show, unless --collect.usage or --collect.logs (or their variables) say
-// otherwise.
+// DemoDefaults are Defaults with the usage and log collectors on for the simulator's
+// demo, unless --collect.usage or --collect.logs (or their variables) say otherwise.
 func (f *Flags) DemoDefaults(getenv func(string) string) (API, Collect) {
 	api, collect := f.Defaults()
 	if !f.usageSet && getenv("CLOUDDB_COLLECT_USAGE") == "" {
@@ -87,9 +83,8 @@ func (f *Flags) DemoDefaults(getenv func(string) string) (API, Collect) {
 	return api, collect
 }
 
-// Defaults returns the API and collect settings of the flags, which a
-// config file's projects inherit (http_client, when a project sets it,
-// replaces the --api.tls.* and --api.proxy-url settings as a whole).
+// Defaults returns the flags' API and collect settings, which a file's projects inherit
+// (a project's http_client replaces --api.tls.* and --api.proxy-url as a whole).
 func (f *Flags) Defaults() (API, Collect) {
 	api := f.API
 	api.URL = f.URL
@@ -102,8 +97,7 @@ func (f *Flags) Defaults() (API, Collect) {
 	return api, f.Collect.clone()
 }
 
-// CheckHTTPClient validates the --api.tls.* and --api.proxy-url flags: the
-// files are read, the key must match the certificate.
+// CheckHTTPClient validates --api.tls.* and --api.proxy-url, reading the files.
 func (f *Flags) CheckHTTPClient() error {
 	if f.proxyURL != "" {
 		u, err := url.Parse(f.proxyURL)
@@ -118,7 +112,6 @@ func (f *Flags) CheckHTTPClient() error {
 	return api.HTTPClient.check("--api.tls.* / --api.proxy-url")
 }
 
-// flagWhere names a setting, by its flag, in a message about the flags.
 func flagWhere(flag string) string {
 	if flag == "api.url" || flag == "api.project-id" {
 		return "--" + flag + " (" + flagval.Envar(flag) + ")"
@@ -126,23 +119,19 @@ func flagWhere(flag string) string {
 	return "--" + flag
 }
 
-// SingleProject resolves the one project the flags describe. getenv reads
-// the credential environment variables.
+// SingleProject resolves the one project the flags describe.
 func (f *Flags) SingleProject(getenv func(string) string) (Project, error) {
 	return f.singleProject(getenv, f.ProjectID)
 }
 
-// DiscoveryTemplate resolves the settings of single-project mode without a
-// project: the credentials and settings every discovered project is polled
-// with (--api.project-id unset, no --config.file). Its ID is "".
+// DiscoveryTemplate resolves single-project mode without --api.project-id: the
+// settings every discovered project is polled with. Its ID is "".
 func (f *Flags) DiscoveryTemplate(getenv func(string) string) (Project, error) {
 	p, err := f.singleProject(getenv, discoveryPlaceholder)
 	p.ID = ""
 	return p, err
 }
 
-// discoveryPlaceholder stands in for the project id while a discovery
-// template is validated.
 const discoveryPlaceholder = "(discovered)"
 
 func (f *Flags) singleProject(getenv func(string) string, id string) (Project, error) {
@@ -171,8 +160,6 @@ func (f *Flags) singleProject(getenv func(string) string, id string) (Project, e
 	return p, errors.Join(errs...)
 }
 
-// keySource names where a key was read from: its file's setting, else
-// its environment variable.
 func keySource(fileSetting, file, envName string) string {
 	if file != "" {
 		return fileSetting + " (" + file + ")"
@@ -180,10 +167,8 @@ func keySource(fileSetting, file, envName string) string {
 	return "$" + envName
 }
 
-// SingleProjectSettingsGiven reports which single-project settings are set,
-// by flag or environment: with --config.file or --simulate they would be
-// silently ignored, so they are a contradiction. --api.url is reported only
-// when withURL is set: a config file's projects inherit it.
+// SingleProjectSettingsGiven lists the single-project settings given, which a file
+// or --simulate would ignore; --api.url only withURL (a file's projects inherit it).
 func (f *Flags) SingleProjectSettingsGiven(getenv func(string) string, withURL bool) []string {
 	var given []string
 	for _, c := range []struct {

@@ -10,28 +10,19 @@ import (
 	promconfig "github.com/prometheus/common/config"
 )
 
-// HTTPClient is how a project's API is reached over HTTP: the TLS and proxy
-// settings of the Prometheus ecosystem's HTTP client configuration
-// (prometheus/common/config.HTTPClientConfig), with the same YAML keys:
-// tls_config (ca_file, cert_file, key_file, ca, cert, key, server_name,
-// insecure_skip_verify, min_version, max_version), proxy_url, no_proxy,
-// proxy_from_environment (not proxy_connect_header). Authentication is not
-// among them: the API's credentials are the project's keys. Redirects are
-// never followed (they would resend the credentials).
+// HTTPClient is the TLS and proxy part of prometheus/common's HTTPClientConfig, with
+// its YAML keys; no authentication: the project's keys are the API's credentials.
 type HTTPClient struct {
 	TLSConfig              promconfig.TLSConfig `yaml:"tls_config,omitempty"`
 	promconfig.ProxyConfig `yaml:",inline"`
 }
 
-// IsZero reports whether nothing is configured: the transport's defaults
-// (system CAs, proxy from the environment) apply.
+// IsZero reports whether nothing is set, so that the transport's defaults apply.
 func (h HTTPClient) IsZero() bool { return reflect.ValueOf(h).IsZero() }
 
-// build returns the TLS configuration and the proxy function, or nil for
-// the transport's defaults. Building reads the CA and checks the client
-// certificate, so that a wrong file is a configuration error, not a poll
-// error. It works on copies: the ProxyConfig caches its function, which
-// would make two equal configurations differ.
+// build reads the CA and checks the certificate, so a wrong file is a configuration
+// error, not a poll error. It works on copies: ProxyConfig caches its function,
+// which would make two equal configurations differ.
 func (h HTTPClient) build() (*tls.Config, func(*http.Request) (*url.URL, error), error) {
 	if h.IsZero() {
 		return nil, nil, nil
@@ -67,7 +58,6 @@ func (h HTTPClient) build() (*tls.Config, func(*http.Request) (*url.URL, error),
 	return t, fn, nil
 }
 
-// check validates the settings; where names them for the message.
 func (h HTTPClient) check(where string) error {
 	if _, _, err := h.build(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)

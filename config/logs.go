@@ -20,12 +20,10 @@ type Logs struct {
 	Selection
 	MaxPages int
 	Delay    time.Duration
-	// StateFile keeps the counting's positions of every project across
-	// restarts; "" keeps none. A flag only: one file holds every project.
+	// StateFile is a flag only: one file holds every project's positions.
 	StateFile string
 }
 
-// The log collector's settings, in the table with the others.
 func init() {
 	AddSettings([]Setting{
 		{"collect.logs", "collect.logs.enabled", "Opt-in: count each selected service's new log entries by severity (clouddb_service_log_entries_total), at a cost of at least one call per service every --collect.logs.interval (see docs/configuration.md).", "",

@@ -5,19 +5,15 @@ import (
 	"time"
 )
 
-// Setting declares a per-project setting from the package that owns it (a
-// data-plane reader's file, through AddSettings), as a row of the settings
-// table does: the flag and its derived environment variable, the key a
-// file's project overrides it with ("" for none), its help and default,
-// where its value is (Field) and what a wrong value is (Check, may be nil).
+// Setting declares a per-project setting from the package that owns it, as a row
+// of the table: Key "" for no file key, Check may be nil.
 type Setting struct {
 	Flag, Key, Help, Default string
 	Field                    func(*API, *Collect) any
 	Check                    func(p Project, v any) []string
 }
 
-// AddSettings adds settings to the table. It is called from a package's
-// init, before the flags are registered or a file is read.
+// AddSettings adds settings to the table; call it from an init, before flags are read.
 func AddSettings(ss ...Setting) {
 	if settingTree != nil {
 		panic("config: AddSettings after the settings were read")
@@ -27,15 +23,13 @@ func AddSettings(ss ...Setting) {
 	}
 }
 
-// ReaderKey is where a data-plane reader keeps its own settings, a T, in
-// a Collect: a reader declared outside this package needs no field here.
+// ReaderKey keeps a reader's settings, a T, in a Collect without a field of its own.
 type ReaderKey[T any] struct{ name string }
 
 // NewReaderKey returns the key of the settings of the reader called name.
 func NewReaderKey[T any](name string) ReaderKey[T] { return ReaderKey[T]{name} }
 
-// In returns the reader's settings in c for the flags and a file to set
-// (a Setting's Field), adding them when c has none.
+// In returns c's settings of the reader for a Setting's Field, adding them if absent.
 func (k ReaderKey[T]) In(c *Collect) *T {
 	if v, ok := c.readers[k.name].(*T); ok {
 		return v
@@ -57,8 +51,7 @@ func (k ReaderKey[T]) Of(c Collect) T {
 	return zero
 }
 
-// clone returns c with its own copy of the readers' settings: a file's
-// project overrides them in its copy, not in the flags'.
+// clone copies the readers' settings: a file's project overrides its copy, not the flags'.
 func (c Collect) clone() Collect {
 	if c.readers == nil {
 		return c
@@ -83,8 +76,7 @@ func IfEnabled(on func(p Project) bool, check func(p Project, v any) []string) f
 	}
 }
 
-// AtLeastDataInterval checks a data-plane reader's interval against least
-// (lowered by a hidden flag for whole-binary tests).
+// AtLeastDataInterval checks a reader's interval against least (a hidden flag lowers it).
 func AtLeastDataInterval(least time.Duration) func(p Project, v any) []string {
 	return atLeastDataInterval(least)
 }

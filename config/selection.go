@@ -5,19 +5,13 @@ import "regexp"
 // Environments are the values of a service's metadata.environment.
 var Environments = []string{"PROD", "DEV"}
 
-// Selection picks the services an opt-in collector (usage, logs) reads:
-// by environment and by name. The zero value selects every service.
+// Selection picks the services an opt-in collector reads; the zero value selects all.
 type Selection struct {
-	// Environments selects services by metadata.environment; empty means
-	// every environment.
-	Environments []string
-	// ServiceNameRegex selects services by name (anchored); "" selects
-	// every name.
+	Environments     []string
 	ServiceNameRegex string
 }
 
-// NameMatcher returns the anchored pattern, nil when every name is
-// selected. The configuration checked the pattern.
+// NameMatcher returns the anchored pattern (already checked), nil for every name.
 func (s Selection) NameMatcher() *regexp.Regexp {
 	if s.ServiceNameRegex == "" {
 		return nil

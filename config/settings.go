@@ -14,25 +14,19 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
 
-// setting is a per-project API or collect setting, described once: the
-// flag (and its derived environment variable), the key a configuration
-// file's project overrides it with, and its check are all read from here,
-// and docs/configuration.md's tables are tested against it. A package adds
-// its rows with AddSettings (usage.go, logs.go, a data-plane reader's file).
+// setting is a per-project setting described once: its flag, environment variable,
+// file key and check come from here, and docs/configuration.md is tested against it.
 type setting struct {
 	flag string
-	// key is the setting's path under a file's project; "" for a flag
-	// that a project cannot override.
-	key  string
-	help string
-	def  string
-	// field points at the setting in the flags' values or a project's.
+	// key is the path under a file's project; "" when a project cannot override it.
+	key   string
+	help  string
+	def   string
 	field func(*API, *Collect) any
 	check check
 }
 
-// check returns what is wrong with a setting's value v (a pointer, from
-// field), each message to follow the setting's name.
+// check returns what is wrong with v (field's pointer); each message follows the name.
 type check func(p Project, v any) []string
 
 var settings = []setting{
@@ -60,12 +54,10 @@ var settings = []setting{
 		func(_ *API, c *Collect) any { return &c.MaxStaleness }, notNegative},
 	{"collect.concurrency", "collect.concurrency", "API calls one project's poll cycle may have in flight.", fmt.Sprint(DefaultConcurrency),
 		func(_ *API, c *Collect) any { return &c.Concurrency }, positive},
-	// 0 is allowed: it means the default, for callers that build a Collect.
 	{"collect.max-resources-per-list", "collect.max_resources_per_list", "Most resources kept from one list answer (services, VPCs, a service's replica sets, a VPC's peerings): a longer list fails its call once that many were read, and its part reports clouddb_exporter_collector_success 0. Each resource costs series on /metrics; the default is 1.5 times the largest fleet supported (100,000 services); 0 also means the default.", fmt.Sprint(apiclient.DefaultMaxListLength),
 		func(_ *API, c *Collect) any { return &c.MaxResourcesPerList }, notNegative},
 }
 
-// addSettingFlags registers a flag per setting, bound to api and collect.
 func addSettingFlags(app *kingpin.Application, api *API, collect *Collect) {
 	for _, s := range settings {
 		envar := flagval.Envar(s.flag)
@@ -90,8 +82,6 @@ func addSettingFlags(app *kingpin.Application, api *API, collect *Collect) {
 	}
 }
 
-// checkSettings runs every setting's check on p; where names a setting
-// by its flag.
 func checkSettings(p Project, where func(flag string) string) []error {
 	var errs []error
 	for _, s := range settings {
@@ -105,8 +95,7 @@ func checkSettings(p Project, where func(flag string) string) []error {
 	return errs
 }
 
-// FileKey is a key of a configuration file's project and the flag it
-// overrides ("" when none).
+// FileKey is a key of a file's project and the flag it overrides ("" when none).
 type FileKey struct{ Key, Flag string }
 
 // FileKeys lists the keys a configuration file's project takes.
@@ -125,7 +114,6 @@ func FileKeys() []FileKey {
 	return out
 }
 
-// number is a numeric setting's value.
 func number(v any) float64 {
 	switch v := v.(type) {
 	case *int:
@@ -167,8 +155,6 @@ func atLeastOnePage(_ Project, v any) []string {
 	return nil
 }
 
-// atLeastDataInterval checks a data-plane interval against least, which a
-// hidden flag lowers for whole-binary tests.
 func atLeastDataInterval(least time.Duration) check {
 	return func(p Project, v any) []string {
 		if floor := cmp.Or(p.Collect.minDataInterval, least); *v.(*time.Duration) < floor {

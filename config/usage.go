@@ -11,14 +11,12 @@ import (
 // Defaults of the opt-in usage collector.
 const (
 	DefaultUsageInterval = 5 * time.Minute
-	// MinUsageInterval is the shortest usage interval: the API's smallest
-	// bucket is a minute.
+	// MinUsageInterval is the shortest: the API's smallest bucket is a minute.
 	MinUsageInterval    = time.Minute
 	DefaultUsageMaxJobs = 50
 )
 
-// DefaultUsageSeries is every documented usage series suffix, without its
-// leading underscore as the flag takes it.
+// DefaultUsageSeries is every documented series suffix, without its leading underscore.
 var DefaultUsageSeries = func() []string {
 	out := make([]string, len(apiclient.UsageSeriesSuffixes))
 	for i, s := range apiclient.UsageSeriesSuffixes {
@@ -31,15 +29,13 @@ var DefaultUsageSeries = func() []string {
 type Usage struct {
 	Enabled  bool
 	Interval time.Duration
-	// Series empty means DefaultUsageSeries (see SelectedSeries).
-	Series []string
+	Series   []string
 	Selection
 	MaxJobs    int
 	Timestamps bool
 }
 
-// SelectedSeries returns the series to read: Series, or every documented
-// one when it is empty.
+// SelectedSeries returns Series, or every documented series when it is empty.
 func (u Usage) SelectedSeries() []string {
 	if len(u.Series) == 0 {
 		return DefaultUsageSeries
@@ -47,7 +43,6 @@ func (u Usage) SelectedSeries() []string {
 	return u.Series
 }
 
-// The usage collector's settings, in the table with the others.
 func init() {
 	AddSettings([]Setting{
 		{"collect.usage", "collect.usage.enabled", "Opt-in: read each selected service's usage series (CPU, memory, disk, I/O, queries, connections, jobs) from the API's usage time series, at a cost of one call per service and series every --collect.usage.interval (see docs/configuration.md).", "",

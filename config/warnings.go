@@ -8,12 +8,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 )
 
-// Warnings reports settings that work but expose the credentials: an
-// http:// API URL to a host that is not loopback, a certificate that is
-// not verified, key files other users can read. It resolves the projects
-// as a start does (the configuration file's or the flags' one) and ignores
-// their errors, which resolving reports. loaded are the configuration
-// file's projects, as read by the caller.
+// Warnings reports settings that work but expose the credentials (http off loopback,
+// unverified TLS, readable key files); loaded is the file's projects, errors ignored.
 func (f *Flags) Warnings(getenv func(string) string, loaded []Project) []flagval.Warning {
 	if f.ConfigFile == "" {
 		p, _ := f.singleProject(getenv, discoveryPlaceholder)
@@ -45,7 +41,6 @@ func (p Project) warnings(where func(setting string) string) []flagval.Warning {
 	return out
 }
 
-// loopbackHost reports whether host names this machine only.
 func loopbackHost(host string) bool {
 	if host == "localhost" {
 		return true
@@ -54,7 +49,6 @@ func loopbackHost(host string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// fileWhere names a setting of the configuration file's project i.
 func fileWhere(i int) func(setting string) string {
 	return func(s string) string { return fmt.Sprintf("--config.file: projects[%d].%s", i, fileKeyOf(s)) }
 }
