@@ -12,59 +12,45 @@ import (
 	"unicode/utf8"
 )
 
-// Events of audit records. A write that reaches the API has two records:
-// "accepted" just before the upstream call (so that a crash, a kill or a
-// full disk afterwards still leaves a trace of a write that may have
-// happened) and "outcome" once it is answered; every other request has
-// its "outcome" only. A tracked asynchronous operation has a third,
-// "settled", with its final state.
+// Events of audit records: "accepted" comes just before the upstream call,
+// so that a crash afterwards still leaves a trace of a write that may have
+// happened.
 const (
 	eventAccepted = "accepted"
 	eventOutcome  = "outcome"
 	eventSettled  = "settled"
 )
 
-// maxAuditField caps every text field of an audit record, in bytes: they
-// come from the request (method, path ids, user name), and a record must
-// stay one short line whatever a client sends.
+// maxAuditField keeps a record one short line whatever a client sends.
 const maxAuditField = 128
 
-// auditRecord is what the audit log keeps of one request, whatever its
-// outcome, as the Kubernetes API server's audit Request level does: who,
-// from where, what and with which parameters. It never holds a password or
-// any other secret (params are the validated body with secrets redacted),
-// nor a header other than the User-Agent.
+// auditRecord keeps what Kubernetes' audit Request level keeps: who, from
+// where, what and with which parameters; no secret, no header but User-Agent.
 type auditRecord struct {
-	Time         time.Time `json:"time"`
-	Event        string    `json:"event"`
-	RequestID    string    `json:"request_id"`
-	Caller       string    `json:"caller"`
-	RemoteAddr   string    `json:"remote_addr"`
-	UserAgent    string    `json:"user_agent,omitempty"`
-	Method       string    `json:"method"`
-	Operation    string    `json:"operation"`
-	ProjectID    string    `json:"project_id,omitempty"`
-	ServiceID    string    `json:"service_id,omitempty"`
-	ReplicaSetID string    `json:"replica_set_id,omitempty"`
-	VPCID        string    `json:"vpc_id,omitempty"`
-	PeeringID    string    `json:"peering_id,omitempty"`
-	// Params is the request's validated body, secrets redacted.
-	Params map[string]any `json:"params,omitempty"`
-	DryRun bool           `json:"dry_run"`
-	// Confirmed is set when the request gave ?confirm=<id>.
-	Confirmed bool    `json:"confirmed,omitempty"`
-	Replayed  bool    `json:"idempotent_replayed,omitempty"`
-	Status    int     `json:"status,omitempty"`
-	Duration  float64 `json:"duration_seconds"`
-	ErrorCode string  `json:"error_code,omitempty"`
-	// State and LastStatus are a settled operation's final state and the
-	// resource's status when last observed.
-	State      string `json:"state,omitempty"`
-	LastStatus string `json:"last_status,omitempty"`
+	Time         time.Time      `json:"time"`
+	Event        string         `json:"event"`
+	RequestID    string         `json:"request_id"`
+	Caller       string         `json:"caller"`
+	RemoteAddr   string         `json:"remote_addr"`
+	UserAgent    string         `json:"user_agent,omitempty"`
+	Method       string         `json:"method"`
+	Operation    string         `json:"operation"`
+	ProjectID    string         `json:"project_id,omitempty"`
+	ServiceID    string         `json:"service_id,omitempty"`
+	ReplicaSetID string         `json:"replica_set_id,omitempty"`
+	VPCID        string         `json:"vpc_id,omitempty"`
+	PeeringID    string         `json:"peering_id,omitempty"`
+	Params       map[string]any `json:"params,omitempty"` // secrets redacted
+	DryRun       bool           `json:"dry_run"`
+	Confirmed    bool           `json:"confirmed,omitempty"`
+	Replayed     bool           `json:"idempotent_replayed,omitempty"`
+	Status       int            `json:"status,omitempty"`
+	Duration     float64        `json:"duration_seconds"`
+	ErrorCode    string         `json:"error_code,omitempty"`
+	State        string         `json:"state,omitempty"`
+	LastStatus   string         `json:"last_status,omitempty"`
 }
 
-// capped returns a copy of the record with every text field cut to
-// maxAuditField bytes (at a character boundary, marked with "...").
 func (a auditRecord) capped() auditRecord {
 	for _, f := range []*string{&a.Caller, &a.RemoteAddr, &a.UserAgent, &a.Method, &a.Operation, &a.ProjectID, &a.ServiceID,
 		&a.ReplicaSetID, &a.VPCID, &a.PeeringID, &a.ErrorCode, &a.State, &a.LastStatus} {
@@ -76,8 +62,6 @@ func (a auditRecord) capped() auditRecord {
 	return a
 }
 
-// capValue returns a copy of a decoded JSON value with every string cut
-// as capField cuts a field.
 func capValue(v any) any {
 	switch v := v.(type) {
 	case string:
@@ -109,7 +93,6 @@ func capField(s string) string {
 	return strings.ToValidUTF8(s[:n], "\uFFFD") + "..."
 }
 
-// setID records a path id under its field.
 func (a *auditRecord) setID(name, v string) {
 	switch name {
 	case idProject:
@@ -131,7 +114,6 @@ func withRecord(ctx context.Context, rec *auditRecord) context.Context {
 	return context.WithValue(ctx, recordKey{}, rec)
 }
 
-// recordOf returns the request's audit record; handlers fill it in.
 func recordOf(ctx context.Context) *auditRecord {
 	if rec, ok := ctx.Value(recordKey{}).(*auditRecord); ok {
 		return rec
@@ -139,21 +121,16 @@ func recordOf(ctx context.Context) *auditRecord {
 	return &auditRecord{}
 }
 
-// auditor writes audit records to the logger and, when set, as JSON lines
-// to a file.
 type auditor struct {
 	logger *slog.Logger
 	mu     sync.Mutex
 	w      io.Writer
 }
 
-// errAuditLog is returned when a record could not be written to the file.
 var errAuditLog = errors.New("cannot write to the audit log")
 
-// write logs the record (its fields capped) under event and appends it to
-// the file. It reports a failure to write the file, after which the file
-// holds no partial line: the line is written with one call, and a short
-// write is cut off again when the file can be truncated.
+// write leaves no partial line in the file: one write call, and a short
+// write cut off again where the file can be truncated.
 func (a *auditor) write(event string, rec *auditRecord) error {
 	r := rec.capped()
 	r.Event = event
@@ -176,7 +153,6 @@ func (a *auditor) write(event string, rec *auditRecord) error {
 	return a.append(line, "request_id", r.RequestID, "event", event)
 }
 
-// append writes line to the file; failures are logged with attrs.
 func (a *auditor) append(line []byte, attrs ...any) error {
 	if a.w == nil {
 		return nil

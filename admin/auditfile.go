@@ -7,19 +7,14 @@ import (
 	"sync"
 )
 
-// auditFile is --admin.audit-log, appended to and reopened when its path
-// no longer names the open file (renamed by logrotate, or removed), so
-// that no record goes to a file nobody reads. The check is one stat per
-// record (see BenchmarkAuditFileWrite): records are written one at a time
-// and rarely, and a check on each write means no record after a rotation
-// is lost. copytruncate needs nothing: writes append at the new end.
+// auditFile is --admin.audit-log, reopened when its path no longer names
+// the open file (after logrotate), so that no record goes to a file nobody
+// reads. copytruncate needs nothing: writes append at the new end.
 type auditFile struct {
 	path string
 
 	mu sync.Mutex
-	// f is nil when the file could not be reopened: each write tries
-	// again, and fails until it can (a write is then refused unless
-	// --admin.audit-fail-open).
+	// f is nil while the file cannot be reopened: each write tries again.
 	f    *os.File
 	info os.FileInfo
 }
@@ -32,8 +27,7 @@ func openAuditFile(path string) (*auditFile, error) {
 	return a, nil
 }
 
-// Write appends p with one write call; a short write is cut off again, so
-// that the file holds no torn line.
+// Write cuts a short write off again, so that the file holds no torn line.
 func (a *auditFile) Write(p []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -50,8 +44,7 @@ func (a *auditFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Reopen closes the file and opens the path again, as on SIGHUP after a
-// rotation.
+// Reopen opens the path again, as on SIGHUP after a rotation.
 func (a *auditFile) Reopen() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -70,7 +63,6 @@ func (a *auditFile) Close() error {
 	return err
 }
 
-// current reopens the file unless the path names the open one.
 func (a *auditFile) current() error {
 	if a.f != nil {
 		if fi, err := os.Stat(a.path); err == nil && os.SameFile(fi, a.info) {

@@ -25,21 +25,17 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// Callers as recorded in the audit log for token authentication.
 const callerToken = "token"
 
-// maxAuthCache bounds each cache of bcrypt results.
 const maxAuthCache = 1024
 
-// A client may fail authentication authFailureBurst times, then once per
-// authFailureEvery; beyond that it is refused before any bcrypt
-// comparison, which is what a password guesser spends the CPU on.
+// A client out of failures is refused before any bcrypt comparison, which
+// is what a password guesser spends the CPU on.
 const (
 	authFailureBurst = 10
 	authFailureEvery = 6 * time.Second
 )
 
-// authResult is what authenticate found.
 type authResult int
 
 const (
@@ -49,26 +45,21 @@ const (
 	authBusy                 // no bcrypt slot free: 503
 )
 
-// authenticator checks the Authorization header: a bearer token or HTTP
-// Basic against bcrypt hashes, never both (they share the header).
+// authenticator checks a bearer token or HTTP Basic, never both: they
+// share the Authorization header.
 type authenticator struct {
 	tokenSum [sha256.Size]byte
 	hasToken bool
 	users    map[string]string
-	// dummy is compared against when the user is unknown, so that a wrong
-	// user name takes as long as a wrong password of the slowest user.
+	// dummy makes an unknown user take as long as the slowest user's
+	// wrong password.
 	dummy []byte
 	now   func() time.Time
 
-	// bcrypt is slow on purpose. slots bounds the comparisons at once; a
-	// request finding none free is refused rather than queued, so that a
-	// flood holds neither goroutines nor places in flight. clean is one
-	// more slot for clients without a recent failure: a guesser cannot
-	// take it, so a caller's first request still gets through a flood. A
-	// clean client waits for it a little (cleanWait): a guesser's own
-	// first, clean, comparison may still hold it.
-	// Results are cached by a hash of user, password and stored hash, good
-	// ones apart so that a flood of wrong passwords cannot evict them.
+	// A request finding no bcrypt slot is refused, not queued, so that a
+	// flood holds no goroutines; clean is one more slot that a guesser
+	// cannot take. Good results are cached apart, so that a flood of wrong
+	// passwords cannot evict them.
 	slots    chan struct{}
 	clean    chan struct{}
 	failures *keyedLimiter
@@ -109,9 +100,8 @@ func newAuthenticator(token string, users map[string]string, logger *slog.Logger
 	return a, nil
 }
 
-// checkHashes returns the highest bcrypt cost of the users' hashes, or
-// an error naming a user whose hash is not a bcrypt hash; cheap, when not
-// nil, hears of each hash below bcrypt's default cost.
+// checkHashes returns the highest bcrypt cost; cheap hears of each hash
+// below bcrypt's default cost.
 func checkHashes(users map[string]string, cheap func(user string, cost int)) (int, error) {
 	maxCost := 0
 	for _, user := range slices.Sorted(maps.Keys(users)) {
@@ -127,7 +117,6 @@ func checkHashes(users map[string]string, cheap func(user string, cost int)) (in
 	return maxCost, nil
 }
 
-// scheme is the WWW-Authenticate challenge.
 func (a *authenticator) scheme() string {
 	if a.hasToken {
 		return `Bearer realm="clouddb_exporter admin"`
@@ -135,12 +124,10 @@ func (a *authenticator) scheme() string {
 	return `Basic realm="clouddb_exporter admin", charset="UTF-8"`
 }
 
-// authenticate returns the caller's name: the basic-auth user or "token".
 func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 	if a.hasToken {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		// Comparing digests keeps the comparison constant-time whatever
-		// the lengths.
+		// Digests keep the comparison constant-time whatever the lengths.
 		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
 		if !ok || subtle.ConstantTimeCompare(sum[:], a.tokenSum[:]) != 1 {
 			return "", authWrong
@@ -187,8 +174,6 @@ func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 	return user, authOK
 }
 
-// acquire takes a bcrypt slot without waiting; clean clients may take
-// the reserved one too, waiting for it up to cleanWait.
 func (a *authenticator) acquire(ctx context.Context, clean bool) (release func(), ok bool) {
 	select {
 	case a.slots <- struct{}{}:
@@ -209,11 +194,10 @@ func (a *authenticator) acquire(ctx context.Context, clean bool) (release func()
 	return nil, false
 }
 
-// cleanWait bounds how long a client without a recent failure waits for
-// the reserved bcrypt slot: a few comparisons at the highest usual cost.
+// cleanWait is a few comparisons at the highest usual cost: a guesser's
+// own first, clean, comparison may hold the reserved slot.
 const cleanWait = 5 * time.Second
 
-// remember caches a comparison's result.
 func (a *authenticator) remember(key [sha256.Size]byte, good bool) {
 	cache := a.bad
 	if good {
@@ -227,12 +211,8 @@ func (a *authenticator) remember(key [sha256.Size]byte, good bool) {
 	cache[key] = struct{}{}
 }
 
-// LoadWebConfig decodes an exporter-toolkit web configuration file into the
-// toolkit's own web.Config, with the toolkit's defaults (TLS 1.2 to 1.3,
-// HTTP/2) and relative TLS file paths resolved against the file's
-// directory. The caller should have checked the file with web.Validate.
-// Nothing is written: the admin listener serves from the decoded value
-// (see Listener.Serve), so a read-only root filesystem is fine.
+// LoadWebConfig decodes a web configuration file checked by web.Validate,
+// with the toolkit's defaults and TLS paths relative to the file.
 func LoadWebConfig(path string) (*web.Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -256,9 +236,8 @@ func LoadWebConfig(path string) (*web.Config, error) {
 	return c, nil
 }
 
-// users returns the basic-auth users of c, which the admin surface checks
-// itself so that a wrong password gets a JSON answer and an audit record
-// like every other refusal.
+// users returns c's basic-auth users, which the surface checks itself so
+// that a wrong password is answered and audited like every other refusal.
 func users(c *web.Config) map[string]string {
 	if len(c.Users) == 0 {
 		return nil

@@ -16,24 +16,18 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 )
 
-// settings are the admin flags validated: what a start builds the surface
-// and its listener from.
+// settings are the validated admin flags.
 type settings struct {
 	opts      Options
 	maxConns  int
 	webConfig *web.Config
-	// tlsConfig is nil for clear text.
-	tlsConfig *tls.Config
-	// audit is the opened audit log, nil without one or for a check.
-	audit *auditFile
-	// cleanup closes the audit log.
-	cleanup func()
+	tlsConfig *tls.Config // nil for clear text
+	audit     *auditFile  // nil without one or for a check
+	cleanup   func()
 }
 
-// Check makes every check of Listener, for --config.check, with the same
-// functions but without building the surface or its listener: no goroutine,
-// no metric registered, the audit log checked but neither created nor
-// opened (see checkAuditLog), and no generated token shown.
+// Check makes Listener's checks without building anything: no goroutine,
+// no metric, no audit log created or opened, no generated token shown.
 func (f *Flags) Check(_ context.Context, opts Options, simulate bool) error {
 	set, err := f.validate(opts, simulate, io.Discard, checkAuditLog)
 	if set != nil {
@@ -42,9 +36,6 @@ func (f *Flags) Check(_ context.Context, opts Options, simulate bool) error {
 	return err
 }
 
-// validate checks the admin flags and fills in opts from them, opening
-// the audit log with openLog. It returns nil settings when
-// --admin.listen-address is empty.
 func (f *Flags) validate(opts Options, simulate bool, stdout io.Writer, openLog func(path string) (io.Writer, func(), error)) (*settings, error) {
 	if f.listen == "" {
 		return nil, f.checkUnused()
@@ -87,15 +78,12 @@ func (f *Flags) validate(opts Options, simulate bool, stdout io.Writer, openLog 
 	return set, nil
 }
 
-// checkTransport checks the basic auth hashes, as New would, and the TLS
-// that --admin.listen-address needs off loopback.
 func (f *Flags) checkTransport(set *settings) error {
 	if _, err := checkHashes(set.opts.BasicAuthUsers, nil); err != nil {
 		return fmt.Errorf("admin: %w", err)
 	}
 	if set.webConfig.TLSConfig.IsEnabled() {
-		// The certificate and key files are re-read on each handshake, as
-		// the toolkit does, so a rotated certificate is picked up.
+		// The files are re-read on each handshake: a rotation is picked up.
 		tlsConfig, err := web.ConfigToTLSConfig(&set.webConfig.TLSConfig)
 		if err != nil {
 			return fmt.Errorf("--admin.web-config.file (CLOUDDB_ADMIN_WEB_CONFIG_FILE): %w", err)
@@ -108,8 +96,6 @@ func (f *Flags) checkTransport(set *settings) error {
 	return nil
 }
 
-// openAuditLog opens the audit log for appending, creating it if need be;
-// it follows rotations (see auditFile).
 func openAuditLog(path string) (io.Writer, func(), error) {
 	file, err := openAuditFile(path)
 	if err != nil {
@@ -118,10 +104,8 @@ func openAuditLog(path string) (io.Writer, func(), error) {
 	return file, func() { _ = file.Close() }, nil
 }
 
-// checkAuditLog checks that openAuditLog could open the audit log, without
-// opening or creating it: an existing file must be a writable file; for a
-// new one, its directory must exist and be writable (where the system
-// says, see checkWritable).
+// checkAuditLog checks that openAuditLog could open the audit log without
+// opening or creating it.
 func checkAuditLog(path string) (io.Writer, func(), error) {
 	nop := func() {}
 	target := path

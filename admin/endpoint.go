@@ -13,7 +13,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// Resource kinds, for refreshing and tracking.
 const (
 	kindService    = "service"
 	kindReplicaSet = "replica_set"
@@ -21,7 +20,6 @@ const (
 	kindPeering    = "peering"
 )
 
-// Path value names.
 const (
 	idProject    = "project_id"
 	idService    = "service_id"
@@ -30,56 +28,37 @@ const (
 	idPeering    = "peering_id"
 )
 
-// endpoint is one write operation of the admin surface. Its route, success
-// status and asynchrony come from the operation's entry in the API's
-// catalog (apiclient.Catalog): the route is the upstream method and path
-// under /api/v1. What the catalog cannot know is here: idempotency, the
-// PROD guard, the body's validation, the call and the resource it affects.
+// endpoint is what the catalog cannot know of a write: its rules, the
+// body's validation, the call and the resource it affects.
 type endpoint struct {
 	op string
-	// api is op's catalog entry and ids its path value names after
-	// project_id, in path order; bind fills both.
-	api apiclient.Operation
-	ids []string
-	// idempotent operations accept an Idempotency-Key.
+	// bind fills api and ids (the path value names after project_id).
+	api        apiclient.Operation
+	ids        []string
 	idempotent bool
-	// guard, when set, is the PROD confirmation the operation needs.
-	guard *prodGuard
-	// optIn operations lose data, lock people out or hand out a password:
-	// they are refused unless --admin.allow names them.
+	guard      *prodGuard
+	// optIn operations are refused unless --admin.allow names them.
 	optIn bool
-	// secret, when set, returns the secret a request's body carries, kept
-	// out of the API's error text, which may echo it.
-	secret func(body any) string
-	// answersSecret operations may answer with a password: the answer is
-	// kept out of caches.
+	// secret returns the body's secret, kept out of the API's error text,
+	// which may echo it.
+	secret        func(body any) string
 	answersSecret bool
-	// decode validates the body and returns the typed upstream body, nil
-	// for operations that take none.
-	decode func(raw []byte) (any, error)
-	// call runs the upstream operation and returns its typed answer, nil
-	// for operations answered without a body.
-	call func(ctx context.Context, c *apiclient.Client, ids ids, body any) (any, error)
-	// target tells which resource to refresh and, for asynchronous
-	// operations, how it settles.
-	target func(ids ids, result any) target
-	// example is the request the generic tests make on the simulator's
-	// demo fleet, so that a new write needs no hand-written test case.
+	decode        func(raw []byte) (any, error)
+	call          func(ctx context.Context, c *apiclient.Client, ids ids, body any) (any, error)
+	// target tells which resource to refresh and how it settles.
+	target  func(ids ids, result any) target
 	example Example
 }
 
-// Example is a write operation's valid and invalid request on the
-// simulator's demo fleet (cloudsim's LoadDemo): the generic tests of every
-// write make it, here and in the contract and whole-binary tests.
+// Example is a write's valid and invalid request on the simulator's demo
+// fleet, which the generic tests of every write make.
 type Example struct {
-	// On names the demo resource the path addresses: a service, replica
-	// set or VPC, or the VPC whose first peering it addresses.
+	// On names the demo resource addressed (for a peering, its VPC).
 	On string
-	// Body is valid ({vpc:NAME} stands for that demo VPC's id); Bad is
-	// refused with a 400 that names BadField.
+	// Body is valid ({vpc:NAME} stands for that VPC's id); Bad is refused
+	// with a 400 that names BadField.
 	Body, Bad, BadField string
-	// Status, when set, is the API's answer on a fresh demo fleet instead
-	// of the operation's success.
+	// Status, if set, replaces the success status on a fresh demo fleet.
 	Status int
 }
 
@@ -93,8 +72,7 @@ type Demo struct {
 	Peerings    map[string][]string // by VPC name
 }
 
-// Request returns the example's path below /api/v1 and its body on a demo
-// fleet of the project.
+// Request returns the example's path below /api/v1 and body on a demo fleet.
 func (x Example) Request(o apiclient.Operation, projectID string, d Demo) (path, body string, err error) {
 	v := ids{idProject: projectID}
 	rs := d.ReplicaSets[x.On]
@@ -124,19 +102,14 @@ func Examples() map[string]Example {
 	return out
 }
 
-// prodGuard is the confirmation an operation that loses data or breaks a
-// PROD resource needs: ?confirm=<the resource's id>, unless the resource's
+// prodGuard is the ?confirm=<id> a write to a resource needs unless its
 // environment, read fresh just before the write, is DEV.
 type prodGuard struct {
-	// verb says what the operation does to the resource, for messages:
-	// "delete it".
-	verb string
-	// applies tells whether a request's decoded body calls for the
-	// confirmation; nil means every request does.
+	verb string // for messages: "delete it"
+	// applies, if not nil, tells whether a decoded body needs confirming.
 	applies func(body any) bool
 }
 
-// secretOf returns the secret of a request's body, "" for none.
 func (e *endpoint) secretOf(body any) string {
 	if e.secret == nil {
 		return ""
@@ -144,25 +117,19 @@ func (e *endpoint) secretOf(body any) string {
 	return e.secret(body)
 }
 
-// guardAlways guards every request of an operation.
 func guardAlways(verb string) *prodGuard { return &prodGuard{verb: verb} }
 
-// guards reports whether the endpoint's guard applies to a request with
-// this decoded body.
 func (e *endpoint) guards(body any) bool {
 	return e.guard != nil && (e.guard.applies == nil || e.guard.applies(body))
 }
 
-// guardToDev guards a switch to DEV: the delete's guard would otherwise be
-// bypassed by switching a PROD resource to DEV first. DEV to DEV passes
-// the guard on its fresh read; a switch to PROD needs nothing.
+// guardToDev guards a switch to DEV: otherwise switching a PROD resource to
+// DEV first would bypass the delete's guard.
 var guardToDev = &prodGuard{verb: "switch it to " + apiclient.EnvironmentDev, applies: func(body any) bool {
 	req, ok := body.(apiclient.SetEnvironmentRequest)
 	return ok && req.Environment == apiclient.EnvironmentDev
 }}
 
-// guardedResource returns what the guard reads and the id ?confirm= must
-// name: the replica set in the path, else the service.
 func (e *endpoint) guardedResource(v ids) (what, id string) {
 	if slices.Contains(e.ids, idReplicaSet) {
 		return "replica set", v[idReplicaSet]
@@ -170,15 +137,12 @@ func (e *endpoint) guardedResource(v ids) (what, id string) {
 	return "service", v[idService]
 }
 
-// pattern is the ServeMux pattern of the endpoint.
 func (e *endpoint) pattern() string {
 	return e.api.Method + " " + apiPrefix + e.api.Path
 }
 
-// ids are the path values of one request.
 type ids map[string]string
 
-// upstreamPath fills the endpoint's path template with escaped ids.
 func (e *endpoint) upstreamPath(v ids) string {
 	var b strings.Builder
 	tmpl := e.api.Path
@@ -197,39 +161,32 @@ func (e *endpoint) upstreamPath(v ids) string {
 
 // Settled states an asynchronous operation waits for.
 const (
-	settleNone  = ""      // synchronous: refresh only
-	settleReady = "ready" // service READY, replica set active
-	settleGone  = "gone"  // deleted
-	// settlePaused is a stopped service: PAUSED.
-	settlePaused = "paused"
+	settleNone   = ""       // synchronous: refresh only
+	settleReady  = "ready"  // service READY, replica set active
+	settleGone   = "gone"   // deleted
+	settlePaused = "paused" // a stopped service
 )
 
-// target is the resource a write affected.
 type target struct {
 	kind                                      string
 	serviceID, replicaSetID, vpcID, peeringID string
 	settle                                    string
 }
 
-// bodyless decodes the body of an operation that takes none.
 func bodyless(raw []byte) (any, error) { return nil, decodeEmpty(raw) }
 
-// serviceTarget is the target of a write to the service in the path.
 func serviceTarget(settle string) func(ids, any) target {
 	return func(v ids, _ any) target {
 		return target{kind: kindService, serviceID: v[idService], settle: settle}
 	}
 }
 
-// replicaSetTarget is the target of a write to the replica set in the path.
 func replicaSetTarget(settle string) func(ids, any) target {
 	return func(v ids, _ any) target {
 		return target{kind: kindReplicaSet, serviceID: v[idService], replicaSetID: v[idReplicaSet], settle: settle}
 	}
 }
 
-// endpoints lists the admin side of every write operation, by resource;
-// bind puts them in the catalog's order.
 func endpoints() []*endpoint {
 	var all []*endpoint
 	all = append(all, serviceEndpoints()...)
@@ -239,9 +196,8 @@ func endpoints() []*endpoint {
 	return all
 }
 
-// bind joins the catalog's write operations with their endpoints, in the
-// catalog's order. Every write operation needs exactly one endpoint (its
-// validation) and every endpoint a write operation.
+// bind joins the catalog's writes with their endpoints, in the catalog's
+// order: exactly one endpoint per write, and no endpoint without one.
 func bind(catalog []apiclient.Operation, specs []*endpoint) ([]*endpoint, error) {
 	byOp := make(map[string]*endpoint, len(specs))
 	for _, e := range specs {

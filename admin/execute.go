@@ -10,25 +10,18 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// execution is one validated write on its way upstream: what its steps
-// share. Each step is a method, run by execute in order.
+// execution is what the steps of one validated write share.
 type execution struct {
-	s   *Server
-	w   http.ResponseWriter
-	r   *http.Request
-	req *request
-	rec *auditRecord
-	// key is the request's idempotency key in the store; keyed is false
-	// when the request carries none.
+	s     *Server
+	w     http.ResponseWriter
+	r     *http.Request
+	req   *request
+	rec   *auditRecord
 	key   idemKey
-	keyed bool
-	// op is the write as GET /api/v1/operations lists it.
-	op *Operation
+	keyed bool // the request carries an Idempotency-Key
+	op    *Operation
 }
 
-// execute runs the write upstream, with the idempotency store around it
-// when the request carries a key: replay, audit, call, bookkeeping, relay,
-// tracking.
 func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Request, req *request) {
 	x := &execution{s: s, w: w, r: r, req: req, rec: recordOf(r.Context())}
 	if x.replay() || !x.audit() {
@@ -45,10 +38,8 @@ func (s *Server) execute(ctx context.Context, w http.ResponseWriter, r *http.Req
 	x.follow(t, now)
 }
 
-// replay looks the request's idempotency key up: a completed request's
-// answer is served again, a key reused for another request or still in
-// progress is refused. It reports whether the request was answered; if
-// not, the key is now in progress.
+// replay answers a request whose key the store knows; otherwise the key is
+// now in progress.
 func (x *execution) replay() (answered bool) {
 	if x.req.key == "" {
 		return false
@@ -77,9 +68,8 @@ func (x *execution) replay() (answered bool) {
 	return false
 }
 
-// audit records the write as accepted before it is sent, and reports
-// whether it may be sent: a write that cannot be audited is not made
-// (fail closed), unless --admin.audit-fail-open.
+// audit records the write as accepted before it is sent: a write that
+// cannot be audited is not sent, unless --admin.audit-fail-open.
 func (x *execution) audit() (ok bool) {
 	x.op = &Operation{
 		ID: x.rec.RequestID, Operation: x.req.ep.op, ProjectID: x.req.ids[idProject],
@@ -101,40 +91,29 @@ func (x *execution) audit() (ok bool) {
 	return true
 }
 
-// call sends the write upstream through the project's client: its decoded
-// result and the answer's body as received.
 func (x *execution) call(ctx context.Context) (result any, answer []byte, err error) {
 	result, err = x.req.ep.call(apiclient.WithAnswer(ctx, &answer), x.req.project.Client, x.req.ids, x.req.body)
 	return result, answer, err
 }
 
-// failed settles a write the API refused or that did not complete, and
-// answers with the error.
 func (x *execution) failed(err error, now time.Time) {
 	e := upstreamError(err, x.req.ep.secretOf(x.req.body))
 	x.op.State, x.op.HTTPStatus, x.op.ErrorCode, x.op.SettledAt = stateFailed, e.status, e.code, &now
 	x.s.recent.add(x.op)
 	if x.keyed {
 		if e.status >= http.StatusInternalServerError {
-			// The create may have happened (a timeout, a lost
-			// connection, a 5xx): a retry with the same key must not
-			// send it again and risk a twin. The answer, which says to
-			// check first, is replayed instead.
+			// The create may have happened: a retry with the same key gets
+			// this answer, which says to check first, instead of a twin.
 			body, _ := marshal(apiclient.ErrorBody{Code: e.code, Message: e.message})
 			header := http.Header{"Content-Type": {"application/json"}}
 			x.s.idem.complete(x.key, storedAnswer{status: e.status, header: header, body: body})
 		} else {
-			// A 4xx was refused before anything happened: the key is
-			// free for a corrected retry.
-			x.s.idem.abort(x.key)
+			x.s.idem.abort(x.key) // nothing happened: free for a corrected retry
 		}
 	}
 	x.s.writeError(x.w, x.r, e)
 }
 
-// accepted records a write the API accepted in the list of operations,
-// with the resource it affects (a create's new id from its result), and
-// returns that resource.
 func (x *execution) accepted(result any, now time.Time) target {
 	t := x.req.ep.target(x.req.ids, result)
 	x.op.ServiceID, x.op.ReplicaSetID, x.op.VPCID, x.op.PeeringID = t.serviceID, t.replicaSetID, t.vpcID, t.peeringID
@@ -143,8 +122,6 @@ func (x *execution) accepted(result any, now time.Time) target {
 	return t
 }
 
-// relay answers an accepted write with the upstream answer, and keeps that
-// answer for a retry with the same idempotency key.
 func (x *execution) relay(result any, answer []byte) {
 	status := x.req.ep.api.Success
 	body, header := relayBody(result, answer, x.req.ep.answersSecret)
@@ -162,12 +139,8 @@ func (x *execution) relay(result any, answer []byte) {
 	_, _ = x.w.Write(body)
 }
 
-// relayBody returns the body and headers that relay an upstream answer:
-// the answer as received, so that nothing is dropped or added, also for
-// writes the client reads no body of (revision 2026 answers resizeService
-// with the service, the first revision nothing); a re-encoding of result
-// only when there is no answer to relay. An answer that may carry a
-// password is not to be cached.
+// relayBody relays the answer as received, so that nothing is dropped or
+// added even where the client reads no body; result only without one.
 func relayBody(result any, answer []byte, secret bool) ([]byte, http.Header) {
 	header := http.Header{}
 	var body []byte
@@ -187,8 +160,6 @@ func relayBody(result any, answer []byte, secret bool) ([]byte, http.Header) {
 	return body, header
 }
 
-// follow tracks an asynchronous write until the resource settles; a
-// synchronous one has settled, and the poller refreshes its resource once.
 func (x *execution) follow(t target, now time.Time) {
 	s, op, p := x.s, x.op, x.req.project
 	if x.req.ep.api.Async {
@@ -199,14 +170,10 @@ func (x *execution) follow(t target, now time.Time) {
 	s.background.Go(func() { s.refreshOnce(op, p, t) })
 }
 
-// redactAnswer removes the project's credentials from a success answer
-// before it is relayed or kept for a replay: an API or a debugging proxy
-// that echoes the request's Authorization header or the keys would
-// otherwise hand them to every admin caller, for 24h through the
-// idempotency store. The answer stays as received unless it holds a
-// credential. JSON can hide one behind \u escapes, which a text search
-// misses: then, or if the text replacement broke the JSON, the answer is
-// re-encoded from its decoded form with every string redacted.
+// redactAnswer removes the project's credentials from an answer, which a
+// proxy that echoes the request may hold. JSON can hide one behind \u
+// escapes that a text search misses: then, or if the text replacement
+// broke the JSON, the answer is re-encoded with every string redacted.
 func redactAnswer(red *apiclient.Redactor, body []byte) []byte {
 	if len(body) == 0 {
 		return body
@@ -229,7 +196,6 @@ func redactAnswer(red *apiclient.Redactor, body []byte) []byte {
 	return b
 }
 
-// decodeAnswer decodes a JSON answer keeping numbers as they are written.
 func decodeAnswer(b []byte) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -240,8 +206,7 @@ func decodeAnswer(b []byte) (any, bool) {
 	return v, true
 }
 
-// redactStrings redacts every string of a decoded JSON value, object keys
-// included, and reports whether one changed.
+// redactStrings redacts object keys too.
 func redactStrings(red *apiclient.Redactor, v any) (any, bool) {
 	switch v := v.(type) {
 	case string:

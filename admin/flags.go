@@ -61,21 +61,15 @@ func AddFlags(app *kingpin.Application) *Flags {
 
 // Listener is the admin surface's own HTTP listener.
 type Listener struct {
-	srv *http.Server
-	// tls is the listener's TLS configuration, nil for clear text.
-	tls *tls.Config
-	// grace is how long Shutdown waits for requests in flight.
-	grace time.Duration
-	// maxConns bounds the connections open at once; 0: no bound.
-	maxConns int
-	// audit is the audit log, nil without --admin.audit-log.
-	audit  *auditFile
-	logger *slog.Logger
+	srv      *http.Server
+	tls      *tls.Config // nil for clear text
+	grace    time.Duration
+	maxConns int        // 0: no bound
+	audit    *auditFile // nil without --admin.audit-log
+	logger   *slog.Logger
 }
 
-// Reopen reopens the audit log, for SIGHUP and POST /-/reload after a
-// rotation. A failure is logged; writes are refused (unless
-// --admin.audit-fail-open) until the file can be opened.
+// Reopen reopens the audit log after a rotation; a failure is logged.
 func (a *Listener) Reopen() {
 	if a.audit == nil {
 		return
@@ -87,9 +81,8 @@ func (a *Listener) Reopen() {
 	a.logger.Info("Audit log reopened", "path", a.audit.path)
 }
 
-// Listen binds --admin.listen-address, for Serve: nil when the surface is
-// off. The exporter binds it before anything starts, so that a taken port
-// stops it at once, naming the flag.
+// Listen binds --admin.listen-address (nil when off) before anything
+// starts, so that a taken port stops the exporter at once, naming the flag.
 func (f *Flags) Listen() (net.Listener, error) {
 	if f.listen == "" {
 		return nil, nil
@@ -101,8 +94,7 @@ func (f *Flags) Listen() (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve serves the admin surface on ln, from Flags.Listen, until Shutdown;
-// it returns http.ErrServerClosed after a clean shutdown.
+// Serve serves the admin surface on ln until Shutdown (http.ErrServerClosed).
 func (a *Listener) Serve(ln net.Listener, logger *slog.Logger) error {
 	var err error
 	if a.maxConns > 0 {
@@ -121,8 +113,8 @@ func (a *Listener) Serve(ln net.Listener, logger *slog.Logger) error {
 	return err
 }
 
-// withHeaders sets the response headers of an exporter-toolkit web
-// configuration, which the admin surface does not handle itself.
+// withHeaders sets the web configuration's headers: the surface is not
+// served by exporter-toolkit's web.Serve.
 func withHeaders(h http.Handler, c *web.Config) http.Handler {
 	headers := c.HTTPConfig.Header
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +125,6 @@ func withHeaders(h http.Handler, c *web.Config) http.Handler {
 	})
 }
 
-// rateLimit is the web configuration's rate_limit, nil when it has none.
 func rateLimit(c *web.Config) *RateLimit {
 	if c.RateLimiterConfig.Interval == 0 {
 		return nil
@@ -141,30 +132,21 @@ func rateLimit(c *web.Config) *RateLimit {
 	return &RateLimit{Interval: c.RateLimiterConfig.Interval, Burst: c.RateLimiterConfig.Burst}
 }
 
-// Shutdown stops the listener gracefully. It waits for the writes in
-// flight up to their upstream bound (Options.RequestTimeout, plus time to
-// answer and audit), whatever ctx's deadline: a write cut short by a
-// shutdown would leave its caller without an answer, and the audit log
-// without its outcome, while the API may still apply it.
+// Shutdown waits for the writes in flight up to their upstream bound,
+// whatever ctx's deadline: the API may still apply a write cut short, and
+// its caller and the audit log would never learn its outcome.
 func (a *Listener) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.grace)
 	defer cancel()
 	return a.srv.Shutdown(ctx)
 }
 
-// Listener checks the admin flags and builds the admin surface's listener,
-// or returns nil when --admin.listen-address is empty. opts carries what
-// the flags do not (projects, registerer, logger); the flags fill in the
-// rest. Starting it without authentication is refused, except for
-// --simulate on loopback, where a token is generated and printed once to
-// stdout (not to the log). The audit log is opened, created if need be.
-// The returned cleanup closes the audit log and has nothing else to
-// release.
+// Listener builds the admin listener from the flags and opts (nil when
+// --admin.listen-address is empty); cleanup closes the audit log.
 func (f *Flags) Listener(ctx context.Context, opts Options, simulate bool, stdout io.Writer) (*Listener, func(), error) {
 	return f.listener(ctx, opts, simulate, stdout, openAuditLog)
 }
 
-// listener is Listener, with the audit log opened by openLog.
 func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdout io.Writer, openLog func(path string) (io.Writer, func(), error)) (*Listener, func(), error) {
 	nop := func() {}
 	set, err := f.validate(opts, simulate, stdout, openLog)
@@ -179,8 +161,8 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 	opts = set.opts
 	opts.Logger.Info("Admin surface enabled", "address", f.listen, "allow", strings.Join(opts.Allow, ","),
 		"basic_auth", len(opts.BasicAuthUsers) > 0, "audit_log", f.auditLog)
-	// The surface bounds its requests in flight itself, so that those it
-	// refuses are audited.
+	// The surface bounds its requests in flight itself, so that it audits
+	// those it refuses.
 	timeouts := surface.opts.Timeouts
 	srv := httplimit.Server(&http.Server{Handler: httplimit.Deadlines(withHeaders(surface, set.webConfig), timeouts)}, timeouts, opts.Logger)
 	if !set.webConfig.HTTPConfig.HTTP2 {
@@ -190,7 +172,6 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		audit: set.audit, logger: opts.Logger.With("component", "admin")}, set.cleanup, nil
 }
 
-// checkUnused refuses admin settings given without --admin.listen-address.
 func (f *Flags) checkUnused() error {
 	for flag, v := range map[string]string{"--admin.web-config.file": f.webConfig, "--admin.token-file": f.tokenFile, "--admin.audit-log": f.auditLog} {
 		if v != "" {
@@ -203,9 +184,8 @@ func (f *Flags) checkUnused() error {
 	return nil
 }
 
-// authentication loads --admin.web-config.file and --admin.token-file into
-// opts: one of a token and basic auth users, or a token made up for a
-// --simulate run on loopback.
+// authentication fills opts' token or basic-auth users, or makes up a
+// token for a --simulate run on loopback.
 func (f *Flags) authentication(opts *Options, simulate bool, stdout io.Writer) (*web.Config, error) {
 	webConfig := &web.Config{}
 	if f.webConfig != "" {
@@ -246,18 +226,15 @@ func (f *Flags) authentication(opts *Options, simulate bool, stdout io.Writer) (
 	return webConfig, nil
 }
 
-// Lengths of an admin token: shorter than MinTokenLength is refused,
-// shorter than GoodTokenLength warned about. A bearer token is compared
-// in constant time but has no rate limit of its own besides the web
-// configuration's rate_limit: its length is what stops guessing.
+// Lengths of an admin token: refused below MinTokenLength, warned about
+// below GoodTokenLength. Only its length stops guessing: it has no rate
+// limit of its own besides the optional rate_limit.
 const (
 	MinTokenLength  = 8
 	GoodTokenLength = 16
 )
 
-// Warnings reports admin settings that work but expose the surface: a
-// token shorter than GoodTokenLength, a token file other users can read.
-// Errors are left to Listener.
+// Warnings reports admin settings that work but expose the surface.
 func (f *Flags) Warnings() []flagval.Warning {
 	if f.listen == "" || f.tokenFile == "" {
 		return nil
@@ -272,8 +249,6 @@ func (f *Flags) Warnings() []flagval.Warning {
 	return out
 }
 
-// isLoopback reports whether a listen address only accepts local
-// connections.
 func isLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -286,9 +261,7 @@ func isLoopback(addr string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// splitList splits each value of a repeatable flag that also takes a
-// comma-separated list: "a,b" and "a" "b" are the same list. Spaces around
-// a name are dropped; an empty name stays, for the check to refuse.
+// splitList keeps an empty name, for the check to refuse.
 func splitList(values []string) []string {
 	var out []string
 	for _, v := range values {

@@ -11,16 +11,13 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// Query parameters of the write routes.
 const (
 	queryDryRun  = "dry_run"
 	queryConfirm = "confirm"
 )
 
-// redactedValue replaces secrets in dry-run answers.
 const redactedValue = "<redacted>"
 
-// request is a write request that passed validation.
 type request struct {
 	ep      *endpoint
 	project Project
@@ -31,7 +28,6 @@ type request struct {
 	key     string
 }
 
-// write serves one write endpoint.
 func (s *Server) write(ep *endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec := recordOf(r.Context())
@@ -81,7 +77,6 @@ func (s *Server) write(ep *endpoint) http.HandlerFunc {
 	}
 }
 
-// validate checks the path ids, the query, the Idempotency-Key and the body.
 func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error) {
 	for _, name := range append([]string{idProject}, ep.ids...) {
 		if err := checkPathID(name, v[name]); err != nil {
@@ -136,7 +131,6 @@ func (s *Server) validate(r *http.Request, ep *endpoint, v ids) (*request, error
 	return req, nil
 }
 
-// truncateForMessage keeps a client-chosen name short in a message.
 func truncateForMessage(s string) string {
 	if len(s) > 64 {
 		return s[:64] + "..."
@@ -144,7 +138,6 @@ func truncateForMessage(s string) string {
 	return s
 }
 
-// dryRun answers with the upstream request that would be sent.
 func (s *Server) dryRun(w http.ResponseWriter, req *request) {
 	out := map[string]any{
 		"dry_run":   true,
@@ -164,8 +157,6 @@ func (s *Server) dryRun(w http.ResponseWriter, req *request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// redactBody is the upstream body as JSON, every secret (a field named
-// like a password, secret or token) replaced.
 func redactBody(body any) map[string]any {
 	if body == nil {
 		return nil
@@ -188,10 +179,8 @@ func redactBody(body any) map[string]any {
 	return m
 }
 
-// guard refuses a guarded request (a delete, a stop, a rename, a switch to
-// DEV) to a service or replica set whose environment is not known to be
-// DEV: the API has no delete protection for PROD. The environment is read
-// fresh, not from a snapshot.
+// guard reads the environment fresh, not from a snapshot: the API has no
+// delete protection for PROD.
 func (s *Server) guard(ctx context.Context, req *request) error {
 	what, id := req.ep.guardedResource(req.ids)
 	env, err := environmentOf(ctx, req.project.Client, req.ids[idService], what, id)
@@ -209,8 +198,6 @@ func (s *Server) guard(ctx context.Context, req *request) error {
 		message: "the " + what + "'s environment is " + shown + ": to " + req.ep.guard.verb + ", repeat the request with ?confirm=" + id}
 }
 
-// environmentOf reads the environment of a service, or of one of its
-// replica sets.
 func environmentOf(ctx context.Context, c *apiclient.Client, serviceID, what, id string) (string, error) {
 	if what == "service" {
 		svc, err := c.GetService(ctx, serviceID)
@@ -231,9 +218,8 @@ func environmentOf(ctx context.Context, c *apiclient.Client, serviceID, what, id
 	return "", &apiError{status: http.StatusNotFound, code: codeNotFound, message: "the replica set does not exist"}
 }
 
-// fingerprint identifies a request for the idempotency store: its
-// operation, path ids and canonical body (the typed body re-encoded, so
-// that key order and spacing do not matter).
+// fingerprint re-encodes the typed body, so that key order and spacing do
+// not matter.
 func fingerprint(req *request) [sha256.Size]byte {
 	body, _ := json.Marshal(req.body)
 	h := sha256.New()
@@ -246,9 +232,8 @@ func fingerprint(req *request) [sha256.Size]byte {
 	return sum
 }
 
-// relayDetails returns an upstream error's details as the JSON to relay:
-// as received when they are whole JSON, as a JSON string when the client
-// had to cut them, nothing when there were none.
+// relayDetails relays details that are not whole JSON (cut by the client)
+// as a JSON string.
 func relayDetails(d string) json.RawMessage {
 	switch {
 	case d == "":
@@ -260,21 +245,16 @@ func relayDetails(d string) json.RawMessage {
 	return b
 }
 
-// readError maps the error of the guard's read.
 func readError(err error) *apiError {
 	e := upstreamError(err, "")
 	e.message = strings.TrimSuffix(e.message, mayHaveHappened)
 	return e
 }
 
-// mayHaveHappened ends the message of an error after which a write's fate
-// is unknown.
 const mayHaveHappened = " The write may or may not have been applied: check before retrying."
 
-// upstreamError maps an error of the API client to the answer: the
-// upstream status and {code, message} for an API error, 504 for a timeout,
-// 502 for anything else. The request's secret never reaches the message,
-// even if the API echoed it.
+// upstreamError keeps the request's secret out of the answer, even if the
+// API echoed it.
 func upstreamError(err error, secret string) *apiError {
 	var apiErr *apiclient.APIError
 	var transport *apiclient.TransportError

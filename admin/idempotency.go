@@ -7,14 +7,11 @@ import (
 	"time"
 )
 
-// Idempotency keys.
 const (
-	idempotencyHeader = "Idempotency-Key"
-	replayedHeader    = "Idempotent-Replayed"
-	maxKeyLen         = 255
-	// idempotencyTTL is how long a stored answer is replayed.
-	idempotencyTTL = 24 * time.Hour
-	// maxIdempotencyKeys bounds the store; the oldest key is evicted first.
+	idempotencyHeader  = "Idempotency-Key"
+	replayedHeader     = "Idempotent-Replayed"
+	maxKeyLen          = 255
+	idempotencyTTL     = 24 * time.Hour
 	maxIdempotencyKeys = 10000
 )
 
@@ -36,8 +33,6 @@ type idemEntry struct {
 // idemKey scopes a key to a project and an operation.
 type idemKey struct{ project, op, key string }
 
-// idempotencyStore keeps the answers of creates by Idempotency-Key, in
-// memory: a restart forgets them.
 type idempotencyStore struct {
 	now func() time.Time
 	max int
@@ -51,7 +46,6 @@ func newIdempotencyStore(now func() time.Time, limit int) *idempotencyStore {
 	return &idempotencyStore{now: now, max: limit, entries: map[idemKey]*idemEntry{}}
 }
 
-// Outcomes of begin.
 const (
 	idemNew = iota
 	idemReplay
@@ -85,7 +79,6 @@ func (s *idempotencyStore) begin(k idemKey, fingerprint [sha256.Size]byte) (int,
 	return idemNew, storedAnswer{}
 }
 
-// complete stores the successful answer of a key begun with idemNew.
 func (s *idempotencyStore) complete(k idemKey, a storedAnswer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,8 +87,7 @@ func (s *idempotencyStore) complete(k idemKey, a storedAnswer) {
 	}
 }
 
-// abort forgets a key begun with idemNew whose request failed: only
-// successful answers are replayed, so the client may retry.
+// abort frees a key begun with idemNew for a retry.
 func (s *idempotencyStore) abort(k idemKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -8,8 +8,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// maxLimiterKeys bounds the buckets of a keyedLimiter: clients from many
-// addresses must not grow the exporter's memory without end.
 const maxLimiterKeys = 10000
 
 // RateLimit is the rate_limit of --admin.web-config.file: a burst of
@@ -19,36 +17,27 @@ type RateLimit struct {
 	Burst    int
 }
 
-// keyedLimiter keeps a token bucket per key (a caller, or a client
-// address), so that one client emptying its own leaves the others theirs.
+// keyedLimiter keeps a token bucket per caller or client address.
 type keyedLimiter struct {
 	limit rate.Limit
 	burst int
 
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter
-	// pending counts the attempts in flight per key (see take).
-	pending map[string]int
+	pending map[string]int // attempts in flight per key
 }
 
 func newKeyedLimiter(every time.Duration, burst int) *keyedLimiter {
 	return &keyedLimiter{limit: rate.Every(every), burst: burst, buckets: map[string]*rate.Limiter{}, pending: map[string]int{}}
 }
 
-// allow takes a token from key's bucket if it has one.
 func (k *keyedLimiter) allow(key string, now time.Time) bool {
 	return k.bucket(key, now).AllowN(now, 1)
 }
 
-// take promises a token of key's bucket to an attempt if one is free and
-// reports whether the bucket was full; done ends the attempt, taking the
-// token only if it failed.
-//
-// A token is promised to each attempt in flight (pending) and taken only
-// when done says it failed: giving a reserved token back with
-// rate.Reservation.CancelAt restores less than was taken once later
-// reservations exist, so under a flood the bucket drained without a single
-// failure and the client stayed throttled.
+// take promises a token to an attempt, and done takes it only if the
+// attempt failed: a token reserved and given back with CancelAt restores
+// less than it took once later reservations exist, draining the bucket.
 func (k *keyedLimiter) take(key string, now time.Time) (done func(failed bool, at time.Time), full, ok bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -82,8 +71,8 @@ func (k *keyedLimiter) bucketLocked(key string, now time.Time) *rate.Limiter {
 		return b
 	}
 	if len(k.buckets) >= maxLimiterKeys {
-		// A full bucket is what a new one would be: forgetting it loses
-		// nothing. Past that, forgetting all is the price of the bound.
+		// Forgetting a full bucket loses nothing; forgetting all is the
+		// price of the bound.
 		for key, b := range k.buckets {
 			if b.TokensAt(now) >= float64(k.burst) {
 				delete(k.buckets, key)
@@ -98,9 +87,7 @@ func (k *keyedLimiter) bucketLocked(key string, now time.Time) *rate.Limiter {
 	return b
 }
 
-// clientKey is the client a request comes from, for per-client limits
-// and the aggregation of unauthenticated refusals: its IP address, or for
-// IPv6 its /64, which one host commonly has whole.
+// clientKey is an IPv6 address's /64, which one host commonly has whole.
 func clientKey(remoteAddr string) string {
 	ap, err := netip.ParseAddrPort(remoteAddr)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Results of a settled operation, values of the result label.
 const (
 	resultSucceeded = "succeeded"
 	resultFailed    = "failed"
@@ -18,12 +17,9 @@ type metrics struct {
 	allowed         *prometheus.GaugeVec
 }
 
-// newMetrics creates the admin surface's metrics and registers them on reg
-// when it is not nil. The counters are not pre-initialised: a zero for an
-// operation nobody called says nothing an absent series does not. The
-// allowed operations are set at once, so that a running admin surface is
-// visible (the dashboards show their admin row on it) before its first
-// request.
+// newMetrics does not pre-initialise the counters: a zero for an operation
+// nobody called says nothing an absent series does not. The allowed
+// operations show the dashboards a running surface before its first request.
 func newMetrics(reg prometheus.Registerer, allowed []string) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -37,8 +33,7 @@ func newMetrics(reg prometheus.Registerer, allowed []string) (*metrics, error) {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "clouddb_exporter_admin_operation_duration_seconds",
 			Help: "Time in seconds from an admin request to its operation settling (asynchronous operations: the resource observed READY, active or gone through the poller; synchronous ones: the API's answer), by result. Accepted operations only.",
-			// Provisioning takes minutes; synchronous writes take well
-			// under a second.
+			// Provisioning takes minutes; synchronous writes well under a second.
 			Buckets: []float64{0.5, 1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600},
 		}, []string{"operation", "result"}),
 		allowed: prometheus.NewGaugeVec(prometheus.GaugeOpts{

@@ -10,7 +10,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// States of a tracked operation.
 const (
 	statePending   = "pending"
 	stateSucceeded = resultSucceeded
@@ -18,10 +17,8 @@ const (
 	stateTimedOut  = resultTimedOut
 )
 
-// maxOperations bounds the list of recent operations.
 const maxOperations = 1000
 
-// lastStatusGone is the last status of a resource that is gone.
 const lastStatusGone = "gone"
 
 // Operation is one write sent upstream, as GET /api/v1/operations shows it.
@@ -40,15 +37,11 @@ type Operation struct {
 	AcceptedAt   *time.Time `json:"accepted_at,omitempty"`
 	SettledAt    *time.Time `json:"settled_at,omitempty"`
 	Duration     *float64   `json:"duration_seconds,omitempty"`
-	// LastStatus is the resource's status as last observed while
-	// tracking (READY, CONFIGURING, active, gone, ...).
-	LastStatus string `json:"last_status,omitempty"`
-	// audit is the request's audit record when it was sent, for the
-	// "settled" record of an operation that is tracked; nil otherwise.
+	LastStatus   string     `json:"last_status,omitempty"`
+	// audit is the record that a tracked operation's "settled" record copies.
 	audit *auditRecord
 }
 
-// operationStore keeps the recent operations, newest last.
 type operationStore struct {
 	mu  sync.Mutex
 	ops []*Operation
@@ -64,14 +57,12 @@ func (s *operationStore) add(op *Operation) {
 	s.ops = append(s.ops, op)
 }
 
-// update changes an operation under the store's lock.
 func (s *operationStore) update(op *Operation, f func(*Operation)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(op)
 }
 
-// list returns copies of the operations, newest first.
 func (s *operationStore) list() []Operation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -93,7 +84,6 @@ func (s *operationStore) get(id string) (Operation, bool) {
 	return Operation{}, false
 }
 
-// settle marks an operation settled and observes its duration.
 func (s *Server) settle(op *Operation, state string, now time.Time) {
 	var d float64
 	s.recent.update(op, func(op *Operation) {
@@ -117,8 +107,7 @@ func (s *Server) settle(op *Operation, state string, now time.Time) {
 	_ = s.audit.write(eventSettled, &rec) // logged; nothing waits on it
 }
 
-// refresh reads the target through the project's poller, so that /metrics
-// shows the change, and reports whether every read succeeded.
+// refresh goes through the project's poller, so that /metrics shows the change.
 func refresh(ctx context.Context, p Poller, t target) error {
 	switch t.kind {
 	case kindService:
@@ -145,8 +134,6 @@ func refresh(ctx context.Context, p Poller, t target) error {
 	return nil
 }
 
-// evaluate reads the target's state from a snapshot taken after a
-// successful refresh: the state of the operation and the resource's status.
 func evaluate(snap *fleet.Snapshot, t target) (string, string) {
 	if snap == nil {
 		return statePending, ""
@@ -195,11 +182,8 @@ func evaluate(snap *fleet.Snapshot, t target) (string, string) {
 	return statePending, status
 }
 
-// track follows an accepted asynchronous operation: it refreshes the
-// resource through the poller every interval until the resource settles or
-// the operation timeout passes. The first refresh runs at once, so only
-// observations made after the acceptance count: a resize is not taken as
-// done because the service was READY before it.
+// track counts only observations made after the acceptance, so that a
+// resize is not taken as done because the service was READY before it.
 func (s *Server) track(op *Operation, p Project, t target) {
 	interval := s.opts.TrackInterval
 	if interval <= 0 {
@@ -250,7 +234,6 @@ func (s *Server) track(op *Operation, p Project, t target) {
 	}
 }
 
-// refreshOnce refreshes the target of a synchronous write.
 func (s *Server) refreshOnce(op *Operation, p Project, t target) {
 	ctx, cancel := context.WithTimeout(apiclient.Tracking(s.ctx), refreshTimeout)
 	defer cancel()

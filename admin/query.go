@@ -7,12 +7,9 @@ import (
 	"strings"
 )
 
-// parseQuery reads a request's raw query strictly: each parameter once, as
-// key=value with a literal known key and a non-empty value, '&' the only
-// separator. url.ParseQuery (behind r.URL.Query) drops a pair that holds a
-// ';' or a bad escape and keeps the rest, so ?confirm=<id>&dry_run=true;
-// ran a delete for real while a proxy that splits at ';' saw a dry run.
-// Whatever two parsers could read differently is refused instead.
+// parseQuery refuses whatever two parsers could read differently:
+// url.ParseQuery drops a pair with a ';' and keeps the rest, so that
+// ?confirm=<id>&dry_run=true; deletes where a proxy sees a dry run.
 func parseQuery(raw string, known ...string) (map[string]string, error) {
 	out := map[string]string{}
 	if raw == "" {
@@ -28,9 +25,8 @@ func parseQuery(raw string, known ...string) (map[string]string, error) {
 		case key == "":
 			return nil, invalidf("query: a parameter without a name")
 		case !slices.Contains(known, key):
-			// A misspelt dry_run must not run the operation for real;
-			// an escaped key (dry%5Frun) is refused too, as some parsers
-			// do not unescape keys.
+			// A misspelt dry_run must not run the write for real; some
+			// parsers do not unescape keys (dry%5Frun).
 			return nil, invalidf("%s: unknown query parameter", truncateForMessage(key))
 		case value == "":
 			return nil, invalidf("%s: needs a value", key)
@@ -47,7 +43,6 @@ func parseQuery(raw string, known ...string) (map[string]string, error) {
 	return out, nil
 }
 
-// checkNoQuery refuses any query on the routes that take none.
 func checkNoQuery(r *http.Request) error {
 	if r.URL.RawQuery != "" {
 		return invalidf("query: this route takes no parameters")

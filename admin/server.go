@@ -1,12 +1,5 @@
-// Package admin is the exporter's admin surface: one guarded place to
-// trigger the API's write operations. It serves the upstream write paths
-// and bodies under /api/v1/ on a separate listener, for configured projects
-// only, and checks every request in a fixed order: authentication, the
-// allow list, the project, the path ids and body, the PROD delete guard,
-// then dry run or idempotency, and only then calls the API with the
-// project's client. Every attempt is audited; accepted writes are refreshed
-// through the project's poller at once, and asynchronous ones are tracked
-// until they settle.
+// Package admin is the exporter's guarded surface for the API's write
+// operations: checked in a fixed order, audited, then tracked to the end.
 package admin
 
 import (
@@ -34,7 +27,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 )
 
-// apiPrefix is where the surface serves the upstream paths.
 const apiPrefix = "/api/v1"
 
 // Defaults for Options fields left at their zero value.
@@ -42,15 +34,12 @@ const (
 	DefaultOperationTimeout = 30 * time.Minute
 	DefaultRequestTimeout   = time.Minute
 	defaultTrackInterval    = 10 * time.Second
-	// refreshTimeout bounds one refresh through the poller.
-	refreshTimeout = 30 * time.Second
-	// shutdownMargin is the time a shutdown gives a write beyond its
-	// upstream bound, to answer and write its outcome record.
+	refreshTimeout          = 30 * time.Second
+	// shutdownMargin lets a write answer and audit its outcome past its upstream bound.
 	shutdownMargin = 10 * time.Second
 )
 
-// Error codes of the surface's own answers. Upstream errors keep the
-// upstream code.
+// Error codes of the surface's own answers; upstream errors keep theirs.
 const (
 	codeUnauthorized          = "UNAUTHORIZED"
 	codeOperationNotAllowed   = "OPERATION_NOT_ALLOWED"
@@ -70,7 +59,6 @@ const (
 	codeRateLimited           = "RATE_LIMITED"
 )
 
-// Operation names of the read routes, in metrics and audit records.
 const (
 	opListOperations = "listOperations"
 	opGetOperation   = "getOperation"
@@ -88,57 +76,40 @@ type Poller interface {
 
 // Project is a configured project the surface may address.
 type Project struct {
-	Client *apiclient.Client
-	Poller Poller
-	// TrackInterval is how often a tracked resource is refreshed; the
-	// poller's transition interval is a good choice.
+	Client        *apiclient.Client
+	Poller        Poller
 	TrackInterval time.Duration
 }
 
 // Options configure a Server.
 type Options struct {
-	// Projects returns the running project with an id. The surface never
-	// addresses anything else.
+	// Projects looks up a running project: the surface addresses nothing else.
 	Projects func(id string) (Project, bool)
 	// Allow lists the permitted operations; nil means DefaultAllow.
 	Allow []string
-	// Token is the bearer token; BasicAuthUsers maps user names to bcrypt
-	// hashes. Exactly one of them must be set.
+	// Exactly one of Token and BasicAuthUsers (user name to bcrypt hash) is set.
 	Token          string
 	BasicAuthUsers map[string]string
-	// AuditLog receives one JSON line per request; nil means the logger
-	// only.
-	AuditLog io.Writer
+	AuditLog       io.Writer
 	// OperationTimeout is how long an asynchronous operation is tracked.
 	OperationTimeout time.Duration
 	// TrackInterval, when positive, overrides every Project.TrackInterval.
-	TrackInterval time.Duration
-	// RequestTimeout bounds the upstream calls of one request.
+	TrackInterval  time.Duration
 	RequestTimeout time.Duration
-	// AuditFailOpen lets writes go on when the audit log cannot be
-	// written; by default they are refused (503) with nothing sent.
+	// AuditFailOpen lets writes go on when the audit log cannot be written.
 	AuditFailOpen bool
-	// MaxRequests bounds the requests served at once (503 beyond); 0
-	// means no limit.
+	// MaxRequests bounds the requests served at once; 0 means no limit.
 	MaxRequests int
-	// Timeouts are the listener's (Flags.Listener); zero means
-	// httplimit.DefaultTimeouts.
-	Timeouts httplimit.Timeouts
-	// RateLimit, when not nil, bounds the request rate of each
-	// authenticated caller (429 beyond): the rate_limit of
-	// --admin.web-config.file.
-	RateLimit *RateLimit
-	// Registerer receives the surface's metrics; nil registers nothing.
+	Timeouts    httplimit.Timeouts
+	// RateLimit, if not nil, is each authenticated caller's own budget.
+	RateLimit  *RateLimit
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
 
-	// catalog and endpoints replace apiclient.Catalog() and endpoints()
-	// in the test that adds a hypothetical operation.
+	// Test seams.
 	catalog   []apiclient.Operation
 	endpoints []*endpoint
-	// now replaces time.Now for the intervals of the unauthenticated
-	// requests' audit.
-	now func() time.Time
+	now       func() time.Time
 }
 
 // Server is the admin surface, an http.Handler.
@@ -150,24 +121,20 @@ type Server struct {
 	allow  map[string]bool
 	mux    *http.ServeMux
 	// patterns maps route patterns to operation names.
-	patterns map[string]string
-	inFlight *httplimit.InFlight
-	idem     *idempotencyStore
-	recent   *operationStore
-	metrics  *metrics
-	audit    *auditor
-	// idempotentOps names the operations that take an Idempotency-Key.
+	patterns      map[string]string
+	inFlight      *httplimit.InFlight
+	idem          *idempotencyStore
+	recent        *operationStore
+	metrics       *metrics
+	audit         *auditor
 	idempotentOps []string
 	// background counts the refresh and tracking goroutines.
 	background sync.WaitGroup
-	// rates is the per-caller rate_limit, nil without one.
-	rates *keyedLimiter
-	// unauth audits the requests that did not authenticate.
-	unauth *unauthAudit
+	rates      *keyedLimiter // nil without a rate_limit
+	unauth     *unauthAudit
 }
 
-// New returns the admin surface. Background work (refreshes, tracking)
-// stops when ctx is done.
+// New returns the admin surface; its refreshes and tracking stop with ctx.
 func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Projects == nil {
 		return nil, errors.New("admin: Options.Projects is required")
@@ -252,14 +219,12 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 type apiError struct {
 	status        int
 	code, message string
-	// details is the upstream error's details (revision 2026), relayed as
-	// received: its JSON when it is whole, else its text as a string.
+	// details relays the upstream error's: its JSON when whole, else as a string.
 	details json.RawMessage
 }
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
 
-// statusWriter remembers the status written.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -279,8 +244,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// ServeHTTP authenticates the request, routes it, and audits and counts it
-// whatever happens.
+// ServeHTTP routes a request, and audits and counts it whatever happens.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &auditRecord{
@@ -325,7 +289,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Authentication comes first: a flood of wrong credentials must not
 	// take the places in flight or the rate budget of legitimate callers.
-	// The refusals are audited and counted like any other request.
 	caller, res := s.auth.authenticate(r)
 	if res != authOK {
 		s.refuseUnauthenticated(sw, r, res)
@@ -352,7 +315,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(sw, r)
 }
 
-// refuseUnauthenticated answers a request that did not authenticate.
 func (s *Server) refuseUnauthenticated(w http.ResponseWriter, r *http.Request, res authResult) {
 	switch res {
 	case authThrottled:
@@ -369,8 +331,7 @@ func (s *Server) refuseUnauthenticated(w http.ResponseWriter, r *http.Request, r
 	}
 }
 
-// notRouted answers a request no route takes: 405 when the path exists
-// with other methods, 404 otherwise, in JSON either way.
+// notRouted answers 405 where the path takes other methods, else 404.
 func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
 	if path.Clean(r.URL.Path) == r.URL.Path {
 		var allowed []string
@@ -391,7 +352,6 @@ func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "no such route; see docs/admin.md for the admin surface's routes"})
 }
 
-// writeJSON answers status with v as JSON.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := marshal(v)
 	if err != nil {
@@ -402,8 +362,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(body)
 }
 
-// marshal encodes v as one line of JSON without HTML escaping (messages
-// say ">= 1", not "\u003e= 1").
+// marshal does not escape HTML: messages say ">= 1", not "\u003e= 1".
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -414,14 +373,12 @@ func marshal(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// writeError answers an error and records its code for the audit.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	recordOf(r.Context()).ErrorCode = e.code
 	writeJSON(w, e.status, apiclient.ErrorBody{Code: e.code, Message: e.message, Details: e.details})
 }
 
-// fail answers err: an *apiError as it is, anything else as a 500 that is
-// logged (it should never happen).
+// fail answers an *apiError as it is, and anything else (a bug) as a logged 500.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *apiError
 	if !errors.As(err, &e) {
@@ -432,7 +389,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeError(w, r, e)
 }
 
-// newID returns a random request id.
 func newID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
@@ -460,7 +416,6 @@ func (s *Server) getOperation(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, op)
 }
 
-// allowedOps returns the allow list, sorted, for messages.
 func (s *Server) allowedOps() []string {
 	var out []string
 	for op := range s.allow {

@@ -18,16 +18,12 @@ const (
 	codeAuditUnavailable     = "AUDIT_LOG_UNAVAILABLE"
 )
 
-// crossOrigin refuses browser requests sent from another site: with cached
-// basic-auth credentials, a page elsewhere could otherwise make the
-// browser send a write (Sec-Fetch-Site, or Origin against Host).
+// crossOrigin refuses cross-site browser requests: with cached basic-auth
+// credentials, a page elsewhere could make the browser send a write.
 var crossOrigin = http.NewCrossOriginProtection()
 
-// checkInput refuses, before anything else about a write is looked at, a
-// request that a browser may have sent from another site, and a body that
-// is not declared JSON: text/plain and form bodies are what a cross-site
-// form can send without a preflight. An empty body needs no Content-Type,
-// but one that declares another type is refused as well.
+// checkInput refuses a body not declared JSON: text/plain and form bodies
+// are what a cross-site form can send without a preflight.
 func checkInput(r *http.Request) *apiError {
 	if err := crossOrigin.Check(r); err != nil {
 		return &apiError{status: http.StatusForbidden, code: codeCrossOrigin,
@@ -46,12 +42,9 @@ func checkInput(r *http.Request) *apiError {
 	return nil
 }
 
-// checkKeys refuses a JSON body in which an object repeats a key, in the
-// same or another letter case, or whose top-level keys match a field of T
-// only in another case. encoding/json would take the last of repeated keys
-// and match keys case-insensitively: {"cpu_millis":1,"CPU_MILLIS":999999}
-// would send 999999 while a reader of the request (or a proxy's rule)
-// sees 1. Syntax errors are left to the decoder, which names them.
+// checkKeys refuses repeated keys in any letter case, and top-level keys
+// that match a field only in another case: encoding/json would send 999999
+// for {"cpu_millis":1,"CPU_MILLIS":999999}, where a proxy's rule sees 1.
 func checkKeys[T any](raw []byte) error {
 	fields := map[string]bool{}
 	if t := reflect.TypeFor[T](); t.Kind() == reflect.Struct {

@@ -9,44 +9,35 @@ import (
 	"time"
 )
 
-// Requests that did not authenticate are recorded in full only for the
-// first of each client in an interval; the rest are counted, and the
-// count written as one summary when the interval ends. Anybody can send
-// them, and a record each would fill the disk, after which every valid
-// write fails closed.
+// Refusals of unauthenticated requests are summed up per client and
+// interval: anybody can send them, and a record each would fill the disk,
+// after which every valid write fails closed.
 const (
-	unauthInterval = time.Minute
-	// unauthSweep is how often ended intervals are looked for.
-	unauthSweep = 10 * time.Second
-	// maxUnauthClients bounds the clients tracked; beyond it they share
-	// the key unauthOverflow.
+	unauthInterval   = time.Minute
+	unauthSweep      = 10 * time.Second
 	maxUnauthClients = 10000
-	unauthOverflow   = "other"
+	unauthOverflow   = "other" // the key of clients beyond maxUnauthClients
 )
 
-// eventUnauthenticated is the event of a summary record.
 const eventUnauthenticated = "unauthenticated_summary"
 
-// unauthSummary is the record of a client's refusals in one interval
-// beyond the first, which has its full record.
+// unauthSummary counts a client's refusals after the first, which has its
+// full record.
 type unauthSummary struct {
-	Time  time.Time `json:"time"`
-	Event string    `json:"event"`
-	// Client is the address (for IPv6 the /64) the requests came from.
+	Time     time.Time      `json:"time"`
+	Event    string         `json:"event"`
 	Client   string         `json:"client"`
 	Count    int            `json:"count"`
 	Since    time.Time      `json:"since"`
 	Statuses map[string]int `json:"statuses"`
 }
 
-// refusals are one client's in the current interval.
 type refusals struct {
 	since    time.Time
 	count    int // after the first
 	statuses map[int]int
 }
 
-// unauthAudit aggregates the audit of unauthenticated requests.
 type unauthAudit struct {
 	audit *auditor
 	now   func() time.Time
@@ -59,8 +50,6 @@ func newUnauthAudit(a *auditor, now func() time.Time) *unauthAudit {
 	return &unauthAudit{audit: a, now: now, clients: map[string]*refusals{}}
 }
 
-// refused audits an unauthenticated request: in full when it is its
-// client's first in the interval, else by counting it.
 func (u *unauthAudit) refused(rec *auditRecord) {
 	now, key := u.now(), clientKey(rec.RemoteAddr)
 	u.mu.Lock()
@@ -81,9 +70,6 @@ func (u *unauthAudit) refused(rec *auditRecord) {
 	}
 }
 
-// sweep ends the intervals that are over (all of them when final): a
-// summary for each client refused more than once, and its next refusal is
-// recorded in full again.
 func (u *unauthAudit) sweep(final bool) {
 	now := u.now()
 	var due []unauthSummary
@@ -119,7 +105,6 @@ func (u *unauthAudit) write(s unauthSummary) {
 	_ = u.audit.append(line, "event", s.Event, "client", s.Client) // logged
 }
 
-// run sweeps until ctx is done, then writes what is left.
 func (u *unauthAudit) run(ctx context.Context) {
 	tick := time.NewTicker(unauthSweep)
 	defer tick.Stop()

@@ -16,24 +16,18 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// Limits of request validation.
 const (
 	maxBodyBytes = 64 << 10
 	maxNameRunes = 128
-	// maxIDLen bounds path ids, region codes and other identifiers, as the
-	// simulator documents for the API.
-	maxIDLen = 128
-	// maxPasswordBytes is generous; it only keeps a password field from
-	// being the whole 64 KiB body.
+	maxIDLen     = 128
+	// maxPasswordBytes only keeps a password from being the whole body.
 	maxPasswordBytes = 1024
 )
 
-// errorf returns a 400 INVALID_REQUEST error.
 func invalidf(format string, args ...any) *apiError {
 	return &apiError{status: http.StatusBadRequest, code: codeInvalidRequest, message: fmt.Sprintf(format, args...)}
 }
 
-// readBody reads at most maxBodyBytes of the request body.
 func readBody(r *http.Request) ([]byte, error) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
@@ -45,9 +39,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	return raw, nil
 }
 
-// decodeStrict decodes one JSON object into a new T: unknown fields,
-// trailing data and wrong JSON types are refused with a message naming the
-// field. Absent and null fields stay nil in T's pointer fields.
+// decodeStrict leaves absent and null fields nil in T's pointer fields.
 func decodeStrict[T any](raw []byte) (*T, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
@@ -74,8 +66,6 @@ func decodeStrict[T any](raw []byte) (*T, error) {
 	return &v, nil
 }
 
-// decodeEmpty accepts the body of an operation that takes none: nothing at
-// all, or an empty JSON object.
 func decodeEmpty(raw []byte) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
@@ -84,8 +74,7 @@ func decodeEmpty(raw []byte) error {
 	return err
 }
 
-// jsonError turns a decoding error into a 400 that names the field without
-// quoting the value (it may be a password).
+// jsonError never quotes the value: it may be a password.
 func jsonError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
@@ -106,7 +95,6 @@ func jsonError(err error) error {
 	}
 }
 
-// jsonKind names a Go type as the JSON a client should send.
 func jsonKind(goType string) string {
 	goType = strings.TrimPrefix(goType, "*")
 	switch {
@@ -121,8 +109,7 @@ func jsonKind(goType string) string {
 	}
 }
 
-// checker collects validation failures so that one answer names every
-// wrong field.
+// checker collects every wrong field, for one answer to name them all.
 type checker struct{ problems []string }
 
 func (c *checker) fail(field, format string, args ...any) {
@@ -136,7 +123,6 @@ func (c *checker) err() error {
 	return invalidf("%s", strings.Join(c.problems, "; "))
 }
 
-// required reports whether a field is present, recording it if not.
 func required[T any](c *checker, field string, v *T) bool {
 	if v == nil {
 		c.fail(field, "is required")
@@ -145,7 +131,6 @@ func required[T any](c *checker, field string, v *T) bool {
 	return true
 }
 
-// atLeast checks an integer field against a lower bound.
 func (c *checker) atLeast(field string, v *int64, lowest int64) int64 {
 	if !required(c, field, v) {
 		return 0
@@ -156,8 +141,6 @@ func (c *checker) atLeast(field string, v *int64, lowest int64) int64 {
 	return *v
 }
 
-// optionalAtLeast checks an optional integer field against a lower bound;
-// nil when absent.
 func (c *checker) optionalAtLeast(field string, v *int64, lowest int64) *int64 {
 	if v == nil {
 		return nil
@@ -166,7 +149,6 @@ func (c *checker) optionalAtLeast(field string, v *int64, lowest int64) *int64 {
 	return &n
 }
 
-// optionalEnvironment checks an optional environment label; "" when absent.
 func (c *checker) optionalEnvironment(field string, v *string) string {
 	if v == nil {
 		return ""
@@ -174,7 +156,6 @@ func (c *checker) optionalEnvironment(field string, v *string) string {
 	return c.environment(field, v)
 }
 
-// forkStrategy checks a fork strategy.
 func (c *checker) forkStrategy(field string, v *string) string {
 	if !required(c, field, v) {
 		return ""
@@ -186,8 +167,8 @@ func (c *checker) forkStrategy(field string, v *string) string {
 	return *v
 }
 
-// size checks a service size: an integer >= 1, a string of digits, or (with
-// shared) "shared"; it is sent as revision 2026's string.
+// size takes an integer >= 1, a string of digits or, if shared, "shared",
+// and sends revision 2026's string.
 func (c *checker) size(field string, v *json.RawMessage, shared bool) apiclient.Size {
 	if !required(c, field, v) {
 		return ""
@@ -216,8 +197,7 @@ func (c *checker) size(field string, v *json.RawMessage, shared bool) apiclient.
 	return apiclient.SizeOf(n)
 }
 
-// sizes checks cpu_millis and memory_gbs of a create or fork: both sizes,
-// or both "shared".
+// sizes takes both sizes, or both "shared".
 func (c *checker) sizes(cpu, mem *json.RawMessage, shared bool) (apiclient.Size, apiclient.Size) {
 	a, b := c.size("cpu_millis", cpu, shared), c.size("memory_gbs", mem, shared)
 	if a != "" && b != "" && (a == apiclient.SizeShared) != (b == apiclient.SizeShared) {
@@ -226,7 +206,6 @@ func (c *checker) sizes(cpu, mem *json.RawMessage, shared bool) (apiclient.Size,
 	return a, b
 }
 
-// name checks a name: 1-128 characters and not blank.
 func (c *checker) name(field string, v *string) string {
 	if !required(c, field, v) {
 		return ""
@@ -240,7 +219,6 @@ func (c *checker) name(field string, v *string) string {
 	return *v
 }
 
-// ident checks an identifier or region code: not blank, at most 128 bytes.
 func (c *checker) ident(field string, v *string) string {
 	if !required(c, field, v) {
 		return ""
@@ -254,7 +232,6 @@ func (c *checker) ident(field string, v *string) string {
 	return *v
 }
 
-// environment checks an environment label.
 func (c *checker) environment(field string, v *string) string {
 	if !required(c, field, v) {
 		return ""
@@ -265,8 +242,7 @@ func (c *checker) environment(field string, v *string) string {
 	return *v
 }
 
-// addons checks the addons of a new service: a subset of the known ones,
-// without repeats; [] is a plain Postgres service.
+// addons takes [] for a plain Postgres service.
 func (c *checker) addons(field string, v *[]string) []string {
 	if !required(c, field, v) {
 		return nil
@@ -285,8 +261,7 @@ func (c *checker) addons(field string, v *[]string) []string {
 	return slices.Clone(*v)
 }
 
-// cidr checks an IPv4 CIDR block in canonical form (10.0.0.0/16, not
-// 10.0.0.1/16): a block with host bits set is most often a typo.
+// cidr refuses host bits (10.0.0.1/16): they are most often a typo.
 func (c *checker) cidr(field string, v *string) string {
 	if !required(c, field, v) {
 		return ""
@@ -301,7 +276,7 @@ func (c *checker) cidr(field string, v *string) string {
 	return *v
 }
 
-// password checks a password without ever quoting it.
+// password never quotes the value.
 func (c *checker) password(field string, v *string) string {
 	if !required(c, field, v) {
 		return ""
@@ -315,9 +290,8 @@ func (c *checker) password(field string, v *string) string {
 	return *v
 }
 
-// checkPathID checks one id taken from the request path: the mux unescapes
-// segments, so an id could hold a slash or be a dot segment that addresses
-// another resource upstream.
+// checkPathID refuses slashes and dot segments: the mux unescapes
+// segments, so such an id would address another resource upstream.
 func checkPathID(name, v string) error {
 	switch {
 	case strings.TrimSpace(v) == "":
