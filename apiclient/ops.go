@@ -115,7 +115,7 @@ func init() {
 			reads = append(reads, o.Name)
 		}
 	}
-	Operations = append(reads, writes...)
+	Operations = slices.Concat(reads, writes)
 }
 
 // Catalog returns every operation of the API, in the spec's order.
