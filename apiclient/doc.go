@@ -3,8 +3,9 @@
 //
 // A Client is bound to one project and one set of credentials; its calls
 // share a token bucket and report to an Observer. Every operation is one
-// entry of the catalog in ops.go, from which the calls, the admin routes and
-// the metrics' operation names derive. Reads are retried with backoff and
+// entry of the catalog, registered from its resource's file (ops.go), from
+// which the calls, the admin routes, the metrics' operation names and the
+// generic tests of every read and write derive. Reads are retried with backoff and
 // full jitter; writes only on 429, which the server did not process.
 //
 // Decoding is tolerant because control planes drift: unknown fields are

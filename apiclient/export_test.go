@@ -13,12 +13,11 @@ func SetSleepForTest(c *Client, sleep func(ctx context.Context, d time.Duration)
 	c.sleep = sleep
 }
 
-// CallWriteForTest calls a write operation's Client method with the ids
-// idOf gives and, when it takes one, an empty request, for the external
-// tests of every write against the simulator.
-func CallWriteForTest(t *testing.T, c *Client, o Operation, idOf func(name string) string) error {
+// CallForTest calls an operation's Client method with the ids idOf gives
+// and, when it takes one more, a read's catalog example or an empty write
+// request, for the external tests of every operation against the simulator.
+func CallForTest(t *testing.T, c *Client, o Operation, idOf func(name string) string) (any, error) {
 	t.Helper()
-	m, args, _ := writeMethod(t, c, o, idOf)
-	_, err := callWrite(m, args)
-	return err
+	m, args, _ := opMethod(t, c, o, idOf)
+	return callOp(m, args)
 }

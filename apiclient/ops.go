@@ -11,8 +11,6 @@ import (
 // simulator use them.
 const (
 	OpGetAuthInfo = "getAuthInfo"
-	// OpListProjects is revision 2026's GET /projects.
-	OpListProjects = "listProjects"
 )
 
 // Operation describes one operation of the API. The simulator keeps its own
@@ -64,25 +62,61 @@ const (
 	readOp, writeOp = false, true
 )
 
-// accountOps are the operations on the caller rather than a resource.
-var accountOps = []Operation{
+var _ = register([]Operation{
 	{OpGetAuthInfo, http.MethodGet, "/auth/info", http.StatusOK, syncOp, readOp},
-	{OpListProjects, http.MethodGet, "/projects", http.StatusOK, syncOp, readOp}, // revision 2026
+})
+
+// Example is what a read takes beyond its ids, for the tests that call
+// every read from the catalog: a query or request body of its Client
+// method's type, and the query string it is sent as.
+type Example struct {
+	Op    string
+	Arg   any
+	Query string
 }
 
-// catalog is every operation of the API, in the spec's order. Each
-// resource's operations sit in its file beside their Client methods, so
-// that adding one is an entry and a method there and, for a write, its
-// admin endpoint.
-var catalog = slices.Concat(accountOps, serviceOps, replicaSetOps, vpcOps, peeringOps)
+// registered holds each resource file's operations until init builds the
+// catalog: package variables are all set before any init runs, so no file
+// order matters.
+var (
+	registered [][]Operation
+	examples   = map[string]Example{}
+)
 
-var byName = func() map[string]Operation {
-	m := make(map[string]Operation, len(catalog))
-	for _, o := range catalog {
-		m[o.Name] = o
+// register adds a resource file's operations, in the spec's order, and the
+// examples of its reads that take more than ids; a new resource file needs
+// no line here.
+func register(ops []Operation, ex ...Example) []Operation {
+	registered = append(registered, ops)
+	for _, e := range ex {
+		examples[e.Op] = e
 	}
-	return m
-}()
+	return ops
+}
+
+// catalog is every operation of the API, in the spec's order: the files'
+// lists by their first path (a resource before those nested in it), each
+// in its own order.
+var (
+	catalog []Operation
+	byName  map[string]Operation
+)
+
+func init() {
+	slices.SortStableFunc(registered, func(a, b []Operation) int { return strings.Compare(a[0].Path, b[0].Path) })
+	catalog = slices.Concat(registered...)
+	byName = make(map[string]Operation, len(catalog))
+	var reads, writes []string
+	for _, o := range catalog {
+		byName[o.Name] = o
+		if o.Write {
+			writes = append(writes, o.Name)
+		} else {
+			reads = append(reads, o.Name)
+		}
+	}
+	Operations = slices.Concat(reads, writes)
+}
 
 // Catalog returns every operation of the API, in the spec's order.
 func Catalog() []Operation { return append([]Operation(nil), catalog...) }
@@ -95,14 +129,11 @@ func Lookup(name string) (Operation, bool) {
 
 // Operations lists every operation name, reads first: the operation label
 // values of the API metrics.
-var Operations = func() []string {
-	var reads, writes []string
-	for _, o := range catalog {
-		if o.Write {
-			writes = append(writes, o.Name)
-		} else {
-			reads = append(reads, o.Name)
-		}
-	}
-	return append(reads, writes...)
-}()
+var Operations []string
+
+// Example returns what the read takes beyond its ids; ok is false for one
+// that takes its ids alone.
+func (o Operation) Example() (Example, bool) {
+	e, ok := examples[o.Name]
+	return e, ok
+}

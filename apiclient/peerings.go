@@ -13,13 +13,13 @@ const (
 	OpDeletePeering = "deletePeering"
 )
 
-// peeringOps are the operations on a VPC's peering connections, in the spec's order.
-var peeringOps = []Operation{
+// The operations on a VPC's peering connections, in the spec's order.
+var _ = register([]Operation{
 	{OpListPeerings, http.MethodGet, peeringsPath, http.StatusOK, syncOp, readOp},
 	{OpCreatePeering, http.MethodPost, peeringsPath, http.StatusCreated, syncOp, writeOp},
 	{OpGetPeering, http.MethodGet, peeringPath, http.StatusOK, syncOp, readOp},
 	{OpDeletePeering, http.MethodDelete, peeringPath, http.StatusNoContent, syncOp, writeOp},
-}
+})
 
 // ListPeerings lists a VPC's peering connections.
 func (c *Client) ListPeerings(ctx context.Context, vpcID string) ([]Peering, error) {

@@ -1,6 +1,14 @@
 package apiclient
 
-import "context"
+import (
+	"context"
+	"net/http"
+)
+
+// OpListProjects is revision 2026's GET /projects.
+const OpListProjects = "listProjects"
+
+var _ = register([]Operation{{OpListProjects, http.MethodGet, "/projects", http.StatusOK, syncOp, readOp}})
 
 func (*Project) dropField(FieldError) {} // keeps no record: both fields are text, a lost one reads ""
 func (*Project) idField() string      { return "id" }

@@ -16,8 +16,8 @@ const (
 	OpSetReplicaSetEnvironment = "setReplicaSetEnvironment"
 )
 
-// replicaSetOps are the operations on a service's read replica sets, in the spec's order.
-var replicaSetOps = []Operation{
+// The operations on a service's read replica sets, in the spec's order.
+var _ = register([]Operation{
 	{OpListReplicaSets, http.MethodGet, replicaSetsPath, http.StatusOK, syncOp, readOp},
 	{OpCreateReplicaSet, http.MethodPost, replicaSetsPath, http.StatusAccepted, asyncOp, writeOp},
 	{OpDeleteReplicaSet, http.MethodDelete, replicaSetPath, http.StatusAccepted, asyncOp, writeOp},
@@ -25,7 +25,7 @@ var replicaSetOps = []Operation{
 	{OpEnableReplicaSetPooler, http.MethodPost, replicaSetPath + "/enablePooler", http.StatusOK, syncOp, writeOp},
 	{OpDisableReplicaSetPooler, http.MethodPost, replicaSetPath + "/disablePooler", http.StatusOK, syncOp, writeOp},
 	{OpSetReplicaSetEnvironment, http.MethodPost, replicaSetPath + "/setEnvironment", http.StatusOK, syncOp, writeOp},
-}
+})
 
 // ListReplicaSets lists a service's read replica sets.
 func (c *Client) ListReplicaSets(ctx context.Context, serviceID string) ([]ReplicaSet, error) {

@@ -3,6 +3,7 @@ package apiclient
 import (
 	"context"
 	"net/http"
+	"time"
 )
 
 // Service operation names.
@@ -30,8 +31,8 @@ const (
 	OpGetServiceLogs                   = "getServiceLogs"
 )
 
-// serviceOps are the operations on services, their usage series and logs, in the spec's order.
-var serviceOps = []Operation{
+// The operations on services, their usage series and logs, in the spec's order.
+var _ = register([]Operation{
 	{OpListServices, http.MethodGet, servicesPath, http.StatusOK, syncOp, readOp},
 	{OpCreateService, http.MethodPost, servicesPath, http.StatusAccepted, asyncOp, writeOp},
 	{OpGetService, http.MethodGet, servicePath, http.StatusOK, syncOp, readOp},
@@ -51,7 +52,12 @@ var serviceOps = []Operation{
 	{OpGetServiceMetricsAvailableSeries, http.MethodGet, servicePath + "/metrics/available-series", http.StatusOK, syncOp, readOp}, // revision 2026
 	{OpGetServiceMetricsSeries, http.MethodPost, servicePath + "/metrics/series", http.StatusOK, syncOp, readOp},                   // revision 2026: a POST that reads
 	{OpGetServiceLogs, http.MethodGet, servicePath + "/logs", http.StatusOK, syncOp, readOp},                                       // revision 2026
-}
+}, Example{Op: OpGetServiceMetricsSeries, Arg: SeriesRequest{Name: "p_database_qps", From: exampleFrom, To: exampleTo, BucketSeconds: 60}},
+	Example{Op: OpGetServiceLogs, Arg: LogsQuery{Since: exampleFrom.Time, Until: exampleTo.Time, Severities: []string{SeverityError}},
+		Query: "severities=ERROR&since=2026-01-02T03%3A04%3A00Z&until=2026-01-02T03%3A06%3A00Z"})
+
+// The examples' window: two buckets.
+var exampleFrom, exampleTo = Time{time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}, Time{time.Date(2026, 1, 2, 3, 6, 0, 0, time.UTC)}
 
 // ListServices lists the project's services.
 func (c *Client) ListServices(ctx context.Context) ([]Service, error) {

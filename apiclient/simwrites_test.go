@@ -26,11 +26,11 @@ func TestSimEveryWriteChecksCredentials(t *testing.T) {
 		if !o.Write {
 			continue
 		}
-		err := apiclient.CallWriteForTest(t, bad, o, anyID)
+		_, err := apiclient.CallForTest(t, bad, o, anyID)
 		if !apiclient.IsUnauthorized(err) || strings.Contains(err.Error(), "wrong-secret") {
 			t.Errorf("%s with a wrong secret: err = %v, want 401 without it", o.Name, err)
 		}
-		if err := apiclient.CallWriteForTest(t, ro, o, anyID); !apiclient.IsForbidden(err) {
+		if _, err := apiclient.CallForTest(t, ro, o, anyID); !apiclient.IsForbidden(err) {
 			t.Errorf("read-only %s: err = %v, want 403", o.Name, err)
 		}
 		if n := sim.RequestCount(o.Name); n != 2 {

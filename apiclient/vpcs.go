@@ -14,14 +14,14 @@ const (
 	OpDeleteVPC = "deleteVPC"
 )
 
-// vpcOps are the operations on VPCs, in the spec's order.
-var vpcOps = []Operation{
+// The operations on VPCs, in the spec's order.
+var _ = register([]Operation{
 	{OpListVPCs, http.MethodGet, vpcsPath, http.StatusOK, syncOp, readOp},
 	{OpCreateVPC, http.MethodPost, vpcsPath, http.StatusCreated, syncOp, writeOp},
 	{OpGetVPC, http.MethodGet, vpcPath, http.StatusOK, syncOp, readOp},
 	{OpRenameVPC, http.MethodPost, vpcPath + "/rename", http.StatusOK, syncOp, writeOp},
 	{OpDeleteVPC, http.MethodDelete, vpcPath, http.StatusNoContent, syncOp, writeOp},
-}
+})
 
 // ListVPCs lists the project's VPCs.
 func (c *Client) ListVPCs(ctx context.Context) ([]VPC, error) {

@@ -13,25 +13,49 @@ import (
 	"testing"
 )
 
-// escapedIDs are path values that must be escaped, by placeholder name.
+// escapedIDs are path values that must be escaped, by placeholder name; a
+// placeholder not named here gets one built from its name.
 var escapedIDs = map[string][2]string{
 	"service_id": {sID, sIDEsc}, "replica_set_id": {rID, rIDEsc},
 	"vpc_id": {vID, vIDEsc}, "peering_id": {pID, pIDEsc},
 }
 
-func escapedID(name string) string { return escapedIDs[name][0] }
+func escapedIDPair(name string) [2]string {
+	if v, ok := escapedIDs[name]; ok {
+		return v
+	}
+	return [2]string{"x y/" + name, "x%20y%2F" + name}
+}
 
-// writeMethod returns the Client method of a write operation, named after
-// it (resizeService: ResizeService), and its arguments: the context, the
-// id idOf gives each path placeholder and, when the method takes one, an
-// empty request body.
-func writeMethod(t *testing.T, c *Client, o Operation, idOf func(name string) string) (reflect.Value, []reflect.Value, reflect.Type) {
+func escapedID(name string) string { return escapedIDPair(name)[0] }
+
+// escapedURI is the request URI an operation is sent to with escapedID's
+// ids, below the server root.
+func escapedURI(o Operation) string {
+	uri := "/v1" + strings.Replace(o.Path, "{project_id}", testProject, 1)
+	for _, name := range o.IDs() {
+		uri = strings.Replace(uri, "{"+name+"}", escapedIDPair(name)[1], 1)
+	}
+	if e, ok := o.Example(); ok && e.Query != "" {
+		uri += "?" + e.Query
+	}
+	return uri
+}
+
+// opMethod returns the Client method of an operation, named after it
+// (resizeService: ResizeService), and its arguments: the context, the id
+// idOf gives each path placeholder and, when the method takes one more, a
+// read's catalog example or an empty write request, whose type it returns.
+func opMethod(t *testing.T, c *Client, o Operation, idOf func(name string) string) (reflect.Value, []reflect.Value, reflect.Type) {
 	t.Helper()
 	m := reflect.ValueOf(c).MethodByName(strings.ToUpper(o.Name[:1]) + o.Name[1:])
 	if !m.IsValid() {
-		t.Fatalf("write operation %s has no Client method named after it", o.Name)
+		t.Fatalf("operation %s has no Client method named after it", o.Name)
 	}
 	mt := m.Type()
+	if mt.NumIn() < 1 || mt.In(0) != reflect.TypeFor[context.Context]() || mt.NumOut() == 0 || mt.Out(mt.NumOut()-1) != reflect.TypeFor[error]() {
+		t.Fatalf("%s: method %v does not take a context first and return an error last", o.Name, mt)
+	}
 	args := []reflect.Value{reflect.ValueOf(t.Context())}
 	for _, id := range o.IDs() {
 		v := idOf(id)
@@ -40,24 +64,32 @@ func writeMethod(t *testing.T, c *Client, o Operation, idOf func(name string) st
 		}
 		args = append(args, reflect.ValueOf(v))
 	}
-	var body reflect.Type
+	example, hasExample := o.Example()
+	var arg reflect.Type
 	switch mt.NumIn() - len(args) {
 	case 0:
+		if hasExample {
+			t.Fatalf("%s: the catalog has an example for a method %v that takes ids alone", o.Name, mt)
+		}
 	case 1:
-		body = mt.In(len(args))
-		args = append(args, reflect.Zero(body))
+		arg = mt.In(len(args))
+		switch {
+		case hasExample && reflect.TypeOf(example.Arg) == arg:
+			args = append(args, reflect.ValueOf(example.Arg))
+		case hasExample || !o.Write:
+			t.Fatalf("%s: method %v takes a %v: its catalog entry needs an Example of that type (has %T)", o.Name, mt, arg, example.Arg)
+		default:
+			args = append(args, reflect.Zero(arg))
+		}
 	default:
 		t.Fatalf("%s: method %v does not take (ctx, %v ids[, request])", o.Name, mt, o.IDs())
 	}
-	if mt.NumIn() < 1 || mt.In(0) != reflect.TypeFor[context.Context]() || mt.NumOut() == 0 || mt.Out(mt.NumOut()-1) != reflect.TypeFor[error]() {
-		t.Fatalf("%s: method %v does not take a context first and return an error last", o.Name, mt)
-	}
-	return m, args, body
+	return m, args, arg
 }
 
-// callWrite calls a write's Client method and returns its value, nil for
-// none, and its error.
-func callWrite(m reflect.Value, args []reflect.Value) (any, error) {
+// callOp calls an operation's Client method and returns its value, nil
+// for none, and its error.
+func callOp(m reflect.Value, args []reflect.Value) (any, error) {
 	out := m.Call(args)
 	err, _ := out[len(out)-1].Interface().(error)
 	if len(out) == 1 {
@@ -79,8 +111,8 @@ func TestEveryWriteCallsItsCatalogEntry(t *testing.T) {
 		t.Run(o.Name, func(t *testing.T) {
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, o.Success, `{}`) })
 			c, _, obs := newTestClient(t, srv, nil)
-			m, args, body := writeMethod(t, c, o, escapedID)
-			got, err := callWrite(m, args)
+			m, args, body := opMethod(t, c, o, escapedID)
+			got, err := callOp(m, args)
 			if err != nil {
 				t.Fatalf("%s: %v", o.Name, err)
 			}
@@ -92,17 +124,14 @@ func TestEveryWriteCallsItsCatalogEntry(t *testing.T) {
 				t.Fatalf("%s sent %d requests, want 1", o.Name, len(reqs))
 			}
 			r := reqs[0]
-			uri := "/v1" + strings.Replace(o.Path, "{project_id}", testProject, 1)
-			for name, v := range escapedIDs {
-				uri = strings.Replace(uri, "{"+name+"}", v[1], 1)
-			}
+			uri := escapedURI(o)
 			if r.Method != o.Method || r.URI != uri {
 				t.Errorf("%s sent %s %s, want %s %s", o.Name, r.Method, r.URI, o.Method, uri)
 			}
 			if r.Auth != basic || r.Accept != "application/json" || r.UserAgent != DefaultUserAgent {
 				t.Errorf("%s Authorization = %q, Accept = %q, User-Agent = %q", o.Name, r.Auth, r.Accept, r.UserAgent)
 			}
-			checkWriteBody(t, o.Name, r, body)
+			checkBody(t, o.Name, r, body)
 			if want := []string{o.Name + " " + strconv.Itoa(o.Success)}; !reflect.DeepEqual(obs.requests, want) {
 				t.Errorf("observer saw %v, want %v", obs.requests, want)
 			}
@@ -110,9 +139,9 @@ func TestEveryWriteCallsItsCatalogEntry(t *testing.T) {
 	}
 }
 
-// checkWriteBody: a method that takes a request sends it as a JSON object
-// of that type, one that takes none sends no body.
-func checkWriteBody(t *testing.T, op string, r recordedRequest, body reflect.Type) {
+// checkBody: a method that takes a request sends it as a JSON object of
+// that type, one that takes none (or a query) sends no body.
+func checkBody(t *testing.T, op string, r recordedRequest, body reflect.Type) {
 	t.Helper()
 	if body == nil {
 		if len(r.Body) != 0 || r.ContentType != "" {
@@ -130,13 +159,10 @@ func checkWriteBody(t *testing.T, op string, r recordedRequest, body reflect.Typ
 	}
 }
 
-// TestEveryWriteRejectsOtherStatus: each write insists on its documented
-// status; another 2xx is an *APIError naming the operation.
-func TestEveryWriteRejectsOtherStatus(t *testing.T) {
+// TestEveryOperationRejectsOtherStatus: each operation insists on its
+// documented status; another 2xx is an *APIError naming the operation.
+func TestEveryOperationRejectsOtherStatus(t *testing.T) {
 	for _, o := range Catalog() {
-		if !o.Write {
-			continue
-		}
 		t.Run(o.Name, func(t *testing.T) {
 			other := http.StatusOK
 			if o.Success == http.StatusOK {
@@ -144,8 +170,8 @@ func TestEveryWriteRejectsOtherStatus(t *testing.T) {
 			}
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, other, `{}`) })
 			c, _, _ := newTestClient(t, srv, nil)
-			m, args, _ := writeMethod(t, c, o, escapedID)
-			got, err := callWrite(m, args)
+			m, args, _ := opMethod(t, c, o, escapedID)
+			got, err := callOp(m, args)
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != other || apiErr.Operation != o.Name {
 				t.Fatalf("%s answered %d: err = %v, want *APIError with that status", o.Name, other, err)
