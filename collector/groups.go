@@ -92,7 +92,7 @@ var groups = []Group{
 			return len(s.Usage.Series)
 		},
 		Key: func(s *fleet.Snapshot, i int) Key {
-			return Key{s.Usage.Series[i][0].ServiceID, s.Usage.Series[i][0].Suffix}
+			return Key{s.Usage.Series[i].ServiceID, s.Usage.Series[i].Suffix}
 		},
 		Part: func(s *fleet.Snapshot, i, j int) fleet.Snapshot {
 			return fleet.Snapshot{ProjectID: s.ProjectID, Usage: &fleet.Usage{Series: s.Usage.Series[i:j:j], Timestamps: s.Usage.Timestamps}}

@@ -83,32 +83,33 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 		return
 	}
 	p := s.ProjectID
-	for _, list := range u.Series {
-		for _, smp := range list {
-			collectUsageSample(out, u, p, smp)
+	for _, ser := range u.Series {
+		m, ok := usageMetrics[ser.Suffix]
+		if !ok {
+			continue
+		}
+		for _, smp := range ser.Samples {
+			collectUsageSample(out, u, p, ser, m, smp)
 		}
 	}
 }
 
-// collectUsageSample emits one usage sample and its bucket's time.
-func collectUsageSample(out *Sink, u *fleet.Usage, p string, smp fleet.UsageSample) {
-	m, ok := usageMetrics[smp.Suffix]
-	if !ok {
-		return
-	}
+// collectUsageSample emits one usage sample of ser and its bucket's time.
+func collectUsageSample(out *Sink, u *fleet.Usage, p string, ser *fleet.UsageSeries, m usageMetric, smp fleet.UsagePoint) {
+	bucket := smp.Time()
 	// With --collect.usage.timestamps the value carries its bucket's
 	// time as the sample timestamp (docs/configuration.md).
 	var ts time.Time
 	if u.Timestamps {
-		ts = smp.Bucket
+		ts = bucket
 	}
 	role, ordinal, job := smp.Labels.Role(), smp.Labels.Ordinal(), smp.Labels.JobID()
-	if smp.Suffix == apiclient.SeriesJobDuration || smp.Suffix == apiclient.SeriesJobSuccess {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, role, ordinal, job)
+	if ser.Suffix == apiclient.SeriesJobDuration || ser.Suffix == apiclient.SeriesJobSuccess {
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.ServiceID, role, ordinal, job)
 	} else {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, role, ordinal)
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.ServiceID, role, ordinal)
 	}
-	out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), role, ordinal, job)
+	out.gauge(usageBucketDesc, unixSeconds(bucket), p, ser.ServiceID, strings.TrimPrefix(ser.Suffix, "_"), role, ordinal, job)
 }
 
 // collectUsageTotals emits the usage collector's project series.

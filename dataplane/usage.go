@@ -85,24 +85,37 @@ type usageService struct {
 	avail availability
 	// series is nil until one of the service's series is asked for.
 	series []usageSeries
+	// shared is set while the last publish holds the values of series:
+	// they are then replaced with a copy of series, never modified.
+	shared bool
 }
 
 // known reports whether the service's available series have been read
 // (or answered 404) and not forgotten since.
 func (s *usageService) known() bool { return !s.avail.at.IsZero() }
 
-// seriesAt returns the state of the series with suffix index i.
-func (s *usageService) seriesAt(i, n int) *usageSeries {
-	if s.series == nil {
-		s.series = make([]usageSeries, n)
+// seriesAt returns the state of service id's series with suffix index i,
+// to be modified: the service's series are copied first if a publish
+// holds them.
+func (u *usageReader) seriesAt(id string, svc *usageService, i int) *usageSeries {
+	switch {
+	case svc.series == nil:
+		svc.series = make([]usageSeries, len(u.suffixes))
+		for j := range svc.series {
+			svc.series[j].pub = fleet.UsageSeries{ServiceID: id, Suffix: u.suffixes[j]}
+		}
+	case svc.shared:
+		svc.series = slices.Clone(svc.series)
 	}
-	return &s.series[i]
+	svc.shared = false
+	return &svc.series[i]
 }
 
 // usageSeries is what the reader keeps of one series of one service.
 type usageSeries struct {
-	// values are the last samples, in the order they are published.
-	values []fleet.UsageSample
+	// pub holds the last samples, in the order they are published, under
+	// the ids a publish shows them by.
+	pub fleet.UsageSeries
 	// asked is when the series was last asked for, readAt when it was
 	// last read well, in Unix nanoseconds; 0 for never.
 	asked, readAt int64
@@ -268,8 +281,8 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 		for _, k := range pass.notFoundSeries {
 			if svc := u.services[k.serviceID]; svc != nil {
 				svc.avail = availability{}
-				s := svc.seriesAt(k.idx, len(u.suffixes))
-				s.values, s.jobsOver, s.readAt = nil, 0, 0
+				s := u.seriesAt(k.serviceID, svc, k.idx)
+				s.pub.Samples, s.jobsOver, s.readAt = nil, 0, 0
 			}
 		}
 		u.answeredAgain()
@@ -281,7 +294,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	pass.failures += notFound
 	for _, k := range pass.notFoundSeries {
 		if svc := u.services[k.serviceID]; svc != nil {
-			u.expire(svc.seriesAt(k.idx, len(u.suffixes)))
+			u.expire(u.seriesAt(k.serviceID, svc, k.idx))
 		}
 	}
 	u.notFound++
@@ -335,7 +348,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 				return nil // its available series forgotten since the plan
 			}
 			name := svc.avail.names[t.idx]
-			s := svc.seriesAt(int(t.idx), len(u.suffixes))
+			s := u.seriesAt(t.serviceID, svc, int(t.idx))
 			s.asked = pass.now.UnixNano()
 			s.reads++
 			pass.mu.Unlock()
@@ -344,7 +357,8 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 			})
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
-			u.apply(pass, s, t, series, err)
+			// Found again: a publish since may hold the service's series.
+			u.apply(pass, u.seriesAt(t.serviceID, u.service(t.serviceID), int(t.idx)), t, series, err)
 			return nil
 		})
 	}
@@ -365,9 +379,9 @@ func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series
 		pass.answered++
 		s.readAt = u.now().UnixNano()
 		var over int
-		s.values, over = newestBuckets(t.serviceID, u.suffixes[t.idx], series, u.cfg.MaxJobs)
+		s.pub.Samples, over = newestBuckets(series, u.cfg.MaxJobs)
 		s.jobsOver = int32(min(over, math.MaxInt32))
-		slices.SortFunc(s.values, func(a, b fleet.UsageSample) int {
+		slices.SortFunc(s.pub.Samples, func(a, b fleet.UsagePoint) int {
 			la, lb := a.Labels, b.Labels
 			return cmp.Or(cmp.Compare(la.Role(), lb.Role()), cmp.Compare(la.Ordinal(), lb.Ordinal()), compareJobIDs(la.JobID(), lb.JobID()))
 		})
@@ -379,7 +393,7 @@ func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series
 // than --collect.max-staleness.
 func (u *usageReader) expire(s *usageSeries) {
 	if ms := u.opts.MaxStaleness; ms > 0 && (s.readAt == 0 || u.now().Sub(time.Unix(0, s.readAt)) > ms) {
-		s.values, s.jobsOver = nil, 0
+		s.pub.Samples, s.jobsOver = nil, 0
 	}
 }
 
