@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -27,8 +28,11 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 	if boundary.Equal(sc.Boundary) {
 		for k, n := range sc.AtBoundary {
 			key, _ := strconv.ParseUint(k, 16, 64) // checked when read
-			c.recent[entryAt{boundary.UnixNano(), key}] = n
+			for range n {
+				c.recent = append(c.recent, entryAt{boundary.UnixNano(), key})
+			}
 		}
+		slices.SortFunc(c.recent, compareEntries)
 	}
 	c.readUntil = minTime(maxTime(sc.ReadUntil, boundary), until)
 	return c, skipped
@@ -41,9 +45,9 @@ func (c *logCursor) saved() savedCursor {
 		sc.Counts[sev] = n + c.pending[sev]
 	}
 	ts := c.boundary.UnixNano()
-	for k, n := range c.recent {
+	for _, k := range c.recent {
 		if k.ts == ts {
-			sc.AtBoundary[strconv.FormatUint(k.key, 16)] = n
+			sc.AtBoundary[strconv.FormatUint(k.key, 16)]++
 		}
 	}
 	return sc
