@@ -50,11 +50,11 @@ type logCursor struct {
 	// readUntil is the until of the last read counted, or skipped: the
 	// entries before it were read (see savedCursor).
 	readUntil time.Time
-	counts    map[string]float64
+	counts    sevCounts
 	// pending holds the entries of severities first counted since the
 	// last tick: their series are published at 0 first, and the entries
 	// added at the next tick (see settle), so that increase() sees them.
-	pending map[string]float64
+	pending sevCounts
 }
 
 // entryAt is one kind of entry at one timestamp.
@@ -78,32 +78,32 @@ func run(l []entryAt, i int, k entryAt) (n, end int) {
 // newLogCursor starts counting at boundary, the usual severities at 0;
 // late entries are looked for up to window back.
 func newLogCursor(boundary time.Time, window time.Duration) *logCursor {
-	c := &logCursor{boundary: boundary, lateFrom: boundary, window: window, readUntil: boundary,
-		counts: map[string]float64{}, pending: map[string]float64{}}
-	for _, s := range logSeverities[:7] {
-		c.counts[s] = 0
+	c := &logCursor{boundary: boundary, lateFrom: boundary, window: window, readUntil: boundary}
+	for i := range 7 {
+		c.counts.set(i, 0)
 	}
 	return c
 }
 
 // settle adds the pending entries, whose series have been published at 0.
 func (c *logCursor) settle() {
-	for s, n := range c.pending {
-		c.counts[s] += n
+	for i := range numSeverities {
+		if c.pending.present(i) {
+			c.counts.n[i] += c.pending.n[i]
+		}
 	}
-	clear(c.pending)
+	c.pending = sevCounts{}
 }
 
 // add counts one entry of severity sev.
 func (c *logCursor) add(sev string) {
-	if _, ok := c.pending[sev]; !ok {
-		if _, ok := c.counts[sev]; ok {
-			c.counts[sev]++
-			return
-		}
+	i := severityIndex(sev)
+	if !c.pending.present(i) && c.counts.present(i) {
+		c.counts.n[i]++
+		return
 	}
-	c.counts[sev] = 0
-	c.pending[sev]++
+	c.counts.set(i, 0)
+	c.pending.set(i, c.pending.n[i]+1)
 }
 
 // newestOf returns the newest timestamp of entries (zero if none has one).

@@ -37,3 +37,27 @@ func TestLogCursorKeepsFewBytesPerEntry(t *testing.T) {
 	}
 	runtime.KeepAlive(kept)
 }
+
+// TestLogCursorCountsInArrays: a cursor's counts by severity are an array
+// and a bit each, not two maps by name (about 600 bytes a service, 6 MB
+// at 10,000), and every severity has its place.
+func TestLogCursorCountsInArrays(t *testing.T) {
+	if len(severityNames) != numSeverities {
+		t.Fatalf("%d severities, numSeverities %d", len(severityNames), numSeverities)
+	}
+	const cursors = 1000
+	boundary := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	kept := make([]*logCursor, cursors)
+	before := liveHeap()
+	for i := range kept {
+		kept[i] = newLogCursor(boundary, time.Minute)
+		kept[i].add("ERROR")
+		kept[i].add("BOGUS")
+		kept[i].settle()
+	}
+	perCursor := float64(liveHeap()-before) / cursors
+	if perCursor > 400 {
+		t.Errorf("a cursor keeps %.0f bytes, want at most 400", perCursor)
+	}
+	runtime.KeepAlive(kept)
+}

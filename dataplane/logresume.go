@@ -23,7 +23,7 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 	}
 	c = newLogCursor(boundary, window)
 	for sev, n := range sc.Counts {
-		c.counts[sev] = n
+		c.counts.set(severityIndex(sev), n) // checked when read
 	}
 	if boundary.Equal(sc.Boundary) {
 		for k, n := range sc.AtBoundary {
@@ -41,8 +41,10 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 // saved returns what the file keeps of c.
 func (c *logCursor) saved() savedCursor {
 	sc := savedCursor{Boundary: c.boundary, ReadUntil: c.readUntil, AtBoundary: map[string]int{}, Counts: map[string]float64{}}
-	for sev, n := range c.counts {
-		sc.Counts[sev] = n + c.pending[sev]
+	for i := range numSeverities {
+		if c.counts.present(i) {
+			sc.Counts[severityNames[i]] = c.counts.n[i] + c.pending.n[i]
+		}
 	}
 	ts := c.boundary.UnixNano()
 	for _, k := range c.recent {
