@@ -144,6 +144,9 @@ type usageReader struct {
 	// which a service's series are published.
 	order    []int
 	services map[string]*usageService
+	// nameSets holds each list of available names the services' answers
+	// made (see match): at 10,000 services, one list, not 10,000.
+	nameSets map[string][]string
 	// ids are the keys of services, sorted, while idsSorted is set.
 	ids       []string
 	idsSorted bool
@@ -168,7 +171,7 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 	cfg := r.opts.Usage
 	u := &usageReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
-		services: map[string]*usageService{},
+		services: map[string]*usageService{}, nameSets: map[string][]string{},
 	}
 	for i, s := range cfg.SelectedSeries() {
 		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))

@@ -36,7 +36,9 @@ type usagePlan struct {
 // then the series least recently asked for, as many as the budget allows.
 func (u *usageReader) plan(services []string, now time.Time, budget int) usagePlan {
 	pl := usagePlan{budget: budget, cycles: 1}
-	var all []usageTask
+	// Made at its most at once: kept while the read lasts, and a list
+	// grown by doubling was twice that at its peak.
+	all := make([]usageTask, 0, len(services)*len(u.suffixes))
 	// Series of services whose available series are still to be read
 	// count in what a refresh needs: as many as before, or every selected
 	// one until known, so that the first tick's numbers are right.

@@ -30,8 +30,24 @@ func (u *usageReader) match(names []string) []string {
 			}
 		}
 	}
+	if out == nil {
+		return nil
+	}
+	// And one list of them for the services that have the same.
+	key := strings.Join(out, "\x00")
+	if shared, ok := u.nameSets[key]; ok {
+		return shared
+	}
+	if len(u.nameSets) >= maxNameSets {
+		clear(u.nameSets)
+	}
+	u.nameSets[key] = out
 	return out
 }
+
+// maxNameSets bounds the lists of names kept for sharing: an API that
+// names each service's series its own way gets a list a service.
+const maxNameSets = 64
 
 // newestBuckets keeps, for each label set of an answer, the newest bucket
 // with a value; a label set whose window is all null is left out. Label
