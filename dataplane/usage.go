@@ -69,9 +69,9 @@ func (a availability) count() int {
 // usageTask is one series read: a service and the index of a selected
 // suffix, with when it was last asked (Unix nanoseconds, 0 for never) and
 // how often. A read's plan holds one for every series (150,000 at 10,000
-// services) while the read goes on: 32 bytes, not the names themselves.
+// services) while the read goes on: 24 bytes, not the names themselves.
 type usageTask struct {
-	serviceID  string
+	svc        *usageService
 	idx, reads int32
 	last       int64
 }
@@ -82,6 +82,7 @@ type usageTask struct {
 // pointer for each of 160,000 series at 10,000 services cost more than
 // the values they held.
 type usageService struct {
+	id    string
 	avail availability
 	// series is nil until one of the service's series is asked for.
 	series []usageSeries
@@ -93,6 +94,12 @@ type usageService struct {
 // known reports whether the service's available series have been read
 // (or answered 404) and not forgotten since.
 func (s *usageService) known() bool { return !s.avail.at.IsZero() }
+
+// fresh reports whether s is known and its available series need not be
+// read again at now; false for nil.
+func (s *usageService) fresh(now time.Time) bool {
+	return s != nil && s.known() && now.Sub(s.avail.at) < availableSeriesTTL
+}
 
 // seriesAt returns the state of service id's series with suffix index i,
 // to be modified: the service's series are copied first if a publish
@@ -345,23 +352,23 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 				return nil // not asked: first in the next read
 			}
 			pass.mu.Lock()
-			svc := u.service(t.serviceID)
+			svc := t.svc
 			if int(t.idx) >= len(svc.avail.names) {
 				pass.mu.Unlock()
 				return nil // its available series forgotten since the plan
 			}
 			name := svc.avail.names[t.idx]
-			s := u.seriesAt(t.serviceID, svc, int(t.idx))
+			s := u.seriesAt(svc.id, svc, int(t.idx))
 			s.asked = pass.now.UnixNano()
 			s.reads++
 			pass.mu.Unlock()
-			series, err := u.client.GetServiceMetricsSeries(callCtx, t.serviceID, apiclient.SeriesRequest{
+			series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
 				Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
 			})
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
 			// Found again: a publish since may hold the service's series.
-			u.apply(pass, u.seriesAt(t.serviceID, u.service(t.serviceID), int(t.idx)), t, series, err)
+			u.apply(pass, u.seriesAt(svc.id, svc, int(t.idx)), t, series, err)
 			return nil
 		})
 	}
@@ -374,7 +381,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series []apiclient.Series, err error) {
 	switch {
 	case apiclient.IsNotFound(err):
-		pass.notFoundSeries = append(pass.notFoundSeries, seriesRef{t.serviceID, int(t.idx)})
+		pass.notFoundSeries = append(pass.notFoundSeries, seriesRef{t.svc.id, int(t.idx)})
 	case err != nil:
 		pass.failures++
 		u.expire(s)
@@ -441,7 +448,7 @@ func (u *usageReader) prune(services []string) {
 func (u *usageReader) service(id string) *usageService {
 	svc := u.services[id]
 	if svc == nil {
-		svc = &usageService{}
+		svc = &usageService{id: id}
 		u.services[id] = svc
 		u.idsSorted = false
 	}

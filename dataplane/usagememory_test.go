@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/clouddb/clouddb_exporter/config"
 )
@@ -19,5 +20,26 @@ func TestUsageServicesShareNameLists(t *testing.T) {
 	}
 	if &a.avail.names[0] != &b.avail.names[0] {
 		t.Errorf("two services with the same available series keep a list each")
+	}
+}
+
+// TestUsagePlanMadeAtOnce: a read's plan, kept while the read lasts, is
+// made at its size at once (it grew by doubling, twice its size at its
+// peak), of 24-byte tasks that point at their service.
+func TestUsagePlanMadeAtOnce(t *testing.T) {
+	const services = 200
+	h := newUsageHarness(t, services, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
+		"x_database_qps", "x_database_job_success")
+	h.tick()
+	ids := h.u.sortedIDs()
+	now := h.clock.Now()
+	if n := len(h.u.plan(ids, now, -1).tasks); n != 2*services {
+		t.Fatalf("%d tasks planned, want %d", n, 2*services)
+	}
+	if allocs := testing.AllocsPerRun(5, func() { h.u.plan(ids, now, -1) }); allocs > 2 {
+		t.Errorf("a plan made %.0f allocations, want its list at once", allocs)
+	}
+	if size := unsafe.Sizeof(usageTask{}); size > 24 {
+		t.Errorf("a task is %d bytes, want at most 24", size)
 	}
 }
