@@ -17,6 +17,9 @@ type Group struct {
 	Part func(s *fleet.Snapshot, i, j int) fleet.Snapshot
 	// Collect emits the metrics of the list in s.
 	Collect func(out *Sink, s *fleet.Snapshot)
+	// Equal, when set, reports whether two parts emit the same metrics,
+	// in place of reflect.DeepEqual.
+	Equal func(a, b *fleet.Snapshot) bool
 }
 
 // Key is the id of a resource within its list: (service id, replica set
@@ -98,6 +101,7 @@ var groups = []Group{
 			return fleet.Snapshot{ProjectID: s.ProjectID, Usage: &fleet.Usage{Series: s.Usage.Series[i:j:j], Timestamps: s.Usage.Timestamps}}
 		},
 		Collect: collectUsage,
+		Equal:   equalUsage,
 	},
 	{
 		// The opt-in log collector's counts, in chunks, keyed by service
@@ -113,6 +117,7 @@ var groups = []Group{
 			return fleet.Snapshot{ProjectID: s.ProjectID, Logs: &fleet.Logs{Counts: s.Logs.Counts[i:j:j]}}
 		},
 		Collect: collectLogs,
+		Equal:   equalLogs,
 	},
 	{
 		// The opt-in collectors' project series: one part, with none of

@@ -1,6 +1,10 @@
 package collector
 
-import "github.com/clouddb/clouddb_exporter/fleet"
+import (
+	"slices"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
 
 var (
 	logEntriesDesc = newCounterDesc("clouddb_service_log_entries_total",
@@ -33,6 +37,12 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 	for _, c := range l.Counts {
 		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID, c.Severity)
 	}
+}
+
+// equalLogs reports whether two parts of the log counts' group hold the
+// same counts (see equalUsage).
+func equalLogs(a, b *fleet.Snapshot) bool {
+	return a.ProjectID == b.ProjectID && slices.Equal(a.Logs.Counts, b.Logs.Counts)
 }
 
 // collectLogsTotals emits the log collector's project series.

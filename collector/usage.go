@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +111,18 @@ func collectUsageSample(out *Sink, u *fleet.Usage, p string, ser *fleet.UsageSer
 		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.ServiceID, role, ordinal)
 	}
 	out.gauge(usageBucketDesc, unixSeconds(bucket), p, ser.ServiceID, strings.TrimPrefix(ser.Suffix, "_"), role, ordinal, job)
+}
+
+// equalUsage reports whether two parts of the usage group hold the same
+// samples. Every publish of a read (every 5 s) compares each chunk: the
+// series the reader did not read again are the same pointers, and
+// reflect.DeepEqual made a map of every pointer it followed (some 1 MB/s
+// of garbage at 10,000 services).
+func equalUsage(a, b *fleet.Snapshot) bool {
+	return a.ProjectID == b.ProjectID && a.Usage.Timestamps == b.Usage.Timestamps &&
+		slices.EqualFunc(a.Usage.Series, b.Usage.Series, func(x, y *fleet.UsageSeries) bool {
+			return x == y || x.ServiceID == y.ServiceID && x.Suffix == y.Suffix && slices.Equal(x.Samples, y.Samples)
+		})
 }
 
 // collectUsageTotals emits the usage collector's project series.
