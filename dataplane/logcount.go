@@ -70,7 +70,9 @@ func compareEntries(a, b entryAt) int {
 // run returns how many times k is in the sorted list l from i on, and
 // where its run ends.
 func run(l []entryAt, i int, k entryAt) (n, end int) {
-	for end = i; end < len(l) && l[end] == k; end++ {
+	end = i
+	for end < len(l) && l[end] == k {
+		end++
 	}
 	return end - i, end
 }
