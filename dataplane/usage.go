@@ -101,15 +101,14 @@ func (s *usageService) fresh(now time.Time) bool {
 	return s != nil && s.known() && now.Sub(s.avail.at) < availableSeriesTTL
 }
 
-// seriesAt returns the state of service id's series with suffix index i,
-// to be modified: the service's series are copied first if a publish
-// holds them.
-func (u *usageReader) seriesAt(id string, svc *usageService, i int) *usageSeries {
+// seriesAt returns the state of svc's series with suffix index i, to be
+// modified: the service's series are copied first if a publish holds them.
+func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
 	switch {
 	case svc.series == nil:
 		svc.series = make([]usageSeries, len(u.suffixes))
 		for j := range svc.series {
-			svc.series[j].pub = fleet.UsageSeries{ServiceID: id, Suffix: u.suffixes[j]}
+			svc.series[j].pub = fleet.UsageSeries{ServiceID: svc.id, Suffix: u.suffixes[j]}
 		}
 	case svc.shared:
 		svc.series = slices.Clone(svc.series)
@@ -291,7 +290,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 		for _, k := range pass.notFoundSeries {
 			if svc := u.services[k.serviceID]; svc != nil {
 				svc.avail = availability{}
-				s := u.seriesAt(k.serviceID, svc, k.idx)
+				s := u.seriesAt(svc, k.idx)
 				s.pub.Samples, s.jobsOver, s.readAt = nil, 0, 0
 			}
 		}
@@ -304,7 +303,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	pass.failures += notFound
 	for _, k := range pass.notFoundSeries {
 		if svc := u.services[k.serviceID]; svc != nil {
-			u.expire(u.seriesAt(k.serviceID, svc, k.idx))
+			u.expire(u.seriesAt(svc, k.idx))
 		}
 	}
 	u.notFound++
@@ -358,7 +357,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 				return nil // its available series forgotten since the plan
 			}
 			name := svc.avail.names[t.idx]
-			s := u.seriesAt(svc.id, svc, int(t.idx))
+			s := u.seriesAt(svc, int(t.idx))
 			s.asked = pass.now.UnixNano()
 			s.reads++
 			pass.mu.Unlock()
@@ -368,7 +367,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
 			// Found again: a publish since may hold the service's series.
-			u.apply(pass, u.seriesAt(svc.id, svc, int(t.idx)), t, series, err)
+			u.apply(pass, u.seriesAt(svc, int(t.idx)), t, series, err)
 			return nil
 		})
 	}

@@ -71,7 +71,7 @@ func (u *usageReader) forgetPaused() {
 		for i := range svc.series {
 			if list := svc.series[i].pub.Samples; len(list) > 0 {
 				if jobs := nodeless(list); len(jobs) != len(list) {
-					u.seriesAt(id, svc, i).pub.Samples = slices.Clip(jobs)
+					u.seriesAt(svc, i).pub.Samples = slices.Clip(jobs)
 				}
 			}
 		}
