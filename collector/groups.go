@@ -16,6 +16,9 @@ type Group struct {
 	// Part returns a snapshot of resources [i, j) only, sharing s's memory.
 	Part    func(s *fleet.Snapshot, i, j int) fleet.Snapshot
 	Collect func(out *Sink, s *fleet.Snapshot)
+	// Equal, when set, reports whether two parts emit the same metrics,
+	// in place of reflect.DeepEqual.
+	Equal func(a, b *fleet.Snapshot) bool
 }
 
 // Key is a resource's id within its list: (parent id, id), or (id, "").

@@ -1,6 +1,10 @@
 package collector
 
-import "github.com/clouddb/clouddb_exporter/fleet"
+import (
+	"slices"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
 
 var (
 	logEntriesDesc = newCounterDesc("clouddb_service_log_entries_total",
@@ -24,6 +28,7 @@ func init() {
 	counts := ListGroup(fleet.PartLogs, func(l *fleet.Logs) []fleet.LogCount { return l.Counts },
 		func(c *fleet.LogCount) Key { return Key{c.ServiceID, c.Severity} },
 		func(_ *fleet.Logs, c []fleet.LogCount) *fleet.Logs { return &fleet.Logs{Counts: c} }, collectLogs)
+	counts.Equal = equalLogs
 	totals := DataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
 		l := s.Logs()
 		return &fleet.Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped}
@@ -39,6 +44,10 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 	for _, c := range l.Counts {
 		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID, c.Severity)
 	}
+}
+
+func equalLogs(a, b *fleet.Snapshot) bool {
+	return a.ProjectID == b.ProjectID && slices.Equal(a.Logs().Counts, b.Logs().Counts)
 }
 
 func collectLogsTotals(out *Sink, s *fleet.Snapshot) {

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -66,11 +67,12 @@ func init() {
 		descs = append(descs, usageMetrics[suf].desc)
 	}
 	// Keyed by service and series: a fleet's usage is never rendered in one piece.
-	series := ListGroup(fleet.PartUsage, func(u *fleet.Usage) [][]fleet.UsageSample { return u.Series },
-		func(l *[]fleet.UsageSample) Key { return Key{(*l)[0].ServiceID, (*l)[0].Suffix} },
-		func(u *fleet.Usage, l [][]fleet.UsageSample) *fleet.Usage {
+	series := ListGroup(fleet.PartUsage, func(u *fleet.Usage) []*fleet.UsageSeries { return u.Series },
+		func(l **fleet.UsageSeries) Key { return Key{(*l).ServiceID, (*l).Suffix} },
+		func(u *fleet.Usage, l []*fleet.UsageSeries) *fleet.Usage {
 			return &fleet.Usage{Series: l, Timestamps: u.Timestamps}
 		}, collectUsage)
+	series.Equal = equalUsage
 	totals := DataGroup(fleet.PartUsage, func(s *fleet.Snapshot) any {
 		u := s.Usage()
 		return &fleet.Usage{JobsOverLimit: u.JobsOverLimit, RefreshPeriod: u.RefreshPeriod}
@@ -84,29 +86,40 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 		return
 	}
 	p := s.ProjectID
-	for _, list := range u.Series {
-		for _, smp := range list {
-			collectUsageSample(out, u, p, smp)
+	for _, ser := range u.Series {
+		m, ok := usageMetrics[ser.Suffix]
+		if !ok {
+			continue
+		}
+		for _, smp := range ser.Samples {
+			collectUsageSample(out, u, p, ser, m, smp)
 		}
 	}
 }
 
-func collectUsageSample(out *Sink, u *fleet.Usage, p string, smp fleet.UsageSample) {
-	m, ok := usageMetrics[smp.Suffix]
-	if !ok {
-		return
-	}
+func collectUsageSample(out *Sink, u *fleet.Usage, p string, ser *fleet.UsageSeries, m usageMetric, smp fleet.UsagePoint) {
+	bucket := smp.Time()
 	var ts time.Time
 	if u.Timestamps {
-		ts = smp.Bucket
+		ts = bucket
 	}
 	role, ordinal, job := smp.Labels.Role(), smp.Labels.Ordinal(), smp.Labels.JobID()
-	if smp.Suffix == apiclient.SeriesJobDuration || smp.Suffix == apiclient.SeriesJobSuccess {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, role, ordinal, job)
+	if ser.Suffix == apiclient.SeriesJobDuration || ser.Suffix == apiclient.SeriesJobSuccess {
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.ServiceID, role, ordinal, job)
 	} else {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, smp.ServiceID, role, ordinal)
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.ServiceID, role, ordinal)
 	}
-	out.gauge(usageBucketDesc, unixSeconds(smp.Bucket), p, smp.ServiceID, strings.TrimPrefix(smp.Suffix, "_"), role, ordinal, job)
+	out.gauge(usageBucketDesc, unixSeconds(bucket), p, ser.ServiceID, strings.TrimPrefix(ser.Suffix, "_"), role, ordinal, job)
+}
+
+// equalUsage compares two chunks of the usage: every publish of a read compares
+// each chunk, and reflect.DeepEqual made a map of every pointer it followed.
+func equalUsage(a, b *fleet.Snapshot) bool {
+	x, y := a.Usage(), b.Usage()
+	return a.ProjectID == b.ProjectID && x.Timestamps == y.Timestamps &&
+		slices.EqualFunc(x.Series, y.Series, func(x, y *fleet.UsageSeries) bool {
+			return x == y || x.ServiceID == y.ServiceID && x.Suffix == y.Suffix && slices.Equal(x.Samples, y.Samples)
+		})
 }
 
 func collectUsageTotals(out *Sink, s *fleet.Snapshot) {

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -22,13 +23,16 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 	}
 	c = newLogCursor(boundary, window)
 	for sev, n := range sc.Counts {
-		c.counts[sev] = n
+		c.counts.set(severityIndex(sev), n) // checked when read
 	}
 	if boundary.Equal(sc.Boundary) {
 		for k, n := range sc.AtBoundary {
 			key, _ := strconv.ParseUint(k, 16, 64) // checked when read
-			c.recent[entryAt{boundary.UnixNano(), key}] = n
+			for range n {
+				c.recent = append(c.recent, entryAt{boundary.UnixNano(), key})
+			}
 		}
+		slices.SortFunc(c.recent, compareEntries)
 	}
 	c.readUntil = minTime(maxTime(sc.ReadUntil, boundary), until)
 	return c, skipped
@@ -37,13 +41,15 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 // saved returns what the file keeps of c.
 func (c *logCursor) saved() savedCursor {
 	sc := savedCursor{Boundary: c.boundary, ReadUntil: c.readUntil, AtBoundary: map[string]int{}, Counts: map[string]float64{}}
-	for sev, n := range c.counts {
-		sc.Counts[sev] = n + c.pending[sev]
+	for i := range numSeverities {
+		if c.counts.present(i) {
+			sc.Counts[severityNames[i]] = c.counts.n[i] + c.pending.n[i]
+		}
 	}
 	ts := c.boundary.UnixNano()
-	for k, n := range c.recent {
+	for _, k := range c.recent {
 		if k.ts == ts {
-			sc.AtBoundary[strconv.FormatUint(k.key, 16)] = n
+			sc.AtBoundary[strconv.FormatUint(k.key, 16)]++
 		}
 	}
 	return sc

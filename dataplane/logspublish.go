@@ -22,16 +22,12 @@ func logCounts(cursors map[string]*logCursor, sizeHint int) []fleet.LogCount {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var sevs []string
 	for _, id := range ids {
 		c := cursors[id]
-		sevs = sevs[:0]
-		for s := range c.counts {
-			sevs = append(sevs, s)
-		}
-		slices.Sort(sevs)
-		for _, sev := range sevs {
-			out = append(out, fleet.LogCount{ServiceID: id, Severity: sev, Count: c.counts[sev]})
+		for _, i := range severitiesByName {
+			if c.counts.present(i) {
+				out = append(out, fleet.LogCount{ServiceID: id, Severity: severityNames[i], Count: c.counts.n[i]})
+			}
 		}
 	}
 	return out

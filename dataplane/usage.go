@@ -80,9 +80,9 @@ func (a availability) count() int {
 // usageTask is one series read: a service and the index of a selected
 // suffix, with when it was last asked (Unix nanoseconds, 0 for never) and
 // how often. A read's plan holds one for every series (150,000 at 10,000
-// services) while the read goes on: 32 bytes, not the names themselves.
+// services) while the read goes on: 24 bytes, not the names themselves.
 type usageTask struct {
-	serviceID  string
+	svc        *usageService
 	idx, reads int32
 	last       int64
 }
@@ -93,27 +93,46 @@ type usageTask struct {
 // pointer for each of 160,000 series at 10,000 services cost more than
 // the values they held.
 type usageService struct {
+	id    string
 	avail availability
 	// series is nil until one of the service's series is asked for.
 	series []usageSeries
+	// shared is set while the last publish holds the values of series:
+	// they are then replaced with a copy of series, never modified.
+	shared bool
 }
 
 // known reports whether the service's available series have been read
 // (or answered 404) and not forgotten since.
 func (s *usageService) known() bool { return !s.avail.at.IsZero() }
 
-// seriesAt returns the state of the series with suffix index i.
-func (s *usageService) seriesAt(i, n int) *usageSeries {
-	if s.series == nil {
-		s.series = make([]usageSeries, n)
+// fresh reports whether s is known and its available series need not be
+// read again at now; false for nil.
+func (s *usageService) fresh(now time.Time) bool {
+	return s != nil && s.known() && now.Sub(s.avail.at) < availableSeriesTTL
+}
+
+// seriesAt returns the state of svc's series with suffix index i, to be
+// modified: the service's series are copied first if a publish holds them.
+func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
+	switch {
+	case svc.series == nil:
+		svc.series = make([]usageSeries, len(u.suffixes))
+		for j := range svc.series {
+			svc.series[j].pub = fleet.UsageSeries{ServiceID: svc.id, Suffix: u.suffixes[j]}
+		}
+	case svc.shared:
+		svc.series = slices.Clone(svc.series)
 	}
-	return &s.series[i]
+	svc.shared = false
+	return &svc.series[i]
 }
 
 // usageSeries is what the reader keeps of one series of one service.
 type usageSeries struct {
-	// values are the last samples, in the order they are published.
-	values []fleet.UsageSample
+	// pub holds the last samples, in the order they are published, under
+	// the ids a publish shows them by.
+	pub fleet.UsageSeries
 	// asked is when the series was last asked for, readAt when it was
 	// last read well, in Unix nanoseconds; 0 for never.
 	asked, readAt int64
@@ -142,6 +161,9 @@ type usageReader struct {
 	// which a service's series are published.
 	order    []int
 	services map[string]*usageService
+	// nameSets holds each list of available names the services' answers
+	// made (see match): at 10,000 services, one list, not 10,000.
+	nameSets map[string][]string
 	// ids are the keys of services, sorted, while idsSorted is set.
 	ids       []string
 	idsSorted bool
@@ -166,7 +188,7 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 	cfg := r.opts.Usage
 	u := &usageReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
-		services: map[string]*usageService{},
+		services: map[string]*usageService{}, nameSets: map[string][]string{},
 	}
 	for i, s := range cfg.SelectedSeries() {
 		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
@@ -279,8 +301,8 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 		for _, k := range pass.notFoundSeries {
 			if svc := u.services[k.serviceID]; svc != nil {
 				svc.avail = availability{}
-				s := svc.seriesAt(k.idx, len(u.suffixes))
-				s.values, s.jobsOver, s.readAt = nil, 0, 0
+				s := u.seriesAt(svc, k.idx)
+				s.pub.Samples, s.jobsOver, s.readAt = nil, 0, 0
 			}
 		}
 		u.answeredAgain()
@@ -292,7 +314,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	pass.failures += notFound
 	for _, k := range pass.notFoundSeries {
 		if svc := u.services[k.serviceID]; svc != nil {
-			u.expire(svc.seriesAt(k.idx, len(u.suffixes)))
+			u.expire(u.seriesAt(svc, k.idx))
 		}
 	}
 	u.notFound++
@@ -340,22 +362,23 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 				return nil // not asked: first in the next read
 			}
 			pass.mu.Lock()
-			svc := u.service(t.serviceID)
+			svc := t.svc
 			if int(t.idx) >= len(svc.avail.names) {
 				pass.mu.Unlock()
 				return nil // its available series forgotten since the plan
 			}
 			name := svc.avail.names[t.idx]
-			s := svc.seriesAt(int(t.idx), len(u.suffixes))
+			s := u.seriesAt(svc, int(t.idx))
 			s.asked = pass.now.UnixNano()
 			s.reads++
 			pass.mu.Unlock()
-			series, err := u.client.GetServiceMetricsSeries(callCtx, t.serviceID, apiclient.SeriesRequest{
+			series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
 				Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
 			})
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
-			u.apply(pass, s, t, series, err)
+			// Found again: a publish since may hold the service's series.
+			u.apply(pass, u.seriesAt(svc, int(t.idx)), t, series, err)
 			return nil
 		})
 	}
@@ -368,7 +391,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series []apiclient.Series, err error) {
 	switch {
 	case apiclient.IsNotFound(err):
-		pass.notFoundSeries = append(pass.notFoundSeries, seriesRef{t.serviceID, int(t.idx)})
+		pass.notFoundSeries = append(pass.notFoundSeries, seriesRef{t.svc.id, int(t.idx)})
 	case err != nil:
 		pass.failures++
 		u.expire(s)
@@ -376,9 +399,9 @@ func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series
 		pass.answered++
 		s.readAt = u.now().UnixNano()
 		var over int
-		s.values, over = newestBuckets(t.serviceID, u.suffixes[t.idx], series, u.cfg.MaxJobs)
+		s.pub.Samples, over = newestBuckets(series, u.cfg.MaxJobs)
 		s.jobsOver = int32(min(over, math.MaxInt32))
-		slices.SortFunc(s.values, func(a, b fleet.UsageSample) int {
+		slices.SortFunc(s.pub.Samples, func(a, b fleet.UsagePoint) int {
 			la, lb := a.Labels, b.Labels
 			return cmp.Or(cmp.Compare(la.Role(), lb.Role()), cmp.Compare(la.Ordinal(), lb.Ordinal()), compareJobIDs(la.JobID(), lb.JobID()))
 		})
@@ -390,7 +413,7 @@ func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series
 // than --collect.max-staleness.
 func (u *usageReader) expire(s *usageSeries) {
 	if ms := u.opts.MaxStaleness; ms > 0 && (s.readAt == 0 || u.now().Sub(time.Unix(0, s.readAt)) > ms) {
-		s.values, s.jobsOver = nil, 0
+		s.pub.Samples, s.jobsOver = nil, 0
 	}
 }
 
@@ -435,7 +458,7 @@ func (u *usageReader) prune(services []string) {
 func (u *usageReader) service(id string) *usageService {
 	svc := u.services[id]
 	if svc == nil {
-		svc = &usageService{}
+		svc = &usageService{id: id}
 		u.services[id] = svc
 		u.idsSorted = false
 	}

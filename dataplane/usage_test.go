@@ -279,10 +279,10 @@ func TestUsagePublishSharesLists(t *testing.T) {
 		t.Fatalf("%d series published, want 6", len(first.Series))
 	}
 	again := h.u.build(false)
-	for i, list := range first.Series {
-		kept := seriesOf(h.u, list[0].ServiceID, list[0].Suffix).values
-		if &list[0] != &kept[0] || &again.Series[i][0] != &kept[0] {
-			t.Errorf("series %d (%s %s) was copied into the publish", i, list[0].ServiceID, list[0].Suffix)
+	for i, ser := range first.Series {
+		kept := seriesOf(h.u, ser.ServiceID, ser.Suffix).pub.Samples
+		if &ser.Samples[0] != &kept[0] || &again.Series[i].Samples[0] != &kept[0] {
+			t.Errorf("series %d (%s %s) was copied into the publish", i, ser.ServiceID, ser.Suffix)
 		}
 	}
 }
@@ -350,7 +350,7 @@ func TestUsageHostileAnswers(t *testing.T) {
 	}
 	kept := 0
 	for _, k := range askedSeries(h.u) {
-		kept += len(h.u.services[k.serviceID].series[k.idx].values)
+		kept += len(h.u.services[k.serviceID].series[k.idx].pub.Samples)
 	}
 	if kept > 51 {
 		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)

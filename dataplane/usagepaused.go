@@ -38,14 +38,14 @@ func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
 		return u
 	}
 	out := *u
-	out.Series = make([][]fleet.UsageSample, 0, len(u.Series))
-	for _, list := range u.Series {
-		if !paused[list[0].ServiceID] {
-			out.Series = append(out.Series, list)
+	out.Series = make([]*fleet.UsageSeries, 0, len(u.Series))
+	for _, ser := range u.Series {
+		if !paused[ser.ServiceID] {
+			out.Series = append(out.Series, ser)
 			continue
 		}
-		if jobs := nodeless(list); len(jobs) > 0 {
-			out.Series = append(out.Series, jobs)
+		if jobs := nodeless(ser.Samples); len(jobs) > 0 {
+			out.Series = append(out.Series, &fleet.UsageSeries{ServiceID: ser.ServiceID, Suffix: ser.Suffix, Samples: jobs})
 		}
 	}
 	return &out
@@ -53,11 +53,11 @@ func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
 
 // nodeless returns the job samples of list: list itself when it has only
 // those, never a modified list.
-func nodeless(list []fleet.UsageSample) []fleet.UsageSample {
-	if !slices.ContainsFunc(list, func(s fleet.UsageSample) bool { return s.Labels.JobID() == "" }) {
+func nodeless(list []fleet.UsagePoint) []fleet.UsagePoint {
+	if !slices.ContainsFunc(list, func(s fleet.UsagePoint) bool { return s.Labels.JobID() == "" }) {
 		return list
 	}
-	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsageSample) bool { return s.Labels.JobID() == "" })
+	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsagePoint) bool { return s.Labels.JobID() == "" })
 }
 
 // forgetPaused drops the kept node values of the paused services, so that
@@ -69,8 +69,10 @@ func (u *usageReader) forgetPaused() {
 			continue
 		}
 		for i := range svc.series {
-			if s := &svc.series[i]; len(s.values) > 0 {
-				s.values = slices.Clip(nodeless(s.values))
+			if list := svc.series[i].pub.Samples; len(list) > 0 {
+				if jobs := nodeless(list); len(jobs) != len(list) {
+					u.seriesAt(svc, i).pub.Samples = slices.Clip(jobs)
+				}
 			}
 		}
 	}

@@ -52,15 +52,15 @@ func TestUsagePausedServiceDropsNodeSeries(t *testing.T) {
 // series names the usage's series by service and kind.
 func series(u *fleet.Usage) string {
 	var out string
-	for _, list := range u.Series {
+	for _, ser := range u.Series {
 		kind := "cpu"
-		if list[0].Labels.JobID() != "" {
+		if ser.Samples[0].Labels.JobID() != "" {
 			kind = "job"
 		}
 		if out != "" {
 			out += ", "
 		}
-		out += list[0].ServiceID + " " + kind
+		out += ser.ServiceID + " " + kind
 	}
 	return out
 }

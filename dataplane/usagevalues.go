@@ -30,8 +30,24 @@ func (u *usageReader) match(names []string) []string {
 			}
 		}
 	}
+	if out == nil {
+		return nil
+	}
+	// And one list of them for the services that have the same.
+	key := strings.Join(out, "\x00")
+	if shared, ok := u.nameSets[key]; ok {
+		return shared
+	}
+	if len(u.nameSets) >= maxNameSets {
+		clear(u.nameSets)
+	}
+	u.nameSets[key] = out
 	return out
 }
+
+// maxNameSets bounds the lists of names kept for sharing: an API that
+// names each service's series its own way gets a list a service.
+const maxNameSets = 64
 
 // newestBuckets keeps, for each label set of an answer, the newest bucket
 // with a value; a label set whose window is all null is left out. Label
@@ -39,11 +55,11 @@ func (u *usageReader) match(names []string) []string {
 // zone, say) are one series: the newest bucket of them wins, the first in
 // the answer on a tie, so that no series is exported twice. Of the job ids,
 // only the maxJobs lowest are kept; over is how many more there were.
-func newestBuckets(serviceID, suffix string, series []apiclient.Series, maxJobs int) (out []fleet.UsageSample, over int) {
+func newestBuckets(series []apiclient.Series, maxJobs int) (out []fleet.UsagePoint, over int) {
 	type key struct{ role, ordinal, job string }
 	index := map[key]int{}
 	// Kept until the next read: no room to spare, none grown by doubling.
-	out = make([]fleet.UsageSample, 0, len(series))
+	out = make([]fleet.UsagePoint, 0, len(series))
 	for _, s := range series {
 		var best *apiclient.SeriesPoint
 		for i := range s.Data {
@@ -56,12 +72,9 @@ func newestBuckets(serviceID, suffix string, series []apiclient.Series, maxJobs 
 			continue
 		}
 		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
-		smp := fleet.UsageSample{
-			ServiceID: serviceID, Suffix: suffix, Labels: fleet.NewUsageLabels(k.role, k.ordinal, k.job),
-			Value: best.Value.Value, Bucket: best.Time.Time,
-		}
+		smp := fleet.UsagePoint{Labels: fleet.NewUsageLabels(k.role, k.ordinal, k.job), Value: best.Value.Value, Bucket: fleet.BucketOf(best.Time.Time)}
 		if i, ok := index[k]; ok {
-			if smp.Bucket.After(out[i].Bucket) {
+			if smp.Bucket > out[i].Bucket {
 				out[i] = smp
 			}
 			continue
@@ -82,7 +95,7 @@ func newestBuckets(serviceID, suffix string, series []apiclient.Series, maxJobs 
 	for _, id := range ids[maxJobs:] {
 		delete(jobs, id)
 	}
-	out = slices.DeleteFunc(out, func(smp fleet.UsageSample) bool { job := smp.Labels.JobID(); return job != "" && !jobs[job] })
+	out = slices.DeleteFunc(out, func(smp fleet.UsagePoint) bool { job := smp.Labels.JobID(); return job != "" && !jobs[job] })
 	return slices.Clip(out), len(ids) - maxJobs
 }
 
@@ -118,7 +131,7 @@ func (u *usageReader) build(unsupported bool) *fleet.Usage {
 	}
 	// By service id, then suffix: the exposition chunks them so.
 	ids := u.sortedIDs()
-	usage.Series = make([][]fleet.UsageSample, 0, u.published)
+	usage.Series = make([]*fleet.UsageSeries, 0, u.published)
 	var jobs jobSet
 	for _, id := range ids {
 		svc := u.services[id]
@@ -130,10 +143,11 @@ func (u *usageReader) build(unsupported bool) *fleet.Usage {
 		for _, i := range u.order {
 			s := &svc.series[i]
 			over = max(over, int(s.jobsOver))
-			if list := u.withinMaxJobs(s.values, &jobs); len(list) > 0 {
-				usage.Series = append(usage.Series, list)
+			if pub := u.withinMaxJobs(&s.pub, &jobs); len(pub.Samples) > 0 {
+				usage.Series = append(usage.Series, pub)
 			}
 		}
+		svc.shared = true
 		// The job series of a service have the same jobs, as a rule: the
 		// larger count of those left out of one answer or across answers.
 		usage.JobsOverLimit += max(over, len(jobs.over))
@@ -148,11 +162,12 @@ type jobSet struct{ kept, over []string }
 
 func (j *jobSet) reset() { j.kept, j.over = j.kept[:0], j.over[:0] }
 
-// withinMaxJobs returns list without the samples of jobs beyond the
-// service's first max-jobs: list itself (the series' own, which apply
-// replaces and never modifies) unless some are left out.
-func (u *usageReader) withinMaxJobs(list []fleet.UsageSample, jobs *jobSet) []fleet.UsageSample {
-	var filtered []fleet.UsageSample // nil while nothing is left out
+// withinMaxJobs returns ser without the samples of jobs beyond the
+// service's first max-jobs: ser itself (the reader's own, which a publish
+// shares) unless some are left out.
+func (u *usageReader) withinMaxJobs(ser *fleet.UsageSeries, jobs *jobSet) *fleet.UsageSeries {
+	list := ser.Samples
+	var filtered []fleet.UsagePoint // nil while nothing is left out
 	for i, s := range list {
 		if job := s.Labels.JobID(); job != "" {
 			if !slices.Contains(jobs.kept, job) && len(jobs.kept) >= u.cfg.MaxJobs {
@@ -173,9 +188,9 @@ func (u *usageReader) withinMaxJobs(list []fleet.UsageSample, jobs *jobSet) []fl
 		}
 	}
 	if filtered == nil {
-		return list
+		return ser
 	}
-	return filtered
+	return &fleet.UsageSeries{ServiceID: ser.ServiceID, Suffix: ser.Suffix, Samples: filtered}
 }
 
 // compareJobIDs orders job ids shortest first, then as text: numeric ids

@@ -72,24 +72,34 @@ func isBoundary(k chunkKey) bool {
 	return h.Sum64()%chunkTarget == 0
 }
 
+// equalParts reports whether two parts of group g are the same.
+func equalParts(g *collector.Group, a, b *fleet.Snapshot) bool {
+	if g.Equal != nil {
+		return g.Equal(a, b)
+	}
+	return reflect.DeepEqual(a, b)
+}
+
 // rechunk reuses the renderings of unchanged chunks; both lists are sorted
 // by key, so they are walked side by side.
 func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk) (chunks []*chunk, changed int) {
 	n := g.Len(s)
 	o := 0
 	start := 0
+	// One for the call, not one a chunk: equalParts takes its address.
+	var part fleet.Snapshot
 	for i := range n {
 		k := g.Key(s, i)
 		if i+1 < n && !isBoundary(k) {
 			continue
 		}
 		first := g.Key(s, start)
-		part := g.Part(s, start, i+1)
+		part = g.Part(s, start, i+1)
 		start = i + 1
 		for o < len(old) && compareKeys(old[o].first, first) < 0 {
 			o++
 		}
-		if o < len(old) && old[o].first == first && reflect.DeepEqual(&old[o].src, &part) {
+		if o < len(old) && old[o].first == first && equalParts(g, &old[o].src, &part) {
 			c := old[o]
 			o++
 			// Point at the new snapshot so that the old one can be freed.

@@ -127,10 +127,10 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 
 	before := e.statsNow()
 	changed := snap()
-	for _, list := range changed.Usage().Series {
-		for i, smp := range list {
-			if smp.ServiceID == "svc-001234" && smp.Suffix == apiclient.SeriesQPS && smp.Labels.Role() == "primary" {
-				list[i].Value = 4321
+	for _, ser := range changed.Usage().Series {
+		for i, smp := range ser.Samples {
+			if ser.ServiceID == "svc-001234" && ser.Suffix == apiclient.SeriesQPS && smp.Labels.Role() == "primary" {
+				ser.Samples[i].Value = 4321
 			}
 		}
 	}

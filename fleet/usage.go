@@ -13,21 +13,57 @@ func (s *Snapshot) Usage() *Usage { return DataOf[Usage](s, PartUsage) }
 
 // Usage is the newest valued bucket of each selected series and label set.
 type Usage struct {
-	// Series is the collector's own lists, shared so a publish copies no sample.
-	Series        [][]UsageSample
+	// Sorted by ServiceID and Suffix; shared so a publish copies no sample,
+	// never modified once published.
+	Series        []*UsageSeries
 	JobsOverLimit int
 	// RefreshPeriod is a multiple of the interval when refreshed round-robin.
 	RefreshPeriod time.Duration
 	Timestamps    bool
 }
 
-// UsageSample is the newest non-null bucket of one label set of a series.
+// UsageSeries is one series of one service: what its samples share is
+// held once, not in each of them.
+type UsageSeries struct {
+	ServiceID string
+	// A documented series name suffix such as apiclient.SeriesCPUUsage.
+	Suffix string
+	// Sorted by Role, Ordinal and JobID.
+	Samples []UsagePoint
+}
+
+// UsagePoint is the newest non-null bucket of one label set of a series.
+type UsagePoint struct {
+	Labels UsageLabels
+	Value  float64
+	// Bucket is the bucket's start in Unix nanoseconds; 0 for none.
+	Bucket int64
+}
+
+// Time returns the start of the point's bucket (the zero time for none).
+func (p UsagePoint) Time() time.Time {
+	if p.Bucket == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, p.Bucket).UTC()
+}
+
+// BucketOf returns t as a UsagePoint's Bucket.
+func BucketOf(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// UsageSample is one sample with its series' ids, as Samples lists them.
 type UsageSample struct {
 	ServiceID string
 	Suffix    string
 	Labels    UsageLabels
 	Value     float64
-	Bucket    time.Time
+	// The start of the bucket the value is from.
+	Bucket time.Time
 }
 
 // UsageLabels is an interned label set: 8 bytes per sample, no decoded strings kept.
@@ -62,8 +98,10 @@ func (l UsageLabels) JobID() string { return l.set().jobID }
 // Samples returns every sample of u, in order, as one new list.
 func (u *Usage) Samples() []UsageSample {
 	var out []UsageSample
-	for _, list := range u.Series {
-		out = append(out, list...)
+	for _, s := range u.Series {
+		for _, p := range s.Samples {
+			out = append(out, UsageSample{ServiceID: s.ServiceID, Suffix: s.Suffix, Labels: p.Labels, Value: p.Value, Bucket: p.Time()})
+		}
 	}
 	return out
 }

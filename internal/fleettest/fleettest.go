@@ -232,21 +232,21 @@ func usage(serviceID string) *fleet.Usage {
 	u := &fleet.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
 	bucket := Time("2025-03-01T11:58:00Z")
 	for i, suffix := range apiclient.UsageSeriesSuffixes {
-		var list []fleet.UsageSample
+		ser := &fleet.UsageSeries{ServiceID: serviceID, Suffix: suffix}
 		if suffix == apiclient.SeriesJobDuration || suffix == apiclient.SeriesJobSuccess {
 			for j, job := range []string{"1000", "1001"} {
-				list = append(list, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Labels: fleet.NewUsageLabels("primary", "0", job),
-					Value: float64(250_000 * (j + 1)), Bucket: bucket.Add(-time.Duration(j) * time.Minute)})
+				ser.Samples = append(ser.Samples, fleet.UsagePoint{Labels: fleet.NewUsageLabels("primary", "0", job),
+					Value: float64(250_000 * (j + 1)), Bucket: fleet.BucketOf(bucket.Add(-time.Duration(j) * time.Minute))})
 			}
 		} else {
 			for n, role := range []string{"primary", "replica"} {
-				list = append(list, fleet.UsageSample{ServiceID: serviceID, Suffix: suffix, Labels: fleet.NewUsageLabels(role, fmt.Sprint(n), ""),
-					Value: float64(1000 * (i + 1) * (n + 1)), Bucket: bucket})
+				ser.Samples = append(ser.Samples, fleet.UsagePoint{Labels: fleet.NewUsageLabels(role, fmt.Sprint(n), ""),
+					Value: float64(1000 * (i + 1) * (n + 1)), Bucket: fleet.BucketOf(bucket)})
 			}
 		}
-		u.Series = append(u.Series, list)
+		u.Series = append(u.Series, ser)
 	}
 	// As the poller publishes them: by service, then suffix.
-	slices.SortFunc(u.Series, func(a, b []fleet.UsageSample) int { return strings.Compare(a[0].Suffix, b[0].Suffix) })
+	slices.SortFunc(u.Series, func(a, b *fleet.UsageSeries) int { return strings.Compare(a.Suffix, b.Suffix) })
 	return u
 }
