@@ -32,3 +32,55 @@ func benchmarkDecodeServices(b *testing.B, n int) {
 		}
 	}
 }
+
+// BenchmarkDecodeUsageSeries measures one usage series answer (two label
+// sets of seven buckets, as the simulator answers a read at the default
+// interval) through the streamed decoding a call pays, sanitizing included.
+func BenchmarkDecodeUsageSeries(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	for i, role := range []string{"primary", "replica"} {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		fmt.Fprintf(&buf, `{"labels":{"ordinal":"%d","role":"%s"},"data":[`, i, role)
+		for m := range 7 {
+			if m > 0 {
+				buf.WriteString(",")
+			}
+			if m == 6 {
+				fmt.Fprintf(&buf, `{"time":"2026-11-24T01:%02d:00Z","value":null}`, 25+m)
+				continue
+			}
+			fmt.Fprintf(&buf, `{"time":"2026-11-24T01:%02d:00Z","value":%d}`, 25+m, 2390+m*i)
+		}
+		buf.WriteString("]}")
+	}
+	buf.WriteString("]")
+	benchmarkDecode(b, buf.Bytes(), func() any { return new([]Series) })
+}
+
+// BenchmarkDecodeLogPage measures one full page of log entries.
+func BenchmarkDecodeLogPage(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"entries":[`)
+	for i := range LogsPageSize {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		fmt.Fprintf(&buf, `{"timestamp":"2026-11-24T01:31:%02dZ","message":"checkpoint complete: wrote %d buffers","severity":"LOG"}`, i%60, i)
+	}
+	buf.WriteString(`],"last_cursor":"1795482284000000000.2"}`)
+	benchmarkDecode(b, buf.Bytes(), func() any { return new(LogPage) })
+}
+
+func benchmarkDecode(b *testing.B, body []byte, out func() any) {
+	red := newRedactor("AKIAEXAMPLE42", "s3cr3t/Key+with=Symbols", "bearer-api-key-0123456789")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := decodeStream("x", bytes.NewReader(body), out(), func(FieldError) {}, red, func() ([]byte, bool) { return nil, false }, streamOptions{maxValue: 1 << 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

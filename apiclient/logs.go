@@ -122,7 +122,7 @@ func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
 		reset()
 		switch key {
 		case "entries":
-			p.Entries, err = decodeList[LogEntry](dec, reset)
+			p.Entries, err = decodeEntries(dec, reset)
 		case "logs":
 			p.Logs, err = decodeList[string](dec, reset)
 		case "last_cursor":
@@ -139,6 +139,54 @@ func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
 	}
 	_, err = dec.Token() // the closing }
 	return err
+}
+
+// decodeEntries is decodeList of LogEntry without reflection: each entry
+// is read raw, which the decoder checks, and decoded by hand.
+func decodeEntries(dec *json.Decoder, reset func()) ([]LogEntry, error) {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("json: cannot unmarshal %v into a list", tok)
+	}
+	list := []LogEntry{}
+	var raw json.RawMessage // its bytes reused from entry to entry
+	for {
+		reset()
+		if !dec.More() {
+			break
+		}
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		s := validJSON{b: raw}
+		list = append(list, s.entry())
+	}
+	_, err = dec.Token() // the closing ]
+	return list, err
+}
+
+// As LogEntry.UnmarshalJSON: what does not decode is left empty.
+func (s *validJSON) entry() LogEntry {
+	if s.next() != '{' {
+		return LogEntry{}
+	}
+	s.i++
+	var ts, msg, sev []byte
+	for s.more() {
+		k := s.key()
+		switch v := s.value(); {
+		case keyIs(k, "timestamp"):
+			ts = v
+		case keyIs(k, "message"):
+			msg = v
+		case keyIs(k, "severity"):
+			sev = v
+		}
+	}
+	return LogEntry{Timestamp: timeOf(ts), Message: textOf(msg), Severity: textOf(sev)}
 }
 
 func (p *LogPage) normalize() {

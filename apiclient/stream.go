@@ -174,6 +174,9 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 		if err := expectEOF(dec, vl); err != nil {
 			return decodeError(op, err, red, prefix)
 		}
+		if series, ok := out.(*[]Series); ok && decodeSeriesList(raw, series, red, opts.cut) {
+			return nil
+		}
 		if err := decodeValue(op, raw, out, drop, red, prefix); err != nil {
 			return err
 		}
