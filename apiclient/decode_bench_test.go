@@ -3,7 +3,12 @@ package apiclient
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // BenchmarkDecodeServices measures the decoding of a services list with
@@ -80,6 +85,28 @@ func benchmarkDecode(b *testing.B, body []byte, out func() any) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := decodeStream("x", bytes.NewReader(body), out(), func(FieldError) {}, red, func() ([]byte, bool) { return nil, false }, streamOptions{maxValue: 1 << 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGetServiceMetricsSeries measures a whole usage series call over
+// loopback HTTP, client and server in one process: what a usage read pays
+// per series beside the decoding.
+func BenchmarkGetServiceMetricsSeries(b *testing.B) {
+	body := `[{"labels":{"ordinal":"0","role":"primary"},"data":[{"time":"2026-11-24T01:25:00Z","value":2390},{"time":"2026-11-24T01:26:00Z","value":2391},{"time":"2026-11-24T01:27:00Z","value":2392},{"time":"2026-11-24T01:28:00Z","value":2393},{"time":"2026-11-24T01:29:00Z","value":2394},{"time":"2026-11-24T01:30:00Z","value":2395},{"time":"2026-11-24T01:31:00Z","value":null}]}]`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, body) }))
+	b.Cleanup(srv.Close)
+	c, err := New(Config{BaseURL: srv.URL + "/v1", ProjectID: testProject, AccessKey: testAccessKey, SecretKey: testSecretKey,
+		APIKey: testAPIKey, RateLimit: float64(rate.Inf), Timeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	from := time.Date(2026, 11, 24, 1, 25, 0, 0, time.UTC)
+	req := SeriesRequest{Name: "x_database_qps", From: Time{from}, To: Time{from.Add(7 * time.Minute)}, BucketSeconds: MinBucketSeconds}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.GetServiceMetricsSeries(b.Context(), "svc-1", req); err != nil {
 			b.Fatal(err)
 		}
 	}

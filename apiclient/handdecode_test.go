@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The hand decoders of the usage series and log answers must decode as the
@@ -240,4 +241,27 @@ func FuzzLogsDecode(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(checkLogsDecode)
+}
+
+// TestSeriesRequestMarshalsAsJSON: the hand-written request body is the
+// bytes json.Marshal writes.
+func TestSeriesRequestMarshalsAsJSON(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 3600))
+	texts := []string{"", "x_database_qps", `a"b\c`, "<&>", "é\u2028\x00\x1f\x7f", "\xff", "tab\there"}
+	for i, name := range texts {
+		for _, req := range []SeriesRequest{
+			{Name: name},
+			{Name: name, From: Time{at}, To: Time{at.Add(time.Minute)}, BucketSeconds: MinBucketSeconds},
+			{Name: name, BucketSeconds: -1, Fn: name, Filters: []SeriesFilter{}},
+			{Name: "n", From: Time{time.Unix(0, 0)}, Filters: []SeriesFilter{{Key: name, Value: texts[(i+1)%len(texts)]}, {Key: LabelRole, Value: "primary"}}},
+		} {
+			want, err := json.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := req.appendJSON(nil); !bytes.Equal(got, want) {
+				t.Errorf("%+v: appendJSON wrote\n%s\njson.Marshal\n%s", req, got, want)
+			}
+		}
+	}
 }

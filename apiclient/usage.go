@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Usage series suffixes (revision 2026, a preview): real accounts prefix
@@ -353,4 +354,60 @@ func sanitizeLabels(m SeriesLabels, red *Redactor, cut func()) SeriesLabels {
 		}
 	}
 	return m
+}
+
+// appendJSON appends r as json.Marshal writes it, without reflection: a
+// usage read sends one request per series.
+func (r SeriesRequest) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, r.Name)
+	b = append(b, `,"from":`...)
+	b = r.From.appendJSON(b)
+	b = append(b, `,"to":`...)
+	b = r.To.appendJSON(b)
+	if r.BucketSeconds != 0 {
+		b = append(b, `,"bucket_seconds":`...)
+		b = strconv.AppendInt(b, int64(r.BucketSeconds), 10)
+	}
+	if r.Fn != "" {
+		b = append(b, `,"fn":`...)
+		b = appendJSONString(b, r.Fn)
+	}
+	if len(r.Filters) > 0 {
+		b = append(b, `,"filters":[`...)
+		for i, f := range r.Filters {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"key":`...)
+			b = appendJSONString(b, f.Key)
+			b = append(b, `,"value":`...)
+			b = appendJSONString(b, f.Value)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func (t Time) appendJSON(b []byte) []byte {
+	if t.IsZero() {
+		return append(b, jsonNull...)
+	}
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// appendJSONString leaves any text that json.Marshal escapes to it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
