@@ -185,6 +185,10 @@ func knownText(c []byte) (string, bool) {
 		return SeverityWarning, true
 	case SeverityError:
 		return SeverityError, true
+	case SeverityFatal:
+		return SeverityFatal, true
+	case SeverityPanic:
+		return SeverityPanic, true
 	}
 	return "", false
 }
