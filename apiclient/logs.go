@@ -151,7 +151,8 @@ func decodeEntries(dec *json.Decoder, reset func()) ([]LogEntry, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return nil, fmt.Errorf("json: cannot unmarshal %v into a list", tok)
 	}
-	list := []LogEntry{}
+	var buf [32]LogEntry // a minute's page holds some tens
+	list := buf[:0]
 	var raw json.RawMessage // its bytes reused from entry to entry
 	for {
 		reset()
@@ -165,7 +166,7 @@ func decodeEntries(dec *json.Decoder, reset func()) ([]LogEntry, error) {
 		list = append(list, s.entry())
 	}
 	_, err = dec.Token() // the closing ]
-	return list, err
+	return append(make([]LogEntry, 0, len(list)), list...), err
 }
 
 // As LogEntry.UnmarshalJSON: what does not decode is left empty.
