@@ -33,10 +33,21 @@ func referenceSeries(data []byte) ([]Series, int, error) {
 
 func checkSeriesDecode(t *testing.T, data []byte) {
 	t.Helper()
-	if !json.Valid(data) {
-		return // the decoder refuses it before either decoder runs
-	}
 	want, wantCuts, wantErr := referenceSeries(data)
+	// The whole path of a call: read whole, checked, decoded by hand.
+	var streamed []Series
+	streamedCuts := 0
+	err := decodeStream(OpGetServiceMetricsSeries, bytes.NewReader(data), &streamed, func(FieldError) {}, diffRedactor,
+		func() ([]byte, bool) { return nil, false }, streamOptions{maxValue: 1 << 20, cut: func() { streamedCuts++ }})
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%q: decodeStream error %v, encoding/json error %v", data, err, wantErr)
+	}
+	if err == nil && (!reflect.DeepEqual(streamed, want) || streamedCuts != wantCuts) {
+		t.Fatalf("%q: decodeStream\n%#v (%d cut)\nencoding/json\n%#v (%d cut)", data, streamed, streamedCuts, want, wantCuts)
+	}
+	if !json.Valid(data) {
+		return // the hand decoder is given checked JSON only
+	}
 	var got []Series
 	cuts := 0
 	if !decodeSeriesList(data, &got, diffRedactor, func() { cuts++ }) {

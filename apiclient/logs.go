@@ -169,9 +169,99 @@ func decodeEntries(dec *json.Decoder, reset func()) ([]LogEntry, error) {
 	return append(make([]LogEntry, 0, len(list)), list...), err
 }
 
+// decodeValid decodes a page, already checked as JSON, as decodeFrom does;
+// false for what decodeFrom refuses.
+func (p *LogPage) decodeValid(data []byte) bool {
+	*p = LogPage{}
+	s := validJSON{b: data}
+	switch s.next() {
+	case 'n':
+		return true
+	case '{':
+		s.i++
+	default:
+		return false
+	}
+	for s.more() {
+		ok := true
+		switch k := s.key(); {
+		case keyExact(k, "entries"):
+			p.Entries, ok = s.entries()
+		case keyExact(k, "logs"):
+			p.Logs, ok = s.lines()
+		case keyExact(k, "last_cursor"):
+			ok = s.cursor(&p.LastCursor)
+		case keyExact(k, "lastCursor"):
+			ok = s.cursor(&p.LastCursorDeprecated)
+		default:
+			s.value()
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *validJSON) entries() ([]LogEntry, bool) {
+	switch s.next() {
+	case 'n':
+		s.value()
+		return nil, true
+	case '[':
+		s.i++
+	default:
+		return nil, false
+	}
+	var buf [32]LogEntry
+	list := buf[:0]
+	for s.more() {
+		list = append(list, s.entry())
+	}
+	return append(make([]LogEntry, 0, len(list)), list...), true
+}
+
+// As decodeList of string: null is "", another value fails the page.
+func (s *validJSON) lines() ([]string, bool) {
+	switch s.next() {
+	case 'n':
+		s.value()
+		return nil, true
+	case '[':
+		s.i++
+	default:
+		return nil, false
+	}
+	list := []string{}
+	for s.more() {
+		switch v := s.value(); v[0] {
+		case 'n':
+			list = append(list, "")
+		case '"':
+			list = append(list, unquote(v))
+		default:
+			return nil, false
+		}
+	}
+	return list, true
+}
+
+// As json.Decoder.Decode into a string: null leaves it as it is.
+func (s *validJSON) cursor(to *string) bool {
+	switch v := s.value(); v[0] {
+	case 'n':
+	case '"':
+		*to = unquote(v)
+	default:
+		return false
+	}
+	return true
+}
+
 // As LogEntry.UnmarshalJSON: what does not decode is left empty.
 func (s *validJSON) entry() LogEntry {
 	if s.next() != '{' {
+		s.value()
 		return LogEntry{}
 	}
 	s.i++

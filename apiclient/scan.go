@@ -127,6 +127,16 @@ func keyIs(q []byte, name string) bool {
 	return strings.EqualFold(unquote(q), name)
 }
 
+// keyExact reports whether the quoted key q is name, as a switch on the
+// decoded key does.
+func keyExact(q []byte, name string) bool {
+	c := q[1 : len(q)-1]
+	if bytes.IndexByte(c, '\\') < 0 {
+		return string(c) == name
+	}
+	return unquote(q) == name
+}
+
 // timeOf reads raw as Time.UnmarshalJSON does, the zero Time for anything
 // it would refuse.
 func timeOf(raw []byte) Time {
