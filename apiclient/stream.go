@@ -302,10 +302,10 @@ func decodeList[T any](dec *json.Decoder, reset func()) ([]T, error) {
 	return list, err
 }
 
-var resourceType = reflect.TypeFor[resource]()
-
-// Without allocating: every call of a read asks.
-func isResource(t reflect.Type) bool { return reflect.PointerTo(t).Implements(resourceType) }
+func isResource(t reflect.Type) bool {
+	_, ok := reflect.New(t).Interface().(resource)
+	return ok
+}
 
 // A resource that does not decode whole is decoded leniently when drop is set.
 func decodeValue(op string, data []byte, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
