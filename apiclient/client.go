@@ -78,6 +78,7 @@ type Client struct {
 	// Set when /auth/info refused Basic with 401: the first revision.
 	basicAuthInfoRefused int32 // read and written with sync/atomic; not an atomic.Bool, so that Client stays printable by value
 	cutLogged            int32 // read and written with sync/atomic
+	scratch              *scratchBuffers
 }
 
 // ProjectID returns the project the Client addresses.
@@ -188,7 +189,9 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		path += "?" + cl.query.Encode()
 	}
 	var payload []byte
-	if cl.body != nil {
+	if r, ok := cl.body.(SeriesRequest); ok {
+		payload = r.appendJSON(nil)
+	} else if cl.body != nil {
 		if payload, err = json.Marshal(cl.body); err != nil {
 			return fmt.Errorf("apiclient: %s: encoding request body: %w", cl.op, err)
 		}
@@ -293,7 +296,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
 	}, streamOptions{maxValue: c.maxValueBytes, begin: cl.begin, each: cl.each, maxItems: c.maxListLength,
-		tooLong: func() { c.observer.ObserveListTooLong(cl.op) }, cut: func() { c.cutText(cl.op) }})
+		tooLong: func() { c.observer.ObserveListTooLong(cl.op) }, cut: func() { c.cutText(cl.op) }, scratch: c.scratch})
 	switch {
 	case rb.tooLarge:
 		c.observer.ObserveRequest(cl.op, CodeDecodeError, time.Since(start))

@@ -69,7 +69,9 @@ func ParseTime(s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("apiclient: %q is not an ISO 8601 date-time", truncate(s, 40))
+	// A copy, so that s does not escape: the hand decoders parse from a
+	// string on the stack.
+	return time.Time{}, fmt.Errorf("apiclient: %q is not an ISO 8601 date-time", truncate(strings.Clone(s), 40))
 }
 
 // UnmarshalJSON implements json.Unmarshaler.

@@ -3,7 +3,12 @@ package apiclient
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // BenchmarkDecodeServices measures the decoding of a services list with
@@ -28,6 +33,80 @@ func benchmarkDecodeServices(b *testing.B, n int) {
 	for b.Loop() {
 		var out []Service
 		if err := decodeStream("x", bytes.NewReader(buf.Bytes()), &out, func(FieldError) {}, red, func() ([]byte, bool) { return nil, false }, streamOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeUsageSeries measures one usage series answer (two label
+// sets of seven buckets, as the simulator answers a read at the default
+// interval) through the streamed decoding a call pays, sanitizing included.
+func BenchmarkDecodeUsageSeries(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	for i, role := range []string{"primary", "replica"} {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		fmt.Fprintf(&buf, `{"labels":{"ordinal":"%d","role":"%s"},"data":[`, i, role)
+		for m := range 7 {
+			if m > 0 {
+				buf.WriteString(",")
+			}
+			if m == 6 {
+				fmt.Fprintf(&buf, `{"time":"2026-11-24T01:%02d:00Z","value":null}`, 25+m)
+				continue
+			}
+			fmt.Fprintf(&buf, `{"time":"2026-11-24T01:%02d:00Z","value":%d}`, 25+m, 2390+m*i)
+		}
+		buf.WriteString("]}")
+	}
+	buf.WriteString("]")
+	benchmarkDecode(b, buf.Bytes(), func() any { return new([]Series) })
+}
+
+// BenchmarkDecodeLogPage measures one full page of log entries.
+func BenchmarkDecodeLogPage(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"entries":[`)
+	for i := range LogsPageSize {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		fmt.Fprintf(&buf, `{"timestamp":"2026-11-24T01:31:%02dZ","message":"checkpoint complete: wrote %d buffers","severity":"LOG"}`, i%60, i)
+	}
+	buf.WriteString(`],"last_cursor":"1795482284000000000.2"}`)
+	benchmarkDecode(b, buf.Bytes(), func() any { return new(LogPage) })
+}
+
+func benchmarkDecode(b *testing.B, body []byte, out func() any) {
+	red := newRedactor("AKIAEXAMPLE42", "s3cr3t/Key+with=Symbols", "bearer-api-key-0123456789")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := decodeStream("x", bytes.NewReader(body), out(), func(FieldError) {}, red, func() ([]byte, bool) { return nil, false }, streamOptions{maxValue: 1 << 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGetServiceMetricsSeries measures a whole usage series call over
+// loopback HTTP, client and server in one process: what a usage read pays
+// per series beside the decoding.
+func BenchmarkGetServiceMetricsSeries(b *testing.B) {
+	body := `[{"labels":{"ordinal":"0","role":"primary"},"data":[{"time":"2026-11-24T01:25:00Z","value":2390},{"time":"2026-11-24T01:26:00Z","value":2391},{"time":"2026-11-24T01:27:00Z","value":2392},{"time":"2026-11-24T01:28:00Z","value":2393},{"time":"2026-11-24T01:29:00Z","value":2394},{"time":"2026-11-24T01:30:00Z","value":2395},{"time":"2026-11-24T01:31:00Z","value":null}]}]`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, body) }))
+	b.Cleanup(srv.Close)
+	c, err := New(Config{BaseURL: srv.URL + "/v1", ProjectID: testProject, AccessKey: testAccessKey, SecretKey: testSecretKey,
+		APIKey: testAPIKey, RateLimit: float64(rate.Inf), Timeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	from := time.Date(2026, 11, 24, 1, 25, 0, 0, time.UTC)
+	req := SeriesRequest{Name: "x_database_qps", From: Time{from}, To: Time{from.Add(7 * time.Minute)}, BucketSeconds: MinBucketSeconds}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.GetServiceMetricsSeries(b.Context(), "svc-1", req); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -122,7 +122,7 @@ func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
 		reset()
 		switch key {
 		case "entries":
-			p.Entries, err = decodeList[LogEntry](dec, reset)
+			p.Entries, err = decodeEntries(dec, reset)
 		case "logs":
 			p.Logs, err = decodeList[string](dec, reset)
 		case "last_cursor":
@@ -139,6 +139,145 @@ func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
 	}
 	_, err = dec.Token() // the closing }
 	return err
+}
+
+// decodeEntries is decodeList of LogEntry without reflection: each entry
+// is read raw, which the decoder checks, and decoded by hand.
+func decodeEntries(dec *json.Decoder, reset func()) ([]LogEntry, error) {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("json: cannot unmarshal %v into a list", tok)
+	}
+	var buf [32]LogEntry // a minute's page holds some tens
+	list := buf[:0]
+	var raw json.RawMessage // its bytes reused from entry to entry
+	for {
+		reset()
+		if !dec.More() {
+			break
+		}
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		s := validJSON{b: raw}
+		list = append(list, s.entry())
+	}
+	_, err = dec.Token() // the closing ]
+	return append(make([]LogEntry, 0, len(list)), list...), err
+}
+
+// decodeValid decodes a page, already checked as JSON, as decodeFrom does;
+// false for what decodeFrom refuses.
+func (p *LogPage) decodeValid(data []byte) bool {
+	*p = LogPage{}
+	s := validJSON{b: data}
+	switch s.next() {
+	case 'n':
+		return true
+	case '{':
+		s.i++
+	default:
+		return false
+	}
+	for s.more() {
+		ok := true
+		switch k := s.key(); {
+		case keyExact(k, "entries"):
+			p.Entries, ok = s.entries()
+		case keyExact(k, "logs"):
+			p.Logs, ok = s.lines()
+		case keyExact(k, "last_cursor"):
+			ok = s.cursor(&p.LastCursor)
+		case keyExact(k, "lastCursor"):
+			ok = s.cursor(&p.LastCursorDeprecated)
+		default:
+			s.value()
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *validJSON) entries() ([]LogEntry, bool) {
+	switch s.next() {
+	case 'n':
+		s.value()
+		return nil, true
+	case '[':
+		s.i++
+	default:
+		return nil, false
+	}
+	var buf [32]LogEntry
+	list := buf[:0]
+	for s.more() {
+		list = append(list, s.entry())
+	}
+	return append(make([]LogEntry, 0, len(list)), list...), true
+}
+
+// As decodeList of string: null is "", another value fails the page.
+func (s *validJSON) lines() ([]string, bool) {
+	switch s.next() {
+	case 'n':
+		s.value()
+		return nil, true
+	case '[':
+		s.i++
+	default:
+		return nil, false
+	}
+	list := []string{}
+	for s.more() {
+		switch v := s.value(); v[0] {
+		case 'n':
+			list = append(list, "")
+		case '"':
+			list = append(list, unquote(v))
+		default:
+			return nil, false
+		}
+	}
+	return list, true
+}
+
+// As json.Decoder.Decode into a string: null leaves it as it is.
+func (s *validJSON) cursor(to *string) bool {
+	switch v := s.value(); v[0] {
+	case 'n':
+	case '"':
+		*to = unquote(v)
+	default:
+		return false
+	}
+	return true
+}
+
+// As LogEntry.UnmarshalJSON: what does not decode is left empty.
+func (s *validJSON) entry() LogEntry {
+	if s.next() != '{' {
+		s.value()
+		return LogEntry{}
+	}
+	s.i++
+	var ts, msg, sev []byte
+	for s.more() {
+		k := s.key()
+		switch v := s.value(); {
+		case keyIs(k, "timestamp"):
+			ts = v
+		case keyIs(k, "message"):
+			msg = v
+		case keyIs(k, "severity"):
+			sev = v
+		}
+	}
+	return LogEntry{Timestamp: timeOf(ts), Message: textOf(msg), Severity: textOf(sev)}
 }
 
 func (p *LogPage) normalize() {

@@ -70,6 +70,7 @@ func New(cfg Config) (*Client, error) {
 		jitter:         rand.Int64N,
 		sleep:          sleepCtx,
 		now:            time.Now,
+		scratch:        &scratchBuffers{},
 	}
 	switch {
 	case c.maxRetries == 0:

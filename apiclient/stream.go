@@ -152,9 +152,19 @@ type streamOptions struct {
 	maxItems int
 	tooLong  func()
 	cut      func()
+	scratch  *scratchBuffers // nil: a buffer per answer
 }
 
 func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
+	if data, ok := readSmall(vl.r, vl.limit, out, opts.scratch); data != nil {
+		// Neither decoder keeps data once it returns.
+		defer opts.scratch.put(data)
+		if ok && json.Valid(data) && decodeValid(out, data, red, opts.cut) {
+			return nil
+		}
+		// The decoder reads the same bytes, for the same outcome or error.
+		vl.r = io.MultiReader(bytes.NewReader(data), vl.r)
+	}
 	dec := json.NewDecoder(vl)
 	vl.dec = dec
 	v := reflect.ValueOf(out).Elem()

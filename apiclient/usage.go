@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Usage series suffixes (revision 2026, a preview): real accounts prefix
@@ -195,4 +196,218 @@ func (n *seriesName) UnmarshalJSON(b []byte) error {
 // per label set. A POST that reads: retried like a read.
 func (c *Client) GetServiceMetricsSeries(ctx context.Context, serviceID string, req SeriesRequest) ([]Series, error) {
 	return doList[Series](ctx, c, call{op: OpGetServiceMetricsSeries, ids: []string{serviceID}, body: req})
+}
+
+// decodeSeriesList decodes a usage series answer, already checked as JSON,
+// as json.Unmarshal and sanitize do, without reflection: a usage read makes
+// one call per series of the fleet. It reports false, having called
+// nothing, for an answer of another shape, which json.Unmarshal then fails
+// with its own error.
+func decodeSeriesList(data []byte, out *[]Series, red *Redactor, cut func()) bool {
+	s := validJSON{b: data}
+	switch s.next() {
+	case 'n':
+		*out = nil
+		return true
+	case '[':
+		s.i++
+	default:
+		return false
+	}
+	var buf [4]Series // a primary and its replicas
+	list := buf[:0]
+	for s.more() {
+		var e Series
+		switch s.next() {
+		case 'n':
+			s.value()
+		case '{':
+			if !s.series(&e) {
+				return false
+			}
+		default:
+			return false
+		}
+		list = append(list, e)
+	}
+	*out = make([]Series, len(list))
+	for i, e := range list {
+		if e.Labels != nil {
+			e.Labels = sanitizeLabels(e.Labels, red, cut)
+		}
+		(*out)[i] = e
+	}
+	return true
+}
+
+func (s *validJSON) series(e *Series) bool {
+	s.i++
+	for s.more() {
+		k := s.key()
+		switch {
+		case keyIs(k, "labels"):
+			e.Labels = s.labels()
+		case keyIs(k, "data"):
+			switch s.next() {
+			case 'n':
+				s.value()
+				e.Data = nil
+			case '[':
+				s.i++
+				var buf [16]SeriesPoint // a read's window holds about 7
+				points := buf[:0]
+				for s.more() {
+					points = append(points, s.point())
+				}
+				e.Data = make([]SeriesPoint, len(points))
+				copy(e.Data, points)
+			default:
+				return false
+			}
+		default:
+			s.value()
+		}
+	}
+	return true
+}
+
+// As SeriesLabels.UnmarshalJSON: null is no labels, another value is nil.
+func (s *validJSON) labels() SeriesLabels {
+	switch s.next() {
+	case 'n':
+		s.value()
+		return SeriesLabels{}
+	case '{':
+		s.i++
+	default:
+		s.value()
+		return nil
+	}
+	out := SeriesLabels{}
+	for s.more() {
+		k := unquote(s.key())
+		switch v := s.value(); v[0] {
+		case 'n', '{', '[':
+			delete(out, k) // the last of duplicate keys counts
+		case '"':
+			out[k] = unquote(v)
+		default:
+			out[k] = string(v)
+		}
+	}
+	return out
+}
+
+// As SeriesPoint.UnmarshalJSON: a bucket that is no object is empty.
+func (s *validJSON) point() SeriesPoint {
+	if s.next() != '{' {
+		s.value()
+		return SeriesPoint{}
+	}
+	s.i++
+	var t, v []byte
+	for s.more() {
+		k := s.key()
+		switch raw := s.value(); {
+		case keyIs(k, "time"):
+			t = raw
+		case keyIs(k, "value"):
+			v = raw
+		}
+	}
+	return SeriesPoint{Time: timeOf(t), Value: floatOf(v)}
+}
+
+// floatOf reads raw as NullableFloat.UnmarshalJSON does.
+func floatOf(raw []byte) NullableFloat {
+	if len(raw) == 0 {
+		return NullableFloat{}
+	}
+	var text string
+	if raw[0] == '"' {
+		text = strings.TrimSpace(unquote(raw))
+	} else {
+		text = string(raw)
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return NullableFloat{}
+	}
+	return NullableFloat{Value: v, Valid: true}
+}
+
+// sanitizeLabels is sanitize's rebuilding of a map, which it makes only
+// when a key changes.
+func sanitizeLabels(m SeriesLabels, red *Redactor, cut func()) SeriesLabels {
+	for k := range m {
+		if sanitizeText(k, red, nil) != k {
+			out := make(SeriesLabels, len(m))
+			for k, v := range m {
+				out[sanitizeText(k, red, cut)] = sanitizeText(v, red, cut)
+			}
+			return out
+		}
+	}
+	for k, v := range m {
+		if t := sanitizeText(v, red, cut); t != v {
+			m[k] = t
+		}
+	}
+	return m
+}
+
+// appendJSON appends r as json.Marshal writes it, without reflection: a
+// usage read sends one request per series.
+func (r SeriesRequest) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, r.Name)
+	b = append(b, `,"from":`...)
+	b = r.From.appendJSON(b)
+	b = append(b, `,"to":`...)
+	b = r.To.appendJSON(b)
+	if r.BucketSeconds != 0 {
+		b = append(b, `,"bucket_seconds":`...)
+		b = strconv.AppendInt(b, int64(r.BucketSeconds), 10)
+	}
+	if r.Fn != "" {
+		b = append(b, `,"fn":`...)
+		b = appendJSONString(b, r.Fn)
+	}
+	if len(r.Filters) > 0 {
+		b = append(b, `,"filters":[`...)
+		for i, f := range r.Filters {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"key":`...)
+			b = appendJSONString(b, f.Key)
+			b = append(b, `,"value":`...)
+			b = appendJSONString(b, f.Value)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func (t Time) appendJSON(b []byte) []byte {
+	if t.IsZero() {
+		return append(b, jsonNull...)
+	}
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// appendJSONString leaves any text that json.Marshal escapes to it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
