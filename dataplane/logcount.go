@@ -10,9 +10,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// logSeverities are PostgreSQL's severities, counted under their own
-// name; any other is counted as OTHER. The first seven start at 0 as soon
-// as a service is seen, so that increase() sees the first entries.
+// logSeverities start at 0 as soon as a service is seen, so that increase()
+// sees the first entries; any other severity counts as OTHER.
 var logSeverities = []string{
 	apiclient.SeverityLog, apiclient.SeverityInfo, apiclient.SeverityNotice, apiclient.SeverityWarning,
 	apiclient.SeverityError, apiclient.SeverityFatal, apiclient.SeverityPanic,
@@ -30,34 +29,22 @@ func severityOf(s string) string {
 	return SeverityOther
 }
 
-// logCursor is where one service's counting stands: the newest timestamp
-// counted (the boundary), and how many entries of each kind (timestamp,
-// severity and message, hashed) were counted from lateFrom up to it, so
-// that entries the API sends again (since is inclusive, a later page or
-// poll repeats the boundary, or a read reaches back for late entries) are
-// neither lost nor counted twice, and entries that arrived late, older
-// than the boundary, are told from those counted before.
+// logCursor counts each kind of entry (timestamp, severity, message hash)
+// from lateFrom up to the boundary, so that entries the API sends again
+// are not counted twice and late ones are told from those counted before.
 type logCursor struct {
 	boundary time.Time
-	// lateFrom is the oldest timestamp whose entries recent knows: the
-	// reads reach back to it, and an entry at or after it that recent
-	// does not hold arrived late. It is at most window before boundary.
+	// The reads reach back to lateFrom, at most window before boundary.
 	lateFrom time.Time
 	window   time.Duration
-	// recent holds each kind counted from lateFrom on, once for every
-	// entry of it, sorted: 16 bytes an entry, where a map took some 40.
-	recent []entryAt
-	// readUntil is the until of the last read counted, or skipped: the
-	// entries before it were read (see savedCursor).
+	// recent is sorted, once an entry: 16 bytes each, where a map took 40.
+	recent    []entryAt
 	readUntil time.Time
 	counts    sevCounts
-	// pending holds the entries of severities first counted since the
-	// last tick: their series are published at 0 first, and the entries
-	// added at the next tick (see settle), so that increase() sees them.
+	// pending severities are published at 0 first, added at the next tick.
 	pending sevCounts
 }
 
-// entryAt is one kind of entry at one timestamp.
 type entryAt struct {
 	ts  int64 // Unix nanoseconds
 	key uint64
@@ -67,8 +54,6 @@ func compareEntries(a, b entryAt) int {
 	return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.key, b.key))
 }
 
-// run returns how many times k is in the sorted list l from i on, and
-// where its run ends.
 func run(l []entryAt, i int, k entryAt) (n, end int) {
 	end = i
 	for end < len(l) && l[end] == k {
@@ -77,8 +62,6 @@ func run(l []entryAt, i int, k entryAt) (n, end int) {
 	return end - i, end
 }
 
-// newLogCursor starts counting at boundary, the usual severities at 0;
-// late entries are looked for up to window back.
 func newLogCursor(boundary time.Time, window time.Duration) *logCursor {
 	c := &logCursor{boundary: boundary, lateFrom: boundary, window: window, readUntil: boundary}
 	for i := range 7 {
@@ -87,7 +70,6 @@ func newLogCursor(boundary time.Time, window time.Duration) *logCursor {
 	return c
 }
 
-// settle adds the pending entries, whose series have been published at 0.
 func (c *logCursor) settle() {
 	for i := range numSeverities {
 		if c.pending.present(i) {
@@ -97,7 +79,6 @@ func (c *logCursor) settle() {
 	c.pending = sevCounts{}
 }
 
-// add counts one entry of severity sev.
 func (c *logCursor) add(sev string) {
 	i := severityIndex(sev)
 	if !c.pending.present(i) && c.counts.present(i) {
@@ -108,7 +89,6 @@ func (c *logCursor) add(sev string) {
 	c.pending.set(i, c.pending.n[i]+1)
 }
 
-// newestOf returns the newest timestamp of entries (zero if none has one).
 func newestOf(entries []apiclient.LogEntry) time.Time {
 	var newest time.Time
 	for _, e := range entries {
@@ -119,17 +99,9 @@ func newestOf(entries []apiclient.LogEntry) time.Time {
 	return newest
 }
 
-// count adds the entries of one read (newest first, from since =
-// lateFrom, to until) to c: those newer than the boundary all, those from
-// lateFrom to the boundary only beyond what was counted there already
-// (late ones, older than the boundary, are counted and returned in late);
-// then moves the boundary to the newest entry. Entries without a
-// timestamp, or older than lateFrom (later than the window, or an API
-// that ignores since), are not counted: they cannot be told from ones
-// counted before. Entries newer than until (an API that ignores until,
-// or a clock far ahead) are not counted yet: they would move the boundary
-// past every entry to come. truncated says that entries older than the
-// read's oldest remained unread: they are not counted, as late or not.
+// count returns the late entries. It skips those without a timestamp or
+// before lateFrom (not told from ones counted before) and after until
+// (they would move the boundary past every entry to come).
 func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool) (untimed, late int) {
 	newest := c.boundary
 	type readEntry struct {
@@ -188,8 +160,6 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncat
 	return untimed, late
 }
 
-// forget moves lateFrom up to window before the boundary and drops what
-// recent holds before it.
 func (c *logCursor) forget() {
 	if from := c.boundary.Add(-c.window); from.After(c.lateFrom) {
 		c.lateFrom = from
@@ -216,15 +186,12 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-// skip moves c past until without counting: the entries since the
-// boundary cannot be read.
 func (c *logCursor) skip(until time.Time) {
 	c.boundary, c.lateFrom, c.readUntil = until, until, until
 	c.recent = nil
 }
 
-// entryKey tells entries apart at one timestamp: the severity and the
-// message, hashed (messages are never kept).
+// entryKey hashes the message: messages are never kept.
 func entryKey(e apiclient.LogEntry) uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(e.Severity))

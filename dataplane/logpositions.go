@@ -21,30 +21,20 @@ import (
 
 // Bounds of the log state file (--collect.logs.state-file).
 const (
-	// MaxLogResume is how far back the first read after a start reaches
-	// from a saved position: older entries are not read, so that a
-	// position saved long ago costs no more than this many reads.
-	MaxLogResume = time.Hour
-	// LogPositionsWriteEvery is how often, at most, the file is written.
+	// MaxLogResume bounds the reads a position saved long ago costs.
+	MaxLogResume           = time.Hour
 	LogPositionsWriteEvery = 10 * time.Second
-	// maxPositionsFile bounds the file read: far above what 100,000
-	// services take, it keeps a wrong path from filling the memory.
+	// maxPositionsFile keeps a wrong path from filling the memory.
 	maxPositionsFile = 256 << 20
 )
 
-// positionsFormat and positionsVersion mark the file as this exporter's,
-// in the format this code reads.
 const (
 	positionsFormat  = "clouddb_exporter log positions"
 	positionsVersion = 1
 )
 
-// LogPositions is the log collector's state file: for each project and
-// service where its counting stands and its counts, so that counting
-// resumes after a restart where it stopped, as a log shipper's positions
-// file does. The readers save into it after each pass; it is written
-// atomically at most every LogPositionsWriteEvery and at Close. Its
-// methods are safe for concurrent use.
+// LogPositions is the log collector's state file, like a log shipper's
+// positions file; its methods are safe for concurrent use.
 type LogPositions struct {
 	path   string
 	logger *slog.Logger
@@ -53,30 +43,23 @@ type LogPositions struct {
 	projects map[string]savedProject
 	dirty    bool
 	closed   bool
-	// failing is set while writes fail: logged once.
-	failing bool
+	failing  bool
 
 	writeMu sync.Mutex
 }
 
-// positionsFile is the file's content.
 type positionsFile struct {
 	Format   string                  `json:"format"`
 	Version  int                     `json:"version"`
 	Projects map[string]savedProject `json:"projects"`
 }
 
-// savedProject is where one project's counting stands.
 type savedProject struct {
-	// APIURL is the project's API (scheme, host and path only): a
-	// position is another API's when it differs.
+	// A position is another API's when APIURL differs.
 	APIURL   string                 `json:"api_url"`
 	Services map[string]savedCursor `json:"services"`
 }
 
-// savedCursor is what a logCursor needs to go on exactly: the boundary,
-// the entries counted at it (by entryKey, in hex), the counts, and until
-// when the service's entries were read.
 type savedCursor struct {
 	Boundary   time.Time          `json:"boundary"`
 	AtBoundary map[string]int     `json:"at_boundary"`
@@ -84,8 +67,7 @@ type savedCursor struct {
 	ReadUntil  time.Time          `json:"read_until"`
 }
 
-// CheckLogPositions checks a state file's path without writing: its
-// directory must exist, and the path must not be a directory.
+// CheckLogPositions checks a state file's path without writing.
 func CheckLogPositions(path string) error {
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return fmt.Errorf("the directory of %s does not exist", path)
@@ -96,11 +78,8 @@ func CheckLogPositions(path string) error {
 	return nil
 }
 
-// OpenLogPositions reads the state file at path. A missing file starts
-// fresh; one that cannot be used (unreadable, corrupt, of another format
-// or version) is refused whole with one WARN line, and counting starts
-// fresh: a file is never read in part. The error is for a path that
-// cannot hold the file.
+// OpenLogPositions reads the state file at path: all of it or, with one
+// WARN, none. The error is for a path that cannot hold the file.
 func OpenLogPositions(path string, logger *slog.Logger) (*LogPositions, error) {
 	if err := CheckLogPositions(path); err != nil {
 		return nil, err
@@ -134,7 +113,6 @@ func readPositions(path string) (map[string]savedProject, error) {
 	return parsePositions(buf.Bytes())
 }
 
-// parsePositions decodes and checks a state file: all of it, or an error.
 func parsePositions(b []byte) (map[string]savedProject, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -164,7 +142,6 @@ func parsePositions(b []byte) (map[string]savedProject, error) {
 	return pf.Projects, nil
 }
 
-// check tells whether a saved cursor can be resumed from.
 func (sc savedCursor) check() error {
 	if sc.Boundary.IsZero() || sc.ReadUntil.IsZero() {
 		return errors.New("no boundary or read time")
@@ -182,8 +159,7 @@ func (sc savedCursor) check() error {
 	return nil
 }
 
-// apiIdentity is the part of an API URL that names the API: never its
-// user information or query, which may hold a secret.
+// apiIdentity drops the user information and query: they may hold a secret.
 func apiIdentity(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -192,8 +168,6 @@ func apiIdentity(raw string) string {
 	return u.Scheme + "://" + u.Host + u.EscapedPath()
 }
 
-// resume returns the saved positions of a project of the API at apiURL:
-// none when there are none, or when they are another API's (one WARN).
 func (p *LogPositions) resume(projectID, apiURL string) map[string]savedCursor {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -209,7 +183,6 @@ func (p *LogPositions) resume(projectID, apiURL string) map[string]savedCursor {
 	return maps.Clone(sp.Services)
 }
 
-// save records a project's positions, written at the next write.
 func (p *LogPositions) save(projectID, apiURL string, services map[string]savedCursor) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -220,8 +193,7 @@ func (p *LogPositions) save(projectID, apiURL string, services map[string]savedC
 	p.dirty = true
 }
 
-// Run writes the file every LogPositionsWriteEvery when it changed, until
-// ctx ends.
+// Run writes the file every LogPositionsWriteEvery when it changed, until ctx ends.
 func (p *LogPositions) Run(ctx context.Context) {
 	t := time.NewTicker(LogPositionsWriteEvery)
 	defer t.Stop()
@@ -235,8 +207,7 @@ func (p *LogPositions) Run(ctx context.Context) {
 	}
 }
 
-// Close writes the file a last time; later saves are ignored. A nil
-// LogPositions (no state file) does nothing.
+// Close writes the file a last time; later saves are ignored. Nil does nothing.
 func (p *LogPositions) Close() {
 	if p == nil {
 		return
@@ -247,9 +218,8 @@ func (p *LogPositions) Close() {
 	p.mu.Unlock()
 }
 
-// write writes the file if it changed: to a temporary file in the same
-// directory, synced, renamed over it, so that a crash leaves the old file
-// or the new one, never a part.
+// write renames a synced temporary file over the file: a crash leaves the
+// old or the new file, never a part.
 func (p *LogPositions) write() {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
@@ -285,7 +255,6 @@ func writeAtomic(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	// After a successful rename there is nothing left to remove.
 	defer func() { _ = os.Remove(tmp.Name()) }()
 	_, err = tmp.Write(b)
 	if err == nil {

@@ -6,10 +6,8 @@ import (
 	"time"
 )
 
-// resumeCursor makes the cursor of a service from its saved position, at
-// most MaxLogResume before until: an older boundary moves up to that
-// bound, and the span before it that was never read is returned in
-// skipped.
+// resumeCursor moves a boundary older than MaxLogResume before until up to
+// it, and returns the span never read in skipped.
 func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *logCursor, skipped time.Duration) {
 	from := until.Add(-MaxLogResume)
 	boundary := sc.Boundary.UTC()
@@ -38,7 +36,6 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 	return c, skipped
 }
 
-// saved returns what the file keeps of c.
 func (c *logCursor) saved() savedCursor {
 	sc := savedCursor{Boundary: c.boundary, ReadUntil: c.readUntil, AtBoundary: map[string]int{}, Counts: map[string]float64{}}
 	for i := range numSeverities {
@@ -55,7 +52,6 @@ func (c *logCursor) saved() savedCursor {
 	return sc
 }
 
-// savePositions saves the project's positions into the state file, if any.
 func (l *logsReader) savePositions() {
 	if l.opts.Positions == nil {
 		return
@@ -67,9 +63,7 @@ func (l *logsReader) savePositions() {
 	l.opts.Positions.save(l.host.ProjectID(), l.opts.APIURL, services)
 }
 
-// startCursor gives a service seen for the first time its cursor: from
-// its saved position on the first pass after a start (then it is read at
-// once: resumed reports it), else at until, to be read from the next pass.
+// startCursor: a resumed service is read at once, a new one from the next pass.
 func (l *logsReader) startCursor(id string, until time.Time) (resumed bool) {
 	sc, ok := l.resume[id]
 	if !ok {
@@ -82,8 +76,6 @@ func (l *logsReader) startCursor(id string, until time.Time) (resumed bool) {
 	return true
 }
 
-// endResume ends the first pass's resumption: the span skipped is
-// counted, logged once, and saved positions are not used again.
 func (l *logsReader) endResume() {
 	if l.skipped > 0 {
 		l.skippedSecsPending += l.skipped.Seconds()

@@ -33,12 +33,9 @@ type LogsClient interface {
 	GetServiceLogs(ctx context.Context, serviceID string, q apiclient.LogsQuery) (*apiclient.LogPage, error)
 }
 
-// logsPublishEvery is how often a pass of log reads publishes the counts
-// that have arrived while its reads go on.
 const logsPublishEvery = 5 * time.Second
 
-// logsReader is the log collector of one project. Only its goroutine
-// touches its fields.
+// logsReader: only its goroutine touches its fields.
 type logsReader struct {
 	*runner
 	client LogsClient
@@ -47,38 +44,26 @@ type logsReader struct {
 
 	cursors   map[string]*logCursor
 	truncated float64
-	// late counts the entries counted after a read had passed their
-	// timestamp.
-	late float64
-	// resume holds the saved positions until the first pass has used
-	// them; skipped is the longest span it could not read, and
-	// skippedSeconds counts them, from the tick after (skippedSecsPending),
-	// so that the series is served at 0 first.
+	late      float64
+	// resume is used by the first pass; skippedSeconds lags skipped a tick,
+	// so that its series is served at 0 first.
 	resume             map[string]savedCursor
 	skipped            time.Duration
 	skippedSeconds     float64
 	skippedSecsPending float64
-	// started is set once the first pass has started its cursors: only
-	// then are the services without a saved position looked back at (see
-	// lookBack), and skippedPending holds what that saw until the next
-	// tick adds it to skippedEntries.
-	started        bool
-	skippedPending float64
-	skippedEntries float64
-	warned         map[string]bool // services whose truncation was logged
-	// warnedLoop is set once a repeated page was logged.
-	warnedLoop bool
-	// warnedUntimed is set once entries without a timestamp were logged.
-	warnedUntimed bool
-	// warnedOversized is set once a skipped read was logged.
+	// Services without a saved position are looked back at once started.
+	started         bool
+	skippedPending  float64
+	skippedEntries  float64
+	warned          map[string]bool // services whose truncation was logged
+	warnedLoop      bool
+	warnedUntimed   bool
 	warnedOversized bool
-	// warnedBudget is set while the budget does not cover the reads.
-	warnedBudget bool
+	warnedBudget    bool
 
 	unsupportedUntil time.Time
 	lastOK           time.Time
-	// published is how many counts the last publish held (logCounts).
-	published int
+	published        int
 }
 
 func newLogsReader(r *runner, client LogsClient) *logsReader {
@@ -96,10 +81,6 @@ func newLogsReader(r *runner, client LogsClient) *logsReader {
 	return l
 }
 
-// tick reads every selected service's new entries: it forgets the
-// services no longer selected, paces the reads at what the state calls
-// leave, reads and counts, turns the collector off for a project whose
-// API has no logs, warns, and publishes.
 func (l *logsReader) tick(ctx context.Context) {
 	now := l.now()
 	services := l.sel.selected(l.host.Snapshot())
@@ -129,9 +110,8 @@ func (l *logsReader) tick(ctx context.Context) {
 	l.publishLogs(now, l.now(), pass.failures)
 }
 
-// logsPass is what one pass of reads found, for the warnings and the
-// health at its end. The reads run in parallel: mu guards it, and the
-// runner's counts the reads change.
+// logsPass is what one pass found. The reads run in parallel: mu guards it
+// and the reader's counts.
 type logsPass struct {
 	mu            sync.Mutex
 	failures      int
@@ -144,9 +124,7 @@ type logsPass struct {
 	lastPublished time.Time
 }
 
-// prune forgets the services that are no longer selected, so that their
-// counts stop being exported and a service selected again is warned about
-// again.
+// prune also lets a service selected again be warned about again.
 func (l *logsReader) prune(services []string) {
 	keep := map[string]bool{}
 	for _, id := range services {
@@ -160,12 +138,8 @@ func (l *logsReader) prune(services []string) {
 	}
 }
 
-// startCursors gives the services seen for the first time a cursor (see
-// startCursor), and returns those to read, and those of the first pass to
-// look back at. There is no backfill: a service's counting starts when it
-// is first seen, its series at 0, unless it resumes from the state file.
-// The new cursors are made before the reads start because the reads
-// publish from l.cursors as they go.
+// startCursors makes the new cursors before the reads start, since the
+// reads publish from l.cursors as they go.
 func (l *logsReader) startCursors(services []string, until time.Time) (reads, lookBacks []string) {
 	for _, id := range services {
 		switch {
@@ -180,8 +154,6 @@ func (l *logsReader) startCursors(services []string, until time.Time) (reads, lo
 	return reads, lookBacks
 }
 
-// readAll reads the services' entries up to until, as many at once as the
-// concurrency allows, and counts each read as it returns.
 func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(l.opts.Concurrency, 1))
@@ -198,8 +170,7 @@ func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Tim
 	_ = g.Wait()
 }
 
-// apply counts what one read of service id returned into its cursor c and
-// the pass, with pass.mu held.
+// apply runs with pass.mu held.
 func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.Time, entries []apiclient.LogEntry, truncated, looping bool, err error) {
 	switch {
 	case apiclient.IsNotFound(err):
@@ -213,9 +184,7 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 		pass.oversized = append(pass.oversized, id)
 	case err != nil:
 		pass.failures++
-		// In an outage the pass can last hours (each read waits out its
-		// timeout and retries): flag the part at its first failure, the
-		// counts kept.
+		// A pass can last hours in an outage: flag the part at its first failure.
 		if pass.failures == 1 {
 			l.flag(l.fill())
 		}
@@ -236,10 +205,7 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 	}
 }
 
-// publishSoon publishes the counts every logsPublishEvery while the reads
-// go on: they are paced over the interval, or longer, and the counts
-// should not wait for the slowest. The part's health waits for the end of
-// the pass.
+// publishSoon: the reads are paced, and the counts need not wait for the slowest.
 func (l *logsReader) publishSoon(pass *logsPass) {
 	if now := l.now(); now.Sub(pass.lastPublished) >= logsPublishEvery {
 		pass.lastPublished = now
@@ -247,10 +213,7 @@ func (l *logsReader) publishSoon(pass *logsPass) {
 	}
 }
 
-// offWhenUnsupported tells whether the pass found that the project's API has no
-// service logs (only 404s, and no answer within availableSeriesTTL): then
-// it turns the collector off for that long, drops the counts, publishes
-// and returns true. An answer after that turns it on again.
+// offWhenUnsupported: only 404s for availableSeriesTTL turn the collector off.
 func (l *logsReader) offWhenUnsupported(now time.Time, pass *logsPass) (off bool) {
 	if pass.answered > 0 {
 		l.lastOK = now
@@ -273,10 +236,7 @@ func (l *logsReader) offWhenUnsupported(now time.Time, pass *logsPass) (off bool
 	return false
 }
 
-// warnReads logs, once per run, each kind of read that could not count
-// every entry: the counts are lower than the truth, and the log says why
-// and what to change. Once per run (per service for truncation), so that
-// a provider that keeps doing it does not flood the log.
+// warnReads logs each kind of undercount once a run: no flood of the log.
 func (l *logsReader) warnReads(pass *logsPass) {
 	if pass.untimed > 0 && !l.warnedUntimed {
 		l.warnedUntimed = true
@@ -300,9 +260,7 @@ func (l *logsReader) warnReads(pass *logsPass) {
 	l.warnTruncated(pass.truncations)
 }
 
-// warnTruncated logs one line for the services over the page cap for the
-// first time, however many: an incident across the fleet must not flood
-// the log.
+// warnTruncated logs one line however many services: no flood of the log.
 func (l *logsReader) warnTruncated(truncations []string) {
 	slices.Sort(truncations)
 	var first []string
@@ -319,14 +277,8 @@ func (l *logsReader) warnTruncated(truncations []string) {
 	}
 }
 
-// read pages through a service's entries from since (inclusive, as the API
-// may send them) to until, newest first, up to maxPages pages. Since
-// reaches back before the boundary for late entries, at no cost in calls:
-// the read stops at the first page that reaches below the boundary.
-// truncated tells that older entries remained; looping that the API sent
-// a page again (a cursor it had sent before, or entries newer than those
-// of the page before: it ignores the cursor), which is not counted and
-// ends the read as a truncated one.
+// read's since is inclusive and reaches back for late entries at no cost;
+// looping: the API sent a page again (it ignores the cursor).
 func (l *logsReader) read(ctx context.Context, id string, since, boundary, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
 	q := apiclient.LogsQuery{Since: since, Until: until}
 	sent := map[string]bool{}
@@ -360,9 +312,6 @@ func (l *logsReader) read(ctx context.Context, id string, since, boundary, until
 	return entries, true, false, nil
 }
 
-// setBudget sets the calls' rate to what the state calls leave of the budget,
-// and says when that does not read every one of reads services once per
-// log interval.
 func (l *logsReader) setBudget(reads int) {
 	if !l.budgeted() {
 		l.limiter = nil
@@ -377,9 +326,6 @@ func (l *logsReader) setBudget(reads int) {
 	l.setRate(rate.Limit(left))
 }
 
-// warnBudget logs once, when reading every selected service (one call
-// each at least) takes longer than a log interval at the rate left, what
-// it costs and what to change, and once when it fits again.
 func (l *logsReader) warnBudget(reads int, left float64) {
 	interval := l.cfg.Interval
 	budget := int(left * interval.Seconds())
@@ -400,18 +346,15 @@ func (l *logsReader) warnBudget(reads int, left float64) {
 	l.warnedBudget = over
 }
 
-// publishLogs publishes the counts with the part's health.
 func (l *logsReader) publishLogs(start, end time.Time, failures int) {
 	l.publish(l.fill(), start, end, failures)
 }
 
-// fill returns what puts the counts into a snapshot.
 func (l *logsReader) fill() func(*fleet.Snapshot) {
 	logs := l.build()
 	return func(s *fleet.Snapshot) { s.SetData(fleet.PartLogs, logs) }
 }
 
-// build makes the project's logs from the counts.
 func (l *logsReader) build() *fleet.Logs {
 	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries}
 	logs.Counts = logCounts(l.cursors, l.published)

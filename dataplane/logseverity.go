@@ -5,15 +5,11 @@ import (
 	"strings"
 )
 
-// numSeverities is logSeverities and SeverityOther.
 const numSeverities = 14
 
-// severityNames holds every severity counted, by index: logSeverities'
-// order, then SeverityOther.
 var severityNames = append(slices.Clone(logSeverities), SeverityOther)
 
-// severitiesByName holds the indexes of severityNames in the order the
-// counts are published.
+// severitiesByName is the order the counts are published in.
 var severitiesByName = func() []int {
 	out := make([]int, len(severityNames))
 	for i := range out {
@@ -23,7 +19,6 @@ var severitiesByName = func() []int {
 	return out
 }()
 
-// severityIndex returns the index of a severity severityOf returned.
 func severityIndex(sev string) int {
 	if i := slices.Index(logSeverities, sev); i >= 0 {
 		return i
@@ -31,9 +26,7 @@ func severityIndex(sev string) int {
 	return len(logSeverities)
 }
 
-// sevCounts holds a count for each severity that has one: an array and a
-// bit a severity in each cursor, where two maps by name took some 600
-// bytes a service.
+// sevCounts is an array and a bit a severity: two maps by name were larger.
 type sevCounts struct {
 	n   [numSeverities]float64
 	has uint16

@@ -9,12 +9,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-// lookBack reads, for each of ids (services the first pass starts without
-// a saved position), one page of the interval before its boundary: the
-// entries the exporter, had it been running, would have counted in its
-// last interval. How many it saw is added to the entries skipped at the
-// next tick, so that their series is served at 0 first; never to the
-// severity counters, which start at the boundary (no backfill).
+// lookBack reads a page of the interval before each boundary: it goes to
+// the entries skipped, never to the severity counters (no backfill).
 func (l *logsReader) lookBack(ctx context.Context, ids []string, pass *logsPass) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(l.opts.Concurrency, 1))
@@ -43,9 +39,7 @@ func (l *logsReader) lookBack(ctx context.Context, ids []string, pass *logsPass)
 	_ = g.Wait()
 }
 
-// countWithin returns how many of entries are stamped from since up to,
-// not including, boundary: those at the boundary are counted by the
-// service's next read.
+// countWithin excludes the boundary: the service's next read counts it.
 func countWithin(entries []apiclient.LogEntry, since, boundary time.Time) (n int) {
 	for _, e := range entries {
 		if ts := e.Timestamp.Time; !ts.Before(since) && ts.Before(boundary) {

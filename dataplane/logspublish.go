@@ -6,12 +6,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// logCounts lists the cursors' counts by service id, then severity, as
-// fleet.Logs holds them. A publish runs it every logsPublishEvery while a
-// read goes on: it sorts each service's few severities in one reused
-// slice and makes the list at its size at once (at 10,000 services, 70,000
-// counts: a list grown by doubling, a sorted slice per service and a sort
-// of the whole list made about 7 MB of garbage a publish).
+// logCounts runs every logsPublishEvery while a read goes on, so it makes
+// the list at its size at once and sorts in one reused slice.
 func logCounts(cursors map[string]*logCursor, sizeHint int) []fleet.LogCount {
 	if len(cursors) == 0 {
 		return nil

@@ -7,9 +7,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// serviceSelector selects services by environment and name: the usage and
-// log collectors read the services their --collect.*.environment and
-// --collect.*.service-name-regex flags select.
+// serviceSelector applies a collector's --collect.*.environment and
+// --collect.*.service-name-regex.
 type serviceSelector struct {
 	envs   map[string]bool
 	nameRe *regexp.Regexp
@@ -26,7 +25,6 @@ func newServiceSelector(envs []string, nameRe *regexp.Regexp) serviceSelector {
 	return s
 }
 
-// selected returns the ids of snap's services the selector selects, sorted.
 func (s serviceSelector) selected(snap *fleet.Snapshot) []string {
 	if snap == nil {
 		return nil

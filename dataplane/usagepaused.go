@@ -7,13 +7,9 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// A paused service has no nodes: its node series are neither read nor
-// exported while the state says PAUSED, so that its last values do not
-// linger for up to two usage intervals. Its job series tell how the last
-// run of each job went, which stays true.
+// A paused service has no nodes; its job series say how the last run of
+// each job went, which stays true.
 
-// pausedServices returns the ids of the services the state says are
-// PAUSED; nil when none is.
 func pausedServices(services []fleet.Service) map[string]bool {
 	var paused map[string]bool
 	for _, svc := range services {
@@ -31,8 +27,7 @@ func isJobSeries(suffix string) bool {
 	return suffix == apiclient.SeriesJobSuccess || suffix == apiclient.SeriesJobDuration
 }
 
-// withoutPaused returns u without the node samples of the paused
-// services (see pausedServices): u itself when there are none.
+// withoutPaused returns u itself when no service is paused.
 func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
 	if u == nil || len(u.Series) == 0 || len(paused) == 0 {
 		return u
@@ -51,8 +46,8 @@ func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
 	return &out
 }
 
-// nodeless returns the job samples of list: list itself when it has only
-// those, never a modified list.
+// nodeless returns list itself when it has only job samples, never a
+// modified list.
 func nodeless(list []fleet.UsagePoint) []fleet.UsagePoint {
 	if !slices.ContainsFunc(list, func(s fleet.UsagePoint) bool { return s.Labels.JobID() == "" }) {
 		return list
@@ -60,8 +55,7 @@ func nodeless(list []fleet.UsagePoint) []fleet.UsagePoint {
 	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsagePoint) bool { return s.Labels.JobID() == "" })
 }
 
-// forgetPaused drops the kept node values of the paused services, so that
-// a service that resumes shows no value from before its pause.
+// forgetPaused: a service that resumes shows no value from before its pause.
 func (u *usageReader) forgetPaused() {
 	for id := range u.paused {
 		svc := u.services[id]

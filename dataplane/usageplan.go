@@ -10,10 +10,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// budget is how many usage calls one usage interval may make: what the
-// project's call budget leaves after the state calls (the lists and
-// per-resource calls of every full cycle in that time), at least one; -1
-// without a budget.
+// budget: what the state calls leave, at least one; -1 without a budget.
 func (u *usageReader) budget() int {
 	if !u.budgeted() {
 		return -1
@@ -23,7 +20,6 @@ func (u *usageReader) budget() int {
 	return max(int(u.opts.RateLimit*u.cfg.Interval.Seconds()*budgetShare-float64(planned)*cycles), 1)
 }
 
-// usagePlan is what one usage tick does.
 type usagePlan struct {
 	availReads []string    // services whose available series are read first
 	tasks      []usageTask // series reads, least recently asked first
@@ -32,16 +28,12 @@ type usagePlan struct {
 	cycles     int         // ticks a full refresh takes
 }
 
-// plan picks the calls of a tick: the available-series reads that are due,
-// then the series least recently asked for, as many as the budget allows.
+// plan picks due available-series reads, then the least recently asked series.
 func (u *usageReader) plan(services []string, now time.Time, budget int) usagePlan {
 	pl := usagePlan{budget: budget, cycles: 1}
-	// Made at its most at once: kept while the read lasts (5 MB at
-	// 10,000 services), and a list grown by doubling was twice that.
+	// Made at its most at once: it is kept while the read lasts.
 	all := make([]usageTask, 0, u.taskCount(services, now))
-	// Series of services whose available series are still to be read
-	// count in what a refresh needs: as many as before, or every selected
-	// one until known, so that the first tick's numbers are right.
+	// Series of services not yet known count, so the first tick's numbers are right.
 	pending := 0
 	for _, id := range services {
 		svc := u.services[id]
@@ -72,9 +64,7 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 	pl.needed = len(pl.availReads) + pending + len(all)
 	pl.tasks = all
 	if budget >= 0 {
-		// Available-series reads take at most half the budget while
-		// series are waiting, so that a large fleet's first hour is not
-		// spent on them alone.
+		// At most half the budget while series wait, even in a large fleet's first hour.
 		availCap := budget
 		if len(all) > 0 {
 			availCap = max(1, budget/2)
@@ -88,15 +78,13 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 	return pl
 }
 
-// setRate paces the calls at budget calls per usage interval; without a
-// budget (-1) the limiter is left as it is.
+// setBudget leaves the limiter as it is without a budget (-1).
 func (u *usageReader) setBudget(budget int) {
 	if budget >= 0 {
 		u.setRate(rate.Limit(float64(budget) / u.cfg.Interval.Seconds()))
 	}
 }
 
-// taskCount returns at most how many series reads plan makes of services.
 func (u *usageReader) taskCount(services []string, now time.Time) int {
 	n := 0
 	for _, id := range services {
@@ -107,9 +95,7 @@ func (u *usageReader) taskCount(services []string, now time.Time) int {
 	return n
 }
 
-// withNewServices returns the plan's series reads, then those of the
-// services whose available series were just read, as far as the budget
-// goes: a new service's values need not wait a tick.
+// withNewServices: a new service's values need not wait a tick.
 func (u *usageReader) withNewServices(pl usagePlan, now time.Time) []usageTask {
 	tasks := pl.tasks
 	if extra := u.plan(pl.availReads, now, -1).tasks; len(tasks) == 0 && (pl.budget < 0 || len(extra) <= pl.budget-len(pl.availReads)) {
@@ -122,8 +108,7 @@ func (u *usageReader) withNewServices(pl usagePlan, now time.Time) []usageTask {
 	return tasks
 }
 
-// warnBudget logs once, when the selected series stop fitting in one usage
-// interval, what it costs and what to change, and once when they fit again.
+// warnBudget logs once when the series stop fitting, and once when they fit.
 func (u *usageReader) warnBudget(pl usagePlan) {
 	switch {
 	case pl.cycles > 1 && u.warnedCycles <= 1:
@@ -138,10 +123,6 @@ func (u *usageReader) warnBudget(pl usagePlan) {
 	u.warnedCycles = pl.cycles
 }
 
-// budgetFix says what makes needed usage calls fit in one usage interval:
-// the rate limit that covers them beside every state call (at the budget's
-// share), or, when the state leaves room at the current rate, the usage
-// interval whose budget holds them.
 func (u *usageReader) budgetFix(needed int) string {
 	const fewer = "select fewer services or series (--collect.usage.environment, --collect.usage.service-name-regex, --collect.usage.series)"
 	state := u.stateRate(true)

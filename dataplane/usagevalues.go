@@ -12,9 +12,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// match finds, for each selected suffix in order, the first available
-// name that ends in it (see availability.names); nil when none does.
-// Names the collector does not select are ignored.
+// match finds for each suffix the first available name ending in it.
 func (u *usageReader) match(names []string) []string {
 	var out []string
 	for i, suf := range u.suffixes {
@@ -23,8 +21,7 @@ func (u *usageReader) match(names []string) []string {
 				if out == nil {
 					out = make([]string, len(u.suffixes))
 				}
-				// Every service's answer names its series anew, most
-				// often alike: one copy of each name, not one a service.
+				// Most answers name their series alike: one copy of each name.
 				out[i] = unique.Make(n).Value()
 				break
 			}
@@ -45,20 +42,17 @@ func (u *usageReader) match(names []string) []string {
 	return out
 }
 
-// maxNameSets bounds the lists of names kept for sharing: an API that
-// names each service's series its own way gets a list a service.
+// maxNameSets: an API may name each service's series its own way.
 const maxNameSets = 64
 
-// newestBuckets keeps, for each label set of an answer, the newest bucket
-// with a value; a label set whose window is all null is left out. Label
-// sets that differ only in labels the exporter does not export (an extra
-// zone, say) are one series: the newest bucket of them wins, the first in
-// the answer on a tie, so that no series is exported twice. Of the job ids,
-// only the maxJobs lowest are kept; over is how many more there were.
+// newestBuckets keeps each label set's newest bucket with a value. Label
+// sets that differ only in labels not exported are one series (the first
+// wins a tie), so that none is exported twice; only the maxJobs lowest job
+// ids are kept, over counts the rest.
 func newestBuckets(series []apiclient.Series, maxJobs int) (out []fleet.UsagePoint, over int) {
 	type key struct{ role, ordinal, job string }
 	index := map[key]int{}
-	// Kept until the next read: no room to spare, none grown by doubling.
+	// Kept until the next read: no room to spare.
 	out = make([]fleet.UsagePoint, 0, len(series))
 	for _, s := range series {
 		var best *apiclient.SeriesPoint
@@ -99,15 +93,11 @@ func newestBuckets(series []apiclient.Series, maxJobs int) (out []fleet.UsagePoi
 	return slices.Clip(out), len(ids) - maxJobs
 }
 
-// publishUsage publishes the last values with the part's health.
 func (u *usageReader) publishUsage(start, end time.Time, failures int, unsupported bool) {
 	u.publish(u.fill(unsupported), start, end, failures)
 }
 
-// fill returns what puts the last values into a snapshot. The poller
-// calls it for every snapshot it publishes, many a cycle, one at a time:
-// while the paused services stay the same, the usage without them is made
-// once, not once a snapshot (a new list of every series each time).
+// fill makes the usage without the paused services once a paused set.
 func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 	usage := u.build(unsupported)
 	var paused map[string]bool
@@ -121,9 +111,7 @@ func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 	}
 }
 
-// build makes the project's usage from the last values. It runs every
-// usagePublishEvery while a read goes on: it walks the services in their
-// kept order and makes nothing per series but the list's header.
+// build runs during a read: it makes nothing per series but the list's header.
 func (u *usageReader) build(unsupported bool) *fleet.Usage {
 	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
 	if unsupported {
@@ -148,23 +136,19 @@ func (u *usageReader) build(unsupported bool) *fleet.Usage {
 			}
 		}
 		svc.shared = true
-		// The job series of a service have the same jobs, as a rule: the
-		// larger count of those left out of one answer or across answers.
+		// The job series of a service share their jobs, as a rule.
 		usage.JobsOverLimit += max(over, len(jobs.over))
 	}
 	u.published = len(usage.Series)
 	return usage
 }
 
-// jobSet is the job ids of one service kept and left out so far, across
-// its series: a few each, so slices rather than maps.
+// jobSet: a few ids each, so slices rather than maps.
 type jobSet struct{ kept, over []string }
 
 func (j *jobSet) reset() { j.kept, j.over = j.kept[:0], j.over[:0] }
 
-// withinMaxJobs returns ser without the samples of jobs beyond the
-// service's first max-jobs: ser itself (the reader's own, which a publish
-// shares) unless some are left out.
+// withinMaxJobs returns ser itself (a publish shares it) unless a job is cut.
 func (u *usageReader) withinMaxJobs(ser *fleet.UsageSeries, jobs *jobSet) *fleet.UsageSeries {
 	list := ser.Samples
 	var filtered []fleet.UsagePoint // nil while nothing is left out
@@ -193,8 +177,7 @@ func (u *usageReader) withinMaxJobs(ser *fleet.UsageSeries, jobs *jobSet) *fleet
 	return &fleet.UsageSeries{ServiceID: ser.ServiceID, Suffix: ser.Suffix, Samples: filtered}
 }
 
-// compareJobIDs orders job ids shortest first, then as text: numeric ids
-// by number, so that max-jobs keeps the lowest ids whatever their width.
+// compareJobIDs orders numeric ids by number, whatever their width.
 func compareJobIDs(a, b string) int {
 	return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b))
 }

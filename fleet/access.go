@@ -11,7 +11,6 @@ import (
 type Access struct {
 	Known bool
 	Up    bool
-	// Cause is one of the Cause constants; "" when Up.
 	Cause string
 }
 
@@ -43,8 +42,7 @@ func AccessOf(err error) Access {
 	return Access{Known: true, Cause: CauseError}
 }
 
-// Denied reports a configuration mistake to fix (not ready), unlike an
-// outage, which retrying outlasts.
+// Denied reports a mistake to fix (not ready), unlike an outage, which retrying outlasts.
 func (a Access) Denied() bool {
 	switch a.Cause {
 	case CauseCredentials, CausePermission, CauseNotFound:

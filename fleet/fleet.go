@@ -19,8 +19,7 @@ const (
 // Parts lists every part in a fixed order.
 var Parts = []string{PartServices, PartReplicaSets, PartVPCs, PartPeerings, PartAuth}
 
-// Snapshot is one project as last observed. Each list is sorted by its ids
-// (children by parent, then id), and ids are unique: no series twice.
+// Snapshot is one project as last observed; each list is sorted and its ids unique.
 type Snapshot struct {
 	ProjectID   string
 	ProjectName string
@@ -34,11 +33,9 @@ type Snapshot struct {
 	VPCs        []apiclient.VPC
 	Peerings    []Peering
 	// Auth is nil when not collected or older than the staleness bound.
-	Auth *apiclient.AuthInfo
-	// Parts: in Parts order, then the data-plane parts by name.
+	Auth  *apiclient.AuthInfo
 	Parts []PartHealth
-	// Data holds what each data-plane reader published, by part name; each
-	// snapshot has its own map: set it with SetData.
+	// Data is each data-plane part's, by name; a map per snapshot, set with SetData.
 	Data   map[string]any
 	Access Access
 	Budget Budget
@@ -78,8 +75,7 @@ type PartHealth struct {
 type Budget struct {
 	Needed, Planned int
 	// PerInterval is -1 for no limit.
-	PerInterval int
-	// RefreshPeriod is a multiple of the interval when over budget.
+	PerInterval   int
 	RefreshPeriod time.Duration
 }
 

@@ -10,11 +10,8 @@ func (s *Snapshot) Logs() *Logs { return DataOf[Logs](s, PartLogs) }
 type Logs struct {
 	Counts         []LogCount
 	PagesTruncated float64
-	// Late counts entries found after a read had passed their timestamp.
-	Late float64
-	// SkippedSeconds is log time not read when resuming from too old a position.
+	Late           float64
 	SkippedSeconds float64
-	// EntriesSkipped: a lower bound of what a restart without saved position lost.
 	EntriesSkipped float64
 }
 

@@ -13,21 +13,17 @@ func (s *Snapshot) Usage() *Usage { return DataOf[Usage](s, PartUsage) }
 
 // Usage is the newest valued bucket of each selected series and label set.
 type Usage struct {
-	// Sorted by ServiceID and Suffix; shared so a publish copies no sample,
-	// never modified once published.
+	// Series is sorted by ServiceID and Suffix, and never modified once published.
 	Series        []*UsageSeries
 	JobsOverLimit int
-	// RefreshPeriod is a multiple of the interval when refreshed round-robin.
 	RefreshPeriod time.Duration
 	Timestamps    bool
 }
 
-// UsageSeries is one series of one service: what its samples share is
-// held once, not in each of them.
+// UsageSeries is one series of one service: its samples share its ids.
 type UsageSeries struct {
 	ServiceID string
-	// A documented series name suffix such as apiclient.SeriesCPUUsage.
-	Suffix string
+	Suffix    string
 	// Sorted by Role, Ordinal and JobID.
 	Samples []UsagePoint
 }
@@ -62,8 +58,7 @@ type UsageSample struct {
 	Suffix    string
 	Labels    UsageLabels
 	Value     float64
-	// The start of the bucket the value is from.
-	Bucket time.Time
+	Bucket    time.Time
 }
 
 // UsageLabels is an interned label set: 8 bytes per sample, no decoded strings kept.
