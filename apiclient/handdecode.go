@@ -11,7 +11,7 @@ import (
 
 const maxSmallAnswer = 64 << 10
 
-// readSmall reads r whole when out has a hand decoder and the answer is within both bounds.
+// readSmall reads r whole when out has a hand decoder and it is under both bounds; else the decoder rereads data.
 func readSmall(r io.Reader, limit int64, out any, scratch *scratchBuffers) (data []byte, ok bool) {
 	switch out.(type) {
 	case *[]Series, *LogPage:
