@@ -4,9 +4,7 @@ import "context"
 
 type answerKey struct{}
 
-// WithAnswer returns a context under which a successful call stores its
-// answer's body in *dst as received, so the admin surface relays it without
-// a re-encoding that would drop unknown fields.
+// WithAnswer makes a successful call store its raw answer in *dst, to relay it without re-encoding.
 func WithAnswer(ctx context.Context, dst *[]byte) context.Context {
 	return context.WithValue(ctx, answerKey{}, dst)
 }

@@ -8,10 +8,7 @@ import (
 	"sync/atomic"
 )
 
-// GetAuthInfo reports which credentials are in use (GET /auth/info), with
-// the API key as a Bearer token, or else with Basic (revision 2026). Once
-// the API refuses Basic there with 401 (the first revision), it fails with
-// ErrNoAPIKey without sending, and ReadsAuthInfo turns false.
+// GetAuthInfo reports the credentials in use; after a 401 to Basic (first revision) it returns ErrNoAPIKey.
 func (c *Client) GetAuthInfo(ctx context.Context) (*AuthInfo, error) {
 	if !c.ReadsAuthInfo() {
 		return nil, fmt.Errorf("apiclient: %s: %w", OpGetAuthInfo, ErrNoAPIKey)

@@ -24,41 +24,34 @@ const DefaultUserAgent = "clouddb_exporter-apiclient/1"
 // ErrNoAPIKey is returned by GetAuthInfo, sending nothing, without an API key.
 var ErrNoAPIKey = errors.New("no API key configured")
 
-// ErrInvalidID is wrapped when an operation is given an empty, "." or ".."
-// id, which would address another resource; nothing is sent.
+// ErrInvalidID is wrapped when an id is empty, "." or "..", which would address another resource.
 var ErrInvalidID = errors.New("invalid id")
 
 // ErrBodyTooLarge is wrapped when a success body exceeds Config.MaxBodyBytes.
 var ErrBodyTooLarge = errors.New("response body too large")
 
-// ErrValueTooLarge is wrapped when one value of a read's body exceeds
-// Config.MaxValueBytes.
+// ErrValueTooLarge is wrapped when one value of a read's body exceeds Config.MaxValueBytes.
 var ErrValueTooLarge = errors.New("response value too large")
 
 // ErrTooManyResources is wrapped when a list exceeds Config.MaxListLength.
 var ErrTooManyResources = errors.New("too many resources")
 
-// ErrMostlyInvalid is wrapped by the DecodeError of a list of which more
-// than half the elements, past the first 100, did not decode.
+// ErrMostlyInvalid is wrapped when over half a list's elements, past the first 100, did not decode.
 var ErrMostlyInvalid = errors.New("most list elements did not decode")
 
-// Client calls the API for one project with one set of credentials. It is
-// safe for concurrent use; all its calls share one token bucket.
+// Client calls the API for one project. It is safe for concurrent use; its calls share one token bucket.
 type Client struct {
 	base      string // BaseURL without trailing slash
 	projectID string
 	userAgent string
-	// A closure, so that a reflective print of a Client shows a func address,
-	// not the keys; the same pointer until the keys change, so that a request
-	// can tell whether they did since it was sent.
+	// A closure, so that a reflective print shows no keys; a new pointer when the keys change (see do).
 	creds          func() *credentials
 	setCreds       func(*credentials)
 	onUnauthorized func() bool
 	http           *http.Client
 	limiter        *rate.Limiter
-	// The tracking share (see Tracking).
-	trackLimiter *rate.Limiter
-	observer     Observer
+	trackLimiter   *rate.Limiter
+	observer       Observer
 
 	timeout        time.Duration
 	maxRetries     int
@@ -70,12 +63,10 @@ type Client struct {
 	maxListLength  int
 	logger         *slog.Logger
 
-	// Seams for tests.
 	jitter func(n int64) int64
 	sleep  func(ctx context.Context, d time.Duration) error
 	now    func() time.Time
 
-	// Set when /auth/info refused Basic with 401: the first revision.
 	basicAuthInfoRefused int32 // read and written with sync/atomic; not an atomic.Bool, so that Client stays printable by value
 	cutLogged            int32 // read and written with sync/atomic
 	scratch              *scratchBuffers
@@ -84,9 +75,7 @@ type Client struct {
 // ProjectID returns the project the Client addresses.
 func (c *Client) ProjectID() string { return c.projectID }
 
-// ReadsAuthInfo reports whether GetAuthInfo can be called: with the API key,
-// or with Basic until the API refused Basic there (the first revision). It
-// is true when no API key is set.
+// ReadsAuthInfo reports whether GetAuthInfo can be called: with the API key, or with Basic until refused.
 func (c *Client) ReadsAuthInfo() bool {
 	return c.creds().bearer != "" || atomic.LoadInt32(&c.basicAuthInfoRefused) == 0
 }
@@ -102,8 +91,7 @@ func (c *Client) GoString() string { return c.String() }
 // Format prints String for every verb, so that none walks to the keys.
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
-// An empty, "." or ".." id is refused before sending: it would address the
-// collection, or a parent after path cleaning.
+// An empty, "." or ".." id would address the collection, or a parent after path cleaning.
 func (c *Client) path(tmpl string, ids ...string) (string, error) {
 	var b strings.Builder
 	for {
@@ -135,15 +123,12 @@ func (c *Client) path(tmpl string, ids ...string) (string, error) {
 	return b.String(), nil
 }
 
-// call is one operation request; method, path and status come from the catalog.
 type call struct {
 	op    string
 	ids   []string   // values for the template's placeholders after {project_id}
 	body  any        // request body, marshalled to JSON; nil for none
 	query url.Values // query parameters; nil for none
 	out   any        // decode target; nil to ignore the body
-	// begin and each, when set, take a list's elements as they are decoded
-	// (see StreamServices), leaving out empty.
 	begin func()
 	each  func(elem any)
 
@@ -161,7 +146,6 @@ func doValue[T any](ctx context.Context, c *Client, cl call) (*T, error) {
 	return &v, nil
 }
 
-// null decodes to an empty slice, so callers tell "nothing" from an error by err.
 func doList[T any](ctx context.Context, c *Client, cl call) ([]T, error) {
 	var v []T
 	cl.out = &v
@@ -174,7 +158,6 @@ func doList[T any](ctx context.Context, c *Client, cl call) ([]T, error) {
 	return v, nil
 }
 
-// do is the one request path: rate limit, attempts, safe retries, typed errors.
 func (c *Client) do(ctx context.Context, cl call) error {
 	o, ok := byName[cl.op]
 	if !ok {
@@ -211,9 +194,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			return nil
 		}
 		if IsUnauthorized(err) && !refreshed {
-			// Rejected keys may have been rotated: when they changed since the request
-			// was sent, or the source has new ones, retry once at once outside the
-			// retry budget (a 401 changed nothing upstream, so this is safe for writes).
+			// A 401 changed nothing upstream: when the keys rotated since sending, retry once, outside the budget.
 			refreshed = true
 			if c.creds() == sent && c.onUnauthorized != nil {
 				c.onUnauthorized()
@@ -254,9 +235,8 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		return fmt.Errorf("apiclient: %s: building request: %w", cl.op, err)
 	}
 	if payload == nil && cl.method == http.MethodGet {
-		// Go's transport resends an idempotent request, unseen, when a reused
-		// connection fails after writing it, outside the retry budget. A body that
-		// cannot rewind makes it non-replayable; empty, it costs nothing on the wire.
+		// Go's transport resends an idempotent request, unseen, on a failed reused connection, outside
+		// the retry budget; a body that cannot rewind stops it.
 		req.Body, req.GetBody = noReplay{}, nil
 	}
 	req.Header.Set("Accept", "application/json")
@@ -279,8 +259,6 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	defer resp.Body.Close()
 
 	if resp.StatusCode != cl.want {
-		// A too large error body still yields an APIError: the status is what
-		// callers act on.
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
 		c.observer.ObserveRequest(cl.op, strconv.Itoa(resp.StatusCode), time.Since(start))
 		if err != nil && len(data) == 0 {
@@ -291,7 +269,6 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	if _, relay := ctx.Value(answerKey{}).(*[]byte); cl.write || relay {
 		return c.readWhole(ctx, cl, resp, start)
 	}
-	// A read is decoded as it streams in; what does not decode is dropped.
 	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
@@ -309,11 +286,8 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	return derr
 }
 
-// Bounds an answer read whole when MaxValueBytes is smaller: a write's
-// answer is one resource.
 const maxWholeBody = 32 << 20
 
-// Its status, or CodeDecodeError when it was not decoded.
 func answerCode(resp *http.Response, err error) string {
 	if errors.As(err, new(*DecodeError)) || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrTooManyResources) {
 		return CodeDecodeError
@@ -321,17 +295,13 @@ func answerCode(resp *http.Response, err error) string {
 	return strconv.Itoa(resp.StatusCode)
 }
 
-// noReplay is an empty request body that cannot be rewound (see attempt).
 type noReplay struct{}
 
 func (noReplay) Read([]byte) (int, error) { return 0, io.EOF }
 func (noReplay) Close() error             { return nil }
 
-// readWhole handles a write's (or relayed, see WithAnswer) success answer:
-// read whole, recorded, decoded whole or not at all. An answer documented
-// without a body succeeds whatever it carries: the API accepted the write.
+// An answer documented without a body succeeds whatever it carries: the API accepted the write.
 func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, start time.Time) error {
-	// Held whole, so bounded by what one value may hold as well.
 	limit := min(c.maxBodyBytes, max(c.maxValueBytes, maxWholeBody))
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	tooLarge := int64(len(data)) > limit
@@ -355,7 +325,6 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 	if !cl.write {
 		drop = func(FieldError) { c.observer.ObserveDecodeError(cl.op) }
 	}
-	// Already read whole: its values need no bound of their own.
 	derr := decodeStream(cl.op, bytes.NewReader(data), cl.out, drop, c.creds().redactor, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
 	}, streamOptions{cut: func() { c.cutText(cl.op) }})
@@ -363,7 +332,6 @@ func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, st
 	return derr
 }
 
-// Logs only the Client's first cut text: one line, not one per resource.
 func (c *Client) cutText(op string) {
 	c.observer.ObserveTextTruncated(op)
 	if atomic.CompareAndSwapInt32(&c.cutLogged, 0, 1) {
@@ -374,10 +342,7 @@ func (c *Client) cutText(op string) {
 
 type trackingKey struct{}
 
-// Tracking marks ctx so that the Client's calls with it (following an admin
-// operation, say) first wait for a token of the tracking share, then of the
-// shared bucket: however many operations are followed, the poll cycle,
-// which plans 90% of the rate, is never starved.
+// Tracking marks ctx so that the Client's calls with it take a token of the tracking share first.
 func Tracking(ctx context.Context) context.Context {
 	return context.WithValue(ctx, trackingKey{}, true)
 }
@@ -419,7 +384,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Success bodies with a secret (initial_password): never quoted in errors.
 var secretResponses = map[string]bool{OpCreateService: true, OpForkService: true}
 
 func decodeSnippet(op string, data []byte, truncated bool, red *Redactor) string {
@@ -429,8 +393,7 @@ func decodeSnippet(op string, data []byte, truncated bool, red *Redactor) string
 	return red.Snippet(data, 64, truncated)
 }
 
-// Redactor returns the redaction of the Client's credentials, for callers
-// that print other text the server sent.
+// Redactor returns the redaction of the Client's credentials, for other text the server sent.
 func (c *Client) Redactor() *Redactor { return c.creds().redactor }
 
 type nopObserver struct{}

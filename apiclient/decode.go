@@ -12,8 +12,7 @@ import (
 
 var jsonNull = []byte("null")
 
-// Int is an integer that also decodes from a JSON string and from null (as
-// 0): a stringly typed number must not fail a whole list.
+// Int is an integer that also decodes from a string and from null (0): one must not fail a list.
 type Int int64
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -36,7 +35,6 @@ func (i *Int) UnmarshalJSON(b []byte) error {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		// A float that is a whole number ("2.0", 2e3) is accepted too.
 		f, ferr := strconv.ParseFloat(s, 64)
 		if ferr != nil || f != float64(int64(f)) {
 			return fmt.Errorf("apiclient: %q is not an integer", truncate(s, 40))
@@ -55,8 +53,7 @@ var timeLayouts = []string{
 	"2006-01-02 15:04:05.999999999",
 }
 
-// Time is a point in time that decodes from RFC 3339 with or without
-// fractions or zone (UTC), and from null or "" (as the zero time).
+// Time decodes from RFC 3339 with or without fractions or zone (UTC), and from null or "" (zero).
 type Time struct {
 	time.Time
 }
@@ -69,8 +66,7 @@ func ParseTime(s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	// A copy, so that s does not escape: the hand decoders parse from a
-	// string on the stack.
+	// A copy, so that s does not escape: the hand decoders parse from a string on the stack.
 	return time.Time{}, fmt.Errorf("apiclient: %q is not an ISO 8601 date-time", truncate(strings.Clone(s), 40))
 }
 
@@ -104,9 +100,8 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return json.Marshal(t.UTC().Format(time.RFC3339Nano))
 }
 
-// Secret is a string that never shows itself in fmt or slog output. It
-// still marshals to JSON as its value, since it travels on the wire: never
-// log a struct holding one through a JSON encoder.
+// Secret is a string that never shows itself in fmt or slog output. It marshals to JSON as its value
+// (it travels on the wire): never log a struct holding one through a JSON encoder.
 type Secret string
 
 const redacted = "<redacted>"

@@ -12,21 +12,16 @@ import (
 
 const maxErrorSnippet = 256
 
-// APIError is an answer other than the operation's documented success
-// status. Its text never holds credentials or headers.
+// APIError is an answer other than the documented success status; its text holds no credentials.
 type APIError struct {
 	Operation  string
 	Method     string
 	Path       string // request path below the base URL, ids escaped
 	StatusCode int
-	// From the JSON error body {code, message}.
-	Code    string
-	Message string
-	// A short raw snippet of revision 2026's details field.
-	Details string
-	// A short raw snippet of a body that is not a JSON {code, message}.
-	Body string
-	// The wait asked for in Retry-After, uncapped; 0 when none.
+	Code       string
+	Message    string
+	Details    string
+	Body       string
 	RetryAfter time.Duration
 }
 
@@ -53,8 +48,7 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// The server's text is redacted, in case it echoes the credentials, before
-// it is cut.
+// The server's text is redacted, in case it echoes the credentials, before it is cut.
 func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []byte) *APIError {
 	e := errorFromBody(c.creds().redactor, data)
 	e.Operation, e.Method, e.Path, e.StatusCode = cl.op, cl.method, path, resp.StatusCode
@@ -62,8 +56,6 @@ func (c *Client) newAPIError(cl call, path string, resp *http.Response, data []b
 	return e
 }
 
-// errorFromBody reads the JSON {code, message} of an API error, or keeps a
-// raw snippet of another body (a proxy's HTML page), redacted then cut.
 func errorFromBody(red *Redactor, data []byte) *APIError {
 	truncated := len(data) > maxErrorBody
 	var body ErrorBody
@@ -76,8 +68,7 @@ func errorFromBody(red *Redactor, data []byte) *APIError {
 	return &APIError{Body: red.Snippet(data, maxErrorSnippet, truncated)}
 }
 
-// TransportError is a failure to get an answer at all: connection refused or
-// dropped, a per-attempt timeout, the caller's context ending.
+// TransportError is a failure to get an answer: connection refused or dropped, a timeout, ctx ending.
 type TransportError struct {
 	Operation string
 	Err       error

@@ -6,20 +6,12 @@ import (
 	"sync"
 )
 
-// Answers read in bulk (a usage read asks for every series of the fleet, a
-// logs read for a page of every service) are decoded by hand when small:
-// read whole, checked by json.Valid, and walked once, where the decoder
-// scanned each value twice and decoded it through reflection.
+// Answers read in bulk (usage series, log pages) are decoded by hand when small: read whole, checked
+// by json.Valid and walked once, not scanned twice and decoded through reflection.
 
-// maxSmallAnswer bounds what is read whole before a hand decoder runs;
-// past it the answer streams through the json.Decoder as any other.
 const maxSmallAnswer = 64 << 10
 
-// readSmall reads r to its end when out has a hand decoder and the answer
-// is smaller than maxSmallAnswer and the value bound (limit, 0 for none),
-// so that it cannot reach either: the decoder would then have read it
-// without error. ok is false otherwise; data holds what was read, for the
-// decoder to read again.
+// readSmall reads r whole when out has a hand decoder and it is under both bounds; else the decoder rereads data.
 func readSmall(r io.Reader, limit int64, out any, scratch *scratchBuffers) (data []byte, ok bool) {
 	switch out.(type) {
 	case *[]Series, *LogPage:
@@ -49,9 +41,6 @@ func readSmall(r io.Reader, limit int64, out any, scratch *scratchBuffers) (data
 	}
 }
 
-// decodeValid decodes data, one JSON value, into out by hand; false when
-// out has no hand decoder or data is of another shape, which the decoder
-// then refuses with its own error.
 func decodeValid(out any, data []byte, red *Redactor, cut func()) bool {
 	switch out := out.(type) {
 	case *[]Series:
@@ -62,8 +51,7 @@ func decodeValid(out any, data []byte, red *Redactor, cut func()) bool {
 	return false
 }
 
-// scratchBuffers keeps the buffers answers are read whole into: the hand
-// decoders copy what they keep, so a buffer serves the next answer.
+// scratchBuffers keeps the buffers answers are read whole into; the hand decoders copy what they keep.
 type scratchBuffers struct{ pool sync.Pool }
 
 func (s *scratchBuffers) get() []byte {

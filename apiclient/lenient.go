@@ -8,17 +8,13 @@ import (
 	"strings"
 )
 
-// FieldError is a field of a resource whose value did not decode. The
-// field is left at zero, which callers must not report as a value: a bad
-// cpu_millis is an unknown CPU, not zero cores.
+// FieldError is a field that did not decode; its zero is no value (an unknown CPU, not zero cores).
 type FieldError struct {
 	// Dot-separated JSON path with array indexes: "resources.0.spec.cpu_millis".
 	Field string
 	Err   string
 }
 
-// resource is a type read leniently: it records the fields it lost, and
-// names its id field, without which it cannot be kept.
 type resource interface {
 	dropField(FieldError)
 	idField() string
@@ -50,11 +46,8 @@ func fieldDropped(dropped []FieldError, field string) bool {
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// decodeLenient decodes data into out, a pointer to a resource or a slice of
-// them, except that a value that does not decode costs only itself: left at
-// zero, recorded and reported to drop. A list element that is not an object,
-// or whose id does not decode, is left out. It reports false when data is not
-// of out's shape.
+// decodeLenient decodes into a resource or a slice of them; a value that does not decode costs only
+// itself, an element that is no object or has a bad id is left out. false: data is not out's shape.
 func decodeLenient(data []byte, out any, drop func(FieldError)) bool {
 	if !json.Valid(data) {
 		return false
@@ -93,8 +86,6 @@ func decodeLenient(data []byte, out any, drop func(FieldError)) bool {
 	return true
 }
 
-// It reports false when the resource cannot be kept: not an object, or its
-// id does not decode.
 func decodeResource(data []byte, v reflect.Value, drop func(FieldError)) bool {
 	if !isObject(data) {
 		return false
@@ -120,8 +111,6 @@ func isObject(data []byte) bool {
 	return len(data) > 0 && data[0] == '{'
 }
 
-// On failure, lenientValue descends into structs, pointers and slices to keep
-// what decodes, and reports the smallest parts that do not.
 func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldError)) {
 	err := json.Unmarshal(data, v.Addr().Interface())
 	if err == nil {
@@ -143,7 +132,6 @@ func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldErro
 			}
 			raw, ok := fields[name]
 			if !ok {
-				// encoding/json matches keys case-insensitively.
 				for k, r := range fields {
 					if strings.EqualFold(k, name) {
 						raw, ok = r, true

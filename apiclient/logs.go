@@ -14,8 +14,7 @@ import (
 // LogsPageSize is the most entries one getServiceLogs answer holds.
 const LogsPageSize = 500
 
-// Log severities: PostgreSQL's, which the API passes on. Others may come;
-// callers must not reject them.
+// Log severities: PostgreSQL's, which the API passes on; others may come and must not be rejected.
 const (
 	SeverityLog     = "LOG"
 	SeverityInfo    = "INFO"
@@ -26,15 +25,12 @@ const (
 	SeverityPanic   = "PANIC"
 )
 
-// LogsQuery holds the optional query parameters of getServiceLogs; zero
-// values are not sent.
+// LogsQuery holds the optional query parameters of getServiceLogs; zero values are not sent.
 type LogsQuery struct {
 	// 0 is the primary; nil for the API's default.
-	Node *int
-	// A previous answer's LastCursor: the next, older page.
-	Cursor       string
-	Since, Until time.Time
-	// Each is repeatable.
+	Node               *int
+	Cursor             string
+	Since, Until       time.Time
 	Search, Severities []string
 }
 
@@ -68,8 +64,7 @@ type LogEntry struct {
 	Severity  string `json:"severity"`
 }
 
-// UnmarshalJSON leaves a field that does not decode empty rather than
-// failing the page: every entry must still be counted.
+// UnmarshalJSON leaves a field that does not decode empty: every entry must still be counted.
 func (e *LogEntry) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Timestamp json.RawMessage `json:"timestamp"`
@@ -88,9 +83,7 @@ func (e *LogEntry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// LogPage is one answer of getServiceLogs: newest first, and the cursor of
-// the next, older page ("" when none). The deprecated shape (plain lines,
-// lastCursor) is read into the same fields.
+// LogPage is one getServiceLogs answer, newest first; the deprecated shape is read into the same fields.
 type LogPage struct {
 	Entries              []LogEntry `json:"entries"`
 	LastCursor           string     `json:"last_cursor"`
@@ -98,8 +91,7 @@ type LogPage struct {
 	LastCursorDeprecated string     `json:"lastCursor,omitempty"`
 }
 
-// A page may hold more than one value's bound in all, while each entry
-// stays within it.
+// A page may exceed one value's bound in all; each entry stays within it.
 func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
 	*p = LogPage{}
 	tok, err := dec.Token()
@@ -141,8 +133,6 @@ func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
 	return err
 }
 
-// decodeEntries is decodeList of LogEntry without reflection: each entry
-// is read raw, which the decoder checks, and decoded by hand.
 func decodeEntries(dec *json.Decoder, reset func()) ([]LogEntry, error) {
 	tok, err := dec.Token()
 	if err != nil || tok == nil {
@@ -169,8 +159,6 @@ func decodeEntries(dec *json.Decoder, reset func()) ([]LogEntry, error) {
 	return append(make([]LogEntry, 0, len(list)), list...), err
 }
 
-// decodeValid decodes a page, already checked as JSON, as decodeFrom does;
-// false for what decodeFrom refuses.
 func (p *LogPage) decodeValid(data []byte) bool {
 	*p = LogPage{}
 	s := validJSON{b: data}
@@ -221,7 +209,6 @@ func (s *validJSON) entries() ([]LogEntry, bool) {
 	return append(make([]LogEntry, 0, len(list)), list...), true
 }
 
-// As decodeList of string: null is "", another value fails the page.
 func (s *validJSON) lines() ([]string, bool) {
 	switch s.next() {
 	case 'n':
@@ -246,7 +233,6 @@ func (s *validJSON) lines() ([]string, bool) {
 	return list, true
 }
 
-// As json.Decoder.Decode into a string: null leaves it as it is.
 func (s *validJSON) cursor(to *string) bool {
 	switch v := s.value(); v[0] {
 	case 'n':
@@ -258,7 +244,6 @@ func (s *validJSON) cursor(to *string) bool {
 	return true
 }
 
-// As LogEntry.UnmarshalJSON: what does not decode is left empty.
 func (s *validJSON) entry() LogEntry {
 	if s.next() != '{' {
 		s.value()
@@ -292,9 +277,8 @@ func (p *LogPage) normalize() {
 	}
 }
 
-// logLine reads a line of the deprecated field:
-// "2026-01-02 03:04:05.678 UTC [123] ERROR:  message"; the timestamp and
-// the severity are optional.
+// logLine reads a line of the deprecated field, "2026-01-02 03:04:05.678 UTC [123] ERROR:  message";
+// the timestamp and the severity are optional.
 var logLine = regexp.MustCompile(`^\s*(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d| UTC)?)?.*?\b([A-Z]+[1-5]?):\s+(.*)$`)
 
 func parseLogLine(line string) LogEntry {
@@ -312,8 +296,7 @@ func parseLogLine(line string) LogEntry {
 	return e
 }
 
-// GetServiceLogs reads one page of a service's log entries (revision 2026);
-// pass LastCursor as q.Cursor for the next, older page.
+// GetServiceLogs reads one page of a service's log (revision 2026); LastCursor as q.Cursor reads the next.
 func (c *Client) GetServiceLogs(ctx context.Context, serviceID string, q LogsQuery) (*LogPage, error) {
 	p, err := doValue[LogPage](ctx, c, call{op: OpGetServiceLogs, ids: []string{serviceID}, query: q.values()})
 	if err != nil {

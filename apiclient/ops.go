@@ -6,24 +6,18 @@ import (
 	"strings"
 )
 
-// Operation names, here and beside each resource's Client methods. They are
-// stable: metrics, logs, audit records, the admin allow list and the
-// simulator use them.
+// Operation names, here and in each resource's file; stable: metrics, audit and the allow list use them.
 const (
 	OpGetAuthInfo = "getAuthInfo"
 )
 
-// Operation describes one operation of the API. The simulator keeps its own
-// route table on purpose: it is the oracle this catalog is tested against.
+// Operation is one operation of the API; the simulator keeps its own routes: it is the oracle.
 type Operation struct {
 	Name string
-	// Path is below the base URL; {project_id} is the client's project, the
-	// other placeholders are filled in order.
+	// Below the base URL; {project_id} is the client's project, the other placeholders are filled in order.
 	Method, Path string
-	// The one documented success status; any other is an error.
-	Success int
-	// Accepted (202), settling later through transitional states.
-	Async bool
+	Success      int
+	Async        bool
 	// Only writes are offered by the admin surface; some reads are POSTs.
 	Write bool
 }
@@ -44,7 +38,6 @@ func (o Operation) IDs() []string {
 	}
 }
 
-// Path templates shared by several operations.
 const (
 	servicesPath    = "/projects/{project_id}/services"
 	servicePath     = servicesPath + "/{service_id}"
@@ -56,7 +49,6 @@ const (
 	peeringPath     = peeringsPath + "/{peering_id}"
 )
 
-// Names for the catalog's boolean columns.
 const (
 	syncOp, asyncOp = false, true
 	readOp, writeOp = false, true
@@ -66,26 +58,19 @@ var _ = register([]Operation{
 	{OpGetAuthInfo, http.MethodGet, "/auth/info", http.StatusOK, syncOp, readOp},
 })
 
-// Example is what a read takes beyond its ids, for the tests that call
-// every read from the catalog: a query or request body of its Client
-// method's type, and the query string it is sent as.
+// Example is what a read takes beyond its ids, for the tests that call every read from the catalog.
 type Example struct {
 	Op    string
 	Arg   any
 	Query string
 }
 
-// registered holds each resource file's operations until init builds the
-// catalog: package variables are all set before any init runs, so no file
-// order matters.
+// Package variables are all set before any init runs, so no file order matters.
 var (
 	registered [][]Operation
 	examples   = map[string]Example{}
 )
 
-// register adds a resource file's operations, in the spec's order, and the
-// examples of its reads that take more than ids; a new resource file needs
-// no line here.
 func register(ops []Operation, ex ...Example) []Operation {
 	registered = append(registered, ops)
 	for _, e := range ex {
@@ -94,9 +79,6 @@ func register(ops []Operation, ex ...Example) []Operation {
 	return ops
 }
 
-// catalog is every operation of the API, in the spec's order: the files'
-// lists by their first path (a resource before those nested in it), each
-// in its own order.
 var (
 	catalog []Operation
 	byName  map[string]Operation
@@ -127,12 +109,10 @@ func Lookup(name string) (Operation, bool) {
 	return o, ok
 }
 
-// Operations lists every operation name, reads first: the operation label
-// values of the API metrics.
+// Operations lists every operation name, reads first: the API metrics' operation label values.
 var Operations []string
 
-// Example returns what the read takes beyond its ids; ok is false for one
-// that takes its ids alone.
+// Example returns what the read takes beyond its ids; false for a read of its ids alone.
 func (o Operation) Example() (Example, bool) {
 	e, ok := examples[o.Name]
 	return e, ok

@@ -13,7 +13,6 @@ const (
 	OpDeletePeering = "deletePeering"
 )
 
-// The operations on a VPC's peering connections, in the spec's order.
 var _ = register([]Operation{
 	{OpListPeerings, http.MethodGet, peeringsPath, http.StatusOK, syncOp, readOp},
 	{OpCreatePeering, http.MethodPost, peeringsPath, http.StatusCreated, syncOp, writeOp},
@@ -31,8 +30,7 @@ func (c *Client) CreatePeering(ctx context.Context, vpcID string, req CreatePeer
 	return doValue[Peering](ctx, c, call{op: OpCreatePeering, ids: []string{vpcID}, body: req})
 }
 
-// GetPeering returns one peering connection; the spec shows no body, so it
-// is decoded as a list element is.
+// GetPeering returns one peering connection, decoded as a list element (the spec shows no body).
 func (c *Client) GetPeering(ctx context.Context, vpcID, peeringID string) (*Peering, error) {
 	return doValue[Peering](ctx, c, call{op: OpGetPeering, ids: []string{vpcID, peeringID}})
 }

@@ -6,31 +6,20 @@ import (
 	"unicode/utf8"
 )
 
-// Shorter runs of a credential are too common in plain text to blank out,
-// and too short to help guess a key.
+// Shorter runs of a key are too common in plain text to blank out, and too short to help guess it.
 const minPartial = 8
 
-// MinKeyLength is the length below which a key is not redacted: blanking a
-// placeholder such as "a" would garble every text the API sends.
+// MinKeyLength is the length below which a key is not redacted: blanking "a" would garble every text.
 const MinKeyLength = minPartial
 
-// Redactor removes a Client's credentials from text the server sent back,
-// such as an echoed Authorization header or a proxy's error page. It blanks
-// any run of 8 or more characters of the raw keys, "access:secret", or their
-// base64 (both alphabets, padded or not, at every alignment), so that a form
-// cut short cannot be decoded back to the keys.
-//
-// The zero Redactor removes nothing. It is safe for concurrent use.
+// Redactor blanks any run of 8 or more characters of a Client's keys, "access:secret" or their base64
+// (any alphabet, padding, alignment) in server text; safe for concurrent use, the zero one a no-op.
 type Redactor struct {
-	// Every 8-byte window of each form as an integer: each text is looked up at
-	// every offset, and an integer key hashes several times faster.
 	grams map[uint64]struct{}
-	// A bit per gram hash: almost no window is a gram, and a bit test is far
-	// cheaper than the map lookup that dominated redaction.
+	// A bit per gram hash: almost no window is a gram, and a bit test is far cheaper than a map lookup.
 	filter *[filterWords]uint64
 }
 
-// 65,536 bits, for some hundreds of grams.
 const filterWords = 1 << 10
 
 func filterBit(w uint64) (word int, mask uint64) {
@@ -38,8 +27,6 @@ func filterBit(w uint64) (word int, mask uint64) {
 	return int(h >> 6), 1 << (h & 63)
 }
 
-// Keys come as access, secret and API key in turn; those shorter than
-// MinKeyLength are skipped.
 func newRedactor(keys ...string) *Redactor {
 	r := &Redactor{grams: map[uint64]struct{}{}, filter: new([filterWords]uint64)}
 	var raw []string
@@ -57,8 +44,7 @@ func newRedactor(keys ...string) *Redactor {
 		forms = append(forms, encodedForms(s)...)
 	}
 	for _, f := range forms {
-		// A key of MinKeyLength or more has no form shorter than minPartial (its
-		// base64 forms, cut at both ends, keep 10).
+		// A key of MinKeyLength or more has no form shorter than minPartial (cut base64 keeps 10).
 		for i := 0; i+minPartial <= len(f); i++ {
 			g := gram(f[i : i+minPartial])
 			r.grams[g] = struct{}{}
@@ -77,8 +63,7 @@ func gram(s string) uint64 {
 	return w
 }
 
-// encodedForms returns the base64 text s becomes inside any encoded string,
-// in both alphabets: per alignment, the characters that depend on s alone.
+// encodedForms returns, per alignment and alphabet, the base64 characters that depend on s alone.
 func encodedForms(s string) []string {
 	var out []string
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
@@ -125,8 +110,7 @@ func (r *Redactor) Redact(s string) string {
 	if marked == nil {
 		return s
 	}
-	// Keys need not be ASCII: widen each run to whole runes, so that what is
-	// left stays valid UTF-8.
+	// Keys need not be ASCII: widen each run to whole runes, so that what is left stays valid UTF-8.
 	for i := 1; i < len(s); i++ {
 		if marked[i-1] && !utf8.RuneStart(s[i]) {
 			marked[i] = true
@@ -153,9 +137,8 @@ func (r *Redactor) Redact(s string) string {
 	return b.String()
 }
 
-// Snippet redacts data, then returns at most n bytes of it as valid UTF-8:
-// redaction sees everything read before anything is cut. truncated says data
-// is the start of a longer body, whose last bytes are dropped then.
+// Snippet redacts data, then cuts it to n bytes of valid UTF-8: redaction sees all that was read.
+// truncated says data starts a longer body; its last bytes are dropped then.
 func (r *Redactor) Snippet(data []byte, n int, truncated bool) string {
 	if truncated {
 		// A credential cut at the end keeps too few characters to be recognised.

@@ -16,7 +16,6 @@ const (
 	OpSetReplicaSetEnvironment = "setReplicaSetEnvironment"
 )
 
-// The operations on a service's read replica sets, in the spec's order.
 var _ = register([]Operation{
 	{OpListReplicaSets, http.MethodGet, replicaSetsPath, http.StatusOK, syncOp, readOp},
 	{OpCreateReplicaSet, http.MethodPost, replicaSetsPath, http.StatusAccepted, asyncOp, writeOp},
@@ -32,8 +31,7 @@ func (c *Client) ListReplicaSets(ctx context.Context, serviceID string) ([]Repli
 	return doList[ReplicaSet](ctx, c, call{op: OpListReplicaSets, ids: []string{serviceID}})
 }
 
-// CreateReplicaSet creates a read replica set (202, asynchronous); the
-// answer carries only ID, Name, Status, Nodes, CPUMillis and MemoryGBs.
+// CreateReplicaSet creates a read replica set (202); the answer carries only its id, name, status and sizes.
 func (c *Client) CreateReplicaSet(ctx context.Context, serviceID string, req CreateReplicaSetRequest) (*ReplicaSet, error) {
 	return doValue[ReplicaSet](ctx, c, call{op: OpCreateReplicaSet, ids: []string{serviceID}, body: req})
 }

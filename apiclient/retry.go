@@ -9,11 +9,8 @@ import (
 	"time"
 )
 
-// retryable decides whether a failed attempt is tried again and when. Reads
-// (what the catalog says, whatever the method) are retried on transport
-// errors and 429/5xx, after a Retry-After within MaxRetryAfter. Writes only
-// on 429: after a 5xx or a lost connection a write may have taken effect,
-// and repeating it could create a second service.
+// retryable retries a read (by the catalog) on transport errors and 429/5xx, a write only on 429:
+// after a 5xx or a lost connection a write may have taken effect, and a repeat could do it twice.
 func (c *Client) retryable(ctx context.Context, read bool, err error, attempt int) (time.Duration, bool) {
 	if ctx.Err() != nil {
 		// The caller gave up; per-attempt timeouts leave ctx alive.
@@ -33,8 +30,7 @@ func (c *Client) retryable(ctx context.Context, read bool, err error, attempt in
 			return 0, false
 		}
 		if apiErr.RetryAfter > 0 && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable) {
-			// Not slept on: the caller, who sees RetryAfter in the error, tries again
-			// no earlier; sleeping would stall a cycle as long as a server says.
+			// Not slept on: the caller sees RetryAfter; sleeping would stall a cycle as long as a server says.
 			if apiErr.RetryAfter > c.maxRetryAfter {
 				return 0, false
 			}
@@ -48,13 +44,11 @@ func (c *Client) retryable(ctx context.Context, read bool, err error, attempt in
 			return 0, false
 		}
 	default:
-		// Trying again would get the same answer.
 		return 0, false
 	}
 	return c.backoff(attempt), true
 }
 
-// Full jitter spreads the retries of many clients that failed together.
 func (c *Client) backoff(attempt int) time.Duration {
 	ceiling := c.retryMaxDelay
 	if attempt < 62 {
@@ -68,10 +62,8 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return time.Duration(c.jitter(int64(ceiling)))
 }
 
-// Clamps absurd Retry-After values instead of overflowing.
 const maxRetryAfter = 365 * 24 * time.Hour
 
-// Delta-seconds or an HTTP-date; 0 when absent, malformed or past.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {

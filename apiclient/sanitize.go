@@ -6,8 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// MaxTextBytes bounds every text of a decoded answer, TruncatedMark
-// included: any may become a label value, paid for in every scrape.
+// MaxTextBytes bounds every decoded text, TruncatedMark included: any may become a label value.
 const MaxTextBytes = 1024
 
 // TruncatedMark ends a text cut to MaxTextBytes.
@@ -15,9 +14,7 @@ const TruncatedMark = "...(truncated)"
 
 var secretType = reflect.TypeFor[Secret]()
 
-// sanitize redacts and cuts every text of *out through reflection, so that
-// a field added to a type is covered without being named. Secrets travel
-// back as they came.
+// sanitize redacts and cuts every text of *out by reflection, so that a new field is covered too.
 func sanitize(out any, red *Redactor, cut func()) {
 	v := reflect.ValueOf(out)
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
@@ -54,8 +51,6 @@ func sanitizeValue(v reflect.Value, red *Redactor, cut func()) {
 	}
 }
 
-// Caches by type: reflecting per list element was most of the cost
-// (BenchmarkCycleVsDecode in poller/).
 var structTexts, textTypes sync.Map // of reflect.Type to []int, bool
 
 func textFields(t reflect.Type) []int {
@@ -72,8 +67,6 @@ func textFields(t reflect.Type) []int {
 	return fields
 }
 
-// holdsText reports whether t can hold a text sanitizeValue changes: a
-// string other than a Secret, outside byte slices (raw JSON).
 func holdsText(t reflect.Type) bool {
 	if b, ok := textTypes.Load(t); ok {
 		return b.(bool)
@@ -109,7 +102,6 @@ func mayHoldText(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// Map keys and values are not addressable, so the map is rebuilt.
 func sanitizeMap(v reflect.Value, red *Redactor, cut func()) {
 	if v.IsNil() || !v.CanSet() {
 		return

@@ -7,15 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// validJSON walks a JSON text that a json.Decoder has already checked, so it
-// validates nothing; it serves the hand decoders of the answers read in bulk
-// (usage series, log entries), where reflection was most of a call's cost.
+// validJSON walks JSON text a json.Decoder already checked, for the hand decoders: it validates nothing.
 type validJSON struct {
 	b []byte
 	i int
 }
 
-// next skips white space and returns the next byte, 0 at the end.
 func (s *validJSON) next() byte {
 	for ; s.i < len(s.b); s.i++ {
 		switch c := s.b[s.i]; c {
@@ -27,8 +24,6 @@ func (s *validJSON) next() byte {
 	return 0
 }
 
-// more moves past a comma and reports whether the object or array goes on,
-// moving past its end when not.
 func (s *validJSON) more() bool {
 	c := s.next()
 	if c == ',' {
@@ -42,7 +37,6 @@ func (s *validJSON) more() bool {
 	return true
 }
 
-// key returns a member's quoted key and moves past the colon.
 func (s *validJSON) key() []byte {
 	k := s.value()
 	s.next()
@@ -50,7 +44,6 @@ func (s *validJSON) key() []byte {
 	return k
 }
 
-// value returns the next value's bytes and moves past it.
 func (s *validJSON) value() []byte {
 	s.next()
 	start := s.i
@@ -89,7 +82,6 @@ func isDelim(c byte) bool {
 	return false
 }
 
-// skipString moves past the string at s.i.
 func (s *validJSON) skipString() {
 	for s.i++; s.i < len(s.b); s.i++ {
 		switch s.b[s.i] {
@@ -102,8 +94,6 @@ func (s *validJSON) skipString() {
 	}
 }
 
-// unquote decodes a quoted string as encoding/json does; escapes and
-// invalid UTF-8 (which it replaces) are left to it.
 func unquote(q []byte) string {
 	c := q[1 : len(q)-1]
 	if bytes.IndexByte(c, '\\') < 0 && utf8.Valid(c) {
@@ -117,8 +107,6 @@ func unquote(q []byte) string {
 	return s
 }
 
-// keyIs reports whether the quoted key q names a field called name, which
-// encoding/json matches regardless of case.
 func keyIs(q []byte, name string) bool {
 	c := q[1 : len(q)-1]
 	if bytes.IndexByte(c, '\\') < 0 {
@@ -127,8 +115,6 @@ func keyIs(q []byte, name string) bool {
 	return strings.EqualFold(unquote(q), name)
 }
 
-// keyExact reports whether the quoted key q is name, as a switch on the
-// decoded key does.
 func keyExact(q []byte, name string) bool {
 	c := q[1 : len(q)-1]
 	if bytes.IndexByte(c, '\\') < 0 {
@@ -137,8 +123,6 @@ func keyExact(q []byte, name string) bool {
 	return unquote(q) == name
 }
 
-// timeOf reads raw as Time.UnmarshalJSON does, the zero Time for anything
-// it would refuse.
 func timeOf(raw []byte) Time {
 	if len(raw) == 0 || raw[0] != '"' {
 		return Time{}
@@ -160,8 +144,6 @@ func parsedTime(s string) Time {
 	return Time{t}
 }
 
-// textOf reads raw as json.Unmarshal into a string does, "" for a value
-// that is no string.
 func textOf(raw []byte) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return ""
@@ -169,8 +151,6 @@ func textOf(raw []byte) string {
 	return unquote(raw)
 }
 
-// knownText returns the texts every usage answer repeats without a copy:
-// label names and values, severities.
 func knownText(c []byte) (string, bool) {
 	switch string(c) {
 	case LabelRole:

@@ -31,7 +31,6 @@ const (
 	OpGetServiceLogs                   = "getServiceLogs"
 )
 
-// The operations on services, their usage series and logs, in the spec's order.
 var _ = register([]Operation{
 	{OpListServices, http.MethodGet, servicesPath, http.StatusOK, syncOp, readOp},
 	{OpCreateService, http.MethodPost, servicesPath, http.StatusAccepted, asyncOp, writeOp},
@@ -56,7 +55,6 @@ var _ = register([]Operation{
 	Example{Op: OpGetServiceLogs, Arg: LogsQuery{Since: exampleFrom.Time, Until: exampleTo.Time, Severities: []string{SeverityError}},
 		Query: "severities=ERROR&since=2026-01-02T03%3A04%3A00Z&until=2026-01-02T03%3A06%3A00Z"})
 
-// The examples' window: two buckets.
 var exampleFrom, exampleTo = Time{time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}, Time{time.Date(2026, 1, 2, 3, 6, 0, 0, time.UTC)}
 
 // ListServices lists the project's services.
@@ -64,19 +62,15 @@ func (c *Client) ListServices(ctx context.Context) ([]Service, error) {
 	return doList[Service](ctx, c, call{op: OpListServices})
 }
 
-// StreamServices hands each service to each as it is decoded instead of
-// returning the list, so a caller never holds the fleet twice (the array
-// alone is 28 MB at 100,000 services). each owns the *Service it gets.
-// begin starts the list: a retried read hands the services again after
-// another begin. An error after some services means the list is incomplete.
+// StreamServices hands each decoded service to each (which owns it), so that a caller never holds the
+// fleet twice; a retry calls begin again. An error after some services means the list is incomplete.
 func (c *Client) StreamServices(ctx context.Context, begin func(), each func(*Service)) error {
 	return c.do(ctx, call{op: OpListServices, out: &[]Service{}, begin: begin, each: func(elem any) {
 		each(elem.(*Service))
 	}})
 }
 
-// CreateService creates a service (202): the answer carries InitialPassword.
-// A nil Addons is sent as [], never as null.
+// CreateService creates a service (202); the answer carries InitialPassword. A nil Addons is sent as [].
 func (c *Client) CreateService(ctx context.Context, req CreateServiceRequest) (*Service, error) {
 	if req.Addons == nil {
 		req.Addons = []string{}
@@ -124,8 +118,7 @@ func (c *Client) DisableServicePooler(ctx context.Context, serviceID string) (*M
 	return doValue[Message](ctx, c, call{op: OpDisableServicePooler, ids: []string{serviceID}})
 }
 
-// ForkService creates a new service from a snapshot of an existing one
-// (202); the answer carries ForkedFrom and InitialPassword.
+// ForkService creates a service from an existing one (202); the answer carries its InitialPassword.
 func (c *Client) ForkService(ctx context.Context, serviceID string, req ForkServiceRequest) (*Service, error) {
 	return doValue[Service](ctx, c, call{op: OpForkService, ids: []string{serviceID}, body: req})
 }

@@ -18,12 +18,9 @@ import (
 )
 
 type credentials struct {
-	basic  string // full Authorization header value for the service API
-	bearer string // full Authorization header value for /auth/info, "" if none
-	// keys are the access key, secret key and API key, to tell a change.
-	keys []string
-	// redactor removes the credentials from any server text that ends up
-	// in an error.
+	basic    string // full Authorization header value for the service API
+	bearer   string // full Authorization header value for /auth/info, "" if none
+	keys     []string
 	redactor *Redactor
 }
 
@@ -35,8 +32,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	switch {
 	case cfg.ProjectID != "" && strings.TrimSpace(cfg.ProjectID) == "":
-		// Empty is allowed: a Client of no project can only list projects
-		// and read the auth info (project discovery).
+		// Empty is allowed: a Client of no project lists projects and reads the auth info.
 		return nil, errors.New("apiclient: ProjectID must not be blank")
 	case cfg.AccessKey == "":
 		return nil, errors.New("apiclient: AccessKey must not be empty")
@@ -104,9 +100,7 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// newCredentials builds the headers and the redaction of a set of keys.
-// The redaction also removes the keys of prev, the set they replace: an
-// answer to a request sent just before a rotation may echo those.
+// The redaction also removes prev's keys: an answer to a request sent before a rotation may echo them.
 func newCredentials(access, secret, apiKey Secret, prev []string) *credentials {
 	encoded := base64.StdEncoding.EncodeToString([]byte(access.Reveal() + ":" + secret.Reveal()))
 	keys := []string{access.Reveal(), secret.Reveal(), apiKey.Reveal()}
@@ -121,10 +115,8 @@ func newCredentials(access, secret, apiKey Secret, prev []string) *credentials {
 	return cr
 }
 
-// SetCredentials replaces the Client's credentials (rotated key files, say)
-// for its next requests; requests under way keep the keys they were sent
-// with. It reports whether anything changed. Empty access or secret keys
-// are refused, as by New.
+// SetCredentials replaces the keys for the next requests; requests under way keep theirs. It reports
+// whether anything changed; empty access or secret keys are refused, as by New.
 func (c *Client) SetCredentials(access, secret, apiKey Secret) (bool, error) {
 	if access == "" || secret == "" {
 		return false, errors.New("apiclient: AccessKey and SecretKey must not be empty")
@@ -137,8 +129,6 @@ func (c *Client) SetCredentials(access, secret, apiKey Secret) (bool, error) {
 	return true, nil
 }
 
-// validateBaseURL checks raw (CheckBaseURL) and returns it without a
-// trailing slash.
 func validateBaseURL(raw string) (string, error) {
 	if err := CheckBaseURL(raw); err != nil {
 		return "", fmt.Errorf("apiclient: BaseURL %w", err)
@@ -147,19 +137,15 @@ func validateBaseURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// CheckBaseURL checks that raw is an absolute http(s) URL without user
-// info, query or fragment, as New requires: the configuration checks
-// (--config.check included) use it too, so that a check never passes a
-// URL the start refuses. Errors never quote raw whole: it may hold a
-// password, or a token in its query.
+// CheckBaseURL checks raw as New does (absolute http(s), no user info, query or fragment), for the
+// configuration checks. Errors never quote raw: it may hold a password, or a token in its query.
 func CheckBaseURL(raw string) error {
 	if raw == "" {
 		return errors.New("must not be empty")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		// url.Parse errors quote the input, and parts of it in their
-		// inner error too (a misparsed password can become a "port").
+		// url.Parse errors quote the input, even inner ones (a misparsed password can become a "port").
 		return errors.New("is not a valid URL")
 	}
 	shown := *u
@@ -179,18 +165,11 @@ func CheckBaseURL(raw string) error {
 	return nil
 }
 
-// DefaultConcurrency is the Concurrency assumed when none is given, the
-// poller's default.
+// DefaultConcurrency is the Concurrency assumed when none is given, the poller's default.
 const DefaultConcurrency = 4
 
-// newHTTPClient clones the default transport, keeping its proxy, dial and
-// TLS settings, and keeps as many idle connections to the API's host as
-// requests can be in flight: a poll cycle and a follow-up of transitions
-// (each up to concurrency) plus a few admin writes. With fewer, every
-// cycle would close the connections beyond the pool after each burst and
-// open them again (TLS handshakes included). Redirects are not followed:
-// the API documents none, and following one would resend credentials and,
-// for a 307/308, repeat a write; a 3xx becomes an *APIError instead.
+// Idle connections for every request that can be in flight (a poll cycle, a follow-up, admin writes), lest
+// each cycle reopen some. A redirect would resend the credentials or, for a 307/308, repeat a write.
 func newHTTPClient(concurrency int) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 2*concurrency + 4

@@ -10,16 +10,12 @@ import (
 	"strconv"
 )
 
-// Error answers are cut to maxErrorSnippet anyway; the status is what matters.
 const maxErrorBody = 64 << 10
 
-// How much of a streamed success body is kept to quote in a DecodeError.
 const snippetPrefix = 4 << 10
 
 var errTooLarge = errors.New("response body too large")
 
-// limitedBody reads a body up to a limit, keeps its start for errors, and
-// tells a too large or broken body from one that does not decode.
 type limitedBody struct {
 	r         io.Reader
 	remaining int64
@@ -59,10 +55,8 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// valueLimit bounds what a json.Decoder reads for one value (a list
-// element or token, with the white space before it). The decoder buffers
-// a value, and white space, whole: without this, one long string or a body
-// of blanks grows its buffer to the whole answer.
+// valueLimit bounds what a json.Decoder reads for one value: the decoder buffers a value, and white
+// space, whole, so one long string or a body of blanks would grow its buffer to the whole answer.
 type valueLimit struct {
 	r        io.Reader
 	dec      *json.Decoder
@@ -72,8 +66,6 @@ type valueLimit struct {
 	tee      elementBytes
 }
 
-// elementBytes keeps the bytes of the current list element, so elements
-// decode straight from the stream yet can be decoded again leniently.
 type elementBytes struct {
 	on   bool
 	buf  []byte
@@ -86,8 +78,7 @@ func (e *elementBytes) record(p []byte) {
 	}
 }
 
-// Bytes are moved down only once they are half the buffer, so each moves
-// about once.
+// Bytes move down only at half the buffer, so that each moves about once.
 func (e *elementBytes) mark(off int64) {
 	if n := off - e.base; n > 0 && n <= int64(len(e.buf)) && 2*n >= int64(len(e.buf)) {
 		e.buf = e.buf[:copy(e.buf, e.buf[n:])]
@@ -102,7 +93,6 @@ func (e *elementBytes) since(start, end int64) []byte {
 	return bytes.TrimLeft(e.buf[start-e.base:end-e.base], " \t\r\n,")
 }
 
-// What the decoder has read ahead already counts.
 func (l *valueLimit) reset() {
 	l.left = l.limit
 	if b, ok := l.dec.Buffered().(interface{ Len() int }); ok {
@@ -129,10 +119,7 @@ func (l *valueLimit) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// decodeStream decodes r into out without reading it whole: a list element
-// by element, so memory follows what is kept, not what is received. drop
-// non-nil decodes leniently; past maxValue the call fails with
-// ErrValueTooLarge. The caller types other errors from body's state.
+// decodeStream decodes a list element by element: memory follows what is kept, not what is received.
 func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
 	vl := &valueLimit{r: r, limit: opts.maxValue}
 	err := decodeValues(op, vl, out, drop, red, prefix, opts)
@@ -144,11 +131,8 @@ func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *R
 
 type streamOptions struct {
 	maxValue int64 // see valueLimit; 0: no bound
-	// each, when set, takes each list element as decoded, and no list is built;
-	// begin is called as the list starts (null included).
-	begin func()
-	each  func(elem any)
-	// 0: no bound; past it the call fails with ErrTooManyResources.
+	begin    func()
+	each     func(elem any)
 	maxItems int
 	tooLong  func()
 	cut      func()
@@ -162,7 +146,6 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 		if ok && json.Valid(data) && decodeValid(out, data, red, opts.cut) {
 			return nil
 		}
-		// The decoder reads the same bytes, for the same outcome or error.
 		vl.r = io.MultiReader(bytes.NewReader(data), vl.r)
 	}
 	dec := json.NewDecoder(vl)
@@ -176,7 +159,6 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 		return expectEOFOr(op, dec, vl, red, prefix)
 	}
 	if v.Kind() != reflect.Slice || !isResource(v.Type().Elem()) {
-		// A single value is one element: small, and decoded whole.
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return decodeError(op, err, red, prefix)
@@ -191,7 +173,6 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 		return nil
 	}
 
-	// Nothing was read yet: the stream's offsets start at 0.
 	vl.tee.on = true
 	tok, err := dec.Token()
 	if err != nil {
@@ -221,17 +202,14 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 	return expectEOFOr(op, dec, vl, red, prefix)
 }
 
-// minInvalidShare is the list length from which an answer fails when over
-// half its elements were invalid: each costs a reflective walk, and a stream
-// of tiny broken elements would burn the call timeout every cycle.
+// A long answer fails when over half its elements were invalid: each costs a reflective walk, and a
+// stream of tiny broken elements would burn the call timeout every cycle.
 const minInvalidShare = 100
 
-// Each element is sanitized before it is kept.
 func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Type, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, error) {
 	list := reflect.MakeSlice(t, 0, 0)
 	kept, invalid := 0, 0
 	for i := 0; ; i++ {
-		// Each element, with the white space and comma before it, has the whole bound.
 		vl.reset()
 		if !dec.More() {
 			return list, nil
@@ -246,8 +224,7 @@ func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Typ
 		start := dec.InputOffset()
 		vl.tee.mark(start)
 		if err := dec.Decode(elem.Addr().Interface()); err != nil {
-			// Only a valid value that does not fit the type is decoded again, leniently;
-			// anything else broke the stream.
+			// Only a valid value of the wrong type is decoded again, leniently; anything else broke the stream.
 			raw := vl.tee.since(start, dec.InputOffset())
 			if drop == nil || !json.Valid(raw) {
 				return list, err
@@ -271,9 +248,7 @@ func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Typ
 	}
 }
 
-// streamedValue is an answer that is one object holding a long list (a log
-// page): each member and element gets one value's bound. It is not
-// sanitized: its texts are never exported and its cursor goes back as it came.
+// streamedValue is one object holding a long list (a log page); never exported, it is not sanitized.
 type streamedValue interface {
 	decodeFrom(dec *json.Decoder, reset func()) error
 }
@@ -307,7 +282,6 @@ func isResource(t reflect.Type) bool {
 	return ok
 }
 
-// A resource that does not decode whole is decoded leniently when drop is set.
 func decodeValue(op string, data []byte, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
 	err := json.Unmarshal(data, out)
 	if err == nil {
@@ -346,8 +320,6 @@ func decodeError(op string, err error, red *Redactor, prefix func() ([]byte, boo
 	return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data, truncated, red), Err: err}
 }
 
-// decodeBody decodes a whole success body: whole or not at all with a nil
-// drop, leniently with one.
 func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
 	return decodeStream(op, bytes.NewReader(data), out, drop, nil, func() ([]byte, bool) {
 		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix

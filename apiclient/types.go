@@ -5,8 +5,7 @@ import (
 	"strconv"
 )
 
-// Service statuses documented by the API (docs/api.md, "States"). Others
-// are kept as they are, never rejected.
+// Service statuses documented by the API (docs/api.md, "States"); others are kept, never rejected.
 const (
 	ServiceQueued      = "QUEUED"
 	ServiceConfiguring = "CONFIGURING"
@@ -85,8 +84,7 @@ type Metadata struct {
 	Environment string `json:"environment"`
 }
 
-// ResourceSpec is the size of one compute resource. A nil size is null
-// (revision 2026's shared-resource service) or absent; neither is 0.
+// ResourceSpec is one compute resource's size; nil is null (revision 2026's shared service) or absent.
 type ResourceSpec struct {
 	CPUMillis  *Int   `json:"cpu_millis"`
 	MemoryGBs  *Int   `json:"memory_gbs"`
@@ -121,9 +119,8 @@ type Service struct {
 	Metadata         *Metadata         `json:"metadata,omitempty"`
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
 	ConnectionPooler *ConnectionPooler `json:"connection_pooler,omitempty"`
-	// Only in the answers to creation and fork.
-	InitialPassword Secret      `json:"initial_password,omitempty"`
-	ForkedFrom      *ForkedFrom `json:"forked_from,omitempty"`
+	InitialPassword  Secret            `json:"initial_password,omitempty"`
+	ForkedFrom       *ForkedFrom       `json:"forked_from,omitempty"`
 	// The fields below are sent by revision 2026 only.
 
 	Metrics    *ServiceMetrics `json:"metrics,omitempty"`
@@ -133,12 +130,10 @@ type Service struct {
 	VPCEndpointDeprecated *VPCEndpoint `json:"vpcEndpoint,omitempty"`
 	// nil means absent or null: the replica sets are unknown, not none.
 	ReadReplicaSets []ReplicaSet `json:"read_replica_sets,omitzero"`
-	// Fields that did not decode; their zero is not their value.
-	Dropped []FieldError `json:"-"`
+	Dropped         []FieldError `json:"-"`
 }
 
-// ServiceMetrics is a service's current usage (revision 2026); nil values
-// are null or absent.
+// ServiceMetrics is a service's current usage (revision 2026); nil is null or absent.
 type ServiceMetrics struct {
 	MemoryMB  *Int `json:"memory_mb"`
 	StorageMB *Int `json:"storage_mb"`
@@ -158,8 +153,7 @@ type VPCEndpoint struct {
 	VPCID string `json:"vpc_id"`
 }
 
-// IsPaused reports whether the service is paused: the first revision's field
-// when sent, else a PAUSED or PAUSING status.
+// IsPaused reports the first revision's paused field when sent, else a PAUSED or PAUSING status.
 func (s *Service) IsPaused() bool {
 	if s.Paused != nil {
 		return *s.Paused
@@ -175,8 +169,7 @@ func (s *Service) VPCAddress() *VPCEndpoint {
 	return s.VPCEndpointDeprecated
 }
 
-// Shared reports whether the service has shared resources: its primary's
-// sizes are both null (not dropped for a bad value).
+// Shared reports whether the primary's sizes are both null (not dropped as bad): shared resources.
 func (s *Service) Shared() bool {
 	if len(s.Resources) == 0 || s.Resources[0].Spec == nil {
 		return false
@@ -205,8 +198,7 @@ type ReplicaSet struct {
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
 	ConnectionPooler *ConnectionPooler `json:"connection_pooler,omitempty"`
 	Metadata         *Metadata         `json:"metadata,omitempty"`
-	// Fields that did not decode; their zero is not their value.
-	Dropped []FieldError `json:"-"`
+	Dropped          []FieldError      `json:"-"`
 }
 
 // Environment returns the replica set's environment label, or "".
@@ -227,19 +219,17 @@ type VPC struct {
 
 // Peering is a VPC peering connection; ErrorMessage is nil without an error.
 type Peering struct {
-	ID             string  `json:"id"`
-	PeerAccountID  string  `json:"peer_account_id"`
-	PeerRegionCode string  `json:"peer_region_code"`
-	PeerVPCID      string  `json:"peer_vpc_id"`
-	ProvisionedID  string  `json:"provisioned_id"`
-	Status         string  `json:"status"`
-	ErrorMessage   *string `json:"error_message"`
-	// Fields that did not decode.
-	Dropped []FieldError `json:"-"`
+	ID             string       `json:"id"`
+	PeerAccountID  string       `json:"peer_account_id"`
+	PeerRegionCode string       `json:"peer_region_code"`
+	PeerVPCID      string       `json:"peer_vpc_id"`
+	ProvisionedID  string       `json:"provisioned_id"`
+	Status         string       `json:"status"`
+	ErrorMessage   *string      `json:"error_message"`
+	Dropped        []FieldError `json:"-"`
 }
 
-// AuthInfo reports the credentials in use. Revisions spell the key apiKey
-// or api_key; use Key.
+// AuthInfo reports the credentials in use; revisions spell the key apiKey or api_key: use Key.
 type AuthInfo struct {
 	APIKeyDeprecated *APIKeyInfo `json:"apiKey,omitempty"`
 	APIKey           *APIKeyInfo `json:"api_key,omitempty"`
@@ -303,9 +293,7 @@ const SizeShared Size = "shared"
 // SizeOf is n as a Size.
 func SizeOf(n int64) Size { return Size(strconv.FormatInt(n, 10)) }
 
-// CreateServiceRequest is the body of createService (revision 2026). Addons
-// must be [], not null, for plain Postgres; empty optional fields are left
-// out.
+// CreateServiceRequest is createService's body (revision 2026); Addons must be [], not null.
 type CreateServiceRequest struct {
 	Name           string   `json:"name"`
 	Addons         []string `json:"addons"`
@@ -350,8 +338,7 @@ const (
 	ForkPITR         = "PITR"
 )
 
-// ForkServiceRequest is the body of forkService: TargetTime is required for
-// ForkPITR; RegionCode is for first-revision deployments, which require it.
+// ForkServiceRequest is forkService's body; TargetTime is for ForkPITR, RegionCode for the first revision.
 type ForkServiceRequest struct {
 	ForkStrategy   string `json:"fork_strategy"`
 	TargetTime     *Time  `json:"target_time,omitempty"`
@@ -375,8 +362,7 @@ type CreateReplicaSetRequest struct {
 	Nodes     int64  `json:"nodes"`
 }
 
-// ResizeReplicaSetRequest is the body of resizeReplicaSet; Nodes is sent
-// only when set, for first-revision deployments, which require it.
+// ResizeReplicaSetRequest is resizeReplicaSet's body; Nodes, when set, is for the first revision.
 type ResizeReplicaSetRequest struct {
 	CPUMillis Size   `json:"cpu_millis"`
 	MemoryGBs Size   `json:"memory_gbs"`
@@ -404,8 +390,7 @@ type CreatePeeringRequest struct {
 
 // ErrorBody is the JSON error body of the API (docs/api.md, "Errors").
 type ErrorBody struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	// Revision 2026, on some errors; kept as received.
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
 	Details json.RawMessage `json:"details,omitempty"`
 }

@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// Usage series suffixes (revision 2026, a preview): real accounts prefix
-// the names, so they are matched by suffix.
+// Usage series suffixes (revision 2026, a preview): accounts prefix the names, so match by suffix.
 const (
 	SeriesCPUUsage         = "_system_cpu_usage_millicores"
 	SeriesCPUTotal         = "_system_cpu_total_millicores"
@@ -76,8 +75,7 @@ type SeriesPoint struct {
 	Value NullableFloat `json:"value"`
 }
 
-// UnmarshalJSON leaves a zero Time, which callers skip, for a time that
-// does not decode instead of failing the answer.
+// UnmarshalJSON leaves a zero Time, which callers skip, for a time that does not decode.
 func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Time  json.RawMessage `json:"time"`
@@ -94,8 +92,7 @@ func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// NullableFloat is a number or null. Anything but a number or numeric string
-// decodes as null: a bucket that cannot be read is an empty one.
+// NullableFloat is a number or null; anything else is null: an unreadable bucket is an empty one.
 type NullableFloat struct {
 	Value float64
 	Valid bool
@@ -131,8 +128,7 @@ func (f NullableFloat) MarshalJSON() ([]byte, error) {
 // Float returns a valid NullableFloat of v.
 func Float(v float64) NullableFloat { return NullableFloat{Value: v, Valid: true} }
 
-// SeriesLabels are a series' labels. Non-string values keep their JSON
-// text, null and nested ones are left out: no label fails the answer.
+// SeriesLabels are a series' labels: other values keep their JSON text, null and nested are left out.
 type SeriesLabels map[string]string
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -163,8 +159,7 @@ func (l *SeriesLabels) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// GetServiceMetricsAvailableSeries lists the usage series names a service
-// has (revision 2026, a preview).
+// GetServiceMetricsAvailableSeries lists a service's usage series names (revision 2026, a preview).
 func (c *Client) GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error) {
 	names, err := doList[seriesName](ctx, c, call{op: OpGetServiceMetricsAvailableSeries, ids: []string{serviceID}})
 	if err != nil {
@@ -192,17 +187,13 @@ func (n *seriesName) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// GetServiceMetricsSeries reads one usage series over a window: one Series
-// per label set. A POST that reads: retried like a read.
+// GetServiceMetricsSeries reads one usage series over a window; a POST that reads, retried as a read.
 func (c *Client) GetServiceMetricsSeries(ctx context.Context, serviceID string, req SeriesRequest) ([]Series, error) {
 	return doList[Series](ctx, c, call{op: OpGetServiceMetricsSeries, ids: []string{serviceID}, body: req})
 }
 
-// decodeSeriesList decodes a usage series answer, already checked as JSON,
-// as json.Unmarshal and sanitize do, without reflection: a usage read makes
-// one call per series of the fleet. It reports false, having called
-// nothing, for an answer of another shape, which json.Unmarshal then fails
-// with its own error.
+// decodeSeriesList decodes as json.Unmarshal and sanitize do, without reflection (a call per series);
+// false, having called nothing, for another shape, which json.Unmarshal then fails.
 func decodeSeriesList(data []byte, out *[]Series, red *Redactor, cut func()) bool {
 	s := validJSON{b: data}
 	switch s.next() {
@@ -271,7 +262,6 @@ func (s *validJSON) series(e *Series) bool {
 	return true
 }
 
-// As SeriesLabels.UnmarshalJSON: null is no labels, another value is nil.
 func (s *validJSON) labels() SeriesLabels {
 	switch s.next() {
 	case 'n':
@@ -298,7 +288,6 @@ func (s *validJSON) labels() SeriesLabels {
 	return out
 }
 
-// As SeriesPoint.UnmarshalJSON: a bucket that is no object is empty.
 func (s *validJSON) point() SeriesPoint {
 	if s.next() != '{' {
 		s.value()
@@ -318,7 +307,6 @@ func (s *validJSON) point() SeriesPoint {
 	return SeriesPoint{Time: timeOf(t), Value: floatOf(v)}
 }
 
-// floatOf reads raw as NullableFloat.UnmarshalJSON does.
 func floatOf(raw []byte) NullableFloat {
 	if len(raw) == 0 {
 		return NullableFloat{}
@@ -336,8 +324,6 @@ func floatOf(raw []byte) NullableFloat {
 	return NullableFloat{Value: v, Valid: true}
 }
 
-// sanitizeLabels is sanitize's rebuilding of a map, which it makes only
-// when a key changes.
 func sanitizeLabels(m SeriesLabels, red *Redactor, cut func()) SeriesLabels {
 	for k := range m {
 		if sanitizeText(k, red, nil) != k {
@@ -356,8 +342,7 @@ func sanitizeLabels(m SeriesLabels, red *Redactor, cut func()) SeriesLabels {
 	return m
 }
 
-// appendJSON appends r as json.Marshal writes it, without reflection: a
-// usage read sends one request per series.
+// appendJSON appends r as json.Marshal writes it, without reflection: a request per series.
 func (r SeriesRequest) appendJSON(b []byte) []byte {
 	b = append(b, `{"name":`...)
 	b = appendJSONString(b, r.Name)

@@ -14,7 +14,6 @@ const (
 	OpDeleteVPC = "deleteVPC"
 )
 
-// The operations on VPCs, in the spec's order.
 var _ = register([]Operation{
 	{OpListVPCs, http.MethodGet, vpcsPath, http.StatusOK, syncOp, readOp},
 	{OpCreateVPC, http.MethodPost, vpcsPath, http.StatusCreated, syncOp, writeOp},
