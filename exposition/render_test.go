@@ -429,7 +429,8 @@ func TestExpositionViewImmutable(t *testing.T) {
 	e.SetSnapshot(fleettest.Synthetic("p", 300))
 	for _, gzip := range []bool{false, true} {
 		f := formOf(formatText, gzip)
-		v := e.view(f)
+		v := e.acquireView(f)
+		defer v.release()
 		want := bytes.Join(v.parts, nil)
 		for i := range 3 {
 			changed := fleettest.Synthetic("p", 300)
