@@ -95,10 +95,12 @@ type usageTask struct {
 type usageService struct {
 	id    string
 	avail availability
-	// series is nil until one of the service's series is asked for.
+	// series and pub are nil until one of the service's series is asked
+	// for: pub holds what a publish shows, series the rest.
 	series []usageSeries
-	// shared is set while the last publish holds the values of series:
-	// they are then replaced with a copy of series, never modified.
+	pub    []fleet.UsageSeries
+	// shared is set while the last publish holds pub: it is then replaced
+	// with a copy, never modified. series is not published: no copy.
 	shared bool
 }
 
@@ -113,26 +115,33 @@ func (s *usageService) fresh(now time.Time) bool {
 }
 
 // seriesAt returns the state of svc's series with suffix index i, to be
-// modified: the service's series are copied first if a publish holds them.
+// modified in place.
 func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
-	switch {
-	case svc.series == nil:
+	if svc.series == nil {
 		svc.series = make([]usageSeries, len(u.suffixes))
-		for j := range svc.series {
-			svc.series[j].pub = fleet.UsageSeries{ServiceID: svc.id, Suffix: u.suffixes[j]}
+		svc.pub = make([]fleet.UsageSeries, len(u.suffixes))
+		for j := range svc.pub {
+			svc.pub[j] = fleet.UsageSeries{ServiceID: svc.id, Suffix: u.suffixes[j]}
 		}
-	case svc.shared:
-		svc.series = slices.Clone(svc.series)
 	}
-	svc.shared = false
 	return &svc.series[i]
 }
 
-// usageSeries is what the reader keeps of one series of one service.
+// pubAt returns the last samples of svc's series with suffix index i, in
+// the order they are published, to be modified: the service's are copied
+// first if a publish holds them.
+func (u *usageReader) pubAt(svc *usageService, i int) *fleet.UsageSeries {
+	u.seriesAt(svc, i)
+	if svc.shared {
+		svc.pub = slices.Clone(svc.pub)
+		svc.shared = false
+	}
+	return &svc.pub[i]
+}
+
+// usageSeries is what the reader keeps of one series of one service
+// besides its samples.
 type usageSeries struct {
-	// pub holds the last samples, in the order they are published, under
-	// the ids a publish shows them by.
-	pub fleet.UsageSeries
 	// asked is when the series was last asked for, readAt when it was
 	// last read well, in Unix nanoseconds; 0 for never.
 	asked, readAt int64
@@ -302,7 +311,8 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 			if svc := u.services[k.serviceID]; svc != nil {
 				svc.avail = availability{}
 				s := u.seriesAt(svc, k.idx)
-				s.pub.Samples, s.jobsOver, s.readAt = nil, 0, 0
+				s.jobsOver, s.readAt = 0, 0
+				u.pubAt(svc, k.idx).Samples = nil
 			}
 		}
 		u.answeredAgain()
@@ -314,7 +324,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	pass.failures += notFound
 	for _, k := range pass.notFoundSeries {
 		if svc := u.services[k.serviceID]; svc != nil {
-			u.expire(u.seriesAt(svc, k.idx))
+			u.expire(svc, k.idx)
 		}
 	}
 	u.notFound++
@@ -377,31 +387,32 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 			})
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
-			// Found again: a publish since may hold the service's series.
-			u.apply(pass, u.seriesAt(svc, int(t.idx)), t, series, err)
+			u.apply(pass, t, series, err)
 			return nil
 		})
 	}
 	_ = g.Wait()
 }
 
-// apply keeps in s what one read of t's series returned, with pass.mu
-// held: a failure keeps the last values up to --collect.max-staleness, a
-// 404 is settled at the end of the tick (see settleNotFound).
-func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series []apiclient.Series, err error) {
+// apply keeps what one read of t's series returned, with pass.mu held: a
+// failure keeps the last values up to --collect.max-staleness, a 404 is
+// settled at the end of the tick (see settleNotFound).
+func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Series, err error) {
 	switch {
 	case apiclient.IsNotFound(err):
 		pass.notFoundSeries = append(pass.notFoundSeries, seriesRef{t.svc.id, int(t.idx)})
 	case err != nil:
 		pass.failures++
-		u.expire(s)
+		u.expire(t.svc, int(t.idx))
 	default:
 		pass.answered++
+		s := u.seriesAt(t.svc, int(t.idx))
 		s.readAt = u.now().UnixNano()
-		var over int
-		s.pub.Samples, over = newestBuckets(series, u.cfg.MaxJobs)
+		samples, over := newestBuckets(series, u.cfg.MaxJobs)
 		s.jobsOver = int32(min(over, math.MaxInt32))
-		slices.SortFunc(s.pub.Samples, func(a, b fleet.UsagePoint) int {
+		// Found again: a publish since may hold the service's samples.
+		u.pubAt(t.svc, int(t.idx)).Samples = samples
+		slices.SortFunc(samples, func(a, b fleet.UsagePoint) int {
 			la, lb := a.Labels, b.Labels
 			return cmp.Or(cmp.Compare(la.Role(), lb.Role()), cmp.Compare(la.Ordinal(), lb.Ordinal()), compareJobIDs(la.JobID(), lb.JobID()))
 		})
@@ -409,11 +420,13 @@ func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series
 	}
 }
 
-// expire drops the values of s once its refresh has failed for longer
-// than --collect.max-staleness.
-func (u *usageReader) expire(s *usageSeries) {
+// expire drops the values of svc's series i once its refresh has failed
+// for longer than --collect.max-staleness.
+func (u *usageReader) expire(svc *usageService, i int) {
+	s := u.seriesAt(svc, i)
 	if ms := u.opts.MaxStaleness; ms > 0 && (s.readAt == 0 || u.now().Sub(time.Unix(0, s.readAt)) > ms) {
-		s.pub.Samples, s.jobsOver = nil, 0
+		s.jobsOver = 0
+		u.pubAt(svc, i).Samples = nil
 	}
 }
 

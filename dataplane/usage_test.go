@@ -280,7 +280,8 @@ func TestUsagePublishSharesLists(t *testing.T) {
 	}
 	again := h.u.build(false)
 	for i, ser := range first.Series {
-		kept := seriesOf(h.u, ser.ServiceID, ser.Suffix).pub.Samples
+		svc := h.u.services[ser.ServiceID]
+		kept := svc.pub[slices.Index(h.u.suffixes, ser.Suffix)].Samples
 		if &ser.Samples[0] != &kept[0] || &again.Series[i].Samples[0] != &kept[0] {
 			t.Errorf("series %d (%s %s) was copied into the publish", i, ser.ServiceID, ser.Suffix)
 		}
@@ -350,7 +351,7 @@ func TestUsageHostileAnswers(t *testing.T) {
 	}
 	kept := 0
 	for _, k := range askedSeries(h.u) {
-		kept += len(h.u.services[k.serviceID].series[k.idx].pub.Samples)
+		kept += len(h.u.services[k.serviceID].pub[k.idx].Samples)
 	}
 	if kept > 51 {
 		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)
