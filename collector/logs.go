@@ -26,7 +26,7 @@ var (
 
 func init() {
 	counts := ListGroup(fleet.PartLogs, func(l *fleet.Logs) []fleet.LogCount { return l.Counts },
-		func(c *fleet.LogCount) Key { return Key{c.ServiceID, c.Severity} },
+		func(c *fleet.LogCount) Key { return Key{c.ServiceID(), c.Severity()} },
 		func(_ *fleet.Logs, c []fleet.LogCount) *fleet.Logs { return &fleet.Logs{Counts: c} }, collectLogs)
 	counts.Equal = equalLogs
 	totals := DataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
@@ -42,7 +42,7 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 		return
 	}
 	for _, c := range l.Counts {
-		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID, c.Severity)
+		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID(), c.Severity())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unique"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -55,6 +56,8 @@ type logCursor struct {
 	// last tick: their series are published at 0 first, and the entries
 	// added at the next tick (see settle), so that increase() sees them.
 	pending sevCounts
+	// service is the service's id interned when first published.
+	service unique.Handle[string]
 }
 
 // entryAt is one kind of entry at one timestamp.

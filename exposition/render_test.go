@@ -135,7 +135,7 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 		}
 	}
 	for i, c := range changed.Logs().Counts {
-		if c.ServiceID == "svc-000042" && c.Severity == "ERROR" {
+		if c.ServiceID() == "svc-000042" && c.Severity() == "ERROR" {
 			changed.Logs().Counts[i].Count = 99
 		}
 	}

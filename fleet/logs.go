@@ -1,5 +1,10 @@
 package fleet
 
+import (
+	"fmt"
+	"unique"
+)
+
 // PartLogs is the part of the opt-in log collector.
 const PartLogs = "logs"
 
@@ -19,7 +24,29 @@ type Logs struct {
 }
 
 // LogCount is how many log entries of one severity a service has written.
+// Its ids are interned: 24 bytes, not 40 (70,000 counts at 10,000 services).
 type LogCount struct {
-	ServiceID, Severity string
-	Count               float64
+	service, severity unique.Handle[string]
+	Count             float64
+}
+
+// NewLogCount returns the count of a service's entries of a severity.
+func NewLogCount(serviceID, severity string, count float64) LogCount {
+	return InternedLogCount(unique.Make(serviceID), unique.Make(severity), count)
+}
+
+// InternedLogCount is NewLogCount for ids already interned.
+func InternedLogCount(serviceID, severity unique.Handle[string], count float64) LogCount {
+	return LogCount{service: serviceID, severity: severity, Count: count}
+}
+
+// ServiceID returns the id of the service counted.
+func (c LogCount) ServiceID() string { return c.service.Value() }
+
+// Severity returns the severity counted.
+func (c LogCount) Severity() string { return c.severity.Value() }
+
+// String names the count in test failures.
+func (c LogCount) String() string {
+	return fmt.Sprintf("{%s %s %g}", c.ServiceID(), c.Severity(), c.Count)
 }
