@@ -135,16 +135,6 @@ func askedSeries(u *usageReader) []seriesRef {
 	return out
 }
 
-// seriesOf returns the state the reader keeps of a service's series.
-func seriesOf(u *usageReader, serviceID, suffix string) *usageSeries {
-	i := slices.Index(u.suffixes, suffix)
-	svc := u.services[serviceID]
-	if i < 0 || svc == nil || i >= len(svc.series) {
-		return &usageSeries{}
-	}
-	return &svc.series[i]
-}
-
 func TestUsageNewestNonNullBucket(t *testing.T) {
 	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_qps", "database_job_success"}},
 		"acme_system_cpu_usage_millicores", "acme_database_qps", "acme_database_job_success", "acme_unknown_series")
