@@ -47,7 +47,7 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 }
 
 func equalLogs(a, b *fleet.Snapshot) bool {
-	return a.ProjectID == b.ProjectID && slices.Equal(a.Logs().Counts, b.Logs().Counts)
+	return a.ProjectID == b.ProjectID && slices.EqualFunc(a.Logs().Counts, b.Logs().Counts, fleet.LogCount.Equal)
 }
 
 func collectLogsTotals(out *Sink, s *fleet.Snapshot) {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unique"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -56,8 +55,8 @@ type logCursor struct {
 	// last tick: their series are published at 0 first, and the entries
 	// added at the next tick (see settle), so that increase() sees them.
 	pending sevCounts
-	// service is the service's id interned when first published.
-	service unique.Handle[string]
+	// service is the service's id, kept once for its published counts.
+	service *string
 }
 
 // entryAt is one kind of entry at one timestamp.

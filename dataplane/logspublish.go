@@ -2,7 +2,6 @@ package dataplane
 
 import (
 	"slices"
-	"unique"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -13,15 +12,6 @@ import (
 // slice and makes the list at its size at once (at 10,000 services, 70,000
 // counts: a list grown by doubling, a sorted slice per service and a sort
 // of the whole list made about 7 MB of garbage a publish).
-// severityHandles holds severityNames interned, by the same index.
-var severityHandles = func() []unique.Handle[string] {
-	out := make([]unique.Handle[string], len(severityNames))
-	for i, name := range severityNames {
-		out[i] = unique.Make(name)
-	}
-	return out
-}()
-
 func logCounts(cursors map[string]*logCursor, sizeHint int) []fleet.LogCount {
 	if len(cursors) == 0 {
 		return nil
@@ -34,12 +24,13 @@ func logCounts(cursors map[string]*logCursor, sizeHint int) []fleet.LogCount {
 	slices.Sort(ids)
 	for _, id := range ids {
 		c := cursors[id]
-		if c.service == (unique.Handle[string]{}) {
-			c.service = unique.Make(id)
+		if c.service == nil {
+			kept := id // Escapes only here, not each turn of the loop.
+			c.service = &kept
 		}
 		for _, i := range severitiesByName {
 			if c.counts.present(i) {
-				out = append(out, fleet.InternedLogCount(c.service, severityHandles[i], c.counts.n[i]))
+				out = append(out, fleet.SharedLogCount(c.service, &severityNames[i], c.counts.n[i]))
 			}
 		}
 	}
