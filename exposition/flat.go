@@ -35,9 +35,9 @@ func (e *Handler) acquireView(f int) *view {
 	}
 }
 
-// flatten lays v out in one slice. Above maxFlatView, a new slice on every
-// build would cost more memory than the copies cost time. Called with
-// renderMu held.
+// flatten lays v out in one slice. Above maxFlatView, a second slice while
+// a scrape holds the last would cost more memory than the copies cost time.
+// Called with renderMu held.
 func (e *Handler) flatten(v *view, f int) {
 	last := e.lastFlat[f]
 	e.lastFlat[f] = nil
