@@ -26,7 +26,7 @@ var (
 
 func init() {
 	counts := ListGroup(fleet.PartLogs, func(l *fleet.Logs) []fleet.LogCount { return l.Counts },
-		func(c *fleet.LogCount) Key { return Key{c.ServiceID, c.Severity} },
+		func(c *fleet.LogCount) Key { return Key{c.ServiceID(), c.Severity()} },
 		func(_ *fleet.Logs, c []fleet.LogCount) *fleet.Logs { return &fleet.Logs{Counts: c} }, collectLogs)
 	counts.Equal = equalLogs
 	totals := DataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
@@ -42,12 +42,12 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 		return
 	}
 	for _, c := range l.Counts {
-		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID, c.Severity)
+		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID(), c.Severity())
 	}
 }
 
 func equalLogs(a, b *fleet.Snapshot) bool {
-	return a.ProjectID == b.ProjectID && slices.Equal(a.Logs().Counts, b.Logs().Counts)
+	return a.ProjectID == b.ProjectID && slices.EqualFunc(a.Logs().Counts, b.Logs().Counts, fleet.LogCount.Equal)
 }
 
 func collectLogsTotals(out *Sink, s *fleet.Snapshot) {

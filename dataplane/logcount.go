@@ -43,6 +43,8 @@ type logCursor struct {
 	counts    sevCounts
 	// pending severities are published at 0 first, added at the next tick.
 	pending sevCounts
+	// service is the service's id, kept once for its published counts.
+	service *string
 }
 
 type entryAt struct {

@@ -116,7 +116,7 @@ func (h *logsHarness) tick() *fleet.Logs {
 
 func count(l *fleet.Logs, id, severity string) float64 {
 	for _, c := range l.Counts {
-		if c.ServiceID == id && c.Severity == severity {
+		if c.ServiceID() == id && c.Severity() == severity {
 			return c.Count
 		}
 	}

@@ -20,9 +20,13 @@ func logCounts(cursors map[string]*logCursor, sizeHint int) []fleet.LogCount {
 	slices.Sort(ids)
 	for _, id := range ids {
 		c := cursors[id]
+		if c.service == nil {
+			kept := id // Escapes only here, not each turn of the loop.
+			c.service = &kept
+		}
 		for _, i := range severitiesByName {
 			if c.counts.present(i) {
-				out = append(out, fleet.LogCount{ServiceID: id, Severity: severityNames[i], Count: c.counts.n[i]})
+				out = append(out, fleet.SharedLogCount(c.service, &severityNames[i], c.counts.n[i]))
 			}
 		}
 	}

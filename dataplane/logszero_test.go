@@ -33,7 +33,7 @@ func TestLogsSeriesStartAtZero(t *testing.T) {
 			continue
 		}
 		for _, c := range snap.Logs().Counts {
-			k := [2]string{c.ServiceID, c.Severity}
+			k := [2]string{c.ServiceID(), c.Severity()}
 			if !seen[k] {
 				seen[k] = true
 				if c.Count != 0 {

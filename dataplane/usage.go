@@ -37,20 +37,36 @@ type UsageClient interface {
 
 // Usage collector constants (docs/configuration.md).
 const (
+	// availableSeriesTTL is how long a service's list of available series
+	// is trusted, and how long a project whose API has no usage series
+	// waits before asking again.
 	availableSeriesTTL = time.Hour
-	// usageWindowSlack: the data lags a bucket, so windows overlap.
+	// usageWindowSlack is added to the usage interval to make the window
+	// of a series read: the data lags by at least a bucket (a minute), so
+	// the window reaches back over the last complete bucket and overlaps
+	// the previous read.
 	usageWindowSlack = 2 * time.Minute
-	// unsupportedAfter: a shorter run of all-404 ticks is an outage.
-	unsupportedAfter  = 3
+	// unsupportedAfter is how many ticks in a row every usage read of a
+	// project must answer 404 before its API is taken to have no usage
+	// series (10 minutes at the default interval): a shorter run of 404s
+	// is an outage of the usage endpoints.
+	unsupportedAfter = 3
+	// usagePublishEvery is how often a usage read publishes the values
+	// that have arrived while its calls go on.
 	usagePublishEvery = 5 * time.Second
 )
 
+// availability is what a service's available-series answer said: the
+// API's name for each selected suffix it has.
 type availability struct {
-	// names: the API's name of each suffix, in order; "" for one it lacks.
+	// names holds the API's name of each of the runner's suffixes, in
+	// their order ("" for a series the service does not have): a slice of
+	// 16 strings a service rather than a map.
 	names []string
 	at    time.Time
 }
 
+// count is how many of the selected series the service has.
 func (a availability) count() int {
 	n := 0
 	for _, name := range a.names {
@@ -61,56 +77,88 @@ func (a availability) count() int {
 	return n
 }
 
-// usageTask is small: a read's plan holds one for every series.
+// usageTask is one series read: a service and the index of a selected
+// suffix, with when it was last asked (Unix nanoseconds, 0 for never) and
+// how often. A read's plan holds one for every series (150,000 at 10,000
+// services) while the read goes on: 24 bytes, not the names themselves.
 type usageTask struct {
 	svc        *usageService
 	idx, reads int32
 	last       int64
 }
 
-// usageService: one map entry a service, not one a series, saves memory.
+// usageService is what the reader keeps of one selected service: its
+// available series, and each selected series by the index of its suffix.
+// One entry a service, not one a series: a map entry, its key and a
+// pointer for each of 160,000 series at 10,000 services cost more than
+// the values they held.
 type usageService struct {
-	id     string
-	avail  availability
+	id    string
+	avail availability
+	// series and pub are nil until one of the service's series is asked
+	// for: pub holds what a publish shows, series the rest.
 	series []usageSeries
-	// shared: the last publish holds series, so they are copied, never modified.
+	pub    []fleet.UsageSeries
+	// shared is set while the last publish holds pub: it is then replaced
+	// with a copy, never modified. series is not published: no copy.
 	shared bool
 }
 
+// known reports whether the service's available series have been read
+// (or answered 404) and not forgotten since.
 func (s *usageService) known() bool { return !s.avail.at.IsZero() }
 
+// fresh reports whether s is known and its available series need not be
+// read again at now; false for nil.
 func (s *usageService) fresh(now time.Time) bool {
 	return s != nil && s.known() && now.Sub(s.avail.at) < availableSeriesTTL
 }
 
-// seriesAt returns a series to modify, copied first if a publish holds it.
+// seriesAt returns the state of svc's series with suffix index i, to be
+// modified in place.
 func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
-	switch {
-	case svc.series == nil:
+	if svc.series == nil {
 		svc.series = make([]usageSeries, len(u.suffixes))
-		for j := range svc.series {
-			svc.series[j].pub = fleet.UsageSeries{ServiceID: svc.id, Suffix: u.suffixes[j]}
+		svc.pub = make([]fleet.UsageSeries, len(u.suffixes))
+		for j := range svc.pub {
+			svc.pub[j] = fleet.UsageSeries{ServiceID: svc.id, Suffix: u.suffixes[j]}
 		}
-	case svc.shared:
-		svc.series = slices.Clone(svc.series)
 	}
-	svc.shared = false
 	return &svc.series[i]
 }
 
+// pubAt returns the last samples of svc's series with suffix index i, in
+// the order they are published, to be modified: the service's are copied
+// first if a publish holds them.
+func (u *usageReader) pubAt(svc *usageService, i int) *fleet.UsageSeries {
+	u.seriesAt(svc, i)
+	if svc.shared {
+		svc.pub = slices.Clone(svc.pub)
+		svc.shared = false
+	}
+	return &svc.pub[i]
+}
+
+// usageSeries is what the reader keeps of one series of one service
+// besides its samples.
 type usageSeries struct {
-	pub fleet.UsageSeries
-	// In Unix nanoseconds; 0 for never.
+	// asked is when the series was last asked for, readAt when it was
+	// last read well, in Unix nanoseconds; 0 for never.
 	asked, readAt int64
-	// reads breaks ties fairly; jobsOver counts the job ids past max-jobs.
+	// reads counts the times asked, to break ties fairly; jobsOver is
+	// how many job ids the last answer had beyond max-jobs: they are
+	// counted, not kept.
 	reads, jobsOver int32
 }
 
+// seriesRef names one series of one service: its suffix by index.
 type seriesRef struct {
 	serviceID string
 	idx       int
 }
 
+// usageReader is the usage collector of one project. Only its goroutine
+// touches its fields.
 type usageReader struct {
 	*runner
 	client   UsageClient
@@ -118,20 +166,31 @@ type usageReader struct {
 	suffixes []string
 	sel      serviceSelector
 
+	// order holds the indexes of suffixes sorted by suffix: the order in
+	// which a service's series are published.
 	order    []int
 	services map[string]*usageService
-	// nameSets shares each list of available names between services (match).
-	nameSets  map[string][]string
+	// nameSets holds each list of available names the services' answers
+	// made (see match): at 10,000 services, one list, not 10,000.
+	nameSets map[string][]string
+	// ids are the keys of services, sorted, while idsSorted is set.
 	ids       []string
 	idsSorted bool
+	// published is how many series the last publish held: the next
+	// one's list is made that long at once.
 	published int
 
-	// notFound counts the ticks in a row in which every read answered 404.
+	// unsupportedUntil is when a project whose API has no usage series is
+	// asked again; notFound counts the ticks in a row, up to now, in which
+	// every read answered 404.
 	unsupportedUntil time.Time
 	notFound         int
 	warnedCycles     int
-	paused           map[string]bool
-	overrunning      bool
+	// paused holds the selected services the state says are PAUSED at
+	// this tick (see usagepaused.go).
+	paused map[string]bool
+	// overrunning is whether the last read hit its deadline.
+	overrunning bool
 }
 
 func newUsageReader(r *runner, client UsageClient) *usageReader {
@@ -148,6 +207,10 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 	return u
 }
 
+// tick reads what the plan picks and publishes the result: it forgets the
+// services no longer selected, plans within the budget, reads the due
+// available series and then the series, settles the 404s (which may turn
+// the reader off for a while), and publishes.
 func (u *usageReader) tick(ctx context.Context) {
 	now := u.now()
 	snap := u.host.Snapshot()
@@ -166,8 +229,10 @@ func (u *usageReader) tick(ctx context.Context) {
 	u.setBudget(budget)
 	pl := u.plan(services, now, budget)
 	u.warnBudget(pl)
-	// Calls start within one interval and end within two: neither state calls
-	// nor a slow API stall the part or hide its failures.
+	// A read starts its calls within one usage interval and ends within
+	// two: state calls that keep going, or an API slower than every
+	// timeout, neither stall the usage part nor hide its failures. Calls
+	// not started in time are left for the next read.
 	tickCtx, cancel := context.WithTimeout(ctx, 2*u.cfg.Interval)
 	defer cancel()
 	startCtx, cancelStart := context.WithTimeout(tickCtx, u.cfg.Interval)
@@ -182,18 +247,25 @@ func (u *usageReader) tick(ctx context.Context) {
 	u.publishUsage(now, u.now(), pass.failures, false)
 }
 
-// usagePass: the calls run in parallel; mu guards it and the reader's maps.
+// usagePass is what one tick's reads found, and when the tick started.
+// The calls run in parallel: mu guards it, and the runner's maps the
+// calls change.
 type usagePass struct {
-	now            time.Time
-	mu             sync.Mutex
-	failures       int
-	lastPublished  time.Time
+	now           time.Time
+	mu            sync.Mutex
+	failures      int
+	lastPublished time.Time
+	// answered counts the reads that answered; the 404s are settled once
+	// the tick knows whether any did (see settleNotFound).
 	answered       int
 	notFoundAvail  []string
 	notFoundSeries []seriesRef
 }
 
-// readAvailable starts no call after startCtx ends; callCtx bounds them.
+// readAvailable reads the available series of services, which tells which
+// series each has and by which name.
+// Calls not started before startCtx ends are left for the next tick;
+// callCtx bounds the calls.
 func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usagePass, services []string) {
 	var g errgroup.Group
 	g.SetLimit(max(u.opts.Concurrency, 1))
@@ -220,8 +292,14 @@ func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usa
 	_ = g.Wait()
 }
 
-// settleNotFound: beside answers a 404 is a service gone or without the
-// series; alone, an outage (see unsupportedAfter); true when turned off.
+// settleNotFound says what the tick's 404s mean. Beside answers, a 404 is
+// a service that is gone or has no such series: it is not asked for its
+// series for availableSeriesTTL, or asked for its available series again.
+// With no answer, it is an outage of the usage endpoints: the reads
+// failed, the values stay, and all is read again next tick; only when
+// every read has answered 404 for unsupportedAfter ticks in a row is the
+// project taken to have no usage series, and the reader off for availableSeriesTTL (then
+// it publishes and returns true).
 func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	now := u.now()
 	notFound := len(pass.notFoundAvail) + len(pass.notFoundSeries)
@@ -233,7 +311,8 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 			if svc := u.services[k.serviceID]; svc != nil {
 				svc.avail = availability{}
 				s := u.seriesAt(svc, k.idx)
-				s.pub.Samples, s.jobsOver, s.readAt = nil, 0, 0
+				s.jobsOver, s.readAt = 0, 0
+				u.pubAt(svc, k.idx).Samples = nil
 			}
 		}
 		u.answeredAgain()
@@ -245,7 +324,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	pass.failures += notFound
 	for _, k := range pass.notFoundSeries {
 		if svc := u.services[k.serviceID]; svc != nil {
-			u.expire(u.seriesAt(svc, k.idx))
+			u.expire(svc, k.idx)
 		}
 	}
 	u.notFound++
@@ -268,6 +347,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	return true
 }
 
+// answeredAgain ends a run of 404s, and the reader's time off.
 func (u *usageReader) answeredAgain() {
 	switch {
 	case !u.unsupportedUntil.IsZero():
@@ -278,6 +358,9 @@ func (u *usageReader) answeredAgain() {
 	u.unsupportedUntil, u.notFound = time.Time{}, 0
 }
 
+// readSeries reads the tasks' series over the window that ends at the
+// pass's start, as many at once as the concurrency allows, and keeps each
+// answer's newest buckets as it returns. The contexts are readAvailable's.
 func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
 	var g errgroup.Group
 	g.SetLimit(max(u.opts.Concurrency, 1))
@@ -304,29 +387,32 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 			})
 			pass.mu.Lock()
 			defer pass.mu.Unlock()
-			// Found again: a publish since may hold the service's series.
-			u.apply(pass, u.seriesAt(svc, int(t.idx)), t, series, err)
+			u.apply(pass, t, series, err)
 			return nil
 		})
 	}
 	_ = g.Wait()
 }
 
-// apply runs with pass.mu held; 404s are settled at the end of the tick.
-func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series []apiclient.Series, err error) {
+// apply keeps what one read of t's series returned, with pass.mu held: a
+// failure keeps the last values up to --collect.max-staleness, a 404 is
+// settled at the end of the tick (see settleNotFound).
+func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Series, err error) {
 	switch {
 	case apiclient.IsNotFound(err):
 		pass.notFoundSeries = append(pass.notFoundSeries, seriesRef{t.svc.id, int(t.idx)})
 	case err != nil:
 		pass.failures++
-		u.expire(s)
+		u.expire(t.svc, int(t.idx))
 	default:
 		pass.answered++
+		s := u.seriesAt(t.svc, int(t.idx))
 		s.readAt = u.now().UnixNano()
-		var over int
-		s.pub.Samples, over = newestBuckets(series, u.cfg.MaxJobs)
+		samples, over := newestBuckets(series, u.cfg.MaxJobs)
 		s.jobsOver = int32(min(over, math.MaxInt32))
-		slices.SortFunc(s.pub.Samples, func(a, b fleet.UsagePoint) int {
+		// Found again: a publish since may hold the service's samples.
+		u.pubAt(t.svc, int(t.idx)).Samples = samples
+		slices.SortFunc(samples, func(a, b fleet.UsagePoint) int {
 			la, lb := a.Labels, b.Labels
 			return cmp.Or(cmp.Compare(la.Role(), lb.Role()), cmp.Compare(la.Ordinal(), lb.Ordinal()), compareJobIDs(la.JobID(), lb.JobID()))
 		})
@@ -334,13 +420,20 @@ func (u *usageReader) apply(pass *usagePass, s *usageSeries, t usageTask, series
 	}
 }
 
-func (u *usageReader) expire(s *usageSeries) {
+// expire drops the values of svc's series i once its refresh has failed
+// for longer than --collect.max-staleness.
+func (u *usageReader) expire(svc *usageService, i int) {
+	s := u.seriesAt(svc, i)
 	if ms := u.opts.MaxStaleness; ms > 0 && (s.readAt == 0 || u.now().Sub(time.Unix(0, s.readAt)) > ms) {
-		s.pub.Samples, s.jobsOver = nil, 0
+		s.jobsOver = 0
+		u.pubAt(svc, i).Samples = nil
 	}
 }
 
-// publishSoon: the calls are paced, and the values need not wait for the last.
+// publishSoon publishes the values every usagePublishEvery while the calls
+// go on: they are paced over the interval, and the values should not wait
+// for the last, as the state's do not. The part's health waits for the
+// end of the pass.
 func (u *usageReader) publishSoon(pass *usagePass) {
 	if now := u.now(); now.Sub(pass.lastPublished) >= usagePublishEvery {
 		pass.lastPublished = now
@@ -348,7 +441,9 @@ func (u *usageReader) publishSoon(pass *usagePass) {
 	}
 }
 
-// warnOverrun logs once a run of overrunning reads, not flooding the log.
+// warnOverrun logs when a read hits its deadline of two usage intervals
+// (not when ctx ended) that its remaining calls failed: once for a run of
+// such reads, so that a slow API does not flood the log.
 func (u *usageReader) warnOverrun(ctx, tickCtx context.Context) {
 	overrun := ctx.Err() == nil && errors.Is(tickCtx.Err(), context.DeadlineExceeded)
 	if overrun && !u.overrunning {
@@ -358,6 +453,7 @@ func (u *usageReader) warnOverrun(ctx, tickCtx context.Context) {
 	u.overrunning = overrun
 }
 
+// prune forgets the services that are no longer selected.
 func (u *usageReader) prune(services []string) {
 	keep := make(map[string]bool, len(services))
 	for _, id := range services {
@@ -371,6 +467,7 @@ func (u *usageReader) prune(services []string) {
 	}
 }
 
+// service returns the entry of service id, made if need be.
 func (u *usageReader) service(id string) *usageService {
 	svc := u.services[id]
 	if svc == nil {
@@ -381,6 +478,8 @@ func (u *usageReader) service(id string) *usageService {
 	return svc
 }
 
+// sortedIDs returns the ids of the services kept, sorted: sorted again
+// only when a service came or went.
 func (u *usageReader) sortedIDs() []string {
 	if !u.idsSorted {
 		u.ids = slices.Sorted(maps.Keys(u.services))

@@ -135,16 +135,6 @@ func askedSeries(u *usageReader) []seriesRef {
 	return out
 }
 
-// seriesOf returns the state the reader keeps of a service's series.
-func seriesOf(u *usageReader, serviceID, suffix string) *usageSeries {
-	i := slices.Index(u.suffixes, suffix)
-	svc := u.services[serviceID]
-	if i < 0 || svc == nil || i >= len(svc.series) {
-		return &usageSeries{}
-	}
-	return &svc.series[i]
-}
-
 func TestUsageNewestNonNullBucket(t *testing.T) {
 	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_qps", "database_job_success"}},
 		"acme_system_cpu_usage_millicores", "acme_database_qps", "acme_database_job_success", "acme_unknown_series")
@@ -280,7 +270,8 @@ func TestUsagePublishSharesLists(t *testing.T) {
 	}
 	again := h.u.build(false)
 	for i, ser := range first.Series {
-		kept := seriesOf(h.u, ser.ServiceID, ser.Suffix).pub.Samples
+		svc := h.u.services[ser.ServiceID]
+		kept := svc.pub[slices.Index(h.u.suffixes, ser.Suffix)].Samples
 		if &ser.Samples[0] != &kept[0] || &again.Series[i].Samples[0] != &kept[0] {
 			t.Errorf("series %d (%s %s) was copied into the publish", i, ser.ServiceID, ser.Suffix)
 		}
@@ -350,7 +341,7 @@ func TestUsageHostileAnswers(t *testing.T) {
 	}
 	kept := 0
 	for _, k := range askedSeries(h.u) {
-		kept += len(h.u.services[k.serviceID].series[k.idx].pub.Samples)
+		kept += len(h.u.services[k.serviceID].pub[k.idx].Samples)
 	}
 	if kept > 51 {
 		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)

@@ -62,10 +62,10 @@ func (u *usageReader) forgetPaused() {
 		if svc == nil {
 			continue
 		}
-		for i := range svc.series {
-			if list := svc.series[i].pub.Samples; len(list) > 0 {
+		for i := range svc.pub {
+			if list := svc.pub[i].Samples; len(list) > 0 {
 				if jobs := nodeless(list); len(jobs) != len(list) {
-					u.seriesAt(svc, i).pub.Samples = slices.Clip(jobs)
+					u.pubAt(svc, i).Samples = slices.Clip(jobs)
 				}
 			}
 		}

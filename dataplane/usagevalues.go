@@ -129,9 +129,8 @@ func (u *usageReader) build(unsupported bool) *fleet.Usage {
 		jobs.reset()
 		over := 0
 		for _, i := range u.order {
-			s := &svc.series[i]
-			over = max(over, int(s.jobsOver))
-			if pub := u.withinMaxJobs(&s.pub, &jobs); len(pub.Samples) > 0 {
+			over = max(over, int(svc.series[i].jobsOver))
+			if pub := u.withinMaxJobs(&svc.pub[i], &jobs); len(pub.Samples) > 0 {
 				usage.Series = append(usage.Series, pub)
 			}
 		}

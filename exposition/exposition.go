@@ -66,8 +66,10 @@ type Handler struct {
 
 	// views are what scrapes serve, one per form, rebuilt when stale.
 	views [numForms]atomic.Pointer[view]
-	asked [numForms]atomic.Int64
-	now   func() time.Time
+	// lastFlat is the last flat view built of each form, guarded by renderMu.
+	lastFlat [numForms]*view
+	asked    [numForms]atomic.Int64
+	now      func() time.Time
 
 	lastNegotiation atomic.Pointer[negotiation]
 
@@ -177,7 +179,8 @@ func (e *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	format, contentType, gzip := n.format, n.contentType, n.gzip
 	// Only gzip forms are kept: a plain one is ten times larger, and a plain
 	// client (curl) is rare enough to pay for inflating.
-	v := e.view(formOf(format, true))
+	v := e.acquireView(formOf(format, true))
+	defer v.release()
 	self := e.selfPart(format, gzip)
 
 	h := w.Header()

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -77,6 +78,7 @@ func (e *Handler) dropIdleForms(f int) {
 			continue
 		}
 		e.views[g].Store(nil)
+		e.lastFlat[g] = nil
 		for _, p := range e.projects {
 			for _, chunks := range p.groups {
 				for _, c := range chunks {
@@ -94,6 +96,10 @@ type view struct {
 	size       int      // of parts together
 	raw        int
 	crc        uint32 // of the uncompressed exposition, for gzip
+	// readers counts the scrapes writing it: a build reuses a flat view's
+	// slice once none does, and retired says it has.
+	readers atomic.Int32
+	retired atomic.Bool
 }
 
 // build lays pieces out by family, each family's HELP and TYPE once, then
@@ -155,34 +161,9 @@ func (e *Handler) build(f int, generation uint64) *view {
 			add(*pc)
 		}
 	}
-	if gzip && v.size <= e.flatView {
-		v.parts = [][]byte{r.flatten(v, f)}
-	}
+	e.flatten(v, f)
 	r.shrink()
 	return v
-}
-
-// flatten lays a gzip view out in one slice that the chunks' pieces point
-// into, so a scrape writes it in one call. Above maxFlatView, a new slice on
-// every build costs more memory than the copies cost time.
-func (r *renderer) flatten(v *view, f int) []byte {
-	flat := make([]byte, 0, v.size)
-	for _, part := range v.parts {
-		flat = append(flat, part...)
-	}
-	off := len(gzipHeader)
-	for fam, pieces := range r.byFamily {
-		if len(pieces) == 0 {
-			continue
-		}
-		off += len(familyHeader(fam, f).b)
-		for _, pc := range pieces {
-			n := len(pc.b)
-			pc.b = flat[off : off+n : off+n]
-			off += n
-		}
-	}
-	return flat
 }
 
 func familyHeader(family, f int) piece {

@@ -135,7 +135,7 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 		}
 	}
 	for i, c := range changed.Logs().Counts {
-		if c.ServiceID == "svc-000042" && c.Severity == "ERROR" {
+		if c.ServiceID() == "svc-000042" && c.Severity() == "ERROR" {
 			changed.Logs().Counts[i].Count = 99
 		}
 	}
@@ -429,7 +429,8 @@ func TestExpositionViewImmutable(t *testing.T) {
 	e.SetSnapshot(fleettest.Synthetic("p", 300))
 	for _, gzip := range []bool{false, true} {
 		f := formOf(formatText, gzip)
-		v := e.view(f)
+		v := e.acquireView(f)
+		defer v.release()
 		want := bytes.Join(v.parts, nil)
 		for i := range 3 {
 			changed := fleettest.Synthetic("p", 300)

@@ -74,8 +74,8 @@ func projectA() *fleet.Snapshot {
 		Data: map[string]any{
 			fleet.PartUsage: usage("svc-1"),
 			fleet.PartLogs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, Counts: []fleet.LogCount{
-				{ServiceID: "svc-1", Severity: "ERROR", Count: 17}, {ServiceID: "svc-1", Severity: "FATAL", Count: 0},
-				{ServiceID: "svc-1", Severity: "LOG", Count: 1234}, {ServiceID: "svc-1", Severity: "OTHER", Count: 3},
+				fleet.NewLogCount("svc-1", "ERROR", 17), fleet.NewLogCount("svc-1", "FATAL", 0),
+				fleet.NewLogCount("svc-1", "LOG", 1234), fleet.NewLogCount("svc-1", "OTHER", 3),
 			}},
 		},
 	}
@@ -221,8 +221,8 @@ func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
 	for i, svc := range s.Services {
 		u.Series = append(u.Series, usage(svc.ServiceID).Series...)
 		l.Counts = append(l.Counts,
-			fleet.LogCount{ServiceID: svc.ServiceID, Severity: "ERROR", Count: float64(i % 7)},
-			fleet.LogCount{ServiceID: svc.ServiceID, Severity: "WARNING", Count: float64(i % 11)})
+			fleet.NewLogCount(svc.ServiceID, "ERROR", float64(i%7)),
+			fleet.NewLogCount(svc.ServiceID, "WARNING", float64(i%11)))
 	}
 	return s
 }

@@ -1,0 +1,154 @@
+package exposition
+
+import "unsafe"
+
+// A gzip view is laid out in one slice that the chunks' pieces point into,
+// so a scrape writes it in one call and it is still the only copy. A build
+// lays the next view out in the same slice when no scrape reads it: a new
+// slice each build was the largest garbage of a publish.
+
+// acquire pins v for a scrape; false if a build has taken its slice.
+func (v *view) acquire() bool {
+	v.readers.Add(1)
+	if v.retired.Load() {
+		v.readers.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (v *view) release() { v.readers.Add(-1) }
+
+// retire reports whether v's slice is free to reuse: no scrape reads it,
+// and none can start to.
+func (v *view) retire() bool {
+	v.retired.Store(true)
+	return v.readers.Load() == 0
+}
+
+// acquireView returns the view of f, pinned.
+func (e *Handler) acquireView(f int) *view {
+	for {
+		if v := e.view(f); v.acquire() {
+			return v
+		}
+	}
+}
+
+// flatten lays v out in one slice. Above maxFlatView, a second slice while
+// a scrape holds the last would cost more memory than the copies cost time.
+// Called with renderMu held.
+func (e *Handler) flatten(v *view, f int) {
+	last := e.lastFlat[f]
+	e.lastFlat[f] = nil
+	if !formGzip(f) || v.size > e.flatView {
+		return // Pieces may point into last's slice: it is never reused.
+	}
+	var flat []byte
+	if last != nil && last.retire() {
+		flat = e.render.moveInPlace(last.parts[0], f, v.size)
+	}
+	if flat == nil {
+		flat = make([]byte, v.size, v.size+v.size/32)
+	}
+	e.render.place(flat, f)
+	v.parts = [][]byte{flat}
+	e.lastFlat[f] = v
+}
+
+// moveInPlace moves the pieces that lie in old to their places in the
+// next layout of size bytes, or returns nil if old cannot hold it. Pieces
+// keep their order, so those moving left are moved first, from the left,
+// then those moving right, from the right: none overwrites one not moved.
+func (r *renderer) moveInPlace(old []byte, f, size int) []byte {
+	if cap(old) < size || cap(old) > 2*size {
+		return nil
+	}
+	flat := old[:size]
+	end, ordered := 0, true
+	r.walk(f, func(pc *piece, _ int) {
+		if from := offsetIn(pc.b, flat); from >= 0 {
+			ordered = ordered && from >= end
+			end = from + len(pc.b)
+		}
+	})
+	if !ordered {
+		return nil // Not reached while chunks keep their order.
+	}
+	r.walk(f, func(pc *piece, off int) {
+		if from := offsetIn(pc.b, flat); from >= 0 && off < from {
+			copy(flat[off:], pc.b)
+		}
+	})
+	r.walkBack(f, size, func(pc *piece, off int) {
+		if from := offsetIn(pc.b, flat); from >= 0 && off > from {
+			copy(flat[off:], pc.b)
+		}
+	})
+	return flat
+}
+
+// place copies into flat the pieces not in it yet, and points every piece
+// into it.
+func (r *renderer) place(flat []byte, f int) {
+	copy(flat, gzipHeader)
+	off := len(gzipHeader)
+	for fam, pieces := range r.byFamily {
+		if len(pieces) == 0 {
+			continue
+		}
+		off += copy(flat[off:], familyHeader(fam, f).b)
+		for _, pc := range pieces {
+			n := len(pc.b)
+			if offsetIn(pc.b, flat) < 0 {
+				copy(flat[off:], pc.b)
+			}
+			pc.b = flat[off : off+n : off+n]
+			off += n
+		}
+	}
+}
+
+// walk calls fn with each piece of the layout of f and its offset, in order.
+func (r *renderer) walk(f int, fn func(pc *piece, off int)) {
+	off := len(gzipHeader)
+	for fam, pieces := range r.byFamily {
+		if len(pieces) == 0 {
+			continue
+		}
+		off += len(familyHeader(fam, f).b)
+		for _, pc := range pieces {
+			fn(pc, off)
+			off += len(pc.b)
+		}
+	}
+}
+
+// walkBack is walk from the end of a layout of size bytes.
+func (r *renderer) walkBack(f, size int, fn func(pc *piece, off int)) {
+	off := size
+	for fam := len(r.byFamily) - 1; fam >= 0; fam-- {
+		pieces := r.byFamily[fam]
+		if len(pieces) == 0 {
+			continue
+		}
+		for i := len(pieces) - 1; i >= 0; i-- {
+			off -= len(pieces[i].b)
+			fn(pieces[i], off)
+		}
+		off -= len(familyHeader(fam, f).b)
+	}
+}
+
+// offsetIn returns where b lies in the memory of s (to its capacity), or -1.
+func offsetIn(b, s []byte) int {
+	if len(b) == 0 || cap(s) == 0 {
+		return -1
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < base || p >= base+uintptr(cap(s)) {
+		return -1
+	}
+	return int(p - base)
+}
