@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -155,19 +154,13 @@ func (l *logsReader) startCursors(services []string, until time.Time) (reads, lo
 }
 
 func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(l.opts.Concurrency, 1))
-	for _, id := range reads {
+	inParallel(l.opts.Concurrency, reads, func(id string) {
 		c := l.cursors[id]
-		g.Go(func() error {
-			entries, truncated, looping, err := l.read(gctx, id, c.lateFrom, c.boundary, until, l.cfg.MaxPages)
-			pass.mu.Lock()
-			defer pass.mu.Unlock()
-			l.apply(pass, id, c, until, entries, truncated, looping, err)
-			return nil
-		})
-	}
-	_ = g.Wait()
+		entries, truncated, looping, err := l.read(ctx, id, c.lateFrom, c.boundary, until, l.cfg.MaxPages)
+		pass.mu.Lock()
+		defer pass.mu.Unlock()
+		l.apply(pass, id, c, until, entries, truncated, looping, err)
+	})
 }
 
 // apply runs with pass.mu held.
