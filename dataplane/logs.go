@@ -290,7 +290,11 @@ func (l *logsReader) read(ctx context.Context, id string, since, boundary, until
 		if sent[page.LastCursor] || !oldest.IsZero() && newestOf(page.Entries).After(oldest) {
 			return entries, true, true, nil
 		}
-		entries = append(entries, page.Entries...)
+		if entries == nil {
+			entries = page.Entries // most reads are one page: not copied
+		} else {
+			entries = append(entries, page.Entries...)
+		}
 		for _, e := range page.Entries {
 			if ts := e.Timestamp.Time; !ts.IsZero() && (oldest.IsZero() || ts.Before(oldest)) {
 				oldest = ts
