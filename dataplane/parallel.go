@@ -8,7 +8,7 @@ import (
 // inParallel calls fn with each item, in order, on at most n goroutines at
 // once, as an errgroup with a limit does. Each goroutine takes item after
 // item, so that the stack the first call grows serves the next: a goroutine
-// a call grew it anew every time, a tenth of the reads' CPU.
+// per call grew one through the HTTP client every time (6% of the CPU).
 func inParallel[T any](n int, items []T, fn func(T)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
