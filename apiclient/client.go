@@ -44,6 +44,8 @@ type Client struct {
 	base      string // BaseURL without trailing slash
 	projectID string
 	userAgent string
+	// userAgentHeader is userAgent as a request header's values.
+	userAgentHeader []string
 	// A closure, so that a reflective print shows no keys; a new pointer when the keys change (see do).
 	creds          func() *credentials
 	setCreds       func(*credentials)
@@ -239,15 +241,16 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		// the retry budget; a body that cannot rewind stops it.
 		req.Body, req.GetBody = noReplay{}, nil
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
+	// Values made once and shared (nothing writes into a request's values): Set made each anew.
+	req.Header["Accept"] = jsonHeader
+	req.Header["User-Agent"] = c.userAgentHeader
 	if payload != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Content-Type"] = jsonHeader
 	}
 	if cl.op == OpGetAuthInfo && cr.bearer != "" {
-		req.Header.Set("Authorization", cr.bearer)
+		req.Header["Authorization"] = cr.bearerHeader
 	} else {
-		req.Header.Set("Authorization", cr.basic)
+		req.Header["Authorization"] = cr.basicHeader
 	}
 
 	start := time.Now()
@@ -270,6 +273,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		return c.readWhole(ctx, cl, resp, start)
 	}
 	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
+	defer rb.release()
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
 	}, streamOptions{maxValue: c.maxValueBytes, begin: cl.begin, each: cl.each, maxItems: c.maxListLength,
@@ -287,6 +291,8 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 }
 
 const maxWholeBody = 32 << 20
+
+var jsonHeader = []string{"application/json"}
 
 func answerCode(resp *http.Response, err error) string {
 	if errors.As(err, new(*DecodeError)) || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrTooManyResources) {

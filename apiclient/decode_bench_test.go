@@ -79,6 +79,25 @@ func BenchmarkDecodeLogPage(b *testing.B) {
 	benchmarkDecode(b, buf.Bytes(), func() any { return new(LogPage) })
 }
 
+// BenchmarkDecodeLogPageQuoted measures a page whose every other message
+// quotes a name, as the simulator's (and PostgreSQL's) do.
+func BenchmarkDecodeLogPageQuoted(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"entries":[`)
+	for i := range LogsPageSize {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		msg := fmt.Sprintf(`checkpoint complete: wrote %d buffers`, i)
+		if i%2 == 0 {
+			msg = fmt.Sprintf(`automatic vacuum of table \"public.events_%d\"`, i)
+		}
+		fmt.Fprintf(&buf, `{"timestamp":"2026-11-24T01:31:%02dZ","message":"%s","severity":"LOG"}`, i%60, msg)
+	}
+	buf.WriteString(`],"last_cursor":"1795482284000000000.2"}`)
+	benchmarkDecode(b, buf.Bytes(), func() any { return new(LogPage) })
+}
+
 func benchmarkDecode(b *testing.B, body []byte, out func() any) {
 	red := newRedactor("AKIAEXAMPLE42", "s3cr3t/Key+with=Symbols", "bearer-api-key-0123456789")
 	b.SetBytes(int64(len(body)))

@@ -102,9 +102,48 @@ func unquote(q []byte) string {
 		}
 		return string(c)
 	}
+	if s, ok := unescape(c); ok {
+		return s
+	}
 	var s string
 	_ = json.Unmarshal(q, &s)
 	return s
+}
+
+// unescape takes the escapes of one byte in valid UTF-8 (a log message's quotes), leaving \u escapes
+// and invalid UTF-8 to encoding/json, whose reflective Unmarshal a quoted text cost before.
+func unescape(c []byte) (string, bool) {
+	if !utf8.Valid(c) {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(c))
+	for i := 0; i < len(c); i++ {
+		if c[i] != '\\' {
+			b.WriteByte(c[i])
+			continue
+		}
+		if i++; i == len(c) {
+			return "", false
+		}
+		switch c[i] {
+		case '"', '\\', '/':
+			b.WriteByte(c[i])
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }
 
 func keyIs(q []byte, name string) bool {

@@ -18,10 +18,12 @@ import (
 )
 
 type credentials struct {
-	basic    string // full Authorization header value for the service API
-	bearer   string // full Authorization header value for /auth/info, "" if none
-	keys     []string
-	redactor *Redactor
+	basic  string // full Authorization header value for the service API
+	bearer string // full Authorization header value for /auth/info, "" if none
+	// basic and bearer as a request header's values.
+	basicHeader, bearerHeader []string
+	keys                      []string
+	redactor                  *Redactor
 }
 
 // New validates cfg, applies defaults and returns a Client.
@@ -68,6 +70,7 @@ func New(cfg Config) (*Client, error) {
 		now:            time.Now,
 		scratch:        &scratchBuffers{},
 	}
+	c.userAgentHeader = []string{c.userAgent}
 	switch {
 	case c.maxRetries == 0:
 		c.maxRetries = DefaultMaxRetries
@@ -112,6 +115,7 @@ func newCredentials(access, secret, apiKey Secret, prev []string) *credentials {
 	if apiKey != "" {
 		cr.bearer = "Bearer " + apiKey.Reveal()
 	}
+	cr.basicHeader, cr.bearerHeader = []string{cr.basic}, []string{cr.bearer}
 	return cr
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"sync"
 )
 
 const maxErrorBody = 64 << 10
@@ -19,7 +20,8 @@ var errTooLarge = errors.New("response body too large")
 type limitedBody struct {
 	r         io.Reader
 	remaining int64
-	prefix    []byte
+	prefix    []byte // in buf, until release
+	buf       *[snippetPrefix]byte
 	tooLarge  bool
 	readErr   error // the underlying reader's error, other than io.EOF
 }
@@ -47,12 +49,27 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.remaining -= int64(n)
 	if keep := min(n, snippetPrefix-len(b.prefix)); keep > 0 {
+		if b.buf == nil {
+			b.buf = prefixBuffers.Get().(*[snippetPrefix]byte)
+			b.prefix = b.buf[:0]
+		}
 		b.prefix = append(b.prefix, p[:keep]...)
 	}
 	if err != nil && err != io.EOF {
 		b.readErr = err
 	}
 	return n, err
+}
+
+// prefixBuffers: a prefix is kept for every answer, and used only for the snippet of one that fails.
+var prefixBuffers = sync.Pool{New: func() any { return new([snippetPrefix]byte) }}
+
+// release returns the prefix's buffer, once nothing reads the prefix.
+func (b *limitedBody) release() {
+	if b.buf != nil {
+		prefixBuffers.Put(b.buf)
+		b.buf, b.prefix = nil, nil
+	}
 }
 
 // valueLimit bounds what a json.Decoder reads for one value: the decoder buffers a value, and white

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -155,19 +154,13 @@ func (l *logsReader) startCursors(services []string, until time.Time) (reads, lo
 }
 
 func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(l.opts.Concurrency, 1))
-	for _, id := range reads {
+	inParallel(l.opts.Concurrency, reads, func(id string) {
 		c := l.cursors[id]
-		g.Go(func() error {
-			entries, truncated, looping, err := l.read(gctx, id, c.lateFrom, c.boundary, until, l.cfg.MaxPages)
-			pass.mu.Lock()
-			defer pass.mu.Unlock()
-			l.apply(pass, id, c, until, entries, truncated, looping, err)
-			return nil
-		})
-	}
-	_ = g.Wait()
+		entries, truncated, looping, err := l.read(ctx, id, c.lateFrom, c.boundary, until, l.cfg.MaxPages)
+		pass.mu.Lock()
+		defer pass.mu.Unlock()
+		l.apply(pass, id, c, until, entries, truncated, looping, err)
+	})
 }
 
 // apply runs with pass.mu held.
@@ -297,7 +290,11 @@ func (l *logsReader) read(ctx context.Context, id string, since, boundary, until
 		if sent[page.LastCursor] || !oldest.IsZero() && newestOf(page.Entries).After(oldest) {
 			return entries, true, true, nil
 		}
-		entries = append(entries, page.Entries...)
+		if entries == nil {
+			entries = page.Entries // most reads are one page: not copied
+		} else {
+			entries = append(entries, page.Entries...)
+		}
 		for _, e := range page.Entries {
 			if ts := e.Timestamp.Time; !ts.IsZero() && (oldest.IsZero() || ts.Before(oldest)) {
 				oldest = ts

@@ -4,39 +4,31 @@ import (
 	"context"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
 // lookBack reads a page of the interval before each boundary: it goes to
 // the entries skipped, never to the severity counters (no backfill).
 func (l *logsReader) lookBack(ctx context.Context, ids []string, pass *logsPass) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(l.opts.Concurrency, 1))
-	for _, id := range ids {
+	inParallel(l.opts.Concurrency, ids, func(id string) {
 		boundary := l.cursors[id].boundary
-		g.Go(func() error {
-			since := boundary.Add(-l.cfg.Interval)
-			entries, _, _, err := l.read(gctx, id, since, boundary, boundary, 1)
-			pass.mu.Lock()
-			defer pass.mu.Unlock()
-			switch {
-			case apiclient.IsNotFound(err):
-				pass.notFound++
-			case err != nil:
-				pass.failures++
-				if pass.failures == 1 {
-					l.flag(l.fill())
-				}
-			default:
-				pass.answered++
-				l.skippedPending += float64(countWithin(entries, since, boundary))
+		since := boundary.Add(-l.cfg.Interval)
+		entries, _, _, err := l.read(ctx, id, since, boundary, boundary, 1)
+		pass.mu.Lock()
+		defer pass.mu.Unlock()
+		switch {
+		case apiclient.IsNotFound(err):
+			pass.notFound++
+		case err != nil:
+			pass.failures++
+			if pass.failures == 1 {
+				l.flag(l.fill())
 			}
-			return nil
-		})
-	}
-	_ = g.Wait()
+		default:
+			pass.answered++
+			l.skippedPending += float64(countWithin(entries, since, boundary))
+		}
+	})
 }
 
 // countWithin excludes the boundary: the service's next read counts it.

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -267,29 +265,23 @@ type usagePass struct {
 // Calls not started before startCtx ends are left for the next tick;
 // callCtx bounds the calls.
 func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usagePass, services []string) {
-	var g errgroup.Group
-	g.SetLimit(max(u.opts.Concurrency, 1))
-	for _, id := range services {
-		g.Go(func() error {
-			if !u.pace(startCtx) {
-				return nil
-			}
-			names, err := u.client.GetServiceMetricsAvailableSeries(callCtx, id)
-			pass.mu.Lock()
-			defer pass.mu.Unlock()
-			switch {
-			case apiclient.IsNotFound(err):
-				pass.notFoundAvail = append(pass.notFoundAvail, id)
-			case err != nil:
-				pass.failures++
-			default:
-				pass.answered++
-				u.service(id).avail = availability{names: u.match(names), at: u.now()}
-			}
-			return nil
-		})
-	}
-	_ = g.Wait()
+	inParallel(u.opts.Concurrency, services, func(id string) {
+		if !u.pace(startCtx) {
+			return
+		}
+		names, err := u.client.GetServiceMetricsAvailableSeries(callCtx, id)
+		pass.mu.Lock()
+		defer pass.mu.Unlock()
+		switch {
+		case apiclient.IsNotFound(err):
+			pass.notFoundAvail = append(pass.notFoundAvail, id)
+		case err != nil:
+			pass.failures++
+		default:
+			pass.answered++
+			u.service(id).avail = availability{names: u.match(names), at: u.now()}
+		}
+	})
 }
 
 // settleNotFound says what the tick's 404s mean. Beside answers, a 404 is
@@ -362,36 +354,30 @@ func (u *usageReader) answeredAgain() {
 // pass's start, as many at once as the concurrency allows, and keeps each
 // answer's newest buckets as it returns. The contexts are readAvailable's.
 func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
-	var g errgroup.Group
-	g.SetLimit(max(u.opts.Concurrency, 1))
 	to := pass.now.Truncate(time.Second)
 	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
-	for _, t := range tasks {
-		g.Go(func() error {
-			if !u.pace(startCtx) {
-				return nil // not asked: first in the next read
-			}
-			pass.mu.Lock()
-			svc := t.svc
-			if int(t.idx) >= len(svc.avail.names) {
-				pass.mu.Unlock()
-				return nil // its available series forgotten since the plan
-			}
-			name := svc.avail.names[t.idx]
-			s := u.seriesAt(svc, int(t.idx))
-			s.asked = pass.now.UnixNano()
-			s.reads++
+	inParallel(u.opts.Concurrency, tasks, func(t usageTask) {
+		if !u.pace(startCtx) {
+			return // not asked: first in the next read
+		}
+		pass.mu.Lock()
+		svc := t.svc
+		if int(t.idx) >= len(svc.avail.names) {
 			pass.mu.Unlock()
-			series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
-				Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
-			})
-			pass.mu.Lock()
-			defer pass.mu.Unlock()
-			u.apply(pass, t, series, err)
-			return nil
+			return // its available series forgotten since the plan
+		}
+		name := svc.avail.names[t.idx]
+		s := u.seriesAt(svc, int(t.idx))
+		s.asked = pass.now.UnixNano()
+		s.reads++
+		pass.mu.Unlock()
+		series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
+			Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
 		})
-	}
-	_ = g.Wait()
+		pass.mu.Lock()
+		defer pass.mu.Unlock()
+		u.apply(pass, t, series, err)
+	})
 }
 
 // apply keeps what one read of t's series returned, with pass.mu held: a
