@@ -2,12 +2,9 @@ package exposition
 
 import "unsafe"
 
-// A gzip view is laid out in one slice that the chunks' pieces point into,
-// so a scrape writes it in one call and it is still the only copy. A build
-// lays the next view out in the same slice when no scrape reads it: a new
-// slice each build was the largest garbage of a publish.
+// A gzip view lives in one slice its pieces point into (one write, one copy); a build reuses
+// the last view's slice once retire finds no scrape pinned it (acquire) and none can start to.
 
-// acquire pins v for a scrape; false if a build has taken its slice.
 func (v *view) acquire() bool {
 	v.readers.Add(1)
 	if v.retired.Load() {
@@ -19,14 +16,11 @@ func (v *view) acquire() bool {
 
 func (v *view) release() { v.readers.Add(-1) }
 
-// retire reports whether v's slice is free to reuse: no scrape reads it,
-// and none can start to.
 func (v *view) retire() bool {
 	v.retired.Store(true)
 	return v.readers.Load() == 0
 }
 
-// acquireView returns the view of f, pinned.
 func (e *Handler) acquireView(f int) *view {
 	for {
 		if v := e.view(f); v.acquire() {
@@ -35,9 +29,8 @@ func (e *Handler) acquireView(f int) *view {
 	}
 }
 
-// flatten lays v out in one slice. Above maxFlatView, a second slice while
-// a scrape holds the last would cost more memory than the copies cost time.
-// Called with renderMu held.
+// flatten is called with renderMu held. Above flatView, a second slice while a scrape
+// holds the last would cost more memory than the copies cost time.
 func (e *Handler) flatten(v *view, f int) {
 	last := e.lastFlat[f]
 	e.lastFlat[f] = nil
@@ -56,10 +49,8 @@ func (e *Handler) flatten(v *view, f int) {
 	e.lastFlat[f] = v
 }
 
-// moveInPlace moves the pieces that lie in old to their places in the
-// next layout of size bytes, or returns nil if old cannot hold it. Pieces
-// keep their order, so those moving left are moved first, from the left,
-// then those moving right, from the right: none overwrites one not moved.
+// moveInPlace returns nil if old cannot hold a layout of size bytes. Pieces keep their order,
+// so moving the leftward ones from the left, then the rightward from the right, overwrites none.
 func (r *renderer) moveInPlace(old []byte, f, size int) []byte {
 	if cap(old) < size || cap(old) > 2*size {
 		return nil
@@ -88,8 +79,6 @@ func (r *renderer) moveInPlace(old []byte, f, size int) []byte {
 	return flat
 }
 
-// place copies into flat the pieces not in it yet, and points every piece
-// into it.
 func (r *renderer) place(flat []byte, f int) {
 	copy(flat, gzipHeader)
 	off := len(gzipHeader)
@@ -109,7 +98,6 @@ func (r *renderer) place(flat []byte, f int) {
 	}
 }
 
-// walk calls fn with each piece of the layout of f and its offset, in order.
 func (r *renderer) walk(f int, fn func(pc *piece, off int)) {
 	off := len(gzipHeader)
 	for fam, pieces := range r.byFamily {
@@ -124,7 +112,6 @@ func (r *renderer) walk(f int, fn func(pc *piece, off int)) {
 	}
 }
 
-// walkBack is walk from the end of a layout of size bytes.
 func (r *renderer) walkBack(f, size int, fn func(pc *piece, off int)) {
 	off := size
 	for fam := len(r.byFamily) - 1; fam >= 0; fam-- {
