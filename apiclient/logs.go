@@ -192,14 +192,8 @@ func (p *LogPage) decodeValid(data []byte) bool {
 }
 
 func (s *validJSON) entries() ([]LogEntry, bool) {
-	switch s.next() {
-	case 'n':
-		s.value()
-		return nil, true
-	case '[':
-		s.i++
-	default:
-		return nil, false
+	if null, ok := s.openList(); null || !ok {
+		return nil, ok
 	}
 	var buf [32]LogEntry
 	list := buf[:0]
@@ -210,14 +204,8 @@ func (s *validJSON) entries() ([]LogEntry, bool) {
 }
 
 func (s *validJSON) lines() ([]string, bool) {
-	switch s.next() {
-	case 'n':
-		s.value()
-		return nil, true
-	case '[':
-		s.i++
-	default:
-		return nil, false
+	if null, ok := s.openList(); null || !ok {
+		return nil, ok
 	}
 	list := []string{}
 	for s.more() {

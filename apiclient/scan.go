@@ -221,3 +221,16 @@ func knownText(c []byte) (string, bool) {
 	}
 	return "", false
 }
+
+// openList enters an array; a null is a list with nothing in it.
+func (s *validJSON) openList() (null, ok bool) {
+	switch s.next() {
+	case 'n':
+		s.value()
+		return true, true
+	case '[':
+		s.i++
+		return false, true
+	}
+	return false, false
+}
