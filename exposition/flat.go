@@ -38,11 +38,16 @@ func (e *Handler) flatten(v *view, f int) {
 		return // Pieces may point into last's slice: it is never reused.
 	}
 	var flat []byte
-	if last != nil && last.retire() {
-		flat = e.render.moveInPlace(last.parts[0], f, v.size)
+	headroom := v.size / 32
+	if last != nil {
+		if old := last.parts[0]; v.size > cap(old) {
+			headroom = v.size / 4 // growing, as while the first reads fill the data plane
+		} else if last.retire() {
+			flat = e.render.moveInPlace(old, f, v.size)
+		}
 	}
 	if flat == nil {
-		flat = make([]byte, v.size, v.size+v.size/32)
+		flat = make([]byte, v.size, v.size+headroom)
 	}
 	e.render.place(flat, f)
 	v.parts = [][]byte{flat}

@@ -58,6 +58,36 @@ func TestGzipViewBuiltInPlace(t *testing.T) {
 	}
 }
 
+// TestGzipViewGrowingIsNotLaidOutAnewEachBuild: while the first reads fill
+// the data plane the view grows at every publish; a slice laid out with
+// room for growth serves several builds.
+func TestGzipViewGrowingIsNotLaidOutAnewEachBuild(t *testing.T) {
+	const builds = 8
+	f := formOf(formatOpenMetrics, true)
+	flat, pieces := New(nil, nil), New(nil, nil)
+	pieces.flatView = 0
+	var allocated [2]uint64
+	for i, e := range []*Handler{flat, pieces} {
+		e.SetSnapshot(fleettest.Synthetic("p", 2000))
+		e.view(f)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for b := 1; b <= builds; b++ {
+			e.SetSnapshot(fleettest.Synthetic("p", 2000+b*40))
+			e.view(f)
+		}
+		runtime.ReadMemStats(&after)
+		allocated[i] = after.TotalAlloc - before.TotalAlloc
+	}
+	size := flat.view(f).size
+	if per := (int(allocated[0]) - int(allocated[1])) / builds; per > size/3 {
+		t.Errorf("a growing build allocated %d B more than one in pieces, the view is %d B", per, size)
+	}
+	if got, want := scrapePrometheus(t, flat), scrapePrometheus(t, pieces); got != want {
+		t.Error("a view built in place differs from one built in pieces")
+	}
+}
+
 // TestGzipViewReadIsNotReused: a view a scrape holds keeps its bytes
 // through builds; the scrape after it serves the latest snapshot.
 func TestGzipViewReadIsNotReused(t *testing.T) {
