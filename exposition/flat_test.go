@@ -18,9 +18,7 @@ import (
 )
 
 // TestGzipViewBuiltInPlace: a build after a change lays the view out in
-// the last one's slice when no scrape reads it (a new slice each build was
-// 9.2 MB of garbage a publish at 10,000 services), and serves the change.
-// What a build allocates besides is measured on a view kept in pieces.
+// the last one's slice when no scrape reads it, and serves the change.
 func TestGzipViewBuiltInPlace(t *testing.T) {
 	const builds = 8
 	var next [builds]*fleet.Snapshot
@@ -29,6 +27,34 @@ func TestGzipViewBuiltInPlace(t *testing.T) {
 		next[i].Services[(i*251)%2000].Name = fmt.Sprint("renamed-", i)
 		next[i].Services[(i*97)%2000].Status = apiclient.ServiceUnstable
 	}
+	flat, per, size := buildsAgainstPieces(t, next[:])
+	if per > size/4 {
+		t.Errorf("a build allocated %d B more than one in pieces, the view is %d B", per, size)
+	}
+	if got := scrapePrometheus(t, flat); !strings.Contains(got, next[builds-1].Services[(builds-1)*251%2000].Name) {
+		t.Errorf("the exposition lacks the last change")
+	}
+}
+
+// TestGzipViewGrowingIsNotLaidOutAnewEachBuild: while the first reads fill
+// the data plane the view grows at every publish; a slice laid out with
+// room for growth serves several builds.
+func TestGzipViewGrowingIsNotLaidOutAnewEachBuild(t *testing.T) {
+	var next []*fleet.Snapshot
+	for b := 1; b <= 8; b++ {
+		next = append(next, fleettest.Synthetic("p", 2000+b*40))
+	}
+	if _, per, size := buildsAgainstPieces(t, next); per > size/3 {
+		t.Errorf("a growing build allocated %d B more than one in pieces, the view is %d B", per, size)
+	}
+}
+
+// buildsAgainstPieces builds a view of each of next, after one of 2,000
+// services, in one slice and in pieces; it returns the one-slice handler,
+// what a build allocated more than in pieces, and the last view's size.
+// Both must serve the same bytes.
+func buildsAgainstPieces(t *testing.T, next []*fleet.Snapshot) (flat *Handler, per, size int) {
+	t.Helper()
 	f := formOf(formatOpenMetrics, true)
 	flat, pieces := New(nil, nil), New(nil, nil)
 	pieces.flatView = 0
@@ -45,47 +71,10 @@ func TestGzipViewBuiltInPlace(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		allocated[i] = after.TotalAlloc - before.TotalAlloc
 	}
-	size := flat.view(f).size
-	if per := (int(allocated[0]) - int(allocated[1])) / builds; per > size/4 {
-		t.Errorf("a build allocated %d B more than one in pieces, the view is %d B", per, size)
-	}
-	got := scrapePrometheus(t, flat)
-	if !strings.Contains(got, next[builds-1].Services[(builds-1)*251%2000].Name) {
-		t.Errorf("the exposition lacks the last change")
-	}
-	if want := scrapePrometheus(t, pieces); got != want {
-		t.Error("a view built in place differs from one built in pieces")
-	}
-}
-
-// TestGzipViewGrowingIsNotLaidOutAnewEachBuild: while the first reads fill
-// the data plane the view grows at every publish; a slice laid out with
-// room for growth serves several builds.
-func TestGzipViewGrowingIsNotLaidOutAnewEachBuild(t *testing.T) {
-	const builds = 8
-	f := formOf(formatOpenMetrics, true)
-	flat, pieces := New(nil, nil), New(nil, nil)
-	pieces.flatView = 0
-	var allocated [2]uint64
-	for i, e := range []*Handler{flat, pieces} {
-		e.SetSnapshot(fleettest.Synthetic("p", 2000))
-		e.view(f)
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for b := 1; b <= builds; b++ {
-			e.SetSnapshot(fleettest.Synthetic("p", 2000+b*40))
-			e.view(f)
-		}
-		runtime.ReadMemStats(&after)
-		allocated[i] = after.TotalAlloc - before.TotalAlloc
-	}
-	size := flat.view(f).size
-	if per := (int(allocated[0]) - int(allocated[1])) / builds; per > size/3 {
-		t.Errorf("a growing build allocated %d B more than one in pieces, the view is %d B", per, size)
-	}
 	if got, want := scrapePrometheus(t, flat), scrapePrometheus(t, pieces); got != want {
 		t.Error("a view built in place differs from one built in pieces")
 	}
+	return flat, (int(allocated[0]) - int(allocated[1])) / len(next), flat.view(f).size
 }
 
 // TestGzipViewReadIsNotReused: a view a scrape holds keeps its bytes
