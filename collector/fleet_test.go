@@ -87,6 +87,7 @@ var catalog = []string{
 	"clouddb_exporter_log_entries_late_total",
 	"clouddb_exporter_log_skipped_seconds_total",
 	"clouddb_exporter_log_entries_skipped_total",
+	"clouddb_exporter_log_read_period_seconds",
 }
 
 // testSnapshots returns the fixture that exercises every metric of the

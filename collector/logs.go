@@ -22,6 +22,9 @@ var (
 	logEntriesSkippedDesc = newCounterDesc("clouddb_exporter_log_entries_skipped_total",
 		"Log entries written in the --collect.logs.interval before the log collector started counting a service without a --collect.logs.state-file position, read once at start (one page at most) and not counted in clouddb_service_log_entries_total: a lower bound of the entries a restart lost. Cached from the last log read.",
 		"project_id")
+	logReadPeriodDesc = newDesc("clouddb_exporter_log_read_period_seconds",
+		"How often each selected service's logs in a project are read at the call budget the state calls leave, in seconds: --collect.logs.interval when the budget suffices, longer when it cannot read every selected service once an interval (a WARN gives the fix); set before the first read returns. Cached from the last log read.",
+		"project_id")
 )
 
 func init() {
@@ -31,9 +34,9 @@ func init() {
 	counts.Equal = equalLogs
 	totals := DataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
 		l := s.Logs()
-		return &fleet.Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped}
+		return &fleet.Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped, ReadPeriod: l.ReadPeriod}
 	}, collectLogsTotals)
-	RegisterPart([]*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc}, counts, totals)
+	RegisterPart([]*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc, logReadPeriodDesc}, counts, totals)
 }
 
 func collectLogs(out *Sink, s *fleet.Snapshot) {
@@ -56,5 +59,6 @@ func collectLogsTotals(out *Sink, s *fleet.Snapshot) {
 		out.gauge(logEntriesLateDesc, l.Late, s.ProjectID)
 		out.gauge(logSkippedDesc, l.SkippedSeconds, s.ProjectID)
 		out.gauge(logEntriesSkippedDesc, l.EntriesSkipped, s.ProjectID)
+		out.gauge(logReadPeriodDesc, l.ReadPeriod.Seconds(), s.ProjectID)
 	}
 }

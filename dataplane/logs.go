@@ -59,6 +59,8 @@ type logsReader struct {
 	warnedUntimed   bool
 	warnedOversized bool
 	warnedBudget    bool
+	// readPeriod is the one the budget allows; shownPeriod the one published.
+	readPeriod, shownPeriod time.Duration
 
 	unsupportedUntil time.Time
 	lastOK           time.Time
@@ -95,6 +97,7 @@ func (l *logsReader) tick(ctx context.Context) {
 		return
 	}
 	l.setBudget(len(services))
+	l.showPeriod()
 	until := now.Add(-l.cfg.Delay).UTC()
 	pass := &logsPass{lastPublished: now}
 	reads, lookBacks := l.startCursors(services, until)
@@ -310,11 +313,13 @@ func (l *logsReader) read(ctx context.Context, id string, since, boundary, until
 }
 
 func (l *logsReader) setBudget(reads int) {
+	l.readPeriod = l.cfg.Interval
 	if !l.budgeted() {
 		l.limiter = nil
 		return
 	}
 	left := max(l.leftRate(), l.opts.RateLimit*(1-budgetShare))
+	l.readPeriod = max(l.cfg.Interval, logsReadPeriod(reads, left))
 	l.warnBudget(reads, left)
 	if l.unpaced {
 		l.limiter = nil
@@ -335,12 +340,25 @@ func (l *logsReader) warnBudget(reads int, left float64) {
 		l.logger.Warn("The API call budget left after the state calls does not read every selected service's logs once per log interval; each is read less often",
 			"calls_needed", reads,
 			"budget_per_interval", budget,
-			"read_period", (time.Duration(float64(reads)/left) * time.Second).Round(time.Second),
+			"read_period", logsReadPeriod(reads, left),
 			"fix", fmt.Sprintf("raise --api.rate-limit to %.1f if the provider allows it, or --collect.logs.interval to %s, or select fewer services (--collect.logs.environment, --collect.logs.service-name-regex)", rate, longer))
 	case !over && l.warnedBudget:
 		l.logger.Info("The API call budget covers every selected service's log read in one log interval again", "calls_needed", reads)
 	}
 	l.warnedBudget = over
+}
+
+// logsReadPeriod is how long reads calls take at left calls a second.
+func logsReadPeriod(reads int, left float64) time.Duration {
+	return (time.Duration(float64(reads)/left) * time.Second).Round(time.Second)
+}
+
+// showPeriod publishes a new read period before the pass: at a short
+// budget the pass's reads take that long, and the first would show none.
+func (l *logsReader) showPeriod() {
+	if l.readPeriod != l.shownPeriod {
+		l.publishData(l.fill())
+	}
 }
 
 func (l *logsReader) publishLogs(start, end time.Time, failures int) {
@@ -353,7 +371,9 @@ func (l *logsReader) fill() func(*fleet.Snapshot) {
 }
 
 func (l *logsReader) build() *fleet.Logs {
-	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries}
+	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries,
+		ReadPeriod: l.readPeriod}
+	l.shownPeriod = l.readPeriod
 	logs.Counts = logCounts(l.cursors, l.published)
 	l.published = len(logs.Counts)
 	return logs

@@ -139,8 +139,10 @@ type usageReader struct {
 	unsupportedUntil time.Time
 	notFound         int
 	warnedCycles     int
-	paused           map[string]bool
-	overrunning      bool
+	// shownCycles: the refresh period last published is shownCycles intervals.
+	shownCycles int
+	paused      map[string]bool
+	overrunning bool
 }
 
 func newUsageReader(r *runner, client UsageClient) *usageReader {
@@ -175,6 +177,7 @@ func (u *usageReader) tick(ctx context.Context) {
 	u.setBudget(budget)
 	pl := u.plan(services, now, budget)
 	u.warnBudget(pl)
+	u.showPeriod()
 	// Calls start within one interval (the rest wait for the next read) and end within
 	// two, so that a slow API or state shows as failures instead of stalling the part.
 	tickCtx, cancel := context.WithTimeout(ctx, 2*u.cfg.Interval)

@@ -97,6 +97,14 @@ func (u *usageReader) publishUsage(start, end time.Time, failures int, unsupport
 	u.publish(u.fill(unsupported), start, end, failures)
 }
 
+// showPeriod publishes a new refresh period before the reads: at a short
+// budget they take the whole interval, and the first would show none.
+func (u *usageReader) showPeriod() {
+	if max(u.warnedCycles, 1) != u.shownCycles {
+		u.publishData(u.fill(false))
+	}
+}
+
 // fill makes the usage without the paused services once a paused set.
 func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 	usage := u.build(unsupported)
@@ -113,7 +121,8 @@ func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 
 // build runs during a read: it makes nothing per series but the list's header.
 func (u *usageReader) build(unsupported bool) *fleet.Usage {
-	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(max(u.warnedCycles, 1)) * u.cfg.Interval}
+	u.shownCycles = max(u.warnedCycles, 1)
+	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(u.shownCycles) * u.cfg.Interval}
 	if unsupported {
 		return usage
 	}

@@ -1,6 +1,9 @@
 package fleet
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // PartLogs is the part of the opt-in log collector.
 const PartLogs = "logs"
@@ -15,6 +18,9 @@ type Logs struct {
 	Late           float64
 	SkippedSeconds float64
 	EntriesSkipped float64
+	// ReadPeriod is how often each selected service's logs are read at the
+	// call budget: the log interval, or longer when the budget falls short.
+	ReadPeriod time.Duration
 }
 
 // LogCount is how many log entries of one severity a service has written.

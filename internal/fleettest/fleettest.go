@@ -73,7 +73,7 @@ func projectA() *fleet.Snapshot {
 		Access: fleet.Access{Known: true, Up: true},
 		Data: map[string]any{
 			fleet.PartUsage: usage("svc-1"),
-			fleet.PartLogs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, Counts: []fleet.LogCount{
+			fleet.PartLogs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, ReadPeriod: 3 * time.Minute, Counts: []fleet.LogCount{
 				fleet.NewLogCount("svc-1", "ERROR", 17), fleet.NewLogCount("svc-1", "FATAL", 0),
 				fleet.NewLogCount("svc-1", "LOG", 1234), fleet.NewLogCount("svc-1", "OTHER", 3),
 			}},
@@ -215,7 +215,7 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 // WithDataPlane gives every service of s usage samples and log counts, and
 // returns s.
 func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
-	u, l := &fleet.Usage{RefreshPeriod: 10 * time.Minute}, &fleet.Logs{}
+	u, l := &fleet.Usage{RefreshPeriod: 10 * time.Minute}, &fleet.Logs{ReadPeriod: time.Minute}
 	s.SetData(fleet.PartUsage, u)
 	s.SetData(fleet.PartLogs, l)
 	for i, svc := range s.Services {
