@@ -72,6 +72,7 @@ var required = []string{
 	"CloudDBServiceCPUSaturated", "CloudDBServiceMemorySaturated", "CloudDBServiceConnectionsHigh",
 	"CloudDBServiceJobFailing", "CloudDBServiceFatalLogs", "CloudDBServiceErrorLogsHigh",
 	"CloudDBServiceUsageMissing", "CloudDBProjectDiscoveryFailing", "CloudDBLogReadsTruncated",
+	"CloudDBDataPlaneStarved",
 }
 
 func TestRulesStyle(t *testing.T) {

@@ -70,6 +70,16 @@
     // alerts undercount.
     logReadsTruncatedWindow: '1h',
     logReadsTruncatedFor: '15m',
+    // The data plane starved of API calls: the calls the state leaves
+    // (90% of --api.rate-limit) refresh the usage series or read the logs
+    // less often than these periods. 4 default usage intervals (5m): values
+    // over 20 minutes old outlast the saturation alerts' for. 10 default
+    // log intervals (1m): the log alerts' 10-minute windows would see no
+    // read. Raise them if you lengthened the intervals on purpose; the for
+    // skips the first cycles after a start, whose plans may still change.
+    dataPlaneStarvedUsageRefreshSeconds: 1200,
+    dataPlaneStarvedLogReadSeconds: 600,
+    dataPlaneStarvedFor: '15m',
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,

@@ -102,6 +102,7 @@ local util = import '../lib/util.libsonnet';
   // The operations and codes that fail most in a project (no project_id:
   // the project discovery), for CloudDBAPIErrors.
   local failingOperations = '{{ range $i, $s := printf "sort_desc(topk(5, sum by (operation, code) (rate(clouddb_exporter_api_requests_total{%s, code=~%%q}[5m])) * 60 > 0))" %s "5..|error|decode_error|401|403" | query }}{{ if $i }}, {{ end }}{{ $s.Labels.operation }} {{ $s.Labels.code }} ({{ $s.Value | humanize }}/min){{ end }}' % [matchers(['project_id']), args(['project_id'])],
+  local humanSeconds(n) = if n % 60 == 0 then util.human('%dm' % (n / 60)) else util.human('%ds' % n),
   local serviceDashboard = dashboard('service-detail.json', ['project_id', 'service_id']),
   local fleetDashboard = dashboard('fleet-overview.json', ['project_id']),
 
@@ -336,6 +337,21 @@ local util = import '../lib/util.libsonnet';
             'sum %s (increase(clouddb_exporter_log_pages_truncated_total[%s])) > 0' % [by(['project_id']), cfg.logReadsTruncatedWindow],
             'Log reads leave entries uncounted.',
             'Log reads of project {{ $labels.project_id }} on {{ $labels.instance }} have left entries uncounted: {{ printf "%%.0f" $value }} truncated in the last %s (--collect.logs.max-pages reached, a page sent again, or an entry over --api.max-value-size). The log counters and the log alerts undercount; the exporter logs each such read with its service.%s' % [util.human(cfg.logReadsTruncatedWindow), dataAge('logs')],
+            dashboard('exporter-health.json', ['project_id']),
+          ),
+          // A label per collector: both periods of a project may be over,
+          // and two series of the same labels would fail the rule.
+          alert(
+            'CloudDBDataPlaneStarved',
+            'warning',
+            cfg.dataPlaneStarvedFor,
+            std.rstripChars(|||
+              label_replace(clouddb_exporter_usage_refresh_period_seconds > %d, "collector", "usage", "", "")
+              or
+              label_replace(clouddb_exporter_log_read_period_seconds > %d, "collector", "logs", "", "")
+            ||| % [cfg.dataPlaneStarvedUsageRefreshSeconds, cfg.dataPlaneStarvedLogReadSeconds], '\n'),
+            'The API call budget leaves the data plane almost nothing.',
+            'The {{ $labels.collector }} collector of project {{ $labels.project_id }} on {{ $labels.instance }} {{ if eq $labels.collector "usage" }}refreshes each selected usage series{{ else }}reads each selected service\'s logs{{ end }} only every {{ $value | humanizeDuration }}, more than the {{ if eq $labels.collector "usage" }}%s{{ else }}%s{{ end }} this alert allows: the calls the state leaves of --api.rate-limit do not cover it. Its series are missing or old and its alerts cannot fire, though it reports success. The exporter logged a WARN with the --api.rate-limit that covers it.' % [humanSeconds(cfg.dataPlaneStarvedUsageRefreshSeconds), humanSeconds(cfg.dataPlaneStarvedLogReadSeconds)],
             dashboard('exporter-health.json', ['project_id']),
           ),
         ],
