@@ -348,7 +348,7 @@ func (l *logsReader) warnBudget(reads int, left float64) {
 	l.warnedBudget = over
 }
 
-// logsReadPeriod is how long reads calls take at left calls a second.
+// logsReadPeriod is the time reads calls take at left calls a second.
 func logsReadPeriod(reads int, left float64) time.Duration {
 	return (time.Duration(float64(reads)/left) * time.Second).Round(time.Second)
 }
