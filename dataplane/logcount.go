@@ -32,19 +32,20 @@ func severityOf(s string) string {
 // logCursor counts each kind of entry (timestamp, severity, message hash)
 // from lateFrom up to the boundary, so that entries the API sends again
 // are not counted twice and late ones are told from those counted before.
+// Its times are Unix nanoseconds, 8 bytes where a time.Time takes 24: a
+// cursor is one per service.
 type logCursor struct {
-	boundary time.Time
+	boundary int64
 	// The reads reach back to lateFrom, at most window before boundary.
-	lateFrom time.Time
-	window   time.Duration
-	// recent is sorted, once an entry: 16 bytes each, where a map took 40.
-	recent    []entryAt
-	readUntil time.Time
-	counts    sevCounts
-	// pending severities are published at 0 first, added at the next tick.
-	pending sevCounts
+	lateFrom  int64
+	readUntil int64
+	window    time.Duration
+	// recent is sorted, once an entry, with little room to spare: it is
+	// kept between reads.
+	recent []entryAt
 	// service is the service's id, kept once for its published counts.
 	service *string
+	counts  sevCounts
 }
 
 type entryAt struct {
@@ -64,31 +65,26 @@ func run(l []entryAt, i int, k entryAt) (n, end int) {
 	return end - i, end
 }
 
+func unixTime(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
 func newLogCursor(boundary time.Time, window time.Duration) *logCursor {
-	c := &logCursor{boundary: boundary, lateFrom: boundary, window: window, readUntil: boundary}
+	b := boundary.UnixNano()
+	c := &logCursor{boundary: b, lateFrom: b, window: window, readUntil: b}
 	for i := range 7 {
 		c.counts.set(i, 0)
 	}
 	return c
 }
 
-func (c *logCursor) settle() {
-	for i := range numSeverities {
-		if c.pending.present(i) {
-			c.counts.n[i] += c.pending.n[i]
-		}
-	}
-	c.pending = sevCounts{}
-}
+func (c *logCursor) settle() { c.counts.fresh = 0 }
 
 func (c *logCursor) add(sev string) {
 	i := severityIndex(sev)
-	if !c.pending.present(i) && c.counts.present(i) {
-		c.counts.n[i]++
-		return
+	if !c.counts.present(i) {
+		c.counts.set(i, 0)
+		c.counts.fresh |= 1 << i
 	}
-	c.counts.set(i, 0)
-	c.pending.set(i, c.pending.n[i]+1)
+	c.counts.n[i]++
 }
 
 func newestOf(entries []apiclient.LogEntry) time.Time {
@@ -101,32 +97,59 @@ func newestOf(entries []apiclient.LogEntry) time.Time {
 	return newest
 }
 
+type readEntry struct {
+	k   entryAt
+	sev string
+}
+
 // count returns the late entries. It skips those without a timestamp or
 // before lateFrom (not told from ones counted before) and after until
-// (they would move the boundary past every entry to come).
-func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool) (untimed, late int) {
-	newest := c.boundary
-	type readEntry struct {
-		k   entryAt
-		ts  time.Time
-		sev string
+// (they would move the boundary past every entry to come). scratch, when
+// not nil, is a merge buffer kept from read to read.
+func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, scratch *[]entryAt) (untimed, late int) {
+	read, untimed := c.timed(entries, until)
+	oldest := until.UnixNano()
+	if len(read) > 0 {
+		oldest = read[0].k.ts
 	}
-	read := make([]readEntry, 0, len(entries))
-	oldest := until
+	var buf []entryAt
+	if scratch != nil {
+		buf = (*scratch)[:0]
+	}
+	merged, newest, late := c.merge(read, buf)
+	if scratch != nil {
+		*scratch = merged[:0]
+	}
+	c.boundary, c.readUntil = newest, until.UnixNano()
+	if truncated && oldest > c.lateFrom {
+		// The oldest timestamp read may have had more entries than read.
+		c.lateFrom = oldest + 1
+	}
+	c.keep(merged)
+	return untimed, late
+}
+
+// timed compares times before taking their Unix ns: those of a time far
+// off would wrap.
+func (c *logCursor) timed(entries []apiclient.LogEntry, until time.Time) (read []readEntry, untimed int) {
+	read = make([]readEntry, 0, len(entries))
+	lateFrom := unixTime(c.lateFrom)
 	for _, e := range entries {
-		ts := e.Timestamp.Time
-		if ts.IsZero() {
+		switch ts := e.Timestamp.Time; {
+		case ts.IsZero():
 			untimed++
-			continue
+		case !ts.Before(lateFrom) && !ts.After(until):
+			read = append(read, readEntry{entryAt{ts.UnixNano(), entryKey(e)}, e.Severity})
 		}
-		if ts.Before(c.lateFrom) || ts.After(until) {
-			continue
-		}
-		oldest = minTime(oldest, ts)
-		read = append(read, readEntry{entryAt{ts.UnixNano(), entryKey(e)}, ts, e.Severity})
 	}
 	slices.SortFunc(read, func(a, b readEntry) int { return compareEntries(a.k, b.k) })
-	merged := make([]entryAt, 0, len(c.recent)+len(read))
+	return read, untimed
+}
+
+// merge counts the entries read that recent does not hold yet, and
+// returns recent with them in merged.
+func (c *logCursor) merge(read []readEntry, merged []entryAt) (_ []entryAt, newest int64, late int) {
+	newest = c.boundary
 	r := 0 // into c.recent
 	for i := 0; i < len(read); {
 		k := read[i].k
@@ -141,37 +164,35 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncat
 				continue
 			}
 			c.add(severityOf(read[i].sev))
-			if k.ts < c.boundary.UnixNano() {
+			if k.ts < c.boundary {
 				late++
 			}
 		}
 		for range max(n, known) {
 			merged = append(merged, k)
 		}
-		if ts := read[i-1].ts; n > known && ts.After(newest) {
-			newest = ts
+		if n > known && k.ts > newest {
+			newest = k.ts
 		}
 	}
-	c.recent = append(merged, c.recent[r:]...)
-	c.boundary, c.readUntil = newest, until
-	if truncated && oldest.After(c.lateFrom) {
-		// The oldest timestamp read may have had more entries than read.
-		c.lateFrom = oldest.Add(time.Nanosecond)
-	}
-	c.forget()
-	return untimed, late
+	return append(merged, c.recent[r:]...), newest, late
 }
 
-func (c *logCursor) forget() {
-	if from := c.boundary.Add(-c.window); from.After(c.lateFrom) {
-		c.lateFrom = from
+// keep makes recent the entries of merged from lateFrom on, in recent's
+// own array when it fits them with less than a quarter to spare.
+func (c *logCursor) keep(merged []entryAt) {
+	c.lateFrom = max(c.lateFrom, c.boundary-int64(c.window))
+	i, _ := slices.BinarySearchFunc(merged, c.lateFrom, func(e entryAt, ts int64) int { return cmp.Compare(e.ts, ts) })
+	kept := merged[i:]
+	switch n := len(kept); {
+	case n == 0:
+		c.recent = nil
+	case n <= cap(c.recent) && cap(c.recent)-n <= n/4:
+		c.recent = c.recent[:n]
+	default:
+		c.recent = make([]entryAt, n)
 	}
-	from := c.lateFrom.UnixNano()
-	i, _ := slices.BinarySearchFunc(c.recent, from, func(e entryAt, ts int64) int { return cmp.Compare(e.ts, ts) })
-	if i > 0 || cap(c.recent) > len(c.recent) {
-		// Kept until the next read: no room to spare.
-		c.recent = slices.Clone(c.recent[i:])
-	}
+	copy(c.recent, kept)
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -189,7 +210,8 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 func (c *logCursor) skip(until time.Time) {
-	c.boundary, c.lateFrom, c.readUntil = until, until, until
+	u := until.UnixNano()
+	c.boundary, c.lateFrom, c.readUntil = u, u, u
 	c.recent = nil
 }
 

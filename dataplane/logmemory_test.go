@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -25,9 +26,10 @@ func TestLogCursorKeepsFewBytesPerEntry(t *testing.T) {
 	before := liveHeap()
 	for i := range kept {
 		kept[i] = newLogCursor(boundary, time.Minute)
-		kept[i].count(entries, until, false)
+		kept[i].count(entries, until, false, nil)
 	}
 	perEntry := float64(liveHeap()-before) / (cursors * perRead)
+	t.Logf("%.1f bytes per entry", perEntry)
 	if n := len(kept[0].recent); n != perRead {
 		t.Fatalf("%d entries kept, want %d", n, perRead)
 	}
@@ -56,8 +58,45 @@ func TestLogCursorCountsInArrays(t *testing.T) {
 		kept[i].settle()
 	}
 	perCursor := float64(liveHeap()-before) / cursors
+	t.Logf("%.0f bytes a cursor, unsafe.Sizeof %d", perCursor, unsafe.Sizeof(logCursor{}))
 	if perCursor > 400 {
 		t.Errorf("a cursor keeps %.0f bytes, want at most 400", perCursor)
+	}
+	runtime.KeepAlive(kept)
+}
+
+// TestLogsReaderKeepsFewBytesPerService: what the log reader keeps for a
+// service between reads, its cursor and the late window of a service
+// writing 40 entries a minute read every minute (the simulator's average),
+// after the reads have settled: 1,100 bytes before the cursor held its
+// times as Unix ns and trimmed its window in place.
+func TestLogsReaderKeepsFewBytesPerService(t *testing.T) {
+	const cursors, perMinute, reads = 2000, 40, 4
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	kept := make([]*logCursor, cursors)
+	before := liveHeap()
+	for i := range kept {
+		kept[i] = newLogCursor(start, time.Minute)
+	}
+	for r := range reads {
+		until := start.Add(time.Duration(r+1) * time.Minute)
+		entries := make([]apiclient.LogEntry, perMinute)
+		for j := range entries {
+			ts := until.Add(-time.Duration(j) * time.Minute / perMinute)
+			entries[j] = apiclient.LogEntry{Timestamp: apiclient.Time{Time: ts}, Severity: logSeverities[j%7], Message: fmt.Sprint("m", r, j)}
+		}
+		for _, c := range kept {
+			c.settle()
+			c.count(entries, until, false, nil)
+		}
+	}
+	perService := float64(liveHeap()-before) / cursors
+	t.Logf("%.0f bytes a service, %d entries in its window", perService, len(kept[0].recent))
+	if n := len(kept[0].recent); n != perMinute+1 {
+		t.Fatalf("%d entries kept, want %d", n, perMinute+1)
+	}
+	if perService > 700 {
+		t.Errorf("the log reader keeps %.0f bytes a service, want at most 700", perService)
 	}
 	runtime.KeepAlive(kept)
 }

@@ -27,25 +27,24 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 		for k, n := range sc.AtBoundary {
 			key, _ := strconv.ParseUint(k, 16, 64) // checked when read
 			for range n {
-				c.recent = append(c.recent, entryAt{boundary.UnixNano(), key})
+				c.recent = append(c.recent, entryAt{c.boundary, key})
 			}
 		}
 		slices.SortFunc(c.recent, compareEntries)
 	}
-	c.readUntil = minTime(maxTime(sc.ReadUntil, boundary), until)
+	c.readUntil = minTime(maxTime(sc.ReadUntil, boundary), until).UnixNano()
 	return c, skipped
 }
 
 func (c *logCursor) saved() savedCursor {
-	sc := savedCursor{Boundary: c.boundary, ReadUntil: c.readUntil, AtBoundary: map[string]int{}, Counts: map[string]float64{}}
+	sc := savedCursor{Boundary: unixTime(c.boundary), ReadUntil: unixTime(c.readUntil), AtBoundary: map[string]int{}, Counts: map[string]float64{}}
 	for i := range numSeverities {
 		if c.counts.present(i) {
-			sc.Counts[severityNames[i]] = c.counts.n[i] + c.pending.n[i]
+			sc.Counts[severityNames[i]] = c.counts.n[i]
 		}
 	}
-	ts := c.boundary.UnixNano()
 	for _, k := range c.recent {
-		if k.ts == ts {
+		if k.ts == c.boundary {
 			sc.AtBoundary[strconv.FormatUint(k.key, 16)]++
 		}
 	}

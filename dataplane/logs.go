@@ -42,6 +42,7 @@ type logsReader struct {
 	sel    serviceSelector
 
 	cursors   map[string]*logCursor
+	merge     []entryAt // the cursors' merge buffer, under the pass's mutex
 	truncated float64
 	late      float64
 	// resume is used by the first pass; skippedSeconds lags skipped a tick,
@@ -159,7 +160,7 @@ func (l *logsReader) startCursors(services []string, until time.Time) (reads, lo
 func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
 	inParallel(l.opts.Concurrency, reads, func(id string) {
 		c := l.cursors[id]
-		entries, truncated, looping, err := l.read(ctx, id, c.lateFrom, c.boundary, until, l.cfg.MaxPages)
+		entries, truncated, looping, err := l.read(ctx, id, unixTime(c.lateFrom), unixTime(c.boundary), until, l.cfg.MaxPages)
 		pass.mu.Lock()
 		defer pass.mu.Unlock()
 		l.apply(pass, id, c, until, entries, truncated, looping, err)
@@ -186,7 +187,7 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 		}
 	default:
 		pass.answered++
-		untimed, late := c.count(entries, until, truncated)
+		untimed, late := c.count(entries, until, truncated, &l.merge)
 		pass.untimed += untimed
 		l.late += float64(late)
 		switch {

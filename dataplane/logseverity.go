@@ -30,6 +30,18 @@ func severityIndex(sev string) int {
 type sevCounts struct {
 	n   [numSeverities]float64
 	has uint16
+	// fresh severities, first seen since the last tick, are published at 0
+	// first, so that increase() sees their first entries: a bit each, not
+	// a second array of counts.
+	fresh uint16
+}
+
+// shown is the count published.
+func (c *sevCounts) shown(i int) float64 {
+	if c.fresh&(1<<i) != 0 {
+		return 0
+	}
+	return c.n[i]
 }
 
 func (c *sevCounts) present(i int) bool { return c.has&(1<<i) != 0 }

@@ -11,7 +11,7 @@ import (
 // the entries skipped, never to the severity counters (no backfill).
 func (l *logsReader) lookBack(ctx context.Context, ids []string, pass *logsPass) {
 	inParallel(l.opts.Concurrency, ids, func(id string) {
-		boundary := l.cursors[id].boundary
+		boundary := unixTime(l.cursors[id].boundary)
 		since := boundary.Add(-l.cfg.Interval)
 		entries, _, _, err := l.read(ctx, id, since, boundary, boundary, 1)
 		pass.mu.Lock()

@@ -26,7 +26,7 @@ func logCounts(cursors map[string]*logCursor, sizeHint int) []fleet.LogCount {
 		}
 		for _, i := range severitiesByName {
 			if c.counts.present(i) {
-				out = append(out, fleet.SharedLogCount(c.service, &severityNames[i], c.counts.n[i]))
+				out = append(out, fleet.SharedLogCount(c.service, &severityNames[i], c.counts.shown(i)))
 			}
 		}
 	}
