@@ -48,13 +48,21 @@ type logCursor struct {
 	counts  sevCounts
 }
 
+// entryAt is 12 bytes, not 16: its timestamp in two halves keeps it
+// 4-byte aligned, and its key is 32 bits. A key tells apart entries of
+// one timestamp only, counted as many times as they come: two messages
+// with the same key at the same nanosecond still count apart.
 type entryAt struct {
-	ts  int64 // Unix nanoseconds
-	key uint64
+	hi, lo uint32 // Unix nanoseconds
+	key    uint32
 }
 
+func at(ts int64, key uint32) entryAt { return entryAt{uint32(ts >> 32), uint32(ts), key} }
+
+func (e entryAt) ts() int64 { return int64(int32(e.hi))<<32 | int64(e.lo) }
+
 func compareEntries(a, b entryAt) int {
-	return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.key, b.key))
+	return cmp.Or(cmp.Compare(a.ts(), b.ts()), cmp.Compare(a.key, b.key))
 }
 
 func run(l []entryAt, i int, k entryAt) (n, end int) {
@@ -110,7 +118,7 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncat
 	read, untimed := c.timed(entries, until)
 	oldest := until.UnixNano()
 	if len(read) > 0 {
-		oldest = read[0].k.ts
+		oldest = read[0].k.ts()
 	}
 	var buf []entryAt
 	if scratch != nil {
@@ -139,7 +147,7 @@ func (c *logCursor) timed(entries []apiclient.LogEntry, until time.Time) (read [
 		case ts.IsZero():
 			untimed++
 		case !ts.Before(lateFrom) && !ts.After(until):
-			read = append(read, readEntry{entryAt{ts.UnixNano(), entryKey(e)}, e.Severity})
+			read = append(read, readEntry{at(ts.UnixNano(), entryKey(e)), e.Severity})
 		}
 	}
 	slices.SortFunc(read, func(a, b readEntry) int { return compareEntries(a.k, b.k) })
@@ -164,15 +172,15 @@ func (c *logCursor) merge(read []readEntry, merged []entryAt) (_ []entryAt, newe
 				continue
 			}
 			c.add(severityOf(read[i].sev))
-			if k.ts < c.boundary {
+			if k.ts() < c.boundary {
 				late++
 			}
 		}
 		for range max(n, known) {
 			merged = append(merged, k)
 		}
-		if n > known && k.ts > newest {
-			newest = k.ts
+		if ts := k.ts(); n > known && ts > newest {
+			newest = ts
 		}
 	}
 	return append(merged, c.recent[r:]...), newest, late
@@ -182,7 +190,7 @@ func (c *logCursor) merge(read []readEntry, merged []entryAt) (_ []entryAt, newe
 // own array when it fits them with less than a quarter to spare.
 func (c *logCursor) keep(merged []entryAt) {
 	c.lateFrom = max(c.lateFrom, c.boundary-int64(c.window))
-	i, _ := slices.BinarySearchFunc(merged, c.lateFrom, func(e entryAt, ts int64) int { return cmp.Compare(e.ts, ts) })
+	i, _ := slices.BinarySearchFunc(merged, c.lateFrom, func(e entryAt, ts int64) int { return cmp.Compare(e.ts(), ts) })
 	kept := merged[i:]
 	switch n := len(kept); {
 	case n == 0:
@@ -216,10 +224,14 @@ func (c *logCursor) skip(until time.Time) {
 }
 
 // entryKey hashes the message: messages are never kept.
-func entryKey(e apiclient.LogEntry) uint64 {
+func entryKey(e apiclient.LogEntry) uint32 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(e.Severity))
 	_, _ = h.Write([]byte{0})
 	_, _ = h.Write([]byte(e.Message))
-	return h.Sum64()
+	return foldKey(h.Sum64())
 }
+
+// foldKey also reads the 64-bit keys of state files written before the
+// keys were 32 bits: a 32-bit key folds to itself.
+func foldKey(k uint64) uint32 { return uint32(k ^ k>>32) }

@@ -3,9 +3,11 @@ package dataplane
 import (
 	"bytes"
 	"encoding/json"
+	"hash/fnv"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -230,4 +232,38 @@ func FuzzParsePositions(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLogPositionsResumeLastVersionsFile: a state file written while the
+// window's keys were 64 bits resumes without counting its boundary's
+// entries again; the keys are 32 bits since.
+func TestLogPositionsResumeLastVersionsFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "positions.json")
+	h := newLogsHarness(t, 1, 5)
+	boundary := h.clock.Now().Add(-10 * time.Second)
+	h.fl.add("svc00", boundary, "FATAL", "boundary", 3) // 2 counted before the stop, 1 late
+	key := fnv.New64a()
+	_, _ = key.Write([]byte("FATAL\x00boundary"))
+	if key.Sum64()>>32 == 0 {
+		t.Fatal("the key does not use its upper half")
+	}
+	b, err := json.Marshal(map[string]any{"format": positionsFormat, "version": 1, "projects": map[string]any{
+		"p1": map[string]any{"api_url": testAPI, "services": map[string]any{
+			"svc00": map[string]any{"boundary": boundary, "read_until": boundary,
+				"at_boundary": map[string]int{strconv.FormatUint(key.Sum64(), 16): 2}, "counts": map[string]float64{"FATAL": 2}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.restart(t, path, 0, testAPI)
+	for i := range 3 {
+		if l := h.tick(); count(l, "svc00", "FATAL") != 3 || l.Late != 0 {
+			t.Fatalf("read %d after the restart: %v, late %v; want FATAL 2+1", i, l.Counts, l.Late)
+		}
+	}
+	if strings.Contains(h.logs.String(), "refused") {
+		t.Errorf("the last version's file was refused:\n%s", h.logs)
+	}
 }

@@ -27,7 +27,7 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 		for k, n := range sc.AtBoundary {
 			key, _ := strconv.ParseUint(k, 16, 64) // checked when read
 			for range n {
-				c.recent = append(c.recent, entryAt{c.boundary, key})
+				c.recent = append(c.recent, at(c.boundary, foldKey(key)))
 			}
 		}
 		slices.SortFunc(c.recent, compareEntries)
@@ -44,8 +44,8 @@ func (c *logCursor) saved() savedCursor {
 		}
 	}
 	for _, k := range c.recent {
-		if k.ts == c.boundary {
-			sc.AtBoundary[strconv.FormatUint(k.key, 16)]++
+		if k.ts() == c.boundary {
+			sc.AtBoundary[strconv.FormatUint(uint64(k.key), 16)]++
 		}
 	}
 	return sc
