@@ -28,9 +28,9 @@ var (
 )
 
 func init() {
-	counts := ListGroup(fleet.PartLogs, func(l *fleet.Logs) []fleet.LogCount { return l.Counts },
-		func(c *fleet.LogCount) Key { return Key{c.ServiceID(), c.Severity()} },
-		func(_ *fleet.Logs, c []fleet.LogCount) *fleet.Logs { return &fleet.Logs{Counts: c} }, collectLogs)
+	counts := ListGroup(fleet.PartLogs, func(l *fleet.Logs) []*fleet.ServiceLogs { return l.Counts },
+		func(c **fleet.ServiceLogs) Key { return Key{(*c).ServiceID()} },
+		func(_ *fleet.Logs, c []*fleet.ServiceLogs) *fleet.Logs { return &fleet.Logs{Counts: c} }, collectLogs)
 	counts.Equal = equalLogs
 	totals := DataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
 		l := s.Logs()
@@ -45,12 +45,16 @@ func collectLogs(out *Sink, s *fleet.Snapshot) {
 		return
 	}
 	for _, c := range l.Counts {
-		out.gauge(logEntriesDesc, c.Count, s.ProjectID, c.ServiceID(), c.Severity())
+		for i, sev := range fleet.LogSeverities {
+			if n, ok := c.Count(i); ok {
+				out.gauge(logEntriesDesc, n, s.ProjectID, c.ServiceID(), sev)
+			}
+		}
 	}
 }
 
 func equalLogs(a, b *fleet.Snapshot) bool {
-	return a.ProjectID == b.ProjectID && slices.EqualFunc(a.Logs().Counts, b.Logs().Counts, fleet.LogCount.Equal)
+	return a.ProjectID == b.ProjectID && slices.EqualFunc(a.Logs().Counts, b.Logs().Counts, (*fleet.ServiceLogs).Equal)
 }
 
 func collectLogsTotals(out *Sink, s *fleet.Snapshot) {

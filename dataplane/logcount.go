@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // logSeverities start at 0 as soon as a service is seen, so that increase()
@@ -43,9 +44,13 @@ type logCursor struct {
 	// recent is sorted, once an entry, with little room to spare: it is
 	// kept between reads.
 	recent []entryAt
-	// service is the service's id, kept once for its published counts.
-	service *string
-	counts  sevCounts
+	// counts is published as it is when fresh is 0; shared, it is copied
+	// before it changes.
+	counts *fleet.ServiceLogs
+	// fresh severities, first seen since the last tick, are published at 0
+	// first, so that increase() sees their first entries.
+	fresh  uint16
+	shared bool
 }
 
 // entryAt is 12 bytes, not 16: its timestamp in two halves keeps it
@@ -75,24 +80,27 @@ func run(l []entryAt, i int, k entryAt) (n, end int) {
 
 func unixTime(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
-func newLogCursor(boundary time.Time, window time.Duration) *logCursor {
+func newLogCursor(id string, boundary time.Time, window time.Duration) *logCursor {
 	b := boundary.UnixNano()
-	c := &logCursor{boundary: b, lateFrom: b, window: window, readUntil: b}
-	for i := range 7 {
-		c.counts.set(i, 0)
+	c := &logCursor{boundary: b, lateFrom: b, window: window, readUntil: b, counts: fleet.NewServiceLogs(&id)}
+	for _, sev := range logSeverities[:7] {
+		c.counts.Set(severityIndex(sev), 0)
 	}
 	return c
 }
 
-func (c *logCursor) settle() { c.counts.fresh = 0 }
+func (c *logCursor) settle() { c.fresh = 0 }
 
 func (c *logCursor) add(sev string) {
 	i := severityIndex(sev)
-	if !c.counts.present(i) {
-		c.counts.set(i, 0)
-		c.counts.fresh |= 1 << i
+	if c.shared {
+		c.counts, c.shared = c.counts.Clone(), false
 	}
-	c.counts.n[i]++
+	n, ok := c.counts.Count(i)
+	if !ok {
+		c.fresh |= 1 << i
+	}
+	c.counts.Set(i, n+1)
 }
 
 func newestOf(entries []apiclient.LogEntry) time.Time {

@@ -227,7 +227,7 @@ func FuzzParsePositions(f *testing.F) {
 		}
 		for _, sp := range projects {
 			for _, sc := range sp.Services {
-				c, _ := resumeCursor(sc, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), time.Minute)
+				c, _ := resumeCursor("s", sc, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), time.Minute)
 				_ = c.saved()
 			}
 		}

@@ -4,11 +4,13 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // resumeCursor moves a boundary older than MaxLogResume before until up to
 // it, and returns the span never read in skipped.
-func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *logCursor, skipped time.Duration) {
+func resumeCursor(id string, sc savedCursor, until time.Time, window time.Duration) (c *logCursor, skipped time.Duration) {
 	from := until.Add(-MaxLogResume)
 	boundary := sc.Boundary.UTC()
 	switch {
@@ -19,9 +21,9 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 		boundary = from
 		skipped = max(from.Sub(sc.ReadUntil), 0)
 	}
-	c = newLogCursor(boundary, window)
+	c = newLogCursor(id, boundary, window)
 	for sev, n := range sc.Counts {
-		c.counts.set(severityIndex(sev), n) // checked when read
+		c.counts.Set(severityIndex(sev), n) // checked when read
 	}
 	if boundary.Equal(sc.Boundary) {
 		for k, n := range sc.AtBoundary {
@@ -38,9 +40,9 @@ func resumeCursor(sc savedCursor, until time.Time, window time.Duration) (c *log
 
 func (c *logCursor) saved() savedCursor {
 	sc := savedCursor{Boundary: unixTime(c.boundary), ReadUntil: unixTime(c.readUntil), AtBoundary: map[string]int{}, Counts: map[string]float64{}}
-	for i := range numSeverities {
-		if c.counts.present(i) {
-			sc.Counts[severityNames[i]] = c.counts.n[i]
+	for i, sev := range fleet.LogSeverities {
+		if n, ok := c.counts.Count(i); ok {
+			sc.Counts[sev] = n
 		}
 	}
 	for _, k := range c.recent {
@@ -66,10 +68,10 @@ func (l *logsReader) savePositions() {
 func (l *logsReader) startCursor(id string, until time.Time) (resumed bool) {
 	sc, ok := l.resume[id]
 	if !ok {
-		l.cursors[id] = newLogCursor(until, l.cfg.Interval)
+		l.cursors[id] = newLogCursor(id, until, l.cfg.Interval)
 		return false
 	}
-	c, skipped := resumeCursor(sc, until, l.cfg.Interval)
+	c, skipped := resumeCursor(id, sc, until, l.cfg.Interval)
 	l.cursors[id] = c
 	l.skipped = max(l.skipped, skipped)
 	return true

@@ -65,7 +65,6 @@ type logsReader struct {
 
 	unsupportedUntil time.Time
 	lastOK           time.Time
-	published        int
 }
 
 func newLogsReader(r *runner, client LogsClient) *logsReader {
@@ -375,7 +374,6 @@ func (l *logsReader) build() *fleet.Logs {
 	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries,
 		ReadPeriod: l.readPeriod}
 	l.shownPeriod = l.readPeriod
-	logs.Counts = logCounts(l.cursors, l.published)
-	l.published = len(logs.Counts)
+	logs.Counts = logCounts(l.cursors)
 	return logs
 }

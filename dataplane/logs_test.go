@@ -115,12 +115,23 @@ func (h *logsHarness) tick() *fleet.Logs {
 }
 
 func count(l *fleet.Logs, id, severity string) float64 {
-	for _, c := range l.Counts {
-		if c.ServiceID() == id && c.Severity() == severity {
-			return c.Count
-		}
+	if n, ok := countsOf(l)[[2]string{id, severity}]; ok {
+		return n
 	}
 	return -1
+}
+
+// countsOf returns l's counts by service id and severity.
+func countsOf(l *fleet.Logs) map[[2]string]float64 {
+	out := map[[2]string]float64{}
+	for _, c := range l.Counts {
+		for i, sev := range fleet.LogSeverities {
+			if n, ok := c.Count(i); ok {
+				out[[2]string{c.ServiceID(), sev}] = n
+			}
+		}
+	}
+	return out
 }
 
 // TestLogsCountingIsExact: entries are counted once across page and poll
@@ -134,7 +145,7 @@ func TestLogsCountingIsExact(t *testing.T) {
 			h.fl.sinceExclusive = exclusive
 			id := "svc00"
 			h.fl.add(id, h.clock.Now().Add(-time.Hour), "ERROR", "old", 5) // before the first read: no backfill
-			if l := h.tick(); len(l.Counts) != 7 || count(l, id, "ERROR") != 0 || h.fl.calls != 1 {
+			if l := h.tick(); len(countsOf(l)) != 7 || count(l, id, "ERROR") != 0 || h.fl.calls != 1 {
 				t.Fatalf("the first interval exported %v after %d calls, want the usual severities at 0 and the look-back's call", l.Counts, h.fl.calls)
 			}
 			t0 := h.clock.Now()

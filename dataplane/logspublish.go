@@ -2,33 +2,36 @@ package dataplane
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// logCounts runs every logsPublishEvery while a read goes on, so it makes
-// the list at its size at once and sorts in one reused slice.
-func logCounts(cursors map[string]*logCursor, sizeHint int) []fleet.LogCount {
+// logCounts runs every logsPublishEvery while a read goes on: it shares
+// each cursor's counts until the cursor counts again.
+func logCounts(cursors map[string]*logCursor) []*fleet.ServiceLogs {
 	if len(cursors) == 0 {
 		return nil
 	}
-	out := make([]fleet.LogCount, 0, sizeHint)
-	ids := make([]string, 0, len(cursors))
-	for id := range cursors {
-		ids = append(ids, id)
+	out := make([]*fleet.ServiceLogs, 0, len(cursors))
+	for _, c := range cursors {
+		out = append(out, c.published())
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		c := cursors[id]
-		if c.service == nil {
-			kept := id // Escapes only here, not each turn of the loop.
-			c.service = &kept
-		}
-		for _, i := range severitiesByName {
-			if c.counts.present(i) {
-				out = append(out, fleet.SharedLogCount(c.service, &severityNames[i], c.counts.shown(i)))
-			}
-		}
-	}
+	slices.SortFunc(out, func(a, b *fleet.ServiceLogs) int { return strings.Compare(a.ServiceID(), b.ServiceID()) })
 	return out
+}
+
+// published shows the severities first seen since the last tick at 0.
+func (c *logCursor) published() *fleet.ServiceLogs {
+	if c.fresh == 0 {
+		c.shared = true
+		return c.counts
+	}
+	p := c.counts.Clone()
+	for i := range numSeverities {
+		if c.fresh&(1<<i) != 0 {
+			p.Set(i, 0)
+		}
+	}
+	return p
 }

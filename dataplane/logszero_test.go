@@ -32,12 +32,11 @@ func TestLogsSeriesStartAtZero(t *testing.T) {
 		if snap.Logs() == nil {
 			continue
 		}
-		for _, c := range snap.Logs().Counts {
-			k := [2]string{c.ServiceID(), c.Severity()}
+		for k, n := range countsOf(snap.Logs()) {
 			if !seen[k] {
 				seen[k] = true
-				if c.Count != 0 {
-					t.Errorf("publish %d: series %v first appears at %v, want 0", i, k, c.Count)
+				if n != 0 {
+					t.Errorf("publish %d: series %v first appears at %v, want 0", i, k, n)
 				}
 			}
 		}

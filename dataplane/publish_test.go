@@ -43,10 +43,11 @@ func TestLogsPublishAllocatesNothingPerService(t *testing.T) {
 	opts := Options{Collect: config.Collect{Interval: time.Minute, Logs: config.Logs{Enabled: true, Interval: time.Minute}}}
 	l := newLogsReader(newRunner(host, opts, fleet.PartLogs, time.Minute), nil)
 	for i := range services {
-		l.cursors[fmt.Sprintf("svc%02d", i)] = newLogCursor(time.Time{}, time.Minute)
+		id := fmt.Sprintf("svc%02d", i)
+		l.cursors[id] = newLogCursor(id, time.Time{}, time.Minute)
 	}
-	if got := len(l.build().Counts); got != 7*services {
-		t.Fatalf("%d counts published, want %d", got, 7*services)
+	if got := len(l.build().Counts); got != services {
+		t.Fatalf("%d services' counts published, want %d", got, services)
 	}
 	if allocs := testing.AllocsPerRun(10, func() { l.build() }); allocs > services/5 {
 		t.Errorf("a publish of %d services' log counts made %.0f allocations, want at most %d", services, allocs, services/5)
@@ -78,26 +79,28 @@ func TestUsagePublishBytesPerSeries(t *testing.T) {
 	}
 }
 
-// TestLogsPublishBytesPerCount: a publish's counts hold their service id
-// and severity interned, 24 bytes a count rather than two string headers
-// and the count, 40 (70,000 counts at 10,000 services, two lists alive
-// while the last is rendered).
+// TestLogsPublishBytesPerCount: a publish shares each service's counts
+// with its cursor until they change, 8 bytes a service, about 1 a count,
+// rather than a list of counts, 24 bytes each (70,000 counts at 10,000
+// services, every 5 s of a read, two lists alive while the last is
+// rendered), and the cursor keeps them in one block of 128 bytes.
 func TestLogsPublishBytesPerCount(t *testing.T) {
 	const services = 1000
 	host := newFakeHost(services)
 	opts := Options{Collect: config.Collect{Interval: time.Minute, Logs: config.Logs{Enabled: true, Interval: time.Minute}}}
 	l := newLogsReader(newRunner(host, opts, fleet.PartLogs, time.Minute), nil)
 	for i := range services {
-		l.cursors[fmt.Sprintf("svc%03d", i)] = newLogCursor(time.Time{}, time.Minute)
+		id := fmt.Sprintf("svc%03d", i)
+		l.cursors[id] = newLogCursor(id, time.Time{}, time.Minute)
 	}
-	before := liveHeap()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	first := l.build()
-	kept := liveHeap() - before
-	counts := len(first.Counts)
-	// The first publish also keeps each service's id for its counts once:
-	// a string header, not an interned entry of some 300 bytes.
-	if perService := (float64(kept) - 25*float64(counts)) / services; perService > 100 {
-		t.Errorf("the first publish keeps %.0f bytes a service besides its counts, want at most 100", perService)
+	runtime.ReadMemStats(&ms1)
+	// 200 bytes before: seven counts, the service's id kept for them and
+	// the ids sorted.
+	if perService := float64(ms1.TotalAlloc-ms0.TotalAlloc) / services; perService > 12 {
+		t.Errorf("the first publish made %.1f bytes a service, want at most 12", perService)
 	}
 	runtime.KeepAlive(first)
 	res := testing.Benchmark(func(b *testing.B) {
@@ -106,9 +109,12 @@ func TestLogsPublishBytesPerCount(t *testing.T) {
 			l.build()
 		}
 	})
-	// The ids sorted for the walk are 16 bytes a service; the list is
-	// rounded up to whole pages.
-	if perCount := float64(res.AllocedBytesPerOp()-16*services) / float64(counts); perCount > 28 {
-		t.Errorf("a publish made %.1f bytes per count, want at most 28", perCount)
+	if perService := float64(res.AllocedBytesPerOp()) / services; perService > 9 {
+		t.Errorf("a publish made %.1f bytes a service, want at most 9", perService)
+	}
+	for i, c := range first.Counts {
+		if c != l.cursors[c.ServiceID()].counts {
+			t.Fatalf("count %d, %v, is a copy of its cursor's", i, c)
+		}
 	}
 }

@@ -135,8 +135,9 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 		}
 	}
 	for i, c := range changed.Logs().Counts {
-		if c.ServiceID() == "svc-000042" && c.Severity() == "ERROR" {
-			changed.Logs().Counts[i].Count = 99
+		if c.ServiceID() == "svc-000042" {
+			changed.Logs().Counts[i] = c.Clone()
+			changed.Logs().Counts[i].Set(fleet.LogSeverityIndex("ERROR"), 99)
 		}
 	}
 	e.SetSnapshot(changed)

@@ -73,9 +73,8 @@ func projectA() *fleet.Snapshot {
 		Access: fleet.Access{Known: true, Up: true},
 		Data: map[string]any{
 			fleet.PartUsage: usage("svc-1"),
-			fleet.PartLogs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, ReadPeriod: 3 * time.Minute, Counts: []fleet.LogCount{
-				fleet.NewLogCount("svc-1", "ERROR", 17), fleet.NewLogCount("svc-1", "FATAL", 0),
-				fleet.NewLogCount("svc-1", "LOG", 1234), fleet.NewLogCount("svc-1", "OTHER", 3),
+			fleet.PartLogs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, ReadPeriod: 3 * time.Minute, Counts: []*fleet.ServiceLogs{
+				LogCounts("svc-1", map[string]float64{"ERROR": 17, "FATAL": 0, "LOG": 1234, "OTHER": 3}),
 			}},
 		},
 	}
@@ -220,11 +219,18 @@ func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
 	s.SetData(fleet.PartLogs, l)
 	for i, svc := range s.Services {
 		u.Series = append(u.Series, usage(svc.ServiceID).Series...)
-		l.Counts = append(l.Counts,
-			fleet.NewLogCount(svc.ServiceID, "ERROR", float64(i%7)),
-			fleet.NewLogCount(svc.ServiceID, "WARNING", float64(i%11)))
+		l.Counts = append(l.Counts, LogCounts(svc.ServiceID, map[string]float64{"ERROR": float64(i % 7), "WARNING": float64(i % 11)}))
 	}
 	return s
+}
+
+// LogCounts returns a service's log counts by severity.
+func LogCounts(serviceID string, counts map[string]float64) *fleet.ServiceLogs {
+	l := fleet.NewServiceLogs(&serviceID)
+	for sev, n := range counts {
+		l.Set(fleet.LogSeverityIndex(sev), n)
+	}
+	return l
 }
 
 // One primary and one replica, two jobs: one over a max-jobs of 2.
