@@ -151,7 +151,7 @@ func (m *Manager) start(p *Project) {
 		APIURL:            p.Config.API.URL,
 	})
 	dataplane.Run(ctx, p.Poller, p.Client, dataplane.Options{
-		Collect: p.Config.Collect, RateLimit: p.Config.API.RateLimit, Logger: m.logger,
+		Collect: p.Config.Collect, RateLimit: p.Config.API.RateLimit, Burst: p.Config.API.Burst, Logger: m.logger,
 		Positions: m.LogPositions, APIURL: p.Config.API.URL,
 	})
 	go func() {
