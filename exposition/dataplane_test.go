@@ -18,10 +18,11 @@ func TestDataPlaneChunksComparedWithoutGarbage(t *testing.T) {
 	snap := fleettest.WithDataPlane(fleettest.Synthetic("p", 2000))
 	next := *snap
 	next.Data = nil
-	next.SetData(fleet.PartUsage, &fleet.Usage{Series: slices.Clone(snap.Usage().Series), RefreshPeriod: snap.Usage().RefreshPeriod})
+	u := snap.Usage()
+	next.SetData(fleet.PartUsage, &fleet.Usage{Suffixes: slices.Clone(u.Suffixes), Services: slices.Clone(u.Services), RefreshPeriod: u.RefreshPeriod})
 	next.SetData(fleet.PartLogs, &fleet.Logs{Counts: slices.Clone(snap.Logs().Counts)})
-	for name, n := range map[string]int{"usage": len(snap.Usage().Series), "logs": len(snap.Logs().Counts)} {
-		g := dataPlaneGroup(t, snap, n)
+	for name, n := range map[string]int{fleet.PartUsage: len(u.Services), fleet.PartLogs: len(snap.Logs().Counts)} {
+		g := dataPlaneGroup(t, snap, name, n)
 		old, _ := rechunk(g, snap, nil)
 		if len(old) < 10 {
 			t.Fatalf("%s: %d chunks", name, len(old))
@@ -39,12 +40,12 @@ func TestDataPlaneChunksComparedWithoutGarbage(t *testing.T) {
 	}
 }
 
-// dataPlaneGroup returns the group whose list in s has n items (the usage
-// series or the log counts: no other list of s is that long).
-func dataPlaneGroup(t *testing.T, s *fleet.Snapshot, n int) *collector.Group {
+// dataPlaneGroup returns the group of data part name whose list in s has n
+// items (the usage's services or the log counts).
+func dataPlaneGroup(t *testing.T, s *fleet.Snapshot, name string, n int) *collector.Group {
 	t.Helper()
 	for i := range groups {
-		if groups[i].Len(s) == n {
+		if groups[i].Len(s) == n && groups[i].Part(s, 0, 1).Data[name] != nil {
 			return &groups[i]
 		}
 	}
