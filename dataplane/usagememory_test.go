@@ -3,6 +3,7 @@ package dataplane
 import (
 	"context"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -114,4 +115,50 @@ func TestUsageKeepsFewBytesPerSeries(t *testing.T) {
 		t.Errorf("the reader keeps %.1f bytes a series besides its points, want at most 40", perSeries)
 	}
 	runtime.KeepAlive(u)
+}
+
+// TestUsageSetPointsKeepsPublished: an answer of another count moves the
+// service's later series, and no answer changes what a publish holds.
+func TestUsageSetPointsKeepsPublished(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps", "database_num_connections", "database_job_success"}})
+	svc := h.u.service("svc00")
+	want := make([][]fleet.UsagePoint, 3)
+	var held, was []*fleet.UsageService
+	for n, step := range []struct {
+		series  int
+		values  []float64
+		publish bool
+	}{
+		{1, []float64{1, 2}, false}, {0, []float64{3}, true}, {2, []float64{4, 5, 6}, false}, {1, nil, true},
+		{1, []float64{7}, true}, {1, []float64{8}, false}, {1, []float64{9}, true}, {0, nil, false}, {2, nil, true}, {1, nil, false},
+	} {
+		if step.publish && svc.pub != nil {
+			svc.shared = true
+			held = append(held, svc.pub)
+			was = append(was, &fleet.UsageService{ID: svc.pub.ID, Points: slices.Clone(svc.pub.Points), Ends: slices.Clone(svc.pub.Ends)})
+		}
+		var points []fleet.UsagePoint
+		for _, v := range step.values {
+			points = append(points, fleet.UsagePoint{Value: v})
+		}
+		h.u.setPoints(svc, step.series, points)
+		want[step.series] = points
+		for i := range want {
+			var got []fleet.UsagePoint
+			if svc.pub != nil {
+				got = svc.pub.Series(i)
+			}
+			if !slices.Equal(got, want[i]) {
+				t.Errorf("step %d: series %d holds %v, want %v", n, i, got, want[i])
+			}
+		}
+		for j := range held {
+			if !slices.Equal(held[j].Points, was[j].Points) || !slices.Equal(held[j].Ends, was[j].Ends) {
+				t.Errorf("step %d: the service published at its step %d changed", n, j)
+			}
+		}
+	}
+	if svc.pub != nil {
+		t.Errorf("a service with no points left keeps %+v", svc.pub)
+	}
 }
