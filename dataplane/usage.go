@@ -71,8 +71,7 @@ type usageTask struct {
 type usageService struct {
 	id    string
 	avail availability
-	// series is nil until a series is asked for, pub until one has points; pub
-	// is what a publish shows.
+	// series is nil until a series is asked for; pub, what a publish shows, until one has points.
 	series []usageSeries
 	pub    *fleet.UsageService
 	// shared: the last publish holds pub, so pub is replaced by a copy, never modified.
@@ -93,10 +92,9 @@ func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
 	return &svc.series[i]
 }
 
-// usageSeries is kept per series, 160,000 at 10,000 services: 12 B.
 type usageSeries struct {
-	// asked is the number of the read that last asked for it, readAt a stamp of
-	// its last good read, 0 for never; reads breaks ties fairly; jobsOver counts
+	// 12 B, one per series: asked is the number of the read that last asked,
+	// readAt a stamp, 0 for never; reads breaks ties fairly; jobsOver counts
 	// the job ids beyond max-jobs, which are not kept.
 	asked, readAt   uint32
 	reads, jobsOver uint16
@@ -133,9 +131,8 @@ type usageReader struct {
 	idsSorted bool
 	published int
 	// base and passes: what usageSeries' stamps count from.
-	base   time.Time
-	passes uint32
-	// scratch holds an answer's points until they are copied into their service's.
+	base    time.Time
+	passes  uint32
 	scratch []fleet.UsagePoint
 
 	// notFound counts the ticks in a row in which every read answered 404.

@@ -92,7 +92,7 @@ func newestBuckets(out []fleet.UsagePoint, series []apiclient.Series, maxJobs in
 	return out, len(ids) - maxJobs
 }
 
-// maxScratch bounds the points buffer kept between answers (a hostile one may hold thousands).
+// maxScratch: a hostile answer may hold thousands of points.
 const maxScratch = 1024
 
 // setPoints makes points series i's of svc: in place unless a publish holds
@@ -122,7 +122,6 @@ func (u *usageReader) setPoints(svc *usageService, i int, points []fleet.UsagePo
 		svc.pub = nil
 		return
 	}
-	// At its size: kept until the series' next answer.
 	next := make([]fleet.UsagePoint, 0, rest+len(points))
 	next = append(append(append(next, pub.Points[:start]...), points...), pub.Points[end:]...)
 	ends := pub.Ends
