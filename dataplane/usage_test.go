@@ -229,6 +229,18 @@ func TestUsageSamplesByService(t *testing.T) {
 	}
 }
 
+// TestUsageSeriesSelectedTwice: a series selected twice (with and without
+// its leading underscore) is read and exported once; it was read twice and
+// exported twice, a duplicate sample.
+func TestUsageSeriesSelectedTwice(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps", "_database_qps"}}, "x_database_qps")
+	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
+	h.fu.series["x_database_qps"] = []apiclient.Series{{Data: []apiclient.SeriesPoint{point(now, f64(1))}}}
+	if n := len(h.tick().Samples()); n != 1 || len(h.fu.asked) != 1 {
+		t.Errorf("%d samples from %d reads, want 1 from 1", n, len(h.fu.asked))
+	}
+}
+
 // TestUsagePrunesEverySeries: a service that is no longer selected leaves
 // nothing behind, not even the series that were asked for and never
 // answered (kept apart from the values, they once stayed for good).
