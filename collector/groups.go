@@ -19,6 +19,9 @@ type Group struct {
 	// Equal, when set, reports whether two parts emit the same metrics,
 	// in place of reflect.DeepEqual.
 	Equal func(a, b *fleet.Snapshot) bool
+	// Weight, when set, says how many resources item i stands for in a
+	// chunk's size (1 when not set).
+	Weight func(s *fleet.Snapshot, i int) int
 }
 
 // Key is a resource's id within its list: (parent id, id), or (id, "").

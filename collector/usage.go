@@ -66,12 +66,14 @@ func init() {
 	for _, suf := range apiclient.UsageSeriesSuffixes {
 		descs = append(descs, usageMetrics[suf].desc)
 	}
-	// Keyed by service and series: a fleet's usage is never rendered in one piece.
-	series := ListGroup(fleet.PartUsage, func(u *fleet.Usage) []*fleet.UsageSeries { return u.Series },
-		func(l **fleet.UsageSeries) Key { return Key{(*l).ServiceID, (*l).Suffix} },
-		func(u *fleet.Usage, l []*fleet.UsageSeries) *fleet.Usage {
-			return &fleet.Usage{Series: l, Timestamps: u.Timestamps}
+	// Keyed by service, weighed by series: a chunk holds as many series as
+	// one of the state's lists holds resources.
+	series := ListGroup(fleet.PartUsage, func(u *fleet.Usage) []*fleet.UsageService { return u.Services },
+		func(l **fleet.UsageService) Key { return Key{(*l).ID} },
+		func(u *fleet.Usage, l []*fleet.UsageService) *fleet.Usage {
+			return &fleet.Usage{Suffixes: u.Suffixes, Services: l, Timestamps: u.Timestamps}
 		}, collectUsage)
+	series.Weight = func(s *fleet.Snapshot, i int) int { return s.Usage().Services[i].SeriesWithPoints() }
 	series.Equal = equalUsage
 	totals := DataGroup(fleet.PartUsage, func(s *fleet.Snapshot) any {
 		u := s.Usage()
@@ -86,39 +88,43 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 		return
 	}
 	p := s.ProjectID
-	for _, ser := range u.Series {
-		m, ok := usageMetrics[ser.Suffix]
-		if !ok {
-			continue
-		}
-		for _, smp := range ser.Samples {
-			collectUsageSample(out, u, p, ser, m, smp)
+	for _, svc := range u.Services {
+		for i, suffix := range u.Suffixes {
+			m, ok := usageMetrics[suffix]
+			if !ok {
+				continue
+			}
+			for _, smp := range svc.Series(i) {
+				collectUsageSample(out, u, p, usageSeriesID{svc.ID, suffix}, m, smp)
+			}
 		}
 	}
 }
 
-func collectUsageSample(out *Sink, u *fleet.Usage, p string, ser *fleet.UsageSeries, m usageMetric, smp fleet.UsagePoint) {
+type usageSeriesID struct{ serviceID, suffix string }
+
+func collectUsageSample(out *Sink, u *fleet.Usage, p string, ser usageSeriesID, m usageMetric, smp fleet.UsagePoint) {
 	bucket := smp.Time()
 	var ts time.Time
 	if u.Timestamps {
 		ts = bucket
 	}
 	role, ordinal, job := smp.Labels.Role(), smp.Labels.Ordinal(), smp.Labels.JobID()
-	if ser.Suffix == apiclient.SeriesJobDuration || ser.Suffix == apiclient.SeriesJobSuccess {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.ServiceID, role, ordinal, job)
+	if ser.suffix == apiclient.SeriesJobDuration || ser.suffix == apiclient.SeriesJobSuccess {
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.serviceID, role, ordinal, job)
 	} else {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.ServiceID, role, ordinal)
+		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.serviceID, role, ordinal)
 	}
-	out.gauge(usageBucketDesc, unixSeconds(bucket), p, ser.ServiceID, strings.TrimPrefix(ser.Suffix, "_"), role, ordinal, job)
+	out.gauge(usageBucketDesc, unixSeconds(bucket), p, ser.serviceID, strings.TrimPrefix(ser.suffix, "_"), role, ordinal, job)
 }
 
 // equalUsage compares two chunks of the usage: every publish of a read compares
 // each chunk, and reflect.DeepEqual made a map of every pointer it followed.
 func equalUsage(a, b *fleet.Snapshot) bool {
 	x, y := a.Usage(), b.Usage()
-	return a.ProjectID == b.ProjectID && x.Timestamps == y.Timestamps &&
-		slices.EqualFunc(x.Series, y.Series, func(x, y *fleet.UsageSeries) bool {
-			return x == y || x.ServiceID == y.ServiceID && x.Suffix == y.Suffix && slices.Equal(x.Samples, y.Samples)
+	return a.ProjectID == b.ProjectID && x.Timestamps == y.Timestamps && slices.Equal(x.Suffixes, y.Suffixes) &&
+		slices.EqualFunc(x.Services, y.Services, func(x, y *fleet.UsageService) bool {
+			return x == y || x.ID == y.ID && slices.Equal(x.Ends, y.Ends) && slices.Equal(x.Points, y.Points)
 		})
 }
 

@@ -16,12 +16,14 @@ import (
 // name: the table of docs/metrics.md.
 func TestUsageConversions(t *testing.T) {
 	bucket := fleettest.Time("2025-03-01T11:58:00Z")
-	snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{fleet.PartUsage: &fleet.Usage{RefreshPeriod: 300e9, Series: []*fleet.UsageSeries{
-		{ServiceID: "s", Suffix: apiclient.SeriesCPUUsage, Samples: []fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", ""), Value: 1500, Bucket: fleet.BucketOf(bucket)}}},
-		{ServiceID: "s", Suffix: apiclient.SeriesMemoryTotal, Samples: []fleet.UsagePoint{{Labels: fleet.NewUsageLabels("replica", "1", ""), Value: 1 << 30, Bucket: fleet.BucketOf(bucket)}}},
-		{ServiceID: "s", Suffix: apiclient.SeriesJobDuration, Samples: []fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", "7"), Value: 2_500_000, Bucket: fleet.BucketOf(bucket)}}},
-		{ServiceID: "s", Suffix: "_not_documented", Samples: []fleet.UsagePoint{{Value: 1, Bucket: fleet.BucketOf(bucket)}}},
-	}}}}
+	snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{fleet.PartUsage: &fleet.Usage{RefreshPeriod: 300e9,
+		Suffixes: []string{apiclient.SeriesCPUUsage, apiclient.SeriesMemoryTotal, apiclient.SeriesJobDuration, "_not_documented"},
+		Services: []*fleet.UsageService{fleet.NewUsageService("s",
+			[]fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", ""), Value: 1500, Bucket: fleet.BucketOf(bucket)}},
+			[]fleet.UsagePoint{{Labels: fleet.NewUsageLabels("replica", "1", ""), Value: 1 << 30, Bucket: fleet.BucketOf(bucket)}},
+			[]fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", "7"), Value: 2_500_000, Bucket: fleet.BucketOf(bucket)}},
+			[]fleet.UsagePoint{{Value: 1, Bucket: fleet.BucketOf(bucket)}},
+		)}}}}
 	want := `
 # HELP clouddb_service_system_cpu_usage_cores ` + usageMetrics[apiclient.SeriesCPUUsage].desc.help + `
 # TYPE clouddb_service_system_cpu_usage_cores gauge
@@ -68,8 +70,8 @@ func TestUsageConversionIsExact(t *testing.T) {
 		{apiclient.SeriesJobDuration, 300_000, 0.3},
 		{apiclient.SeriesConnections, 17, 17},
 	} {
-		snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{fleet.PartUsage: &fleet.Usage{Series: []*fleet.UsageSeries{
-			{ServiceID: "s", Suffix: c.suffix, Samples: []fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", "1"), Value: c.in}}},
+		snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{fleet.PartUsage: &fleet.Usage{Suffixes: []string{c.suffix}, Services: []*fleet.UsageService{
+			fleet.NewUsageService("s", []fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", "1"), Value: c.in}}),
 		}}}}
 		var rec Samples
 		collectUsage(rec.Sink(), snap)

@@ -60,20 +60,20 @@ func (a availability) count() int {
 	return n
 }
 
-// usageTask is one read of a plan, which holds one per series: kept small (last in Unix ns).
+// usageTask is one read of a plan, which holds one per series: 16 B.
 type usageTask struct {
 	svc        *usageService
-	idx, reads int32
-	last       int64
+	last       uint32
+	idx, reads uint16
 }
 
 // usageService is kept per service, not per series: a map entry each cost more than the values.
 type usageService struct {
 	id    string
 	avail availability
-	// series and pub are nil until a series is asked for; pub is what a publish shows.
+	// series is nil until a series is asked for; pub, what a publish shows, until one has points.
 	series []usageSeries
-	pub    []fleet.UsageSeries
+	pub    *fleet.UsageService
 	// shared: the last publish holds pub, so pub is replaced by a copy, never modified.
 	shared bool
 }
@@ -88,29 +88,27 @@ func (s *usageService) fresh(now time.Time) bool {
 func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
 	if svc.series == nil {
 		svc.series = make([]usageSeries, len(u.suffixes))
-		svc.pub = make([]fleet.UsageSeries, len(u.suffixes))
-		for j := range svc.pub {
-			svc.pub[j] = fleet.UsageSeries{ServiceID: svc.id, Suffix: u.suffixes[j]}
-		}
 	}
 	return &svc.series[i]
 }
 
-// pubAt returns svc's published series i to modify, copied first if a publish holds it.
-func (u *usageReader) pubAt(svc *usageService, i int) *fleet.UsageSeries {
-	u.seriesAt(svc, i)
-	if svc.shared {
-		svc.pub = slices.Clone(svc.pub)
-		svc.shared = false
-	}
-	return &svc.pub[i]
+type usageSeries struct {
+	// 12 B, one per series: asked is the number of the read that last asked,
+	// readAt a stamp, 0 for never; reads breaks ties fairly; jobsOver counts
+	// the job ids beyond max-jobs, which are not kept.
+	asked, readAt   uint32
+	reads, jobsOver uint16
 }
 
-type usageSeries struct {
-	// asked and readAt are Unix ns, 0 for never; reads breaks ties fairly; jobsOver counts
-	// the job ids beyond max-jobs, which are not kept.
-	asked, readAt   int64
-	reads, jobsOver int32
+// stamp returns t as whole seconds after u.base, rounded up, plus one: 0 is
+// never, and a value is never older than it says.
+func (u *usageReader) stamp(t time.Time) uint32 {
+	secs := max(0, (t.Sub(u.base)+time.Second-1)/time.Second)
+	return uint32(min(secs, math.MaxUint32-1)) + 1
+}
+
+func (u *usageReader) stampTime(stamp uint32) time.Time {
+	return u.base.Add(time.Duration(stamp-1) * time.Second)
 }
 
 type seriesRef struct {
@@ -126,14 +124,16 @@ type usageReader struct {
 	suffixes []string
 	sel      serviceSelector
 
-	// order holds the suffix indexes sorted by suffix, the publish order.
-	order    []int
 	services map[string]*usageService
 	// nameSets lets the services share their lists of available names (see match).
 	nameSets  map[string][]string
 	ids       []string
 	idsSorted bool
 	published int
+	// base and passes: what usageSeries' stamps count from.
+	base    time.Time
+	passes  uint32
+	scratch []fleet.UsagePoint
 
 	// notFound counts the ticks in a row in which every read answered 404.
 	unsupportedUntil time.Time
@@ -149,13 +149,14 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 	cfg := r.opts.Usage
 	u := &usageReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
-		services: map[string]*usageService{}, nameSets: map[string][]string{},
+		services: map[string]*usageService{}, nameSets: map[string][]string{}, base: r.now(),
 	}
-	for i, s := range cfg.SelectedSeries() {
+	for _, s := range cfg.SelectedSeries() {
 		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
-		u.order = append(u.order, i)
 	}
-	slices.SortStableFunc(u.order, func(a, b int) int { return cmp.Compare(u.suffixes[a], u.suffixes[b]) })
+	// In the publish's order; a series selected twice is read and exported once.
+	slices.Sort(u.suffixes)
+	u.suffixes = slices.Compact(u.suffixes)
 	return u
 }
 
@@ -184,7 +185,8 @@ func (u *usageReader) tick(ctx context.Context) {
 	defer cancel()
 	startCtx, cancelStart := context.WithTimeout(tickCtx, u.cfg.Interval)
 	defer cancelStart()
-	pass := &usagePass{now: now, lastPublished: now}
+	u.passes++
+	pass := &usagePass{now: now, lastPublished: now, seq: u.passes}
 	u.readAvailable(startCtx, tickCtx, pass, pl.availReads)
 	u.readSeries(startCtx, tickCtx, pass, u.withNewServices(pl, now))
 	u.warnOverrun(ctx, tickCtx)
@@ -197,6 +199,7 @@ func (u *usageReader) tick(ctx context.Context) {
 // usagePass is what a tick found; its parallel calls hold mu for it and for the maps they change.
 type usagePass struct {
 	now           time.Time
+	seq           uint32
 	mu            sync.Mutex
 	failures      int
 	lastPublished time.Time
@@ -241,7 +244,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 				svc.avail = availability{}
 				s := u.seriesAt(svc, k.idx)
 				s.jobsOver, s.readAt = 0, 0
-				u.pubAt(svc, k.idx).Samples = nil
+				u.setPoints(svc, k.idx, nil)
 			}
 		}
 		u.answeredAgain()
@@ -301,8 +304,8 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		}
 		name := svc.avail.names[t.idx]
 		s := u.seriesAt(svc, int(t.idx))
-		s.asked = pass.now.UnixNano()
-		s.reads++
+		s.asked = pass.seq
+		s.reads = min(s.reads, math.MaxUint16-1) + 1
 		pass.mu.Unlock()
 		series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
 			Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
@@ -324,23 +327,26 @@ func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Ser
 	default:
 		pass.answered++
 		s := u.seriesAt(t.svc, int(t.idx))
-		s.readAt = u.now().UnixNano()
-		samples, over := newestBuckets(series, u.cfg.MaxJobs)
-		s.jobsOver = int32(min(over, math.MaxInt32))
-		u.pubAt(t.svc, int(t.idx)).Samples = samples
-		slices.SortFunc(samples, func(a, b fleet.UsagePoint) int {
+		s.readAt = u.stamp(u.now())
+		points, over := newestBuckets(u.scratch[:0], series, u.cfg.MaxJobs)
+		s.jobsOver = uint16(min(over, math.MaxUint16))
+		slices.SortFunc(points, func(a, b fleet.UsagePoint) int {
 			la, lb := a.Labels, b.Labels
 			return cmp.Or(cmp.Compare(la.Role(), lb.Role()), cmp.Compare(la.Ordinal(), lb.Ordinal()), compareJobIDs(la.JobID(), lb.JobID()))
 		})
+		u.setPoints(t.svc, int(t.idx), points)
+		if cap(points) <= maxScratch {
+			u.scratch = points[:0]
+		}
 		u.publishSoon(pass)
 	}
 }
 
 func (u *usageReader) expire(svc *usageService, i int) {
 	s := u.seriesAt(svc, i)
-	if ms := u.opts.MaxStaleness; ms > 0 && (s.readAt == 0 || u.now().Sub(time.Unix(0, s.readAt)) > ms) {
+	if ms := u.opts.MaxStaleness; ms > 0 && (s.readAt == 0 || u.now().Sub(u.stampTime(s.readAt)) > ms) {
 		s.jobsOver = 0
-		u.pubAt(svc, i).Samples = nil
+		u.setPoints(svc, i, nil)
 	}
 }
 

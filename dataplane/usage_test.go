@@ -229,6 +229,18 @@ func TestUsageSamplesByService(t *testing.T) {
 	}
 }
 
+// TestUsageSeriesSelectedTwice: a series selected twice (with and without
+// its leading underscore) is read and exported once; it was read twice and
+// exported twice, a duplicate sample.
+func TestUsageSeriesSelectedTwice(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps", "_database_qps"}}, "x_database_qps")
+	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
+	h.fu.series["x_database_qps"] = []apiclient.Series{{Data: []apiclient.SeriesPoint{point(now, f64(1))}}}
+	if n := len(h.tick().Samples()); n != 1 || len(h.fu.asked) != 1 {
+		t.Errorf("%d samples from %d reads, want 1 from 1", n, len(h.fu.asked))
+	}
+}
+
 // TestUsagePrunesEverySeries: a service that is no longer selected leaves
 // nothing behind, not even the series that were asked for and never
 // answered (kept apart from the values, they once stayed for good).
@@ -252,8 +264,8 @@ func TestUsagePrunesEverySeries(t *testing.T) {
 }
 
 // TestUsagePublishSharesLists: a publish holds the runner's own list of
-// each series, not a copy of its samples (every 5 seconds during a read,
-// at 10,000 services a copy was 28 MB); two publishes with no read between
+// each service's points, not a copy (every 5 seconds during a read, at
+// 10,000 services a copy was 28 MB); two publishes with no read between
 // them hold the same lists.
 func TestUsagePublishSharesLists(t *testing.T) {
 	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps", "database_num_connections"}}, "x_database_qps", "x_database_num_connections")
@@ -265,15 +277,14 @@ func TestUsagePublishSharesLists(t *testing.T) {
 		}
 	}
 	first := h.tick()
-	if len(first.Series) != 6 {
-		t.Fatalf("%d series published, want 6", len(first.Series))
+	if len(first.Services) != 3 || len(first.Samples()) != 12 {
+		t.Fatalf("%d services, %d samples published, want 3 and 12", len(first.Services), len(first.Samples()))
 	}
 	again := h.u.build(false)
-	for i, ser := range first.Series {
-		svc := h.u.services[ser.ServiceID]
-		kept := svc.pub[slices.Index(h.u.suffixes, ser.Suffix)].Samples
-		if &ser.Samples[0] != &kept[0] || &again.Series[i].Samples[0] != &kept[0] {
-			t.Errorf("series %d (%s %s) was copied into the publish", i, ser.ServiceID, ser.Suffix)
+	for i, svc := range first.Services {
+		kept := h.u.services[svc.ID].pub.Points
+		if &svc.Points[0] != &kept[0] || &again.Services[i].Points[0] != &kept[0] {
+			t.Errorf("service %d (%s) was copied into the publish", i, svc.ID)
 		}
 	}
 }
@@ -340,8 +351,10 @@ func TestUsageHostileAnswers(t *testing.T) {
 		t.Errorf("JobsOverLimit = %d, want 4950", u.JobsOverLimit)
 	}
 	kept := 0
-	for _, k := range askedSeries(h.u) {
-		kept += len(h.u.services[k.serviceID].pub[k.idx].Samples)
+	for _, svc := range h.u.services {
+		if svc.pub != nil {
+			kept += cap(svc.pub.Points)
+		}
 	}
 	if kept > 51 {
 		t.Errorf("%d samples kept in memory, want at most 51 (max-jobs and the cpu one)", kept)

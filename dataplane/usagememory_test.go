@@ -1,10 +1,17 @@
 package dataplane
 
 import (
+	"context"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 	"unsafe"
 
+	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 )
 
 // TestUsageServicesShareNameLists: services whose available series have
@@ -25,7 +32,8 @@ func TestUsageServicesShareNameLists(t *testing.T) {
 
 // TestUsagePlanMadeAtOnce: a read's plan, kept while the read lasts, is
 // made at its size at once (it grew by doubling, twice its size at its
-// peak), of 24-byte tasks that point at their service.
+// peak), of 16-byte tasks that point at their service (24 before, 32 at
+// first).
 func TestUsagePlanMadeAtOnce(t *testing.T) {
 	const services = 200
 	h := newUsageHarness(t, services, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
@@ -39,16 +47,17 @@ func TestUsagePlanMadeAtOnce(t *testing.T) {
 	if allocs := testing.AllocsPerRun(5, func() { h.u.plan(ids, now, -1) }); allocs > 2 {
 		t.Errorf("a plan made %.0f allocations, want its list at once", allocs)
 	}
-	if size := unsafe.Sizeof(usageTask{}); size > 24 {
-		t.Errorf("a task is %d bytes, want at most 24", size)
+	if size := unsafe.Sizeof(usageTask{}); size > 16 {
+		t.Errorf("a task is %d bytes, want at most 16", size)
 	}
 }
 
 // TestUsageAskAfterPublishCopiesNothing: what the reader keeps of a series
 // besides its samples (when asked, how often, when read) is not published,
-// so recording an ask after a publish copies nothing; a new answer copies
-// only the service's published headers (the service's whole state was
-// copied, 80 B a series, 12.8 MB at 10,000 services with two alive).
+// so recording an ask after a publish copies nothing (the service's whole
+// state was copied, 80 B a series, 12.8 MB at 10,000 services with two
+// alive). A new answer of as many points changes them in place, or copies
+// the service's points and header if a publish holds them.
 func TestUsageAskAfterPublishCopiesNothing(t *testing.T) {
 	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
 		"x_database_qps", "x_database_job_success")
@@ -66,5 +75,90 @@ func TestUsageAskAfterPublishCopiesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("recording an ask after a publish made %.0f allocations", allocs)
+	}
+	points := []fleet.UsagePoint{{Value: 1}}
+	h.u.setPoints(svc, 1, points)
+	for shared, want := range map[bool]float64{false: 0, true: 2} {
+		if allocs := testing.AllocsPerRun(10, func() { svc.shared = shared; h.u.setPoints(svc, 1, points) }); allocs != want {
+			t.Errorf("an answer of as many points (published: %v) made %.0f allocations, want %.0f", shared, allocs, want)
+		}
+	}
+}
+
+// TestUsageKeepsFewBytesPerSeries: besides its points (24 B each), the
+// reader keeps a series' state and its share of what it published in
+// under 40 B (about 106 B before: a 24 B state, a 56 B published header
+// and a pointer to it, 16 MB at 10,000 services).
+func TestUsageKeepsFewBytesPerSeries(t *testing.T) {
+	const services = 1000
+	var names []string
+	for _, suf := range apiclient.UsageSeriesSuffixes {
+		names = append(names, "clouddb"+suf)
+	}
+	host := newFakeHost(services)
+	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
+	usage := config.Usage{Enabled: true, Interval: 5 * time.Minute, MaxJobs: config.DefaultUsageMaxJobs}
+	opts := Options{Collect: config.Collect{Interval: 20 * time.Second, Concurrency: 2, Usage: usage}, Now: clock.Now}
+	before := liveHeap()
+	u := newUsageReader(newRunner(host, opts, fleet.PartUsage, usage.Interval), benchUsage{names})
+	u.unpaced = true
+	u.tick(context.Background())
+	host.published = nil
+	kept := liveHeap() - before
+	points := len(host.Snapshot().Usage().Samples())
+	if points != services*2*len(names) {
+		t.Fatalf("%d points published, want %d", points, services*2*len(names))
+	}
+	perSeries := (float64(kept) - 24*float64(points)) / float64(services*len(names))
+	t.Logf("%.1f bytes a series besides its points", perSeries)
+	if perSeries > 40 {
+		t.Errorf("the reader keeps %.1f bytes a series besides its points, want at most 40", perSeries)
+	}
+	runtime.KeepAlive(u)
+}
+
+// TestUsageSetPointsKeepsPublished: an answer of another count moves the
+// service's later series, and no answer changes what a publish holds.
+func TestUsageSetPointsKeepsPublished(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps", "database_num_connections", "database_job_success"}})
+	svc := h.u.service("svc00")
+	want := make([][]fleet.UsagePoint, 3)
+	var held, was []*fleet.UsageService
+	for n, step := range []struct {
+		series  int
+		values  []float64
+		publish bool
+	}{
+		{1, []float64{1, 2}, false}, {0, []float64{3}, true}, {2, []float64{4, 5, 6}, false}, {1, nil, true},
+		{1, []float64{7}, true}, {1, []float64{8}, false}, {1, []float64{9}, true}, {0, nil, false}, {2, nil, true}, {1, nil, false},
+	} {
+		if step.publish && svc.pub != nil {
+			svc.shared = true
+			held = append(held, svc.pub)
+			was = append(was, &fleet.UsageService{ID: svc.pub.ID, Points: slices.Clone(svc.pub.Points), Ends: slices.Clone(svc.pub.Ends)})
+		}
+		var points []fleet.UsagePoint
+		for _, v := range step.values {
+			points = append(points, fleet.UsagePoint{Value: v})
+		}
+		h.u.setPoints(svc, step.series, points)
+		want[step.series] = points
+		for i := range want {
+			var got []fleet.UsagePoint
+			if svc.pub != nil {
+				got = svc.pub.Series(i)
+			}
+			if !slices.Equal(got, want[i]) {
+				t.Errorf("step %d: series %d holds %v, want %v", n, i, got, want[i])
+			}
+		}
+		for j := range held {
+			if !slices.Equal(held[j].Points, was[j].Points) || !slices.Equal(held[j].Ends, was[j].Ends) {
+				t.Errorf("step %d: the service published at its step %d changed", n, j)
+			}
+		}
+	}
+	if svc.pub != nil {
+		t.Errorf("a service with no points left keeps %+v", svc.pub)
 	}
 }

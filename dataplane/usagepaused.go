@@ -1,8 +1,6 @@
 package dataplane
 
 import (
-	"slices"
-
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -29,44 +27,40 @@ func isJobSeries(suffix string) bool {
 
 // withoutPaused returns u itself when no service is paused.
 func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
-	if u == nil || len(u.Series) == 0 || len(paused) == 0 {
+	if u == nil || len(u.Services) == 0 || len(paused) == 0 {
 		return u
 	}
 	out := *u
-	out.Series = make([]*fleet.UsageSeries, 0, len(u.Series))
-	for _, ser := range u.Series {
-		if !paused[ser.ServiceID] {
-			out.Series = append(out.Series, ser)
+	out.Services = make([]*fleet.UsageService, 0, len(u.Services))
+	for _, svc := range u.Services {
+		if !paused[svc.ID] {
+			out.Services = append(out.Services, svc)
 			continue
 		}
-		if jobs := nodeless(ser.Samples); len(jobs) > 0 {
-			out.Series = append(out.Series, &fleet.UsageSeries{ServiceID: ser.ServiceID, Suffix: ser.Suffix, Samples: jobs})
+		if jobs := nodeless(svc); len(jobs.Points) > 0 {
+			out.Services = append(out.Services, jobs)
 		}
 	}
 	return &out
 }
 
-// nodeless returns list itself when it has only job samples, never a
-// modified list.
-func nodeless(list []fleet.UsagePoint) []fleet.UsagePoint {
-	if !slices.ContainsFunc(list, func(s fleet.UsagePoint) bool { return s.Labels.JobID() == "" }) {
-		return list
-	}
-	return slices.DeleteFunc(slices.Clone(list), func(s fleet.UsagePoint) bool { return s.Labels.JobID() == "" })
+// nodeless returns svc itself when it has only job samples, never a
+// modified svc.
+func nodeless(svc *fleet.UsageService) *fleet.UsageService {
+	return filtered(svc, func(p fleet.UsagePoint) bool { return p.Labels.JobID() != "" })
 }
 
 // forgetPaused: a service that resumes shows no value from before its pause.
 func (u *usageReader) forgetPaused() {
 	for id := range u.paused {
 		svc := u.services[id]
-		if svc == nil {
+		if svc == nil || svc.pub == nil {
 			continue
 		}
-		for i := range svc.pub {
-			if list := svc.pub[i].Samples; len(list) > 0 {
-				if jobs := nodeless(list); len(jobs) != len(list) {
-					u.pubAt(svc, i).Samples = slices.Clip(jobs)
-				}
+		if jobs := nodeless(svc.pub); jobs != svc.pub {
+			svc.pub, svc.shared = jobs, false
+			if len(jobs.Points) == 0 {
+				svc.pub = nil
 			}
 		}
 	}

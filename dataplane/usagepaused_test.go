@@ -52,15 +52,21 @@ func TestUsagePausedServiceDropsNodeSeries(t *testing.T) {
 // series names the usage's series by service and kind.
 func series(u *fleet.Usage) string {
 	var out string
-	for _, ser := range u.Series {
-		kind := "cpu"
-		if ser.Samples[0].Labels.JobID() != "" {
-			kind = "job"
+	for _, svc := range u.Services {
+		for i := range u.Suffixes {
+			points := svc.Series(i)
+			if len(points) == 0 {
+				continue
+			}
+			kind := "cpu"
+			if points[0].Labels.JobID() != "" {
+				kind = "job"
+			}
+			if out != "" {
+				out += ", "
+			}
+			out += svc.ID + " " + kind
 		}
-		if out != "" {
-			out += ", "
-		}
-		out += ser.ServiceID + " " + kind
 	}
 	return out
 }

@@ -49,7 +49,7 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 		names := svc.avail.names
 		for i, suf := range u.suffixes {
 			if i < len(names) && names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
-				t := usageTask{svc: svc, idx: int32(i)}
+				t := usageTask{svc: svc, idx: uint16(i)}
 				if i < len(svc.series) {
 					t.last, t.reads = svc.series[i].asked, svc.series[i].reads
 				}

@@ -3,6 +3,7 @@ package dataplane
 import (
 	"cmp"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -48,12 +49,10 @@ const maxNameSets = 64
 // newestBuckets keeps each label set's newest bucket with a value. Label
 // sets that differ only in labels not exported are one series (the first
 // wins a tie), so that none is exported twice; only the maxJobs lowest job
-// ids are kept, over counts the rest.
-func newestBuckets(series []apiclient.Series, maxJobs int) (out []fleet.UsagePoint, over int) {
+// ids are kept, over counts the rest. It appends to out.
+func newestBuckets(out []fleet.UsagePoint, series []apiclient.Series, maxJobs int) ([]fleet.UsagePoint, int) {
 	type key struct{ role, ordinal, job string }
 	index := map[key]int{}
-	// Kept until the next read: no room to spare.
-	out = make([]fleet.UsagePoint, 0, len(series))
 	for _, s := range series {
 		var best *apiclient.SeriesPoint
 		for i := range s.Data {
@@ -90,7 +89,79 @@ func newestBuckets(series []apiclient.Series, maxJobs int) (out []fleet.UsagePoi
 		delete(jobs, id)
 	}
 	out = slices.DeleteFunc(out, func(smp fleet.UsagePoint) bool { job := smp.Labels.JobID(); return job != "" && !jobs[job] })
-	return slices.Clip(out), len(ids) - maxJobs
+	return out, len(ids) - maxJobs
+}
+
+// maxScratch: a hostile answer may hold thousands of points.
+const maxScratch = 1024
+
+// setPoints makes points series i's of svc: in place unless a publish holds
+// svc.pub or the count changes. Ends is never modified in place, so that a
+// copy may share it.
+func (u *usageReader) setPoints(svc *usageService, i int, points []fleet.UsagePoint) {
+	pub := svc.pub
+	if pub == nil {
+		if len(points) == 0 {
+			return
+		}
+		pub = &fleet.UsageService{ID: svc.id, Ends: make([]uint16, len(u.suffixes))}
+		svc.pub, svc.shared = pub, false
+	}
+	start, end := 0, int(pub.Ends[i])
+	if i > 0 {
+		start = int(pub.Ends[i-1])
+	}
+	rest := len(pub.Points) - (end - start)
+	// Ends are 16 bits: far more points than a service has.
+	points = points[:min(len(points), math.MaxUint16-rest)]
+	if !svc.shared && len(points) == end-start {
+		copy(pub.Points[start:end], points)
+		return
+	}
+	if rest+len(points) == 0 {
+		svc.pub = nil
+		return
+	}
+	next := make([]fleet.UsagePoint, 0, rest+len(points))
+	next = append(append(append(next, pub.Points[:start]...), points...), pub.Points[end:]...)
+	ends := pub.Ends
+	if d := len(points) - (end - start); d != 0 {
+		ends = slices.Clone(ends)
+		for j := i; j < len(ends); j++ {
+			ends[j] = uint16(int(ends[j]) + d)
+		}
+	}
+	if svc.shared {
+		pub = &fleet.UsageService{ID: svc.id}
+		svc.pub, svc.shared = pub, false
+	}
+	pub.Points, pub.Ends = next, ends
+}
+
+// filtered returns s itself when keep keeps every point (called once each,
+// in order), else a copy of the points kept; never a modified s.
+func filtered(s *fleet.UsageService, keep func(fleet.UsagePoint) bool) *fleet.UsageService {
+	var out *fleet.UsageService
+	start := 0
+	for i, end := range s.Ends {
+		for j := start; j < int(end) && j < len(s.Points); j++ {
+			switch k := keep(s.Points[j]); {
+			case k && out != nil:
+				out.Points = append(out.Points, s.Points[j])
+			case !k && out == nil:
+				out = &fleet.UsageService{ID: s.ID, Points: append(make([]fleet.UsagePoint, 0, len(s.Points)), s.Points[:j]...),
+					Ends: append(make([]uint16, 0, len(s.Ends)), s.Ends[:i]...)}
+			}
+		}
+		if out != nil {
+			out.Ends = append(out.Ends, uint16(len(out.Points)))
+		}
+		start = int(end)
+	}
+	if out == nil {
+		return s
+	}
+	return out
 }
 
 func (u *usageReader) publishUsage(start, end time.Time, failures int, unsupported bool) {
@@ -119,16 +190,16 @@ func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 	}
 }
 
-// build runs during a read: it makes nothing per series but the list's header.
+// build runs during a read: it makes nothing per service but a pointer.
 func (u *usageReader) build(unsupported bool) *fleet.Usage {
 	u.shownCycles = max(u.warnedCycles, 1)
-	usage := &fleet.Usage{Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(u.shownCycles) * u.cfg.Interval}
+	usage := &fleet.Usage{Suffixes: u.suffixes, Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(u.shownCycles) * u.cfg.Interval}
 	if unsupported {
 		return usage
 	}
-	// By service id, then suffix: the exposition chunks them so.
+	// By service id: the exposition chunks them so.
 	ids := u.sortedIDs()
-	usage.Series = make([]*fleet.UsageSeries, 0, u.published)
+	usage.Services = make([]*fleet.UsageService, 0, u.published)
 	var jobs jobSet
 	for _, id := range ids {
 		svc := u.services[id]
@@ -137,17 +208,19 @@ func (u *usageReader) build(unsupported bool) *fleet.Usage {
 		}
 		jobs.reset()
 		over := 0
-		for _, i := range u.order {
-			over = max(over, int(svc.series[i].jobsOver))
-			if pub := u.withinMaxJobs(&svc.pub[i], &jobs); len(pub.Samples) > 0 {
-				usage.Series = append(usage.Series, pub)
-			}
+		for _, s := range svc.series {
+			over = max(over, int(s.jobsOver))
 		}
-		svc.shared = true
+		if svc.pub != nil {
+			if pub := u.withinMaxJobs(svc.pub, &jobs); len(pub.Points) > 0 {
+				usage.Services = append(usage.Services, pub)
+			}
+			svc.shared = true
+		}
 		// The job series of a service share their jobs, as a rule.
 		usage.JobsOverLimit += max(over, len(jobs.over))
 	}
-	u.published = len(usage.Series)
+	u.published = len(usage.Services)
 	return usage
 }
 
@@ -156,33 +229,22 @@ type jobSet struct{ kept, over []string }
 
 func (j *jobSet) reset() { j.kept, j.over = j.kept[:0], j.over[:0] }
 
-// withinMaxJobs returns ser itself (a publish shares it) unless a job is cut.
-func (u *usageReader) withinMaxJobs(ser *fleet.UsageSeries, jobs *jobSet) *fleet.UsageSeries {
-	list := ser.Samples
-	var filtered []fleet.UsagePoint // nil while nothing is left out
-	for i, s := range list {
-		if job := s.Labels.JobID(); job != "" {
-			if !slices.Contains(jobs.kept, job) && len(jobs.kept) >= u.cfg.MaxJobs {
-				if !slices.Contains(jobs.over, job) {
-					jobs.over = append(jobs.over, job)
-				}
-				if filtered == nil {
-					filtered = slices.Clone(list[:i])
-				}
-				continue
-			}
-			if !slices.Contains(jobs.kept, job) {
-				jobs.kept = append(jobs.kept, job)
-			}
+// withinMaxJobs returns svc itself (a publish shares it) unless a job is cut.
+func (u *usageReader) withinMaxJobs(svc *fleet.UsageService, jobs *jobSet) *fleet.UsageService {
+	return filtered(svc, func(p fleet.UsagePoint) bool {
+		job := p.Labels.JobID()
+		switch {
+		case job == "" || slices.Contains(jobs.kept, job):
+			return true
+		case len(jobs.kept) < u.cfg.MaxJobs:
+			jobs.kept = append(jobs.kept, job)
+			return true
 		}
-		if filtered != nil {
-			filtered = append(filtered, s)
+		if !slices.Contains(jobs.over, job) {
+			jobs.over = append(jobs.over, job)
 		}
-	}
-	if filtered == nil {
-		return ser
-	}
-	return &fleet.UsageSeries{ServiceID: ser.ServiceID, Suffix: ser.Suffix, Samples: filtered}
+		return false
+	})
 }
 
 // compareJobIDs orders numeric ids by number, whatever their width.

@@ -63,13 +63,22 @@ type piece struct {
 	raw    int    // length of the raw bytes
 }
 
-func isBoundary(k chunkKey) bool {
+// isBoundary: an item that stands for weight resources ends a chunk weight
+// times as often, so that chunks hold about chunkTarget resources each.
+func isBoundary(k chunkKey, weight int) bool {
 	var h maphash.Hash
 	h.SetSeed(chunkSeed)
 	h.WriteString(k[0])
 	h.WriteByte(0)
 	h.WriteString(k[1])
-	return h.Sum64()%chunkTarget == 0
+	return h.Sum64()%chunkTarget < uint64(max(weight, 0))
+}
+
+func weight(g *collector.Group, s *fleet.Snapshot, i int) int {
+	if g.Weight == nil {
+		return 1
+	}
+	return g.Weight(s, i)
 }
 
 // equalParts reports whether two parts of group g are the same.
@@ -89,8 +98,7 @@ func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk) (chunks []*chu
 	// One for the call, not one a chunk: equalParts takes its address.
 	var part fleet.Snapshot
 	for i := range n {
-		k := g.Key(s, i)
-		if i+1 < n && !isBoundary(k) {
+		if i+1 < n && !isBoundary(g.Key(s, i), weight(g, s, i)) {
 			continue
 		}
 		first := g.Key(s, start)

@@ -18,7 +18,8 @@ func TestDataPlaneChunksComparedWithoutGarbage(t *testing.T) {
 	snap := fleettest.WithDataPlane(fleettest.Synthetic("p", 2000))
 	next := *snap
 	next.Data = nil
-	next.SetData(fleet.PartUsage, &fleet.Usage{Series: slices.Clone(snap.Usage().Series), RefreshPeriod: snap.Usage().RefreshPeriod})
+	u := snap.Usage()
+	next.SetData(fleet.PartUsage, &fleet.Usage{Suffixes: slices.Clone(u.Suffixes), Services: slices.Clone(u.Services), RefreshPeriod: u.RefreshPeriod})
 	counts := make([]*fleet.ServiceLogs, 0, len(snap.Logs().Counts))
 	for _, c := range snap.Logs().Counts {
 		counts = append(counts, c.Clone()) // compared by value, not by pointer

@@ -127,10 +127,12 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 
 	before := e.statsNow()
 	changed := snap()
-	for _, ser := range changed.Usage().Series {
-		for i, smp := range ser.Samples {
-			if ser.ServiceID == "svc-001234" && ser.Suffix == apiclient.SeriesQPS && smp.Labels.Role() == "primary" {
-				ser.Samples[i].Value = 4321
+	u := changed.Usage()
+	for _, svc := range u.Services {
+		points := svc.Series(slices.Index(u.Suffixes, apiclient.SeriesQPS))
+		for i, smp := range points {
+			if svc.ID == "svc-001234" && smp.Labels.Role() == "primary" {
+				points[i].Value = 4321
 			}
 		}
 	}

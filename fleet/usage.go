@@ -13,19 +13,60 @@ func (s *Snapshot) Usage() *Usage { return DataOf[Usage](s, PartUsage) }
 
 // Usage is the newest valued bucket of each selected series and label set.
 type Usage struct {
-	// Series is sorted by ServiceID and Suffix, and never modified once published.
-	Series        []*UsageSeries
+	// Suffixes names every service's series, sorted; shared, never modified.
+	Suffixes []string
+	// Services is sorted by ID, and never modified once published.
+	Services      []*UsageService
 	JobsOverLimit int
 	RefreshPeriod time.Duration
 	Timestamps    bool
 }
 
-// UsageSeries is one series of one service: its samples share its ids.
-type UsageSeries struct {
-	ServiceID string
-	Suffix    string
-	// Sorted by Role, Ordinal and JobID.
-	Samples []UsagePoint
+// UsageService holds the points of every series of one service in one list,
+// a couple of bytes a series rather than a header each.
+type UsageService struct {
+	ID string
+	// Points holds series i (Suffixes[i]) at Points[Ends[i-1]:Ends[i]] (from 0
+	// for the first), each series sorted by Role, Ordinal and JobID.
+	Points []UsagePoint
+	Ends   []uint16
+}
+
+// NewUsageService returns a service's series, series[i] being Suffixes[i]'s.
+func NewUsageService(id string, series ...[]UsagePoint) *UsageService {
+	s := &UsageService{ID: id, Ends: make([]uint16, len(series))}
+	for i, points := range series {
+		s.Points = append(s.Points, points...)
+		s.Ends[i] = uint16(len(s.Points))
+	}
+	return s
+}
+
+// Series returns the points of series i, nil when s has none or is malformed.
+func (s *UsageService) Series(i int) []UsagePoint {
+	if i < 0 || i >= len(s.Ends) {
+		return nil
+	}
+	start, end := 0, int(s.Ends[i])
+	if i > 0 {
+		start = int(s.Ends[i-1])
+	}
+	if start > end || end > len(s.Points) {
+		return nil
+	}
+	return s.Points[start:end:end]
+}
+
+// SeriesWithPoints counts the series of s that have points.
+func (s *UsageService) SeriesWithPoints() int {
+	n, last := 0, uint16(0)
+	for _, end := range s.Ends {
+		if end != last {
+			n++
+		}
+		last = end
+	}
+	return n
 }
 
 // UsagePoint is the newest non-null bucket of one label set of a series.
@@ -93,9 +134,11 @@ func (l UsageLabels) JobID() string { return l.set().jobID }
 // Samples returns every sample of u, in order, as one new list.
 func (u *Usage) Samples() []UsageSample {
 	var out []UsageSample
-	for _, s := range u.Series {
-		for _, p := range s.Samples {
-			out = append(out, UsageSample{ServiceID: s.ServiceID, Suffix: s.Suffix, Labels: p.Labels, Value: p.Value, Bucket: p.Time()})
+	for _, s := range u.Services {
+		for i, suffix := range u.Suffixes {
+			for _, p := range s.Series(i) {
+				out = append(out, UsageSample{ServiceID: s.ID, Suffix: suffix, Labels: p.Labels, Value: p.Value, Bucket: p.Time()})
+			}
 		}
 	}
 	return out

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -218,7 +217,9 @@ func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
 	s.SetData(fleet.PartUsage, u)
 	s.SetData(fleet.PartLogs, l)
 	for i, svc := range s.Services {
-		u.Series = append(u.Series, usage(svc.ServiceID).Series...)
+		one := usage(svc.ServiceID)
+		u.Suffixes = one.Suffixes
+		u.Services = append(u.Services, one.Services...)
 		l.Counts = append(l.Counts, LogCounts(svc.ServiceID, map[string]float64{"ERROR": float64(i % 7), "WARNING": float64(i % 11)}))
 	}
 	return s
@@ -237,22 +238,27 @@ func LogCounts(serviceID string, counts map[string]float64) *fleet.ServiceLogs {
 func usage(serviceID string) *fleet.Usage {
 	u := &fleet.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
 	bucket := Time("2025-03-01T11:58:00Z")
+	points := map[string][]fleet.UsagePoint{}
 	for i, suffix := range apiclient.UsageSeriesSuffixes {
-		ser := &fleet.UsageSeries{ServiceID: serviceID, Suffix: suffix}
+		u.Suffixes = append(u.Suffixes, suffix)
 		if suffix == apiclient.SeriesJobDuration || suffix == apiclient.SeriesJobSuccess {
 			for j, job := range []string{"1000", "1001"} {
-				ser.Samples = append(ser.Samples, fleet.UsagePoint{Labels: fleet.NewUsageLabels("primary", "0", job),
+				points[suffix] = append(points[suffix], fleet.UsagePoint{Labels: fleet.NewUsageLabels("primary", "0", job),
 					Value: float64(250_000 * (j + 1)), Bucket: fleet.BucketOf(bucket.Add(-time.Duration(j) * time.Minute))})
 			}
 		} else {
 			for n, role := range []string{"primary", "replica"} {
-				ser.Samples = append(ser.Samples, fleet.UsagePoint{Labels: fleet.NewUsageLabels(role, fmt.Sprint(n), ""),
+				points[suffix] = append(points[suffix], fleet.UsagePoint{Labels: fleet.NewUsageLabels(role, fmt.Sprint(n), ""),
 					Value: float64(1000 * (i + 1) * (n + 1)), Bucket: fleet.BucketOf(bucket)})
 			}
 		}
-		u.Series = append(u.Series, ser)
 	}
-	// As the poller publishes them: by service, then suffix.
-	slices.SortFunc(u.Series, func(a, b *fleet.UsageSeries) int { return strings.Compare(a.Suffix, b.Suffix) })
+	// As the reader publishes them: the series by suffix.
+	slices.Sort(u.Suffixes)
+	var series [][]fleet.UsagePoint
+	for _, suffix := range u.Suffixes {
+		series = append(series, points[suffix])
+	}
+	u.Services = []*fleet.UsageService{fleet.NewUsageService(serviceID, series...)}
 	return u
 }
