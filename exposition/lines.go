@@ -87,11 +87,11 @@ func escapeHelp(help string, quote bool) []byte {
 	return b
 }
 
-// lineWriter writes text 0.0.4 and OpenMetrics 1.0 lines byte for byte as
-// expfmt encodes a const metric. Only the value differs between formats, so
-// names and labels are escaped once and copied.
+// lineWriter writes text 0.0.4 or OpenMetrics 1.0 lines (format) byte for
+// byte as expfmt encodes a const metric.
 type lineWriter struct {
 	samples [][numFormats][]byte // by family index
+	format  int
 	errs    []error
 }
 
@@ -120,23 +120,24 @@ func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []strin
 		}
 	}
 	desc := &families[d.Family()]
-	fam := &w.samples[d.Family()]
-	text := fam[formatText]
-	start := len(text)
+	b := w.samples[d.Family()][w.format]
 	for i, j := range desc.order {
-		text = append(text, desc.prefixes[i]...)
-		text = appendLabelValue(text, labelValues[j])
+		b = append(b, desc.prefixes[i]...)
+		b = appendLabelValue(b, labelValues[j])
 	}
-	text = append(text, desc.closing...)
-	fam[formatOpenMetrics] = append(fam[formatOpenMetrics], text[start:]...)
-	fam[formatOpenMetrics] = appendOpenMetricsFloat(fam[formatOpenMetrics], value)
-	text = appendTextFloat(text, value)
-	if ts != 0 {
-		fam[formatOpenMetrics] = appendOpenMetricsFloat(append(fam[formatOpenMetrics], ' '), float64(ts)/1000)
-		text = strconv.AppendInt(append(text, ' '), ts, 10)
+	b = append(b, desc.closing...)
+	if w.format == formatOpenMetrics {
+		b = appendOpenMetricsFloat(b, value)
+		if ts != 0 {
+			b = appendOpenMetricsFloat(append(b, ' '), float64(ts)/1000)
+		}
+	} else {
+		b = appendTextFloat(b, value)
+		if ts != 0 {
+			b = strconv.AppendInt(append(b, ' '), ts, 10)
+		}
 	}
-	fam[formatOpenMetrics] = append(fam[formatOpenMetrics], '\n')
-	fam[formatText] = append(text, '\n')
+	w.samples[d.Family()][w.format] = append(b, '\n')
 }
 
 func appendLabelValue(b []byte, v string) []byte {

@@ -335,3 +335,24 @@ func lineOf(b []byte, prefix string) []byte {
 	end := bytes.IndexByte(b[i:], '\n')
 	return b[i : i+end]
 }
+
+// TestRenderChunkWritesOnlyItsFormat: a chunk is rendered for one form, so
+// its lines are written in that form's format only (both were written, and
+// the other's copy and scratch thrown away).
+func TestRenderChunkWritesOnlyItsFormat(t *testing.T) {
+	s := fleettest.Synthetic("p", 50)
+	var r renderer
+	part := groups[0].Part(s, 0, len(s.Services))
+	for f := range numForms {
+		if _, err := r.renderChunk(&groups[0], &part, f); err != nil {
+			t.Fatal(err)
+		}
+		for fam := range r.w.samples {
+			for format := range numFormats {
+				if n := len(r.w.samples[fam][format]); format != formFormat(f) && n > 0 {
+					t.Fatalf("form %d: %d bytes written in format %d too", f, n, format)
+				}
+			}
+		}
+	}
+}

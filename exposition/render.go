@@ -218,6 +218,7 @@ func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (
 		}
 	}
 	w.errs = w.errs[:0]
+	w.format = formFormat(f)
 	g.Collect(r.samples.Sink(), src)
 	w.writeAll(&r.samples)
 	r.samples.Reset()
