@@ -79,7 +79,9 @@ func (sp *elementSplit) elementStart(first bool) (int, int) {
 	return i, valDone
 }
 
-// fill reads more, keeping the bytes from pos; false at the reader's end or error, or past the bound.
+// fill reads more, keeping the bytes from pos; false at the reader's end or error, or past a bound.
+// It reads at least as much as it holds, so that checking an element again from its start after each
+// fill costs a constant factor, however small the reader's pieces.
 func (sp *elementSplit) fill() bool {
 	if n := int64(len(sp.buf) - sp.pos); sp.err != nil || n > maxSplitElement || sp.limit > 0 && n > sp.limit {
 		return false
@@ -88,17 +90,19 @@ func (sp *elementSplit) fill() bool {
 		sp.buf = sp.buf[:copy(sp.buf, sp.buf[sp.pos:])]
 		sp.pos = 0
 	}
-	if cap(sp.buf)-len(sp.buf) < splitRead/2 {
-		grown := make([]byte, len(sp.buf), max(2*cap(sp.buf), splitRead))
+	want := max(len(sp.buf), 512)
+	if cap(sp.buf)-len(sp.buf) < want {
+		grown := make([]byte, len(sp.buf), max(2*cap(sp.buf), len(sp.buf)+want, splitRead))
 		copy(grown, sp.buf)
 		sp.buf = grown
 	}
-	n, err := sp.r.Read(sp.buf[len(sp.buf):cap(sp.buf)])
-	sp.buf = sp.buf[:len(sp.buf)+n]
-	if err != nil {
+	for read := 0; read < want && sp.err == nil; {
+		n, err := sp.r.Read(sp.buf[len(sp.buf):cap(sp.buf)])
+		sp.buf = sp.buf[:len(sp.buf)+n]
+		read += n
 		sp.err = err
 	}
-	return n > 0 || err == nil
+	return true
 }
 
 // handOver places a json.Decoder where the split stopped: in a list, after pos, with vl reading what
