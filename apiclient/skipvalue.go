@@ -51,30 +51,31 @@ func skipValue(b []byte) (int, int) {
 		if st != valDone {
 			return i, st
 		}
-		// After a value: close what it ended, or go on to the next member or element.
-		for {
-			if depth == 0 {
-				return i, valDone
-			}
-			if i = skipSpace(b, i); i == len(b) {
-				return i, valShort
-			}
-			if c := b[i]; c == closers[depth-1] {
-				i++
-				depth--
-				continue
-			} else if c != ',' {
-				return i, valBad
-			}
-			i++
-			if closers[depth-1] == '}' {
-				if i, st = skipMemberKey(b, skipSpace(b, i)); st != valDone {
-					return i, st
-				}
-			}
-			break
+		if i, st = afterValue(b, i, closers[:], &depth); st != valDone || depth == 0 {
+			return i, st
 		}
 	}
+}
+
+// afterValue closes what a value ended and moves on to the next member or element; depth 0 is done.
+func afterValue(b []byte, i int, closers []byte, depth *int) (int, int) {
+	for *depth > 0 {
+		if i = skipSpace(b, i); i == len(b) {
+			return i, valShort
+		}
+		if c := b[i]; c == closers[*depth-1] {
+			i++
+			*depth--
+			continue
+		} else if c != ',' {
+			return i, valBad
+		}
+		if closers[*depth-1] == '}' {
+			return skipMemberKey(b, skipSpace(b, i+1))
+		}
+		return i + 1, valDone
+	}
+	return i, valDone
 }
 
 // skipMemberKey skips a key and its colon.

@@ -11,8 +11,9 @@ import (
 // A services list is split into elements by hand, each checked by a strict walk that accepts only what
 // json.Valid does, and decoded by hand where it can: json.Decoder's scan of each element, then the
 // reflective decoding's, cost most of a poll cycle. Whatever the split does not take for sure (a
-// syntax error, the value bound, the list's end, the item bound) goes to a json.Decoder placed where
-// the split stopped, so that errors and bounds are json.Decoder's.
+// syntax error, the value bound, the list's end, the item bound, an element that is no object, over
+// 64 KiB or nested deeper than 64) goes with the rest of the list to a json.Decoder placed where the
+// split stopped, so that errors and bounds are json.Decoder's.
 
 var servicesType = reflect.TypeFor[[]Service]()
 
