@@ -14,6 +14,7 @@ import (
 // BenchmarkDecodeServices measures the decoding of a services list with
 // its sanitizing (redaction of every text), what each poll cycle pays.
 func BenchmarkDecodeServices(b *testing.B) {
+	b.Run("N=100", func(b *testing.B) { benchmarkDecodeServices(b, 100) })
 	b.Run("N=10000", func(b *testing.B) { benchmarkDecodeServices(b, 10000) })
 }
 

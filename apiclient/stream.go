@@ -205,7 +205,7 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return decodeError(op, fmt.Errorf("json: cannot unmarshal %v into a list", tok), red, prefix)
 	}
-	list, err := decodeResources(op, dec, vl, v.Type(), drop, red, opts)
+	list, dec, err := decodeResources(op, dec, vl, v.Type(), drop, red, opts)
 	if err != nil {
 		if errors.Is(err, ErrTooManyResources) {
 			return err
@@ -223,19 +223,39 @@ func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red
 // stream of tiny broken elements would burn the call timeout every cycle.
 const minInvalidShare = 100
 
-func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Type, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, error) {
-	list := reflect.MakeSlice(t, 0, 0)
-	kept, invalid := 0, 0
-	for i := 0; ; i++ {
+func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Type, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, *json.Decoder, error) {
+	if t == servicesType {
+		return decodeServices(op, dec, vl, drop, red, opts)
+	}
+	return decodeElements(op, dec, vl, &listState{list: reflect.MakeSlice(t, 0, 0)}, drop, red, opts)
+}
+
+// listState is where a list's decoding stands: the element at i is next.
+type listState struct {
+	list             reflect.Value
+	i, kept, invalid int
+}
+
+func (st *listState) invalidElement(drop func(FieldError)) error {
+	drop(FieldError{Field: strconv.Itoa(st.i), Err: "not an object with a valid id"})
+	if st.invalid++; st.i+1 >= minInvalidShare && 2*st.invalid > st.i+1 {
+		return fmt.Errorf("%w: %d of the first %d elements", ErrMostlyInvalid, st.invalid, st.i+1)
+	}
+	return nil
+}
+
+func decodeElements(op string, dec *json.Decoder, vl *valueLimit, st *listState, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, *json.Decoder, error) {
+	t := st.list.Type()
+	for ; ; st.i++ {
 		vl.reset()
 		if !dec.More() {
-			return list, nil
+			return st.list, dec, nil
 		}
-		if opts.maxItems > 0 && kept == opts.maxItems {
+		if opts.maxItems > 0 && st.kept == opts.maxItems {
 			if opts.tooLong != nil {
 				opts.tooLong()
 			}
-			return list, fmt.Errorf("apiclient: %s: %w: more than %d in one list (see --collect.max-resources-per-list)", op, ErrTooManyResources, opts.maxItems)
+			return st.list, dec, fmt.Errorf("apiclient: %s: %w: more than %d in one list (see --collect.max-resources-per-list)", op, ErrTooManyResources, opts.maxItems)
 		}
 		elem := reflect.New(t.Elem()).Elem()
 		start := dec.InputOffset()
@@ -244,24 +264,23 @@ func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Typ
 			// Only a valid value of the wrong type is decoded again, leniently; anything else broke the stream.
 			raw := vl.tee.since(start, dec.InputOffset())
 			if drop == nil || !json.Valid(raw) {
-				return list, err
+				return st.list, dec, err
 			}
 			elem.SetZero()
 			if !decodeResource(raw, elem, drop) {
-				drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
-				if invalid++; i+1 >= minInvalidShare && 2*invalid > i+1 {
-					return list, fmt.Errorf("%w: %d of the first %d elements", ErrMostlyInvalid, invalid, i+1)
+				if err := st.invalidElement(drop); err != nil {
+					return st.list, dec, err
 				}
 				continue
 			}
 		}
 		sanitize(elem.Addr().Interface(), red, opts.cut)
-		kept++
+		st.kept++
 		if opts.each != nil {
 			opts.each(elem.Addr().Interface())
 			continue
 		}
-		list = reflect.Append(list, elem)
+		st.list = reflect.Append(st.list, elem)
 	}
 }
 
