@@ -2,8 +2,12 @@ package apiclient
 
 import (
 	"bytes"
+	"cmp"
+	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The walkers below decode a services-list element as encoding/json fills a Service, on JSON that
@@ -12,9 +16,6 @@ import (
 // or escaped, a key met twice, a value of a type that fails (and makes the lenient path record it).
 
 var (
-	serviceFields = []string{"service_id", "project_id", "name", "region_code", "service_type", "status",
-		"created", "paused", "resources", "metadata", "endpoint", "connection_pooler", "initial_password",
-		"forked_from", "metrics", "ha_replicas", "vpc_endpoint", "vpcEndpoint", "read_replica_sets"}
 	replicaSetFields  = []string{"id", "name", "status", "nodes", "cpu_millis", "memory_gbs", "endpoint", "connection_pooler", "metadata"}
 	resourceFields    = []string{"id", "spec"}
 	specFields        = []string{"cpu_millis", "memory_gbs", "volume_type"}
@@ -27,37 +28,89 @@ var (
 	vpcEndpointFields = []string{"host", "port", "vpc_id"}
 )
 
+// serviceTexts are Service's text fields, found once by reflection: a text field added to Service
+// is decoded and sanitized here without a line of its own.
+var serviceTexts = textFieldsOf(reflect.TypeFor[Service]())
+
+type textField struct {
+	name   string
+	offset uintptr
+	secret bool
+}
+
+func textFieldsOf(t reflect.Type) []textField {
+	var out []textField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name := jsonName(f); name != "" && f.Type.Kind() == reflect.String {
+			out = append(out, textField{name, f.Offset, f.Type == secretType})
+		}
+	}
+	return out
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if !f.IsExported() || name == "-" {
+		return ""
+	}
+	return cmp.Or(name, f.Name)
+}
+
+// textAt is the text field at offset in *v, an offset serviceTexts holds.
+func textAt(v *Service, offset uintptr) *string {
+	return (*string)(unsafe.Add(unsafe.Pointer(v), offset))
+}
+
+// serviceWalkers decode Service's other fields. A field of Service in neither list (one added
+// since) sends its element through reflection.
+var serviceWalkers = []struct {
+	name string
+	walk func(s *validJSON, v *Service) bool
+}{
+	{"created", func(s *validJSON, v *Service) bool { return s.time(&v.Created) }},
+	{"paused", func(s *validJSON, v *Service) bool { return s.boolPtr(&v.Paused) }},
+	{"resources", func(s *validJSON, v *Service) bool { return list(s, &v.Resources, (*validJSON).resource) }},
+	{"metadata", func(s *validJSON, v *Service) bool { return pointer(s, &v.Metadata, (*validJSON).metadata) }},
+	{"endpoint", func(s *validJSON, v *Service) bool { return pointer(s, &v.Endpoint, (*validJSON).endpoint) }},
+	{"connection_pooler", func(s *validJSON, v *Service) bool { return pointer(s, &v.ConnectionPooler, (*validJSON).pooler) }},
+	{"forked_from", func(s *validJSON, v *Service) bool { return pointer(s, &v.ForkedFrom, (*validJSON).forkedFrom) }},
+	{"metrics", func(s *validJSON, v *Service) bool { return pointer(s, &v.Metrics, (*validJSON).serviceMetrics) }},
+	{"ha_replicas", func(s *validJSON, v *Service) bool { return pointer(s, &v.HAReplicas, (*validJSON).haReplicas) }},
+	{"vpc_endpoint", func(s *validJSON, v *Service) bool { return pointer(s, &v.VPCEndpoint, (*validJSON).vpcEndpoint) }},
+	{"vpcEndpoint", func(s *validJSON, v *Service) bool {
+		return pointer(s, &v.VPCEndpointDeprecated, (*validJSON).vpcEndpoint)
+	}},
+	{"read_replica_sets", func(s *validJSON, v *Service) bool { return list(s, &v.ReadReplicaSets, (*validJSON).replicaSet) }},
+}
+
+// serviceFields lists the texts, then the walkers, then every other field of Service.
+var serviceFields = func() []string {
+	var names []string
+	for _, f := range serviceTexts {
+		names = append(names, f.name)
+	}
+	for _, w := range serviceWalkers {
+		names = append(names, w.name)
+	}
+	t := reflect.TypeFor[Service]()
+	for i := range t.NumField() {
+		if name := jsonName(t.Field(i)); name != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}()
+
 func (s *validJSON) service(v *Service) bool {
 	return s.object(serviceFields, func(f int) bool {
-		switch f {
-		case 0, 1, 2, 3, 4, 5:
-			return s.text([]*string{&v.ServiceID, &v.ProjectID, &v.Name, &v.RegionCode, &v.ServiceType, &v.Status}[f])
-		case 6:
-			return s.time(&v.Created)
-		case 7:
-			return s.boolPtr(&v.Paused)
-		case 8:
-			return list(s, &v.Resources, (*validJSON).resource)
-		case 9:
-			return pointer(s, &v.Metadata, (*validJSON).metadata)
-		case 10:
-			return pointer(s, &v.Endpoint, (*validJSON).endpoint)
-		case 11:
-			return pointer(s, &v.ConnectionPooler, (*validJSON).pooler)
-		case 12:
-			return s.text((*string)(&v.InitialPassword))
-		case 13:
-			return pointer(s, &v.ForkedFrom, (*validJSON).forkedFrom)
-		case 14:
-			return pointer(s, &v.Metrics, (*validJSON).serviceMetrics)
-		case 15:
-			return pointer(s, &v.HAReplicas, (*validJSON).haReplicas)
-		case 16:
-			return pointer(s, &v.VPCEndpoint, (*validJSON).vpcEndpoint)
-		case 17:
-			return pointer(s, &v.VPCEndpointDeprecated, (*validJSON).vpcEndpoint)
+		switch w := f - len(serviceTexts); {
+		case f < len(serviceTexts):
+			return s.text(textAt(v, serviceTexts[f].offset))
+		case w < len(serviceWalkers):
+			return serviceWalkers[w].walk(s, v)
 		}
-		return list(s, &v.ReadReplicaSets, (*validJSON).replicaSet)
+		return false
 	})
 }
 
@@ -332,8 +385,10 @@ func parseTimeInto(p *Time, text string) bool {
 // sanitize is sanitize(v, red, cut) without reflection, the texts of a service taken in turn;
 // TestServiceSanitizeMatchesReflection holds it to the reflective walk, new fields included.
 func (v *Service) sanitize(red *Redactor, cut func()) {
-	for _, p := range []*string{&v.ServiceID, &v.ProjectID, &v.Name, &v.RegionCode, &v.ServiceType, &v.Status} {
-		sanitizeInPlace(p, red, cut)
+	for _, f := range serviceTexts {
+		if !f.secret {
+			sanitizeInPlace(textAt(v, f.offset), red, cut)
+		}
 	}
 	for i := range v.Resources {
 		sanitizeInPlace(&v.Resources[i].ID, red, cut)

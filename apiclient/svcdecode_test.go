@@ -232,3 +232,30 @@ func TestServicesDecodedByHand(t *testing.T) {
 		checkHandTakesAll(t, data)
 	}
 }
+
+// TestServiceTextsDecodedByHand: every text field of Service, a field
+// added later included, is decoded and sanitized by hand at its place.
+func TestServiceTextsDecodedByHand(t *testing.T) {
+	ty := reflect.TypeFor[Service]()
+	n := 0
+	for i := range ty.NumField() {
+		f := ty.Field(i)
+		name := jsonName(f)
+		if name == "" || f.Type.Kind() != reflect.String {
+			continue
+		}
+		n++
+		var v Service
+		s := validJSON{b: []byte(`{"` + name + `":"text of ` + name + `"}`)}
+		if !s.service(&v) {
+			t.Errorf("%s: left to reflection", name)
+			continue
+		}
+		if got := reflect.ValueOf(v).Field(i).String(); got != "text of "+name {
+			t.Errorf("%s: decoded %q", name, got)
+		}
+	}
+	if n < 7 {
+		t.Fatalf("%d text fields found", n)
+	}
+}
