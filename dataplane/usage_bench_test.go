@@ -51,6 +51,21 @@ func (b benchUsage) GetServiceMetricsSeries(_ context.Context, _ string, req api
 	return out, nil
 }
 
+// readUsageOnce reads every series of n services once, as the first usage
+// read does, and returns the reader and the live heap it and its publish keep.
+func readUsageOnce(n, concurrency int, names []string) (*usageReader, uint64) {
+	host := newFakeHost(n)
+	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
+	usage := config.Usage{Enabled: true, Interval: 5 * time.Minute, MaxJobs: config.DefaultUsageMaxJobs}
+	opts := Options{Collect: config.Collect{Interval: 20 * time.Second, Concurrency: concurrency, Usage: usage}, Now: clock.Now}
+	before := liveHeap()
+	u := newUsageReader(newRunner(host, opts, fleet.PartUsage, usage.Interval), benchUsage{names})
+	u.unpaced = true
+	u.tick(context.Background())
+	host.published = nil
+	return u, liveHeap() - before
+}
+
 func liveHeap() uint64 {
 	runtime.GC()
 	var ms runtime.MemStats
@@ -72,16 +87,8 @@ func BenchmarkUsageMemory(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			var kept, publishNS, publishBytes float64
 			for range b.N {
-				host := newFakeHost(n)
-				clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
-				usage := config.Usage{Enabled: true, Interval: 5 * time.Minute, MaxJobs: config.DefaultUsageMaxJobs}
-				opts := Options{Collect: config.Collect{Interval: 20 * time.Second, Concurrency: 8, Usage: usage}, Now: clock.Now}
-				before := liveHeap()
-				u := newUsageReader(newRunner(host, opts, fleet.PartUsage, usage.Interval), benchUsage{names})
-				u.unpaced = true
-				u.tick(context.Background())
-				host.published = nil
-				kept += float64(liveHeap()-before) / float64(n)
+				u, heap := readUsageOnce(n, 8, names)
+				kept += float64(heap) / float64(n)
 				var ms0, ms1 runtime.MemStats
 				runtime.ReadMemStats(&ms0)
 				start := time.Now()

@@ -1,17 +1,14 @@
 package dataplane
 
 import (
-	"context"
 	"runtime"
 	"slices"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
-	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 )
 
 // TestUsageServicesShareNameLists: services whose available series have
@@ -95,17 +92,8 @@ func TestUsageKeepsFewBytesPerSeries(t *testing.T) {
 	for _, suf := range apiclient.UsageSeriesSuffixes {
 		names = append(names, "clouddb"+suf)
 	}
-	host := newFakeHost(services)
-	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
-	usage := config.Usage{Enabled: true, Interval: 5 * time.Minute, MaxJobs: config.DefaultUsageMaxJobs}
-	opts := Options{Collect: config.Collect{Interval: 20 * time.Second, Concurrency: 2, Usage: usage}, Now: clock.Now}
-	before := liveHeap()
-	u := newUsageReader(newRunner(host, opts, fleet.PartUsage, usage.Interval), benchUsage{names})
-	u.unpaced = true
-	u.tick(context.Background())
-	host.published = nil
-	kept := liveHeap() - before
-	points := len(host.Snapshot().Usage().Samples())
+	u, kept := readUsageOnce(services, 2, names)
+	points := len(u.host.Snapshot().Usage().Samples())
 	if points != services*2*len(names) {
 		t.Fatalf("%d points published, want %d", points, services*2*len(names))
 	}
