@@ -226,9 +226,9 @@ func FuzzParsePositions(f *testing.F) {
 			return
 		}
 		for _, sp := range projects {
-			for _, sc := range sp.Services {
+			for _, sc := range sp.services {
 				c, _ := resumeCursor("s", sc, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), time.Minute)
-				_ = c.saved()
+				_, _ = c.saved(nil)
 			}
 		}
 	})
