@@ -3,7 +3,10 @@ package dataplane
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -191,4 +194,54 @@ func sameCursor(a, b *logCursor) bool {
 
 func sameSaved(a, b savedCursor) bool {
 	return a.boundary == b.boundary && a.readUntil == b.readUntil && a.counts.Equal(b.counts) && slices.Equal(a.atBoundary, b.atBoundary)
+}
+
+// TestLogPositionsWrittenWhileSaving: the file is written outside the
+// lock from the positions saved, which the passes saving meanwhile and
+// the cursors counting on never change (run with -race); the last write
+// holds the last pass's counts.
+func TestLogPositionsWrittenWhileSaving(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "positions.json")
+	h := newLogsHarness(t, 3, 5)
+	pos := h.restart(t, path, 0, testAPI)
+	h.tick()
+	done := make(chan struct{})
+	writes := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				writes <- n
+				return
+			default:
+				pos.mu.Lock()
+				pos.dirty = true
+				pos.mu.Unlock()
+				pos.write()
+				n++
+			}
+		}
+	}()
+	for i := range 5 {
+		h.fl.add("svc01", h.clock.Now().Add(-time.Second), "ERROR", fmt.Sprint("m", i), 2)
+		h.tick()
+	}
+	close(done)
+	if n := <-writes; n == 0 {
+		t.Fatal("no write ran beside the passes")
+	}
+	pos.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects, err := parsePositions(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, ok := projects["p1"].services.find("svc01")
+	if n, _ := sc.counts.Count(severityIndex("ERROR")); !ok || n != 10 {
+		t.Errorf("the file holds %v ERROR entries of svc01, want 10", n)
+	}
 }
