@@ -60,6 +60,7 @@ func TestLogPositionsKeepFewBytesPerService(t *testing.T) {
 	before := liveHeap()
 	l.savePositions()
 	perService := float64(liveHeap()-before) / services
+	t.Logf("the saved positions keep %.0f bytes a service", perService)
 	if perService > 100 {
 		t.Errorf("the saved positions keep %.0f bytes a service, want at most 100", perService)
 	}
