@@ -62,11 +62,9 @@ type savedServices []savedCursor
 // entries by hex key) the positions kept some 700 bytes a service.
 type savedCursor struct {
 	boundary, readUntil int64 // Unix ns
-	// counts, with the service's id, is the cursor's, shared until it
-	// counts again.
+	// counts, with the service's id, is shared with the cursor.
 	counts *fleet.ServiceLogs
-	// atBoundary are the keys of the entries at boundary, sorted, a key as
-	// many times as counted.
+	// atBoundary: sorted, a key as many times as counted.
 	atBoundary []uint32
 }
 
@@ -170,8 +168,8 @@ func (p *LogPositions) Close() {
 }
 
 // write renames a synced temporary file over the file: a crash leaves the
-// old or the new file, never a part. It streams the positions saved, which
-// never change, outside the lock: a pass saving meanwhile is not held up.
+// old or the new file, never a part. The positions saved never change: it
+// streams them outside the lock, not holding up a pass saving meanwhile.
 func (p *LogPositions) write() {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()

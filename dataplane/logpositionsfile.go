@@ -167,7 +167,6 @@ func writePositions(w io.Writer, projects map[string]savedProject) error {
 	return bw.Flush()
 }
 
-// positionsEncoder's buffers are kept from service to service.
 type positionsEncoder struct {
 	b    []byte
 	keys []hexKey
@@ -205,7 +204,7 @@ func (e *positionsEncoder) cursor(sc *savedCursor) {
 	}
 	e.b = append(e.b, `},"counts":{`...)
 	first := true
-	for i, sev := range fleet.LogSeverities { // sorted by name, as json.Marshal sorts keys
+	for i, sev := range fleet.LogSeverities { // sorted by name, as json.Marshal's keys
 		if n, ok := sc.counts.Count(i); ok {
 			if !first {
 				e.b = append(e.b, ',')
@@ -220,8 +219,7 @@ func (e *positionsEncoder) cursor(sc *savedCursor) {
 	e.b = append(e.b, '}')
 }
 
-// appendJSONString writes ids as they are when json.Marshal would; it
-// escapes HTML characters and replaces invalid UTF-8, and does the rest.
+// appendJSONString leaves json.Marshal the strings it escapes or mends.
 func appendJSONString(b []byte, s string) []byte {
 	for i := range len(s) {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
@@ -244,7 +242,6 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	}
 	b = strconv.AppendFloat(b, f, format, -1, 64)
 	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-		// e-09 as e-9
 		b[n-2] = b[n-1]
 		b = b[:n-1]
 	}

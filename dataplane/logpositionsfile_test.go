@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -243,5 +244,42 @@ func TestLogPositionsWrittenWhileSaving(t *testing.T) {
 	sc, ok := projects["p1"].services.find("svc01")
 	if n, _ := sc.counts.Count(severityIndex("ERROR")); !ok || n != 10 {
 		t.Errorf("the file holds %v ERROR entries of svc01, want 10", n)
+	}
+}
+
+// TestLogPositionsWriteFailureRetried: a write that fails is logged once,
+// however many fail, and retried until one succeeds, which is logged too.
+func TestLogPositionsWriteFailureRetried(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "positions.json")
+	h := newLogsHarness(t, 2, 5)
+	pos := h.restart(t, path, 0, testAPI)
+	h.tick()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		h.tick()
+		pos.write()
+	}
+	if n := strings.Count(h.logs.String(), "Cannot write the log state file"); n != 1 {
+		t.Errorf("%d lines about the failed writes, want 1:\n%s", n, h.logs)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pos.write() // nothing saved since the last failure
+	if !strings.Contains(h.logs.String(), "The log state file is written again") {
+		t.Errorf("the write after the failures was not retried or not logged:\n%s", h.logs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if projects, err := parsePositions(b); err != nil || len(projects["p1"].services) != 2 {
+		t.Errorf("the file written after the failures holds %v, %v; want 2 services", projects, err)
 	}
 }

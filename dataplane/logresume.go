@@ -35,7 +35,6 @@ func resumeCursor(id string, sc savedCursor, until time.Time, window time.Durati
 	return c, skipped
 }
 
-// atBoundary returns the entries of the window at the boundary.
 func (c *logCursor) atBoundary() []entryAt {
 	i, _ := slices.BinarySearchFunc(c.recent, c.boundary, func(e entryAt, ts int64) int { return cmp.Compare(e.ts(), ts) })
 	end := i
