@@ -70,10 +70,11 @@ func parsePositions(b []byte) (map[string]savedProject, error) {
 		return nil, fmt.Errorf("format version %d, this exporter reads version %d", pf.Version, positionsVersion)
 	}
 	projects := make(map[string]savedProject, len(pf.Projects))
+	left := maxBoundaryEntries
 	for id, fp := range pf.Projects {
 		services := make(savedServices, 0, len(fp.Services))
 		for sid, fc := range fp.Services {
-			if err := fc.check(); err != nil {
+			if err := fc.check(&left); err != nil {
 				return nil, fmt.Errorf("project %q service %q: %w", id, sid, err)
 			}
 			services = append(services, fc.saved(sid))
@@ -84,13 +85,21 @@ func parsePositions(b []byte) (map[string]savedProject, error) {
 	return projects, nil
 }
 
-func (fc fileCursor) check() error {
+// maxBoundaryEntries bounds the entries a file's counts at the boundaries
+// make at resume (12 bytes each): one count can ask for billions.
+const maxBoundaryEntries = 1 << 22
+
+// check takes the entries at the boundary from left.
+func (fc fileCursor) check(left *int) error {
 	if fc.Boundary.IsZero() || fc.ReadUntil.IsZero() {
 		return errors.New("no boundary or read time")
 	}
 	for k, n := range fc.AtBoundary {
 		if _, err := strconv.ParseUint(k, 16, 64); err != nil || n < 1 {
 			return fmt.Errorf("entry %q counted %d times at the boundary", k, n)
+		}
+		if *left -= n; *left < 0 {
+			return fmt.Errorf("more than %d entries at the boundaries", maxBoundaryEntries)
 		}
 	}
 	for sev, n := range fc.Counts {
