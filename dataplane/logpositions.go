@@ -1,22 +1,22 @@
 package dataplane
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
 	"maps"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // Bounds of the log state file (--collect.logs.state-file).
@@ -48,23 +48,32 @@ type LogPositions struct {
 	writeMu sync.Mutex
 }
 
-type positionsFile struct {
-	Format   string                  `json:"format"`
-	Version  int                     `json:"version"`
-	Projects map[string]savedProject `json:"projects"`
-}
-
 type savedProject struct {
-	// A position is another API's when APIURL differs.
-	APIURL   string                 `json:"api_url"`
-	Services map[string]savedCursor `json:"services"`
+	// A position is another API's when apiURL differs.
+	apiURL   string
+	services savedServices
 }
 
+// savedServices are sorted by service id; once saved, never changed.
+type savedServices []savedCursor
+
+// savedCursor is a service's position in 48 bytes and a few for its keys:
+// as a map by service of two maps each (counts by severity name, boundary
+// entries by hex key) the positions kept some 700 bytes a service.
 type savedCursor struct {
-	Boundary   time.Time          `json:"boundary"`
-	AtBoundary map[string]int     `json:"at_boundary"`
-	Counts     map[string]float64 `json:"counts"`
-	ReadUntil  time.Time          `json:"read_until"`
+	boundary, readUntil int64 // Unix ns
+	// counts, with the service's id, is shared with the cursor.
+	counts *fleet.ServiceLogs
+	// atBoundary: sorted, a key as many times as counted.
+	atBoundary []uint32
+}
+
+func (s savedServices) find(id string) (savedCursor, bool) {
+	i, ok := slices.BinarySearchFunc(s, id, func(sc savedCursor, id string) int { return strings.Compare(sc.counts.ServiceID(), id) })
+	if !ok {
+		return savedCursor{}, false
+	}
+	return s[i], true
 }
 
 // CheckLogPositions checks a state file's path without writing.
@@ -98,67 +107,6 @@ func OpenLogPositions(path string, logger *slog.Logger) (*LogPositions, error) {
 	return p, nil
 }
 
-func readPositions(path string) (map[string]savedProject, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	var buf bytes.Buffer
-	if n, err := buf.ReadFrom(io.LimitReader(f, maxPositionsFile+1)); err != nil {
-		return nil, err
-	} else if n > maxPositionsFile {
-		return nil, fmt.Errorf("larger than %d MiB", maxPositionsFile>>20)
-	}
-	return parsePositions(buf.Bytes())
-}
-
-func parsePositions(b []byte) (map[string]savedProject, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var pf positionsFile
-	if err := dec.Decode(&pf); err != nil {
-		return nil, fmt.Errorf("not a log state file: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("not a log state file: data after its end")
-	}
-	if pf.Format != positionsFormat {
-		return nil, fmt.Errorf("not a log state file of this exporter (format %q)", pf.Format)
-	}
-	if pf.Version != positionsVersion {
-		return nil, fmt.Errorf("format version %d, this exporter reads version %d", pf.Version, positionsVersion)
-	}
-	for id, sp := range pf.Projects {
-		for sid, sc := range sp.Services {
-			if err := sc.check(); err != nil {
-				return nil, fmt.Errorf("project %q service %q: %w", id, sid, err)
-			}
-		}
-	}
-	if pf.Projects == nil {
-		pf.Projects = map[string]savedProject{}
-	}
-	return pf.Projects, nil
-}
-
-func (sc savedCursor) check() error {
-	if sc.Boundary.IsZero() || sc.ReadUntil.IsZero() {
-		return errors.New("no boundary or read time")
-	}
-	for k, n := range sc.AtBoundary {
-		if _, err := strconv.ParseUint(k, 16, 64); err != nil || n < 1 {
-			return fmt.Errorf("entry %q counted %d times at the boundary", k, n)
-		}
-	}
-	for sev, n := range sc.Counts {
-		if severityOf(sev) != sev || n < 0 || math.IsNaN(n) || math.IsInf(n, 0) {
-			return fmt.Errorf("count %v of severity %q", n, sev)
-		}
-	}
-	return nil
-}
-
 // apiIdentity drops the user information and query: they may hold a secret.
 func apiIdentity(raw string) string {
 	u, err := url.Parse(raw)
@@ -168,28 +116,29 @@ func apiIdentity(raw string) string {
 	return u.Scheme + "://" + u.Host + u.EscapedPath()
 }
 
-func (p *LogPositions) resume(projectID, apiURL string) map[string]savedCursor {
+// resume returns the project's saved positions, shared: they never change.
+func (p *LogPositions) resume(projectID, apiURL string) savedServices {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	sp, ok := p.projects[projectID]
 	if !ok {
 		return nil
 	}
-	if id := apiIdentity(apiURL); sp.APIURL != id {
+	if id := apiIdentity(apiURL); sp.apiURL != id {
 		p.logger.Warn("Log state file refused for this project: its positions are another API's; counting starts afresh",
-			"project_id", projectID, "saved_api_url", sp.APIURL, "api_url", id)
+			"project_id", projectID, "saved_api_url", sp.apiURL, "api_url", id)
 		return nil
 	}
-	return maps.Clone(sp.Services)
+	return sp.services
 }
 
-func (p *LogPositions) save(projectID, apiURL string, services map[string]savedCursor) {
+func (p *LogPositions) save(projectID, apiURL string, services savedServices) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return
 	}
-	p.projects[projectID] = savedProject{APIURL: apiIdentity(apiURL), Services: services}
+	p.projects[projectID] = savedProject{apiURL: apiIdentity(apiURL), services: services}
 	p.dirty = true
 }
 
@@ -219,7 +168,8 @@ func (p *LogPositions) Close() {
 }
 
 // write renames a synced temporary file over the file: a crash leaves the
-// old or the new file, never a part.
+// old or the new file, never a part. The positions saved never change: it
+// streams them outside the lock, not holding up a pass saving meanwhile.
 func (p *LogPositions) write() {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
@@ -228,12 +178,10 @@ func (p *LogPositions) write() {
 		p.mu.Unlock()
 		return
 	}
-	b, err := json.Marshal(positionsFile{Format: positionsFormat, Version: positionsVersion, Projects: p.projects})
+	projects := maps.Clone(p.projects)
 	p.dirty = false
 	p.mu.Unlock()
-	if err == nil {
-		err = writeAtomic(p.path, b)
-	}
+	err := writeAtomic(p.path, func(w io.Writer) error { return writePositions(w, projects) })
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -249,14 +197,14 @@ func (p *LogPositions) write() {
 	}
 }
 
-func writeAtomic(path string, b []byte) error {
+func writeAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }()
-	_, err = tmp.Write(b)
+	err = write(tmp)
 	if err == nil {
 		err = tmp.Sync()
 	}

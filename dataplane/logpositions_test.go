@@ -106,7 +106,8 @@ func TestLogPositionsResumeBound(t *testing.T) {
 }
 
 // TestLogPositionsRefused: a file that cannot be used whole (corrupt, cut
-// short, another program's or format version's, a value out of range) or
+// short, another program's or format version's, a value out of range, more
+// entries at the boundaries than resume should make) or
 // positions of another API are refused with one WARN line, and counting
 // starts fresh; the next write replaces the file.
 func TestLogPositionsRefused(t *testing.T) {
@@ -137,6 +138,10 @@ func TestLogPositionsRefused(t *testing.T) {
 		"another API's":       {api: "http://other.example.net/v1"},
 		"trailing data":       {edit: func(map[string]any) {}, content: "{}"},
 		"boundary count zero": {edit: func(m map[string]any) { svc(m)["at_boundary"] = map[string]int{"ff": 0} }},
+		"boundary count huge": {edit: func(m map[string]any) { svc(m)["at_boundary"] = map[string]int{"ff": 1 << 40} }},
+		"boundaries too many": {edit: func(m map[string]any) {
+			svc(m)["at_boundary"] = map[string]int{"ff": maxBoundaryEntries / 2, "fe": maxBoundaryEntries/2 + 1}
+		}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "positions.json")
@@ -226,9 +231,9 @@ func FuzzParsePositions(f *testing.F) {
 			return
 		}
 		for _, sp := range projects {
-			for _, sc := range sp.Services {
+			for _, sc := range sp.services {
 				c, _ := resumeCursor("s", sc, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), time.Minute)
-				_ = c.saved()
+				_, _ = c.saved(nil)
 			}
 		}
 	})

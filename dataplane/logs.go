@@ -47,7 +47,7 @@ type logsReader struct {
 	late      float64
 	// resume is used by the first pass; skippedSeconds lags skipped a tick,
 	// so that its series is served at 0 first.
-	resume             map[string]savedCursor
+	resume             savedServices
 	skipped            time.Duration
 	skippedSeconds     float64
 	skippedSecsPending float64
