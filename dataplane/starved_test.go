@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,11 +62,9 @@ func TestStarvedLogsPeriodPublished(t *testing.T) {
 	h.l.opts.RateLimit = 5
 	starve(h.host)
 	var before *fleet.Logs
-	calls := 0
+	var first sync.Once // the reads run in parallel
 	h.fl.onCall = func(string) {
-		if calls++; calls == 1 {
-			before = h.host.Snapshot().Logs()
-		}
+		first.Do(func() { before = h.host.Snapshot().Logs() })
 	}
 	after := h.tick()
 	if before == nil {
