@@ -68,8 +68,10 @@ type Handler struct {
 	views [numForms]atomic.Pointer[view]
 	// lastFlat is the last flat view built of each form, guarded by renderMu.
 	lastFlat [numForms]*view
-	asked    [numForms]atomic.Int64
-	now      func() time.Time
+	// steadyBuilds counts the builds of each form since its view last grew.
+	steadyBuilds [numForms]int
+	asked        [numForms]atomic.Int64
+	now          func() time.Time
 
 	lastNegotiation atomic.Pointer[negotiation]
 

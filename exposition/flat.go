@@ -39,10 +39,15 @@ func (e *Handler) flatten(v *view, f int) {
 	}
 	var flat []byte
 	headroom := v.size / 32
+	e.steadyBuilds[f]++
 	if last != nil {
-		if old := last.parts[0]; v.size > cap(old) {
+		switch old := last.parts[0]; {
+		case v.size > cap(old):
 			headroom = v.size / 4 // growing, as while the first reads fill the data plane
-		} else if last.retire() {
+			e.steadyBuilds[f] = 0
+		case e.steadyBuilds[f] == flatSteadyBuilds && cap(old)-v.size > v.size/16:
+			// Grown no more: the room goes with the last slice.
+		case last.retire():
 			flat = e.render.moveInPlace(old, f, v.size)
 		}
 	}
@@ -53,6 +58,9 @@ func (e *Handler) flatten(v *view, f int) {
 	v.parts = [][]byte{flat}
 	e.lastFlat[f] = v
 }
+
+// flatSteadyBuilds without growth (a minute of a read's publishes) end a growth.
+const flatSteadyBuilds = 12
 
 // moveInPlace returns nil if old cannot hold a layout of size bytes. Pieces keep their order,
 // so moving the leftward ones from the left, then the rightward from the right, overwrites none.

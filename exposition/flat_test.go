@@ -144,3 +144,29 @@ func scrapeGzip(e *Handler) (string, error) {
 	b, err := io.ReadAll(zr)
 	return string(b), err
 }
+
+// TestGzipViewShedsGrowthRoom: the room a growing view was given is let go
+// once the view stops growing (it stayed with the view for good: a quarter
+// of its size, 2.3 MB at 10,000 services with the data plane).
+func TestGzipViewShedsGrowthRoom(t *testing.T) {
+	f := formOf(formatOpenMetrics, true)
+	e := New(nil, nil)
+	for b := range 2 {
+		e.SetSnapshot(fleettest.Synthetic("p", 2000+b*200))
+		e.view(f)
+	}
+	grown := cap(e.view(f).parts[0])
+	for i := range 13 {
+		s := fleettest.Synthetic("p", 2200)
+		s.Services[i].Name = fmt.Sprint("renamed-", i)
+		e.SetSnapshot(s)
+		e.view(f)
+	}
+	v := e.view(f)
+	if room := cap(v.parts[0]) - v.size; room > v.size/16 {
+		t.Errorf("the view keeps %d B of room (%d B when it grew) for %d B", room, grown-v.size, v.size)
+	}
+	if got := scrapePrometheus(t, e); !strings.Contains(got, "renamed-12") {
+		t.Error("the exposition lacks a change")
+	}
+}
