@@ -2,7 +2,6 @@ package exposition
 
 import (
 	"bufio"
-	"compress/flate"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -81,7 +80,7 @@ type Handler struct {
 	selfMu    sync.Mutex
 	selfCache [numFormats]atomic.Pointer[cachedSelfPart]
 
-	flateWriters sync.Pool // of *flate.Writer at selfDeflateLevel
+	deflater     *deflater // shared with render
 	flateReaders sync.Pool // of io.ReadCloser from flate.NewReader, for inflate
 	writers      sync.Pool // of *bufio.Writer of scrapeWriteBuffer bytes
 }
@@ -116,11 +115,9 @@ func New(self prometheus.Gatherer, logger *slog.Logger) *Handler {
 		now:      time.Now,
 		flatView: maxFlatView,
 		writers:  sync.Pool{New: func() any { return bufio.NewWriterSize(nil, scrapeWriteBuffer) }},
-		flateWriters: sync.Pool{New: func() any {
-			fw, _ := flate.NewWriter(nil, selfDeflateLevel) // The level is valid.
-			return fw
-		}},
+		deflater: &deflater{},
 	}
+	e.render.deflater = e.deflater
 	if sg, ok := self.(*selfGatherer); ok {
 		e.api, e.self = sg.api, nil
 		if sg.others != nil {

@@ -197,7 +197,7 @@ type renderer struct {
 	samples  collector.Samples
 	w        *lineWriter
 	out      bytes.Buffer
-	fw       *flate.Writer
+	deflater *deflater
 	spans    [][2]int   // of each piece in out
 	byFamily [][]*piece // into the chunks' forms, while building a view
 }
@@ -235,12 +235,10 @@ func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (
 		start := r.out.Len()
 		pc := piece{family: i, raw: len(raw)}
 		if formGzip(f) {
-			if r.fw == nil {
-				r.fw, _ = flate.NewWriter(nil, cachedDeflateLevel) // The level is valid.
+			if r.deflater == nil {
+				r.deflater = &deflater{}
 			}
-			r.fw.Reset(&r.out)
-			_, _ = r.fw.Write(raw)
-			_ = r.fw.Flush()
+			r.deflater.deflate(&r.out, raw)
 			pc.crc = crc32.ChecksumIEEE(raw)
 		} else {
 			r.out.Write(raw)

@@ -2,7 +2,6 @@ package exposition
 
 import (
 	"bytes"
-	"compress/flate"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -240,11 +239,7 @@ type cachedSelfPart struct {
 
 func (e *Handler) deflateSelf(p *selfPart) {
 	var out bytes.Buffer
-	fw := e.flateWriters.Get().(*flate.Writer)
-	fw.Reset(&out)
-	_, _ = fw.Write(p.raw)
-	_ = fw.Flush()
-	e.flateWriters.Put(fw)
+	e.deflater.deflate(&out, p.raw)
 	p.deflated = out.Bytes()
 	p.crc = crc32.ChecksumIEEE(p.raw)
 }

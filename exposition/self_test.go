@@ -1,6 +1,7 @@
 package exposition
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,5 +83,26 @@ func TestSelfGatherer(t *testing.T) {
 				t.Errorf("SelfGatherer gathers %d series (err %v), want %d", n, err, len(apiclient.Operations)+1)
 			}
 		})
+	}
+}
+
+// TestScrapesShareOneDeflater: the self-metrics of a gzip scrape are
+// compressed with the handler's one writer; a pool of writers was emptied
+// by the collections, so most scrapes made a new one (about 1 MB).
+func TestScrapesShareOneDeflater(t *testing.T) {
+	e := New(prometheus.NewRegistry(), nil)
+	e.SetSnapshot(fleettest.Synthetic("p", 10))
+	scrapePrometheus(t, e)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const scrapes = 5
+	for range scrapes {
+		runtime.GC()
+		runtime.GC() // a pool keeps its items through one collection
+		scrapePrometheus(t, e)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / scrapes; per > 1<<20 {
+		t.Errorf("a gzip scrape allocated %d B (with its reading here), want under 1 MiB", per)
 	}
 }
