@@ -46,8 +46,9 @@ type Options struct {
 // budgetShare is the poller's: the rest is left to retries and admin writes.
 const budgetShare = 0.9
 
-// Run starts each reader that opts enable and client supports on its own goroutine.
-func Run(ctx context.Context, host Host, client any, opts Options) {
+// Run starts each reader that opts enable and client supports on its own goroutine; the
+// function it returns waits for them to end after ctx does (their last save included).
+func Run(ctx context.Context, host Host, client any, opts Options) (wait func()) {
 	if opts.Interval <= 0 {
 		opts.Interval = config.DefaultInterval
 	}
@@ -64,6 +65,7 @@ func Run(ctx context.Context, host Host, client any, opts Options) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	opts.Logger = opts.Logger.With("project_id", host.ProjectID())
+	var wg sync.WaitGroup
 	for _, rd := range readers {
 		on, interval := rd.enabled(opts.Collect)
 		if !on {
@@ -71,9 +73,10 @@ func Run(ctx context.Context, host Host, client any, opts Options) {
 		}
 		r := newRunner(host, opts, rd.part, interval)
 		if tick := rd.start(r, client); tick != nil {
-			go r.run(ctx, tick)
+			wg.Go(func() { r.run(ctx, tick) })
 		}
 	}
+	return wg.Wait
 }
 
 type reader struct {

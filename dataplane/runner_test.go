@@ -73,3 +73,47 @@ func TestRunStartsRegisteredReaders(t *testing.T) {
 		})
 	}
 }
+
+type slowSettings struct{ Enabled bool }
+
+var slowKey = config.NewReaderKey[slowSettings]("slow-example")
+
+// slowStarted is closed by the slow reader's tick, and slowEnded set once its context ended.
+var (
+	slowStarted chan struct{}
+	slowEnded   atomic.Bool
+)
+
+func init() {
+	register(reader{"slow-example",
+		func(c config.Collect) (bool, time.Duration) { return slowKey.Of(c).Enabled, time.Hour },
+		func(r *runner, client any) func(context.Context) {
+			if _, ok := client.(exampleClient); !ok {
+				return nil
+			}
+			return func(ctx context.Context) {
+				close(slowStarted)
+				<-ctx.Done()
+				time.Sleep(10 * time.Millisecond) // its last save, as the log reader's
+				slowEnded.Store(true)
+			}
+		}})
+}
+
+// TestRunWaitsForTheReaders: the wait Run returns ends after every reader's
+// tick did, so that the log reader's last positions are saved before the
+// state file is closed at shutdown.
+func TestRunWaitsForTheReaders(t *testing.T) {
+	slowEnded.Store(false)
+	slowStarted = make(chan struct{})
+	var collect config.Collect
+	slowKey.In(&collect).Enabled = true
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := Run(ctx, newFakeHost(1), exampleClient{}, Options{Collect: collect})
+	<-slowStarted // a reader cancelled before its first tick ends at once
+	cancel()
+	wait()
+	if !slowEnded.Load() {
+		t.Error("Run's wait returned before the reader's tick ended")
+	}
+}

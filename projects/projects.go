@@ -32,7 +32,9 @@ type Project struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
-	creds  *credentials
+	// readers waits for the data-plane readers to end.
+	readers func()
+	creds   *credentials
 }
 
 // Publisher receives the running projects' snapshots (the exposition).
@@ -150,7 +152,7 @@ func (m *Manager) start(p *Project) {
 		CredentialsSource: p.Config.Credentials.Source,
 		APIURL:            p.Config.API.URL,
 	})
-	dataplane.Run(ctx, p.Poller, p.Client, dataplane.Options{
+	p.readers = dataplane.Run(ctx, p.Poller, p.Client, dataplane.Options{
 		Collect: p.Config.Collect, RateLimit: p.Config.API.RateLimit, Burst: p.Config.API.Burst, Logger: m.logger,
 		Positions: m.LogPositions, APIURL: p.Config.API.URL,
 	})
@@ -160,10 +162,12 @@ func (m *Manager) start(p *Project) {
 	}()
 }
 
-// stopLocked waits for the poller, so it cannot publish after its series are removed.
+// stopLocked waits for the poller and the readers, so that none publishes after the series
+// are removed and the log reader's last positions are saved before the state file closes.
 func (m *Manager) stopLocked(p *Project, removed bool) {
 	p.cancel()
 	<-p.done
+	p.readers()
 	p.Poller.Close()
 	if removed {
 		m.exposition.RemoveProject(p.Config.ID)
@@ -228,6 +232,7 @@ func (m *Manager) Stop() {
 	for _, p := range m.running {
 		p.cancel()
 		<-p.done
+		p.readers()
 		p.Poller.Close()
 	}
 }
