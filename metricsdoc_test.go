@@ -18,6 +18,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/admin"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/projects"
 )
@@ -136,6 +137,9 @@ func exporterMetricRows(t *testing.T) []metricRow {
 			typ = "counter"
 		}
 		rows = append(rows, descRow(t, d, typ))
+	}
+	for _, f := range changes.Families() {
+		rows = append(rows, descRow(t, f.Desc, f.Type))
 	}
 	for _, c := range rec.collectors {
 		for _, d := range describe(c) {

@@ -28,8 +28,16 @@ var (
 		[]string{"reason"}, nil)
 )
 
-// Descs lists the descriptors of the change metrics.
-func Descs() []*prometheus.Desc { return []*prometheus.Desc{changesDesc, lastChangeDesc, droppedDesc} }
+// Family is a change metric's descriptor and type.
+type Family struct {
+	Desc *prometheus.Desc
+	Type string
+}
+
+// Families lists the change metrics, for the metrics reference.
+func Families() []Family {
+	return []Family{{changesDesc, "counter"}, {lastChangeDesc, "gauge"}, {droppedDesc, "counter"}}
+}
 
 // metrics is the timeline's counters, read by its Collect.
 type metrics struct {
@@ -99,8 +107,8 @@ func (m *metrics) dropped(reason string, n int) {
 
 // Describe implements prometheus.Collector.
 func (t *Timeline) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range Descs() {
-		ch <- d
+	for _, f := range Families() {
+		ch <- f.Desc
 	}
 }
 

@@ -23,6 +23,9 @@ var experimental = []string{
 	"clouddb_exporter_api_retry_after_capped_total",
 	"clouddb_exporter_api_texts_truncated_total",
 	"clouddb_exporter_discovery_",
+	"clouddb_changes_total",
+	"clouddb_service_last_change_timestamp_seconds",
+	"clouddb_exporter_changes_",
 }
 
 // Stability returns the stability level of the family name.

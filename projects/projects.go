@@ -55,6 +55,9 @@ type Manager struct {
 	Shard                   shard.Shard
 	CredentialCheckInterval time.Duration
 	LogPositions            *dataplane.LogPositions
+	// OnApply, when set, is told the running projects' ids after each
+	// successful Apply (the change timeline's added and removed).
+	OnApply func(ids []string)
 
 	mu      sync.RWMutex
 	running map[string]*Project
@@ -133,6 +136,9 @@ func (m *Manager) Apply(projects []config.Project) error {
 		}
 	}
 	m.running = next
+	if m.OnApply != nil {
+		m.OnApply(slices.Sorted(maps.Keys(next)))
+	}
 	return nil
 }
 
