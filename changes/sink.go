@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -48,11 +49,13 @@ const (
 
 // Sink pushes events to a Loki push API or an NDJSON webhook in batches.
 type Sink struct {
-	opts    SinkOptions
-	target  string // the URL without its user information, for logs
-	q       chan Event
-	done    chan struct{}
-	stop    chan struct{}
+	opts   SinkOptions
+	target string // the URL without its user information, for logs
+	q      chan Event
+	done   chan struct{}
+	stop   chan struct{}
+	// abort is closed when Close's context is done: no more waiting.
+	abort   chan struct{}
 	dropped func(reason string, n int)
 }
 
@@ -76,7 +79,7 @@ func NewSink(opts SinkOptions) (*Sink, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sink{opts: opts, target: u.Redacted(), q: make(chan Event, opts.QueueSize), done: make(chan struct{}), stop: make(chan struct{}),
+	return &Sink{opts: opts, target: u.Redacted(), q: make(chan Event, opts.QueueSize), done: make(chan struct{}), stop: make(chan struct{}), abort: make(chan struct{}),
 		dropped: func(string, int) {}}, nil
 }
 
@@ -117,13 +120,13 @@ func (s *Sink) run() {
 			return
 		}
 		if len(batch) > 0 {
-			s.send(batch, s.stop)
+			s.send(batch)
 			batch = batch[:0]
 		}
 	}
 }
 
-// flush sends what is queued, once each, without waiting between retries.
+// flush sends what is queued, retrying until Close's context is done.
 func (s *Sink) flush(batch []Event) {
 	for {
 		select {
@@ -137,7 +140,7 @@ func (s *Sink) flush(batch []Event) {
 		if len(batch) == 0 {
 			return
 		}
-		s.send(batch, nil)
+		s.send(batch)
 		batch = batch[:0]
 		if len(s.q) == 0 {
 			return
@@ -145,28 +148,30 @@ func (s *Sink) flush(batch []Event) {
 	}
 }
 
-// send retries a failed batch with a doubling backoff; stop cuts the waits short.
-func (s *Sink) send(batch []Event, stop <-chan struct{}) {
+// send retries a failed batch with a doubling backoff; once Close's context
+// is done, a last attempt is made without waiting.
+func (s *Sink) send(batch []Event) {
 	body, contentType, err := s.encode(batch)
 	if err != nil {
 		s.dropped(reasonSink, len(batch))
 		return
 	}
 	wait := s.opts.Backoff
+	abort := s.abort
 	for attempt := 0; ; attempt++ {
 		retry, err := s.post(body, contentType)
 		if err == nil {
 			return
 		}
-		if !retry || attempt >= s.opts.Retries || stop == nil {
+		if !retry || attempt >= s.opts.Retries || abort == nil {
 			s.opts.Logger.Warn("Cannot deliver changes to the sink; dropping them", "url", s.target, "events", len(batch), "attempts", attempt+1, "err", err)
 			s.dropped(reasonSink, len(batch))
 			return
 		}
 		select {
 		case <-time.After(wait):
-		case <-stop:
-			stop = nil // one last attempt, then give up
+		case <-abort:
+			abort = nil // one last attempt, then give up
 		}
 		wait *= 2
 	}
@@ -196,8 +201,7 @@ func (s *Sink) post(body []byte, contentType string) (retry bool, err error) {
 
 func urlError(err error) error {
 	var ue *url.Error
-	if e, ok := err.(*url.Error); ok { //nolint:errorlint // the client returns *url.Error itself
-		ue = e
+	if errors.As(err, &ue) {
 		return ue.Err
 	}
 	return err
@@ -270,5 +274,7 @@ func (s *Sink) Close(ctx context.Context) {
 	select {
 	case <-s.done:
 	case <-ctx.Done():
+		close(s.abort)
+		<-s.done // at most one more attempt
 	}
 }
