@@ -236,3 +236,15 @@ func TestUnchangedFleetAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations a snapshot, want none of the differ's", allocs)
 	}
 }
+
+func TestVPCRenamed(t *testing.T) {
+	d := newDiffer("p1")
+	mk := func(m int, name string) *fleet.Snapshot {
+		s := snapAt(m, false)
+		s.VPCs = []apiclient.VPC{{ID: "v", Name: name}}
+		s.Parts = append(s.Parts, fleet.PartHealth{Name: fleet.PartVPCs, Success: true, LastSuccess: s.Taken})
+		return s
+	}
+	d.observe(mk(0, "a"))
+	expectKinds(t, d.observe(mk(1, "b")), "vpc/v/renamed")
+}

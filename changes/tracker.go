@@ -101,7 +101,8 @@ func (t *tracker[E, F]) compare(d *differ, list []E, between bool, at time.Time)
 		}
 		present++
 		en.seen = t.gen
-		if p := t.ptr(e); p != en.ptr {
+		// A nil pointer (a VPC, a value) is compared field by field.
+		if p := t.ptr(e); p == nil || p != en.ptr {
 			en.ptr = p
 			t.update(d, e, en, at)
 		}
