@@ -1,0 +1,139 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+// listCalls sums the services lists the exporter at url made, any outcome.
+func listCalls(url string) float64 {
+	_, body := testbin.Get(url + "/metrics")
+	sum := 0.0
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "clouddb_exporter_api_requests_total{") && strings.Contains(line, `operation="listServices"`) {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			sum += v
+		}
+	}
+	return sum
+}
+
+// waitCycles waits for n more full poll cycles of the exporter at url (the
+// services list is made once a cycle, retries aside).
+func waitCycles(t *testing.T, url string, n float64) {
+	t.Helper()
+	start := listCalls(url)
+	testbin.WaitFor(t, 60*time.Second, strconv.Itoa(int(n))+" more poll cycles", func() bool {
+		return listCalls(url) >= start+n
+	})
+}
+
+// TestChangesNoFalseEvents: an API outage, lists that do not decode or are
+// cut, and services created and deleted while the list is cut leave the
+// feed empty, since nothing that was read whole changed.
+func TestChangesNoFalseEvents(t *testing.T) {
+	t.Parallel()
+	sim := testbin.StartSim(t, instantSim...)
+	s := testbin.SimAt(sim)
+	services := len(s.ServiceIDs(t))
+	_, url := testbin.StartExporter(t, s.Env(), changesArgs("--collect.max-resources-per-list="+strconv.Itoa(services+1))...)
+	waitCycles(t, url, 2)
+
+	s.Fault(t, `{"status":500,"count":40}`)
+	testbin.WaitFor(t, 60*time.Second, "the outage", testbin.MetricEquals(url+"/metrics", "clouddb_up", 0, "project_id", testbin.SimProject))
+	s.ClearFaults(t)
+	s.Fault(t, `{"operation":"listServices","malformed":true,"count":3}`)
+	s.Fault(t, `{"operation":"listVPCs","truncated":true,"count":3}`)
+	s.Fault(t, `{"operation":"listReplicaSets","status":429,"count":5}`)
+	s.Fault(t, `{"operation":"listPeerings","status":503,"count":5}`)
+	waitCycles(t, url, 4)
+
+	// Two more services than the list may hold: the list is cut, fails, and
+	// nothing is created or deleted; they go before it is whole again.
+	var a, b struct {
+		ServiceID string `json:"service_id"`
+	}
+	p := "/projects/" + testbin.SimProject
+	body := `{"name":"extra","addons":["time-series"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`
+	s.APIWrite(t, "POST", p+"/services", body, 202, &a)
+	s.APIWrite(t, "POST", p+"/services", body, 202, &b)
+	testbin.WaitFor(t, 60*time.Second, "the cut list", testbin.MetricEquals(url+"/metrics", "clouddb_exporter_collector_success", 0,
+		"project_id", testbin.SimProject, "collector", "services"))
+	waitCycles(t, url, 2)
+	s.APIWrite(t, "DELETE", p+"/services/"+a.ServiceID, ``, 202, nil)
+	s.APIWrite(t, "DELETE", p+"/services/"+b.ServiceID, ``, 202, nil)
+	testbin.WaitFor(t, 60*time.Second, "the whole list again", testbin.MetricEquals(url+"/metrics", "clouddb_exporter_collector_success", 1,
+		"project_id", testbin.SimProject, "collector", "services"))
+	waitCycles(t, url, 3)
+
+	if feed := feedOf(t, url); len(feed) != 0 {
+		t.Errorf("false events: %+v", feed)
+	}
+}
+
+// TestChangesAcrossRestartAndTwoExporters: two exporters watching one
+// project give a change the same id; one restarted with --changes.file keeps
+// its feed and cursors and reports what changed while it was down, once.
+func TestChangesAcrossRestartAndTwoExporters(t *testing.T) {
+	t.Parallel()
+	sim := testbin.StartSim(t, instantSim...)
+	s := testbin.SimAt(sim)
+	file := filepath.Join(t.TempDir(), "changes.ndjson")
+	procA, urlA := testbin.StartExporter(t, s.Env(), changesArgs("--changes.file="+file)...)
+	_, urlB := testbin.StartExporter(t, s.Env(), changesArgs()...)
+	waitCycles(t, urlA, 2)
+	waitCycles(t, urlB, 2)
+
+	id := s.ServiceIDs(t)[0]
+	sp := "/projects/" + testbin.SimProject + "/services/" + id
+	s.APIWrite(t, "POST", sp+"/setEnvironment", `{"environment":"DEV"}`, 200, nil)
+	s.APIWrite(t, "POST", sp+"/setEnvironment", `{"environment":"PROD"}`, 200, nil)
+	s.APIWrite(t, "POST", sp+"/rename", `{"name":"before-the-stop"}`, 200, nil)
+	x := waitChange(t, urlA, "service", id, "renamed")
+	if xb := waitChange(t, urlB, "service", id, "renamed"); xb.ID != x.ID {
+		t.Errorf("two exporters, one change, ids %s and %s", x.ID, xb.ID)
+	}
+
+	if err := procA.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := procA.Wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(file + ".state"); err != nil {
+		t.Fatalf("no state saved at the stop: %v", err)
+	}
+	s.APIWrite(t, "POST", sp+"/rename", `{"name":"while-down"}`, 200, nil)
+	yb := waitChange(t, urlB, "service", id, "renamed")
+	for yb.After["name"] != "while-down" {
+		feed := feedOf(t, urlB)
+		yb = feed[len(feed)-1]
+	}
+
+	_, urlA = testbin.StartExporter(t, s.Env(), changesArgs("--changes.file="+file)...)
+	testbin.WaitFor(t, 60*time.Second, "the change made while down", func() bool {
+		return len(feedOf(t, urlA)) >= 2
+	})
+	waitCycles(t, urlA, 3)
+	feed := feedOf(t, urlA)
+	var renames []change
+	for _, c := range feed {
+		if c.Kind == "renamed" {
+			renames = append(renames, c)
+		}
+	}
+	if len(renames) != 2 || renames[0].Cursor != x.Cursor || renames[0].ID != x.ID || renames[1].ID != yb.ID || renames[1].Cursor <= x.Cursor {
+		t.Errorf("after the restart: %+v; want %+v kept and the rename made while down (id %s) once", renames, x, yb.ID)
+	}
+	if len(feed) != 2 {
+		t.Errorf("feed %+v", feed)
+	}
+}
