@@ -259,7 +259,7 @@ func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error
 	if _, err := shardOf(f); err != nil {
 		return nil, err
 	}
-	if path := f.config.Collect.Logs.StateFile; path != "" {
+	if path := dataplane.LogsStateFile(f.config.Collect); path != "" {
 		if err := dataplane.CheckLogPositions(path); err != nil {
 			return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
 		}

@@ -68,9 +68,9 @@ func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, re
 	mux := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
 		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
-		dataPlane: func(id string) (usage, logs bool) {
+		dataPlane: func(id, part string) bool {
 			p, ok := manager.Get(id)
-			return ok && p.Config.Collect.Usage.Enabled, ok && p.Config.Collect.Logs.Enabled
+			return ok && dataplane.Enabled(p.Config.Collect, part)
 		},
 	})
 	return httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
@@ -110,7 +110,7 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 
 // nil without --collect.logs.state-file, which the readers and Close accept.
 func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger) (*dataplane.LogPositions, error) {
-	path := f.config.Collect.Logs.StateFile
+	path := dataplane.LogsStateFile(f.config.Collect)
 	if path == "" {
 		return nil, nil
 	}
