@@ -20,7 +20,7 @@ type routes struct {
 	notReady  func() string
 	reload    http.Handler
 	snapshots func() []*fleet.Snapshot
-	dataPlane func(projectID string) (usage, logs bool)
+	dataPlane func(projectID, part string) bool
 	pprof     bool
 	// changes is the change feed, nil with --no-changes; latestChanges
 	// gives the status page a project's latest.
