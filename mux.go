@@ -66,7 +66,7 @@ func newMux(r routes) *http.ServeMux {
 		links = append(links, web.LandingLinks{Address: "/debug/pprof/", Text: "Profiling (pprof)"})
 	}
 	if r.telemetryPath != "/" {
-		mux.Handle("GET /{$}", newStatusPage(statusPage{snapshots: r.snapshots, notReady: r.notReady, links: links, now: time.Now, dataPlane: r.dataPlane}))
+		mux.Handle("GET /{$}", newStatusPage(statusPage{snapshots: r.snapshots, notReady: r.notReady, links: links, now: time.Now, dataPlane: r.dataPlane, changes: r.latestChanges}))
 	}
 	return mux
 }

@@ -137,7 +137,7 @@ func loadState(path string) (*savedState, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	b, err := io.ReadAll(io.LimitReader(f, 1<<30))
 	if err != nil {
 		return nil, err
