@@ -65,10 +65,19 @@ func BenchmarkDiffUnchanged(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d/shared", n), func(b *testing.B) {
 			d := newDiffer("p1")
 			d.observe(s)
+			// One snapshot, its times moved on in place: every call is a new
+			// complete read of the same lists, and allocates only if the differ does.
+			next := *s
+			next.Parts = append([]fleet.PartHealth(nil), s.Parts...)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				d.observe(nextUnchanged(s, i+1))
+				at := t0.Add(time.Duration(i+1) * time.Minute)
+				next.Taken, next.Read = at, at
+				for j := range next.Parts {
+					next.Parts[j].LastSuccess = at
+				}
+				d.observe(&next)
 			}
 		})
 	}
