@@ -215,3 +215,23 @@ func TestChangesEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesSimulateDemo: under --simulate the feed shows the demo's
+// timeline from its first minute (here on short intervals).
+func TestChangesSimulateDemo(t *testing.T) {
+	t.Parallel()
+	simAddr := testbin.FreeAddr(t)
+	_, url := testbin.StartExporter(t, nil, "--simulate", "--simulate.listen-address="+simAddr, "--collect.interval=2s", "--collect.transition-interval=1s")
+	for _, want := range []struct{ typ, kind string }{
+		{"service", "resized"}, {"service", "ha_changed"}, {"peering", "status_changed"}, {"service", "created"},
+	} {
+		testbin.WaitFor(t, 60*time.Second, want.typ+" "+want.kind+" on the demo's feed", func() bool {
+			for _, c := range feedOf(t, url) {
+				if c.ObjectType == want.typ && c.Kind == want.kind {
+					return true
+				}
+			}
+			return false
+		})
+	}
+}
