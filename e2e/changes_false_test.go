@@ -137,3 +137,58 @@ func TestChangesAcrossRestartAndTwoExporters(t *testing.T) {
 		t.Errorf("feed %+v", feed)
 	}
 }
+
+// TestChangesKeyRotatedAndProjectAdded: a key rotation picked up from the
+// key files is one api_key rotated event; a project the discovery finds
+// later is one project added event.
+func TestChangesKeyRotatedAndProjectAdded(t *testing.T) {
+	t.Parallel()
+	t.Run("rotated", func(t *testing.T) {
+		t.Parallel()
+		const newAccess, newSecret, newAPIKey = "rotated-access-key", "rotated-secret-value", "rotated-api-key-value"
+		s := testbin.SimAt(testbin.StartSim(t, instantSim...))
+		dir := t.TempDir()
+		apiKeyFile := filepath.Join(t.TempDir(), "api-key")
+		writeKey := func(v string) {
+			if err := os.WriteFile(apiKeyFile+".tmp", []byte(v+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(apiKeyFile+".tmp", apiKeyFile); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeKey(testbin.SimAPIKey)
+		env := append([]string{"CLOUDDB_API_URL=" + s.URL + "/v1", "CLOUDDB_API_PROJECT_ID=" + testbin.SimProject},
+			keyFiles(t, dir, testbin.SimAccessKey, testbin.SimSecretKey)...)
+		_, url := testbin.StartExporter(t, env, changesArgs("--api.credentials-check-interval=300ms", "--api.key-file="+apiKeyFile)...)
+		waitCycles(t, url, 2)
+		s.IssueCredential(t, testbin.SimAccessKey, newAccess, newSecret, newAPIKey)
+		keyFiles(t, dir, newAccess, newSecret)
+		writeKey(newAPIKey)
+		waitChange(t, url, "api_key", "api_key", "rotated")
+		waitCycles(t, url, 2)
+		if got := kindCounts(feedOf(t, url)); got["api_key/rotated"] != 1 || len(got) != 1 {
+			t.Errorf("feed %v, want one rotation", got)
+		}
+		if _, body := testbin.Get(url + "/api/v1/changes"); strings.Contains(body, newAccess) || strings.Contains(body, testbin.SimAccessKey) {
+			t.Errorf("a key is on the feed: %s", body)
+		}
+		testbin.WaitFor(t, 10*time.Second, "the rotation counted", testbin.MetricEquals(url+"/metrics", "clouddb_changes_total", 1,
+			"project_id", testbin.SimProject, "object_type", "api_key", "kind", "rotated"))
+	})
+	t.Run("added", func(t *testing.T) {
+		t.Parallel()
+		s := testbin.SimAt(testbin.StartSim(t, "--extra-project-id=second-project"))
+		env := []string{"CLOUDDB_API_URL=" + s.URL + "/v1", "CLOUDDB_ACCESS_KEY=" + testbin.SimAccessKey, "CLOUDDB_SECRET_KEY=" + testbin.SimSecretKey}
+		_, url := testbin.StartExporter(t, env, changesArgs()...)
+		waitCycles(t, url, 1)
+		s.AddProject(t, "third-project")
+		c := waitChange(t, url, "project", "third-project", "added")
+		if c.ProjectID != "third-project" {
+			t.Errorf("event %+v", c)
+		}
+		if got := kindCounts(feedOf(t, url)); got["project/added"] != 1 {
+			t.Errorf("feed %v, want one project added (the first projects are a baseline)", got)
+		}
+	})
+}
