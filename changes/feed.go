@@ -32,7 +32,10 @@ func (t *Timeline) Handler() http.Handler {
 			_ = json.NewEncoder(w).Encode(feedError{Code: "invalid_query", Message: err.Error()})
 			return
 		}
-		events := t.Events(q)
+		events, first, last := t.events(q)
+		// A consumer whose since is below first-1 lost events (retention).
+		w.Header().Set("X-Changes-First-Cursor", strconv.FormatUint(first, 10))
+		w.Header().Set("X-Changes-Last-Cursor", strconv.FormatUint(last, 10))
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Cache-Control", "no-store")

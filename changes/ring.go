@@ -84,3 +84,11 @@ func (r *ring) latest(projectID string, n int) []Event {
 	}
 	return out
 }
+
+// bounds returns the cursors of the oldest and newest events kept, 0 when none.
+func (r *ring) bounds() (first, last uint64) {
+	if r.len() == 0 {
+		return 0, 0
+	}
+	return r.events[r.start].Cursor, r.events[len(r.events)-1].Cursor
+}

@@ -232,10 +232,17 @@ func (t *Timeline) removeProject(id string) {
 
 // Events returns what q selects, oldest first.
 func (t *Timeline) Events(q Query) []Event {
+	events, _, _ := t.events(q)
+	return events
+}
+
+// events also returns the cursors of the oldest and newest events kept.
+func (t *Timeline) events(q Query) (events []Event, first, last uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.ring.expire(t.opts.Now())
-	return t.ring.query(q)
+	first, last = t.ring.bounds()
+	return t.ring.query(q), first, last
 }
 
 // Latest returns up to n events of a project, newest first.

@@ -60,6 +60,12 @@ func TestFeedFiltersAndPages(t *testing.T) {
 	if _, got, _ := feed(t, tl, "?since=1&limit=1"); len(got) != 1 || got[0].Cursor != 2 {
 		t.Errorf("since=1&limit=1: %v", got)
 	}
+	rec := httptest.NewRecorder()
+	tl.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/changes?kind=renamed", nil))
+	if rec.Header().Get("X-Changes-First-Cursor") != "1" || rec.Header().Get("X-Changes-Last-Cursor") != "3" ||
+		rec.Header().Get("Content-Type") != "application/x-ndjson" {
+		t.Errorf("headers %v", rec.Header())
+	}
 	if _, got, _ := feed(t, tl, "?object_id=b"); len(got) != 1 || got[0].ObjectID != "b" {
 		t.Errorf("object_id=b: %v", got)
 	}
