@@ -41,7 +41,7 @@ func TestAPIDocCountsTheCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("typed client for all (\\d+) operations of the catalog \\(the first revision's (\\d+) plus\\s+revision 2026's ([^)]*)\\)").FindSubmatch(doc)
+	m := regexp.MustCompile(`typed client for all (\d+) operations of the catalog \(the first revision's (\d+) plus\s+revision 2026's ([^)]*)\)`).FindSubmatch(doc)
 	if m == nil {
 		t.Fatal("docs/api.md does not say how many operations the client has")
 	}

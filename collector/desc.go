@@ -7,14 +7,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 )
 
-// Desc describes one resource metric family, keeping its name, HELP and labels
-// so that an encoder need not parse them back out of a prometheus.Desc.
+// Desc describes one resource metric family: its name, HELP and labels, which
+// an encoder writes as given.
 type Desc struct {
-	desc    *prometheus.Desc
 	name    string
 	help    string
 	labels  []string // in the order the collect functions pass their values
@@ -34,7 +32,6 @@ func newDesc(name, help string, labels ...string) *Desc {
 		}
 	}
 	return &Desc{
-		desc:   prometheus.NewDesc(name, help, labels, nil),
 		name:   name,
 		help:   help,
 		labels: labels,

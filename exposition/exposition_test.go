@@ -29,8 +29,8 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
@@ -203,7 +203,7 @@ func TestExpositionMatchesRegistry(t *testing.T) {
 	}
 	got := parseText(t, []byte(scrapeText(t, e)))
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector.NewFleetCollectorOf(dataplanetest.Snapshots()...))
+	reg.MustRegister(collectortest.NewFleetCollectorOf(dataplanetest.Snapshots()...))
 	want, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 	"github.com/clouddb/clouddb_exporter/poller"
@@ -81,7 +82,7 @@ func (s *scenario) poll() []*fleet.Snapshot {
 
 func (s *scenario) golden(name string, snaps []*fleet.Snapshot, metrics ...string) {
 	s.t.Helper()
-	compareCollectorGolden(s.t, collector.NewFleetCollectorOf(snaps...), name, metrics...)
+	compareCollectorGolden(s.t, collectortest.NewFleetCollectorOf(snaps...), name, metrics...)
 	checkRendering(s.t, snaps...)
 }
 
