@@ -17,6 +17,8 @@ type Desc struct {
 	help    string
 	labels  []string // in the order the collect functions pass their values
 	counter bool
+	// part is the data-plane part that registered it, "" for the state's.
+	part string
 
 	family int
 }
@@ -54,6 +56,9 @@ func newCounterDesc(name, help string, labels ...string) *Desc {
 	d.counter = true
 	return d
 }
+
+// Part returns the data-plane part whose RegisterPart added d, "" for a family of the state.
+func (d *Desc) Part() string { return d.part }
 
 // Counter reports whether the metric is a counter; the others are gauges.
 func (d *Desc) Counter() bool { return d.counter }

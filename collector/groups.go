@@ -101,6 +101,9 @@ func RegisterPart(part string, descs []*Desc, groups ...Group) {
 		panic("collector: RegisterPart after the groups were read")
 	}
 	registry.parts = append(registry.parts, part)
+	for _, d := range descs {
+		d.part = part
+	}
 	registry.descs = append(registry.descs, descs...)
 	registry.groups = append(registry.groups, groups...)
 }

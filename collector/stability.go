@@ -22,9 +22,8 @@ var experimental = []string{
 
 // Stability returns the stability level of the family name.
 func Stability(name string) string {
-	allDescs() // closes the registry
-	for _, d := range registry.descs {
-		if d.name == name {
+	for _, d := range Families() {
+		if d.name == name && d.part != "" {
 			return Experimental
 		}
 	}
