@@ -146,3 +146,12 @@ func TestHealthHelpNamesEveryPart(t *testing.T) {
 	}
 	t.Fatal("no clouddb_exporter_collector_success family")
 }
+
+// TestNewRunnerDefaults: a reader's unit test may leave Options zero; the
+// runner then has a clock, a logger and the collect defaults.
+func TestNewRunnerDefaults(t *testing.T) {
+	r := newRunner(newFakeHost(0), Options{}, "test", time.Minute)
+	if r.now().IsZero() || r.logger == nil || r.opts.Interval != config.DefaultInterval || r.opts.Concurrency != config.DefaultConcurrency {
+		t.Errorf("defaults: now %v, logger %v, interval %v, concurrency %d", r.now(), r.logger, r.opts.Interval, r.opts.Concurrency)
+	}
+}
