@@ -230,13 +230,8 @@ func (t *Timeline) removeProject(id string) {
 	t.dirty = true
 }
 
-// Events returns what q selects, oldest first.
-func (t *Timeline) Events(q Query) []Event {
-	events, _, _ := t.events(q)
-	return events
-}
-
-// events also returns the cursors of the oldest and newest events kept.
+// events returns what q selects, oldest first, and the cursors of the
+// oldest and newest events kept.
 func (t *Timeline) events(q Query) (events []Event, first, last uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -82,7 +82,7 @@ func TestRingBounds(t *testing.T) {
 		tl.mu.Unlock()
 	}
 	// Two kept by count, then the one older than an hour leaves by age.
-	if got := tl.Events(Query{}); len(got) != 1 || got[0].Cursor != 3 {
+	if got := eventsOf(tl, Query{}); len(got) != 1 || got[0].Cursor != 3 {
 		t.Errorf("kept %v", got)
 	}
 	if tl.metrics.drops[reasonRing] != 1 {
@@ -106,12 +106,12 @@ func TestFileKeepsFeedAndStateAcrossRestart(t *testing.T) {
 
 	// Down from minute 1 to 10: a resized, b deleted, c created.
 	tl = open()
-	if got := tl.Events(Query{}); len(got) != 1 || got[0].Kind != KindResized {
+	if got := eventsOf(tl, Query{}); len(got) != 1 || got[0].Kind != KindResized {
 		t.Fatalf("after the restart the feed holds %v", kinds(got))
 	}
 	tl.Observe(snapAt(10, false, svc("a", "a", 4000, 4), svc("c", "c", 1000, 4)))
 	tl.Observe(snapAt(11, false, svc("a", "a", 4000, 4), svc("c", "c", 1000, 4)))
-	got := tl.Events(Query{Since: 1})
+	got := eventsOf(tl, Query{Since: 1})
 	if strings.Join(kinds(got), " ") != "service/a/resized service/c/created service/b/deleted" {
 		t.Fatalf("changes while down: %v", kinds(got))
 	}
@@ -135,7 +135,7 @@ func TestStateOfAnotherShardIsABaseline(t *testing.T) {
 	}
 	tl.Observe(snapAt(5, false, svc("b", "b", 1000, 4)))
 	tl.Observe(snapAt(6, false, svc("b", "b", 1000, 4)))
-	if got := tl.Events(Query{}); len(got) != 0 {
+	if got := eventsOf(tl, Query{}); len(got) != 0 {
 		t.Errorf("another shard's state made %v", kinds(got))
 	}
 }
@@ -173,8 +173,13 @@ func TestActorFollowsAnAdminWrite(t *testing.T) {
 	tl.Observe(snapAt(0, false, svc("a", "a", 1000, 4), svc("b", "b", 1000, 4)))
 	tl.ObserveWrite("p1", []string{"a", ""}, "alice")
 	tl.Observe(snapAt(1, false, svc("a", "a", 2000, 4), svc("b", "b", 2000, 4)))
-	got := tl.Events(Query{})
+	got := eventsOf(tl, Query{})
 	if len(got) != 2 || got[0].Actor != "alice" || got[0].Source != SourceAdmin || got[1].Actor != "" || got[1].Source != SourcePoll {
 		t.Errorf("events %+v", got)
 	}
+}
+
+func eventsOf(tl *Timeline, q Query) []Event {
+	events, _, _ := tl.events(q)
+	return events
 }
