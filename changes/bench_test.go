@@ -2,6 +2,7 @@ package changes
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -79,6 +80,29 @@ func BenchmarkDiffUnchanged(b *testing.B) {
 				}
 				d.observe(&next)
 			}
+		})
+	}
+}
+
+// BenchmarkDiffMemory reports what the differ keeps per object (a service
+// and its replica set are two) once it has read a fleet of N services.
+func BenchmarkDiffMemory(b *testing.B) {
+	for _, n := range []int{10000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			s := fleetSnapshot(n, 0)
+			var kept float64
+			for range b.N {
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				d := newDiffer("p1")
+				d.observe(s)
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				kept = float64(after.HeapAlloc-before.HeapAlloc) / float64(2*n)
+				runtime.KeepAlive(d)
+			}
+			b.ReportMetric(kept, "bytes/object")
 		})
 	}
 }
