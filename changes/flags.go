@@ -123,6 +123,9 @@ func (t *Timeline) openFile(path string, maxSize int64, shard string) error {
 		for id, p := range st.Projects {
 			t.restored[id] = restoreDiffer(id, p)
 		}
+		for _, r := range st.Restarts {
+			t.restarts[key{parent: r.ProjectID, id: r.ServiceID}] = r.At
+		}
 	}
 	w, err := openEventFile(path, maxSize)
 	if err != nil {

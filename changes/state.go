@@ -22,6 +22,8 @@ type savedState struct {
 	Saved    time.Time                `json:"saved"`
 	Cursor   uint64                   `json:"cursor"`
 	Projects map[string]*savedProject `json:"projects"`
+	// Restarts is each service's last restart seen in its log.
+	Restarts []savedRestart `json:"restarts,omitempty"`
 }
 
 type savedProject struct {
@@ -45,6 +47,12 @@ type savedEntry[F comparable] struct {
 	Read   time.Time `json:"read"`
 	Missed int       `json:"missed,omitempty"`
 	Fields F         `json:"fields"`
+}
+
+type savedRestart struct {
+	ProjectID string    `json:"project_id"`
+	ServiceID string    `json:"service_id"`
+	At        time.Time `json:"at"`
 }
 
 // savedKey keeps the public key's hash, never the key.
@@ -102,6 +110,9 @@ func (t *Timeline) saveStateLocked(path, shard string) error {
 	}
 	for id, d := range t.restored {
 		st.Projects[id] = d.save() // a project not running yet keeps its state
+	}
+	for k, at := range t.restarts {
+		st.Restarts = append(st.Restarts, savedRestart{ProjectID: k.parent, ServiceID: k.id, At: at})
 	}
 	b, err := json.Marshal(st)
 	if err != nil {

@@ -50,6 +50,8 @@ type Timeline struct {
 	// non-empty one (the baseline).
 	projects map[string]bool
 	writes   map[key]write
+	// restarts is each service's last restart seen in its log, by project.
+	restarts map[key]time.Time
 	file     *eventFile
 	// statePath is where the state is saved ("" without a file), by shard.
 	statePath, shard string
@@ -90,6 +92,8 @@ func New(opts Options) *Timeline {
 		differs: map[string]*differ{},
 		ring:    ring{maxAge: opts.Retention, max: opts.MaxEvents},
 		writes:  map[key]write{},
+
+		restarts: map[key]time.Time{},
 	}
 }
 
