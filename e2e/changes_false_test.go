@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -191,4 +195,56 @@ func TestChangesKeyRotatedAndProjectAdded(t *testing.T) {
 			t.Errorf("feed %v, want one project added (the first projects are a baseline)", got)
 		}
 	})
+}
+
+// TestChangesSinkToLoki: the built exporter pushes its changes to a Loki
+// push API, retrying a refused push, and flushes on SIGTERM.
+func TestChangesSinkToLoki(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var lines []string
+	calls := 0
+	loki := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 || r.URL.Path != "/loki/api/v1/push" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		var push struct {
+			Streams []struct {
+				Stream map[string]string `json:"stream"`
+				Values [][2]string       `json:"values"`
+			} `json:"streams"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&push); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		for _, s := range push.Streams {
+			for _, v := range s.Values {
+				lines = append(lines, s.Stream["kind"]+" "+v[1])
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer loki.Close()
+	s := testbin.SimAt(testbin.StartSim(t, instantSim...))
+	p, url := testbin.StartExporter(t, s.Env(), changesArgs("--changes.sink.url="+loki.URL+"/loki/api/v1/push")...)
+	waitCycles(t, url, 2)
+	id := s.ServiceIDs(t)[0]
+	s.APIWrite(t, "POST", "/projects/"+testbin.SimProject+"/services/"+id+"/rename", `{"name":"pushed"}`, 200, nil)
+	waitChange(t, url, "service", id, "renamed")
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.Wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "renamed {") || !strings.Contains(lines[0], `"name":"pushed"`) || calls < 2 {
+		t.Errorf("%d pushes, lines %q: want the rename once, after a refused push", calls, lines)
+	}
 }
