@@ -71,7 +71,6 @@ type Client struct {
 
 	basicAuthInfoRefused int32 // read and written with sync/atomic; not an atomic.Bool, so that Client stays printable by value
 	cutLogged            int32 // read and written with sync/atomic
-	scratch              *scratchBuffers
 }
 
 // ProjectID returns the project the Client addresses.
@@ -277,7 +276,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
 	}, streamOptions{maxValue: c.maxValueBytes, begin: cl.begin, each: cl.each, maxItems: c.maxListLength,
-		tooLong: func() { c.observer.ObserveListTooLong(cl.op) }, cut: func() { c.cutText(cl.op) }, scratch: c.scratch})
+		tooLong: func() { c.observer.ObserveListTooLong(cl.op) }, cut: func() { c.cutText(cl.op) }})
 	switch {
 	case rb.tooLarge:
 		c.observer.ObserveRequest(cl.op, CodeDecodeError, time.Since(start))

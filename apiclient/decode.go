@@ -2,12 +2,14 @@ package apiclient
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
 )
 
 var jsonNull = []byte("null")
@@ -24,7 +26,8 @@ func (i *Int) UnmarshalJSON(b []byte) error {
 	}
 	s := string(b)
 	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
+		var err error
+		if s, err = unquote(b); err != nil {
 			return err
 		}
 		s = strings.TrimSpace(s)
@@ -66,8 +69,7 @@ func ParseTime(s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	// A copy, so that s does not escape: the hand decoders parse from a string on the stack.
-	return time.Time{}, fmt.Errorf("apiclient: %q is not an ISO 8601 date-time", truncate(strings.Clone(s), 40))
+	return time.Time{}, fmt.Errorf("apiclient: %q is not an ISO 8601 date-time", truncate(s, 40))
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -76,8 +78,8 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		t.Time = time.Time{}
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := unquote(b)
+	if err != nil {
 		return fmt.Errorf("apiclient: date-time must be a string: %w", err)
 	}
 	if strings.TrimSpace(s) == "" {
@@ -93,11 +95,25 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes RFC 3339 in UTC, null when zero.
-func (t Time) MarshalJSON() ([]byte, error) {
+func (t Time) MarshalJSON() ([]byte, error) { return t.appendJSON(nil), nil }
+
+func (t Time) appendJSON(b []byte) []byte {
 	if t.IsZero() {
-		return jsonNull, nil
+		return append(b, jsonNull...)
 	}
-	return json.Marshal(t.UTC().Format(time.RFC3339Nano))
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// unquote is the text of the JSON string b, invalid UTF-8 replaced; plain text is not copied twice.
+func unquote(b []byte) (string, error) {
+	if len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b[1:], '"') == len(b)-2 && utf8.Valid(b) {
+		return string(b[1 : len(b)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s, decodeOptions)
+	return s, err
 }
 
 // Secret is a string that never shows itself in fmt or slog output. It marshals to JSON as its value

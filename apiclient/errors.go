@@ -2,12 +2,13 @@ package apiclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json"
 )
 
 const maxErrorSnippet = 256
@@ -60,7 +61,7 @@ func errorFromBody(red *Redactor, data []byte) *APIError {
 	truncated := len(data) > maxErrorBody
 	var body ErrorBody
 	if !truncated {
-		if err := json.Unmarshal(data, &body); err == nil && (body.Code != "" || body.Message != "") {
+		if err := json.Unmarshal(data, &body, decodeOptions); err == nil && (body.Code != "" || body.Message != "") {
 			return &APIError{Code: red.Snippet([]byte(body.Code), maxErrorSnippet, false), Message: red.Snippet([]byte(body.Message), maxErrorSnippet, false),
 				Details: red.Snippet(body.Details, maxErrorSnippet, false)}
 		}
