@@ -117,29 +117,11 @@ func StatusCode(err error) int {
 	return 0
 }
 
-// IsBadRequest reports whether err is a 400 answer.
-func IsBadRequest(err error) bool { return StatusCode(err) == http.StatusBadRequest }
-
 // IsUnauthorized reports whether err is a 401 answer (missing or wrong credentials).
 func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnauthorized }
 
-// IsForbidden reports whether err is a 403 answer (insufficient permissions).
-func IsForbidden(err error) bool { return StatusCode(err) == http.StatusForbidden }
-
 // IsNotFound reports whether err is a 404 answer.
 func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
-
-// IsConflict reports whether err is a 409 answer.
-func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
-
-// IsRateLimited reports whether err is a 429 answer.
-func IsRateLimited(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }
-
-// IsServerError reports whether err is a 5xx answer.
-func IsServerError(err error) bool {
-	code := StatusCode(err)
-	return code >= 500 && code <= 599
-}
 
 // IsTimeout reports whether err is a per-attempt timeout or the caller's deadline.
 func IsTimeout(err error) bool {
