@@ -2,7 +2,10 @@ package apiclient
 
 import (
 	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -10,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 var jsonNull = []byte("null")
@@ -147,4 +151,57 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// members calls each with the members of an object whose names are among names, whatever their
+// case, in order (field: the name's index); other members, and a value that is no object, are skipped.
+func members(dec *jsontext.Decoder, names []string, each func(field int, v jsontext.Value)) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		q, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		field := fieldOf(q, names)
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if field >= 0 {
+			each(field, v)
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+func fieldOf(q jsontext.Value, names []string) int {
+	name := ""
+	if bytes.IndexByte(q, '\\') >= 0 {
+		name, _ = unquote(q)
+	}
+	for i, n := range names {
+		if name != "" && strings.EqualFold(name, n) || name == "" && strings.EqualFold(string(q[1:len(q)-1]), n) {
+			return i
+		}
+	}
+	return -1
+}
+
+// fromBytes decodes b with a decoder method, for encoding/json's UnmarshalJSON.
+func fromBytes(b []byte, from func(*jsontext.Decoder) error) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(b), decodeOptions)
+	if err := from(dec); err != nil {
+		return err
+	}
+	_, err := dec.ReadToken()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return cmp.Or(err, errors.New("apiclient: data after the value"))
 }

@@ -66,24 +66,27 @@ type LogEntry struct {
 	Severity  string `json:"severity"`
 }
 
-// UnmarshalJSON leaves a field that does not decode empty: every entry must still be counted.
-func (e *LogEntry) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Timestamp jsontext.Value `json:"timestamp"`
-		Message   jsontext.Value `json:"message"`
-		Severity  jsontext.Value `json:"severity"`
-	}
+// UnmarshalJSONFrom leaves a field that does not decode empty: every entry must still be counted.
+func (e *LogEntry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*e = LogEntry{}
-	if json.Unmarshal(b, &raw, decodeOptions) != nil {
-		return nil
-	}
-	if raw.Timestamp != nil && e.Timestamp.UnmarshalJSON(raw.Timestamp) != nil {
-		e.Timestamp = Time{}
-	}
-	e.Message, _ = unquote(raw.Message)
-	e.Severity, _ = unquote(raw.Severity)
-	return nil
+	return members(dec, entryFields, func(field int, v jsontext.Value) {
+		switch field {
+		case 0:
+			if e.Timestamp.UnmarshalJSON(v) != nil {
+				e.Timestamp = Time{}
+			}
+		case 1:
+			e.Message, _ = unquote(v)
+		default:
+			e.Severity, _ = unquote(v)
+		}
+	})
 }
+
+var entryFields = []string{"timestamp", "message", "severity"}
+
+// UnmarshalJSON implements json.Unmarshaler for encoding/json.
+func (e *LogEntry) UnmarshalJSON(b []byte) error { return fromBytes(b, e.UnmarshalJSONFrom) }
 
 // LogPage is one getServiceLogs answer, newest first; the deprecated shape is read into the same fields.
 type LogPage struct {

@@ -126,6 +126,29 @@ func (e *elementBytes) since(start, end int64) []byte {
 	return bytes.TrimLeft(e.buf[start-e.base:end-e.base], " \t\r\n,")
 }
 
+// valueLimits keep a decoder with its buffers (and the texts it interns) from answer to answer: most
+// answers are small, and a new decoder costs more than decoding one.
+var valueLimits = sync.Pool{New: func() any {
+	l := &valueLimit{dec: jsontext.NewDecoder(eof{})}
+	return l
+}}
+
+type eof struct{}
+
+func (eof) Read([]byte) (int, error) { return 0, io.EOF }
+
+// release lets go of the answer; a buffer grown past maxKept is not kept.
+func (l *valueLimit) release() {
+	const maxKept = 64 << 10
+	l.dec.Reset(eof{})
+	tee := l.tee.buf[:0]
+	if cap(tee) > maxKept || cap(l.dec.UnreadBuffer()) > maxKept {
+		return
+	}
+	*l = valueLimit{dec: l.dec, tee: elementBytes{buf: tee}}
+	valueLimits.Put(l)
+}
+
 func (l *valueLimit) reset() {
 	l.left = l.limit - int64(len(l.dec.UnreadBuffer()))
 }
@@ -158,8 +181,10 @@ type streamOptions struct {
 // decodeStream decodes an answer; a list element by element, so that memory follows what is kept,
 // not what is received, and an element that does not decode costs only itself (when drop is set).
 func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
-	vl := &valueLimit{r: r, limit: opts.maxValue}
-	vl.dec = jsontext.NewDecoder(vl, decodeOptions)
+	vl := valueLimits.Get().(*valueLimit)
+	defer vl.release()
+	vl.r, vl.limit = r, opts.maxValue
+	vl.dec.Reset(vl, decodeOptions)
 	vl.reset()
 	err := decodeValues(vl, out, drop, red, opts)
 	if err == nil {
@@ -242,7 +267,7 @@ func decodeList[T any](vl *valueLimit, out *[]T, drop func(FieldError), red *Red
 		return nil
 	}
 	if drop != nil { // from here on; what the decoder holds already, it has not read yet
-		vl.tee = elementBytes{on: true, buf: bytes.Clone(dec.UnreadBuffer()), base: dec.InputOffset()}
+		vl.tee = elementBytes{on: true, buf: append(vl.tee.buf[:0], dec.UnreadBuffer()...), base: dec.InputOffset()}
 	}
 	var kept, invalid int
 	for i := 0; ; i++ {

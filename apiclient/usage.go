@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -77,22 +76,22 @@ type SeriesPoint struct {
 	Value NullableFloat `json:"value"`
 }
 
-// UnmarshalJSON leaves a zero Time, which callers skip, for a time that does not decode.
-func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Time  jsontext.Value `json:"time"`
-		Value NullableFloat  `json:"value"`
-	}
+// UnmarshalJSONFrom leaves a zero Time, which callers skip, for a time that does not decode.
+func (p *SeriesPoint) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*p = SeriesPoint{}
-	if json.Unmarshal(b, &raw, decodeOptions) != nil {
-		return nil
-	}
-	p.Value = raw.Value
-	if raw.Time != nil && p.Time.UnmarshalJSON(raw.Time) != nil {
-		p.Time = Time{}
-	}
-	return nil
+	return members(dec, pointFields, func(field int, v jsontext.Value) {
+		if field == 1 {
+			_ = p.Value.UnmarshalJSON(v)
+		} else if p.Time.UnmarshalJSON(v) != nil {
+			p.Time = Time{}
+		}
+	})
 }
+
+var pointFields = []string{"time", "value"}
+
+// UnmarshalJSON implements json.Unmarshaler for encoding/json.
+func (p *SeriesPoint) UnmarshalJSON(b []byte) error { return fromBytes(b, p.UnmarshalJSONFrom) }
 
 // NullableFloat is a number or null; anything else is null: an unreadable bucket is an empty one.
 type NullableFloat struct {
@@ -131,32 +130,46 @@ func (f NullableFloat) MarshalJSON() ([]byte, error) {
 // SeriesLabels are a series' labels: other values keep their JSON text, null and nested are left out.
 type SeriesLabels map[string]string
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (l *SeriesLabels) UnmarshalJSON(b []byte) error {
-	var raw map[string]jsontext.Value
-	if err := json.Unmarshal(b, &raw, decodeOptions); err != nil {
-		*l = nil
-		if bytes.Equal(bytes.TrimSpace(b), jsonNull) {
-			return nil
-		}
-		return nil // not an object: no labels
+// UnmarshalJSONFrom implements json.UnmarshalerFrom.
+func (l *SeriesLabels) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	*l = nil
+	switch dec.PeekKind() {
+	case 'n':
+		*l = SeriesLabels{}
+		return dec.SkipValue()
+	case '{':
+		*l = SeriesLabels{}
+	default:
+		return dec.SkipValue()
 	}
-	out := make(SeriesLabels, len(raw))
-	for k, v := range raw {
-		v = bytes.TrimSpace(v)
-		switch {
-		case len(v) == 0, bytes.Equal(v, jsonNull), v[0] == '{', v[0] == '[':
-		case v[0] == '"':
-			if s, err := unquote(v); err == nil {
-				out[k] = s
-			}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		q, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		name, _ := unquote(q)
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch v.Kind() {
+		case 'n', '{', '[':
+			delete(*l, name) // the last of duplicate names counts
+		case '"':
+			(*l)[name], _ = unquote(v)
 		default:
-			out[k] = string(v)
+			(*l)[name] = string(v)
 		}
 	}
-	*l = out
-	return nil
+	_, err := dec.ReadToken()
+	return err
 }
+
+// UnmarshalJSON implements json.Unmarshaler for encoding/json.
+func (l *SeriesLabels) UnmarshalJSON(b []byte) error { return fromBytes(b, l.UnmarshalJSONFrom) }
 
 // GetServiceMetricsAvailableSeries lists a service's usage series names (revision 2026, a preview).
 func (c *Client) GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error) {
