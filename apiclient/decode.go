@@ -24,6 +24,10 @@ type Int int64
 // UnmarshalJSON implements json.Unmarshaler.
 func (i *Int) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
+	if n, err := strconv.ParseInt(string(b), 10, 64); err == nil { // the common case, with no copy of b
+		*i = Int(n)
+		return nil
+	}
 	if bytes.Equal(b, jsonNull) {
 		*i = 0
 		return nil
@@ -78,6 +82,13 @@ func ParseTime(s string) (time.Time, error) {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *Time) UnmarshalJSON(b []byte) error {
+	if len(b) > 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		// The common case, with no copy of b: a text with escapes fails here.
+		if parsed, err := time.Parse(time.RFC3339Nano, string(b[1:len(b)-1])); err == nil {
+			t.Time = parsed.UTC()
+			return nil
+		}
+	}
 	if bytes.Equal(bytes.TrimSpace(b), jsonNull) {
 		t.Time = time.Time{}
 		return nil
