@@ -58,8 +58,12 @@
     serviceUsageMissingFor: '5m',
     // A job whose newest run failed (job_success 0) for this long.
     serviceJobFailingFor: '15m',
-    // Any FATAL or PANIC log entry within the window.
+    // Any FATAL or PANIC log entry counted within the window. The lookback
+    // is how far before the window the rule looks for the counter's last
+    // value: an exporter away for longer (a restart without the state
+    // file's counts) falls back to increase() over the window.
     serviceFatalLogsWindow: '10m',
+    serviceFatalLogsLookback: '1h',
     serviceFatalLogsFor: '1m',
     // ERROR log entries per minute, averaged over the window.
     serviceErrorLogsPerMinuteThreshold: 10,

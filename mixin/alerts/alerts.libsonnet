@@ -298,9 +298,13 @@ local util = import '../lib/util.libsonnet';
             'Job {{ $labels.job_id }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has failed on its newest run for more than %s.%s%s' % [util.human(cfg.serviceJobFailingFor), bucketAge('database_job_success', ['job_id']), dataAge('usage')],
             serviceDashboard,
           ),
-          // A severity's series may first appear with the entries that
-          // created it: increase() would miss those, so a series younger
-          // than the window counts with its value.
+          // What the counter gained since its last sample before the
+          // window, found up to serviceFatalLogsLookback back: exact, and
+          // a restart's gap in the series (the offset falling into it, a
+          // counter the state file carries over) adds nothing. increase()
+          // covers a counter reset within the window (a restart without the
+          // state file) and a series younger than the window; every series
+          // is served at 0 before its first entry, so it sees those too.
           // warning, not critical: PostgreSQL logs a failed login as FATAL.
           alert(
             'CloudDBServiceFatalLogs',
@@ -309,12 +313,12 @@ local util = import '../lib/util.libsonnet';
             withService(std.rstripChars(|||
               (
                 sum without (severity) (
-                  (%(m)s unless %(m)s offset %(w)s) * 1
+                  (%(m)s - last_over_time(%(m)s[%(l)s] offset %(w)s) > 0)
                   or
                   increase(%(m)s[%(w)s])
                 ) > 0
               )
-            ||| % { m: 'clouddb_service_log_entries_total{severity=~"FATAL|PANIC"}', w: cfg.serviceFatalLogsWindow }, '\n')),
+            ||| % { m: 'clouddb_service_log_entries_total{severity=~"FATAL|PANIC"}', w: cfg.serviceFatalLogsWindow, l: cfg.serviceFatalLogsLookback }, '\n')),
             'A database service logged FATAL or PANIC entries.',
             'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} logged {{ printf "%%.0f" $value }} FATAL or PANIC entries in the last %s.%s' % [util.human(cfg.serviceFatalLogsWindow), dataAge('logs')],
             serviceDashboard,
