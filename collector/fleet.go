@@ -25,7 +25,7 @@ var stateDescs = []*Desc{
 	vpcInfoDesc,
 	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc, peeringErrorInfoDesc,
 	apiKeyInfoDesc, apiKeyCreatedDesc, projectInfoDesc,
-	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc,
+	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc, projectDownCauseDesc,
 }
 
 // FleetCollector is a prometheus.Collector over the same collect functions. The

@@ -62,6 +62,7 @@ var catalog = []string{
 	"clouddb_exporter_collector_last_success_timestamp_seconds",
 	"clouddb_exporter_snapshot_timestamp_seconds",
 	"clouddb_up",
+	"clouddb_project_down_cause",
 	// The opt-in usage collector.
 	"clouddb_service_system_cpu_usage_cores",
 	"clouddb_service_system_cpu_total_cores",

@@ -17,6 +17,9 @@ var (
 	upDesc = newDesc("clouddb_up",
 		"Whether the project's last services list, the call every poll cycle makes, was answered with success (1) or not (0): refused credentials, a wrong URL or project id, an unreachable or failing API (the log says which, once, with the fix). Absent before the first answer. Cached from the last poll of the API.",
 		"project_id")
+	projectDownCauseDesc = newDesc("clouddb_project_down_cause",
+		"Why the project's last services list failed, as a state set: 1 for the cause (credentials: the key pair refused, 401; permission: the keys cannot read the project, 403; not_found: a wrong --api.url or project id, 404; unreachable: no HTTP answer; error: any other failure, the API's own), 0 for the others; all 0 while clouddb_up is 1. Absent before the first answer. Cached from the last poll of the API.",
+		"project_id", "cause")
 	snapshotTimestampDesc = newDesc("clouddb_exporter_snapshot_timestamp_seconds",
 		"Unix seconds of the newest data of a project that this exposition shows: the end of the project's last API call that succeeded. It stops advancing while no call succeeds (an outage, refused credentials), so time() minus it is how long the exporter has had nothing new from the API; 0 before the first success. Which parts are stale: clouddb_exporter_collector_last_success_timestamp_seconds.",
 		"project_id")
@@ -41,5 +44,8 @@ func collectHealth(out *Sink, s *fleet.Snapshot) {
 	out.gauge(snapshotTimestampDesc, read, p)
 	if s.Access.Known {
 		out.gauge(upDesc, boolValue(s.Access.Up), p)
+		for _, cause := range fleet.AccessCauses {
+			out.gauge(projectDownCauseDesc, boolValue(!s.Access.Up && s.Access.Cause == cause), p, cause)
+		}
 	}
 }

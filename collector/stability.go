@@ -18,6 +18,7 @@ var experimental = []string{
 	"clouddb_exporter_usage_",
 	"clouddb_exporter_log_",
 	"clouddb_up",
+	"clouddb_project_down_cause",
 	"clouddb_exporter_admin_unauthenticated_requests_total",
 	"clouddb_exporter_api_lists_too_long_total",
 	"clouddb_exporter_api_retry_after_capped_total",

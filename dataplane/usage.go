@@ -218,7 +218,7 @@ func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usa
 		pass.mu.Lock()
 		defer pass.mu.Unlock()
 		switch {
-		case apiclient.IsNotFound(err):
+		case offByDesign(err):
 			pass.notFoundAvail = append(pass.notFoundAvail, id)
 		case err != nil:
 			pass.failures++
@@ -261,14 +261,14 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	}
 	u.notFound++
 	if u.notFound == 1 {
-		u.logger.Warn("Every usage read of the project answered 404; the usage part fails, keeps the last values and reads again each interval",
+		u.logger.Warn("Every usage read of the project answered 404 or 403; the usage part fails, keeps the last values and reads again each interval",
 			"reads", notFound, "unsupported_after_intervals", unsupportedAfter)
 	}
 	if u.notFound < unsupportedAfter {
 		return false
 	}
 	if u.unsupportedUntil.IsZero() {
-		u.logger.Warn("The API has no usage series for this project (404); the usage collector is off for it and asks again hourly",
+		u.logger.Warn("The API has no usage series for this project (404 or 403); the usage collector is off for it and asks again hourly",
 			"intervals", u.notFound, "retry_in", availableSeriesTTL)
 	}
 	u.unsupportedUntil = now.Add(availableSeriesTTL)
@@ -278,6 +278,10 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	u.publishUsage(pass.now, now, 0, true)
 	return true
 }
+
+// offByDesign: a plan without the usage endpoints answers 404 or 403 on them
+// while the state's reads succeed.
+func offByDesign(err error) bool { return apiclient.IsNotFound(err) || apiclient.IsForbidden(err) }
 
 func (u *usageReader) answeredAgain() {
 	switch {
@@ -319,7 +323,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 // apply keeps what one read returned, with pass.mu held.
 func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Series, err error) {
 	switch {
-	case apiclient.IsNotFound(err):
+	case offByDesign(err):
 		pass.notFoundSeries = append(pass.notFoundSeries, seriesRef{t.svc.id, int(t.idx)})
 	case err != nil:
 		pass.failures++

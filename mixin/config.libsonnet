@@ -102,10 +102,16 @@
     // cannot fire without a target.
     exporterAbsentFor: '10m',
     collectorFailingFor: '10m',
+    // clouddb_up 0: every services list of a project refused or failing.
+    // Below collectorFailingFor and dataStaleFor's wait, so that the one
+    // page comes first and Alertmanager holds the per-part alerts back.
+    projectDownFor: '5m',
     // Fifteen default --collect.interval cycles; raise it if your interval
     // is longer, or if the children refresh period
     // (clouddb_exporter_poll_children_refresh_period_seconds) is.
     dataStaleThresholdSeconds: 900,
+    // How far back the newest success counts: longer than a restart.
+    dataStaleLookback: '1h',
     dataStaleFor: '5m',
     apiErrorRatioThreshold: 0.1,
     apiErrorsFor: '10m',

@@ -102,6 +102,9 @@ local util = import '../lib/util.libsonnet';
   // The operations and codes that fail most in a project (no project_id:
   // the project discovery), for CloudDBAPIErrors.
   local failingOperations = '{{ range $i, $s := printf "sort_desc(topk(5, sum by (operation, code) (rate(clouddb_exporter_api_requests_total{%s, code=~%%q}[5m])) * 60 > 0))" %s "5..|error|decode_error|401|403" | query }}{{ if $i }}, {{ end }}{{ $s.Labels.operation }} {{ $s.Labels.code }} ({{ $s.Value | humanize }}/min){{ end }}' % [matchers(['project_id']), args(['project_id'])],
+  // The cause of a project that is down, as the exporter sees it
+  // (clouddb_project_down_cause), with where its fix lies.
+  local projectDownCause = '{{ with printf "clouddb_project_down_cause{%s} == 1" %s | query }}{{ $c := . | first | label "cause" }}{{ if eq $c "credentials" }}the API refuses the key pair (401): check both keys of one pair, not revoked{{ else if eq $c "permission" }}the key pair cannot read the project (403): give it read access to the project{{ else if eq $c "not_found" }}the API knows no such project or path (404): check the project id and --api.url, which ends in the API\'s version segment{{ else if eq $c "unreachable" }}the API cannot be reached (no HTTP answer): check --api.url, the network path and --api.proxy-url{{ else }}the API fails (server errors, answers that do not decode): the provider\'s trouble{{ end }}{{ else }}the cause is not exported{{ end }}' % [matchers(['project_id']), args(['project_id'])],
   local humanSeconds(n) = if n % 60 == 0 then util.human('%dm' % (n / 60)) else util.human('%ds' % n),
   local serviceDashboard = dashboard('service-detail.json', ['project_id', 'service_id']),
   local fleetDashboard = dashboard('fleet-overview.json', ['project_id']),
@@ -399,17 +402,49 @@ local util = import '../lib/util.libsonnet';
             'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} has failed every attempt for more than %s.' % util.human(cfg.collectorFailingFor),
             dashboard('exporter-health.json', ['project_id']),
           ),
+          // One cause, one page: the services list of every cycle refused
+          // or failing. Alertmanager's inhibition (docs/alerts.md) holds
+          // back the project's per-part alerts while this one fires. The
+          // cause is read when the description is rendered, never a label:
+          // a changed cause must not restart the alert.
+          alert(
+            'CloudDBProjectDown',
+            'critical',
+            cfg.projectDownFor,
+            'clouddb_up == 0',
+            'The exporter cannot read a project.',
+            'Every services list of project {{ $labels.project_id }} on {{ $labels.instance }} has failed for more than %s: %s. Nothing of the project is read; its series stay as last read. The exporter logged one ERROR with the fix.' % [util.human(cfg.projectDownFor), projectDownCause],
+            dashboard('exporter-health.json', ['project_id']),
+          ),
           // The page for an outage. By default (--collect.max-staleness=0) an
           // API outage removes no series, so the fleet alerts stay as they
-          // were and this alert says how old their truth is. A collector that
-          // never succeeded reports 0, which counts as stale.
+          // were and this alert says how old their truth is. The newest
+          // success Prometheus saw within the lookback counts, so that a
+          // restart (which forgets it) does not resolve the alert. A part
+          // that has not succeeded since the exporter started is stale once
+          // the exporter has run longer than the threshold: a part off by
+          // design (usage on a plan without it) says so before then.
+          // Without process_start_time_seconds (--web.disable-exporter-
+          // metrics) such a part is stale from the start.
           alert(
             'CloudDBDataStale',
             'critical',
             cfg.dataStaleFor,
-            'time() - clouddb_exporter_collector_last_success_timestamp_seconds > %d' % cfg.dataStaleThresholdSeconds,
+            std.rstripChars(|||
+              time() - (max_over_time(%(m)s[%(lookback)s]) > 0) > %(threshold)d
+              or
+              (
+                time() - %(m)s > %(threshold)d
+                unless %(byTarget)s (time() - process_start_time_seconds <= %(threshold)d)
+              )
+            ||| % {
+              m: 'clouddb_exporter_collector_last_success_timestamp_seconds',
+              lookback: cfg.dataStaleLookback,
+              threshold: cfg.dataStaleThresholdSeconds,
+              byTarget: util.on(cfg.targetLabels, []),
+            }, '\n'),
             "The exporter's data is stale.",
-            'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} last succeeded {{ $value | humanizeDuration }} ago: its metrics are gone or outdated.',
+            'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} {{ with printf "max_over_time(clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}[%s]) > 0" %s $labels.collector | query }}last succeeded {{ $value | humanizeDuration }} ago{{ else }}has not succeeded since the exporter started{{ with printf "time() - process_start_time_seconds{%s}" %s | query }} {{ . | first | value | humanizeDuration }} ago{{ end }}{{ end }}: its metrics are gone or outdated.' % [matchers(['project_id']), cfg.dataStaleLookback, args(['project_id']), matchers([]), args([])],
             dashboard('exporter-health.json', ['project_id']),
           ),
           // Server errors, transport errors/timeouts, answers that do not
