@@ -115,6 +115,7 @@ func newRunner(host Host, opts Options, part string, interval time.Duration) *ru
 }
 
 func (r *runner) run(ctx context.Context, tick func(context.Context)) {
+	r.announce()
 	select {
 	case <-ctx.Done():
 		return
@@ -196,6 +197,14 @@ func (r *runner) publish(fill func(*fleet.Snapshot), start, end time.Time, failu
 	}
 	r.health = h
 	r.host.PublishPart(r.part, &h, fill)
+}
+
+// announce publishes the part's health before the state's first cycle and
+// its first read, which a starved budget makes long: not succeeded yet (0,
+// last success 0) rather than no series at all.
+func (r *runner) announce() {
+	h := r.health
+	r.host.PublishPart(r.part, &h, func(*fleet.Snapshot) {})
 }
 
 // publishData leaves the health as it is: a read still under way.

@@ -79,11 +79,16 @@
     // less often than these periods. 4 default usage intervals (5m): values
     // over 20 minutes old outlast the saturation alerts' for. 10 default
     // log intervals (1m): the log alerts' 10-minute windows would see no
-    // read. Raise them if you lengthened the intervals on purpose; the for
+    // read. Raise them if you lengthened the intervals on purpose. A period
+    // over dataPlaneStarvedFactor times its threshold fires after the for
+    // (a few minutes from a start); one merely over must also have been
+    // over dataPlaneStarvedSustained plus the for ago (15 minutes), which
     // skips the first cycles after a start, whose plans may still change.
     dataPlaneStarvedUsageRefreshSeconds: 1200,
     dataPlaneStarvedLogReadSeconds: 600,
-    dataPlaneStarvedFor: '15m',
+    dataPlaneStarvedFactor: 6,
+    dataPlaneStarvedFor: '3m',
+    dataPlaneStarvedSustained: '12m',
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,

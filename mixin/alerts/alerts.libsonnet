@@ -347,16 +347,30 @@ local util = import '../lib/util.libsonnet';
             dashboard('exporter-health.json', ['project_id']),
           ),
           // A label per collector: both periods of a project may be over,
-          // and two series of the same labels would fail the rule.
+          // and two series of the same labels would fail the rule. A period
+          // beyond dataPlaneStarvedFactor times its threshold is starvation
+          // beyond doubt and fires after the short for (within minutes of a
+          // start: the periods are published before the first read); one
+          // merely over must also have been over dataPlaneStarvedSustained
+          // ago, which skips the first cycles after a start, whose plans may
+          // still change.
           alert(
             'CloudDBDataPlaneStarved',
             'warning',
             cfg.dataPlaneStarvedFor,
             std.rstripChars(|||
-              label_replace(clouddb_exporter_usage_refresh_period_seconds > %d, "collector", "usage", "", "")
+              label_replace(%(u)s > %(ut)d and (%(u)s > %(uf)d or %(u)s offset %(o)s > %(ut)d), "collector", "usage", "", "")
               or
-              label_replace(clouddb_exporter_log_read_period_seconds > %d, "collector", "logs", "", "")
-            ||| % [cfg.dataPlaneStarvedUsageRefreshSeconds, cfg.dataPlaneStarvedLogReadSeconds], '\n'),
+              label_replace(%(l)s > %(lt)d and (%(l)s > %(lf)d or %(l)s offset %(o)s > %(lt)d), "collector", "logs", "", "")
+            ||| % {
+              u: 'clouddb_exporter_usage_refresh_period_seconds',
+              l: 'clouddb_exporter_log_read_period_seconds',
+              ut: cfg.dataPlaneStarvedUsageRefreshSeconds,
+              lt: cfg.dataPlaneStarvedLogReadSeconds,
+              uf: cfg.dataPlaneStarvedUsageRefreshSeconds * cfg.dataPlaneStarvedFactor,
+              lf: cfg.dataPlaneStarvedLogReadSeconds * cfg.dataPlaneStarvedFactor,
+              o: cfg.dataPlaneStarvedSustained,
+            }, '\n'),
             'The API call budget leaves the data plane almost nothing.',
             'The {{ $labels.collector }} collector of project {{ $labels.project_id }} on {{ $labels.instance }} {{ if eq $labels.collector "usage" }}refreshes each selected usage series{{ else }}reads each selected service\'s logs{{ end }} only every {{ $value | humanizeDuration }}, more than the {{ if eq $labels.collector "usage" }}%s{{ else }}%s{{ end }} this alert allows: the calls the state leaves of --api.rate-limit do not cover it. Its series are missing or old and its alerts cannot fire, though it reports success. The exporter logged a WARN with the --api.rate-limit that covers it.' % [humanSeconds(cfg.dataPlaneStarvedUsageRefreshSeconds), humanSeconds(cfg.dataPlaneStarvedLogReadSeconds)],
             dashboard('exporter-health.json', ['project_id']),
