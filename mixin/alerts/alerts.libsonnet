@@ -263,7 +263,11 @@ local util = import '../lib/util.libsonnet';
             serviceDashboard,
           ),
           // The saturation alerts' companion: a node that stops reporting
-          // loses its series, and its alerts would resolve in silence.
+          // loses its series, and its alerts would resolve in silence. A
+          // node that left (a replacement: ordinal 0 gone, ordinal 3 new)
+          // looks the same within the lookback: a service with as many
+          // nodes reporting fresh usage as it has nodes now
+          // (clouddb_service_resources) misses none.
           alert(
             'CloudDBServiceUsageMissing',
             'warning',
@@ -280,8 +284,19 @@ local util = import '../lib/util.libsonnet';
                 )
                 and %(byService)s (clouddb_service_status{status="READY"} == 1)
                 and %(byProject)s clouddb_exporter_usage_refresh_period_seconds
+                unless %(byService)s (
+                  count %(groupService)s (count %(groupNode)s (%(fresh)s))
+                  >= %(byService)s clouddb_service_resources
+                )
               )
             ||| % {
+              fresh: 'time() - %s <= %s group_left () (clouddb_exporter_usage_refresh_period_seconds + %d)' % [
+                'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
+                on(['project_id']),
+                cfg.serviceUsageMissingSlackSeconds,
+              ],
+              groupService: by(['project_id', 'service_id']),
+              groupNode: by(['project_id', 'service_id', 'role', 'ordinal']),
               m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
               lookback: cfg.serviceUsageMissingLookback,
               slack: cfg.serviceUsageMissingSlackSeconds,
