@@ -310,3 +310,46 @@ func scrapeFams(t *testing.T, url string) map[string]*dto.MetricFamily {
 	_, fams := testbin.Scrape(t, url)
 	return fams
 }
+
+// TestUsageNodesAreTheServiceResources: a service exports the usage of as
+// many nodes as clouddb_service_resources counts, which is what
+// CloudDBServiceUsageMissing compares to tell a node that left (replaced,
+// an HA replica removed) from one that went silent.
+func TestUsageNodesAreTheServiceResources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes")...)
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "a usage read", func() bool {
+		fams = scrapeFams(t, url)
+		v, ok := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
+		return ok && v > 0
+	})
+	nodes := map[string]map[string]bool{}
+	for _, m := range fams["clouddb_service_system_memory_total_bytes"].GetMetric() {
+		var id, ordinal string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "service_id":
+				id = l.GetValue()
+			case "ordinal":
+				ordinal = l.GetValue()
+			}
+		}
+		if nodes[id] == nil {
+			nodes[id] = map[string]bool{}
+		}
+		nodes[id][ordinal] = true
+	}
+	if len(nodes) == 0 {
+		t.Fatal("no node reports its memory")
+	}
+	for id, ordinals := range nodes {
+		if want := value(t, fams, "clouddb_service_resources", "service_id", id); float64(len(ordinals)) != want {
+			t.Errorf("service %s: %d nodes report usage (%v), clouddb_service_resources is %v", id, len(ordinals), ordinals, want)
+		}
+	}
+}
