@@ -23,6 +23,7 @@ var experimental = []string{
 	"clouddb_exporter_api_lists_too_long_total",
 	"clouddb_exporter_api_retry_after_capped_total",
 	"clouddb_exporter_api_texts_truncated_total",
+	"clouddb_exporter_api_values_rejected_total",
 	"clouddb_exporter_discovery_",
 }
 

@@ -219,6 +219,8 @@ type usageReader struct {
 	shownCycles int
 	paused      map[string]bool
 	overrunning bool
+	// rejected counts the values no node can have (usagecheck.go).
+	rejected map[rejectKey]float64
 }
 
 func newUsageReader(r *runner, client UsageClient) *usageReader {
@@ -408,7 +410,9 @@ func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Ser
 		pass.answered++
 		s := u.seriesAt(t.svc, int(t.idx))
 		s.readAt = u.stamp(u.now())
-		points, over := newestBuckets(u.scratch[:0], series, u.cfg.MaxJobs)
+		suffix := u.suffixes[t.idx]
+		points, over := newestBuckets(u.scratch[:0], series, u.cfg.MaxJobs, u.valueCheck(t.svc, suffix),
+			func(reason string, v float64) { u.reject(t.svc.id, suffix, reason, v) })
 		s.jobsOver = uint16(min(over, math.MaxUint16))
 		slices.SortFunc(points, func(a, b UsagePoint) int {
 			la, lb := a.Labels, b.Labels

@@ -353,3 +353,51 @@ func TestUsageNodesAreTheServiceResources(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageRejectsImpossibleValues: API answers whose first label set
+// says -5 connections: /metrics shows no negative connections, counts the
+// rejections in clouddb_exporter_api_values_rejected_total, and keeps the
+// rest of each answer (a service's other nodes).
+func TestUsageRejectsImpossibleValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	bucket := time.Now().UTC().Truncate(time.Minute).Add(-2 * time.Minute).Format(time.RFC3339)
+	sim.Fault(t, fmt.Sprintf(`{"operation":"getServiceMetricsSeries","edit":{"index":0,"field":"data","value":[{"time":%q,"value":-5}]}}`, bucket))
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=database_num_connections")...)
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "a full usage read", func() bool {
+		fams = scrapeFams(t, url)
+		v, ok := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
+		return ok && v > 0
+	})
+	if v, ok := testbin.Value(fams, "clouddb_exporter_api_values_rejected_total", "field", "database_num_connections", "reason", "negative"); !ok || v < 1 {
+		t.Errorf("clouddb_exporter_api_values_rejected_total{reason=\"negative\"} = %v (exported %v), want the rejections", v, ok)
+	}
+	exported := map[string]int{}
+	for _, m := range fams["clouddb_service_database_connections"].GetMetric() {
+		if v := m.GetGauge().GetValue(); v < 0 {
+			t.Errorf("connections %v exported: %v", v, m.GetLabel())
+		}
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "service_id" {
+				exported[l.GetValue()]++
+			}
+		}
+	}
+	// Each answer's first label set had only the rejected bucket; the
+	// others are kept.
+	kept := 0
+	for _, id := range testbin.LabelValues(fams, "clouddb_service_info", "service_id") {
+		nodes := int(value(t, fams, "clouddb_service_resources", "service_id", id))
+		if exported[id] > nodes-1 {
+			t.Errorf("service %s: %d nodes' connections exported of %d, want the first one's rejected", id, exported[id], nodes)
+		}
+		kept += exported[id]
+	}
+	if kept == 0 {
+		t.Error("no node's connections kept: the rejection took the whole answer")
+	}
+}

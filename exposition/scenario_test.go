@@ -107,7 +107,7 @@ func usageFamily(name string) bool {
 			return true
 		}
 	}
-	return false
+	return name == "clouddb_exporter_api_values_rejected_total"
 }
 
 // revision2026Only are the metrics of fields only revision 2026 sends.
