@@ -25,7 +25,7 @@ var stateDescs = []*Desc{
 	vpcInfoDesc,
 	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc, peeringErrorInfoDesc,
 	apiKeyInfoDesc, apiKeyCreatedDesc, projectInfoDesc,
-	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc, projectDownCauseDesc,
+	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc, projectDownCauseDesc, clockSkewDesc,
 }
 
 // FleetCollector is a prometheus.Collector over the same collect functions. The

@@ -64,6 +64,7 @@ var catalog = []string{
 	"clouddb_exporter_snapshot_timestamp_seconds",
 	"clouddb_up",
 	"clouddb_project_down_cause",
+	"clouddb_api_clock_skew_seconds",
 	// The opt-in usage collector.
 	// The opt-in log collector.
 }

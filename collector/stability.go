@@ -19,6 +19,7 @@ var experimental = []string{
 	"clouddb_exporter_log_",
 	"clouddb_up",
 	"clouddb_project_down_cause",
+	"clouddb_api_clock_skew_seconds",
 	"clouddb_exporter_admin_unauthenticated_requests_total",
 	"clouddb_exporter_api_lists_too_long_total",
 	"clouddb_exporter_api_retry_after_capped_total",

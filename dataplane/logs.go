@@ -108,9 +108,12 @@ type logsReader struct {
 	skippedSeconds     float64
 	skippedSecsPending float64
 	// Services without a saved position are looked back at once started.
-	started         bool
-	skippedPending  float64
-	skippedEntries  float64
+	started        bool
+	skippedPending float64
+	skippedEntries float64
+	// skewSkipped: entries sent from before a read's window (logskipped.go).
+	skewSkipped     float64
+	warnedSkew      bool
 	warned          map[string]bool // services whose truncation was logged
 	warnedLoop      bool
 	warnedUntimed   bool
@@ -140,7 +143,8 @@ func newLogsReader(r *runner, client LogsClient) *logsReader {
 
 func (l *logsReader) tick(ctx context.Context) {
 	now := l.now()
-	services := l.sel.selected(l.host.Snapshot())
+	snap := l.host.Snapshot()
+	services := l.sel.selected(snap)
 	l.prune(services)
 	for _, c := range l.cursors {
 		c.settle()
@@ -154,7 +158,8 @@ func (l *logsReader) tick(ctx context.Context) {
 	}
 	l.setBudget(len(services))
 	l.showPeriod()
-	until := now.Add(-l.cfg.Delay).UTC()
+	// In the API's clock: the entries are stamped with it.
+	until := now.Add(clockSkew(snap) - l.cfg.Delay).UTC()
 	pass := &logsPass{lastPublished: now}
 	reads, lookBacks := l.startCursors(services, until)
 	l.endResume()
@@ -176,6 +181,7 @@ type logsPass struct {
 	notFound      int
 	answered      int
 	untimed       int
+	outside       int
 	truncations   []string
 	loops         []string
 	oversized     []string
@@ -215,6 +221,9 @@ func (l *logsReader) startCursors(services []string, until time.Time) (reads, lo
 func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
 	inParallel(l.opts.Concurrency, reads, func(id string) {
 		c := l.cursors[id]
+		if !until.After(unixTime(c.lateFrom)) {
+			return // the API's clock went back past the window: nothing new yet
+		}
 		entries, truncated, looping, err := l.read(ctx, id, unixTime(c.lateFrom), unixTime(c.boundary), until, l.cfg.MaxPages)
 		pass.mu.Lock()
 		defer pass.mu.Unlock()
@@ -242,8 +251,9 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 		}
 	default:
 		pass.answered++
-		untimed, late := c.count(entries, until, truncated, &l.merge)
+		untimed, late, outside := c.count(entries, until, truncated, &l.merge)
 		pass.untimed += untimed
+		pass.outside += outside
 		l.late += float64(late)
 		switch {
 		case looping:
@@ -290,6 +300,7 @@ func (l *logsReader) offWhenUnsupported(now time.Time, pass *logsPass) (off bool
 
 // warnReads logs each kind of undercount once a run: no flood of the log.
 func (l *logsReader) warnReads(pass *logsPass) {
+	l.noteOutside(pass.outside)
 	if pass.untimed > 0 && !l.warnedUntimed {
 		l.warnedUntimed = true
 		l.logger.Warn("The API sent log entries without a readable timestamp; they cannot be placed against the entries counted before and are not counted",
@@ -427,7 +438,7 @@ func (l *logsReader) fill() func(*fleet.Snapshot) {
 }
 
 func (l *logsReader) build() *Logs {
-	logs := &Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries,
+	logs := &Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries, SkewSkipped: l.skewSkipped,
 		ReadPeriod: l.readPeriod}
 	l.shownPeriod = l.readPeriod
 	logs.Counts = logCounts(l.cursors)

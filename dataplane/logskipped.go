@@ -40,3 +40,19 @@ func countWithin(entries []apiclient.LogEntry, since, boundary time.Time) (n int
 	}
 	return n
 }
+
+// noteOutside counts the entries the reads were sent from before their
+// window (the API's clock, or its since filter, off by more than the
+// skew measured): they are not counted, and saying so once is the least.
+func (l *logsReader) noteOutside(n int) {
+	if n == 0 {
+		return
+	}
+	l.skewSkipped += float64(n)
+	if !l.warnedSkew {
+		l.warnedSkew = true
+		l.logger.Warn("The API sent log entries stamped before the read's window; they are not counted",
+			"entries", n, "clock_skew", clockSkew(l.host.Snapshot()),
+			"counted_in", `clouddb_exporter_log_entries_skipped_total{reason="clock_skew"}`)
+	}
+}

@@ -291,3 +291,13 @@ func (r *runner) flag(fill func(*fleet.Snapshot)) {
 }
 
 func (r *runner) now() time.Time { return r.opts.Now() }
+
+// clockSkew is the API's clock minus the exporter's as the project's
+// answers tell it (0 before any did): the readers ask for and compare
+// times in the API's clock.
+func clockSkew(s *fleet.Snapshot) time.Duration {
+	if s == nil || !s.ClockSkewKnown {
+		return 0
+	}
+	return s.ClockSkew
+}

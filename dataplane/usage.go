@@ -264,7 +264,7 @@ func (u *usageReader) tick(ctx context.Context) {
 	startCtx, cancelStart := context.WithTimeout(tickCtx, u.cfg.Interval)
 	defer cancelStart()
 	u.passes++
-	pass := &usagePass{now: now, lastPublished: now, seq: u.passes}
+	pass := &usagePass{now: now, lastPublished: now, seq: u.passes, skew: clockSkew(snap)}
 	u.readAvailable(startCtx, tickCtx, pass, pl.availReads)
 	u.readSeries(startCtx, tickCtx, pass, u.withNewServices(pl, now))
 	u.warnOverrun(ctx, tickCtx)
@@ -277,6 +277,7 @@ func (u *usageReader) tick(ctx context.Context) {
 // usagePass is what a tick found; its parallel calls hold mu for it and for the maps they change.
 type usagePass struct {
 	now           time.Time
+	skew          time.Duration
 	seq           uint32
 	mu            sync.Mutex
 	failures      int
@@ -372,7 +373,8 @@ func (u *usageReader) answeredAgain() {
 }
 
 func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
-	to := pass.now.Truncate(time.Second)
+	// The window in the API's clock: one behind would ask for buckets yet to come.
+	to := pass.now.Add(pass.skew).Truncate(time.Second)
 	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
 	inParallel(u.opts.Concurrency, tasks, func(t usageTask) {
 		if !u.pace(startCtx) {

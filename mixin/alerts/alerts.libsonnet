@@ -279,7 +279,7 @@ local util = import '../lib/util.libsonnet';
                   - (
                     last_over_time(%(m)s[%(lookback)s])
                     unless
-                    (time() - %(m)s <= %(byProject)s group_left () (clouddb_exporter_usage_refresh_period_seconds + %(slack)d))
+                    (%(fresh)s)
                   )
                 )
                 and %(byService)s (clouddb_service_status{status="READY"} == 1)
@@ -290,11 +290,13 @@ local util = import '../lib/util.libsonnet';
                 )
               )
             ||| % {
-              fresh: 'time() - %s <= %s group_left () (clouddb_exporter_usage_refresh_period_seconds + %d)' % [
-                'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
-                on(['project_id']),
-                cfg.serviceUsageMissingSlackSeconds,
-              ],
+              // Fresh by the exporter's clock, or by the API's: buckets are
+              // stamped in the API's clock, off by clouddb_api_clock_skew_seconds.
+              fresh: '(time() - %(m)s <= %(p)s group_left () (%(limit)s)) or (time() - %(m)s + %(p)s group_left () clouddb_api_clock_skew_seconds <= %(p)s group_left () (%(limit)s))' % {
+                m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
+                p: on(['project_id']),
+                limit: 'clouddb_exporter_usage_refresh_period_seconds + %d' % cfg.serviceUsageMissingSlackSeconds,
+              },
               groupService: by(['project_id', 'service_id']),
               groupNode: by(['project_id', 'service_id', 'role', 'ordinal']),
               m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
