@@ -7,8 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 )
 
 // TestLogsCountInTheAPIClock: an API whose clock is ten minutes behind
@@ -46,7 +46,7 @@ func TestLogsSkippedOutsideTheWindow(t *testing.T) {
 		t.Errorf("counts %v, want the 2 new ERRORs only", l.Counts)
 	}
 	h.tick()
-	c := collector.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p1", Data: map[string]any{PartLogs: logsOf(h.host.Snapshot())}})
+	c := collectortest.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p1", Data: map[string]any{PartLogs: logsOf(h.host.Snapshot())}})
 	want := "# HELP clouddb_exporter_log_entries_skipped_total " + logEntriesSkippedDesc.Help() + "\n# TYPE clouddb_exporter_log_entries_skipped_total counter\n" +
 		`clouddb_exporter_log_entries_skipped_total{project_id="p1",reason="clock_skew"} 2` + "\n" +
 		`clouddb_exporter_log_entries_skipped_total{project_id="p1",reason="start"} 0` + "\n"

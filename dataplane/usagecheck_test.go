@@ -8,8 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 )
 
 // TestUsageRejectsImpossibleValues: a memory usage of 1e308 bytes on a
@@ -60,7 +60,7 @@ func TestUsageRejectsImpossibleValues(t *testing.T) {
 	if !h.health().Success {
 		t.Errorf("the part fails for values it rejected: %+v", h.health())
 	}
-	c := collector.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p1", Data: map[string]any{PartUsage: u}})
+	c := collectortest.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p1", Data: map[string]any{PartUsage: u}})
 	exp := "# HELP clouddb_exporter_api_values_rejected_total " + valuesRejectedDesc.Help() + "\n# TYPE clouddb_exporter_api_values_rejected_total counter\n" +
 		`clouddb_exporter_api_values_rejected_total{field="database_num_connections",project_id="p1",reason="negative"} 1` + "\n" +
 		`clouddb_exporter_api_values_rejected_total{field="system_memory_usage_bytes",project_id="p1",reason="over_total"} 1` + "\n"
