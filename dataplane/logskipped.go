@@ -13,7 +13,7 @@ func (l *logsReader) lookBack(ctx context.Context, ids []string, pass *logsPass)
 	inParallel(l.opts.Concurrency, ids, func(id string) {
 		boundary := unixTime(l.cursors[id].boundary)
 		since := boundary.Add(-l.cfg.Interval)
-		entries, _, _, err := l.read(ctx, id, since, boundary, boundary, 1)
+		entries, _, _, err := l.read(ctx, id, since, boundary, boundary, 1, nil)
 		pass.mu.Lock()
 		defer pass.mu.Unlock()
 		switch {
@@ -55,4 +55,20 @@ func (l *logsReader) noteOutside(n int) {
 			"entries", n, "clock_skew", clockSkew(l.host.Snapshot()),
 			"counted_in", `clouddb_exporter_log_entries_skipped_total{reason="clock_skew"}`)
 	}
+}
+
+// peekBeyond reads the page after a read's page cap, whose entries the
+// read does not count, and returns how many it holds: a lower bound of
+// what the cap left (500 when it is full: at least that many), at one call
+// a read that hit the cap, as the start's look-back reads one page.
+// Counting them all would cost the calls the cap is there to save.
+func (l *logsReader) peekBeyond(ctx context.Context, id string, q apiclient.LogsQuery) int {
+	if q.Cursor == "" || !l.pace(ctx) {
+		return 0
+	}
+	page, err := l.client.GetServiceLogs(ctx, id, q)
+	if err != nil {
+		return 0
+	}
+	return countWithin(page.Entries, q.Since, q.Until.Add(time.Nanosecond))
 }

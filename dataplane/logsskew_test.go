@@ -49,6 +49,7 @@ func TestLogsSkippedOutsideTheWindow(t *testing.T) {
 	c := collectortest.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p1", Data: map[string]any{PartLogs: logsOf(h.host.Snapshot())}})
 	want := "# HELP clouddb_exporter_log_entries_skipped_total " + logEntriesSkippedDesc.Help() + "\n# TYPE clouddb_exporter_log_entries_skipped_total counter\n" +
 		`clouddb_exporter_log_entries_skipped_total{project_id="p1",reason="clock_skew"} 2` + "\n" +
+		`clouddb_exporter_log_entries_skipped_total{project_id="p1",reason="page_cap"} 0` + "\n" +
 		`clouddb_exporter_log_entries_skipped_total{project_id="p1",reason="start"} 0` + "\n"
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "clouddb_exporter_log_entries_skipped_total"); err != nil {
 		t.Error(err)
