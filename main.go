@@ -81,7 +81,7 @@ func run(args []string, getenv func(string) string) int {
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
 	// Closed after the readers stop, so their last positions are written.
-	positions, err := openLogPositions(ctx, f, logger)
+	positions, err := openLogPositions(ctx, f, logger, reg)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
