@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
@@ -74,7 +73,7 @@ type savedServices []savedCursor
 type savedCursor struct {
 	boundary, readUntil int64 // Unix ns
 	// counts, with the service's id, is shared with the cursor.
-	counts *fleet.ServiceLogs
+	counts *ServiceLogs
 	// atBoundary: sorted, a key as many times as counted.
 	atBoundary []uint32
 }
