@@ -97,10 +97,14 @@ func (f *Flags) Listen() (net.Listener, error) {
 // Serve serves the admin surface on ln until Shutdown (http.ErrServerClosed).
 func (a *Listener) Serve(ln net.Listener, logger *slog.Logger) error {
 	var err error
+	// Per client first: a connection refused for its address takes no
+	// place of the listener's.
+	ln = httplimit.PerClientListener(ln, httplimit.AdminConnectionsPerClient)
 	if a.maxConns > 0 {
 		ln = netutil.LimitListener(ln, a.maxConns)
 	}
-	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil, "max_connections", a.maxConns)
+	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil, "max_connections", a.maxConns,
+		"max_connections_per_client", httplimit.AdminConnectionsPerClient)
 	if a.tls != nil {
 		a.srv.TLSConfig = a.tls
 		err = a.srv.ServeTLS(ln, "", "")
