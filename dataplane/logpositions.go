@@ -125,7 +125,7 @@ func OpenLogPositions(path string, logger *slog.Logger, health *safefile.Health)
 	case errors.Is(err, errNotOurs):
 		return nil, notOurs(path)
 	case err != nil:
-		p.refuse("Log state file refused: counting starts afresh", err)
+		p.refuse(false, err)
 		health.Start(stateFileName, false)
 		return p, nil
 	case len(projects) == 0:
@@ -141,15 +141,20 @@ func OpenLogPositions(path string, logger *slog.Logger, health *safefile.Health)
 
 // refuse moves the file at p.path aside with one WARN: it is kept for a
 // look, and never overwritten.
-func (p *LogPositions) refuse(msg string, reason error) {
+// later: found at the path while running, not read at start.
+func (p *LogPositions) refuse(later bool, reason error) {
 	aside, err := safefile.MoveAside(p.path, time.Now())
-	if err != nil {
-		p.logger.Warn(msg+"; the file cannot be moved aside and is left as it is, unwritten", "file", p.path, "reason", reason, "err", err)
+	switch {
+	case err != nil:
+		p.logger.Warn("Log state file refused; it cannot be moved aside and is left as it is, unwritten", "file", p.path, "reason", reason, "err", err)
 		p.stuck = true
 		return
+	case later:
+		p.logger.Warn("A file that is not this exporter's log state file was put at its path; it is moved aside", "file", p.path, "reason", reason, "moved_to", aside)
+	default:
+		p.logger.Warn("Log state file refused: counting starts afresh; the file is moved aside", "file", p.path, "reason", reason, "moved_to", aside)
 	}
 	p.health.Refused(stateFileName)
-	p.logger.Warn(msg+"; the file is moved aside", "file", p.path, "reason", reason, "moved_to", aside)
 }
 
 // apiIdentity drops the user information and query: they may hold a secret.
@@ -265,6 +270,6 @@ func (p *LogPositions) keepForeign() bool {
 	if err != nil || (p.info != nil && os.SameFile(fi, p.info)) || (fi.Mode().IsRegular() && (fi.Size() == 0 || isOurs(p.path))) {
 		return true
 	}
-	p.refuse("A file that is not this exporter's log state file was put at its path", errNotOurs)
+	p.refuse(true, errNotOurs)
 	return !p.stuck
 }

@@ -1,6 +1,7 @@
 package httplimit
 
 import (
+	"errors"
 	"io"
 	"net"
 	"testing"
@@ -44,7 +45,7 @@ func TestPerClientListener(t *testing.T) {
 	closed := func(c net.Conn) bool {
 		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
 		_, err := c.Read(make([]byte, 1))
-		return err == io.EOF
+		return errors.Is(err, io.EOF)
 	}
 	a1, a2 := dial("127.0.0.1"), dial("127.0.0.1")
 	server1, server2 := <-accepted, <-accepted
