@@ -4,6 +4,7 @@ package dataplane
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -127,5 +128,32 @@ func TestLogPositionsForeignFileLater(t *testing.T) {
 	}
 	if !isOurs(path) {
 		t.Error("no state file written at the path")
+	}
+}
+
+// TestLogPositionsServiceValueBound: one service's value is decoded whole,
+// so it is bounded on its own (maxPositionsService): a file under the
+// file's bound made of one huge service (2 MiB of entries at its boundary)
+// is refused before that value is held, and moved aside.
+func TestLogPositionsServiceValueBound(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"format":"clouddb_exporter log positions","version":1,"projects":{"p1":{"api_url":"` + testAPI + `","services":{"svc00":{"boundary":"2026-03-01T11:00:00Z","read_until":"2026-03-01T11:00:00Z","counts":{},"at_boundary":{`)
+	for i := 0; b.Len() < 2<<20; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%x":1`, i)
+	}
+	b.WriteString(`}}}}}}`)
+	path := filepath.Join(t.TempDir(), "positions.json")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	if _, err := OpenLogPositions(path, slog.New(slog.NewTextHandler(&logs, nil)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "Log state file refused") || !strings.Contains(logs.String(), "larger than") {
+		t.Errorf("a 2 MiB service value was not refused for its size:\n%s", logs.String())
 	}
 }

@@ -37,6 +37,32 @@ func readPositions(path string) (map[string]savedProject, os.FileInfo, error) {
 	return projects, info, err
 }
 
+// maxPositionsService bounds one service's value, which the decoder holds
+// whole (its entries at the boundary as a map, for a moment): a service
+// takes some 200 bytes, and 1 MiB is some 80,000 entries at one boundary.
+const maxPositionsService = 1 << 20
+
+var errServiceTooLarge = fmt.Errorf("a service's value larger than %d MiB", maxPositionsService>>20)
+
+// boundedReader fails a read past limit (none while negative).
+type boundedReader struct {
+	r     io.Reader
+	n     int64
+	limit int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.limit >= 0 {
+		if b.n >= b.limit {
+			return 0, errServiceTooLarge
+		}
+		p = p[:min(int64(len(p)), b.limit-b.n)]
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	return n, err
+}
+
 // isOurs says whether the file at path begins as a state file of this
 // exporter (any version): its first key is "format", with our format.
 func isOurs(path string) bool {
@@ -64,7 +90,8 @@ func parsePositions(b []byte) (map[string]savedProject, error) {
 // decodePositions reads the format first (what tells the exporter's file
 // from another's), then the version and the projects in any order.
 func decodePositions(r io.Reader) (map[string]savedProject, error) {
-	dec := json.NewDecoder(r)
+	br := &boundedReader{r: r, limit: -1}
+	dec := json.NewDecoder(br)
 	if err := header(dec); err != nil {
 		return nil, err
 	}
@@ -81,7 +108,7 @@ func decodePositions(r io.Reader) (map[string]savedProject, error) {
 				return nil, malformed(err)
 			}
 		case k == "projects" && projects == nil:
-			if projects, err = decodeProjects(dec); err != nil {
+			if projects, err = decodeProjects(dec, br); err != nil {
 				return nil, err
 			}
 		default:
@@ -103,7 +130,7 @@ func decodePositions(r io.Reader) (map[string]savedProject, error) {
 	return projects, nil
 }
 
-func decodeProjects(dec *json.Decoder) (map[string]savedProject, error) {
+func decodeProjects(dec *json.Decoder, br *boundedReader) (map[string]savedProject, error) {
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return nil, err
 	}
@@ -117,7 +144,7 @@ func decodeProjects(dec *json.Decoder) (map[string]savedProject, error) {
 		if _, dup := projects[id]; dup {
 			return nil, fmt.Errorf("project %q twice", id)
 		}
-		sp, err := decodeProject(dec, id, &left)
+		sp, err := decodeProject(dec, br, id, &left)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +153,7 @@ func decodeProjects(dec *json.Decoder) (map[string]savedProject, error) {
 	return projects, expect(dec, json.Delim('}'))
 }
 
-func decodeProject(dec *json.Decoder, id string, left *int) (savedProject, error) {
+func decodeProject(dec *json.Decoder, br *boundedReader, id string, left *int) (savedProject, error) {
 	var sp savedProject
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return sp, err
@@ -142,7 +169,7 @@ func decodeProject(dec *json.Decoder, id string, left *int) (savedProject, error
 				return sp, malformed(err)
 			}
 		case "services":
-			if sp.services, err = decodeServices(dec, id, left); err != nil {
+			if sp.services, err = decodeServices(dec, br, id, left); err != nil {
 				return sp, err
 			}
 		default:
@@ -152,7 +179,7 @@ func decodeProject(dec *json.Decoder, id string, left *int) (savedProject, error
 	return sp, expect(dec, json.Delim('}'))
 }
 
-func decodeServices(dec *json.Decoder, id string, left *int) (savedServices, error) {
+func decodeServices(dec *json.Decoder, br *boundedReader, id string, left *int) (savedServices, error) {
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return nil, err
 	}
@@ -163,7 +190,10 @@ func decodeServices(dec *json.Decoder, id string, left *int) (savedServices, err
 			return nil, err
 		}
 		var fc fileCursor
-		if err := strictDecode(dec, &fc); err != nil {
+		br.limit = br.n + maxPositionsService
+		err = strictDecode(dec, &fc)
+		br.limit = -1
+		if err != nil {
 			return nil, fmt.Errorf("project %q service %q: %w", id, sid, err)
 		}
 		if err := fc.check(left); err != nil {
