@@ -68,8 +68,10 @@ func lowerASCII(s string) string {
 	return string(b)
 }
 
+// lower folds ASCII upper case; c-'A' wraps for bytes below 'A': one
+// comparison on the hot path.
 func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
+	if c-'A' < 26 {
 		return c + 'a' - 'A'
 	}
 	return c
