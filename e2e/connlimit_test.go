@@ -175,13 +175,23 @@ func TestAdminConnectionsPerClient(t *testing.T) {
 		t.Cleanup(func() { _ = c.Close() })
 		return c
 	}
-	for range 64 {
-		if code := get(t, dial("127.0.0.1"), "/api/v1/operations"); code != http.StatusUnauthorized {
+	// The helpers' pooled connections (at most 2 idle a host) count too.
+	http.DefaultClient.CloseIdleConnections()
+	served := 0
+	for ; served < 70; served++ {
+		code := get(t, dial("127.0.0.1"), "/api/v1/operations")
+		if code == 0 {
+			break
+		}
+		if code != http.StatusUnauthorized {
 			t.Fatalf("an idle connection's request: %d, want 401", code)
 		}
 	}
+	if served > 64 || served < 62 {
+		t.Errorf("%d connections from one address served at once, want 64 (62 if the helpers' 2 were still open)", served)
+	}
 	if code := get(t, dial("127.0.0.1"), "/api/v1/operations"); code != 0 {
-		t.Errorf("the 65th connection from one address was served (%d), want it closed", code)
+		t.Errorf("a connection from a full address was served (%d), want it closed", code)
 	}
 	other := dial("127.0.0.2")
 	if _, err := fmt.Fprintf(other, "GET /api/v1/operations HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\n\r\n", e.AdminAuth); err != nil {
