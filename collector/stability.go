@@ -21,6 +21,7 @@ var experimental = []string{
 	"clouddb_exporter_api_texts_truncated_total",
 	"clouddb_exporter_api_values_rejected_total",
 	"clouddb_exporter_discovery_",
+	"clouddb_exporter_state_file_",
 }
 
 // Stability returns the stability level of the family name.
