@@ -120,6 +120,9 @@ func StatusCode(err error) int {
 // IsUnauthorized reports whether err is a 401 answer (missing or wrong credentials).
 func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnauthorized }
 
+// IsForbidden reports whether err is a 403 answer (insufficient permissions).
+func IsForbidden(err error) bool { return StatusCode(err) == http.StatusForbidden }
+
 // IsNotFound reports whether err is a 404 answer.
 func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
 

@@ -68,6 +68,7 @@ func New(cfg Config) (*Client, error) {
 		jitter:         rand.Int64N,
 		sleep:          sleepCtx,
 		now:            time.Now,
+		skew:           &clockSkew{},
 	}
 	c.userAgentHeader = []string{c.userAgent}
 	switch {

@@ -2,11 +2,14 @@ package dataplane
 
 import (
 	"context"
+	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -125,5 +128,59 @@ func TestRunWaitsForTheReaders(t *testing.T) {
 	wait()
 	if !slowEnded.Load() {
 		t.Error("Run's wait returned before the reader's tick ended")
+	}
+}
+
+// TestRunAnnouncesHealthBeforeReady: a reader's part reports its health
+// (not succeeded yet) from the start, before the state's first cycle lets
+// it read: a starved fleet's first reads may take minutes.
+func TestRunAnnouncesHealthBeforeReady(t *testing.T) {
+	host := newFakeHost(1)
+	host.ready = make(chan struct{}) // the state's first cycle never ends
+	var collect config.Collect
+	exampleKey.In(&collect).Enabled = true
+	ctx, cancel := context.WithCancel(context.Background())
+	rs, err := New(exampleClient{}, Options{Collect: collect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := rs.Run(ctx, host)
+	defer wait()
+	defer cancel()
+	var h fleet.PartHealth
+	var ok bool
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok && time.Now().Before(deadline) {
+		h, ok = host.part("example")
+		runtime.Gosched()
+	}
+	if !ok || h.Success || !h.LastSuccess.IsZero() {
+		t.Fatalf("health before the state's first cycle: %+v (published %v), want not succeeded yet", h, ok)
+	}
+}
+
+// TestHealthHelpNamesEveryPart: clouddb_exporter_collector_success's HELP
+// lists the parts from what registered, the readers' among them.
+func TestHealthHelpNamesEveryPart(t *testing.T) {
+	for _, d := range collector.Families() {
+		if d.Name() != "clouddb_exporter_collector_success" {
+			continue
+		}
+		for _, part := range slices.Concat(fleet.Parts, []string{PartLogs, PartUsage}) {
+			if !strings.Contains(d.Help(), part+",") && !strings.Contains(d.Help(), part+")") {
+				t.Errorf("HELP %q does not name the part %s", d.Help(), part)
+			}
+		}
+		return
+	}
+	t.Fatal("no clouddb_exporter_collector_success family")
+}
+
+// TestNewRunnerDefaults: a reader's unit test may leave Options zero; the
+// runner then has a clock, a logger and the collect defaults.
+func TestNewRunnerDefaults(t *testing.T) {
+	r := newRunner(newFakeHost(0), Options{}, "test", time.Minute)
+	if r.now().IsZero() || r.logger == nil || r.opts.Interval != config.DefaultInterval || r.opts.Concurrency != config.DefaultConcurrency {
+		t.Errorf("defaults: now %v, logger %v, interval %v, concurrency %d", r.now(), r.logger, r.opts.Interval, r.opts.Concurrency)
 	}
 }

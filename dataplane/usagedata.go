@@ -22,6 +22,8 @@ type Usage struct {
 	JobsOverLimit int
 	RefreshPeriod time.Duration
 	Timestamps    bool
+	// Rejected counts values no node can have, by field and reason.
+	Rejected []Rejected
 }
 
 // UsageService holds the points of every series of one service in one list,
@@ -32,16 +34,6 @@ type UsageService struct {
 	// for the first), each series sorted by Role, Ordinal and JobID.
 	Points []UsagePoint
 	Ends   []uint16
-}
-
-// NewUsageService returns a service's series, series[i] being Suffixes[i]'s.
-func NewUsageService(id string, series ...[]UsagePoint) *UsageService {
-	s := &UsageService{ID: id, Ends: make([]uint16, len(series))}
-	for i, points := range series {
-		s.Points = append(s.Points, points...)
-		s.Ends[i] = uint16(len(s.Points))
-	}
-	return s
 }
 
 // Series returns the points of series i, nil when s has none or is malformed.

@@ -52,7 +52,8 @@ func LogCounts(serviceID string, counts map[string]float64) *dataplane.ServiceLo
 
 // One primary and one replica, two jobs: one over a max-jobs of 2.
 func usage(serviceID string) *dataplane.Usage {
-	u := &dataplane.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
+	u := &dataplane.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1,
+		Rejected: []dataplane.Rejected{{Field: "system_memory_usage_bytes", Reason: "over_total", N: 2}}}
 	bucket := fleettest.Time("2025-03-01T11:58:00Z")
 	points := map[string][]dataplane.UsagePoint{}
 	for i, suffix := range apiclient.UsageSeriesSuffixes {
@@ -75,6 +76,16 @@ func usage(serviceID string) *dataplane.Usage {
 	for _, suffix := range u.Suffixes {
 		series = append(series, points[suffix])
 	}
-	u.Services = []*dataplane.UsageService{dataplane.NewUsageService(serviceID, series...)}
+	u.Services = []*dataplane.UsageService{newUsageService(serviceID, series...)}
 	return u
+}
+
+// newUsageService returns a service's series, series[i] being Suffixes[i]'s.
+func newUsageService(id string, series ...[]dataplane.UsagePoint) *dataplane.UsageService {
+	s := &dataplane.UsageService{ID: id, Ends: make([]uint16, len(series))}
+	for i, points := range series {
+		s.Points = append(s.Points, points...)
+		s.Ends[i] = uint16(len(s.Points))
+	}
+	return s
 }
