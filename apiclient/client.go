@@ -175,9 +175,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		path += "?" + cl.query.Encode()
 	}
 	var payload []byte
-	if r, ok := cl.body.(SeriesRequest); ok {
-		payload = r.appendJSON(nil)
-	} else if cl.body != nil {
+	if cl.body != nil {
 		if payload, err = json.Marshal(cl.body); err != nil {
 			return fmt.Errorf("apiclient: %s: encoding request body: %w", cl.op, err)
 		}

@@ -2,10 +2,7 @@ package apiclient
 
 import (
 	"bytes"
-	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -164,9 +161,10 @@ func truncate(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// members calls each with the members of an object whose names are among names, whatever their
-// case, in order (field: the name's index); other members, and a value that is no object, are skipped.
-func members(dec *jsontext.Decoder, names []string, each func(field int, v jsontext.Value)) error {
+// members calls each with the members of an object, in order: those whose names are among names,
+// whatever their case (field: the name's index), or with names nil every one (name: its text). A
+// value that is no object is skipped.
+func members(dec *jsontext.Decoder, names []string, each func(field int, name string, v jsontext.Value)) error {
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
@@ -178,13 +176,18 @@ func members(dec *jsontext.Decoder, names []string, each func(field int, v jsont
 		if err != nil {
 			return err
 		}
-		field := fieldOf(q, names)
+		field, name := -1, ""
+		if names == nil {
+			name, _ = unquote(q)
+		} else {
+			field = fieldOf(q, names)
+		}
 		v, err := dec.ReadValue()
 		if err != nil {
 			return err
 		}
-		if field >= 0 {
-			each(field, v)
+		if field >= 0 || names == nil {
+			each(field, name, v)
 		}
 	}
 	_, err := dec.ReadToken()
@@ -204,15 +207,7 @@ func fieldOf(q jsontext.Value, names []string) int {
 	return -1
 }
 
-// fromBytes decodes b with a decoder method, for encoding/json's UnmarshalJSON.
+// fromBytes decodes b, one value that encoding/json checked, with a decoder method.
 func fromBytes(b []byte, from func(*jsontext.Decoder) error) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(b), decodeOptions)
-	if err := from(dec); err != nil {
-		return err
-	}
-	_, err := dec.ReadToken()
-	if errors.Is(err, io.EOF) {
-		return nil
-	}
-	return cmp.Or(err, errors.New("apiclient: data after the value"))
+	return from(jsontext.NewDecoder(bytes.NewReader(b), decodeOptions))
 }

@@ -48,15 +48,8 @@ func fieldDropped(dropped []FieldError, field string) bool {
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// decodeLenient decodes data, valid JSON, into a resource; a value that does not decode costs only
+// decodeResource decodes data, valid JSON, into a resource; a value that does not decode costs only
 // itself. false: data is not out's shape (no object, or a bad id).
-func decodeLenient(data []byte, out any, drop func(FieldError)) bool {
-	if _, ok := out.(resource); !ok {
-		return false
-	}
-	return decodeResource(data, out, drop)
-}
-
 func decodeResource(data []byte, out any, drop func(FieldError)) bool {
 	if !isObject(data) {
 		return false

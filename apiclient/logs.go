@@ -69,7 +69,7 @@ type LogEntry struct {
 // UnmarshalJSONFrom leaves a field that does not decode empty: every entry must still be counted.
 func (e *LogEntry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*e = LogEntry{}
-	return members(dec, entryFields, func(field int, v jsontext.Value) {
+	return members(dec, entryFields, func(field int, _ string, v jsontext.Value) {
 		switch field {
 		case 0:
 			if e.Timestamp.UnmarshalJSON(v) != nil {

@@ -128,10 +128,7 @@ func (e *elementBytes) since(start, end int64) []byte {
 
 // valueLimits keep a decoder with its buffers (and the texts it interns) from answer to answer: most
 // answers are small, and a new decoder costs more than decoding one.
-var valueLimits = sync.Pool{New: func() any {
-	l := &valueLimit{dec: jsontext.NewDecoder(eof{})}
-	return l
-}}
+var valueLimits = sync.Pool{New: func() any { return &valueLimit{dec: jsontext.NewDecoder(eof{})} }}
 
 type eof struct{}
 
@@ -224,7 +221,7 @@ func decodeValues(vl *valueLimit, out any, drop func(FieldError), red *Redactor,
 		return err
 	}
 	if err := json.Unmarshal(raw, out, decodeOptions); err != nil {
-		if drop == nil || !decodeLenient(raw, out, drop) {
+		if _, ok := out.(resource); !ok || drop == nil || !decodeResource(raw, out, drop) {
 			return err
 		}
 	}

@@ -79,7 +79,7 @@ type SeriesPoint struct {
 // UnmarshalJSONFrom leaves a zero Time, which callers skip, for a time that does not decode.
 func (p *SeriesPoint) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*p = SeriesPoint{}
-	return members(dec, pointFields, func(field int, v jsontext.Value) {
+	return members(dec, pointFields, func(field int, _ string, v jsontext.Value) {
 		if field == 1 {
 			_ = p.Value.UnmarshalJSON(v)
 		} else if p.Time.UnmarshalJSON(v) != nil {
@@ -133,28 +133,10 @@ type SeriesLabels map[string]string
 // UnmarshalJSONFrom implements json.UnmarshalerFrom.
 func (l *SeriesLabels) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*l = nil
-	switch dec.PeekKind() {
-	case 'n':
+	if k := dec.PeekKind(); k == 'n' || k == '{' {
 		*l = SeriesLabels{}
-		return dec.SkipValue()
-	case '{':
-		*l = SeriesLabels{}
-	default:
-		return dec.SkipValue()
 	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	for dec.PeekKind() != '}' {
-		q, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		name, _ := unquote(q)
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
+	return members(dec, nil, func(_ int, name string, v jsontext.Value) {
 		switch v.Kind() {
 		case 'n', '{', '[':
 			delete(*l, name) // the last of duplicate names counts
@@ -163,9 +145,7 @@ func (l *SeriesLabels) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		default:
 			(*l)[name] = string(v)
 		}
-	}
-	_, err := dec.ReadToken()
-	return err
+	})
 }
 
 // UnmarshalJSON implements json.Unmarshaler for encoding/json.
@@ -202,50 +182,4 @@ func (n *seriesName) UnmarshalJSON(b []byte) error {
 // GetServiceMetricsSeries reads one usage series over a window; a POST that reads, retried as a read.
 func (c *Client) GetServiceMetricsSeries(ctx context.Context, serviceID string, req SeriesRequest) ([]Series, error) {
 	return doList[Series](ctx, c, call{op: OpGetServiceMetricsSeries, ids: []string{serviceID}, body: req})
-}
-
-// appendJSON appends r as json.Marshal writes it, without reflection: a request per series.
-func (r SeriesRequest) appendJSON(b []byte) []byte {
-	b = append(b, `{"name":`...)
-	b = appendJSONString(b, r.Name)
-	b = append(b, `,"from":`...)
-	b = r.From.appendJSON(b)
-	b = append(b, `,"to":`...)
-	b = r.To.appendJSON(b)
-	if r.BucketSeconds != 0 {
-		b = append(b, `,"bucket_seconds":`...)
-		b = strconv.AppendInt(b, int64(r.BucketSeconds), 10)
-	}
-	if r.Fn != "" {
-		b = append(b, `,"fn":`...)
-		b = appendJSONString(b, r.Fn)
-	}
-	if len(r.Filters) > 0 {
-		b = append(b, `,"filters":[`...)
-		for i, f := range r.Filters {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"key":`...)
-			b = appendJSONString(b, f.Key)
-			b = append(b, `,"value":`...)
-			b = appendJSONString(b, f.Value)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	return append(b, '}')
-}
-
-// appendJSONString leaves any text that json.Marshal escapes to it.
-func appendJSONString(b []byte, s string) []byte {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := stdjson.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

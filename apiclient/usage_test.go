@@ -1,7 +1,6 @@
 package apiclient
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"reflect"
@@ -154,29 +153,6 @@ func TestNullableFloat(t *testing.T) {
 		}
 		if f.Valid != c.valid || f.Value != c.want {
 			t.Errorf("%s decodes as %+v, want value %v valid %v", c.in, f, c.want, c.valid)
-		}
-	}
-}
-
-// TestSeriesRequestMarshalsAsJSON: the hand-written request body is the
-// bytes json.Marshal writes.
-func TestSeriesRequestMarshalsAsJSON(t *testing.T) {
-	at := time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 3600))
-	texts := []string{"", "x_database_qps", `a"b\c`, "<&>", "é\u2028\x00\x1f\x7f", "\xff", "tab\there"}
-	for i, name := range texts {
-		for _, req := range []SeriesRequest{
-			{Name: name},
-			{Name: name, From: Time{at}, To: Time{at.Add(time.Minute)}, BucketSeconds: MinBucketSeconds},
-			{Name: name, BucketSeconds: -1, Fn: name, Filters: []SeriesFilter{}},
-			{Name: "n", From: Time{time.Unix(0, 0)}, Filters: []SeriesFilter{{Key: name, Value: texts[(i+1)%len(texts)]}, {Key: LabelRole, Value: "primary"}}},
-		} {
-			want, err := json.Marshal(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := req.appendJSON(nil); !bytes.Equal(got, want) {
-				t.Errorf("%+v: appendJSON wrote\n%s\njson.Marshal\n%s", req, got, want)
-			}
 		}
 	}
 }
