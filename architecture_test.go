@@ -22,8 +22,8 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                      {"admin", "apiclient", "apimetrics", "changes", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
-	"admin":                  {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
+	".":                      {"admin", "apiclient", "apimetrics", "changes", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile", "logging", "projects", "sd", "shard"},
+	"admin":                  {"apiclient", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile"},
 	"apiclient":              {},
 	"apimetrics":             {"apiclient"},
 	"changes":                {"apiclient", "fleet", "internal/flagval"},
@@ -31,7 +31,7 @@ var mayImport = map[string][]string{
 	"cmd/cloudsim":           {"cloudsim"},
 	"collector":              {"apiclient", "fleet"},
 	"config":                 {"apiclient", "internal/flagval"},
-	"dataplane":              {"apiclient", "collector", "config", "fleet"},
+	"dataplane":              {"apiclient", "collector", "config", "fleet", "internal/safefile"},
 	"exposition":             {"apimetrics", "collector", "fleet"},
 	"fleet":                  {"apiclient"},
 	"logging":                {"internal/flagval"},
@@ -46,6 +46,7 @@ var mayImport = map[string][]string{
 	"internal/gate":          {},
 	"internal/flagval":       {},
 	"internal/httplimit":     {},
+	"internal/safefile":      {},
 	"internal/syncbuf":       {},
 	"internal/testbin":       {"internal/syncbuf"},
 	"alerts":                 {},

@@ -89,7 +89,7 @@ func run(args []string, getenv func(string) string) int {
 	// snapshots are compared, then the sink is flushed and the state saved.
 	defer closeChanges()
 	// Closed after the readers stop, so their last positions are written.
-	positions, err := openLogPositions(ctx, f, logger)
+	positions, err := openLogPositions(ctx, f, logger, reg)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
@@ -148,6 +148,7 @@ type flags struct {
 	changes                 *changes.Flags
 	memLimit                *memLimitFlags
 	credentialCheckInterval time.Duration
+	euid                    int // the process's, for the warning about root
 	deprecatedEnvars        []deprecatedEnvar
 }
 
@@ -193,6 +194,7 @@ func newApp() (*kingpin.Application, *flags) {
 
 func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 	app, f := newApp()
+	f.euid = os.Geteuid()
 	f.deprecatedEnvars = applyDeprecatedEnvars(app, getenv)
 	if _, err := app.Parse(args); err != nil {
 		return f, err
@@ -266,6 +268,7 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 		c.warnings = f.config.Warnings(getenv, c.projects)
 	}
 	c.warnings = append(c.warnings, f.admin.Warnings()...)
+	c.warnings = append(c.warnings, mainWarnings(f, f.euid)...)
 	return c, nil
 }
 

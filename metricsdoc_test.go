@@ -21,6 +21,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/internal/collectortest"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 	"github.com/clouddb/clouddb_exporter/projects"
 )
 
@@ -114,6 +115,7 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	apimetrics.New(rec)
 	projects.NewReloader(rec, nil, nil, "", slog.New(slog.DiscardHandler))
 	projects.NewDiscoveryMetrics(rec)
+	safefile.NewHealth(rec)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if _, err := admin.New(ctx, admin.Options{

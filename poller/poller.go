@@ -69,7 +69,8 @@ type CycleObserver interface {
 	// ObserveCycle reports a cycle's duration, the time to refresh every
 	// child at the call budget, and whether the cycle overran.
 	ObserveCycle(duration, refreshPeriod time.Duration, overrun bool)
-	// ObserveRetryAfterCapped reports a Retry-After over MaxDeferral.
+	// ObserveRetryAfterCapped reports a Retry-After over the deferral cap
+	// (maxDeferral).
 	ObserveRetryAfterCapped(operation string)
 }
 
@@ -195,6 +196,9 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	snap.Seq = p.seq.Add(1)
 	snap.ProjectName = p.opts.ProjectName
 	snap.Access = p.st.access
+	if c, ok := p.client.(interface{ ClockSkew() (time.Duration, bool) }); ok {
+		snap.ClockSkew, snap.ClockSkewKnown = c.ClockSkew()
+	}
 	snap.Budget = p.st.budget
 	p.latest.Store(snap)
 	return snap
