@@ -26,7 +26,7 @@ var mayImport = map[string][]string{
 	"admin":                  {"apiclient", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile"},
 	"apiclient":              {},
 	"apimetrics":             {"apiclient"},
-	"changes":                {"apiclient", "fleet", "internal/flagval"},
+	"changes":                {"apiclient", "fleet", "internal/flagval", "internal/safefile"},
 	"cloudsim":               {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
 	"cmd/cloudsim":           {"cloudsim"},
 	"collector":              {"apiclient", "fleet"},

@@ -27,7 +27,7 @@ func TestChangesFlags(t *testing.T) {
 		reg := prometheus.NewRegistry()
 		expo := exposition.New(exposition.SelfGatherer(nil, reg), slog.New(slog.DiscardHandler))
 		defer expo.Close()
-		timeline, _, closeChanges, err := startTimeline(t.Context(), f, slog.New(slog.DiscardHandler), shard.Shard{}, reg, expo)
+		timeline, _, closeChanges, err := startTimeline(t.Context(), f, slog.New(slog.DiscardHandler), shard.Shard{}, reg, nil, expo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestChangesFlags(t *testing.T) {
 	} {
 		f, err := parseFlags([]string{"--api.url=https://api.example.net/v1", args}, getenv)
 		if err == nil {
-			_, _, closeChanges, oerr := startTimeline(t.Context(), f, slog.New(slog.DiscardHandler), shard.Shard{}, prometheus.NewRegistry(), nil)
+			_, _, closeChanges, oerr := startTimeline(t.Context(), f, slog.New(slog.DiscardHandler), shard.Shard{}, prometheus.NewRegistry(), nil, nil)
 			if oerr == nil {
 				closeChanges()
 			}

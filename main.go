@@ -31,6 +31,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/projects"
 	"github.com/clouddb/clouddb_exporter/shard"
@@ -80,7 +81,8 @@ func run(args []string, getenv func(string) string) int {
 
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
-	timeline, publish, closeChanges, err := startTimeline(ctx, f, logger, sh, reg, expo)
+	health := safefile.NewHealth(reg) // one for the state files: registered once
+	timeline, publish, closeChanges, err := startTimeline(ctx, f, logger, sh, reg, health, expo)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
@@ -89,7 +91,7 @@ func run(args []string, getenv func(string) string) int {
 	// snapshots are compared, then the sink is flushed and the state saved.
 	defer closeChanges()
 	// Closed after the readers stop, so their last positions are written.
-	positions, err := openLogPositions(ctx, f, logger, reg)
+	positions, err := openLogPositions(ctx, f, logger, health)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
@@ -344,8 +346,9 @@ func writesOf(t *changes.Timeline) admin.WriteObserver {
 
 // startTimeline opens the change timeline (nil with --no-changes) and returns
 // the publisher the projects hand their snapshots to.
-func startTimeline(ctx context.Context, f *flags, logger *slog.Logger, sh shard.Shard, reg prometheus.Registerer, expo *exposition.Handler) (*changes.Timeline, projects.Publisher, func(), error) {
-	timeline, err := f.changes.Open(logger, shardName(sh))
+func startTimeline(ctx context.Context, f *flags, logger *slog.Logger, sh shard.Shard, reg prometheus.Registerer, health *safefile.Health,
+	expo *exposition.Handler) (*changes.Timeline, projects.Publisher, func(), error) {
+	timeline, err := f.changes.Open(logger, shardName(sh), health)
 	if err != nil || timeline == nil {
 		return nil, expo, func() {}, err
 	}

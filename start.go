@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/version"
 
 	"github.com/clouddb/clouddb_exporter/admin"
@@ -116,12 +115,12 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 }
 
 // nil without --collect.logs.state-file, which the readers and Close accept.
-func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger, reg prometheus.Registerer) (*dataplane.LogPositions, error) {
+func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger, health *safefile.Health) (*dataplane.LogPositions, error) {
 	path := dataplane.LogsStateFile(f.config.Collect)
 	if path == "" {
 		return nil, nil
 	}
-	p, err := dataplane.OpenLogPositions(path, logger, safefile.NewHealth(reg))
+	p, err := dataplane.OpenLogPositions(path, logger, health)
 	if err != nil {
 		return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
 	}

@@ -8,10 +8,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
 // eventFile is the append-only NDJSON file of events, rotated once to
-// path+".1" when it would grow past max bytes.
+// path+".1" when it would grow past max bytes. Its files are opened with
+// safefile: no symbolic link followed, nothing but a regular file.
 type eventFile struct {
 	path string
 	max  int64
@@ -23,39 +26,12 @@ type eventFile struct {
 // DefaultFileMaxSize bounds the changes file (and its one rotation).
 const DefaultFileMaxSize = 64 << 20
 
-// openRegular opens path for appending without following a symlink, and
-// refuses anything but a regular file (a FIFO would block the poll).
-func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|openFlags, 0o600)
-	if err != nil {
-		if isSymlinkError(err) {
-			return nil, fmt.Errorf("%s is a symbolic link; give the file itself", path)
-		}
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		_ = f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, nil
-}
-
 func openEventFile(path string, maxSize int64) (*eventFile, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultFileMaxSize
 	}
-	f, err := openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	f, st, err := safefile.OpenAppend(path)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
 		return nil, err
 	}
 	return &eventFile{path: path, max: maxSize, f: f, size: st.Size()}, nil
@@ -83,7 +59,7 @@ func (w *eventFile) rotate() error {
 	if err := os.Rename(w.path, w.path+".1"); err != nil {
 		return err
 	}
-	f, err := openRegular(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL)
+	f, _, err := safefile.OpenAppend(w.path)
 	if err != nil {
 		return err
 	}
@@ -98,7 +74,7 @@ func (w *eventFile) close() error { return w.f.Close() }
 // A line that does not decode (cut by a crash) is skipped and counted.
 func readEvents(path string, each func(Event)) (bad int, err error) {
 	for _, p := range []string{path + ".1", path} {
-		f, err := openRegular(p, os.O_RDONLY)
+		f, _, err := safefile.Open(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

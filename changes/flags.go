@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
 // Flags are the changes.* flags.
@@ -62,7 +63,8 @@ func (f *Flags) Check() error {
 // Open builds the timeline, reading the file's events and state; nil when
 // --no-changes. shard names this process's shard: a state saved by another
 // shard is not used.
-func (f *Flags) Open(logger *slog.Logger, shard string) (*Timeline, error) {
+// health (nil: none) reports the state file as "changes".
+func (f *Flags) Open(logger *slog.Logger, shard string, health *safefile.Health) (*Timeline, error) {
 	if !f.Enabled {
 		return nil, nil
 	}
@@ -70,6 +72,7 @@ func (f *Flags) Open(logger *slog.Logger, shard string) (*Timeline, error) {
 		return nil, err
 	}
 	t := New(Options{Retention: f.retention, MaxEvents: f.maxEvents, Logger: logger})
+	t.health = health
 	if f.file != "" {
 		if err := t.openFile(f.file, f.fileMaxSize, shard); err != nil {
 			return nil, fmt.Errorf("--changes.file (CLOUDDB_CHANGES_FILE): %w", err)
@@ -109,30 +112,48 @@ func (t *Timeline) openFile(path string, maxSize int64, shard string) error {
 		t.logger.Warn("Lines of the changes file did not decode; they are skipped", "file", path, "lines", bad)
 	}
 	t.ring.expire(t.opts.Now())
-	st, err := loadState(path + ".state")
-	if err != nil {
-		t.logger.Warn("The changes state file cannot be read; the first reads are a baseline", "err", err)
-	}
-	if st != nil && st.Shard != shard {
-		t.logger.Warn("The changes state file was saved by another shard; the first reads are a baseline", "saved_shard", st.Shard, "shard", shard)
-		st = nil
-	}
-	if st != nil {
-		t.cursor = max(t.cursor, st.Cursor)
-		t.restored = map[string]*differ{}
-		for id, p := range st.Projects {
-			t.restored[id] = restoreDiffer(id, p)
-		}
-		for _, r := range st.Restarts {
-			t.restarts[key{parent: r.ProjectID, id: r.ServiceID}] = r.At
-		}
-	}
+	t.restoreState(path+".state", shard)
 	w, err := openEventFile(path, maxSize)
 	if err != nil {
 		return err
 	}
 	t.file, t.statePath, t.shard = w, path+".state", shard
 	return nil
+}
+
+// stateFileName is the state file's state_file label.
+const stateFileName = "changes"
+
+// restoreState reads the state saved at path by shard. A file that cannot
+// be used is moved aside (and counted) rather than overwritten: the first
+// reads are a baseline then.
+func (t *Timeline) restoreState(path, shard string) {
+	st, opened, err := loadState(path)
+	if err != nil {
+		t.logger.Warn("The changes state file cannot be used; the first reads are a baseline", "err", err)
+		if opened {
+			if aside, merr := safefile.MoveAside(path, t.opts.Now()); merr == nil {
+				t.health.Refused(stateFileName)
+				t.logger.Warn("The changes state file was moved aside", "file", aside)
+			}
+		}
+	}
+	if st != nil && st.Shard != shard {
+		t.logger.Warn("The changes state file was saved by another shard; the first reads are a baseline", "saved_shard", st.Shard, "shard", shard)
+		st = nil
+	}
+	t.health.Start(stateFileName, err == nil)
+	if st == nil {
+		return
+	}
+	t.cursor = max(t.cursor, st.Cursor)
+	t.restored = map[string]*differ{}
+	for id, p := range st.Projects {
+		t.restored[id] = restoreDiffer(id, p)
+	}
+	for _, r := range st.Restarts {
+		t.restarts[key{parent: r.ProjectID, id: r.ServiceID}] = r.At
+	}
 }
 
 // StateSaveInterval is how often a changed state is saved while running.
@@ -161,7 +182,9 @@ func (t *Timeline) saveIfDirty() {
 	if !t.dirty || t.statePath == "" {
 		return
 	}
-	if err := t.saveStateLocked(t.statePath, t.shard); err != nil {
+	err := t.saveStateLocked(t.statePath, t.shard)
+	t.health.Written(stateFileName, err, t.opts.Now())
+	if err != nil {
 		t.logger.Warn("Cannot save the changes state file", "err", err)
 		return
 	}

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
 // The state file (the changes file's path + ".state") holds what the
@@ -118,47 +119,33 @@ func (t *Timeline) saveStateLocked(path, shard string) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	return safefile.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	f, err := openRegular(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
-// loadState reads the state file; a missing file is no state.
-func loadState(path string) (*savedState, error) {
-	f, err := openRegular(path, os.O_RDONLY)
+// loadState reads the state file; a missing file is no state. An error
+// other than a failed open is the file's: the caller moves it aside.
+func loadState(path string) (st *savedState, opened bool, err error) {
+	f, _, err := safefile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, errors.Is(err, safefile.ErrNotRegular), err
 	}
 	defer func() { _ = f.Close() }()
 	b, err := io.ReadAll(io.LimitReader(f, 1<<30))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var st savedState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	st = &savedState{}
+	if err := json.Unmarshal(b, st); err != nil {
+		return nil, true, fmt.Errorf("%s: %w", path, err)
 	}
 	if st.Version != stateVersion {
-		return nil, fmt.Errorf("%s: version %d, want %d", path, st.Version, stateVersion)
+		return nil, true, fmt.Errorf("%s: version %d, want %d", path, st.Version, stateVersion)
 	}
-	return &st, nil
+	return st, true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
 // Publisher receives the running projects' snapshots (projects.Publisher).
@@ -53,6 +54,7 @@ type Timeline struct {
 	// restarts is each service's last restart seen in its log, by project.
 	restarts map[key]time.Time
 	file     *eventFile
+	health   *safefile.Health
 	// statePath is where the state is saved ("" without a file), by shard.
 	statePath, shard string
 	sink             *Sink
