@@ -332,6 +332,7 @@ func newManager(ctx context.Context, f *flags, logger *slog.Logger, apiMetrics *
 	manager.CredentialCheckInterval = f.credentialCheckInterval
 	if timeline != nil {
 		manager.OnApply = timeline.SetProjects
+		manager.OnLogEntries = timeline.ObserveLogEntries
 	}
 	return manager
 }

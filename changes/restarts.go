@@ -1,6 +1,11 @@
 package changes
 
-import "time"
+import (
+	"strings"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+)
 
 // ReadyMessage is what a PostgreSQL log entry says when the database has
 // (re)started: the log reader's entries holding it are restarted events.
@@ -26,4 +31,13 @@ func (t *Timeline) ObserveRestart(projectID, serviceID string, at time.Time) {
 	t.recordLocked(Event{ProjectID: projectID, ObjectType: TypeService, ObjectID: serviceID, ObjectName: name,
 		EffectiveTime: timePtr(at), Kind: KindRestarted, Source: SourceLogs,
 		After: Fields{"ready_at": at.UTC().Format(time.RFC3339Nano)}})
+}
+
+// ObserveLogEntries looks for restarts in a page of a service's log entries.
+func (t *Timeline) ObserveLogEntries(projectID, serviceID string, entries []apiclient.LogEntry) {
+	for i := range entries {
+		if e := &entries[i]; !e.Timestamp.IsZero() && strings.Contains(e.Message, ReadyMessage) {
+			t.ObserveRestart(projectID, serviceID, e.Timestamp.Time)
+		}
+	}
 }

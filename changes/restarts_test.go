@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
 func TestRestartOncePerEntry(t *testing.T) {
@@ -38,5 +40,19 @@ func TestRestartOncePerEntry(t *testing.T) {
 	other.ObserveRestart("p1", "a", at.Add(time.Hour))
 	if a, b := eventsOf(tl, Query{Since: 1})[0].ID, eventsOf(other, Query{})[0].ID; a != b {
 		t.Errorf("ids %s and %s", a, b)
+	}
+}
+
+func TestRestartsFoundInLogEntries(t *testing.T) {
+	tl := New(Options{})
+	at := t0.Add(time.Minute)
+	tl.ObserveLogEntries("p1", "a", []apiclient.LogEntry{
+		{Timestamp: apiclient.Time{Time: t0}, Message: "database system was shut down", Severity: "LOG"},
+		{Message: ReadyMessage, Severity: "LOG"}, // no time: no restart to date
+		{Timestamp: apiclient.Time{Time: at}, Message: ReadyMessage, Severity: "LOG"},
+	})
+	got := eventsOf(tl, Query{})
+	if len(got) != 1 || got[0].Kind != KindRestarted || !got[0].EffectiveTime.Equal(at) || got[0].After["ready_at"] != at.Format(time.RFC3339Nano) {
+		t.Errorf("events %+v", got)
 	}
 }

@@ -248,3 +248,37 @@ func TestChangesSinkToLoki(t *testing.T) {
 		t.Errorf("%d pushes, lines %q: want the rename once, after a refused push", calls, lines)
 	}
 }
+
+// TestChangesRestartedFromLogs: a log entry saying the database is ready to
+// accept connections is one restarted event, dated by the entry.
+func TestChangesRestartedFromLogs(t *testing.T) {
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	var id string
+	for _, s := range usageServices(t, sim) {
+		if s.Name == "orders-db" {
+			id = s.ServiceID
+		}
+	}
+	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
+	_, url := testbin.StartExporter(t, sim.Env(), "--collect.logs", "--collect.min-data-interval=1s", "--collect.logs.interval=1s",
+		"--collect.logs.service-name-regex=orders-db", "--api.rate-limit=1000", "--collect.interval=1s")
+	testbin.WaitFor(t, 60*time.Second, "the first log read", testbin.MetricEquals(url+"/metrics", "clouddb_service_log_entries_total", 0,
+		"service_id", id, "severity", "LOG"))
+	sim.AddLogEntries(t, id, []map[string]string{
+		{"severity": "LOG", "message": "database system was shut down at 2026-03-01 03:04:00 UTC"},
+		{"severity": "LOG", "message": "database system is ready to accept connections"},
+	}, -1)
+	c := waitChange(t, url, "service", id, "restarted")
+	if c.Source != "logs" {
+		t.Errorf("restarted event %+v", c)
+	}
+	testbin.WaitFor(t, 60*time.Second, "more log reads", testbin.MetricEquals(url+"/metrics", "clouddb_service_log_entries_total", 2,
+		"service_id", id, "severity", "LOG"))
+	waitCycles(t, url, 3)
+	if got := kindCounts(feedOf(t, url)); got["service/restarted"] != 1 {
+		t.Errorf("feed %v, want one restart", got)
+	}
+	testbin.WaitFor(t, 10*time.Second, "the restart counted", testbin.MetricEquals(url+"/metrics", "clouddb_changes_total", 1,
+		"project_id", testbin.SimProject, "object_type", "service", "kind", "restarted"))
+}
