@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -117,7 +118,8 @@ func (t *Timeline) openFile(path string, maxSize int64, shard string) error {
 	if err != nil {
 		return err
 	}
-	t.file, t.statePath, t.shard = w, path+".state", shard
+	t.file = startFileWriter(w, 0, t.metrics.dropped, t.logger)
+	t.statePath, t.shard = path+".state", shard
 	return nil
 }
 
@@ -191,16 +193,20 @@ func (t *Timeline) saveIfDirty() {
 	t.dirty = false
 }
 
-// Close flushes the sink (until ctx is done), saves the state and closes the file.
+// Close flushes the sink and the file's queue (both until ctx is done),
+// saves the state and closes the file.
 func (t *Timeline) Close(ctx context.Context) {
+	t.mu.Lock()
+	file := t.file
+	t.file = nil // nothing is enqueued once it is closed
+	t.mu.Unlock()
+	var wg sync.WaitGroup
+	if file != nil {
+		wg.Go(func() { file.close(ctx) })
+	}
 	if t.sink != nil {
 		t.sink.Close(ctx)
 	}
+	wg.Wait()
 	t.saveIfDirty()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.file != nil {
-		_ = t.file.close()
-		t.file = nil
-	}
 }

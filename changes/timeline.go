@@ -53,7 +53,7 @@ type Timeline struct {
 	writes   map[key]write
 	// restarts is each service's last restart seen in its log, by project.
 	restarts map[key]time.Time
-	file     *eventFile
+	file     *fileWriter
 	health   *safefile.Health
 	// statePath is where the state is saved ("" without a file), by shard.
 	statePath, shard string
@@ -159,10 +159,7 @@ func (t *Timeline) recordLocked(e Event) {
 	t.metrics.count(&e)
 	t.dirty = true
 	if t.file != nil {
-		if err := t.file.append(&e); err != nil {
-			t.metrics.dropped(reasonFile, 1)
-			t.logger.Warn("Cannot write a change to the changes file", "err", err)
-		}
+		t.file.enqueue(e)
 	}
 	if t.sink != nil {
 		t.sink.enqueue(e)

@@ -1,0 +1,56 @@
+package changes
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A changes file whose writes stall (a pipe nobody reads, as a FIFO or a
+// hung NFS mount would) must not hold the publishing of snapshots: the
+// events wait in a bounded queue, what does not fit is counted, and Close
+// writes the rest once the file takes it.
+func TestStalledFileNeverHoldsThePublish(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	tl := New(Options{})
+	const queue, n = 16, 2000 // 2000 events are far more than a pipe's 64 KiB
+	tl.file = startFileWriter(&eventFile{path: filepath.Join(t.TempDir(), "c"), max: 1 << 40, f: w}, queue, tl.metrics.dropped, tl.logger)
+	published := make(chan struct{})
+	go func() {
+		defer close(published)
+		tl.SetProjects([]string{"a"})
+		for i := range n {
+			tl.SetProjects([]string{"a", "b"}[:2-i%2]) // b added, removed, added...
+		}
+	}()
+	select {
+	case <-published:
+	case <-time.After(30 * time.Second):
+		t.Fatal("publishing waited for the changes file")
+	}
+	if got := len(tl.Latest("b", n)); got != n {
+		t.Errorf("the feed holds %d events, want %d", got, n)
+	}
+	dropped := int(tl.metrics.drops[reasonFileQueue])
+	if dropped == 0 {
+		t.Errorf("no %s drop counted with a stalled file", reasonFileQueue)
+	}
+	lines := make(chan int)
+	go func() {
+		c := 0
+		for sc := bufio.NewScanner(r); sc.Scan(); {
+			c++
+		}
+		lines <- c
+	}()
+	tl.Close(t.Context())
+	if written := <-lines; written+dropped != n {
+		t.Errorf("%d written and %d dropped of %d events", written, dropped, n)
+	}
+}
