@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -52,5 +53,44 @@ func TestStalledFileNeverHoldsThePublish(t *testing.T) {
 	tl.Close(t.Context())
 	if written := <-lines; written+dropped != n {
 		t.Errorf("%d written and %d dropped of %d events", written, dropped, n)
+	}
+}
+
+// Saving the state file on a stalled disk must not hold the publishing of
+// snapshots or the feed: the file is written outside the timeline's lock.
+func TestStalledStateSaveNeverHoldsThePublish(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "changes.ndjson")
+	tl := New(Options{})
+	if err := tl.openFile(path, 1<<20, ""); err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	tl.writeState = func(path string, b []byte) error {
+		once.Do(func() { close(entered) })
+		<-release
+		return writeStateFile(path, b)
+	}
+	tl.SetProjects([]string{"a"})
+	tl.SetProjects([]string{"a", "b"}) // dirty
+	saved := make(chan struct{})
+	go func() { defer close(saved); tl.saveIfDirty() }()
+	<-entered
+	published := make(chan struct{})
+	go func() { defer close(published); tl.SetProjects([]string{"a"}) }()
+	select {
+	case <-published:
+	case <-time.After(30 * time.Second):
+		t.Fatal("publishing waited for the state file")
+	}
+	if got := len(tl.Latest("b", 10)); got != 2 {
+		t.Errorf("the feed holds %d events of b, want 2", got)
+	}
+	close(release)
+	<-saved
+	tl.Close(t.Context())
+	st, _, err := loadState(path + ".state")
+	if err != nil || st == nil || st.Cursor != 2 {
+		t.Errorf("state %+v, %v: want the last event's cursor 2", st, err)
 	}
 }

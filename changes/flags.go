@@ -178,19 +178,30 @@ func (t *Timeline) Run(ctx context.Context) {
 	}
 }
 
+// saveIfDirty saves the state when it changed. The file is written outside
+// t.mu: a slow disk delays the next save, never a poll or the feed.
 func (t *Timeline) saveIfDirty() {
+	t.saving.Lock()
+	defer t.saving.Unlock()
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if !t.dirty || t.statePath == "" {
+		t.mu.Unlock()
 		return
 	}
-	err := t.saveStateLocked(t.statePath, t.shard)
+	path := t.statePath
+	b, err := t.marshalStateLocked(t.shard)
+	t.dirty = false
+	t.mu.Unlock()
+	if err == nil {
+		err = t.writeState(path, b)
+	}
 	t.health.Written(stateFileName, err, t.opts.Now())
 	if err != nil {
+		t.mu.Lock()
+		t.dirty = true
+		t.mu.Unlock()
 		t.logger.Warn("Cannot save the changes state file", "err", err)
-		return
 	}
-	t.dirty = false
 }
 
 // Close flushes the sink and the file's queue (both until ctx is done),

@@ -60,6 +60,10 @@ type Timeline struct {
 	sink             *Sink
 	// dirty: a complete read changed what the state file should hold.
 	dirty bool
+	// saving serialises the state's saves, which write outside mu;
+	// writeState is writeStateFile but in tests.
+	saving     sync.Mutex
+	writeState func(path string, b []byte) error
 	// restored holds the differs read from the state file, used once.
 	restored map[string]*differ
 }
@@ -96,6 +100,8 @@ func New(opts Options) *Timeline {
 		writes:  map[key]write{},
 
 		restarts: map[key]time.Time{},
+
+		writeState: writeStateFile,
 	}
 }
 
