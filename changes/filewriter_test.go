@@ -19,9 +19,18 @@ func TestStalledFileNeverHoldsThePublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = r.Close() }()
+	// The file at the path stands for the pipe: writes go to the pipe.
+	path := filepath.Join(t.TempDir(), "changes.ndjson")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tl := New(Options{})
 	const queue, n = 16, 2000 // 2000 events are far more than a pipe's 64 KiB
-	tl.file = startFileWriter(&eventFile{path: filepath.Join(t.TempDir(), "c"), max: 1 << 40, f: w}, queue, tl.metrics.dropped, tl.logger)
+	tl.file = startFileWriter(&eventFile{path: path, max: 1 << 40, f: w, info: info}, queue, tl.metrics.dropped, tl.logger)
 	published := make(chan struct{})
 	go func() {
 		defer close(published)
