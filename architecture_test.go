@@ -22,7 +22,7 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                  {"admin", "apiclient", "apimetrics", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
+	".":                  {"admin", "apiclient", "apimetrics", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "pricing", "projects", "sd", "shard"},
 	"admin":              {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
 	"apiclient":          {},
 	"apimetrics":         {"apiclient"},
@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"fleet":              {"apiclient"},
 	"logging":            {"internal/flagval"},
 	"poller":             {"apiclient", "config", "fleet", "internal/gate", "shard"},
+	"pricing":            {"apiclient", "collector", "config", "fleet"},
 	"projects":           {"apiclient", "apimetrics", "config", "dataplane", "fleet", "poller", "shard"},
 	"sd":                 {"apiclient", "fleet"},
 	"shard":              {"internal/flagval"},

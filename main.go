@@ -32,6 +32,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 	"github.com/clouddb/clouddb_exporter/logging"
+	"github.com/clouddb/clouddb_exporter/pricing"
 	"github.com/clouddb/clouddb_exporter/projects"
 	"github.com/clouddb/clouddb_exporter/shard"
 )
@@ -80,6 +81,8 @@ func run(args []string, getenv func(string) string) int {
 
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
+	costs := pricing.NewEstimator(expo, reg)
+	load = pricedLoad(load, f, costs)
 	// Closed after the readers stop, so their last positions are written.
 	positions, err := openLogPositions(ctx, f, logger)
 	if err != nil {
@@ -87,7 +90,7 @@ func run(args []string, getenv func(string) string) int {
 		return 2
 	}
 	defer positions.Close()
-	manager := projects.New(ctx, logger, apiMetrics, expo, version.ComponentUserAgent(exporterName))
+	manager := projects.New(ctx, logger, apiMetrics, costs, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
 	manager.LogPositions = positions
 	manager.CredentialCheckInterval = f.credentialCheckInterval
@@ -137,6 +140,7 @@ type flags struct {
 	simulate                bool
 	simulateAddress         string
 	simulateAddressSet      bool // on the command line; see projectSource for the environment
+	pricingFile             string
 	admin                   *admin.Flags
 	shard                   *shard.Flags
 	memLimit                *memLimitFlags
@@ -198,6 +202,7 @@ func newApp() (*kingpin.Application, *flags) {
 		Envar("CLOUDDB_SIMULATE").BoolVar(&f.simulate)
 	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the /_sim examples of docs/simulator.md work against either.").
 		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
+	addPricingFlags(app, f)
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)
 	f.memLimit = addMemLimitFlags(app)
@@ -257,6 +262,9 @@ func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error
 		return nil, err
 	}
 	if _, err := shardOf(f); err != nil {
+		return nil, err
+	}
+	if _, err := loadPrices(f); err != nil {
 		return nil, err
 	}
 	if path := f.config.Collect.Logs.StateFile; path != "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/admin"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/pricing"
 	"github.com/clouddb/clouddb_exporter/projects"
 )
 
@@ -112,6 +113,7 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	apimetrics.New(rec)
 	projects.NewReloader(rec, nil, nil, "", slog.New(slog.DiscardHandler))
 	projects.NewDiscoveryMetrics(rec)
+	pricing.NewEstimator(nil, rec)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if _, err := admin.New(ctx, admin.Options{

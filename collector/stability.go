@@ -23,6 +23,9 @@ var experimental = []string{
 	"clouddb_exporter_api_retry_after_capped_total",
 	"clouddb_exporter_api_texts_truncated_total",
 	"clouddb_exporter_discovery_",
+	// Estimates from a price file the user supplies: the shape may change.
+	"clouddb_service_estimated_",
+	"clouddb_pricing_",
 }
 
 // Stability returns the stability level of the family name.
