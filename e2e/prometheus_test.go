@@ -61,7 +61,8 @@ func TestPrometheus(t *testing.T) {
 		"--collect.interval=2s", "--collect.transition-interval=1s", "--collect.max-staleness=1m",
 		"--api.rate-limit=200", "--api.rate-burst=200",
 		"--api.max-retries=1", "--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms",
-		"--collect.usage", "--collect.logs", "--collect.min-data-interval=1s", "--collect.usage.interval=2s", "--collect.logs.interval=2s")
+		"--collect.usage", "--collect.logs", "--collect.min-data-interval=1s", "--collect.usage.interval=2s", "--collect.logs.interval=2s",
+		"--pricing.file=../deploy/pricing.example.yml")
 	prom := startPrometheus(t, promBin, exp.Addr)
 
 	// Every rule of the shipped file is loaded and evaluates without error.
