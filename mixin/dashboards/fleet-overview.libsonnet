@@ -68,6 +68,25 @@ local util = import '../lib/util.libsonnet';
             g.table('topk(20, sum by (job, instance, project_id, service_id) (clouddb_service_estimated_cost_per_hour{job=~"$job", instance=~"$instance", project_id=~"$project_id"})) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
           ]
         ) + g.serviceLinks(cfg) + g.valueColumn('Cost per hour'),
+        // The storage forecast needs a day of history before it has a value.
+        g.stat(
+          'Storage at month end (forecast)',
+          "Storage the selected projects' services will hold when the month ends, on a line through each service's daily maxima over the last %s (revision 2026's metrics.storage_mb). Empty during the first day of history." % util.human(cfg.storageForecastWindow),
+          'bytes',
+          g.pos(0, 102, 12, 4),
+          [
+            g.instant('sum(project:clouddb_service_storage_usage_bytes:predict_month_end{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'month end'),
+          ]
+        ),
+        g.stat(
+          'Storage cost per hour at month end (forecast)',
+          "What the storage forecast for the month end costs per hour at each service's current price per byte, in the price file's currency.",
+          'short',
+          g.pos(12, 102, 12, 4),
+          [
+            g.instant('sum(project:clouddb_service_estimated_storage_cost_per_hour:predict_month_end{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'per hour'),
+          ]
+        ),
       ] + (if cfg.dataPlanePanels then [
              g.collectorVariable('usage_instance', 'usage'),
              g.collectorVariable('logs_instance', 'logs'),

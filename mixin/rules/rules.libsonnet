@@ -38,6 +38,9 @@ local util = import '../lib/util.libsonnet';
     ||| % [level, level, cost],
   },
 
+  local dailyMax = 'service:clouddb_service_storage_usage_bytes:max_over_time1d',
+  local secondsToMonthEnd = 'scalar(86400 * (days_in_month() - day_of_month() + 1) - 3600 * hour() - 60 * minute())',
+
   prometheusRules+:: {
     groups+: [
       {
@@ -67,6 +70,43 @@ local util = import '../lib/util.libsonnet';
           monthToDate('project_environment'),
           monthEnd('project'),
           monthEnd('project_environment'),
+        ],
+      },
+      {
+        // Storage forecast: a line through each service's daily maxima
+        // over the window, robust to the sawtooth that compression and
+        // retention jobs draw.
+        name: 'clouddb-storage-forecast',
+        rules: [
+          // Whole days only: a series younger than a day (a new service,
+          // an exporter just started) would add a partial day's lower
+          // maximum and tilt the line upwards.
+          {
+            record: dailyMax,
+            expr: 'max_over_time(clouddb_service_storage_usage_bytes[1d]) and clouddb_service_storage_usage_bytes offset 1d',
+          },
+          {
+            record: 'service:clouddb_service_storage_usage_bytes:predict_month_end',
+            expr: 'clamp_min(predict_linear(%s[%s:1d], %s), 0)' % [dailyMax, cfg.storageForecastWindow, secondsToMonthEnd],
+          },
+          {
+            record: 'project:clouddb_service_storage_usage_bytes:predict_month_end',
+            expr: 'sum %s (service:clouddb_service_storage_usage_bytes:predict_month_end)' % by(['project_id']),
+          },
+          // The storage cost per hour those bytes imply, at each service's
+          // current price per byte (its storage cost over its storage).
+          {
+            record: 'project:clouddb_service_estimated_storage_cost_per_hour:predict_month_end',
+            expr: |||
+              sum %s (
+                service:clouddb_service_storage_usage_bytes:predict_month_end
+                * %s (
+                  %s{component="storage"}
+                  / %s (clouddb_service_storage_usage_bytes > 0)
+                )
+              )
+            ||| % [by(['project_id']), on(['project_id', 'service_id']), cost, on(['project_id', 'service_id'])],
+          },
         ],
       },
     ],
