@@ -1,0 +1,156 @@
+package rightsizing
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/pricing"
+)
+
+// Tracker holds the windows of many services, keyed by the caller (a
+// project and service id). Safe for concurrent use.
+type Tracker struct {
+	cfg Config
+	now func() time.Time
+
+	mu      sync.Mutex
+	windows map[string]*Window
+}
+
+// NewTracker returns an empty Tracker; now is time.Now or a test's clock.
+func NewTracker(cfg Config, now func() time.Time) *Tracker {
+	return &Tracker{cfg: cfg, now: now, windows: map[string]*Window{}}
+}
+
+// Add records closed 1-minute buckets of key's primary: cpu in millicores and
+// memory in bytes at the same index of times, NaN where a bucket had none.
+// Buckets at or before the newest already added are ignored, so reads may
+// overlap.
+func (t *Tracker) Add(key string, times []time.Time, cpuMillis, memBytes []float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.windows[key]
+	if w == nil {
+		w = &Window{}
+		t.windows[key] = w
+	}
+	for i, at := range times {
+		w.Add(at, t.cfg.Window/Slots, cpuMillis[i], memBytes[i])
+	}
+}
+
+// Recommend sizes key now; insufficient data for a key never added.
+func (t *Tracker) Recommend(key string, current pricing.Size) Recommendation {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.windows[key]
+	if w == nil {
+		return Recommendation{Finding: InsufficientData}
+	}
+	return t.cfg.Recommend(w, t.now(), current)
+}
+
+// Retain forgets the keys keep refuses (deleted services).
+func (t *Tracker) Retain(keep func(key string) bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	maps.DeleteFunc(t.windows, func(k string, _ *Window) bool { return !keep(k) })
+}
+
+// Len returns the number of windows kept.
+func (t *Tracker) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.windows)
+}
+
+// stateVersion changes with the window's layout; another version's state is
+// not read (the windows fill again).
+const stateVersion = 1
+
+// MarshalBinary writes every window, keys sorted, for the state file.
+func (t *Tracker) MarshalBinary() ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := binary.AppendUvarint(nil, stateVersion)
+	out = binary.AppendUvarint(out, uint64(t.cfg.Window))
+	keys := slices.Sorted(maps.Keys(t.windows))
+	out = binary.AppendUvarint(out, uint64(len(keys)))
+	for _, k := range keys {
+		out = binary.AppendUvarint(out, uint64(len(k)))
+		out = append(out, k...)
+		b, _ := t.windows[k].MarshalBinary()
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+// ErrOtherWindow is a state saved with another --rightsizing.window (its slots
+// are another length) or another version: it is not read.
+var ErrOtherWindow = errors.New("rightsizing: the state was saved with another --rightsizing.window or version")
+
+// UnmarshalBinary replaces the windows with what MarshalBinary wrote.
+func (t *Tracker) UnmarshalBinary(b []byte) error {
+	r := reader{b: b}
+	if v := r.uvarint(); v != stateVersion || time.Duration(r.uvarint()) != t.cfg.Window {
+		if r.err != nil {
+			return r.err
+		}
+		return ErrOtherWindow
+	}
+	n := r.uvarint()
+	windows := make(map[string]*Window, min(n, uint64(len(b)/Size)))
+	for range n {
+		key := string(r.bytes(int(r.uvarint())))
+		w := &Window{}
+		if err := w.UnmarshalBinary(r.bytes(Size)); err != nil && r.err == nil {
+			r.err = err
+		}
+		if r.err != nil {
+			return r.err
+		}
+		windows[key] = w
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.err = fmt.Errorf("rightsizing: %d bytes after the last window", len(r.b))
+	}
+	if r.err != nil {
+		return r.err
+	}
+	t.mu.Lock()
+	t.windows = windows
+	t.mu.Unlock()
+	return nil
+}
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+var errTruncated = errors.New("rightsizing: the saved state is truncated")
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errTruncated
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) bytes(n int) []byte {
+	if r.err != nil || n < 0 || n > len(r.b) {
+		r.err = errTruncated
+		return nil
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
