@@ -36,7 +36,7 @@ var mayImport = map[string][]string{
 	"logging":                {"internal/flagval"},
 	"poller":                 {"apiclient", "config", "fleet", "internal/gate", "shard"},
 	"pricing":                {"apiclient", "collector", "config", "fleet"},
-	"rightsizing":            {"pricing"},
+	"rightsizing":            {"apiclient", "collector", "fleet", "pricing"},
 	"projects":               {"apiclient", "apimetrics", "config", "dataplane", "fleet", "poller", "shard"},
 	"sd":                     {"apiclient", "fleet"},
 	"shard":                  {"internal/flagval"},

@@ -106,3 +106,6 @@ func (e *Estimator) SetSnapshot(s *fleet.Snapshot) {
 
 // RemoveProject passes a project's removal on.
 func (e *Estimator) RemoveProject(projectID string) { e.next.RemoveProject(projectID) }
+
+// Table returns the prices in use, nil for none.
+func (e *Estimator) Table() *Table { return e.table.Load() }

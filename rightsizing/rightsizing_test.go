@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 	"github.com/clouddb/clouddb_exporter/pricing"
 )
@@ -143,8 +144,9 @@ func TestOverlappingReadsCountOnce(t *testing.T) {
 	feed(tr, clock, "s", 0, 1440, steady(9000, 90*gib))
 	tr.Add("s", []time.Time{clock.Now()}, []float64{math.NaN()}, []float64{math.NaN()})
 	w := tr.windows["s"]
-	if cov := w.Coverage(clock.Now(), DefaultWindow); cov != 1.0/14 {
-		t.Errorf("coverage %v after a day read twice; want 1/14", cov)
+	// The window kept: six slots of two days and the current one so far.
+	if cov := w.Coverage(clock.Now(), DefaultWindow); cov != 1.0/13 {
+		t.Errorf("coverage %v after a day read twice; want 1 day of 13", cov)
 	}
 	if peak := w.MemoryPeak(clock.Now(), DefaultWindow); peak != gib {
 		t.Errorf("memory peak %v; the second read of the same buckets counted", peak)
@@ -239,5 +241,50 @@ func TestSettings(t *testing.T) {
 	}
 	if err := cfg.Check(); err != nil {
 		t.Error(err)
+	}
+}
+
+func series(role, ordinal string, from time.Time, values ...float64) apiclient.Series {
+	s := apiclient.Series{Labels: apiclient.SeriesLabels{"role": role, "ordinal": ordinal}}
+	for i, v := range values {
+		p := apiclient.SeriesPoint{Time: apiclient.Time{Time: from.Add(time.Duration(i) * time.Minute)}}
+		if !math.IsNaN(v) {
+			p.Value = apiclient.NullableFloat{Value: v, Valid: true}
+		}
+		s.Data = append(s.Data, p)
+	}
+	return s
+}
+
+// TestAddSeries: the primary's CPU and memory buckets, read in separate
+// calls, each count; an HA replica's, an empty bucket and another series do
+// not; overlapping reads count a bucket once.
+func TestAddSeries(t *testing.T) {
+	clock := fakeclock.New(start)
+	tr := NewTracker(testConfig(t), clock.Now)
+	nan := math.NaN()
+	tr.AddSeries("s", apiclient.SeriesCPUUsage, []apiclient.Series{
+		series("primary", "0", start, 100, nan, 300, 200),
+		series("replica", "1", start, 9000, 9000, 9000, 9000),
+	})
+	tr.AddSeries("s", apiclient.SeriesCPUUsage, []apiclient.Series{series("primary", "0", start.Add(2*time.Minute), 300, 200, 100)})
+	tr.AddSeries("s", apiclient.SeriesMemoryUsage, []apiclient.Series{
+		series("primary", "0", start, gib, 2*gib, nan),
+		series("replica", "1", start, 50*gib),
+	})
+	tr.AddSeries("s", apiclient.SeriesDiskUsage, []apiclient.Series{series("primary", "0", start, 1e15)})
+	clock.Advance(5 * time.Minute)
+	w := tr.windows["s"]
+	slotLen := DefaultWindow / Slots
+	minutes := 0
+	w.live(clock.Now(), slotLen, func(s *slot) { minutes += int(s.minutes) })
+	if minutes != 4 {
+		t.Errorf("%d minutes covered; want 4 (100, 300, 200 and the later 100)", minutes)
+	}
+	if p95, _ := w.CPUPercentile(clock.Now(), DefaultWindow, 1); p95 > 300*cpuRatio {
+		t.Errorf("largest CPU %v; an HA replica's 9000 counted", p95)
+	}
+	if peak := w.MemoryPeak(clock.Now(), DefaultWindow); peak != 2*gib {
+		t.Errorf("memory peak %v; want 2 GiB, the primary's", peak)
 	}
 }

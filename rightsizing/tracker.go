@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/pricing"
 )
 
@@ -40,7 +41,8 @@ func (t *Tracker) Add(key string, times []time.Time, cpuMillis, memBytes []float
 		t.windows[key] = w
 	}
 	for i, at := range times {
-		w.Add(at, t.cfg.Window/Slots, cpuMillis[i], memBytes[i])
+		w.AddCPU(at, t.cfg.Window/Slots, cpuMillis[i])
+		w.AddMemory(at, t.cfg.Window/Slots, memBytes[i])
 	}
 }
 
@@ -153,4 +155,48 @@ func (r *reader) bytes(n int) []byte {
 	out := r.b[:n]
 	r.b = r.b[n:]
 	return out
+}
+
+// recommendIfKnown is Recommend for a key with a window only.
+func (t *Tracker) recommendIfKnown(key string, current pricing.Size) (Recommendation, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.windows[key]
+	if w == nil {
+		return Recommendation{}, false
+	}
+	return t.cfg.Recommend(w, t.now(), current), true
+}
+
+// AddSeries records what one usage read of key's series returned: every
+// bucket with a value of the primary's (role primary, ordinal 0) CPU or
+// memory use; other series and nodes are ignored (HA replicas follow the
+// primary). A bucket already added counts once.
+func (t *Tracker) AddSeries(key, suffix string, series []apiclient.Series) {
+	cpu := suffix == apiclient.SeriesCPUUsage
+	if !cpu && suffix != apiclient.SeriesMemoryUsage {
+		return
+	}
+	slotLen := t.cfg.Window / Slots
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range series {
+		if s.Labels["role"] != "primary" || s.Labels["ordinal"] != "0" {
+			continue
+		}
+		w := t.windows[key]
+		if w == nil {
+			w = &Window{}
+			t.windows[key] = w
+		}
+		for _, p := range s.Data {
+			switch {
+			case !p.Value.Valid || p.Time.IsZero():
+			case cpu:
+				w.AddCPU(p.Time.Time, slotLen, p.Value.Value)
+			default:
+				w.AddMemory(p.Time.Time, slotLen, p.Value.Value)
+			}
+		}
+	}
 }

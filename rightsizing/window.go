@@ -36,37 +36,46 @@ type slot struct {
 	cpu     [cpuBuckets]uint16
 }
 
-// Window is one node's usage over the window, about 600 bytes whatever the
+// Window is one node's usage over the window, under 700 bytes whatever the
 // window's length. The zero value is empty. Not safe for concurrent use.
 type Window struct {
 	slots [Slots]slot
-	// last is the Unix minute of the newest bucket added: a bucket read twice
-	// (overlapping reads) counts once.
-	last int64
+	// lastCPU and lastMemory are the Unix minutes of the newest buckets
+	// added: a bucket read twice (overlapping reads) counts once.
+	lastCPU, lastMemory int64
 }
 
-// Size is the bytes a Window takes in memory, for the sizing table.
-const Size = Slots*(8+2+4+2*cpuBuckets) + 8
+// Size is the bytes a Window is saved in.
+const Size = Slots*(8+2+4+2*cpuBuckets) + 16
 
-// Add records one closed 1-minute bucket starting at t; a bucket at or before
-// the newest one added is ignored. A value is NaN when the bucket had none.
-func (w *Window) Add(t time.Time, slotLen time.Duration, cpuMillis, memBytes float64) {
+// AddCPU records the CPU use (millicores) of the closed 1-minute bucket
+// starting at t, a minute of coverage; a bucket at or before the newest one
+// added, or NaN (no value), is ignored.
+func (w *Window) AddCPU(t time.Time, slotLen time.Duration, millis float64) {
 	minute := t.Unix() / 60
-	if minute <= w.last || math.IsNaN(cpuMillis) && math.IsNaN(memBytes) {
+	if minute <= w.lastCPU || math.IsNaN(millis) {
 		return
 	}
-	w.last = minute
+	w.lastCPU = minute
 	s := w.slotAt(t, slotLen)
 	if s.minutes < math.MaxUint16 {
 		s.minutes++
 	}
-	if !math.IsNaN(cpuMillis) {
-		if b := &s.cpu[cpuBucket(cpuMillis)]; *b < math.MaxUint16 {
-			*b++
-		}
+	if b := &s.cpu[cpuBucket(millis)]; *b < math.MaxUint16 {
+		*b++
 	}
-	if !math.IsNaN(memBytes) && float32(memBytes) > s.memPeak {
-		s.memPeak = float32(memBytes)
+}
+
+// AddMemory records the memory use (bytes) of the bucket starting at t, as
+// AddCPU does; CPU alone counts the minutes covered.
+func (w *Window) AddMemory(t time.Time, slotLen time.Duration, bytes float64) {
+	minute := t.Unix() / 60
+	if minute <= w.lastMemory || math.IsNaN(bytes) {
+		return
+	}
+	w.lastMemory = minute
+	if s := w.slotAt(t, slotLen); float32(bytes) > s.memPeak {
+		s.memPeak = float32(bytes)
 	}
 }
 
@@ -94,11 +103,15 @@ func (w *Window) live(now time.Time, slotLen time.Duration, f func(*slot)) {
 	}
 }
 
-// Coverage is the share of the window's minutes with a value, at most 1.
+// Coverage is the share of the window's minutes with a value, at most 1. The
+// window kept is the six slots before the current one and the current one so
+// far, so that a slot starting does not look like missing data.
 func (w *Window) Coverage(now time.Time, window time.Duration) float64 {
+	slotLen := window / Slots
 	minutes := 0
-	w.live(now, window/Slots, func(s *slot) { minutes += int(s.minutes) })
-	return min(float64(minutes)/window.Minutes(), 1)
+	w.live(now, slotLen, func(s *slot) { minutes += int(s.minutes) })
+	span := (Slots-1)*slotLen + time.Duration(now.UnixNano()%int64(slotLen))
+	return min(float64(minutes)/span.Minutes(), 1)
 }
 
 // MemoryPeak is the largest memory use in the window, in bytes; 0 for none.
@@ -158,7 +171,8 @@ func bucketBounds(i int) (lo, hi float64) {
 // MarshalBinary writes the window for the state file: little-endian, the
 // live slots only.
 func (w *Window) MarshalBinary() ([]byte, error) {
-	out := binary.LittleEndian.AppendUint64(nil, uint64(w.last))
+	out := binary.LittleEndian.AppendUint64(nil, uint64(w.lastCPU))
+	out = binary.LittleEndian.AppendUint64(out, uint64(w.lastMemory))
 	for _, s := range w.slots {
 		out = binary.LittleEndian.AppendUint64(out, uint64(s.n))
 		out = binary.LittleEndian.AppendUint16(out, s.minutes)
@@ -178,8 +192,9 @@ func (w *Window) UnmarshalBinary(b []byte) error {
 	if len(b) != Size {
 		return errWindowSize
 	}
-	w.last = int64(binary.LittleEndian.Uint64(b))
-	b = b[8:]
+	w.lastCPU = int64(binary.LittleEndian.Uint64(b))
+	w.lastMemory = int64(binary.LittleEndian.Uint64(b[8:]))
+	b = b[16:]
 	for i := range w.slots {
 		s := &w.slots[i]
 		s.n = int64(binary.LittleEndian.Uint64(b))
