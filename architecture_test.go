@@ -22,7 +22,7 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                      {"admin", "apiclient", "apimetrics", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "pricing", "projects", "sd", "shard"},
+	".":                      {"admin", "apiclient", "apimetrics", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "pricing", "projects", "rightsizing", "sd", "shard"},
 	"admin":                  {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
 	"apiclient":              {},
 	"apimetrics":             {"apiclient"},

@@ -33,6 +33,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/pricing"
 	"github.com/clouddb/clouddb_exporter/projects"
+	"github.com/clouddb/clouddb_exporter/rightsizing"
 	"github.com/clouddb/clouddb_exporter/shard"
 )
 
@@ -82,6 +83,8 @@ func run(args []string, getenv func(string) string) int {
 	defer expo.Close()
 	costs := pricing.NewEstimator(expo, reg)
 	load = pricedLoad(load, f, costs)
+	sizing := rightsizing.NewTracker(c.rightsizing, time.Now)
+	publisher := rightsizing.NewPublisher(costs, sizing, costs.Table)
 	// Closed after the readers stop, so their last positions are written.
 	positions, err := openLogPositions(ctx, f, logger)
 	if err != nil {
@@ -89,7 +92,7 @@ func run(args []string, getenv func(string) string) int {
 		return 2
 	}
 	defer positions.Close()
-	manager := projects.New(ctx, logger, apiMetrics, costs, version.ComponentUserAgent(exporterName))
+	manager := projects.New(ctx, logger, apiMetrics, publisher, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
 	manager.LogPositions = positions
 	manager.CredentialCheckInterval = f.credentialCheckInterval
@@ -140,6 +143,7 @@ type flags struct {
 	simulateAddress         string
 	simulateAddressSet      bool // on the command line; see checkProjects for the environment
 	pricingFile             string
+	rightsizing             rightsizingFlags
 	admin                   *admin.Flags
 	shard                   *shard.Flags
 	memLimit                *memLimitFlags
@@ -229,6 +233,8 @@ type checked struct {
 	projects []config.Project
 	shard    shard.Shard
 	warnings []flagval.Warning
+	// rightsizing is the checked --rightsizing.* flags.
+	rightsizing rightsizing.Config
 }
 
 // checkConfig is --config.check and the first thing a start does: every
@@ -243,6 +249,9 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 		return c, err
 	}
 	if _, err := loadPrices(f); err != nil {
+		return c, err
+	}
+	if c.rightsizing, err = rightsizingConfig(f); err != nil {
 		return c, err
 	}
 	if path := dataplane.LogsStateFile(f.config.Collect); path != "" {

@@ -65,8 +65,8 @@ func ParseSizes(v string) ([]pricing.Size, error) {
 // Check reports a setting out of range, naming its flag.
 func (c Config) Check() error {
 	switch {
-	case c.Window < time.Hour || c.Window > MaxWindow:
-		return fmt.Errorf("--rightsizing.window must be between 1h and %s, not %s", MaxWindow, c.Window)
+	case c.Window < Slots*time.Minute || c.Window > MaxWindow:
+		return fmt.Errorf("--rightsizing.window must be between 7m (a minute a part) and 300d, not %s", c.Window)
 	case c.Headroom < 0 || c.Headroom > 10 || math.IsNaN(c.Headroom):
 		return fmt.Errorf("--rightsizing.headroom must be between 0 and 10 (a fraction: 0.15 is 15%%), not %g", c.Headroom)
 	case c.MinCoverage <= 0 || c.MinCoverage > 1 || math.IsNaN(c.MinCoverage):

@@ -229,7 +229,7 @@ func TestSettings(t *testing.T) {
 		change func(*Config)
 		flag   string
 	}{
-		{func(c *Config) { c.Window = time.Minute }, "--rightsizing.window"},
+		{func(c *Config) { c.Window = 6 * time.Minute }, "--rightsizing.window"},
 		{func(c *Config) { c.Headroom = -0.1 }, "--rightsizing.headroom"},
 		{func(c *Config) { c.MinCoverage = 0 }, "--rightsizing.min-coverage"},
 	} {
