@@ -3,6 +3,7 @@ package rightsizing
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
@@ -121,6 +122,9 @@ var (
 	findingDesc = collector.NewDesc("clouddb_service_rightsizing_finding",
 		"What the recommendation says of a database service's size, one series per finding, 1 for the current one: over_provisioned (a smaller size covers the need), under_provisioned (CPU or memory short of it), optimal, insufficient_data (usage for less than --rightsizing.min-coverage of the window)."+note,
 		"project_id", "service_id", "finding")
+	recommendedSizeDesc = collector.NewDesc("clouddb_service_rightsizing_recommended_size_info",
+		"The recommended size of a database service as the admin surface's resize takes it, value 1: cpu_millis and memory_gbs, for the dashboard's dry run of the resize. Absent with insufficient data."+note,
+		"project_id", "service_id", "cpu_millis", "memory_gbs")
 	coverageDesc = collector.NewDesc("clouddb_service_rightsizing_coverage_ratio",
 		"Share of --rightsizing.window's minutes for which the primary's usage was read, from 0 to 1."+note,
 		"project_id", "service_id")
@@ -138,7 +142,7 @@ func init() {
 	list.Equal = func(a, b *fleet.Snapshot) bool {
 		return a.ProjectID == b.ProjectID && slices.Equal(Of(a).Services, Of(b).Services)
 	}
-	collector.RegisterPart([]*collector.Desc{recommendedCPUDesc, recommendedMemoryDesc, findingDesc, coverageDesc, savingDesc}, list)
+	collector.RegisterPart([]*collector.Desc{recommendedCPUDesc, recommendedMemoryDesc, recommendedSizeDesc, findingDesc, coverageDesc, savingDesc}, list)
 }
 
 func collectRecommendations(out *collector.Sink, s *fleet.Snapshot) {
@@ -151,6 +155,7 @@ func collectRecommendations(out *collector.Sink, s *fleet.Snapshot) {
 		if l.Finding != InsufficientData {
 			out.Gauge(recommendedCPUDesc, float64(l.Size.CPUMillis), p, l.ID)
 			out.Gauge(recommendedMemoryDesc, float64(l.Size.MemoryGBs), p, l.ID)
+			out.Gauge(recommendedSizeDesc, 1, p, l.ID, strconv.FormatInt(l.Size.CPUMillis, 10), strconv.FormatInt(l.Size.MemoryGBs, 10))
 		}
 		for _, f := range Findings {
 			v := 0.0

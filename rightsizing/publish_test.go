@@ -75,6 +75,7 @@ func TestPublisher(t *testing.T) {
 		"clouddb_service_rightsizing_finding[p1 big optimal] 0",
 		"clouddb_service_rightsizing_recommended_cpu_millis[p1 big] 1000",
 		"clouddb_service_rightsizing_recommended_memory_gbs[p1 big] 4",
+		"clouddb_service_rightsizing_recommended_size_info[p1 big 1000 4] 1",
 		"clouddb_service_rightsizing_saving_per_hour[p1 big] 0.54",
 		"clouddb_service_rightsizing_coverage_ratio[p1 big] 1",
 		"clouddb_service_rightsizing_finding[p1 small under_provisioned] 1",
