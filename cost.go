@@ -9,7 +9,9 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/model"
 
+	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/pricing"
 	"github.com/clouddb/clouddb_exporter/rightsizing"
 )
@@ -23,13 +25,18 @@ var examplePrices []byte
 // that an error names the flag.
 type rightsizingFlags struct {
 	window, headroom, minCoverage, sizes string
+	windowSet                            bool
 }
+
+// demoWindow is --simulate's --rightsizing.window unless one is given: the
+// first usage read backfills it, so the demo shows findings at once.
+const demoWindow = "30m"
 
 func addPricingFlags(app *kingpin.Application, f *flags) {
 	app.Flag("pricing.file", "YAML price table (currency, effective_date, compute by region and size, storage_gb_month by region, ha_replica, pooler) from which each service's cost per hour is estimated (clouddb_service_estimated_cost_per_hour); re-read on reload. Off when empty; --simulate uses the example file deploy/pricing.example.yml. See docs/cost.md.").
 		Envar("CLOUDDB_PRICING_FILE").StringVar(&f.pricingFile)
-	app.Flag("rightsizing.window", "How far back the size recommendation looks at each service's primary CPU and memory use (with --collect.usage): kept in 7 parts, the oldest dropped whole. From 7m (a demo) to 300d.").
-		Default("14d").Envar("CLOUDDB_RIGHTSIZING_WINDOW").StringVar(&f.rightsizing.window)
+	app.Flag("rightsizing.window", "How far back the size recommendation looks at each service's primary CPU and memory use (with --collect.usage): kept in 7 parts, the oldest dropped whole. From 7m (a demo) to 300d; --simulate takes 30m unless given.").
+		Default("14d").Envar("CLOUDDB_RIGHTSIZING_WINDOW").IsSetByUser(&f.rightsizing.windowSet).StringVar(&f.rightsizing.window)
 	app.Flag("rightsizing.headroom", "Headroom of the size recommendation: the CPU need is the 95th percentile times 1 + this, the memory need the peak times 1 + this.").
 		Default(strconv.FormatFloat(rightsizing.DefaultHeadroom, 'g', -1, 64)).Envar("CLOUDDB_RIGHTSIZING_HEADROOM").StringVar(&f.rightsizing.headroom)
 	app.Flag("rightsizing.min-coverage", "Share of --rightsizing.window with usage read below which a service's finding is insufficient_data and no size is recommended.").
@@ -38,8 +45,11 @@ func addPricingFlags(app *kingpin.Application, f *flags) {
 		Default(rightsizing.DefaultSizes).Envar("CLOUDDB_RIGHTSIZING_SIZES").StringVar(&f.rightsizing.sizes)
 }
 
-func rightsizingConfig(f *flags) (rightsizing.Config, error) {
+func rightsizingConfig(f *flags, getenv func(string) string) (rightsizing.Config, error) {
 	var c rightsizing.Config
+	if f.simulate && !f.rightsizing.windowSet && getenv("CLOUDDB_RIGHTSIZING_WINDOW") == "" {
+		f.rightsizing.window = demoWindow
+	}
 	window, err := model.ParseDuration(f.rightsizing.window)
 	if err != nil {
 		return c, fmt.Errorf("--rightsizing.window (CLOUDDB_RIGHTSIZING_WINDOW): %q is not a duration (e.g. 14d, 36h)", f.rightsizing.window)
@@ -87,5 +97,20 @@ func pricedLoad(load func() ([]config.Project, error), f *flags, est *pricing.Es
 			est.SetTable(table)
 		}
 		return projects, err
+	}
+}
+
+// usageObserver feeds each project's usage reads to the rightsizing windows:
+// the primary's CPU and memory, with a first read that backfills the window
+// (at most the hour a read reaches back).
+func usageObserver(t *rightsizing.Tracker, cfg rightsizing.Config) func(projectID string) *dataplane.UsageObserver {
+	return func(projectID string) *dataplane.UsageObserver {
+		return &dataplane.UsageObserver{
+			Suffixes: []string{apiclient.SeriesCPUUsage, apiclient.SeriesMemoryUsage},
+			Backfill: cfg.Window,
+			Observe: func(serviceID, suffix string, series []apiclient.Series) {
+				t.AddSeries(rightsizing.Key(projectID, serviceID), suffix, series)
+			},
+		}
 	}
 }

@@ -95,6 +95,7 @@ func run(args []string, getenv func(string) string) int {
 	manager := projects.New(ctx, logger, apiMetrics, publisher, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
 	manager.LogPositions = positions
+	manager.UsageObserver = usageObserver(sizing, c.rightsizing)
 	manager.CredentialCheckInterval = f.credentialCheckInterval
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
@@ -251,7 +252,7 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 	if _, err := loadPrices(f); err != nil {
 		return c, err
 	}
-	if c.rightsizing, err = rightsizingConfig(f); err != nil {
+	if c.rightsizing, err = rightsizingConfig(f, getenv); err != nil {
 		return c, err
 	}
 	if path := dataplane.LogsStateFile(f.config.Collect); path != "" {

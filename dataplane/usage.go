@@ -365,9 +365,27 @@ func (u *usageReader) answeredAgain() {
 	u.unsupportedUntil, u.notFound = time.Time{}, 0
 }
 
+// maxCatchUp bounds how far back a read reaches for the buckets since the
+// series' last read (a refresh period longer than the interval, a failure).
+const maxCatchUp = time.Hour
+
+// readFrom is where a read of series s starts: an interval and the slack
+// back, or further to the bucket after its last read, so that no closed
+// bucket is skipped between reads; an observed series' first read reaches
+// the observer's backfill back. With pass.mu held.
+func (u *usageReader) readFrom(to time.Time, s *usageSeries, suffix string) time.Time {
+	back := u.cfg.Interval + usageWindowSlack
+	switch {
+	case s.readAt != 0:
+		back = max(back, min(to.Sub(u.stampTime(s.readAt))+usageWindowSlack, maxCatchUp))
+	case u.opts.UsageObserver.observes(suffix):
+		back = max(back, min(u.opts.UsageObserver.Backfill, maxCatchUp))
+	}
+	return to.Add(-back).Truncate(time.Minute)
+}
+
 func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
 	to := pass.now.Truncate(time.Second)
-	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
 	inParallel(u.opts.Concurrency, tasks, func(t usageTask) {
 		if !u.pace(startCtx) {
 			return // not asked: first in the next read
@@ -382,6 +400,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		s := u.seriesAt(svc, int(t.idx))
 		s.asked = pass.seq
 		s.reads = min(s.reads, math.MaxUint16-1) + 1
+		from := u.readFrom(to, s, u.suffixes[t.idx])
 		pass.mu.Unlock()
 		series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
 			Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
@@ -402,6 +421,9 @@ func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Ser
 		u.expire(t.svc, int(t.idx))
 	default:
 		pass.answered++
+		if suffix := u.suffixes[t.idx]; u.opts.UsageObserver.observes(suffix) {
+			u.opts.UsageObserver.Observe(t.svc.id, suffix, series)
+		}
 		s := u.seriesAt(t.svc, int(t.idx))
 		s.readAt = u.stamp(u.now())
 		points, over := newestBuckets(u.scratch[:0], series, u.cfg.MaxJobs)

@@ -62,7 +62,7 @@ func TestPrometheus(t *testing.T) {
 		"--api.rate-limit=200", "--api.rate-burst=200",
 		"--api.max-retries=1", "--api.retry-base-delay=10ms", "--api.retry-max-delay=50ms",
 		"--collect.usage", "--collect.logs", "--collect.min-data-interval=1s", "--collect.usage.interval=2s", "--collect.logs.interval=2s",
-		"--pricing.file=../deploy/pricing.example.yml")
+		"--pricing.file=../deploy/pricing.example.yml", "--rightsizing.window=30m")
 	prom := startPrometheus(t, promBin, exp.Addr)
 
 	// Every rule of the shipped file is loaded and evaluates without error.
