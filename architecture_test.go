@@ -43,6 +43,7 @@ var mayImport = map[string][]string{
 	"internal/fakeclock":     {},
 	"internal/fleettest":     {"apiclient", "fleet"},
 	"internal/dataplanetest": {"apiclient", "dataplane", "fleet", "internal/fleettest"},
+	"internal/collectortest": {"collector", "fleet"},
 	"internal/gate":          {},
 	"internal/flagval":       {},
 	"internal/httplimit":     {},

@@ -19,6 +19,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/admin"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/pricing"
 	"github.com/clouddb/clouddb_exporter/projects"
 )
@@ -132,7 +133,7 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	for _, d := range collector.Families() {
 		counters[d.Name()] = d.Counter()
 	}
-	for _, d := range describe(collector.NewFleetCollectorOf()) {
+	for _, d := range describe(collectortest.NewFleetCollectorOf()) {
 		typ := "gauge"
 		if row := descRow(t, d, ""); counters[row.name] {
 			typ = "counter"

@@ -36,7 +36,7 @@ func init() {
 			out.Gauge(unpricedDesc, float64(c.Unpriced), s.ProjectID)
 		}
 	})
-	collector.RegisterPart([]*collector.Desc{costDesc, unpricedDesc}, list, totals)
+	collector.RegisterPart("", []*collector.Desc{costDesc, unpricedDesc}, list, totals)
 }
 
 func collectCosts(out *collector.Sink, s *fleet.Snapshot) {

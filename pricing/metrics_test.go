@@ -11,6 +11,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 )
 
 type recordingPublisher struct {
@@ -101,7 +102,7 @@ func TestCostMetricsLint(t *testing.T) {
 	e := NewEstimator(next, nil)
 	e.SetTable(mustParse(t, testTable))
 	e.SetSnapshot(estimateSnapshot())
-	problems, err := testutil.CollectAndLint(collector.NewFleetCollectorOf(next.got[0]), "clouddb_service_estimated_cost_per_hour", "clouddb_pricing_unpriced_resources")
+	problems, err := testutil.CollectAndLint(collectortest.NewFleetCollectorOf(next.got[0]), "clouddb_service_estimated_cost_per_hour", "clouddb_pricing_unpriced_resources")
 	if err != nil {
 		t.Fatal(err)
 	}

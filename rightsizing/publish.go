@@ -142,7 +142,7 @@ func init() {
 	list.Equal = func(a, b *fleet.Snapshot) bool {
 		return a.ProjectID == b.ProjectID && slices.Equal(Of(a).Services, Of(b).Services)
 	}
-	collector.RegisterPart([]*collector.Desc{recommendedCPUDesc, recommendedMemoryDesc, recommendedSizeDesc, findingDesc, coverageDesc, savingDesc}, list)
+	collector.RegisterPart("", []*collector.Desc{recommendedCPUDesc, recommendedMemoryDesc, recommendedSizeDesc, findingDesc, coverageDesc, savingDesc}, list)
 }
 
 func collectRecommendations(out *collector.Sink, s *fleet.Snapshot) {

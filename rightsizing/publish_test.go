@@ -11,6 +11,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 	"github.com/clouddb/clouddb_exporter/pricing"
@@ -92,7 +93,7 @@ func TestPublisher(t *testing.T) {
 			t.Errorf("unexpected sample %s", g)
 		}
 	}
-	problems, err := testutil.CollectAndLint(collector.NewFleetCollectorOf(next.got[0]), "clouddb_service_rightsizing_finding", "clouddb_service_rightsizing_saving_per_hour")
+	problems, err := testutil.CollectAndLint(collectortest.NewFleetCollectorOf(next.got[0]), "clouddb_service_rightsizing_finding", "clouddb_service_rightsizing_saving_per_hour")
 	if err != nil || len(problems) > 0 {
 		t.Errorf("lint: %v %v", err, problems)
 	}
