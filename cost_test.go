@@ -67,3 +67,30 @@ func TestPricedLoad(t *testing.T) {
 		t.Errorf("%d clouddb_pricing_info series; want 1", n)
 	}
 }
+
+// TestStateFileFlags: --state.file, or its deprecated name; both naming
+// different files is refused, naming both flags.
+func TestStateFileFlags(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, c := range []struct {
+		args       []string
+		path, err  string
+		deprecated bool
+	}{
+		{args: []string{"--state.file=" + a}, path: a},
+		{args: []string{"--collect.logs.state-file=" + a}, path: a, deprecated: true},
+		{args: []string{"--state.file=" + a, "--collect.logs.state-file=" + a}, path: a},
+		{args: []string{"--state.file=" + a, "--collect.logs.state-file=" + b}, err: "keep --state.file only"},
+		{args: nil},
+	} {
+		f, err := parseFlags(c.args, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, deprecated, err := stateFilePath(f)
+		if path != c.path || deprecated != c.deprecated || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%v: %q, deprecated %v, %v; want %q, %v, %q", c.args, path, deprecated, err, c.path, c.deprecated, c.err)
+		}
+	}
+}

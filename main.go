@@ -26,7 +26,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/config"
-	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
@@ -86,12 +85,12 @@ func run(args []string, getenv func(string) string) int {
 	sizing := rightsizing.NewTracker(c.rightsizing, time.Now)
 	publisher := rightsizing.NewPublisher(costs, sizing, costs.Table)
 	// Closed after the readers stop, so their last positions are written.
-	positions, err := openLogPositions(ctx, f, logger)
+	positions, err := openStateFile(ctx, f, sizing, logger)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
 	}
-	defer positions.Close()
+	defer closeStateFile(positions, sizing)
 	manager := projects.New(ctx, logger, apiMetrics, publisher, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
 	manager.LogPositions = positions
@@ -144,6 +143,7 @@ type flags struct {
 	simulateAddress         string
 	simulateAddressSet      bool // on the command line; see checkProjects for the environment
 	pricingFile             string
+	stateFile               string
 	rightsizing             rightsizingFlags
 	admin                   *admin.Flags
 	shard                   *shard.Flags
@@ -179,6 +179,7 @@ func newApp() (*kingpin.Application, *flags) {
 	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the /_sim examples of docs/simulator.md work against either.").
 		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
 	addPricingFlags(app, f)
+	addStateFileFlag(app, f)
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)
 	f.memLimit = addMemLimitFlags(app)
@@ -255,10 +256,8 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 	if c.rightsizing, err = rightsizingConfig(f, getenv); err != nil {
 		return c, err
 	}
-	if path := dataplane.LogsStateFile(f.config.Collect); path != "" {
-		if err := dataplane.CheckLogPositions(path); err != nil {
-			return c, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
-		}
+	if err := checkStateFile(f); err != nil {
+		return c, err
 	}
 	if *f.web.WebConfigFile != "" {
 		if err := web.Validate(*f.web.WebConfigFile); err != nil {

@@ -107,17 +107,3 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 	}
 	return 0
 }
-
-// nil without --collect.logs.state-file, which the readers and Close accept.
-func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger) (*dataplane.LogPositions, error) {
-	path := dataplane.LogsStateFile(f.config.Collect)
-	if path == "" {
-		return nil, nil
-	}
-	p, err := dataplane.OpenLogPositions(path, logger)
-	if err != nil {
-		return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
-	}
-	go p.Run(ctx)
-	return p, nil
-}

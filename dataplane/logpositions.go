@@ -39,6 +39,9 @@ type LogPositions struct {
 
 	mu       sync.Mutex
 	projects map[string]savedProject
+	// sections are the other parts' state (rightsizing's windows), opaque
+	// bytes by name, read with the file and written with it.
+	sections map[string][]byte
 	dirty    bool
 	closed   bool
 	failing  bool
@@ -91,15 +94,15 @@ func OpenLogPositions(path string, logger *slog.Logger) (*LogPositions, error) {
 	if err := CheckLogPositions(path); err != nil {
 		return nil, err
 	}
-	p := &LogPositions{path: path, logger: logger, projects: map[string]savedProject{}}
-	projects, err := readPositions(path)
+	p := &LogPositions{path: path, logger: logger, projects: map[string]savedProject{}, sections: map[string][]byte{}}
+	projects, sections, err := readPositions(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		logger.Info("No log state file yet: counting starts now", "file", path)
 	case err != nil:
 		logger.Warn("Log state file refused: counting starts afresh, and the file is replaced", "file", path, "reason", err)
 	default:
-		p.projects = projects
+		p.projects, p.sections = projects, sections
 		logger.Info("Log state file read: counting resumes where it stopped", "file", path, "projects", len(projects))
 	}
 	return p, nil
@@ -140,6 +143,31 @@ func (p *LogPositions) save(projectID, apiURL string, services savedServices) {
 	p.dirty = true
 }
 
+// Section returns the bytes saved under name when the file was read, nil for
+// none. Nil does nothing.
+func (p *LogPositions) Section(name string) []byte {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sections[name]
+}
+
+// SaveSection keeps b under name for the next write; b must not change.
+func (p *LogPositions) SaveSection(name string, b []byte) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.sections[name] = b
+	p.dirty = true
+}
+
 // Run writes the file every LogPositionsWriteEvery when it changed, until ctx ends.
 func (p *LogPositions) Run(ctx context.Context) {
 	t := time.NewTicker(LogPositionsWriteEvery)
@@ -176,10 +204,10 @@ func (p *LogPositions) write() {
 		p.mu.Unlock()
 		return
 	}
-	projects := maps.Clone(p.projects)
+	projects, sections := maps.Clone(p.projects), maps.Clone(p.sections)
 	p.dirty = false
 	p.mu.Unlock()
-	err := writeAtomic(p.path, func(w io.Writer) error { return writePositions(w, projects) })
+	err := writeAtomic(p.path, func(w io.Writer) error { return writePositions(w, projects, sections) })
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {

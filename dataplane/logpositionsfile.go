@@ -3,6 +3,7 @@ package dataplane
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,8 @@ type positionsFile struct {
 	Format   string                 `json:"format"`
 	Version  int                    `json:"version"`
 	Projects map[string]fileProject `json:"projects"`
+	// Sections are other parts' state, base64 in the JSON.
+	Sections map[string][]byte `json:"sections,omitempty"`
 }
 
 type fileProject struct {
@@ -36,19 +39,37 @@ type fileCursor struct {
 	ReadUntil  time.Time          `json:"read_until"`
 }
 
-func readPositions(path string) (map[string]savedProject, error) {
+func readPositions(path string) (map[string]savedProject, map[string][]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer func() { _ = f.Close() }()
 	var buf bytes.Buffer
 	if n, err := buf.ReadFrom(io.LimitReader(f, maxPositionsFile+1)); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if n > maxPositionsFile {
-		return nil, fmt.Errorf("larger than %d MiB", maxPositionsFile>>20)
+		return nil, nil, fmt.Errorf("larger than %d MiB", maxPositionsFile>>20)
 	}
-	return parsePositions(buf.Bytes())
+	return parseStateFile(buf.Bytes())
+}
+
+// parseStateFile reads the log positions and the other parts' sections.
+func parseStateFile(b []byte) (map[string]savedProject, map[string][]byte, error) {
+	projects, err := parsePositions(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	var s struct {
+		Sections map[string][]byte `json:"sections"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, nil, fmt.Errorf("not a log state file: %w", err)
+	}
+	if s.Sections == nil {
+		s.Sections = map[string][]byte{}
+	}
+	return projects, s.Sections, nil
 }
 
 func parsePositions(b []byte) (map[string]savedProject, error) {
@@ -143,7 +164,7 @@ func compareSaved(a, b savedCursor) int {
 
 // writePositions streams the file service by service: marshalled whole, it
 // took a buffer grown to several times its size (14 MB at 10,000 services).
-func writePositions(w io.Writer, projects map[string]savedProject) error {
+func writePositions(w io.Writer, projects map[string]savedProject, sections map[string][]byte) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	e := positionsEncoder{b: make([]byte, 0, 1024)}
 	e.b = append(e.b, `{"format":`...)
@@ -169,7 +190,23 @@ func writePositions(w io.Writer, projects map[string]savedProject) error {
 		}
 		e.b = append(e.b, "}}"...)
 	}
-	e.b = append(e.b, "}}"...)
+	e.b = append(e.b, '}')
+	if len(sections) > 0 {
+		e.b = append(e.b, `,"sections":{`...)
+		for i, name := range slices.Sorted(maps.Keys(sections)) {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = appendJSONString(e.b, name)
+			e.b = append(e.b, ':', '"')
+			e.b = base64.StdEncoding.AppendEncode(e.b, sections[name])
+			e.b = append(e.b, '"')
+			_, _ = bw.Write(e.b)
+			e.b = e.b[:0]
+		}
+		e.b = append(e.b, '}')
+	}
+	e.b = append(e.b, '}')
 	_, _ = bw.Write(e.b)
 	return bw.Flush()
 }
