@@ -43,9 +43,10 @@ func rightsizingOf(fams map[string]*dto.MetricFamily) map[string]string {
 
 // TestRightsizing: on the demo's usage, each finding where its shape
 // dictates it (orders-db barely loaded, search-ai near its size all day,
-// dev-sandbox on the daily curve that its size fits), with the saving at
-// the example prices; and after a restart that reads the state file and
-// no usage, the same recommendations.
+// dev-sandbox on the daily curve that its size fits, and every service
+// with a window longer than the history read), with the saving at the
+// example prices; and after a restart that reads the state file and no
+// usage, the same recommendations.
 func TestRightsizing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator and the exporter")
@@ -75,6 +76,17 @@ func TestRightsizing(t *testing.T) {
 		return true
 	})
 	before := maps.Clone(got)
+
+	// A window longer than the usage read so far (the first read backfills
+	// an hour at most): too little to say anything.
+	_, long := testbin.StartExporter(t, testbin.ExporterEnv(sim), "--collect.interval=2s", "--api.rate-limit=200", "--api.rate-burst=200",
+		"--rightsizing.window=3h", "--collect.usage", "--collect.min-data-interval=1s", "--collect.usage.interval=2s",
+		"--collect.usage.series=system_cpu_usage_millicores", "--collect.usage.series=system_memory_usage_bytes")
+	testbin.WaitFor(t, 90*time.Second, "insufficient data with a window longer than the history read", func() bool {
+		_, fams := testbin.Scrape(t, long)
+		findings := rightsizingOf(fams)
+		return findings["orders-db"] == "insufficient_data" && findings["search-ai"] == "insufficient_data"
+	})
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
