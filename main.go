@@ -85,7 +85,7 @@ func run(args []string, getenv func(string) string) int {
 	sizing := rightsizing.NewTracker(c.rightsizing, time.Now)
 	publisher := rightsizing.NewPublisher(costs, sizing, costs.Table)
 	// Closed after the readers stop, so their last positions are written.
-	positions, err := openStateFile(ctx, f, sizing, logger)
+	positions, err := openStateFile(ctx, f, sizing, logger, reg)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
@@ -149,6 +149,7 @@ type flags struct {
 	shard                   *shard.Flags
 	memLimit                *memLimitFlags
 	credentialCheckInterval time.Duration
+	euid                    int // the process's, for the warning about root
 	deprecatedEnvars        []deprecatedEnvar
 }
 
@@ -195,6 +196,7 @@ func newApp() (*kingpin.Application, *flags) {
 
 func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 	app, f := newApp()
+	f.euid = os.Geteuid()
 	f.deprecatedEnvars = applyDeprecatedEnvars(app, getenv)
 	if _, err := app.Parse(args); err != nil {
 		return f, err
@@ -271,6 +273,7 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 		c.warnings = f.config.Warnings(getenv, c.projects)
 	}
 	c.warnings = append(c.warnings, f.admin.Warnings()...)
+	c.warnings = append(c.warnings, mainWarnings(f, f.euid)...)
 	return c, nil
 }
 

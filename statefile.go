@@ -8,16 +8,18 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/clouddb/clouddb_exporter/dataplane"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 	"github.com/clouddb/clouddb_exporter/rightsizing"
 )
 
 // rightsizingSection is the state file's section holding the windows.
 const rightsizingSection = "rightsizing"
 
-// rightsizingSaveEvery: the windows change by the minute, and at 10,000
-// services they are some 7 MB to write.
+// rightsizingSaveEvery: the windows change by the minute; at 10,000
+// services they are some 7 MB to deflate (about 1 MB) and write.
 const rightsizingSaveEvery = time.Minute
 
 func addStateFileFlag(app *kingpin.Application, f *flags) {
@@ -38,20 +40,28 @@ func stateFilePath(f *flags) (path string, deprecated bool, err error) {
 	return old, old != "", nil
 }
 
+// stateFlag names the flag the path came from, for its errors.
+func stateFlag(deprecated bool) string {
+	if deprecated {
+		return "--collect.logs.state-file (CLOUDDB_COLLECT_LOGS_STATE_FILE)"
+	}
+	return "--state.file (CLOUDDB_STATE_FILE)"
+}
+
 func checkStateFile(f *flags) error {
-	path, _, err := stateFilePath(f)
+	path, deprecated, err := stateFilePath(f)
 	if err != nil || path == "" {
 		return err
 	}
 	if err := dataplane.CheckLogPositions(path); err != nil {
-		return fmt.Errorf("--state.file (CLOUDDB_STATE_FILE): %w", err)
+		return fmt.Errorf("%s: %w", stateFlag(deprecated), err)
 	}
 	return nil
 }
 
 // openStateFile opens the state file (nil without one, which the readers
 // and closeStateFile accept) and reads the rightsizing windows back.
-func openStateFile(ctx context.Context, f *flags, sizing *rightsizing.Tracker, logger *slog.Logger) (*dataplane.LogPositions, error) {
+func openStateFile(ctx context.Context, f *flags, sizing *rightsizing.Tracker, logger *slog.Logger, reg prometheus.Registerer) (*dataplane.LogPositions, error) {
 	path, deprecated, err := stateFilePath(f)
 	if err != nil || path == "" {
 		return nil, err
@@ -59,9 +69,9 @@ func openStateFile(ctx context.Context, f *flags, sizing *rightsizing.Tracker, l
 	if deprecated {
 		logger.Warn("Deprecated flag", "flag", "--collect.logs.state-file", "use", "--state.file")
 	}
-	p, err := dataplane.OpenLogPositions(path, logger)
+	p, err := dataplane.OpenLogPositions(path, logger, safefile.NewHealth(reg))
 	if err != nil {
-		return nil, fmt.Errorf("--state.file (CLOUDDB_STATE_FILE): %w", err)
+		return nil, fmt.Errorf("%s: %w", stateFlag(deprecated), err)
 	}
 	if b := p.Section(rightsizingSection); b != nil {
 		if err := sizing.UnmarshalBinary(b); err != nil {

@@ -22,6 +22,7 @@ var experimental = []string{
 	"clouddb_service_estimated_",
 	"clouddb_pricing_",
 	"clouddb_service_rightsizing_",
+	"clouddb_exporter_state_file_",
 }
 
 // Stability returns the stability level of the family name.

@@ -3,14 +3,12 @@ package dataplane
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +21,7 @@ type positionsFile struct {
 	Format   string                 `json:"format"`
 	Version  int                    `json:"version"`
 	Projects map[string]fileProject `json:"projects"`
-	// Sections are other parts' state, base64 in the JSON.
+	// Sections are other parts' state, base64 in the JSON (statesections.go).
 	Sections map[string][]byte `json:"sections,omitempty"`
 }
 
@@ -37,71 +35,6 @@ type fileCursor struct {
 	AtBoundary map[string]int     `json:"at_boundary"`
 	Counts     map[string]float64 `json:"counts"`
 	ReadUntil  time.Time          `json:"read_until"`
-}
-
-func readPositions(path string) (map[string]savedProject, map[string][]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer func() { _ = f.Close() }()
-	var buf bytes.Buffer
-	if n, err := buf.ReadFrom(io.LimitReader(f, maxPositionsFile+1)); err != nil {
-		return nil, nil, err
-	} else if n > maxPositionsFile {
-		return nil, nil, fmt.Errorf("larger than %d MiB", maxPositionsFile>>20)
-	}
-	return parseStateFile(buf.Bytes())
-}
-
-// parseStateFile reads the log positions and the other parts' sections.
-func parseStateFile(b []byte) (map[string]savedProject, map[string][]byte, error) {
-	projects, err := parsePositions(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	var s struct {
-		Sections map[string][]byte `json:"sections"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, nil, fmt.Errorf("not a log state file: %w", err)
-	}
-	if s.Sections == nil {
-		s.Sections = map[string][]byte{}
-	}
-	return projects, s.Sections, nil
-}
-
-func parsePositions(b []byte) (map[string]savedProject, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var pf positionsFile
-	if err := dec.Decode(&pf); err != nil {
-		return nil, fmt.Errorf("not a log state file: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("not a log state file: data after its end")
-	}
-	if pf.Format != positionsFormat {
-		return nil, fmt.Errorf("not a log state file of this exporter (format %q)", pf.Format)
-	}
-	if pf.Version != positionsVersion {
-		return nil, fmt.Errorf("format version %d, this exporter reads version %d", pf.Version, positionsVersion)
-	}
-	projects := make(map[string]savedProject, len(pf.Projects))
-	left := maxBoundaryEntries
-	for id, fp := range pf.Projects {
-		services := make(savedServices, 0, len(fp.Services))
-		for sid, fc := range fp.Services {
-			if err := fc.check(&left); err != nil {
-				return nil, fmt.Errorf("project %q service %q: %w", id, sid, err)
-			}
-			services = append(services, fc.saved(sid))
-		}
-		slices.SortFunc(services, compareSaved)
-		projects[id] = savedProject{apiURL: fp.APIURL, services: services}
-	}
-	return projects, nil
 }
 
 // maxBoundaryEntries bounds the entries a file's counts at the boundaries
@@ -191,21 +124,7 @@ func writePositions(w io.Writer, projects map[string]savedProject, sections map[
 		e.b = append(e.b, "}}"...)
 	}
 	e.b = append(e.b, '}')
-	if len(sections) > 0 {
-		e.b = append(e.b, `,"sections":{`...)
-		for i, name := range slices.Sorted(maps.Keys(sections)) {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.b = appendJSONString(e.b, name)
-			e.b = append(e.b, ':', '"')
-			e.b = base64.StdEncoding.AppendEncode(e.b, sections[name])
-			e.b = append(e.b, '"')
-			_, _ = bw.Write(e.b)
-			e.b = e.b[:0]
-		}
-		e.b = append(e.b, '}')
-	}
+	e.b = appendSections(e.b, bw, sections)
 	e.b = append(e.b, '}')
 	_, _ = bw.Write(e.b)
 	return bw.Flush()

@@ -27,7 +27,7 @@ func TestStateFileSections(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "state.json")
 	logger := slog.New(slog.DiscardHandler)
-	p, err := OpenLogPositions(path, logger)
+	p, err := OpenLogPositions(path, logger, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestStateFileSections(t *testing.T) {
 	p.SaveSection("rightsizing", sections["rightsizing"])
 	p.Close()
 	p.SaveSection("rightsizing", []byte("after close"))
-	again, err := OpenLogPositions(path, logger)
+	again, err := OpenLogPositions(path, logger, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
