@@ -159,7 +159,9 @@ local util = import '../lib/util.libsonnet';
           // node-mixin style, a level and a trend: a service holding at
           // least storageDoublingMinBytes whose line through its daily
           // maxima (the recording rule) reaches twice today's maximum
-          // within the horizon, with enough days to fit on.
+          // within the horizon, with enough days to fit on. The recorded
+          // series come from another group, evaluated in its own time: read
+          // through subqueries and last_over_time, not as instant values.
           alert(
             'CloudDBServiceStorageDoublingSoon',
             'warning',
@@ -167,8 +169,8 @@ local util = import '../lib/util.libsonnet';
             withService(|||
               (
                 predict_linear(service:clouddb_service_storage_usage_bytes:max_over_time1d[%(window)s:1d], %(horizon)d)
-                  >= 2 * service:clouddb_service_storage_usage_bytes:max_over_time1d
-                and service:clouddb_service_storage_usage_bytes:max_over_time1d >= %(min)d
+                  >= 2 * last_over_time(service:clouddb_service_storage_usage_bytes:max_over_time1d[1h])
+                and last_over_time(service:clouddb_service_storage_usage_bytes:max_over_time1d[1h]) >= %(min)d
                 and count_over_time(service:clouddb_service_storage_usage_bytes:max_over_time1d[%(window)s:1d]) >= %(days)d
               )
             ||| % { window: cfg.storageForecastWindow, horizon: util.seconds(cfg.storageDoublingHorizon), min: cfg.storageDoublingMinBytes, days: cfg.storageForecastMinDays }),
