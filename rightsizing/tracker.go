@@ -1,9 +1,12 @@
 package rightsizing
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"sync"
@@ -75,8 +78,25 @@ func (t *Tracker) Len() int {
 // not read (the windows fill again).
 const stateVersion = 1
 
-// MarshalBinary writes every window, keys sorted, for the state file.
+// maxState bounds the inflated state read back (some 370,000 services): a
+// corrupt or hostile file cannot inflate without end.
+const maxState = 256 << 20
+
+// MarshalBinary writes every window, keys sorted, deflated (the histograms
+// are mostly zeros), for the state file.
 func (t *Tracker) MarshalBinary() ([]byte, error) {
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriter(&buf, flate.BestSpeed) // a valid level: no error
+	if _, err := zw.Write(t.marshal()); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (t *Tracker) marshal() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := binary.AppendUvarint(nil, stateVersion)
@@ -89,7 +109,7 @@ func (t *Tracker) MarshalBinary() ([]byte, error) {
 		b, _ := t.windows[k].MarshalBinary()
 		out = append(out, b...)
 	}
-	return out, nil
+	return out
 }
 
 // ErrOtherWindow is a state saved with another --rightsizing.window (its slots
@@ -97,7 +117,14 @@ func (t *Tracker) MarshalBinary() ([]byte, error) {
 var ErrOtherWindow = errors.New("rightsizing: the state was saved with another --rightsizing.window or version")
 
 // UnmarshalBinary replaces the windows with what MarshalBinary wrote.
-func (t *Tracker) UnmarshalBinary(b []byte) error {
+func (t *Tracker) UnmarshalBinary(deflated []byte) error {
+	b, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(deflated)), maxState+1))
+	if err != nil {
+		return fmt.Errorf("rightsizing: the saved state does not inflate: %w", err)
+	}
+	if len(b) > maxState {
+		return fmt.Errorf("rightsizing: the saved state inflates beyond %d MiB", maxState>>20)
+	}
 	r := reader{b: b}
 	if v := r.uvarint(); v != stateVersion || time.Duration(r.uvarint()) != t.cfg.Window {
 		if r.err != nil {

@@ -24,7 +24,7 @@ go test -run '^$' -bench 'BenchmarkPollCycle/' -benchtime "${POLL_BENCHTIME:-3x}
 go test -run '^$' -bench 'BenchmarkCycleVsDecode' -benchtime "${CYCLE_BENCHTIME:-10x}" ./poller/ >>"$out"
 go test -run '^$' -bench 'BenchmarkUsageMemory|BenchmarkLogsPublish' -benchtime "${DATAPLANE_BENCHTIME:-3x}" -benchmem ./dataplane/ >>"$out"
 go test -run '^$' -bench 'BenchmarkUsageReadRightsizing' -benchtime "${DATAPLANE_BENCHTIME:-3x}" -benchmem ./dataplane/ >>"$out"
-go test -run '^$' -bench 'BenchmarkTrackerMemory' -benchtime 2x ./rightsizing/ >>"$out"
+go test -run '^$' -bench 'BenchmarkTrackerMemory' -benchtime 1x ./rightsizing/ >>"$out"
 # The built exporter over a 10k-service fleet against a server writing the
 # same gzip bytes from one slice, in interleaved pairs (e2e/).
 load=$(uptime | sed 's/.*load average: //')
