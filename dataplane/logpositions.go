@@ -25,10 +25,11 @@ const (
 	MaxLogResume           = time.Hour
 	LogPositionsWriteEvery = 10 * time.Second
 	// maxPositionsFile is checked (stat) before a byte is read: the file
-	// takes about 210 bytes a service (2 MB at 10,000 services, 21 MB at
-	// the largest fleet supported, 100,000); the decoder holds one
-	// service's value at a time.
-	maxPositionsFile = 32 << 20
+	// takes about 210 bytes a service for the log positions and some 150
+	// for the rightsizing windows (3.6 MB at 10,000 services, 36 MB at the
+	// largest fleet supported, 100,000); the decoder holds one service's
+	// value at a time, and the windows' section whole.
+	maxPositionsFile = 64 << 20
 )
 
 const (
