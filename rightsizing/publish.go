@@ -79,7 +79,7 @@ func (p *Publisher) recommend(s *fleet.Snapshot) *Recommendations {
 		if !ok {
 			continue // no dedicated size (shared) or none known: nothing to resize
 		}
-		r, ok := p.tracker.recommendIfKnown(Key(s.ProjectID, svc.ServiceID), size)
+		r, ok := p.tracker.Recommend(Key(s.ProjectID, svc.ServiceID), size)
 		if !ok {
 			continue
 		}

@@ -96,7 +96,7 @@ func TestRecommend(t *testing.T) {
 			clock := fakeclock.New(start)
 			tr := NewTracker(testConfig(t), clock.Now)
 			feed(tr, clock, "s", 0, c.minutes, c.u)
-			r := tr.Recommend("s", c.current)
+			r := tr.recommend("s", c.current)
 			if r.Finding != c.want || r.Size != c.size {
 				t.Errorf("%s %s (CPU need %.0f, memory need %.2f GiB, coverage %.2f); want %s %s", r.Finding, r.Size, r.CPUNeed, r.MemoryNeed/gib, r.Coverage, c.want, c.size)
 			}
@@ -121,16 +121,16 @@ func TestWindowMoves(t *testing.T) {
 	tr := NewTracker(testConfig(t), clock.Now)
 	small := pricing.Size{CPUMillis: 500, MemoryGBs: 2}
 	feed(tr, clock, "s", 0, days14, steady(3000, 10*gib))
-	if r := tr.Recommend("s", small); r.Finding != UnderProvisioned {
+	if r := tr.recommend("s", small); r.Finding != UnderProvisioned {
 		t.Fatalf("busy fortnight: %s %s", r.Finding, r.Size)
 	}
 	feed(tr, clock, "s", days14, 2*days14+1440, steady(200, gib))
-	if r := tr.Recommend("s", small); r.Finding != Optimal {
+	if r := tr.recommend("s", small); r.Finding != Optimal {
 		t.Errorf("a quiet fortnight later: %s %s (coverage %.2f); want optimal", r.Finding, r.Size, r.Coverage)
 	}
 	// No reads for a whole window: too little left to say anything.
 	clock.Advance(DefaultWindow)
-	if r := tr.Recommend("s", small); r.Finding != InsufficientData || r.Coverage != 0 {
+	if r := tr.recommend("s", small); r.Finding != InsufficientData || r.Coverage != 0 {
 		t.Errorf("after a window without data: %s, coverage %v", r.Finding, r.Coverage)
 	}
 }
@@ -171,7 +171,7 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 	for _, key := range []string{"p/oversized", "p/undersized"} {
 		cur := pricing.Size{CPUMillis: 2000, MemoryGBs: 8}
-		if before, after := tr.Recommend(key, cur), restarted.Recommend(key, cur); before != after {
+		if before, after := tr.recommend(key, cur), restarted.recommend(key, cur); before != after {
 			t.Errorf("%s: %+v before the restart, %+v after", key, before, after)
 		}
 	}

@@ -31,35 +31,6 @@ func NewTracker(cfg Config, now func() time.Time) *Tracker {
 	return &Tracker{cfg: cfg, now: now, windows: map[string]*Window{}}
 }
 
-// Add records closed 1-minute buckets of key's primary: cpu in millicores and
-// memory in bytes at the same index of times, NaN where a bucket had none.
-// Buckets at or before the newest already added are ignored, so reads may
-// overlap.
-func (t *Tracker) Add(key string, times []time.Time, cpuMillis, memBytes []float64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	w := t.windows[key]
-	if w == nil {
-		w = &Window{}
-		t.windows[key] = w
-	}
-	for i, at := range times {
-		w.AddCPU(at, t.cfg.Window/Slots, cpuMillis[i])
-		w.AddMemory(at, t.cfg.Window/Slots, memBytes[i])
-	}
-}
-
-// Recommend sizes key now; insufficient data for a key never added.
-func (t *Tracker) Recommend(key string, current pricing.Size) Recommendation {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	w := t.windows[key]
-	if w == nil {
-		return Recommendation{Finding: InsufficientData}
-	}
-	return t.cfg.Recommend(w, t.now(), current)
-}
-
 // Retain forgets the keys keep refuses (deleted services).
 func (t *Tracker) Retain(keep func(key string) bool) {
 	t.mu.Lock()
@@ -184,8 +155,8 @@ func (r *reader) bytes(n int) []byte {
 	return out
 }
 
-// recommendIfKnown is Recommend for a key with a window only.
-func (t *Tracker) recommendIfKnown(key string, current pricing.Size) (Recommendation, bool) {
+// Recommend sizes key now from its window; false for a key never added.
+func (t *Tracker) Recommend(key string, current pricing.Size) (Recommendation, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w := t.windows[key]
