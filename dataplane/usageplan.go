@@ -150,7 +150,8 @@ func (u *usageReader) readFrom(to time.Time, s *usageSeries, suffix string) time
 	back := u.cfg.Interval + usageWindowSlack
 	switch {
 	case s.readAt != 0:
-		back = max(back, min(to.Sub(u.stampTime(s.readAt))+usageWindowSlack, maxCatchUp))
+		// Elapsed in the exporter's clock, which the stamp is in.
+		back = max(back, min(u.now().Sub(u.stampTime(s.readAt))+usageWindowSlack, maxCatchUp))
 	case u.opts.UsageObserver.observes(suffix):
 		back = max(back, min(u.opts.UsageObserver.Backfill, maxCatchUp))
 	}
