@@ -2,6 +2,7 @@ package rightsizing
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 
@@ -72,6 +73,11 @@ func (p *Publisher) RemoveProject(projectID string) {
 // never read has no line, rather than a flood of insufficient_data.
 func (p *Publisher) recommend(s *fleet.Snapshot) *Recommendations {
 	out := &Recommendations{}
+	known := p.tracker.Len()
+	if known == 0 {
+		return out // no usage read: nothing to size, and no walk of the services
+	}
+	out.Services = make([]ServiceRecommendation, 0, min(known, len(s.Services)))
 	prices := p.prices()
 	for i := range s.Services {
 		svc := s.Services[i].Service
@@ -83,7 +89,9 @@ func (p *Publisher) recommend(s *fleet.Snapshot) *Recommendations {
 		if !ok {
 			continue
 		}
-		line := ServiceRecommendation{ID: svc.ServiceID, Finding: r.Finding, Coverage: r.Coverage, Size: r.Size}
+		// The coverage to a thousandth: it moves with every minute, and an
+		// unchanged line is not rendered again.
+		line := ServiceRecommendation{ID: svc.ServiceID, Finding: r.Finding, Coverage: math.Round(r.Coverage*1000) / 1000, Size: r.Size}
 		if prices != nil && r.Finding != InsufficientData {
 			line.Saving, line.HasSaving = SavingPerHour(prices, svc.RegionCode, size, r.Size, haReplicas(svc))
 		}

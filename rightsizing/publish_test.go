@@ -79,6 +79,7 @@ func TestPublisher(t *testing.T) {
 		"clouddb_service_rightsizing_recommended_size_info[p1 big 1000 4] 1",
 		"clouddb_service_rightsizing_saving_per_hour[p1 big] 0.54",
 		"clouddb_service_rightsizing_coverage_ratio[p1 big] 1",
+		"clouddb_service_rightsizing_coverage_ratio[p1 new] 0.035", // 600 minutes of 12 days, to a thousandth
 		"clouddb_service_rightsizing_finding[p1 small under_provisioned] 1",
 		"clouddb_service_rightsizing_recommended_cpu_millis[p1 small] 2000",
 		"clouddb_service_rightsizing_saving_per_hour[p1 small] -0.09",
