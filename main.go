@@ -24,13 +24,13 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/admin"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
 	"github.com/clouddb/clouddb_exporter/logging"
-	"github.com/clouddb/clouddb_exporter/pricing"
 	"github.com/clouddb/clouddb_exporter/projects"
 	"github.com/clouddb/clouddb_exporter/rightsizing"
 	"github.com/clouddb/clouddb_exporter/shard"
@@ -80,27 +80,19 @@ func run(args []string, getenv func(string) string) int {
 
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
-	costs := pricing.NewEstimator(expo, reg)
-	load = pricedLoad(load, f, costs)
-	sizing := rightsizing.NewTracker(c.rightsizing, time.Now)
-	publisher := rightsizing.NewPublisher(costs, sizing, costs.Table)
-	// Closed after the readers stop, so their last positions are written.
-	positions, err := openStateFile(ctx, f, sizing, logger, reg)
+	pipe, err := startPipeline(ctx, f, c, logger, sh, reg, expo, load)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
 	}
-	defer closeStateFile(positions, sizing)
-	manager := projects.New(ctx, logger, apiMetrics, publisher, version.ComponentUserAgent(exporterName))
-	manager.Shard = sh
-	manager.LogPositions = positions
-	manager.UsageObserver = usageObserver(sizing, c.rightsizing)
-	manager.CredentialCheckInterval = f.credentialCheckInterval
+	defer pipe.close()
+	manager := newManager(ctx, f, logger, apiMetrics, pipe, sh)
 	defer manager.Stop()
-	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
+	reloader := projects.NewReloader(reg, manager, pipe.load, reloadSource(f), logger)
 
 	// Built before the first load starts the pollers.
 	adminOpts := adminOptions(manager, reg, logger)
+	adminOpts.Writes = writesOf(pipe.timeline)
 	adminOpts.MaxRequests = f.maxRequests
 	adminOpts.Timeouts = *f.timeouts
 	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOpts, f.simulate, os.Stdout)
@@ -112,7 +104,7 @@ func run(args []string, getenv func(string) string) int {
 	if adminSrv != nil {
 		reloader.OnRequest(adminSrv.Reopen)
 	}
-	srv := newServer(f, expo, manager, reloader, logger)
+	srv := newServer(f, expo, manager, reloader, pipe.timeline, logger)
 
 	if err := reloader.Reload(); err != nil {
 		return 2
@@ -147,6 +139,7 @@ type flags struct {
 	rightsizing             rightsizingFlags
 	admin                   *admin.Flags
 	shard                   *shard.Flags
+	changes                 *changes.Flags
 	memLimit                *memLimitFlags
 	credentialCheckInterval time.Duration
 	euid                    int // the process's, for the warning about root
@@ -183,6 +176,7 @@ func newApp() (*kingpin.Application, *flags) {
 	addStateFileFlag(app, f)
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)
+	f.changes = changes.AddFlags(app)
 	f.memLimit = addMemLimitFlags(app)
 	// Hidden: whole-binary tests rotate keys many times in a row, and a 401
 	// re-reads the files at once anyway.
@@ -215,6 +209,9 @@ func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 		return f, errors.New("--api.credentials-check-interval must be positive")
 	}
 	if err := f.timeouts.Check(); err != nil {
+		return f, err
+	}
+	if err := f.changes.Check(); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -317,6 +314,27 @@ func loadProjects(f *flags, getenv func(string) string) ([]config.Project, error
 	}
 	project, err := cfg.SingleProject(getenv)
 	return []config.Project{project}, err
+}
+
+// shardName names this process's shard in the change state file.
+func shardName(sh shard.Shard) string {
+	if !sh.Enabled() {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", sh.Index, sh.Total)
+}
+
+func newManager(ctx context.Context, f *flags, logger *slog.Logger, apiMetrics *apimetrics.Metrics, pipe *pipeline, sh shard.Shard) *projects.Manager {
+	manager := projects.New(ctx, logger, apiMetrics, pipe.publish, version.ComponentUserAgent(exporterName))
+	manager.Shard = sh
+	manager.LogPositions = pipe.positions
+	manager.UsageObserver = pipe.observer
+	manager.CredentialCheckInterval = f.credentialCheckInterval
+	if pipe.timeline != nil {
+		manager.OnApply = pipe.timeline.SetProjects
+		manager.OnLogEntries = pipe.timeline.ObserveLogEntries
+	}
+	return manager
 }
 
 func newRegistry(exporterMetrics bool) *prometheus.Registry {

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/clouddb/clouddb_exporter/admin"
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
@@ -64,15 +65,19 @@ func announce(logger *slog.Logger, f *flags, sh shard.Shard, getenv func(string)
 	}
 }
 
-func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, reloader *projects.Reloader, logger *slog.Logger) *http.Server {
-	mux := newMux(routes{
+func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, reloader *projects.Reloader, timeline *changes.Timeline, logger *slog.Logger) *http.Server {
+	r := routes{
 		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
 		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
 		dataPlane: func(id, part string) bool {
 			p, ok := manager.Get(id)
 			return ok && dataplane.Enabled(p.Config.Collect, part)
 		},
-	})
+	}
+	if timeline != nil {
+		r.changes, r.latestChanges = timeline.Handler(), timeline.Latest
+	}
+	mux := newMux(r)
 	return httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/internal/safefile"
@@ -61,7 +60,7 @@ func checkStateFile(f *flags) error {
 
 // openStateFile opens the state file (nil without one, which the readers
 // and closeStateFile accept) and reads the rightsizing windows back.
-func openStateFile(ctx context.Context, f *flags, sizing *rightsizing.Tracker, logger *slog.Logger, reg prometheus.Registerer) (*dataplane.LogPositions, error) {
+func openStateFile(ctx context.Context, f *flags, sizing *rightsizing.Tracker, logger *slog.Logger, health *safefile.Health) (*dataplane.LogPositions, error) {
 	path, deprecated, err := stateFilePath(f)
 	if err != nil || path == "" {
 		return nil, err
@@ -69,7 +68,7 @@ func openStateFile(ctx context.Context, f *flags, sizing *rightsizing.Tracker, l
 	if deprecated {
 		logger.Warn("Deprecated flag", "flag", "--collect.logs.state-file", "use", "--state.file")
 	}
-	p, err := dataplane.OpenLogPositions(path, logger, safefile.NewHealth(reg))
+	p, err := dataplane.OpenLogPositions(path, logger, health)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", stateFlag(deprecated), err)
 	}

@@ -25,6 +25,9 @@ var experimental = []string{
 	"clouddb_service_estimated_",
 	"clouddb_pricing_",
 	"clouddb_service_rightsizing_",
+	"clouddb_changes_total",
+	"clouddb_service_last_change_timestamp_seconds",
+	"clouddb_exporter_changes_",
 	"clouddb_exporter_state_file_",
 }
 

@@ -59,6 +59,12 @@ type Manager struct {
 	// UsageObserver, when set before the first Apply, returns the observer
 	// of a project's usage reads (rightsizing).
 	UsageObserver func(projectID string) *dataplane.UsageObserver
+	// OnApply, when set, is told the running projects' ids after each
+	// successful Apply (the change timeline's added and removed).
+	OnApply func(ids []string)
+	// OnLogEntries, when set, sees every page of log entries the data
+	// plane's log reader reads (the change timeline's restarts).
+	OnLogEntries func(projectID, serviceID string, entries []apiclient.LogEntry)
 
 	mu      sync.RWMutex
 	running map[string]*Project
@@ -110,7 +116,7 @@ func (m *Manager) Apply(projects []config.Project) error {
 			continue
 		}
 		creds.client = client
-		dp, err := dataplane.New(client, dataplane.Options{
+		dp, err := dataplane.New(m.readersClient(cfg.ID, client), dataplane.Options{
 			Collect: cfg.Collect, RateLimit: cfg.API.RateLimit, Burst: cfg.API.Burst, Logger: m.logger,
 			Positions: m.LogPositions, APIURL: cfg.API.URL, UsageObserver: m.usageObserver(cfg.ID),
 		})
@@ -145,6 +151,9 @@ func (m *Manager) Apply(projects []config.Project) error {
 		}
 	}
 	m.running = next
+	if m.OnApply != nil {
+		m.OnApply(slices.Sorted(maps.Keys(next)))
+	}
 	return nil
 }
 
@@ -302,4 +311,27 @@ func (m *Manager) usageObserver(projectID string) *dataplane.UsageObserver {
 		return nil
 	}
 	return m.UsageObserver(projectID)
+}
+
+// readersClient is client, whose log pages OnLogEntries sees first.
+func (m *Manager) readersClient(projectID string, client *apiclient.Client) any {
+	if m.OnLogEntries == nil {
+		return client
+	}
+	return watchedLogs{Client: client, project: projectID, on: m.OnLogEntries}
+}
+
+// watchedLogs is the client with its log pages shown to on.
+type watchedLogs struct {
+	*apiclient.Client
+	project string
+	on      func(projectID, serviceID string, entries []apiclient.LogEntry)
+}
+
+func (c watchedLogs) GetServiceLogs(ctx context.Context, serviceID string, q apiclient.LogsQuery) (*apiclient.LogPage, error) {
+	page, err := c.Client.GetServiceLogs(ctx, serviceID, q)
+	if err == nil && page != nil {
+		c.on(c.project, serviceID, page.Entries)
+	}
+	return page, err
 }

@@ -22,6 +22,7 @@ go test -run '^$' -bench 'BenchmarkRender|BenchmarkMemory' -benchtime "${RENDER_
 go test -run '^$' -bench 'BenchmarkPlainScrape' -benchtime "${RENDER_BENCHTIME:-10x}" ./exposition/ >>"$out"
 go test -run '^$' -bench 'BenchmarkPollCycle/' -benchtime "${POLL_BENCHTIME:-3x}" ./poller/ >>"$out"
 go test -run '^$' -bench 'BenchmarkCycleVsDecode' -benchtime "${CYCLE_BENCHTIME:-10x}" ./poller/ >>"$out"
+go test -run '^$' -bench 'BenchmarkDiffVsPollCycle|BenchmarkDiffUnchanged' -benchtime "${DIFF_BENCHTIME:-5x}" -benchmem ./changes/ >>"$out"
 go test -run '^$' -bench 'BenchmarkUsageMemory|BenchmarkLogsPublish' -benchtime "${DATAPLANE_BENCHTIME:-3x}" -benchmem ./dataplane/ >>"$out"
 go test -run '^$' -bench 'BenchmarkUsageReadRightsizing' -benchtime "${DATAPLANE_BENCHTIME:-3x}" -benchmem ./dataplane/ >>"$out"
 go test -run '^$' -bench 'BenchmarkTrackerMemory' -benchtime 1x ./rightsizing/ >>"$out"
@@ -66,6 +67,12 @@ function key(prefix,   name) { name = $1; sub(prefix, "", name); sub(/-[0-9]+$/,
 }
 /^BenchmarkTrackerMemory\// {
 	rmem = sprintf("%.0f B kept, %.0f B saved", metric("kept_bytes/service"), metric("saved_bytes/service"))
+}
+/^BenchmarkDiffVsPollCycle\// {
+	diff[++dcount] = sprintf("| %s | %.3f | %.1f ms |", key("^BenchmarkDiffVsPollCycle/"), metric("diff_share"), metric("diff_ns/cycle") / 1e6)
+}
+/^BenchmarkDiffUnchanged\/.*shared/ {
+	diffu[++ducount] = sprintf("| %s | %.1f ms | %s |", key("^BenchmarkDiffUnchanged/"), $3 / 1e6, metric("allocs/op"))
 }
 /^BenchmarkPollCycle\// {
 	poll[++pcount] = sprintf("| %s | %s | %s | %s |", key("^BenchmarkPollCycle/"), metric("calls/cycle"), metric("min_calls"), metric("x_bound"))
@@ -128,6 +135,16 @@ END {
 	print "| usage read, 10k services | with rightsizing | rightsizing share of the read | per service |"
 	print "|---|---|---|---|"
 	printf "| %.0f ms | %.0f ms | %.1f%% | %s |\n", rs["N=10000/rightsizing=false"] / 1e6, rs["N=10000/rightsizing=true"] / 1e6, rshare * 100, rmem
+	print ""
+	print "## BenchmarkDiffVsPollCycle and BenchmarkDiffUnchanged (the change timeline; goals: at most 0.10 of a poll cycle at 10k services, no allocation for an unchanged fleet)"
+	print ""
+	print "| N | differ / cycle | differ per cycle |"
+	print "|---|---|---|"
+	for (i = 1; i <= dcount; i++) print diff[i]
+	print ""
+	print "| case | a complete read of an unchanged fleet | allocations |"
+	print "|---|---|---|"
+	for (i = 1; i <= ducount; i++) print diffu[i]
 	print ""
 	print "## BenchmarkPollCycle (calls per cycle vs the minimum; time vs the latency/concurrency/rate bound)"
 	print ""
