@@ -232,7 +232,7 @@ func (t *Timeline) removeProject(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.differs, id)
-	t.metrics.removeServices(id)
+	t.metrics.removeProject(id)
 	t.dirty = true
 }
 
