@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultFileQueue bounds the events waiting for the changes file's writer
-// (about 1 KiB each).
+// (about 1 KiB each, without the ring's slack).
 const DefaultFileQueue = 10000
 
 // fileWriter appends events to the changes file from its own goroutine, so

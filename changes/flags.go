@@ -32,7 +32,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 		Default("true").Envar("CLOUDDB_CHANGES").BoolVar(&f.Enabled)
 	flagval.Duration(app, "changes.retention", "How long a change stays in the in-memory feed (GET /api/v1/changes).",
 		DefaultRetention.String(), "CLOUDDB_CHANGES_RETENTION", &f.retention)
-	flagval.Int(app, "changes.retention.events", "Most changes kept in the in-memory feed; beyond, the oldest leave it and clouddb_exporter_changes_dropped_total{reason=\"ring_full\"} counts them. About 1 KiB each.",
+	flagval.Int(app, "changes.retention.events", "Most changes kept in the in-memory feed; beyond, the oldest leave it and clouddb_exporter_changes_dropped_total{reason=\"ring_full\"} counts them. About 1.3 KiB each.",
 		fmt.Sprint(DefaultMaxEvents), "CLOUDDB_CHANGES_RETENTION_EVENTS", &f.maxEvents)
 	app.Flag("changes.file", "Append-only NDJSON file of the changes, and beside it (.state) what the exporter last knew of each object: the feed, its cursors and the changes made while the exporter was down survive a restart. Empty: memory only.").
 		Envar("CLOUDDB_CHANGES_FILE").StringVar(&f.file)
