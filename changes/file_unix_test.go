@@ -3,6 +3,7 @@
 package changes
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -128,5 +129,79 @@ func TestRotateAfterTheFileWasDeleted(t *testing.T) {
 	}
 	if err := w.rotate(); err != nil {
 		t.Errorf("rotate after a delete: %v", err)
+	}
+}
+
+// The state is saved only once the file was handed every event queued
+// before it: a crash right after a save cannot leave a change both out of
+// the file and out of the next start's comparison.
+func TestStateSavedAfterTheFileHasItsEvents(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	fillPipe(t, w) // the writer blocks on its first event
+	path := filepath.Join(t.TempDir(), "changes.ndjson")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := New(Options{})
+	file := startFileWriter(&eventFile{path: path, max: 1 << 40, f: w, info: info}, 0, tl.metrics.dropped, tl.logger)
+	waiting := make(chan struct{}, 1)
+	file.waiting = func() {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+	}
+	tl.file, tl.statePath = file, path+".state"
+	tl.SetProjects([]string{"a"})
+	for _, ids := range [][]string{{"a", "b"}, {"a"}, {"a", "c"}} {
+		tl.SetProjects(ids) // cursors 1 to 3
+	}
+	stateWritten := make(chan uint64, 1)
+	tl.writeState = func(p string, b []byte) error {
+		file.mu.Lock()
+		stateWritten <- file.written
+		file.mu.Unlock()
+		return writeStateFile(p, b)
+	}
+	saved := make(chan struct{})
+	go func() { defer close(saved); tl.saveIfDirty() }()
+	select {
+	case <-waiting:
+	case c := <-stateWritten:
+		t.Fatalf("the state was saved with the file at cursor %d of 3", c)
+	}
+	go func() { _, _ = io.Copy(io.Discard, r) }()
+	<-saved
+	if c := <-stateWritten; c != 3 {
+		t.Errorf("the state was saved with the file at cursor %d of 3", c)
+	}
+	tl.Close(t.Context())
+}
+
+// fillPipe writes to w until the pipe would block.
+func fillPipe(t *testing.T, w *os.File) {
+	t.Helper()
+	rc, err := w.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	err = rc.Write(func(fd uintptr) bool {
+		for {
+			if _, err := syscall.Write(int(fd), buf); err != nil {
+				return true // EAGAIN: full
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -188,10 +188,17 @@ func (t *Timeline) saveIfDirty() {
 		t.mu.Unlock()
 		return
 	}
-	path := t.statePath
+	path, file := t.statePath, t.file
+	var queued uint64
+	if file != nil {
+		queued = file.queued
+	}
 	b, err := t.marshalStateLocked(t.shard)
 	t.dirty = false
 	t.mu.Unlock()
+	if file != nil {
+		file.waitWritten(queued)
+	}
 	if err == nil {
 		err = t.writeState(path, b)
 	}
