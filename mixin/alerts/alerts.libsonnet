@@ -455,8 +455,9 @@ local util = import '../lib/util.libsonnet';
           // that has not succeeded since the exporter started is stale once
           // the exporter has run longer than the threshold: a part off by
           // design (usage on a plan without it) says so before then.
-          // Without process_start_time_seconds (--web.disable-exporter-
-          // metrics) such a part is stale from the start.
+          // The start is clouddb_exporter_start_time_seconds, served
+          // whatever --web.disable-exporter-metrics says, or for an older
+          // exporter process_start_time_seconds.
           alert(
             'CloudDBDataStale',
             'critical',
@@ -466,7 +467,7 @@ local util = import '../lib/util.libsonnet';
               or
               (
                 time() - %(m)s > %(threshold)d
-                unless %(byTarget)s (time() - process_start_time_seconds <= %(threshold)d)
+                unless %(byTarget)s (time() - (clouddb_exporter_start_time_seconds or %(byTarget)s process_start_time_seconds) <= %(threshold)d)
               )
             ||| % {
               m: 'clouddb_exporter_collector_last_success_timestamp_seconds',
@@ -475,7 +476,7 @@ local util = import '../lib/util.libsonnet';
               byTarget: util.on(cfg.targetLabels, []),
             }, '\n'),
             "The exporter's data is stale.",
-            'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} {{ with printf "max_over_time(clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}[%s]) > 0" %s $labels.collector | query }}last succeeded {{ $value | humanizeDuration }} ago{{ else }}has not succeeded since the exporter started{{ with printf "time() - process_start_time_seconds{%s}" %s | query }} {{ . | first | value | humanizeDuration }} ago{{ end }}{{ end }}: its metrics are gone or outdated.' % [matchers(['project_id']), cfg.dataStaleLookback, args(['project_id']), matchers([]), args([])],
+            'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} {{ with printf "max_over_time(clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}[%s]) > 0" %s $labels.collector | query }}last succeeded {{ $value | humanizeDuration }} ago{{ else }}has not succeeded since the exporter started{{ with printf "time() - (clouddb_exporter_start_time_seconds{%s} or process_start_time_seconds{%s})" %s %s | query }} {{ . | first | value | humanizeDuration }} ago{{ end }}{{ end }}: its metrics are gone or outdated.' % [matchers(['project_id']), cfg.dataStaleLookback, args(['project_id']), matchers([]), matchers([]), args([]), args([])],
             dashboard('exporter-health.json', ['project_id']),
           ),
           // Server errors, transport errors/timeouts, answers that do not
