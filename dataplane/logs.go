@@ -35,7 +35,7 @@ func init() {
 			Help:  "How long before each read its entries end: entries the provider delivers later than this after their timestamp are not counted (see docs/configuration.md). Counts lag by as much.",
 			Field: field(func(s *logsSettings) any { return &s.Delay }), Check: config.IfEnabled(on, logsDelay)},
 		config.Setting{Flag: "collect.logs.state-file",
-			Help:  "File in which the log collector keeps, for every project and service, where its counting stands and its counts, so that a restart counts the entries written while it was down (up to 1h back) and the counters go on. Written atomically every 10s at most and at shutdown; its directory must exist and be writable. Default: none, and a restart loses the entries written while it was down (see docs/configuration.md).",
+			Help:  "Deprecated name of --state.file, the file that keeps the log counting positions and the rightsizing windows across restarts.",
 			Field: field(func(s *logsSettings) any { return &s.StateFile })})
 	register(PartLogs, "Log counts",
 		func(c config.Collect) (bool, time.Duration) { s := logsKey.Of(c); return s.Enabled, s.Interval },
