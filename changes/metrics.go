@@ -10,11 +10,12 @@ import (
 const (
 	reasonRing      = "ring_full"
 	reasonFile      = "file_error"
+	reasonFileQueue = "file_queue_full"
 	reasonSinkQueue = "sink_queue_full"
 	reasonSink      = "sink_error"
 )
 
-var dropReasons = []string{reasonRing, reasonFile, reasonSinkQueue, reasonSink}
+var dropReasons = []string{reasonRing, reasonFile, reasonFileQueue, reasonSinkQueue, reasonSink}
 
 var (
 	changesDesc = prometheus.NewDesc("clouddb_changes_total",
@@ -24,7 +25,7 @@ var (
 		"Unix time at which the exporter last saw a change of the service (any kind); absent until one is seen, removed when the service is deleted.",
 		[]string{"project_id", "service_id"}, nil)
 	droppedDesc = prometheus.NewDesc("clouddb_exporter_changes_dropped_total",
-		"Change events lost: ring_full (evicted from the in-memory feed by --changes.retention.events before their age), file_error (not written to --changes.file), sink_queue_full and sink_error (not delivered to --changes.sink.url).",
+		"Change events lost: ring_full (evicted from the in-memory feed by --changes.retention.events before their age), file_error (not written to --changes.file), file_queue_full (not queued for --changes.file, whose writes were too slow), sink_queue_full and sink_error (not delivered to --changes.sink.url).",
 		[]string{"reason"}, nil)
 )
 

@@ -34,7 +34,7 @@ var (
 		"Whether the project's last services list, the call every poll cycle makes, was answered with success (1) or not (0): refused credentials, a wrong URL or project id, an unreachable or failing API (the log says which, once, with the fix). Absent before the first answer. Cached from the last poll of the API.",
 		"project_id")
 	projectDownCauseDesc = newDesc("clouddb_project_down_cause",
-		"Why the project's last services list failed, as a state set: 1 for the cause (credentials: the key pair refused, 401; permission: the keys cannot read the project, 403; not_found: a wrong --api.url or project id, 404; unreachable: no HTTP answer; error: any other failure, the API's own), 0 for the others; all 0 while clouddb_up is 1. Absent before the first answer. Cached from the last poll of the API.",
+		"Why the project's last services list failed, as a state set: 1 for the cause (credentials: the key pair refused, 401; permission: the keys cannot read the project, 403; not_found: a wrong --api.url or project id, 404; unreachable: no HTTP answer; timeout: no whole answer within --api.timeout; truncated: an answer that broke off; error: any other failure, the API's own), 0 for the others; all 0 while clouddb_up is 1. Absent before the first answer. Cached from the last poll of the API.",
 		"project_id", "cause")
 	clockSkewDesc = newDesc("clouddb_api_clock_skew_seconds",
 		"The API's clock minus the exporter's in seconds, from the Date header of the project's newest answer against the middle of its request (0 within the header's one-second precision): the data-plane readers read log and usage times in the API's clock. Absent before the first answer. Cached from the last poll of the API.",
