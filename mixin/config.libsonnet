@@ -114,9 +114,9 @@
 
     // Links in the alerts' annotations.
     runbookURL: 'https://github.com/clouddb/clouddb_exporter/blob/main/alerts/runbook.md',
-    // Your Grafana (the default is the docker-compose demo's); the alerts'
-    // dashboard_url annotations are left out when it is empty.
-    grafanaURL: 'http://localhost:3000',
+    // Your Grafana (e.g. 'https://grafana.example.org'), for the alerts'
+    // dashboard_url annotations; left out while it is empty.
+    grafanaURL: '',
 
     // Dashboards.
     // The exporter health dashboard's admin row, one per exporter whose
