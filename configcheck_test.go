@@ -55,9 +55,9 @@ func TestConfigCheckCarelessSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		warnings, err := checkConfig(f, func(string) string { return "" })
+		c, err := checkConfig(f, func(string) string { return "" })
 		var settings []string
-		for _, w := range warnings {
+		for _, w := range c.warnings {
 			settings = append(settings, w.Setting)
 		}
 		slices.Sort(settings)

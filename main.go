@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,11 +50,11 @@ func run(args []string, getenv func(string) string) int {
 	if version.Version == "" {
 		version.Version = strings.TrimSpace(versionFile)
 	}
-	f, logger, code, ok := prepare(args, getenv)
+	f, c, logger, code, ok := prepare(args, getenv)
 	if !ok {
 		return code
 	}
-	sh, _ := shardOf(f) // checked by prepare
+	sh := c.shard
 	// Bound before anything starts, so that a taken port is the one line a
 	// failed start prints.
 	lns, err := bindListeners(f, logger)
@@ -72,7 +71,7 @@ func run(args []string, getenv func(string) string) int {
 	// serves them and reg's Go and process metrics from caches.
 	apiMetrics := apimetrics.New(nil)
 	reg := newRegistry(!f.disableExporterMetrics)
-	load, err := projectSource(ctx, logger, f, getenv, apiMetrics, reg)
+	load, err := projectSource(ctx, logger, f, getenv, c.projects, apiMetrics, reg)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
@@ -136,40 +135,12 @@ type flags struct {
 	configCheck             bool
 	simulate                bool
 	simulateAddress         string
-	simulateAddressSet      bool // on the command line; see projectSource for the environment
+	simulateAddressSet      bool // on the command line; see checkProjects for the environment
 	admin                   *admin.Flags
 	shard                   *shard.Flags
 	memLimit                *memLimitFlags
 	credentialCheckInterval time.Duration
 	deprecatedEnvars        []deprecatedEnvar
-	// checked lets the configuration file be read once at startup.
-	checked *checkedSource
-}
-
-// checkedSource loads first the projects its check read, then afresh (a reload).
-type checkedSource struct {
-	first []config.Project
-	used  atomic.Bool
-	load  func() ([]config.Project, error)
-}
-
-func (s *checkedSource) Load() ([]config.Project, error) {
-	if !s.used.Swap(true) {
-		return s.first, nil
-	}
-	return s.load()
-}
-
-func (f *flags) remember(check bool, load func() ([]config.Project, error)) (func() ([]config.Project, error), error) {
-	first, err := load()
-	if err != nil {
-		return nil, err
-	}
-	src := &checkedSource{first: first, load: load}
-	if check {
-		f.checked = src
-	}
-	return src.Load, nil
 }
 
 // docs/configuration.md's flags table is tested against newApp.
@@ -247,40 +218,85 @@ func shardOf(f *flags) (shard.Shard, error) {
 	return sh, err
 }
 
+// checked is what checkConfig found, which the start runs.
+type checked struct {
+	// projects are those read from the file or the flags; nil with --simulate and discovery.
+	projects []config.Project
+	shard    shard.Shard
+	warnings []flagval.Warning
+}
+
 // checkConfig is --config.check and the first thing a start does: every
 // check, nothing written (the audit log is checked, not created).
-func checkConfig(f *flags, getenv func(string) string) ([]flagval.Warning, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	quiet := slog.New(slog.DiscardHandler)
-	if _, err := projectSource(ctx, quiet, f, getenv, nil, nil); err != nil {
-		return nil, err
+func checkConfig(f *flags, getenv func(string) string) (checked, error) {
+	var c checked
+	var err error
+	if c.projects, err = checkProjects(f, getenv); err != nil {
+		return c, err
 	}
-	if _, err := shardOf(f); err != nil {
-		return nil, err
+	if c.shard, err = shardOf(f); err != nil {
+		return c, err
 	}
-	if path := f.config.Collect.Logs.StateFile; path != "" {
+	if path := dataplane.LogsStateFile(f.config.Collect); path != "" {
 		if err := dataplane.CheckLogPositions(path); err != nil {
-			return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
+			return c, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
 		}
 	}
 	if *f.web.WebConfigFile != "" {
 		if err := web.Validate(*f.web.WebConfigFile); err != nil {
-			return nil, fmt.Errorf("--web.config.file: %w", err)
+			return c, fmt.Errorf("--web.config.file: %w", err)
 		}
 	}
-	if err := f.admin.Check(ctx, adminOptions(nil, prometheus.NewRegistry(), quiet), f.simulate); err != nil {
-		return nil, err
+	if err := f.admin.Check(context.Background(), adminOptions(nil, prometheus.NewRegistry(), slog.New(slog.DiscardHandler)), f.simulate); err != nil {
+		return c, err
 	}
-	var warnings []flagval.Warning
 	if !f.simulate {
-		var loaded []config.Project
-		if f.checked != nil {
-			loaded = f.checked.first
-		}
-		warnings = f.config.Warnings(getenv, loaded)
+		c.warnings = f.config.Warnings(getenv, c.projects)
 	}
-	return append(warnings, f.admin.Warnings()...), nil
+	c.warnings = append(c.warnings, f.admin.Warnings()...)
+	return c, nil
+}
+
+// checkProjects checks where the projects come from (the embedded simulator, a
+// configuration file, the single-project flags, or discovery) and reads them from a
+// file or the flags: nil for the simulator's and discovery's, known once started.
+func checkProjects(f *flags, getenv func(string) string) ([]config.Project, error) {
+	cfg := f.config
+	switch {
+	case !f.simulate && (f.simulateAddressSet || getenv("CLOUDDB_SIMULATE_LISTEN_ADDRESS") != ""):
+		return nil, errors.New("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS) is set but --simulate is not: set both or neither")
+	case f.simulate && cfg.ConfigFile != "":
+		return nil, errors.New("--simulate and --config.file (CLOUDDB_CONFIG_FILE) contradict each other: use one")
+	case f.simulate:
+		if given := cfg.SingleProjectSettingsGiven(getenv, true); len(given) > 0 {
+			return nil, fmt.Errorf("--simulate polls its own simulator with generated credentials; unset %s", strings.Join(given, ", "))
+		}
+		if err := cloudsim.CheckDemoAddress(f.simulateAddress); err != nil {
+			return nil, fmt.Errorf("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS): %w", err)
+		}
+		return nil, nil
+	case cfg.ConfigFile != "":
+		if given := cfg.SingleProjectSettingsGiven(getenv, false); len(given) > 0 {
+			return nil, fmt.Errorf("--config.file (CLOUDDB_CONFIG_FILE) lists the projects and their credentials; unset %s", strings.Join(given, ", "))
+		}
+		return loadProjects(f, getenv)
+	case cfg.ProjectID == "":
+		_, err := cfg.DiscoveryTemplate(getenv)
+		return nil, err
+	default:
+		return loadProjects(f, getenv)
+	}
+}
+
+// loadProjects reads the projects of a configuration file or the single-project flags.
+func loadProjects(f *flags, getenv func(string) string) ([]config.Project, error) {
+	cfg := f.config
+	if cfg.ConfigFile != "" {
+		api, collect := cfg.Defaults()
+		return config.LoadFile(cfg.ConfigFile, api, collect, getenv)
+	}
+	project, err := cfg.SingleProject(getenv)
+	return []config.Project{project}, err
 }
 
 func newRegistry(exporterMetrics bool) *prometheus.Registry {
@@ -315,49 +331,27 @@ func adminOptions(manager *projects.Manager, reg prometheus.Registerer, logger *
 	}
 }
 
-// projectSource resolves where the projects come from: the embedded
-// simulator, a configuration file, the single-project flags, or discovery.
-// With apiMetrics nil it only validates (--config.check).
-func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, apiMetrics *apimetrics.Metrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
-	cfg, check := f.config, apiMetrics == nil
-	if !check && f.checked != nil {
-		return f.checked.Load, nil
-	}
+// projectSource returns the start's loader, for a configuration checkProjects passed:
+// its first load returns first, what the check read; later ones (reloads) read again.
+func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv func(string) string, first []config.Project, apiMetrics *apimetrics.Metrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	switch {
-	case !f.simulate && (f.simulateAddressSet || getenv("CLOUDDB_SIMULATE_LISTEN_ADDRESS") != ""):
-		return nil, errors.New("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS) is set but --simulate is not: set both or neither")
-	case f.simulate && cfg.ConfigFile != "":
-		return nil, errors.New("--simulate and --config.file (CLOUDDB_CONFIG_FILE) contradict each other: use one")
 	case f.simulate:
-		if given := cfg.SingleProjectSettingsGiven(getenv, true); len(given) > 0 {
-			return nil, fmt.Errorf("--simulate polls its own simulator with generated credentials; unset %s", strings.Join(given, ", "))
-		}
-		if check {
-			if err := cloudsim.CheckDemoAddress(f.simulateAddress); err != nil {
-				return nil, fmt.Errorf("--simulate.listen-address (CLOUDDB_SIMULATE_LISTEN_ADDRESS): %w", err)
-			}
-			return nil, nil
-		}
-		project, err := startSimulator(ctx, logger, cfg, f.simulateAddress, getenv)
+		project, err := startSimulator(ctx, logger, f.config, f.simulateAddress, getenv)
 		if err != nil {
 			return nil, err
 		}
 		return func() ([]config.Project, error) { return []config.Project{project}, nil }, nil
-	case cfg.ConfigFile != "":
-		if given := cfg.SingleProjectSettingsGiven(getenv, false); len(given) > 0 {
-			return nil, fmt.Errorf("--config.file (CLOUDDB_CONFIG_FILE) lists the projects and their credentials; unset %s", strings.Join(given, ", "))
-		}
-		api, collect := cfg.Defaults()
-		return f.remember(check, func() ([]config.Project, error) { return config.LoadFile(cfg.ConfigFile, api, collect, getenv) })
-	case cfg.ProjectID == "":
-		return discoverySource(ctx, logger, cfg, getenv, apiMetrics, reg)
-	default:
-		// Re-read on every load: a reload picks up rotated key files.
-		return f.remember(check, func() ([]config.Project, error) {
-			project, err := cfg.SingleProject(getenv)
-			return []config.Project{project}, err
-		})
+	case discovering(f):
+		return discoverySource(ctx, logger, f.config, getenv, apiMetrics, reg)
 	}
+	return func() ([]config.Project, error) {
+		if ps := first; ps != nil {
+			first = nil
+			return ps, nil
+		}
+		// Read again: a reload picks up a changed file and rotated key files.
+		return loadProjects(f, getenv)
+	}, nil
 }
 
 // "" with --simulate, whose project never changes.
@@ -389,7 +383,7 @@ func discovering(f *flags) bool {
 // stopping the exporter; the next one, a cycle later, tries again.
 func discoverySource(ctx context.Context, logger *slog.Logger, cfg *config.Flags, getenv func(string) string, apiMetrics *apimetrics.Metrics, reg prometheus.Registerer) (func() ([]config.Project, error), error) {
 	template, err := cfg.DiscoveryTemplate(getenv)
-	if err != nil || apiMetrics == nil {
+	if err != nil {
 		return nil, err
 	}
 	d, err := projects.NewDiscovery(template, version.ComponentUserAgent(exporterName), apiMetrics.DiscoveryObserver(), logger)

@@ -19,7 +19,7 @@ type routes struct {
 	notReady  func() string
 	reload    http.Handler
 	snapshots func() []*fleet.Snapshot
-	dataPlane func(projectID string) (usage, logs bool)
+	dataPlane func(projectID, part string) bool
 	pprof     bool
 }
 

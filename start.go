@@ -21,34 +21,34 @@ import (
 )
 
 // ok is false when run must return code now: an error, or --config.check done.
-func prepare(args []string, getenv func(string) string) (f *flags, logger *slog.Logger, code int, ok bool) {
+func prepare(args []string, getenv func(string) string) (f *flags, c checked, logger *slog.Logger, code int, ok bool) {
 	f, err := parseFlags(args, getenv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
-		return nil, nil, 2, false
+		return nil, c, nil, 2, false
 	}
 	logger, err = logging.New(os.Stderr, f.log, logging.IsTerminal(os.Stderr))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
-		return nil, nil, 2, false
+		return nil, c, nil, 2, false
 	}
 	for _, d := range f.deprecatedEnvars {
 		logger.Warn("Deprecated environment variable", "variable", d.old, "use", envarOf(d.flag))
 	}
 	// Every check runs first, so a failed start logs its one reason.
-	warnings, err := checkConfig(f, getenv)
+	c, err = checkConfig(f, getenv)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
-		return nil, nil, 2, false
+		return nil, c, nil, 2, false
 	}
-	for _, w := range warnings {
+	for _, w := range c.warnings {
 		logger.Warn("Unsafe setting", "setting", w.Setting, "reason", w.Reason)
 	}
 	if f.configCheck {
 		logger.Info("Configuration is valid")
-		return nil, nil, 0, false
+		return nil, c, nil, 0, false
 	}
-	return f, logger, 0, true
+	return f, c, logger, 0, true
 }
 
 func announce(logger *slog.Logger, f *flags, sh shard.Shard, getenv func(string) string) {
@@ -68,9 +68,9 @@ func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, re
 	mux := newMux(routes{
 		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
 		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
-		dataPlane: func(id string) (usage, logs bool) {
+		dataPlane: func(id, part string) bool {
 			p, ok := manager.Get(id)
-			return ok && p.Config.Collect.Usage.Enabled, ok && p.Config.Collect.Logs.Enabled
+			return ok && dataplane.Enabled(p.Config.Collect, part)
 		},
 	})
 	return httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
@@ -110,7 +110,7 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 
 // nil without --collect.logs.state-file, which the readers and Close accept.
 func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger) (*dataplane.LogPositions, error) {
-	path := f.config.Collect.Logs.StateFile
+	path := dataplane.LogsStateFile(f.config.Collect)
 	if path == "" {
 		return nil, nil
 	}

@@ -28,11 +28,12 @@ func TestStartReadsTheConfigFileOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkConfig(f, getenv); err != nil {
+	c, err := checkConfig(f, getenv)
+	if err != nil {
 		t.Fatal(err)
 	}
 	write("not: [a configuration")
-	load, err := projectSource(context.Background(), slog.New(slog.DiscardHandler), f, getenv, apimetrics.New(nil), prometheus.NewRegistry())
+	load, err := projectSource(context.Background(), slog.New(slog.DiscardHandler), f, getenv, c.projects, apimetrics.New(nil), prometheus.NewRegistry())
 	if err != nil {
 		t.Fatalf("the file was read again after the check: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -25,8 +26,9 @@ type statusPage struct {
 	notReady  func() string
 	links     []web.LandingLinks
 	now       func() time.Time
-	// nil: as the snapshot shows (its data is nil until the first read).
-	dataPlane func(projectID string) (usage, logs bool)
+	// dataPlane says whether a project's configuration enables a data-plane
+	// part; nil: as the snapshot shows (its data is nil until the first read).
+	dataPlane func(projectID, part string) bool
 }
 
 type statusView struct {
@@ -42,10 +44,13 @@ type projectView struct {
 	Access          string
 	Taken, DataAge  string
 	Budget, Refresh string
-	Usage, Logs     string
+	Readers         []readerView
 	OverBudget      bool
 	Parts           []partView
 }
+
+// readerView is a data-plane reader's row: its title and whether it is on and has read.
+type readerView struct{ Title, State string }
 
 type partView struct {
 	Name                             string
@@ -58,12 +63,15 @@ func newStatusPage(p statusPage) http.Handler {
 		view := statusView{Version: version.Info(), Links: p.links, NotReady: p.notReady()}
 		now := p.now()
 		for _, s := range p.snapshots() {
-			usage, logs := s.Usage() != nil, s.Logs() != nil
-			if p.dataPlane != nil {
-				usage, logs = p.dataPlane(s.ProjectID)
-			}
 			v := projectOf(s, now)
-			v.Usage, v.Logs = readerState(usage, s.Usage() != nil), readerState(logs, s.Logs() != nil)
+			for _, part := range dataplane.Parts() {
+				read := s.Data[part.Name] != nil
+				on := read
+				if p.dataPlane != nil {
+					on = p.dataPlane(s.ProjectID, part.Name)
+				}
+				v.Readers = append(v.Readers, readerView{part.Title, readerState(on, read)})
+			}
 			view.Projects = append(view.Projects, v)
 		}
 		var buf bytes.Buffer

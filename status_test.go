@@ -10,15 +10,16 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
-	"github.com/clouddb/clouddb_exporter/internal/fleettest"
+	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 )
 
 // TestStatusPage: the landing page shows each project's state from its
 // snapshot (parts, errors, access, data age, budget, data plane), keeps
 // the links, and escapes whatever the API sent.
 func TestStatusPage(t *testing.T) {
-	snaps := fleettest.Snapshots()
+	snaps := dataplanetest.Snapshots()
 	a, b := *snaps[0], *snaps[1]
 	a.Parts = append([]fleet.PartHealth(nil), a.Parts...)
 	a.Parts[1].LastError = `apiclient: listReplicaSets: 500 <script>alert(1)</script>`
@@ -75,12 +76,12 @@ func TestStatusPageNoProject(t *testing.T) {
 // TestStatusPageReaderNotReadYet: a reader that is on but has read nothing
 // yet (its data is nil in the snapshot) shows as on, not off.
 func TestStatusPageReaderNotReadYet(t *testing.T) {
-	s := *fleettest.Snapshots()[1]
+	s := *dataplanetest.Snapshots()[1]
 	h := newStatusPage(statusPage{
 		snapshots: func() []*fleet.Snapshot { return []*fleet.Snapshot{&s} },
 		notReady:  func() string { return "" },
 		now:       time.Now,
-		dataPlane: func(string) (bool, bool) { return true, false },
+		dataPlane: func(_, part string) bool { return part == dataplane.PartUsage },
 	})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))

@@ -25,6 +25,11 @@ func (s *Sink) Gauge(d *Desc, value float64, labelValues ...string) {
 	s.gaugeAt(d, value, time.Time{}, labelValues...)
 }
 
+// GaugeAt emits one sample of d with an explicit timestamp (none when ts is zero).
+func (s *Sink) GaugeAt(d *Desc, value float64, ts time.Time, labelValues ...string) {
+	s.gaugeAt(d, value, ts, labelValues...)
+}
+
 func (s *Sink) gaugeAt(d *Desc, value float64, ts time.Time, labelValues ...string) {
 	if s.rec != nil {
 		s.rec.add(d, value, ts, labelValues)

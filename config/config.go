@@ -42,10 +42,9 @@ type Collect struct {
 	MaxStaleness        time.Duration
 	Concurrency         int
 	MaxResourcesPerList int
-	Usage               Usage
-	Logs                Logs
-	readers             map[string]any
-	minDataInterval     time.Duration
+	// readers holds each data-plane reader's settings (ReaderKey).
+	readers         map[string]any
+	minDataInterval time.Duration
 }
 
 // Credentials authenticate one project.

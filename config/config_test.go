@@ -170,13 +170,13 @@ projects:
 		want       []string
 	}{
 		{"unknown key", "projects:\n  - id: a\n    acess_key_env: A_KEY\n", []string{"projects[0].acess_key_env: unknown key (did you mean access_key_env?)"}},
-		{"unknown nested key", "projects:\n  - {id: a, collect: {intervall: 2m, usage: {enabeld: true}}}\n",
-			[]string{"projects[0].collect.intervall: unknown key (did you mean interval?)", "projects[0].collect.usage.enabeld: unknown key (did you mean enabled?)"}},
+		{"unknown nested key", "projects:\n  - {id: a, collect: {intervall: 2m, example: {enabeld: true}}}\n",
+			[]string{"projects[0].collect.intervall: unknown key (did you mean interval?)", "projects[0].collect.example.enabeld: unknown key (did you mean enabled?)"}},
 		{"far from any key", "projects:\n  - {id: a, zzzzzzzz: 1}\n", []string{"projects[0].zzzzzzzz: unknown key; valid keys: access_key_env, access_key_file, api,"}},
 		{"top-level key", "project:\n  - id: a\n", []string{"project: unknown key (did you mean projects?)"}},
-		{"wrong types", "projects:\n  - {id: a, collect: {interval: two minutes, concurrency: many, usage: {enabled: maybe, series: x}}, api: {rate_limit: fast}}\n",
+		{"wrong types", "projects:\n  - {id: a, collect: {interval: two minutes, concurrency: many, example: {enabled: maybe, tags: x}}, api: {rate_limit: fast}}\n",
 			[]string{`projects[0].collect.interval: "two minutes" is not a duration (write it like 2m, 90s or 1h)`, `projects[0].collect.concurrency: "many" is not a whole number`,
-				`projects[0].collect.usage.enabled: "maybe" is not true or false`, `projects[0].collect.usage.series: "x" is not a list of strings`, `projects[0].api.rate_limit: "fast" is not a number`}},
+				`projects[0].collect.example.enabled: "maybe" is not true or false`, `projects[0].collect.example.tags: "x" is not a list of strings`, `projects[0].api.rate_limit: "fast" is not a number`}},
 		{"a list for a mapping", "projects:\n  - {id: a, http_client: [1]}\n", []string{"projects[0].http_client: a list is not a mapping of keys"}},
 		{"not a list", "projects: {id: a}\n", []string{"projects: a mapping is not a list of mappings"}},
 		{"unknown TLS key", "projects:\n  - {id: a, http_client: {tls_config: {ca_fiel: ca.pem}, proxy_ur: x}}\n",
@@ -240,25 +240,24 @@ func TestClientConfigRetries(t *testing.T) {
 	}
 }
 
-// TestDemoDefaults: the demo turns the data plane on, unless the command
-// line or the environment chose.
+// TestDemoDefaults: the demo turns a reader marked Demo on (the example
+// reader of readers_test.go), unless the command line or the environment chose.
 func TestDemoDefaults(t *testing.T) {
 	for _, tc := range []struct {
-		args        []string
-		env         map[string]string
-		usage, logs bool
+		args []string
+		env  map[string]string
+		on   bool
 	}{
-		{nil, nil, true, true},
-		{[]string{"--no-collect.usage"}, nil, false, true},
-		{[]string{"--no-collect.logs"}, nil, true, false},
-		{nil, map[string]string{"CLOUDDB_COLLECT_USAGE": "false", "CLOUDDB_COLLECT_LOGS": "false"}, false, false},
+		{nil, nil, true},
+		{[]string{"--no-collect.example"}, nil, false},
+		{nil, map[string]string{"CLOUDDB_COLLECT_EXAMPLE": "false"}, false},
 	} {
 		_, c := parseFlags(t, tc.args...).DemoDefaults(env(tc.env))
-		if c.Usage.Enabled != tc.usage || c.Logs.Enabled != tc.logs {
-			t.Errorf("%v %v: usage %v logs %v, want %v %v", tc.args, tc.env, c.Usage.Enabled, c.Logs.Enabled, tc.usage, tc.logs)
+		if on := exampleKey.Of(c).Enabled; on != tc.on {
+			t.Errorf("%v %v: example reader on %v, want %v", tc.args, tc.env, on, tc.on)
 		}
-		if _, d := parseFlags(t, tc.args...).Defaults(); d.Usage.Enabled || d.Logs.Enabled {
-			t.Errorf("%v: Defaults turned the data plane on", tc.args)
+		if _, d := parseFlags(t, tc.args...).Defaults(); exampleKey.Of(d).Enabled {
+			t.Errorf("%v: Defaults turned the example reader on", tc.args)
 		}
 	}
 }

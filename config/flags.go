@@ -21,16 +21,17 @@ const (
 
 // Flags are the api.*, collect.* and config.file flags.
 type Flags struct {
-	URL               string
-	ProjectID         string
-	AccessKeyFile     string
-	SecretKeyFile     string
-	APIKeyFile        string
-	API               API
-	Collect           Collect
-	ConfigFile        string
-	proxyURL          string
-	usageSet, logsSet bool
+	URL           string
+	ProjectID     string
+	AccessKeyFile string
+	SecretKeyFile string
+	APIKeyFile    string
+	API           API
+	Collect       Collect
+	ConfigFile    string
+	proxyURL      string
+	// given: whether the user set each flag with a demo value (Setting.Demo).
+	given map[string]*bool
 }
 
 // AddFlags registers the flags on app.
@@ -47,8 +48,13 @@ func AddFlags(app *kingpin.Application) *Flags {
 	app.Flag("api.key-file", "File holding the API key for GET /auth/info (alternative to $"+EnvAPIKey+"; optional: without it /auth/info is read with the key pair, which a first-revision API refuses).").
 		Envar("CLOUDDB_API_KEY_FILE").StringVar(&f.APIKeyFile)
 	addSettingFlags(app, &f.API, &f.Collect)
-	app.GetFlag("collect.usage").IsSetByUser(&f.usageSet)
-	app.GetFlag("collect.logs").IsSetByUser(&f.logsSet)
+	f.given = map[string]*bool{}
+	for _, s := range settings {
+		if s.demo {
+			f.given[s.flag] = new(bool)
+			app.GetFlag(s.flag).IsSetByUser(f.given[s.flag])
+		}
+	}
 	flagval.Duration(app, "collect.min-data-interval", "Testing only: the shortest --collect.usage.interval and --collect.logs.interval allowed.",
 		"0s", "", &f.Collect.minDataInterval)
 	app.GetFlag("collect.min-data-interval").Hidden()
@@ -70,15 +76,14 @@ func AddFlags(app *kingpin.Application) *Flags {
 	return f
 }
 
-// DemoDefaults are Defaults with the usage and log collectors on for the simulator's
-// demo, unless --collect.usage or --collect.logs (or their variables) say otherwise.
+// DemoDefaults are Defaults with the settings marked Demo (the data-plane readers) on
+// for the simulator's demo, unless their flags (or variables) say otherwise.
 func (f *Flags) DemoDefaults(getenv func(string) string) (API, Collect) {
 	api, collect := f.Defaults()
-	if !f.usageSet && getenv("CLOUDDB_COLLECT_USAGE") == "" {
-		collect.Usage.Enabled = true
-	}
-	if !f.logsSet && getenv("CLOUDDB_COLLECT_LOGS") == "" {
-		collect.Logs.Enabled = true
+	for _, s := range settings {
+		if s.demo && !*f.given[s.flag] && getenv(flagval.Envar(s.flag)) == "" {
+			*s.field(&api, &collect).(*bool) = true
+		}
 	}
 	return api, collect
 }

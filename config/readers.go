@@ -6,11 +6,13 @@ import (
 )
 
 // Setting declares a per-project setting from the package that owns it, as a row
-// of the table: Key "" for no file key, Check may be nil.
+// of the table: Key "" for no file key, Check may be nil. Demo, for a bool, turns
+// it on in the simulator's demo (--simulate) unless its flag or variable is given.
 type Setting struct {
 	Flag, Key, Help, Default string
 	Field                    func(*API, *Collect) any
 	Check                    func(p Project, v any) []string
+	Demo                     bool
 }
 
 // AddSettings adds settings to the table; call it from an init, before flags are read.
@@ -19,7 +21,7 @@ func AddSettings(ss ...Setting) {
 		panic("config: AddSettings after the settings were read")
 	}
 	for _, s := range ss {
-		settings = append(settings, setting{s.Flag, s.Key, s.Help, s.Default, s.Field, s.Check})
+		settings = append(settings, setting{s.Flag, s.Key, s.Help, s.Default, s.Field, s.Check, s.Demo})
 	}
 }
 
@@ -40,6 +42,11 @@ func (k ReaderKey[T]) In(c *Collect) *T {
 	v := new(T)
 	c.readers[k.name] = v
 	return v
+}
+
+// Field returns a Setting's Field for the setting f picks in the reader's settings.
+func (k ReaderKey[T]) Field(f func(*T) any) func(*API, *Collect) any {
+	return func(_ *API, c *Collect) any { return f(k.In(c)) }
 }
 
 // Of returns the reader's settings in c, zero when c has none.
@@ -73,6 +80,20 @@ func IfEnabled(on func(p Project) bool, check func(p Project, v any) []string) f
 			return nil
 		}
 		return check(p, v)
+	}
+}
+
+// SelectionSettings are the rows of a reader's Selection: --collect.<name>.environment
+// and --collect.<name>.service-name-regex, checked when on says the reader is enabled;
+// verb starts their help ("Read the usage of").
+func SelectionSettings(name, verb string, sel func(*Collect) *Selection, on func(p Project) bool) []Setting {
+	return []Setting{
+		{Flag: "collect." + name + ".environment", Key: "collect." + name + ".environments",
+			Help:  verb + " services of this environment only (PROD or DEV; repeatable; default: every environment).",
+			Field: func(_ *API, c *Collect) any { return &sel(c).Environments }, Check: IfEnabled(on, environments)},
+		{Flag: "collect." + name + ".service-name-regex", Key: "collect." + name + ".service_name_regex",
+			Help:  verb + " services whose name matches this regular expression only (anchored; default: every service).",
+			Field: func(_ *API, c *Collect) any { return &sel(c).ServiceNameRegex }, Check: IfEnabled(on, nameRegex)},
 	}
 }
 

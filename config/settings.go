@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -24,6 +23,7 @@ type setting struct {
 	def   string
 	field func(*API, *Collect) any
 	check check
+	demo  bool
 }
 
 // check returns what is wrong with v (field's pointer); each message follows the name.
@@ -31,31 +31,31 @@ type check func(p Project, v any) []string
 
 var settings = []setting{
 	{"api.timeout", "api.timeout", "Timeout of one API request attempt.", apiclient.DefaultTimeout.String(),
-		func(a *API, _ *Collect) any { return &a.Timeout }, positive},
+		func(a *API, _ *Collect) any { return &a.Timeout }, positive, false},
 	{"api.rate-limit", "api.rate_limit", "Client-side rate limit per project, in API requests per second.", fmt.Sprint(apiclient.DefaultRateLimit),
-		func(a *API, _ *Collect) any { return &a.RateLimit }, positive},
+		func(a *API, _ *Collect) any { return &a.RateLimit }, positive, false},
 	{"api.rate-burst", "api.burst", "Burst of the client-side rate limit.", "5",
-		func(a *API, _ *Collect) any { return &a.Burst }, nil},
+		func(a *API, _ *Collect) any { return &a.Burst }, nil, false},
 	{"api.max-retries", "api.max_retries", "Retries of a failed read (network errors, 429, 5xx); writes are only retried on 429.", fmt.Sprint(apiclient.DefaultMaxRetries),
-		func(a *API, _ *Collect) any { return &a.MaxRetries }, notNegative},
+		func(a *API, _ *Collect) any { return &a.MaxRetries }, notNegative, false},
 	{"api.retry-base-delay", "", "Base delay of the exponential backoff with full jitter.", apiclient.DefaultRetryBaseDelay.String(),
-		func(a *API, _ *Collect) any { return &a.RetryBaseDelay }, nil},
+		func(a *API, _ *Collect) any { return &a.RetryBaseDelay }, nil, false},
 	{"api.retry-max-delay", "", "Cap of one backoff delay.", apiclient.DefaultRetryMaxDelay.String(),
-		func(a *API, _ *Collect) any { return &a.RetryMaxDelay }, nil},
+		func(a *API, _ *Collect) any { return &a.RetryMaxDelay }, nil, false},
 	{"api.max-response-size", "", "Largest API answer read: a larger one fails its call with a clear error. Answers are decoded as they stream in, so memory follows what is kept, not this size (see --api.max-value-size). The default fits a list of 100,000 services at about 5 KiB each (the simulator's are 0.85 KiB).", "512MiB",
-		func(a *API, _ *Collect) any { return &a.MaxResponseSize }, nil},
+		func(a *API, _ *Collect) any { return &a.MaxResponseSize }, nil, false},
 	{"api.max-value-size", "", "Largest single value of an API answer: one list element, one token, or one run of white space, which the decoder holds whole. A larger one fails its call with a clear error: this bounds what a broken or hostile answer costs in memory. A service is 1 to 5 KiB.", "1MiB",
-		func(a *API, _ *Collect) any { return &a.MaxValueSize }, nil},
+		func(a *API, _ *Collect) any { return &a.MaxValueSize }, nil, false},
 	{"collect.interval", "collect.interval", "Interval of full poll cycles (all list endpoints).", DefaultInterval.String(),
-		func(_ *API, c *Collect) any { return &c.Interval }, positive},
+		func(_ *API, c *Collect) any { return &c.Interval }, positive, false},
 	{"collect.transition-interval", "collect.transition_interval", "Interval at which resources in a transitional state are followed through the get endpoints.", DefaultTransitionInterval.String(),
-		func(_ *API, c *Collect) any { return &c.TransitionInterval }, positive},
+		func(_ *API, c *Collect) any { return &c.TransitionInterval }, positive, false},
 	{"collect.max-staleness", "collect.max_staleness", "Opt-in: drop a resource's series once refreshing it has failed for this long since its last good read. 0 (the default) never drops: an outage keeps the last known data, flagged by clouddb_exporter_collector_success.", DefaultMaxStaleness.String(),
-		func(_ *API, c *Collect) any { return &c.MaxStaleness }, notNegative},
+		func(_ *API, c *Collect) any { return &c.MaxStaleness }, notNegative, false},
 	{"collect.concurrency", "collect.concurrency", "API calls one project's poll cycle may have in flight.", fmt.Sprint(DefaultConcurrency),
-		func(_ *API, c *Collect) any { return &c.Concurrency }, positive},
+		func(_ *API, c *Collect) any { return &c.Concurrency }, positive, false},
 	{"collect.max-resources-per-list", "collect.max_resources_per_list", "Most resources kept from one list answer (services, VPCs, a service's replica sets, a VPC's peerings): a longer list fails its call once that many were read, and its part reports clouddb_exporter_collector_success 0. Each resource costs series on /metrics; the default is 1.5 times the largest fleet supported (100,000 services); 0 also means the default.", fmt.Sprint(apiclient.DefaultMaxListLength),
-		func(_ *API, c *Collect) any { return &c.MaxResourcesPerList }, notNegative},
+		func(_ *API, c *Collect) any { return &c.MaxResourcesPerList }, notNegative, false},
 }
 
 func addSettingFlags(app *kingpin.Application, api *API, collect *Collect) {
@@ -141,20 +141,6 @@ func notNegative(_ Project, v any) []string {
 	return nil
 }
 
-func notNegativeJobs(_ Project, v any) []string {
-	if number(v) < 0 {
-		return []string{" must not be negative"}
-	}
-	return nil
-}
-
-func atLeastOnePage(_ Project, v any) []string {
-	if number(v) < 1 {
-		return []string{" must be at least 1"}
-	}
-	return nil
-}
-
 func atLeastDataInterval(least time.Duration) check {
 	return func(p Project, v any) []string {
 		if floor := cmp.Or(p.Collect.minDataInterval, least); *v.(*time.Duration) < floor {
@@ -162,27 +148,6 @@ func atLeastDataInterval(least time.Duration) check {
 		}
 		return nil
 	}
-}
-
-func logsDelay(_ Project, v any) []string {
-	if d := *v.(*time.Duration); d < 0 || d > MaxLogsDelay {
-		return []string{" must be between 0s and " + MaxLogsDelay.String()}
-	}
-	return nil
-}
-
-func usageSeries(_ Project, v any) []string {
-	var out []string
-	for _, s := range *v.(*[]string) {
-		switch {
-		case strings.TrimSpace(s) == "":
-			out = append(out, " must not hold an empty name")
-		case !slices.Contains(DefaultUsageSeries, strings.TrimPrefix(s, "_")):
-			// It would cost calls and export nothing: no metric has it.
-			out = append(out, fmt.Sprintf(": %q is not a documented usage series (one of %s)", s, strings.Join(DefaultUsageSeries, ", ")))
-		}
-	}
-	return out
 }
 
 func environments(_ Project, v any) []string {

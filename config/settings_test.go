@@ -51,7 +51,7 @@ func TestEveryFileKeyOverridesItsFlag(t *testing.T) {
 			t.Errorf("%s left out: %#v, want the flag's %#v", s.key, got, flagValue)
 		}
 	}
-	if n < 20 {
+	if n < 14 {
 		t.Fatalf("%d file keys in the settings table", n)
 	}
 }

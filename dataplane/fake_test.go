@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/gate"
 )
@@ -109,3 +110,9 @@ func (h *fakeHost) enter() { h.state.Enter() }
 func (h *fakeHost) leave() { h.state.Leave() }
 
 func (h *fakeHost) WaitForState(ctx context.Context) error { return h.state.Wait(ctx) }
+
+// withReader returns c with a reader's settings: a unit test's way to enable one.
+func withReader[T any](c config.Collect, k config.ReaderKey[T], v T) config.Collect {
+	*k.In(&c) = v
+	return c
+}

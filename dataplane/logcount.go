@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // logSeverities start at 0 as soon as a service is seen, so that increase()
@@ -46,7 +45,7 @@ type logCursor struct {
 	recent []entryAt
 	// counts is published as it is when fresh is 0; shared, it is copied
 	// before it changes.
-	counts *fleet.ServiceLogs
+	counts *ServiceLogs
 	// fresh severities, first seen since the last tick, are published at 0
 	// first, so that increase() sees their first entries.
 	fresh  uint16
@@ -82,7 +81,7 @@ func unixTime(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
 func newLogCursor(id string, boundary time.Time, window time.Duration) *logCursor {
 	b := boundary.UnixNano()
-	c := &logCursor{boundary: b, lateFrom: b, window: window, readUntil: b, counts: fleet.NewServiceLogs(&id)}
+	c := &logCursor{boundary: b, lateFrom: b, window: window, readUntil: b, counts: NewServiceLogs(&id)}
 	for _, sev := range logSeverities[:7] {
 		c.counts.Set(severityIndex(sev), 0)
 	}

@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // TestLogCursorKeepsFewBytesPerEntry: a cursor keeps each entry of its
@@ -53,8 +52,8 @@ func TestLogCursorKeepsFewBytesPerEntry(t *testing.T) {
 // and three time.Time inside, and the publishes' own copies besides).
 func TestLogCursorCountsInArrays(t *testing.T) {
 	for _, sev := range append(slices.Clone(logSeverities), SeverityOther) {
-		if fleet.LogSeverityIndex(sev) < 0 {
-			t.Fatalf("severity %s has no place in fleet.LogSeverities", sev)
+		if LogSeverityIndex(sev) < 0 {
+			t.Fatalf("severity %s has no place in LogSeverities", sev)
 		}
 	}
 	if numSeverities > 16 {

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // Bounds of the log state file (--collect.logs.state-file).
@@ -63,7 +61,7 @@ type savedServices []savedCursor
 type savedCursor struct {
 	boundary, readUntil int64 // Unix ns
 	// counts, with the service's id, is shared with the cursor.
-	counts *fleet.ServiceLogs
+	counts *ServiceLogs
 	// atBoundary: sorted, a key as many times as counted.
 	atBoundary []uint32
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 const testAPI = "http://api.example.net/v1"
@@ -33,7 +31,7 @@ func (h *logsHarness) restart(t *testing.T, path string, down time.Duration, api
 	h.host = newFakeHost(len(h.host.services))
 	opts := h.l.opts
 	opts.Positions, opts.APIURL = pos, apiURL
-	h.l = newLogsReader(newRunner(h.host, opts, fleet.PartLogs, opts.Logs.Interval), h.fl)
+	h.l = newLogsReader(newRunner(h.host, opts, PartLogs, logsKey.Of(opts.Collect).Interval), h.fl)
 	h.l.unpaced = true
 	return pos
 }
@@ -54,7 +52,7 @@ func TestLogPositionsResume(t *testing.T) {
 	h.fl.add("svc01", t0.Add(-10*time.Second), "FATAL", "boundary", 2)
 	h.tick()
 	h.tick()
-	if l := h.host.Snapshot().Logs(); count(l, "svc00", "ERROR") != 3 || count(l, "svc00", "DEBUG1") != 1 || count(l, "svc01", "FATAL") != 2 {
+	if l := logsOf(h.host.Snapshot()); count(l, "svc00", "ERROR") != 3 || count(l, "svc00", "DEBUG1") != 1 || count(l, "svc01", "FATAL") != 2 {
 		t.Fatalf("before the restart: %v", l.Counts)
 	}
 
@@ -70,7 +68,7 @@ func TestLogPositionsResume(t *testing.T) {
 	for range 3 {
 		h.tick()
 	}
-	if l := h.host.Snapshot().Logs(); count(l, "svc00", "ERROR") != 7 || count(l, "svc01", "FATAL") != 3 || l.SkippedSeconds != 0 || l.Late != 0 {
+	if l := logsOf(h.host.Snapshot()); count(l, "svc00", "ERROR") != 7 || count(l, "svc01", "FATAL") != 3 || l.SkippedSeconds != 0 || l.Late != 0 {
 		t.Errorf("reads after the resume changed the counts: %v, skipped %v, late %v", l.Counts, l.SkippedSeconds, l.Late)
 	}
 	if strings.Contains(h.logs.String(), "refused") || strings.Contains(h.logs.String(), "resume bound") {

@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // The state file's JSON: parsed by encoding/json into these shapes, and
@@ -113,7 +111,7 @@ func (fc fileCursor) check(left *int) error {
 // saved folds the 64-bit keys of files written before the keys were 32
 // bits; fc is checked.
 func (fc fileCursor) saved(id string) savedCursor {
-	sc := savedCursor{boundary: clampedUnixNano(fc.Boundary), readUntil: clampedUnixNano(fc.ReadUntil), counts: fleet.NewServiceLogs(&id)}
+	sc := savedCursor{boundary: clampedUnixNano(fc.Boundary), readUntil: clampedUnixNano(fc.ReadUntil), counts: NewServiceLogs(&id)}
 	for sev, n := range fc.Counts {
 		sc.counts.Set(severityIndex(sev), n)
 	}
@@ -213,7 +211,7 @@ func (e *positionsEncoder) cursor(sc *savedCursor) {
 	}
 	e.b = append(e.b, `},"counts":{`...)
 	first := true
-	for i, sev := range fleet.LogSeverities { // sorted by name, as json.Marshal's keys
+	for i, sev := range LogSeverities { // sorted by name, as json.Marshal's keys
 		if n, ok := sc.counts.Count(i); ok {
 			if !first {
 				e.b = append(e.b, ',')

@@ -12,15 +12,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // oldSaved is a cursor's position as the exporter saved it while the
 // positions were kept as maps, and json.Marshal wrote them.
 func oldSaved(c *logCursor) fileCursor {
 	fc := fileCursor{Boundary: unixTime(c.boundary), ReadUntil: unixTime(c.readUntil), AtBoundary: map[string]int{}, Counts: map[string]float64{}}
-	for i, sev := range fleet.LogSeverities {
+	for i, sev := range LogSeverities {
 		if n, ok := c.counts.Count(i); ok {
 			fc.Counts[sev] = n
 		}
@@ -82,7 +80,7 @@ func oddCursors() map[string]*logCursor {
 			c.counts.Set(severityIndex("OTHER"), 1.5e-7)
 			c.counts.Set(severityIndex("DEBUG3"), 12345678.5)
 		case 1:
-			c.counts = fleet.NewServiceLogs(&id)
+			c.counts = NewServiceLogs(&id)
 		case 2:
 			c.readUntil = c.boundary + int64(time.Hour)
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // savingReader returns a log reader of n services, each having written 40
@@ -25,7 +24,7 @@ func savingReader(tb testing.TB, dir string, n, reads int) *logsReader {
 	const perMinute = 40
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	host := newFakeHost(0)
-	l := &logsReader{runner: newRunner(host, Options{Positions: pos, APIURL: testAPI}, fleet.PartLogs, time.Minute),
+	l := &logsReader{runner: newRunner(host, Options{Positions: pos, APIURL: testAPI}, PartLogs, time.Minute),
 		cursors: map[string]*logCursor{}}
 	for i := range n {
 		id := fmt.Sprintf("service-%06d", i)

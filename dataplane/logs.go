@@ -16,20 +16,76 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
+// The log reader: its settings, its start and its metrics (logsmetrics.go) register
+// from this file's init, its data type is logsdata.go's. A new reader copies the pattern.
 func init() {
-	register(reader{fleet.PartLogs,
-		func(c config.Collect) (bool, time.Duration) { return c.Logs.Enabled, c.Logs.Interval },
-		func(r *runner, client any) func(context.Context) {
-			if lc, ok := client.(LogsClient); ok {
-				return newLogsReader(r, lc).tick
-			}
-			return nil
-		}})
+	on := func(p config.Project) bool { return logsKey.Of(p.Collect).Enabled }
+	field := logsKey.Field
+	config.AddSettings(config.Setting{Flag: "collect.logs", Key: "collect.logs.enabled", Demo: true,
+		Help:  "Opt-in: count each selected service's new log entries by severity (clouddb_service_log_entries_total), at a cost of at least one call per service every --collect.logs.interval (see docs/configuration.md).",
+		Field: field(func(s *logsSettings) any { return &s.Enabled })})
+	config.AddSettings(config.Setting{Flag: "collect.logs.interval", Key: "collect.logs.interval", Default: defaultLogsInterval.String(),
+		Help:  "Interval at which each selected service's new log entries are read (at least 10s).",
+		Field: field(func(s *logsSettings) any { return &s.Interval }), Check: config.IfEnabled(on, config.AtLeastDataInterval(minLogsInterval))})
+	config.AddSettings(config.SelectionSettings("logs", "Count the logs of", func(c *config.Collect) *config.Selection { return &logsKey.In(c).Selection }, on)...)
+	config.AddSettings(config.Setting{Flag: "collect.logs.max-pages", Key: "collect.logs.max_pages", Default: fmt.Sprint(defaultLogsMaxPages),
+		Help:  "Pages of 500 entries read per service per interval at most; beyond, the older entries of the interval are not counted and clouddb_exporter_log_pages_truncated_total says so.",
+		Field: field(func(s *logsSettings) any { return &s.MaxPages }), Check: config.IfEnabled(on, atLeastOnePage)},
+		config.Setting{Flag: "collect.logs.delay", Key: "collect.logs.delay", Default: "0s",
+			Help:  "How long before each read its entries end: entries the provider delivers later than this after their timestamp are not counted (see docs/configuration.md). Counts lag by as much.",
+			Field: field(func(s *logsSettings) any { return &s.Delay }), Check: config.IfEnabled(on, logsDelay)},
+		config.Setting{Flag: "collect.logs.state-file",
+			Help:  "File in which the log collector keeps, for every project and service, where its counting stands and its counts, so that a restart counts the entries written while it was down (up to 1h back) and the counters go on. Written atomically every 10s at most and at shutdown; its directory must exist and be writable. Default: none, and a restart loses the entries written while it was down (see docs/configuration.md).",
+			Field: field(func(s *logsSettings) any { return &s.StateFile })})
+	register(PartLogs, "Log counts",
+		func(c config.Collect) (bool, time.Duration) { s := logsKey.Of(c); return s.Enabled, s.Interval },
+		func(r *runner, client LogsClient) func(context.Context) { return newLogsReader(r, client).tick })
+	registerLogsMetrics()
 }
 
 // LogsClient is the part of *apiclient.Client the log collector uses.
 type LogsClient interface {
 	GetServiceLogs(ctx context.Context, serviceID string, q apiclient.LogsQuery) (*apiclient.LogPage, error)
+}
+
+var _ LogsClient = (*apiclient.Client)(nil)
+
+// Defaults of the log collector's settings.
+const (
+	defaultLogsInterval = time.Minute
+	minLogsInterval     = 10 * time.Second
+	defaultLogsMaxPages = 5
+	maxLogsDelay        = time.Hour
+)
+
+// logsSettings are the log collector's settings, kept in a config.Collect by logsKey.
+type logsSettings struct {
+	Enabled  bool
+	Interval time.Duration
+	config.Selection
+	MaxPages int
+	Delay    time.Duration
+	// StateFile is a flag only: one file holds every project's positions.
+	StateFile string
+}
+
+var logsKey = config.NewReaderKey[logsSettings](PartLogs)
+
+// LogsStateFile is --collect.logs.state-file ("" for none), which main opens once for every project.
+func LogsStateFile(c config.Collect) string { return logsKey.Of(c).StateFile }
+
+func atLeastOnePage(_ config.Project, v any) []string {
+	if *v.(*int) < 1 {
+		return []string{" must be at least 1"}
+	}
+	return nil
+}
+
+func logsDelay(_ config.Project, v any) []string {
+	if d := *v.(*time.Duration); d < 0 || d > maxLogsDelay {
+		return []string{" must be between 0s and " + maxLogsDelay.String()}
+	}
+	return nil
 }
 
 const logsPublishEvery = 5 * time.Second
@@ -38,7 +94,7 @@ const logsPublishEvery = 5 * time.Second
 type logsReader struct {
 	*runner
 	client LogsClient
-	cfg    config.Logs
+	cfg    logsSettings
 	sel    serviceSelector
 
 	cursors   map[string]*logCursor
@@ -68,7 +124,7 @@ type logsReader struct {
 }
 
 func newLogsReader(r *runner, client LogsClient) *logsReader {
-	cfg := r.opts.Logs
+	cfg := logsKey.Of(r.opts.Collect)
 	l := &logsReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
 		cursors: map[string]*logCursor{}, warned: map[string]bool{},
@@ -367,11 +423,11 @@ func (l *logsReader) publishLogs(start, end time.Time, failures int) {
 
 func (l *logsReader) fill() func(*fleet.Snapshot) {
 	logs := l.build()
-	return func(s *fleet.Snapshot) { s.SetData(fleet.PartLogs, logs) }
+	return func(s *fleet.Snapshot) { s.SetData(PartLogs, logs) }
 }
 
-func (l *logsReader) build() *fleet.Logs {
-	logs := &fleet.Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries,
+func (l *logsReader) build() *Logs {
+	logs := &Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries,
 		ReadPeriod: l.readPeriod}
 	l.shownPeriod = l.readPeriod
 	logs.Counts = logCounts(l.cursors)

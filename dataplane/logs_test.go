@@ -99,22 +99,22 @@ func newLogsHarness(t *testing.T, services, maxPages int) *logsHarness {
 	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	host := newFakeHost(services)
 	var logs bytes.Buffer
-	cfg := config.Logs{Enabled: true, Interval: time.Minute, MaxPages: maxPages}
-	opts := Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2, Logs: cfg},
+	cfg := logsSettings{Enabled: true, Interval: time.Minute, MaxPages: maxPages}
+	opts := Options{Collect: withReader(config.Collect{Interval: time.Minute, Concurrency: 2}, logsKey, cfg),
 		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	fl := &fakeLogs{entries: map[string][]apiclient.LogEntry{}, pageSize: 3}
-	l := newLogsReader(newRunner(host, opts, fleet.PartLogs, cfg.Interval), fl)
+	l := newLogsReader(newRunner(host, opts, PartLogs, cfg.Interval), fl)
 	l.unpaced = true
 	return &logsHarness{clock: clock, fl: fl, host: host, l: l, logs: &logs}
 }
 
-func (h *logsHarness) tick() *fleet.Logs {
+func (h *logsHarness) tick() *Logs {
 	h.l.tick(context.Background())
 	h.clock.Advance(time.Minute)
-	return h.host.Snapshot().Logs()
+	return logsOf(h.host.Snapshot())
 }
 
-func count(l *fleet.Logs, id, severity string) float64 {
+func count(l *Logs, id, severity string) float64 {
 	if n, ok := countsOf(l)[[2]string{id, severity}]; ok {
 		return n
 	}
@@ -122,10 +122,10 @@ func count(l *fleet.Logs, id, severity string) float64 {
 }
 
 // countsOf returns l's counts by service id and severity.
-func countsOf(l *fleet.Logs) map[[2]string]float64 {
+func countsOf(l *Logs) map[[2]string]float64 {
 	out := map[[2]string]float64{}
 	for _, c := range l.Counts {
-		for i, sev := range fleet.LogSeverities {
+		for i, sev := range LogSeverities {
 			if n, ok := c.Count(i); ok {
 				out[[2]string{c.ServiceID(), sev}] = n
 			}
@@ -276,7 +276,7 @@ func TestLogsBudgetWarn(t *testing.T) {
 }
 
 func logsHealth(host *fakeHost) fleet.PartHealth {
-	ph, _ := host.part(fleet.PartLogs)
+	ph, _ := host.part(PartLogs)
 	return ph
 }
 
@@ -294,7 +294,7 @@ func TestLogsPublishedAsReadsReturn(t *testing.T) {
 	h.fl.onCall = func(id string) {
 		h.clock.Advance(time.Minute) // the paced calls take long
 		if id == "svc02" {
-			if l := h.host.Snapshot().Logs(); l != nil {
+			if l := logsOf(h.host.Snapshot()); l != nil {
 				seen = count(l, "svc00", "ERROR")
 			}
 		}
@@ -313,7 +313,7 @@ func TestLogsPublishRace(t *testing.T) {
 	h.l.cursors = map[string]*logCursor{"svc00": h.l.cursors["svc00"], "svc01": h.l.cursors["svc01"]}
 	h.fl.onCall = func(string) { h.clock.Advance(time.Minute) }
 	h.tick()
-	if l := h.host.Snapshot().Logs(); count(l, "svc00", "ERROR") != 0 || count(l, "svc39", "ERROR") != 0 {
+	if l := logsOf(h.host.Snapshot()); count(l, "svc00", "ERROR") != 0 || count(l, "svc39", "ERROR") != 0 {
 		t.Errorf("counts %v", l.Counts)
 	}
 }
@@ -381,7 +381,7 @@ func TestLogsFailureFlaggedAtOnce(t *testing.T) {
 	h.fl.onCall = func(id string) {
 		if id == "svc02" {
 			during = logsHealth(h.host)
-			counted = count(h.host.Snapshot().Logs(), "svc00", "ERROR")
+			counted = count(logsOf(h.host.Snapshot()), "svc00", "ERROR")
 		}
 	}
 	h.tick()

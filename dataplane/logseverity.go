@@ -1,13 +1,11 @@
 package dataplane
 
-import "github.com/clouddb/clouddb_exporter/fleet"
-
-const numSeverities = len(fleet.LogSeverities)
+const numSeverities = len(LogSeverities)
 
 // severityIndex takes a severity severityOf returned.
 func severityIndex(sev string) int {
-	if i := fleet.LogSeverityIndex(sev); i >= 0 {
+	if i := LogSeverityIndex(sev); i >= 0 {
 		return i
 	}
-	return fleet.LogSeverityIndex(SeverityOther)
+	return LogSeverityIndex(SeverityOther)
 }

@@ -24,7 +24,7 @@ func TestLogsLateEntries(t *testing.T) {
 	for range 4 {
 		h.tick()
 	}
-	l := h.host.Snapshot().Logs()
+	l := logsOf(h.host.Snapshot())
 	if count(l, id, "FATAL") != 1 || count(l, id, "ERROR") != 2 || count(l, id, "WARNING") != 1 || count(l, id, "PANIC") != 0 || l.Late != 1 {
 		t.Fatalf("counted %v, late %v; want the late FATAL once, not the PANIC beyond the window", l.Counts, l.Late)
 	}
@@ -37,7 +37,7 @@ func TestLogsLateEntries(t *testing.T) {
 	if got := h.fl.calls - calls; got != 1 {
 		t.Errorf("a read of 1 new entry made %d calls, want 1", got)
 	}
-	if l := h.host.Snapshot().Logs(); count(l, id, "LOG") != 2 || l.Late != 1 {
+	if l := logsOf(h.host.Snapshot()); count(l, id, "LOG") != 2 || l.Late != 1 {
 		t.Errorf("after a new entry: %v, late %v", l.Counts, l.Late)
 	}
 }

@@ -29,10 +29,10 @@ func TestLogsSeriesStartAtZero(t *testing.T) {
 	}
 	seen := map[[2]string]bool{}
 	for i, snap := range h.host.published {
-		if snap.Logs() == nil {
+		if logsOf(snap) == nil {
 			continue
 		}
-		for k, n := range countsOf(snap.Logs()) {
+		for k, n := range countsOf(logsOf(snap)) {
 			if !seen[k] {
 				seen[k] = true
 				if n != 0 {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // TestUsagePublishAllocatesNothingPerService: a publish, every 5 s while a
@@ -17,7 +16,7 @@ import (
 // service's jobs: 35 MB a publish at 10,000 services).
 func TestUsagePublishAllocatesNothingPerService(t *testing.T) {
 	const services = 50
-	h := newUsageHarness(t, services, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
+	h := newUsageHarness(t, services, 0, usageSettings{Series: []string{"database_qps", "database_job_success"}},
 		"x_database_qps", "x_database_job_success")
 	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
 	h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(1))}}}
@@ -40,8 +39,8 @@ func TestUsagePublishAllocatesNothingPerService(t *testing.T) {
 func TestLogsPublishAllocatesNothingPerService(t *testing.T) {
 	const services = 50
 	host := newFakeHost(services)
-	opts := Options{Collect: config.Collect{Interval: time.Minute, Logs: config.Logs{Enabled: true, Interval: time.Minute}}}
-	l := newLogsReader(newRunner(host, opts, fleet.PartLogs, time.Minute), nil)
+	opts := Options{Collect: withReader(config.Collect{Interval: time.Minute}, logsKey, logsSettings{Enabled: true, Interval: time.Minute})}
+	l := newLogsReader(newRunner(host, opts, PartLogs, time.Minute), nil)
 	for i := range services {
 		id := fmt.Sprintf("svc%02d", i)
 		l.cursors[id] = newLogCursor(id, time.Time{}, time.Minute)
@@ -61,7 +60,7 @@ func TestLogsPublishAllocatesNothingPerService(t *testing.T) {
 // rendered).
 func TestUsagePublishBytesPerSeries(t *testing.T) {
 	const services = 200
-	h := newUsageHarness(t, services, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
+	h := newUsageHarness(t, services, 0, usageSettings{Series: []string{"database_qps", "database_job_success"}},
 		"x_database_qps", "x_database_job_success")
 	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
 	h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(1))}}}
@@ -88,8 +87,8 @@ func TestUsagePublishBytesPerSeries(t *testing.T) {
 func TestLogsPublishBytesPerCount(t *testing.T) {
 	const services = 1000
 	host := newFakeHost(services)
-	opts := Options{Collect: config.Collect{Interval: time.Minute, Logs: config.Logs{Enabled: true, Interval: time.Minute}}}
-	l := newLogsReader(newRunner(host, opts, fleet.PartLogs, time.Minute), nil)
+	opts := Options{Collect: withReader(config.Collect{Interval: time.Minute}, logsKey, logsSettings{Enabled: true, Interval: time.Minute})}
+	l := newLogsReader(newRunner(host, opts, PartLogs, time.Minute), nil)
 	for i := range services {
 		id := fmt.Sprintf("svc%03d", i)
 		l.cursors[id] = newLogCursor(id, time.Time{}, time.Minute)

@@ -4,8 +4,11 @@ package dataplane
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"sync"
 	"time"
 
@@ -46,49 +49,101 @@ type Options struct {
 // budgetShare is the poller's: the rest is left to retries and admin writes.
 const budgetShare = 0.9
 
-// Run starts each reader that opts enable and client supports on its own goroutine; the
-// function it returns waits for them to end after ctx does (their last save included).
-func Run(ctx context.Context, host Host, client any, opts Options) (wait func()) {
-	if opts.Interval <= 0 {
-		opts.Interval = config.DefaultInterval
-	}
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = config.DefaultConcurrency
-	}
-	if opts.RateLimit < 0 || math.IsNaN(opts.RateLimit) {
-		opts.RateLimit = 0
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	opts.Logger = opts.Logger.With("project_id", host.ProjectID())
-	var wg sync.WaitGroup
+// Readers are one project's enabled readers, bound to its client.
+type Readers struct {
+	opts  Options
+	bound []boundReader
+}
+
+type boundReader struct {
+	part     string
+	interval time.Duration
+	start    func(r *runner) func(context.Context)
+}
+
+// New binds the readers opts enable to client. It fails when client cannot make an
+// enabled reader's calls: *apiclient.Client makes every reader's (each reader's file
+// checks it when it compiles), so only another client can fail here.
+func New(client any, opts Options) (*Readers, error) {
+	rs := &Readers{opts: opts}
+	var errs []error
 	for _, rd := range readers {
 		on, interval := rd.enabled(opts.Collect)
 		if !on {
 			continue
 		}
-		r := newRunner(host, opts, rd.part, interval)
-		if tick := rd.start(r, client); tick != nil {
-			wg.Go(func() { r.run(ctx, tick) })
+		start, err := rd.bind(client)
+		if err != nil {
+			errs = append(errs, err)
+			continue
 		}
+		rs.bound = append(rs.bound, boundReader{rd.part, interval, start})
+	}
+	return rs, errors.Join(errs...)
+}
+
+// Run starts each reader on its own goroutine; the function it returns waits for them
+// to end after ctx does (their last save included).
+func (rs *Readers) Run(ctx context.Context, host Host) (wait func()) {
+	opts := rs.opts
+	if opts.Logger != nil {
+		opts.Logger = opts.Logger.With("project_id", host.ProjectID())
+	}
+	var wg sync.WaitGroup
+	for _, b := range rs.bound {
+		r := newRunner(host, opts, b.part, b.interval)
+		tick := b.start(r)
+		wg.Go(func() { r.run(ctx, tick) })
 	}
 	return wg.Wait
 }
 
+// Enabled reports whether c enables the reader of part.
+func Enabled(c config.Collect, part string) bool {
+	for _, rd := range readers {
+		if rd.part == part {
+			on, _ := rd.enabled(c)
+			return on
+		}
+	}
+	return false
+}
+
+// Part is a registered reader's part and its title on the status page.
+type Part struct{ Name, Title string }
+
+// Parts lists the registered readers' parts.
+func Parts() []Part {
+	out := make([]Part, len(readers))
+	for i, rd := range readers {
+		out[i] = Part{rd.part, rd.title}
+	}
+	return out
+}
+
 type reader struct {
-	part    string
-	enabled func(c config.Collect) (on bool, interval time.Duration)
-	// start returns nil when client cannot make the reader's calls.
-	start func(r *runner, client any) func(context.Context)
+	part, title string
+	enabled     func(c config.Collect) (on bool, interval time.Duration)
+	// bind fails when client cannot make the reader's calls.
+	bind func(client any) (start func(r *runner) func(context.Context), err error)
 }
 
 var readers []reader
 
-func register(rd reader) { readers = append(readers, rd) }
+// register adds a reader from its file's init: its part (the snapshot's key of its data
+// and the collector label of its health), its title on the status page, whether a
+// project's settings enable it and at what interval, and its start, which returns its
+// tick for a client C that makes its calls. Declare C in the reader's file beside
+// var _ C = (*apiclient.Client)(nil), so that the exporter's client is checked when it compiles.
+func register[C any](part, title string, enabled func(c config.Collect) (on bool, interval time.Duration), start func(r *runner, client C) func(context.Context)) {
+	readers = append(readers, reader{part, title, enabled, func(client any) (func(r *runner) func(context.Context), error) {
+		c, ok := client.(C)
+		if !ok {
+			return nil, fmt.Errorf("the %s reader is enabled, but its client (%T) cannot make its calls (%v)", part, client, reflect.TypeFor[C]())
+		}
+		return func(r *runner) func(context.Context) { return start(r, c) }, nil
+	}})
+}
 
 // runner is what every reader shares; only the reader's goroutine touches it.
 type runner struct {
@@ -106,7 +161,20 @@ type runner struct {
 	health  fleet.PartHealth
 }
 
+// newRunner fills in opts' defaults (a unit test can leave them zero: Now is time.Now).
 func newRunner(host Host, opts Options, part string, interval time.Duration) *runner {
+	if opts.Interval <= 0 {
+		opts.Interval = config.DefaultInterval
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = config.DefaultConcurrency
+	}
+	if opts.RateLimit < 0 || math.IsNaN(opts.RateLimit) {
+		opts.RateLimit = 0
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

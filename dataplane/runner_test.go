@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,34 +19,38 @@ var exampleKey = config.NewReaderKey[exampleSettings]("example")
 
 type exampleClient struct{}
 
+// ExampleCall is the example reader's one call.
+func (exampleClient) ExampleCall() {}
+
+// exampleCalls is what the example readers need of their client.
+type exampleCalls interface{ ExampleCall() }
+
 // exampleStarts counts the example readers Run built, synchronously.
 var exampleStarts atomic.Int32
 
 func init() {
-	register(reader{"example",
+	register("example", "Example",
 		func(c config.Collect) (bool, time.Duration) { return exampleKey.Of(c).Enabled, time.Hour },
-		func(r *runner, client any) func(context.Context) {
-			if _, ok := client.(exampleClient); !ok {
-				return nil
-			}
+		func(r *runner, _ exampleCalls) func(context.Context) {
 			exampleStarts.Add(1)
 			return func(context.Context) {
 				now := r.now()
 				r.publish(func(s *fleet.Snapshot) { s.SetData("example", &now) }, now, now, 0)
 			}
-		}})
+		})
 }
 
 // TestRunStartsRegisteredReaders: a registered reader runs when its
-// setting enables it and the client makes its calls, and its part and
-// health reach the snapshots; otherwise it does not run.
+// setting enables it, and its part and health reach the snapshots; an
+// enabled reader whose client cannot make its calls is an error naming it,
+// not a reader silently left out.
 func TestRunStartsRegisteredReaders(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		on     bool
 		client any
 		want   bool
-	}{{"enabled", true, exampleClient{}, true}, {"off", false, exampleClient{}, false}, {"no calls", true, struct{}{}, false}} {
+	}{{"enabled", true, exampleClient{}, true}, {"off", false, exampleClient{}, false}, {"no calls", true, struct{}{}, false}, {"off, no calls", false, struct{}{}, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			host := newFakeHost(1)
 			var collect config.Collect
@@ -53,7 +58,11 @@ func TestRunStartsRegisteredReaders(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			before := exampleStarts.Load()
-			Run(ctx, host, tc.client, Options{Collect: collect})
+			rs, err := New(tc.client, Options{Collect: collect})
+			if wantErr := tc.on && !tc.want; (err != nil) != wantErr || err != nil && !strings.Contains(err.Error(), "the example reader is enabled") {
+				t.Fatalf("New: %v, want an error: %v", err, wantErr)
+			}
+			rs.Run(ctx, host)
 			if started := exampleStarts.Load() > before; started != tc.want {
 				t.Fatalf("started %v, want %v", started, tc.want)
 			}
@@ -85,19 +94,16 @@ var (
 )
 
 func init() {
-	register(reader{"slow-example",
+	register("slow-example", "Slow example",
 		func(c config.Collect) (bool, time.Duration) { return slowKey.Of(c).Enabled, time.Hour },
-		func(r *runner, client any) func(context.Context) {
-			if _, ok := client.(exampleClient); !ok {
-				return nil
-			}
+		func(_ *runner, _ exampleCalls) func(context.Context) {
 			return func(ctx context.Context) {
 				close(slowStarted)
 				<-ctx.Done()
 				time.Sleep(10 * time.Millisecond) // its last save, as the log reader's
 				slowEnded.Store(true)
 			}
-		}})
+		})
 }
 
 // TestRunWaitsForTheReaders: the wait Run returns ends after every reader's
@@ -109,7 +115,11 @@ func TestRunWaitsForTheReaders(t *testing.T) {
 	var collect config.Collect
 	slowKey.In(&collect).Enabled = true
 	ctx, cancel := context.WithCancel(context.Background())
-	wait := Run(ctx, newFakeHost(1), exampleClient{}, Options{Collect: collect})
+	rs, err := New(exampleClient{}, Options{Collect: collect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := rs.Run(ctx, newFakeHost(1))
 	<-slowStarted // a reader cancelled before its first tick ends at once
 	cancel()
 	wait()

@@ -5,9 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/clouddb/clouddb_exporter/config"
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // starve makes the state take the whole budget at 5 requests/s: 300 calls
@@ -36,16 +33,16 @@ func (o *onFirstAvail) GetServiceMetricsAvailableSeries(ctx context.Context, id 
 // the usage refresh period is far above the interval, and is published
 // before the first read returns: the first read may take the whole interval.
 func TestStarvedUsagePeriodPublished(t *testing.T) {
-	h := newUsageHarness(t, 100, 5, config.Usage{Interval: 5 * time.Minute, Series: []string{"database_qps", "database_num_connections"}},
+	h := newUsageHarness(t, 100, 5, usageSettings{Interval: 5 * time.Minute, Series: []string{"database_qps", "database_num_connections"}},
 		"x_database_qps", "x_database_num_connections")
 	starve(h.host)
-	var before *fleet.Usage
-	h.u.client = &onFirstAvail{fakeUsage: h.fu, fn: func() { before = h.host.Snapshot().Usage() }}
+	var before *Usage
+	h.u.client = &onFirstAvail{fakeUsage: h.fu, fn: func() { before = usageOf(h.host.Snapshot()) }}
 	after := h.tick()
 	if before == nil {
 		t.Fatal("no usage published before the first read")
 	}
-	for name, u := range map[string]*fleet.Usage{"before the first read": before, "after the first tick": after} {
+	for name, u := range map[string]*Usage{"before the first read": before, "after the first tick": after} {
 		// 300 calls (100 available-series reads, 200 series) at one call a tick.
 		if u.RefreshPeriod < 4*5*time.Minute {
 			t.Errorf("%s: refresh period %s, want far more than the 5m interval", name, u.RefreshPeriod)
@@ -61,16 +58,16 @@ func TestStarvedLogsPeriodPublished(t *testing.T) {
 	h := newLogsHarness(t, 100, 5)
 	h.l.opts.RateLimit = 5
 	starve(h.host)
-	var before *fleet.Logs
+	var before *Logs
 	var first sync.Once // the reads run in parallel
 	h.fl.onCall = func(string) {
-		first.Do(func() { before = h.host.Snapshot().Logs() })
+		first.Do(func() { before = logsOf(h.host.Snapshot()) })
 	}
 	after := h.tick()
 	if before == nil {
 		t.Fatal("no logs published before the first read")
 	}
-	for name, l := range map[string]*fleet.Logs{"before the first read": before, "after the first tick": after} {
+	for name, l := range map[string]*Logs{"before the first read": before, "after the first tick": after} {
 		if l.ReadPeriod != 200*time.Second {
 			t.Errorf("%s: read period %s, want 3m20s", name, l.ReadPeriod)
 		}

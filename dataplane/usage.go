@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -13,24 +14,99 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
+// The usage reader registers as the log reader does (logs.go): its settings, its start
+// and its metrics (usagemetrics.go) from this init; its data type is usagedata.go's.
 func init() {
-	register(reader{fleet.PartUsage,
-		func(c config.Collect) (bool, time.Duration) { return c.Usage.Enabled, c.Usage.Interval },
-		func(r *runner, client any) func(context.Context) {
-			if uc, ok := client.(UsageClient); ok {
-				return newUsageReader(r, uc).tick
-			}
-			return nil
-		}})
+	on := func(p config.Project) bool { return usageKey.Of(p.Collect).Enabled }
+	field := usageKey.Field
+	config.AddSettings(config.Setting{Flag: "collect.usage", Key: "collect.usage.enabled", Demo: true,
+		Help:  "Opt-in: read each selected service's usage series (CPU, memory, disk, I/O, queries, connections, jobs) from the API's usage time series, at a cost of one call per service and series every --collect.usage.interval (see docs/configuration.md).",
+		Field: field(func(s *usageSettings) any { return &s.Enabled })},
+		config.Setting{Flag: "collect.usage.interval", Key: "collect.usage.interval", Default: defaultUsageInterval.String(),
+			Help:  "Interval at which each selected usage series is read (at least 1m).",
+			Field: field(func(s *usageSettings) any { return &s.Interval }), Check: config.IfEnabled(on, config.AtLeastDataInterval(minUsageInterval))},
+		config.Setting{Flag: "collect.usage.series", Key: "collect.usage.series",
+			Help:  "Usage series to read, by the suffix the API's names end in (repeatable; default: every documented series).",
+			Field: field(func(s *usageSettings) any { return &s.Series }), Check: config.IfEnabled(on, checkUsageSeries)})
+	config.AddSettings(config.SelectionSettings("usage", "Read the usage of", func(c *config.Collect) *config.Selection { return &usageKey.In(c).Selection }, on)...)
+	config.AddSettings(config.Setting{Flag: "collect.usage.max-jobs", Key: "collect.usage.max_jobs", Default: fmt.Sprint(defaultUsageMaxJobs),
+		Help:  "Job label sets exported per service; the rest are counted in clouddb_exporter_usage_jobs_over_limit.",
+		Field: field(func(s *usageSettings) any { return &s.MaxJobs }), Check: config.IfEnabled(on, notNegativeJobs)},
+		config.Setting{Flag: "collect.usage.timestamps", Key: "collect.usage.timestamps",
+			Help:  "Export the time of the bucket a usage value is from as the sample timestamp (see docs/configuration.md for the staleness trade-off).",
+			Field: field(func(s *usageSettings) any { return &s.Timestamps })})
+	register(PartUsage, "Usage series",
+		func(c config.Collect) (bool, time.Duration) { s := usageKey.Of(c); return s.Enabled, s.Interval },
+		func(r *runner, client UsageClient) func(context.Context) { return newUsageReader(r, client).tick })
+	registerUsageMetrics()
 }
 
 // UsageClient is the part of *apiclient.Client the usage collector uses.
 type UsageClient interface {
 	GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error)
 	GetServiceMetricsSeries(ctx context.Context, serviceID string, req apiclient.SeriesRequest) ([]apiclient.Series, error)
+}
+
+var _ UsageClient = (*apiclient.Client)(nil)
+
+// Defaults of the usage collector's settings.
+const (
+	defaultUsageInterval = 5 * time.Minute
+	// minUsageInterval is the shortest: the API's smallest bucket is a minute.
+	minUsageInterval    = time.Minute
+	defaultUsageMaxJobs = 50
+)
+
+// usageSettings are the usage collector's settings, kept in a config.Collect by usageKey.
+type usageSettings struct {
+	Enabled  bool
+	Interval time.Duration
+	Series   []string
+	config.Selection
+	MaxJobs    int
+	Timestamps bool
+}
+
+var usageKey = config.NewReaderKey[usageSettings](PartUsage)
+
+// selectedSeries returns Series, or every documented series when it is empty.
+func (u usageSettings) selectedSeries() []string {
+	if len(u.Series) == 0 {
+		return documentedSeries
+	}
+	return u.Series
+}
+
+// documentedSeries is every documented series suffix, without its leading underscore.
+var documentedSeries = func() []string {
+	out := make([]string, len(apiclient.UsageSeriesSuffixes))
+	for i, s := range apiclient.UsageSeriesSuffixes {
+		out[i] = strings.TrimPrefix(s, "_")
+	}
+	return out
+}()
+
+func checkUsageSeries(_ config.Project, v any) []string {
+	var out []string
+	for _, s := range *v.(*[]string) {
+		switch {
+		case strings.TrimSpace(s) == "":
+			out = append(out, " must not hold an empty name")
+		case !slices.Contains(documentedSeries, strings.TrimPrefix(s, "_")):
+			// It would cost calls and export nothing: no metric has it.
+			out = append(out, fmt.Sprintf(": %q is not a documented usage series (one of %s)", s, strings.Join(documentedSeries, ", ")))
+		}
+	}
+	return out
+}
+
+func notNegativeJobs(_ config.Project, v any) []string {
+	if *v.(*int) < 0 {
+		return []string{" must not be negative"}
+	}
+	return nil
 }
 
 // Usage collector constants (docs/configuration.md).
@@ -73,7 +149,7 @@ type usageService struct {
 	avail availability
 	// series is nil until a series is asked for; pub, what a publish shows, until one has points.
 	series []usageSeries
-	pub    *fleet.UsageService
+	pub    *UsageService
 	// shared: the last publish holds pub, so pub is replaced by a copy, never modified.
 	shared bool
 }
@@ -120,7 +196,7 @@ type seriesRef struct {
 type usageReader struct {
 	*runner
 	client   UsageClient
-	cfg      config.Usage
+	cfg      usageSettings
 	suffixes []string
 	sel      serviceSelector
 
@@ -133,7 +209,7 @@ type usageReader struct {
 	// base and passes: what usageSeries' stamps count from.
 	base    time.Time
 	passes  uint32
-	scratch []fleet.UsagePoint
+	scratch []UsagePoint
 
 	// notFound counts the ticks in a row in which every read answered 404.
 	unsupportedUntil time.Time
@@ -146,12 +222,12 @@ type usageReader struct {
 }
 
 func newUsageReader(r *runner, client UsageClient) *usageReader {
-	cfg := r.opts.Usage
+	cfg := usageKey.Of(r.opts.Collect)
 	u := &usageReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
 		services: map[string]*usageService{}, nameSets: map[string][]string{}, base: r.now(),
 	}
-	for _, s := range cfg.SelectedSeries() {
+	for _, s := range cfg.selectedSeries() {
 		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
 	}
 	// In the publish's order; a series selected twice is read and exported once.
@@ -330,7 +406,7 @@ func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Ser
 		s.readAt = u.stamp(u.now())
 		points, over := newestBuckets(u.scratch[:0], series, u.cfg.MaxJobs)
 		s.jobsOver = uint16(min(over, math.MaxUint16))
-		slices.SortFunc(points, func(a, b fleet.UsagePoint) int {
+		slices.SortFunc(points, func(a, b UsagePoint) int {
 			la, lb := a.Labels, b.Labels
 			return cmp.Or(cmp.Compare(la.Role(), lb.Role()), cmp.Compare(la.Ordinal(), lb.Ordinal()), compareJobIDs(la.JobID(), lb.JobID()))
 		})

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/config"
 )
 
 // TestUsageTransientNotFound: a 404 on every usage read of a project (the
@@ -14,7 +13,7 @@ import (
 // and keeps the last values; it does not hide the services' series for an
 // hour: they are read again at the first tick after the 404s stop.
 func TestUsageTransientNotFound(t *testing.T) {
-	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h := newUsageHarness(t, 3, 0, usageSettings{Series: []string{"database_qps"}}, "x_database_qps")
 	now := h.clock.Now().Truncate(time.Minute)
 	h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(95))}}}
 	if u := h.tick(); len(u.Samples()) != 3 {
@@ -54,7 +53,7 @@ func TestUsageTransientNotFound(t *testing.T) {
 // unsupportedAfter ticks in a row, with one log line; until then each tick
 // reads and fails. Then it is asked again hourly, not each tick.
 func TestUsageUnsupported(t *testing.T) {
-	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h := newUsageHarness(t, 3, 0, usageSettings{Series: []string{"database_qps"}}, "x_database_qps")
 	h.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries] = errNotFound
 	reads := func() int { return h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] }
 	for i := range unsupportedAfter - 1 {
@@ -94,7 +93,7 @@ func TestUsageUnsupported(t *testing.T) {
 
 	// A 404 for one service beside answers is that service's: the others
 	// are read, and the part does not fail.
-	h2 := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h2 := newUsageHarness(t, 3, 0, usageSettings{Series: []string{"database_qps"}}, "x_database_qps")
 	h2.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries+"/svc01"] = errNotFound
 	h2.u.opts.Concurrency = 1
 	h2.tick()

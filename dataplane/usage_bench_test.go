@@ -10,7 +10,6 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
-	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 )
 
@@ -56,10 +55,10 @@ func (b benchUsage) GetServiceMetricsSeries(_ context.Context, _ string, req api
 func readUsageOnce(n, concurrency int, names []string) (*usageReader, uint64) {
 	host := newFakeHost(n)
 	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
-	usage := config.Usage{Enabled: true, Interval: 5 * time.Minute, MaxJobs: config.DefaultUsageMaxJobs}
-	opts := Options{Collect: config.Collect{Interval: 20 * time.Second, Concurrency: concurrency, Usage: usage}, Now: clock.Now}
+	usage := usageSettings{Enabled: true, Interval: 5 * time.Minute, MaxJobs: defaultUsageMaxJobs}
+	opts := Options{Collect: withReader(config.Collect{Interval: 20 * time.Second, Concurrency: concurrency}, usageKey, usage), Now: clock.Now}
 	before := liveHeap()
-	u := newUsageReader(newRunner(host, opts, fleet.PartUsage, usage.Interval), benchUsage{names})
+	u := newUsageReader(newRunner(host, opts, PartUsage, usage.Interval), benchUsage{names})
 	u.unpaced = true
 	u.tick(context.Background())
 	host.published = nil
@@ -114,8 +113,8 @@ func BenchmarkLogsPublish(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			host := newFakeHost(n)
-			opts := Options{Collect: config.Collect{Interval: 20 * time.Second, Logs: config.Logs{Enabled: true, Interval: time.Minute}}}
-			l := newLogsReader(newRunner(host, opts, fleet.PartLogs, time.Minute), nil)
+			opts := Options{Collect: withReader(config.Collect{Interval: 20 * time.Second}, logsKey, logsSettings{Enabled: true, Interval: time.Minute})}
+			l := newLogsReader(newRunner(host, opts, PartLogs, time.Minute), nil)
 			for _, svc := range host.services {
 				l.cursors[svc.ServiceID] = newLogCursor(svc.ServiceID, time.Time{}, time.Minute)
 			}

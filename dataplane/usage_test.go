@@ -87,7 +87,7 @@ type usageHarness struct {
 	logs  *bytes.Buffer
 }
 
-func newUsageHarness(t *testing.T, services int, rateLimit float64, usage config.Usage, names ...string) *usageHarness {
+func newUsageHarness(t *testing.T, services int, rateLimit float64, usage usageSettings, names ...string) *usageHarness {
 	t.Helper()
 	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
 	host := newFakeHost(services)
@@ -97,23 +97,23 @@ func newUsageHarness(t *testing.T, services int, rateLimit float64, usage config
 	}
 	usage.Enabled = true
 	if usage.MaxJobs == 0 {
-		usage.MaxJobs = config.DefaultUsageMaxJobs
+		usage.MaxJobs = defaultUsageMaxJobs
 	}
 	var logs bytes.Buffer
-	opts := Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2, Usage: usage}, RateLimit: rateLimit,
+	opts := Options{Collect: withReader(config.Collect{Interval: time.Minute, Concurrency: 2}, usageKey, usage), RateLimit: rateLimit,
 		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
-	u := newUsageReader(newRunner(host, opts, fleet.PartUsage, usage.Interval), fu)
+	u := newUsageReader(newRunner(host, opts, PartUsage, usage.Interval), fu)
 	u.unpaced = true
 	return &usageHarness{t: t, clock: clock, host: host, fu: fu, u: u, logs: &logs}
 }
 
-func (h *usageHarness) tick() *fleet.Usage {
+func (h *usageHarness) tick() *Usage {
 	h.u.tick(context.Background())
-	return h.host.Snapshot().Usage()
+	return usageOf(h.host.Snapshot())
 }
 
 func (h *usageHarness) health() fleet.PartHealth {
-	ph, ok := h.host.part(fleet.PartUsage)
+	ph, ok := h.host.part(PartUsage)
 	if !ok {
 		h.t.Fatal("no usage part")
 	}
@@ -136,7 +136,7 @@ func askedSeries(u *usageReader) []seriesRef {
 }
 
 func TestUsageNewestNonNullBucket(t *testing.T) {
-	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_qps", "database_job_success"}},
+	h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"system_cpu_usage_millicores", "database_qps", "database_job_success"}},
 		"acme_system_cpu_usage_millicores", "acme_database_qps", "acme_database_job_success", "acme_unknown_series")
 	now := h.clock.Now().Truncate(time.Minute)
 	h.fu.series["acme_system_cpu_usage_millicores"] = []apiclient.Series{
@@ -152,9 +152,9 @@ func TestUsageNewestNonNullBucket(t *testing.T) {
 	if h.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] != 1 || h.fu.calls[apiclient.OpGetServiceMetricsSeries] != 3 {
 		t.Fatalf("calls = %v, want 1 available-series read and 3 series reads (the unknown name costs none)", h.fu.calls)
 	}
-	want := []fleet.UsageSample{
-		{ServiceID: "svc00", Suffix: apiclient.SeriesJobSuccess, Labels: fleet.NewUsageLabels("primary", "0", "1001"), Value: 0, Bucket: now.Add(-time.Minute)},
-		{ServiceID: "svc00", Suffix: apiclient.SeriesCPUUsage, Labels: fleet.NewUsageLabels("primary", "0", ""), Value: 200, Bucket: now.Add(-2 * time.Minute)},
+	want := []UsageSample{
+		{ServiceID: "svc00", Suffix: apiclient.SeriesJobSuccess, Labels: NewUsageLabels("primary", "0", "1001"), Value: 0, Bucket: now.Add(-time.Minute)},
+		{ServiceID: "svc00", Suffix: apiclient.SeriesCPUUsage, Labels: NewUsageLabels("primary", "0", ""), Value: 200, Bucket: now.Add(-2 * time.Minute)},
 	}
 	if len(u.Samples()) != len(want) {
 		t.Fatalf("samples = %+v, want %+v", u.Samples(), want)
@@ -192,14 +192,14 @@ func TestUsageNewestNonNullBucket(t *testing.T) {
 }
 
 func TestUsageSelection(t *testing.T) {
-	h := newUsageHarness(t, 4, 0, config.Usage{Series: []string{"database_qps"}, Selection: config.Selection{ServiceNameRegex: "svc0[12]"}}, "x_database_qps")
+	h := newUsageHarness(t, 4, 0, usageSettings{Series: []string{"database_qps"}, Selection: config.Selection{ServiceNameRegex: "svc0[12]"}}, "x_database_qps")
 	h.tick()
 	slices.Sort(h.fu.asked)
 	got := strings.Join(h.fu.asked, " ")
 	if got != "svc01/x_database_qps svc02/x_database_qps" {
 		t.Errorf("series reads %q, want svc-1 and svc-2 only", got)
 	}
-	h2 := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}, Selection: config.Selection{Environments: []string{"nope"}}}, "x_database_qps")
+	h2 := newUsageHarness(t, 2, 0, usageSettings{Series: []string{"database_qps"}, Selection: config.Selection{Environments: []string{"nope"}}}, "x_database_qps")
 	h2.tick()
 	if len(h2.fu.asked) != 0 || h2.fu.calls[apiclient.OpGetServiceMetricsAvailableSeries] != 0 {
 		t.Errorf("an environment no service has: calls %v", h2.fu.calls)
@@ -211,7 +211,7 @@ func TestUsageSelection(t *testing.T) {
 // "s1-a/…" sorts before "s1/…" as text. The exposition chunks the samples
 // by service, in this order.
 func TestUsageSamplesByService(t *testing.T) {
-	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps", "database_num_connections"}}, "x_database_qps", "x_database_num_connections")
+	h := newUsageHarness(t, 2, 0, usageSettings{Series: []string{"database_qps", "database_num_connections"}}, "x_database_qps", "x_database_num_connections")
 	h.host.setServices(func(list []fleet.Service) []fleet.Service {
 		list[0].ServiceID, list[1].ServiceID = "s1-a", "s1"
 		return list
@@ -233,7 +233,7 @@ func TestUsageSamplesByService(t *testing.T) {
 // its leading underscore) is read and exported once; it was read twice and
 // exported twice, a duplicate sample.
 func TestUsageSeriesSelectedTwice(t *testing.T) {
-	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps", "_database_qps"}}, "x_database_qps")
+	h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"database_qps", "_database_qps"}}, "x_database_qps")
 	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
 	h.fu.series["x_database_qps"] = []apiclient.Series{{Data: []apiclient.SeriesPoint{point(now, f64(1))}}}
 	if n := len(h.tick().Samples()); n != 1 || len(h.fu.asked) != 1 {
@@ -245,7 +245,7 @@ func TestUsageSeriesSelectedTwice(t *testing.T) {
 // nothing behind, not even the series that were asked for and never
 // answered (kept apart from the values, they once stayed for good).
 func TestUsagePrunesEverySeries(t *testing.T) {
-	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h := newUsageHarness(t, 2, 0, usageSettings{Series: []string{"database_qps"}}, "x_database_qps")
 	h.fu.fail[apiclient.OpGetServiceMetricsSeries+"/svc01"] = errBoom
 	h.tick()
 	if n := len(askedSeries(h.u)); n != 2 {
@@ -268,7 +268,7 @@ func TestUsagePrunesEverySeries(t *testing.T) {
 // 10,000 services a copy was 28 MB); two publishes with no read between
 // them hold the same lists.
 func TestUsagePublishSharesLists(t *testing.T) {
-	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps", "database_num_connections"}}, "x_database_qps", "x_database_num_connections")
+	h := newUsageHarness(t, 3, 0, usageSettings{Series: []string{"database_qps", "database_num_connections"}}, "x_database_qps", "x_database_num_connections")
 	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
 	for _, name := range h.fu.names {
 		h.fu.series[name] = []apiclient.Series{
@@ -290,7 +290,7 @@ func TestUsagePublishSharesLists(t *testing.T) {
 }
 
 func TestUsageMaxJobs(t *testing.T) {
-	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_job_success", "database_job_duration_usecs"}, MaxJobs: 2},
+	h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"database_job_success", "database_job_duration_usecs"}, MaxJobs: 2},
 		"x_database_job_success", "x_database_job_duration_usecs")
 	now := h.clock.Now().Truncate(time.Minute).Add(-time.Minute)
 	var jobs []apiclient.Series
@@ -317,7 +317,7 @@ func TestUsageMaxJobs(t *testing.T) {
 // duplicates; a job series with thousands of job ids keeps at most
 // max-jobs of them in memory and counts the rest.
 func TestUsageHostileAnswers(t *testing.T) {
-	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_job_success"}, MaxJobs: 50},
+	h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"system_cpu_usage_millicores", "database_job_success"}, MaxJobs: 50},
 		"x_system_cpu_usage_millicores", "x_database_job_success")
 	now := h.clock.Now().Truncate(time.Minute)
 	h.fu.series["x_system_cpu_usage_millicores"] = []apiclient.Series{
@@ -332,7 +332,7 @@ func TestUsageHostileAnswers(t *testing.T) {
 	}
 	h.fu.series["x_database_job_success"] = jobs
 	u := h.tick()
-	var cpu []fleet.UsageSample
+	var cpu []UsageSample
 	jobIDs := map[string]bool{}
 	for _, s := range u.Samples() {
 		if s.Suffix == apiclient.SeriesCPUUsage {
@@ -380,12 +380,12 @@ func (h *usageHarness) tickWithin(what string) {
 // failed nor counted as asked; calls slower than that fail, and the part's
 // health says so while the last values stay.
 func TestUsageTickEnds(t *testing.T) {
-	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h := newUsageHarness(t, 2, 0, usageSettings{Series: []string{"database_qps"}}, "x_database_qps")
 	now := h.clock.Now().Truncate(time.Minute)
 	h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(7))}}}
 	h.tick()
-	if len(h.host.Snapshot().Usage().Samples()) != 2 {
-		t.Fatalf("samples %+v", h.host.Snapshot().Usage().Samples())
+	if len(usageOf(h.host.Snapshot()).Samples()) != 2 {
+		t.Fatalf("samples %+v", usageOf(h.host.Snapshot()).Samples())
 	}
 	// The deadlines are the context's, in real time: the reads that must
 	// hit them run with a 50 ms interval, and the read that must not
@@ -421,7 +421,7 @@ func TestUsageTickEnds(t *testing.T) {
 	if hl := h.health(); hl.Success || !hl.LastSuccess.Equal(last) {
 		t.Errorf("health after slow calls = %+v", hl)
 	}
-	if u := h.host.Snapshot().Usage(); len(u.Samples()) != 2 || u.Samples()[0].Value != 7 {
+	if u := usageOf(h.host.Snapshot()); len(u.Samples()) != 2 || u.Samples()[0].Value != 7 {
 		t.Errorf("samples after slow calls %+v, want the last values", u.Samples())
 	}
 }
@@ -431,7 +431,7 @@ func TestUsageTickEnds(t *testing.T) {
 // state resource is; before, and without the flag, it stays.
 func TestUsageMaxStaleness(t *testing.T) {
 	for _, ms := range []time.Duration{0, 10 * time.Minute} {
-		h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+		h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"database_qps"}}, "x_database_qps")
 		h.u.opts.MaxStaleness = ms
 		now := h.clock.Now().Truncate(time.Minute)
 		h.fu.series["x_database_qps"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(7))}}}

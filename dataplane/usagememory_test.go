@@ -7,15 +7,13 @@ import (
 	"unsafe"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/config"
-	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // TestUsageServicesShareNameLists: services whose available series have
 // the same names share one list of them (a list of 16 strings a service
 // was 2.5 MB at 10,000).
 func TestUsageServicesShareNameLists(t *testing.T) {
-	h := newUsageHarness(t, 3, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
+	h := newUsageHarness(t, 3, 0, usageSettings{Series: []string{"database_qps", "database_job_success"}},
 		"x_database_qps", "x_database_job_success")
 	h.tick()
 	a, b := h.u.services["svc00"], h.u.services["svc02"]
@@ -33,7 +31,7 @@ func TestUsageServicesShareNameLists(t *testing.T) {
 // first).
 func TestUsagePlanMadeAtOnce(t *testing.T) {
 	const services = 200
-	h := newUsageHarness(t, services, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
+	h := newUsageHarness(t, services, 0, usageSettings{Series: []string{"database_qps", "database_job_success"}},
 		"x_database_qps", "x_database_job_success")
 	h.tick()
 	ids := h.u.sortedIDs()
@@ -56,7 +54,7 @@ func TestUsagePlanMadeAtOnce(t *testing.T) {
 // alive). A new answer of as many points changes them in place, or copies
 // the service's points and header if a publish holds them.
 func TestUsageAskAfterPublishCopiesNothing(t *testing.T) {
-	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps", "database_job_success"}},
+	h := newUsageHarness(t, 2, 0, usageSettings{Series: []string{"database_qps", "database_job_success"}},
 		"x_database_qps", "x_database_job_success")
 	h.tick()
 	h.u.build(false)
@@ -73,7 +71,7 @@ func TestUsageAskAfterPublishCopiesNothing(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("recording an ask after a publish made %.0f allocations", allocs)
 	}
-	points := []fleet.UsagePoint{{Value: 1}}
+	points := []UsagePoint{{Value: 1}}
 	h.u.setPoints(svc, 1, points)
 	for shared, want := range map[bool]float64{false: 0, true: 2} {
 		if allocs := testing.AllocsPerRun(10, func() { svc.shared = shared; h.u.setPoints(svc, 1, points) }); allocs != want {
@@ -93,7 +91,7 @@ func TestUsageKeepsFewBytesPerSeries(t *testing.T) {
 		names = append(names, "clouddb"+suf)
 	}
 	u, kept := readUsageOnce(services, 2, names)
-	points := len(u.host.Snapshot().Usage().Samples())
+	points := len(usageOf(u.host.Snapshot()).Samples())
 	if points != services*2*len(names) {
 		t.Fatalf("%d points published, want %d", points, services*2*len(names))
 	}
@@ -108,10 +106,10 @@ func TestUsageKeepsFewBytesPerSeries(t *testing.T) {
 // TestUsageSetPointsKeepsPublished: an answer of another count moves the
 // service's later series, and no answer changes what a publish holds.
 func TestUsageSetPointsKeepsPublished(t *testing.T) {
-	h := newUsageHarness(t, 1, 0, config.Usage{Series: []string{"database_qps", "database_num_connections", "database_job_success"}})
+	h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"database_qps", "database_num_connections", "database_job_success"}})
 	svc := h.u.service("svc00")
-	want := make([][]fleet.UsagePoint, 3)
-	var held, was []*fleet.UsageService
+	want := make([][]UsagePoint, 3)
+	var held, was []*UsageService
 	for n, step := range []struct {
 		series  int
 		values  []float64
@@ -123,16 +121,16 @@ func TestUsageSetPointsKeepsPublished(t *testing.T) {
 		if step.publish && svc.pub != nil {
 			svc.shared = true
 			held = append(held, svc.pub)
-			was = append(was, &fleet.UsageService{ID: svc.pub.ID, Points: slices.Clone(svc.pub.Points), Ends: slices.Clone(svc.pub.Ends)})
+			was = append(was, &UsageService{ID: svc.pub.ID, Points: slices.Clone(svc.pub.Points), Ends: slices.Clone(svc.pub.Ends)})
 		}
-		var points []fleet.UsagePoint
+		var points []UsagePoint
 		for _, v := range step.values {
-			points = append(points, fleet.UsagePoint{Value: v})
+			points = append(points, UsagePoint{Value: v})
 		}
 		h.u.setPoints(svc, step.series, points)
 		want[step.series] = points
 		for i := range want {
-			var got []fleet.UsagePoint
+			var got []UsagePoint
 			if svc.pub != nil {
 				got = svc.pub.Series(i)
 			}

@@ -26,12 +26,12 @@ func isJobSeries(suffix string) bool {
 }
 
 // withoutPaused returns u itself when no service is paused.
-func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
+func withoutPaused(u *Usage, paused map[string]bool) *Usage {
 	if u == nil || len(u.Services) == 0 || len(paused) == 0 {
 		return u
 	}
 	out := *u
-	out.Services = make([]*fleet.UsageService, 0, len(u.Services))
+	out.Services = make([]*UsageService, 0, len(u.Services))
 	for _, svc := range u.Services {
 		if !paused[svc.ID] {
 			out.Services = append(out.Services, svc)
@@ -46,8 +46,8 @@ func withoutPaused(u *fleet.Usage, paused map[string]bool) *fleet.Usage {
 
 // nodeless returns svc itself when it has only job samples, never a
 // modified svc.
-func nodeless(svc *fleet.UsageService) *fleet.UsageService {
-	return filtered(svc, func(p fleet.UsagePoint) bool { return p.Labels.JobID() != "" })
+func nodeless(svc *UsageService) *UsageService {
+	return filtered(svc, func(p UsagePoint) bool { return p.Labels.JobID() != "" })
 }
 
 // forgetPaused: a service that resumes shows no value from before its pause.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
@@ -15,7 +14,7 @@ import (
 // tell how the last run went, stay. Its node series are not read while it
 // is paused, and do not come back with their old values when it resumes.
 func TestUsagePausedServiceDropsNodeSeries(t *testing.T) {
-	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"system_cpu_usage_millicores", "database_job_success"}},
+	h := newUsageHarness(t, 2, 0, usageSettings{Series: []string{"system_cpu_usage_millicores", "database_job_success"}},
 		"x_system_cpu_usage_millicores", "x_database_job_success")
 	now := h.clock.Now().Truncate(time.Minute)
 	h.fu.series["x_system_cpu_usage_millicores"] = []apiclient.Series{{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: []apiclient.SeriesPoint{point(now, f64(950))}}}
@@ -28,13 +27,13 @@ func TestUsagePausedServiceDropsNodeSeries(t *testing.T) {
 		})
 	}
 	setStatus(apiclient.ServicePaused)
-	paused := h.host.Snapshot().Usage()
+	paused := usageOf(h.host.Snapshot())
 	if got := series(paused); got != "svc00 job, svc00 cpu, svc01 job" {
 		t.Errorf("the snapshot after svc01 is PAUSED has %s, want svc01's node series gone", got)
 	}
 	// The poller publishes many snapshots a cycle: with the same services
 	// paused, each holds the same usage, not a new list of every series.
-	if again := h.host.Snapshot().Usage(); again != paused {
+	if again := usageOf(h.host.Snapshot()); again != paused {
 		t.Error("a second snapshot with the same paused services made the usage without them again")
 	}
 	h.clock.Advance(5 * time.Minute)
@@ -44,13 +43,13 @@ func TestUsagePausedServiceDropsNodeSeries(t *testing.T) {
 		t.Errorf("%d series reads with svc01 paused, want 3 (its node series not read)", n)
 	}
 	setStatus(apiclient.ServiceResuming)
-	if got := series(h.host.Snapshot().Usage()); got != "svc00 job, svc00 cpu, svc01 job" {
+	if got := series(usageOf(h.host.Snapshot())); got != "svc00 job, svc00 cpu, svc01 job" {
 		t.Errorf("svc01 resuming, before a read: %s, want its old node values not back", got)
 	}
 }
 
 // series names the usage's series by service and kind.
-func series(u *fleet.Usage) string {
+func series(u *Usage) string {
 	var out string
 	for _, svc := range u.Services {
 		for i := range u.Suffixes {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/config"
 )
 
 // TestUsageBudgetRoundRobin: 30 services x 3 series at 1 request/s and a
@@ -17,7 +16,7 @@ import (
 // cannot cover 90 series and 30 available-series reads; the series are
 // read round-robin, least recently asked first, and one WARN says so.
 func TestUsageBudgetRoundRobin(t *testing.T) {
-	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
+	h := newUsageHarness(t, 30, 1, usageSettings{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
 		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
 	budget := h.u.budget()
 	state, _ := h.host.StateCalls()
@@ -52,7 +51,7 @@ func TestUsageBudgetRoundRobin(t *testing.T) {
 	if n := strings.Count(h.logs.String(), "refreshed round-robin"); n != 1 {
 		t.Errorf("%d round-robin warnings, want 1:\n%s", n, h.logs)
 	}
-	if u := h.host.Snapshot().Usage(); u.RefreshPeriod <= time.Minute {
+	if u := usageOf(h.host.Snapshot()); u.RefreshPeriod <= time.Minute {
 		t.Errorf("refresh period %s, want more than the interval", u.RefreshPeriod)
 	}
 }
@@ -62,7 +61,7 @@ func TestUsageBudgetRoundRobin(t *testing.T) {
 // count the series reads to come (assumed available until read), not the
 // available-series reads alone.
 func TestUsageBudgetWarningFirstTick(t *testing.T) {
-	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
+	h := newUsageHarness(t, 30, 1, usageSettings{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
 		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
 	budget := h.u.budget()
 	h.tick()
@@ -75,7 +74,7 @@ func TestUsageBudgetWarningFirstTick(t *testing.T) {
 		t.Errorf("the warning does not count the 120 calls one refresh needs:\n%s", logs)
 	}
 	cycles := (120 + budget - 1) / budget
-	if u := h.host.Snapshot().Usage(); u.RefreshPeriod != time.Duration(cycles)*time.Minute {
+	if u := usageOf(h.host.Snapshot()); u.RefreshPeriod != time.Duration(cycles)*time.Minute {
 		t.Errorf("refresh period %s after the first tick, want %d intervals", u.RefreshPeriod, cycles)
 	}
 }
@@ -84,7 +83,7 @@ func TestUsageBudgetWarningFirstTick(t *testing.T) {
 // or a transition poll is running, usage calls wait, so that the two do
 // not share the rate limit's tokens.
 func TestUsageWaitsForState(t *testing.T) {
-	h := newUsageHarness(t, 2, 0, config.Usage{Series: []string{"database_qps"}}, "x_database_qps")
+	h := newUsageHarness(t, 2, 0, usageSettings{Series: []string{"database_qps"}}, "x_database_qps")
 	if !h.u.pace(context.Background()) {
 		t.Error("usage waits with no state cycle running")
 	}
@@ -111,7 +110,7 @@ func TestUsageWaitsForState(t *testing.T) {
 // TestUsageBudgetFix: the fix's rate covers the state and the usage at the
 // budget's share; its usage interval holds every series at the current rate.
 func TestUsageBudgetFix(t *testing.T) {
-	h := newUsageHarness(t, 30, 1, config.Usage{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
+	h := newUsageHarness(t, 30, 1, usageSettings{Interval: time.Minute, Series: []string{"database_qps", "database_num_connections", "system_disk_usage_bytes"}},
 		"x_database_qps", "x_database_num_connections", "x_system_disk_usage_bytes")
 	_, needed := h.host.StateCalls()
 	state := float64(needed)

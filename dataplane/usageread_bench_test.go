@@ -14,7 +14,6 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
-	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 )
 
@@ -53,9 +52,9 @@ func BenchmarkUsageRead(b *testing.B) {
 		for b.Loop() {
 			host := newFakeHost(n)
 			clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC))
-			usage := config.Usage{Enabled: true, Interval: 5 * time.Minute, MaxJobs: config.DefaultUsageMaxJobs}
-			opts := Options{Collect: config.Collect{Interval: 20 * time.Second, Concurrency: 8, Usage: usage}, Now: clock.Now}
-			u := newUsageReader(newRunner(host, opts, fleet.PartUsage, usage.Interval), client)
+			usage := usageSettings{Enabled: true, Interval: 5 * time.Minute, MaxJobs: defaultUsageMaxJobs}
+			opts := Options{Collect: withReader(config.Collect{Interval: 20 * time.Second, Concurrency: 8}, usageKey, usage), Now: clock.Now}
+			u := newUsageReader(newRunner(host, opts, PartUsage, usage.Interval), client)
 			u.unpaced = true
 			u.tick(context.Background())
 			calls += n * (1 + len(names))

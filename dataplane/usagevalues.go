@@ -50,7 +50,7 @@ const maxNameSets = 64
 // sets that differ only in labels not exported are one series (the first
 // wins a tie), so that none is exported twice; only the maxJobs lowest job
 // ids are kept, over counts the rest. It appends to out.
-func newestBuckets(out []fleet.UsagePoint, series []apiclient.Series, maxJobs int) ([]fleet.UsagePoint, int) {
+func newestBuckets(out []UsagePoint, series []apiclient.Series, maxJobs int) ([]UsagePoint, int) {
 	type key struct{ role, ordinal, job string }
 	index := map[key]int{}
 	for _, s := range series {
@@ -65,7 +65,7 @@ func newestBuckets(out []fleet.UsagePoint, series []apiclient.Series, maxJobs in
 			continue
 		}
 		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
-		smp := fleet.UsagePoint{Labels: fleet.NewUsageLabels(k.role, k.ordinal, k.job), Value: best.Value.Value, Bucket: fleet.BucketOf(best.Time.Time)}
+		smp := UsagePoint{Labels: NewUsageLabels(k.role, k.ordinal, k.job), Value: best.Value.Value, Bucket: BucketOf(best.Time.Time)}
 		if i, ok := index[k]; ok {
 			if smp.Bucket > out[i].Bucket {
 				out[i] = smp
@@ -88,7 +88,7 @@ func newestBuckets(out []fleet.UsagePoint, series []apiclient.Series, maxJobs in
 	for _, id := range ids[maxJobs:] {
 		delete(jobs, id)
 	}
-	out = slices.DeleteFunc(out, func(smp fleet.UsagePoint) bool { job := smp.Labels.JobID(); return job != "" && !jobs[job] })
+	out = slices.DeleteFunc(out, func(smp UsagePoint) bool { job := smp.Labels.JobID(); return job != "" && !jobs[job] })
 	return out, len(ids) - maxJobs
 }
 
@@ -98,13 +98,13 @@ const maxScratch = 1024
 // setPoints makes points series i's of svc: in place unless a publish holds
 // svc.pub or the count changes. Ends is never modified in place, so that a
 // copy may share it.
-func (u *usageReader) setPoints(svc *usageService, i int, points []fleet.UsagePoint) {
+func (u *usageReader) setPoints(svc *usageService, i int, points []UsagePoint) {
 	pub := svc.pub
 	if pub == nil {
 		if len(points) == 0 {
 			return
 		}
-		pub = &fleet.UsageService{ID: svc.id, Ends: make([]uint16, len(u.suffixes))}
+		pub = &UsageService{ID: svc.id, Ends: make([]uint16, len(u.suffixes))}
 		svc.pub, svc.shared = pub, false
 	}
 	start, end := 0, int(pub.Ends[i])
@@ -122,7 +122,7 @@ func (u *usageReader) setPoints(svc *usageService, i int, points []fleet.UsagePo
 		svc.pub = nil
 		return
 	}
-	next := make([]fleet.UsagePoint, 0, rest+len(points))
+	next := make([]UsagePoint, 0, rest+len(points))
 	next = append(append(append(next, pub.Points[:start]...), points...), pub.Points[end:]...)
 	ends := pub.Ends
 	if d := len(points) - (end - start); d != 0 {
@@ -132,7 +132,7 @@ func (u *usageReader) setPoints(svc *usageService, i int, points []fleet.UsagePo
 		}
 	}
 	if svc.shared {
-		pub = &fleet.UsageService{ID: svc.id}
+		pub = &UsageService{ID: svc.id}
 		svc.pub, svc.shared = pub, false
 	}
 	pub.Points, pub.Ends = next, ends
@@ -140,8 +140,8 @@ func (u *usageReader) setPoints(svc *usageService, i int, points []fleet.UsagePo
 
 // filtered returns s itself when keep keeps every point (called once each,
 // in order), else a copy of the points kept; never a modified s.
-func filtered(s *fleet.UsageService, keep func(fleet.UsagePoint) bool) *fleet.UsageService {
-	var out *fleet.UsageService
+func filtered(s *UsageService, keep func(UsagePoint) bool) *UsageService {
+	var out *UsageService
 	start := 0
 	for i, end := range s.Ends {
 		for j := start; j < int(end) && j < len(s.Points); j++ {
@@ -149,7 +149,7 @@ func filtered(s *fleet.UsageService, keep func(fleet.UsagePoint) bool) *fleet.Us
 			case k && out != nil:
 				out.Points = append(out.Points, s.Points[j])
 			case !k && out == nil:
-				out = &fleet.UsageService{ID: s.ID, Points: append(make([]fleet.UsagePoint, 0, len(s.Points)), s.Points[:j]...),
+				out = &UsageService{ID: s.ID, Points: append(make([]UsagePoint, 0, len(s.Points)), s.Points[:j]...),
 					Ends: append(make([]uint16, 0, len(s.Ends)), s.Ends[:i]...)}
 			}
 		}
@@ -186,20 +186,20 @@ func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 		if !maps.Equal(now, paused) {
 			paused, last = now, withoutPaused(usage, now)
 		}
-		s.SetData(fleet.PartUsage, last)
+		s.SetData(PartUsage, last)
 	}
 }
 
 // build runs during a read: it makes nothing per service but a pointer.
-func (u *usageReader) build(unsupported bool) *fleet.Usage {
+func (u *usageReader) build(unsupported bool) *Usage {
 	u.shownCycles = max(u.warnedCycles, 1)
-	usage := &fleet.Usage{Suffixes: u.suffixes, Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(u.shownCycles) * u.cfg.Interval}
+	usage := &Usage{Suffixes: u.suffixes, Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(u.shownCycles) * u.cfg.Interval}
 	if unsupported {
 		return usage
 	}
 	// By service id: the exposition chunks them so.
 	ids := u.sortedIDs()
-	usage.Services = make([]*fleet.UsageService, 0, u.published)
+	usage.Services = make([]*UsageService, 0, u.published)
 	var jobs jobSet
 	for _, id := range ids {
 		svc := u.services[id]
@@ -230,8 +230,8 @@ type jobSet struct{ kept, over []string }
 func (j *jobSet) reset() { j.kept, j.over = j.kept[:0], j.over[:0] }
 
 // withinMaxJobs returns svc itself (a publish shares it) unless a job is cut.
-func (u *usageReader) withinMaxJobs(svc *fleet.UsageService, jobs *jobSet) *fleet.UsageService {
-	return filtered(svc, func(p fleet.UsagePoint) bool {
+func (u *usageReader) withinMaxJobs(svc *UsageService, jobs *jobSet) *UsageService {
+	return filtered(svc, func(p UsagePoint) bool {
 		job := p.Labels.JobID()
 		switch {
 		case job == "" || slices.Contains(jobs.kept, job):

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -17,17 +19,17 @@ import (
 func TestDataPlaneChunksComparedWithoutGarbage(t *testing.T) {
 	// Chunk boundaries hash with a seed of each process: 8,000 services make
 	// about 31 boundaries in each list, fewer than 5 once in a billion runs.
-	snap := fleettest.WithDataPlane(fleettest.Synthetic("p", 8000))
+	snap := dataplanetest.WithDataPlane(fleettest.Synthetic("p", 8000))
 	next := *snap
 	next.Data = nil
-	u := snap.Usage()
-	next.SetData(fleet.PartUsage, &fleet.Usage{Suffixes: slices.Clone(u.Suffixes), Services: slices.Clone(u.Services), RefreshPeriod: u.RefreshPeriod})
-	counts := make([]*fleet.ServiceLogs, 0, len(snap.Logs().Counts))
-	for _, c := range snap.Logs().Counts {
+	u := fleet.DataOf[dataplane.Usage](snap, dataplane.PartUsage)
+	next.SetData(dataplane.PartUsage, &dataplane.Usage{Suffixes: slices.Clone(u.Suffixes), Services: slices.Clone(u.Services), RefreshPeriod: u.RefreshPeriod})
+	counts := make([]*dataplane.ServiceLogs, 0, len(fleet.DataOf[dataplane.Logs](snap, dataplane.PartLogs).Counts))
+	for _, c := range fleet.DataOf[dataplane.Logs](snap, dataplane.PartLogs).Counts {
 		counts = append(counts, c.Clone()) // compared by value, not by pointer
 	}
-	next.SetData(fleet.PartLogs, &fleet.Logs{Counts: counts})
-	for _, name := range []string{fleet.PartUsage, fleet.PartLogs} {
+	next.SetData(dataplane.PartLogs, &dataplane.Logs{Counts: counts})
+	for _, name := range []string{dataplane.PartUsage, dataplane.PartLogs} {
 		g := dataPlaneGroup(t, snap, name)
 		old, _ := rechunk(g, snap, nil)
 		if len(old) < 5 {

@@ -31,6 +31,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -54,7 +55,7 @@ func newTestExposition(t *testing.T, logger *slog.Logger) (*Handler, *apimetrics
 	o.ObserveRetry(apiclient.OpListServices)
 	o.ObserveRateLimitWait(apiclient.OpListServices, 250*time.Millisecond)
 	e := New(reg, logger)
-	for _, s := range fleettest.Snapshots() {
+	for _, s := range dataplanetest.Snapshots() {
 		e.SetSnapshot(s)
 	}
 	return e, m
@@ -197,12 +198,12 @@ func TestExpositionParsesAndLints(t *testing.T) {
 // FleetCollector serves.
 func TestExpositionMatchesRegistry(t *testing.T) {
 	e := New(nil, nil)
-	for _, s := range fleettest.Snapshots() {
+	for _, s := range dataplanetest.Snapshots() {
 		e.SetSnapshot(s)
 	}
 	got := parseText(t, []byte(scrapeText(t, e)))
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector.NewFleetCollectorOf(fleettest.Snapshots()...))
+	reg.MustRegister(collector.NewFleetCollectorOf(dataplanetest.Snapshots()...))
 	want, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +307,7 @@ func TestExpositionGzip(t *testing.T) {
 			identity = readBody(t, scrape(t, e, accept, ""))
 			checkGzip(t, readBody(t, scrape(t, e, accept, "gzip")), identity)
 			// A new snapshot must not be served from the old compressed form.
-			changed := fleettest.Snapshots()[1]
+			changed := dataplanetest.Snapshots()[1]
 			changed.Services[0].Name = "renamed"
 			e.SetSnapshot(changed)
 			identity = readBody(t, scrape(t, e, accept, ""))
@@ -391,7 +392,7 @@ func TestExpositionSelfMetricsAfterObserver(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := apimetrics.New(reg)
 	e := New(reg, nil)
-	e.SetSnapshot(fleettest.Snapshots()[0])
+	e.SetSnapshot(dataplanetest.Snapshots()[0])
 	if body := scrapeText(t, e); strings.Contains(body, "clouddb_exporter_api_") {
 		t.Fatalf("API metrics before any Observer:\n%s", body)
 	}
@@ -432,7 +433,7 @@ func TestExpositionSetSnapshotAndRemoveProject(t *testing.T) {
 	if body := scrapeText(t, e); body != "" {
 		t.Errorf("no snapshot yet, body %q", body)
 	}
-	snaps := fleettest.Snapshots()
+	snaps := dataplanetest.Snapshots()
 	for _, s := range snaps {
 		e.SetSnapshot(s)
 	}
@@ -449,7 +450,7 @@ func TestExpositionSetSnapshotAndRemoveProject(t *testing.T) {
 
 	// A new snapshot of proj-a in which svc-2, rs-2 and peer-2 vanished
 	// and svc-1 changed status.
-	a := fleettest.Snapshots()[0]
+	a := dataplanetest.Snapshots()[0]
 	a.Services = a.Services[:1]
 	a.Services[0].Status = apiclient.ServiceUpgrading
 	a.ReplicaSets = a.ReplicaSets[:1]
@@ -503,7 +504,7 @@ func TestExpositionSetSnapshotAndRemoveProject(t *testing.T) {
 func TestExpositionInvalidSeries(t *testing.T) {
 	logs := &countingHandler{}
 	e := New(nil, slog.New(logs))
-	s := fleettest.Snapshots()[1]
+	s := dataplanetest.Snapshots()[1]
 	s.Services[0].Name = "bad\xff"
 	e.SetSnapshot(s)
 	body := scrapeText(t, e)
@@ -552,7 +553,7 @@ func TestExpositionSelfGatherFailure(t *testing.T) {
 	g := &failingGatherer{}
 	g.fail.Store(true)
 	e := New(g, slog.New(logs))
-	e.SetSnapshot(fleettest.Snapshots()[0])
+	e.SetSnapshot(dataplanetest.Snapshots()[0])
 	for range 3 {
 		for _, accept := range []string{acceptText, acceptPrometheus3} {
 			body := readBody(t, scrape(t, e, accept, "gzip"))
@@ -587,7 +588,7 @@ func TestExpositionSelfGatherFailure(t *testing.T) {
 // Run with -race to check the synchronisation.
 func TestExpositionConcurrent(t *testing.T) {
 	e, m := newTestExposition(t, nil)
-	snaps := fleettest.Snapshots()
+	snaps := dataplanetest.Snapshots()
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {
@@ -636,7 +637,7 @@ func FuzzAcceptsGzip(f *testing.F) {
 // must not replace it. A removed project starts afresh.
 func TestExpositionDropsOutOfOrderSnapshots(t *testing.T) {
 	e := New(nil, nil)
-	older, newer := fleettest.Snapshots()[0], fleettest.Snapshots()[0]
+	older, newer := dataplanetest.Snapshots()[0], dataplanetest.Snapshots()[0]
 	older.Seq, newer.Seq = 1, 2
 	newer.Services = newer.Services[:1]
 	newer.Services[0].Status = apiclient.ServiceUpgrading
@@ -647,14 +648,14 @@ func TestExpositionDropsOutOfOrderSnapshots(t *testing.T) {
 	if body := scrapeText(t, e); !strings.Contains(body, upgrading) || strings.Contains(body, `service_id="svc-2"`) {
 		t.Errorf("an older snapshot replaced a newer one:\n%s", body)
 	}
-	same := fleettest.Snapshots()[0]
+	same := dataplanetest.Snapshots()[0]
 	same.Seq = 2
 	e.SetSnapshot(same)
 	if body := scrapeText(t, e); !strings.Contains(body, upgrading) {
 		t.Error("a snapshot with the installed number replaced it")
 	}
 	// Another project's numbers are its own.
-	b := fleettest.Snapshots()[1]
+	b := dataplanetest.Snapshots()[1]
 	b.Seq = 1
 	e.SetSnapshot(b)
 	if body := scrapeText(t, e); !strings.Contains(body, `project_id="proj-b"`) {
@@ -671,7 +672,7 @@ func TestExpositionDropsOutOfOrderSnapshots(t *testing.T) {
 // unknown: its series is left out rather than exported as 0, and the rest
 // of the resource stays.
 func TestDroppedFieldsAreNotZero(t *testing.T) {
-	s := fleettest.Snapshots()[0]
+	s := dataplanetest.Snapshots()[0]
 	s.Services[0].Dropped = []apiclient.FieldError{{Field: "resources.1.spec.cpu_millis", Err: "bad"}}
 	s.ReplicaSets[0].Dropped = []apiclient.FieldError{{Field: "nodes", Err: "bad"}, {Field: "memory_gbs", Err: "bad"}}
 	e := New(nil, nil)

@@ -17,7 +17,9 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -25,7 +27,7 @@ import (
 // far from ASCII, and whose values are negative, fractional, huge, before
 // 1970 or far in the future: what a drifting API might send.
 func oddSnapshot() *fleet.Snapshot {
-	s := fleettest.Snapshots()[0]
+	s := dataplanetest.Snapshots()[0]
 	s.ProjectID = `proj-"odd"`
 	svc := &s.Services[0]
 	svc.Name = "back\\slash \"quoted\"\nnew line"
@@ -186,8 +188,8 @@ func TestRenderMatchesRegistry(t *testing.T) {
 		name  string
 		snaps []*fleet.Snapshot
 	}{
-		{"test snapshots", fleettest.Snapshots()},
-		{"odd values", []*fleet.Snapshot{oddSnapshot(), fleettest.Snapshots()[1]}},
+		{"test snapshots", dataplanetest.Snapshots()},
+		{"odd values", []*fleet.Snapshot{oddSnapshot(), dataplanetest.Snapshots()[1]}},
 		{"synthetic", []*fleet.Snapshot{fleettest.Synthetic("big", 500), fleettest.Synthetic("small", 3)}},
 		{"empty project", []*fleet.Snapshot{{ProjectID: "empty", Taken: fleettest.Time("2025-03-01T12:00:00Z")}}},
 	} {
@@ -309,10 +311,10 @@ func TestRenderAllocations(t *testing.T) {
 // sample timestamp in both formats (milliseconds in text, seconds in
 // OpenMetrics); the other samples carry none.
 func TestRenderingUsageTimestamps(t *testing.T) {
-	s := fleettest.Snapshots()[0]
-	u := *s.Usage()
+	s := dataplanetest.Snapshots()[0]
+	u := *fleet.DataOf[dataplane.Usage](s, dataplane.PartUsage)
 	u.Timestamps = true
-	s.SetData(fleet.PartUsage, &u)
+	s.SetData(dataplane.PartUsage, &u)
 	checkRendering(t, s)
 	e := New(nil, nil)
 	defer e.Close()

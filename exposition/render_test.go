@@ -16,7 +16,9 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -108,7 +110,7 @@ func TestExpositionUnchangedSnapshotRendersNothing(t *testing.T) {
 func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 	t.Parallel()
 	const n = 2000
-	snap := func() *fleet.Snapshot { return fleettest.WithDataPlane(fleettest.Synthetic("p", n)) }
+	snap := func() *fleet.Snapshot { return dataplanetest.WithDataPlane(fleettest.Synthetic("p", n)) }
 	e := New(nil, nil)
 	first := snap()
 	e.SetSnapshot(first)
@@ -127,7 +129,7 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 
 	before := e.statsNow()
 	changed := snap()
-	u := changed.Usage()
+	u := fleet.DataOf[dataplane.Usage](changed, dataplane.PartUsage)
 	for _, svc := range u.Services {
 		points := svc.Series(slices.Index(u.Suffixes, apiclient.SeriesQPS))
 		for i, smp := range points {
@@ -136,10 +138,10 @@ func TestExpositionRendersDataPlaneInChunks(t *testing.T) {
 			}
 		}
 	}
-	for i, c := range changed.Logs().Counts {
+	for i, c := range fleet.DataOf[dataplane.Logs](changed, dataplane.PartLogs).Counts {
 		if c.ServiceID() == "svc-000042" {
-			changed.Logs().Counts[i] = c.Clone()
-			changed.Logs().Counts[i].Set(fleet.LogSeverityIndex("ERROR"), 99)
+			fleet.DataOf[dataplane.Logs](changed, dataplane.PartLogs).Counts[i] = c.Clone()
+			fleet.DataOf[dataplane.Logs](changed, dataplane.PartLogs).Counts[i].Set(dataplane.LogSeverityIndex("ERROR"), 99)
 		}
 	}
 	e.SetSnapshot(changed)
@@ -364,7 +366,7 @@ func TestExpositionScheduledSelfGather(t *testing.T) {
 	g := &countingGatherer{}
 	e := New(SelfGatherer(apimetrics.New(nil), g), nil)
 	defer e.Close()
-	e.SetSnapshot(fleettest.Snapshots()[0])
+	e.SetSnapshot(dataplanetest.Snapshots()[0])
 	for range 5 {
 		if body := scrapeText(t, e); !strings.Contains(body, "clouddb_exporter_build_info 1") {
 			t.Fatal("no build info")
@@ -394,7 +396,7 @@ func (g *countingGatherer) Gather() ([]*dto.MetricFamily, error) {
 // A change in one project renders that project only.
 func TestExpositionRendersChangedProjectOnly(t *testing.T) {
 	e := New(nil, nil)
-	snaps := fleettest.Snapshots()
+	snaps := dataplanetest.Snapshots()
 	for _, s := range snaps {
 		e.SetSnapshot(s)
 	}
@@ -411,7 +413,7 @@ func TestExpositionRendersChangedProjectOnly(t *testing.T) {
 	}
 	a := held("proj-a")
 	before := e.statsNow()
-	changed := fleettest.Snapshots()[1]
+	changed := dataplanetest.Snapshots()[1]
 	changed.Services[0].Name = "changed"
 	e.SetSnapshot(changed)
 	if body := scrapePrometheus(t, e); !strings.Contains(body, `name="changed"`) {

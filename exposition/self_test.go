@@ -12,6 +12,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
+	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -38,7 +39,7 @@ func TestSelfGatherer(t *testing.T) {
 			defer e.Close()
 			now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 			e.now = func() time.Time { return now }
-			e.SetSnapshot(fleettest.Snapshots()[1])
+			e.SetSnapshot(dataplanetest.Snapshots()[1])
 			o := api.Observer("proj-b")
 
 			// Each change must show in the first scrape selfGatherInterval

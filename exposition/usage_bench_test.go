@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -17,7 +19,7 @@ import (
 func BenchmarkUsagePublish(b *testing.B) {
 	for _, n := range []int{2000, 10000} {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
-			snaps := []*fleet.Snapshot{fleettest.WithDataPlane(fleettest.Synthetic("bench", n)), fleettest.WithDataPlane(fleettest.Synthetic("bench", n))}
+			snaps := []*fleet.Snapshot{dataplanetest.WithDataPlane(fleettest.Synthetic("bench", n)), dataplanetest.WithDataPlane(fleettest.Synthetic("bench", n))}
 			bumpUsage(snaps[1], n/3, n/3+n/20)
 			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 			req.Header.Set("Accept", acceptPrometheus3)
@@ -41,7 +43,7 @@ func BenchmarkUsagePublish(b *testing.B) {
 
 // bumpUsage gives services [from, to) of s new usage values.
 func bumpUsage(s *fleet.Snapshot, from, to int) {
-	for _, svc := range s.Usage().Services[from:to] {
+	for _, svc := range fleet.DataOf[dataplane.Usage](s, dataplane.PartUsage).Services[from:to] {
 		for i := range svc.Points {
 			svc.Points[i].Value++
 		}

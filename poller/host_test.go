@@ -41,7 +41,7 @@ func TestPollHoldsStateGate(t *testing.T) {
 }
 
 // TestPublishPart: a data-plane part's data goes into every snapshot from
-// its first publish on, with its health after the state's parts; a publish
+// its first publish on, with its health after the state's parts (by name); a publish
 // without health keeps the last one.
 func TestPublishPart(t *testing.T) {
 	fc := newFakeClient()
@@ -50,20 +50,22 @@ func TestPublishPart(t *testing.T) {
 	p := New(fc, Options{Collect: config.Collect{Interval: time.Minute, Concurrency: 2},
 		Publish: func(s *fleet.Snapshot) { got = append(got, s) }})
 	p.Poll(context.Background())
-	logs := &fleet.Logs{PagesTruncated: 1}
-	p.PublishPart(fleet.PartLogs, &fleet.PartHealth{Name: fleet.PartLogs, Success: true}, func(s *fleet.Snapshot) { s.SetData(fleet.PartLogs, logs) })
-	p.PublishPart(fleet.PartUsage, &fleet.PartHealth{Name: fleet.PartUsage}, func(s *fleet.Snapshot) { s.SetData(fleet.PartUsage, &fleet.Usage{}) })
-	p.PublishPart(fleet.PartLogs, nil, func(s *fleet.Snapshot) { s.SetData(fleet.PartLogs, logs) })
+	type data struct{ n int }
+	logs := &data{1}
+	p.PublishPart("logs", &fleet.PartHealth{Name: "logs", Success: true}, func(s *fleet.Snapshot) { s.SetData("logs", logs) })
+	p.PublishPart("usage", &fleet.PartHealth{Name: "usage"}, func(s *fleet.Snapshot) { s.SetData("usage", &data{}) })
+	p.PublishPart("logs", nil, func(s *fleet.Snapshot) { s.SetData("logs", logs) })
 	p.Poll(context.Background())
 	last := got[len(got)-1]
-	if last.Logs() != logs || last.Usage() == nil {
-		t.Fatalf("a later snapshot lost the data plane's data: logs %v usage %v", last.Logs(), last.Usage())
+	if fleet.DataOf[data](last, "logs") != logs || fleet.DataOf[data](last, "usage") == nil {
+		t.Fatalf("a later snapshot lost the data plane's data: %v", last.Data)
 	}
 	var names []string
 	for _, ph := range last.Parts {
 		names = append(names, ph.Name)
 	}
-	if n := len(names); n < 2 || names[n-2] != fleet.PartUsage || names[n-1] != fleet.PartLogs || !last.Parts[n-1].Success {
-		t.Errorf("parts %v (%+v), want usage then logs last, logs healthy", names, last.Parts)
+	// After the state's parts, by name: the poller knows no reader.
+	if n := len(names); n < 2 || names[n-2] != "logs" || names[n-1] != "usage" || !last.Parts[n-2].Success {
+		t.Errorf("parts %v (%+v), want logs then usage last, logs healthy", names, last.Parts)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -212,17 +211,6 @@ func (p *Poller) PublishPart(name string, h *fleet.PartHealth, fill func(*fleet.
 	snap := p.snapshotLocked()
 	p.mu.Unlock()
 	p.publish(snap)
-}
-
-// dataPartOrder keeps usage and logs first, then the rest by name.
-func dataPartOrder(parts map[string]func(*fleet.Snapshot)) []string {
-	order := []string{fleet.PartUsage, fleet.PartLogs}
-	for _, name := range sortedKeys(parts) {
-		if !slices.Contains(order, name) {
-			order = append(order, name)
-		}
-	}
-	return order
 }
 
 // WaitForState returns once no state calls run, or ctx's error.

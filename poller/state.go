@@ -282,7 +282,7 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 		auth := s.auth.v
 		snap.Auth = &auth
 	}
-	for _, name := range slices.Concat(fleet.Parts, dataPartOrder(s.dataParts)) {
+	for _, name := range slices.Concat(fleet.Parts, sortedKeys(s.dataParts)) {
 		if h, ok := s.parts[name]; ok {
 			snap.Parts = append(snap.Parts, h)
 		}

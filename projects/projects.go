@@ -32,9 +32,10 @@ type Project struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
-	// readers waits for the data-plane readers to end.
-	readers func()
-	creds   *credentials
+	// dataPlane are its readers, bound to Client; readers waits for them to end.
+	dataPlane *dataplane.Readers
+	readers   func()
+	creds     *credentials
 }
 
 // Publisher receives the running projects' snapshots (the exposition).
@@ -106,7 +107,15 @@ func (m *Manager) Apply(projects []config.Project) error {
 			continue
 		}
 		creds.client = client
-		p := &Project{Config: cfg, Client: client, creds: creds}
+		dp, err := dataplane.New(client, dataplane.Options{
+			Collect: cfg.Collect, RateLimit: cfg.API.RateLimit, Burst: cfg.API.Burst, Logger: m.logger,
+			Positions: m.LogPositions, APIURL: cfg.API.URL,
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("project %s: %w", cfg.ID, err))
+			continue
+		}
+		p := &Project{Config: cfg, Client: client, creds: creds, dataPlane: dp}
 		next[cfg.ID] = p
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -152,10 +161,7 @@ func (m *Manager) start(p *Project) {
 		CredentialsSource: p.Config.Credentials.Source,
 		APIURL:            p.Config.API.URL,
 	})
-	p.readers = dataplane.Run(ctx, p.Poller, p.Client, dataplane.Options{
-		Collect: p.Config.Collect, RateLimit: p.Config.API.RateLimit, Burst: p.Config.API.Burst, Logger: m.logger,
-		Positions: m.LogPositions, APIURL: p.Config.API.URL,
-	})
+	p.readers = p.dataPlane.Run(ctx, p.Poller)
 	go func() {
 		defer close(p.done)
 		p.Poller.Run(ctx)

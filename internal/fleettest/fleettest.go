@@ -1,11 +1,11 @@
 // Package fleettest holds the fleet snapshots the collector and exposition
-// tests share: a pair of projects that exercises every metric, and
+// tests share: a pair of projects that exercises every metric of the state
+// (internal/dataplanetest adds the data plane's), and
 // synthetic projects of any size for benchmarks.
 package fleettest
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -66,16 +66,10 @@ func projectA() *fleet.Snapshot {
 			{Name: fleet.PartVPCs, Success: true, Duration: 200 * time.Millisecond, LastSuccess: Time("2025-03-01T12:00:00.1Z")},
 			{Name: fleet.PartPeerings, Success: false, Duration: 250 * time.Millisecond, LastSuccess: Time("2025-03-01T11:00:00Z")},
 			{Name: fleet.PartAuth, Success: true, Duration: 50 * time.Millisecond, LastSuccess: Time("2025-03-01T12:00:00.2Z")},
-			{Name: fleet.PartUsage, Success: false, Duration: 4 * time.Second, LastSuccess: Time("2025-03-01T11:55:00Z")},
-			{Name: fleet.PartLogs, Success: true, Duration: 300 * time.Millisecond, LastSuccess: Time("2025-03-01T11:59:00Z")},
+			{Name: "usage", Success: false, Duration: 4 * time.Second, LastSuccess: Time("2025-03-01T11:55:00Z")},
+			{Name: "logs", Success: true, Duration: 300 * time.Millisecond, LastSuccess: Time("2025-03-01T11:59:00Z")},
 		},
 		Access: fleet.Access{Known: true, Up: true},
-		Data: map[string]any{
-			fleet.PartUsage: usage("svc-1"),
-			fleet.PartLogs: &fleet.Logs{PagesTruncated: 2, EntriesSkipped: 5, ReadPeriod: 3 * time.Minute, Counts: []*fleet.ServiceLogs{
-				LogCounts("svc-1", map[string]float64{"ERROR": 17, "FATAL": 0, "LOG": 1234, "OTHER": 3}),
-			}},
-		},
 	}
 }
 
@@ -208,57 +202,4 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 		s.Parts = append(s.Parts, fleet.PartHealth{Name: part, Success: true, Duration: time.Second, LastSuccess: now})
 	}
 	return s
-}
-
-// WithDataPlane gives every service of s usage samples and log counts, and
-// returns s.
-func WithDataPlane(s *fleet.Snapshot) *fleet.Snapshot {
-	u, l := &fleet.Usage{RefreshPeriod: 10 * time.Minute}, &fleet.Logs{ReadPeriod: time.Minute}
-	s.SetData(fleet.PartUsage, u)
-	s.SetData(fleet.PartLogs, l)
-	for i, svc := range s.Services {
-		one := usage(svc.ServiceID)
-		u.Suffixes = one.Suffixes
-		u.Services = append(u.Services, one.Services...)
-		l.Counts = append(l.Counts, LogCounts(svc.ServiceID, map[string]float64{"ERROR": float64(i % 7), "WARNING": float64(i % 11)}))
-	}
-	return s
-}
-
-// LogCounts returns a service's log counts by severity.
-func LogCounts(serviceID string, counts map[string]float64) *fleet.ServiceLogs {
-	l := fleet.NewServiceLogs(&serviceID)
-	for sev, n := range counts {
-		l.Set(fleet.LogSeverityIndex(sev), n)
-	}
-	return l
-}
-
-// One primary and one replica, two jobs: one over a max-jobs of 2.
-func usage(serviceID string) *fleet.Usage {
-	u := &fleet.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
-	bucket := Time("2025-03-01T11:58:00Z")
-	points := map[string][]fleet.UsagePoint{}
-	for i, suffix := range apiclient.UsageSeriesSuffixes {
-		u.Suffixes = append(u.Suffixes, suffix)
-		if suffix == apiclient.SeriesJobDuration || suffix == apiclient.SeriesJobSuccess {
-			for j, job := range []string{"1000", "1001"} {
-				points[suffix] = append(points[suffix], fleet.UsagePoint{Labels: fleet.NewUsageLabels("primary", "0", job),
-					Value: float64(250_000 * (j + 1)), Bucket: fleet.BucketOf(bucket.Add(-time.Duration(j) * time.Minute))})
-			}
-		} else {
-			for n, role := range []string{"primary", "replica"} {
-				points[suffix] = append(points[suffix], fleet.UsagePoint{Labels: fleet.NewUsageLabels(role, fmt.Sprint(n), ""),
-					Value: float64(1000 * (i + 1) * (n + 1)), Bucket: fleet.BucketOf(bucket)})
-			}
-		}
-	}
-	// As the reader publishes them: the series by suffix.
-	slices.Sort(u.Suffixes)
-	var series [][]fleet.UsagePoint
-	for _, suffix := range u.Suffixes {
-		series = append(series, points[suffix])
-	}
-	u.Services = []*fleet.UsageService{fleet.NewUsageService(serviceID, series...)}
-	return u
 }

@@ -1,17 +1,19 @@
-package fleet
+package dataplane
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // PartLogs is the part of the opt-in log collector.
 const PartLogs = "logs"
 
-// Logs returns the log collector's data in s, nil when it has none.
-func (s *Snapshot) Logs() *Logs { return DataOf[Logs](s, PartLogs) }
+// logsOf returns the log collector's data in s, nil when it has none.
+func logsOf(s *fleet.Snapshot) *Logs { return fleet.DataOf[Logs](s, PartLogs) }
 
 // Logs is what the log collector has counted of a project's services.
 type Logs struct {

@@ -1,15 +1,17 @@
-package fleet
+package dataplane
 
 import (
 	"time"
 	"unique"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 // PartUsage is the part of the opt-in usage collector.
 const PartUsage = "usage"
 
-// Usage returns the usage collector's data in s, nil when it has none.
-func (s *Snapshot) Usage() *Usage { return DataOf[Usage](s, PartUsage) }
+// usageOf returns the usage collector's data in s, nil when it has none.
+func usageOf(s *fleet.Snapshot) *Usage { return fleet.DataOf[Usage](s, PartUsage) }
 
 // Usage is the newest valued bucket of each selected series and label set.
 type Usage struct {

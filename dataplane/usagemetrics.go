@@ -1,4 +1,4 @@
-package collector
+package dataplane
 
 import (
 	"slices"
@@ -6,23 +6,27 @@ import (
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
+
+// cachedNote is the state's metrics' note (collector/labels.go), kept word for word.
+const cachedNote = " Cached from the last poll of the API."
 
 const usageNote = " From the newest bucket with a value of the API's usage series (opt-in, --collect.usage), cached from the last usage read."
 
 type usageMetric struct {
-	desc *Desc
+	desc *collector.Desc
 	// A divisor, so that 2397 millicores are exactly 2.397 cores.
 	divisor float64
 }
 
-func usageDesc(name, help string, job bool) *Desc {
+func usageDesc(name, help string, job bool) *collector.Desc {
 	labels := []string{"project_id", "service_id", "role", "ordinal"}
 	if job {
 		labels = append(labels, "job_id")
 	}
-	return newDesc(name, help+usageNote, labels...)
+	return collector.NewDesc(name, help+usageNote, labels...)
 }
 
 var usageMetrics = map[string]usageMetric{
@@ -50,40 +54,40 @@ var usageMetrics = map[string]usageMetric{
 }
 
 var (
-	usageBucketDesc = newDesc("clouddb_service_usage_bucket_timestamp_seconds",
+	usageBucketDesc = collector.NewDesc("clouddb_service_usage_bucket_timestamp_seconds",
 		"Unix seconds of the start of the bucket a usage value is from (series is the API's series suffix, job_id empty for series without jobs): the data's age, which lags the read by at least one bucket."+usageNote,
 		"project_id", "service_id", "series", "role", "ordinal", "job_id")
-	usageJobsOverLimitDesc = newDesc("clouddb_exporter_usage_jobs_over_limit",
+	usageJobsOverLimitDesc = collector.NewDesc("clouddb_exporter_usage_jobs_over_limit",
 		"Background jobs of a project's services whose usage series are not exported because a service has more jobs than --collect.usage.max-jobs."+cachedNote,
 		"project_id")
-	usageRefreshPeriodDesc = newDesc("clouddb_exporter_usage_refresh_period_seconds",
+	usageRefreshPeriodDesc = collector.NewDesc("clouddb_exporter_usage_refresh_period_seconds",
 		"How long refreshing every selected usage series of a project takes at its call budget: --collect.usage.interval, or a multiple of it when the series are refreshed round-robin."+cachedNote,
 		"project_id")
 )
 
-func init() {
-	descs := []*Desc{usageBucketDesc, usageJobsOverLimitDesc, usageRefreshPeriodDesc}
+func registerUsageMetrics() {
+	descs := []*collector.Desc{usageBucketDesc, usageJobsOverLimitDesc, usageRefreshPeriodDesc}
 	for _, suf := range apiclient.UsageSeriesSuffixes {
 		descs = append(descs, usageMetrics[suf].desc)
 	}
 	// Keyed by service, weighed by series: a chunk holds as many series as
 	// one of the state's lists holds resources.
-	series := ListGroup(fleet.PartUsage, func(u *fleet.Usage) []*fleet.UsageService { return u.Services },
-		func(l **fleet.UsageService) Key { return Key{(*l).ID} },
-		func(u *fleet.Usage, l []*fleet.UsageService) *fleet.Usage {
-			return &fleet.Usage{Suffixes: u.Suffixes, Services: l, Timestamps: u.Timestamps}
+	series := collector.ListGroup(PartUsage, func(u *Usage) []*UsageService { return u.Services },
+		func(l **UsageService) collector.Key { return collector.Key{(*l).ID} },
+		func(u *Usage, l []*UsageService) *Usage {
+			return &Usage{Suffixes: u.Suffixes, Services: l, Timestamps: u.Timestamps}
 		}, collectUsage)
-	series.Weight = func(s *fleet.Snapshot, i int) int { return s.Usage().Services[i].SeriesWithPoints() }
+	series.Weight = func(s *fleet.Snapshot, i int) int { return usageOf(s).Services[i].SeriesWithPoints() }
 	series.Equal = equalUsage
-	totals := DataGroup(fleet.PartUsage, func(s *fleet.Snapshot) any {
-		u := s.Usage()
-		return &fleet.Usage{JobsOverLimit: u.JobsOverLimit, RefreshPeriod: u.RefreshPeriod}
+	totals := collector.DataGroup(PartUsage, func(s *fleet.Snapshot) any {
+		u := usageOf(s)
+		return &Usage{JobsOverLimit: u.JobsOverLimit, RefreshPeriod: u.RefreshPeriod}
 	}, collectUsageTotals)
-	RegisterPart(descs, series, totals)
+	collector.RegisterPart(descs, series, totals)
 }
 
-func collectUsage(out *Sink, s *fleet.Snapshot) {
-	u := s.Usage()
+func collectUsage(out *collector.Sink, s *fleet.Snapshot) {
+	u := usageOf(s)
 	if u == nil {
 		return
 	}
@@ -103,7 +107,7 @@ func collectUsage(out *Sink, s *fleet.Snapshot) {
 
 type usageSeriesID struct{ serviceID, suffix string }
 
-func collectUsageSample(out *Sink, u *fleet.Usage, p string, ser usageSeriesID, m usageMetric, smp fleet.UsagePoint) {
+func collectUsageSample(out *collector.Sink, u *Usage, p string, ser usageSeriesID, m usageMetric, smp UsagePoint) {
 	bucket := smp.Time()
 	var ts time.Time
 	if u.Timestamps {
@@ -111,26 +115,31 @@ func collectUsageSample(out *Sink, u *fleet.Usage, p string, ser usageSeriesID, 
 	}
 	role, ordinal, job := smp.Labels.Role(), smp.Labels.Ordinal(), smp.Labels.JobID()
 	if ser.suffix == apiclient.SeriesJobDuration || ser.suffix == apiclient.SeriesJobSuccess {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.serviceID, role, ordinal, job)
+		out.GaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.serviceID, role, ordinal, job)
 	} else {
-		out.gaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.serviceID, role, ordinal)
+		out.GaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.serviceID, role, ordinal)
 	}
-	out.gauge(usageBucketDesc, unixSeconds(bucket), p, ser.serviceID, strings.TrimPrefix(ser.suffix, "_"), role, ordinal, job)
+	out.Gauge(usageBucketDesc, unixSeconds(bucket), p, ser.serviceID, strings.TrimPrefix(ser.suffix, "_"), role, ordinal, job)
 }
 
 // equalUsage compares two chunks of the usage: every publish of a read compares
 // each chunk, and reflect.DeepEqual made a map of every pointer it followed.
 func equalUsage(a, b *fleet.Snapshot) bool {
-	x, y := a.Usage(), b.Usage()
+	x, y := usageOf(a), usageOf(b)
 	return a.ProjectID == b.ProjectID && x.Timestamps == y.Timestamps && slices.Equal(x.Suffixes, y.Suffixes) &&
-		slices.EqualFunc(x.Services, y.Services, func(x, y *fleet.UsageService) bool {
+		slices.EqualFunc(x.Services, y.Services, func(x, y *UsageService) bool {
 			return x == y || x.ID == y.ID && slices.Equal(x.Ends, y.Ends) && slices.Equal(x.Points, y.Points)
 		})
 }
 
-func collectUsageTotals(out *Sink, s *fleet.Snapshot) {
-	if u := s.Usage(); u != nil {
-		out.gauge(usageJobsOverLimitDesc, float64(u.JobsOverLimit), s.ProjectID)
-		out.gauge(usageRefreshPeriodDesc, u.RefreshPeriod.Seconds(), s.ProjectID)
+func collectUsageTotals(out *collector.Sink, s *fleet.Snapshot) {
+	if u := usageOf(s); u != nil {
+		out.Gauge(usageJobsOverLimitDesc, float64(u.JobsOverLimit), s.ProjectID)
+		out.Gauge(usageRefreshPeriodDesc, u.RefreshPeriod.Seconds(), s.ProjectID)
 	}
+}
+
+// unixSeconds avoids UnixNano, which overflows past 2262 (a drifting API).
+func unixSeconds(t time.Time) float64 {
+	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
 }

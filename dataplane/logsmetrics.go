@@ -1,68 +1,69 @@
-package collector
+package dataplane
 
 import (
 	"slices"
 
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 var (
-	logEntriesDesc = newCounterDesc("clouddb_service_log_entries_total",
+	logEntriesDesc = collector.NewCounterDesc("clouddb_service_log_entries_total",
 		"Log entries a database service wrote since the exporter started reading its logs (opt-in, --collect.logs), by severity: PostgreSQL's, upper case; any other is OTHER. Counted from the API's service logs, each entry once across pages and reads; no entry before the first read is counted. Cached from the last log read.",
 		"project_id", "service_id", "severity")
-	logPagesTruncatedDesc = newCounterDesc("clouddb_exporter_log_pages_truncated_total",
+	logPagesTruncatedDesc = collector.NewCounterDesc("clouddb_exporter_log_pages_truncated_total",
 		"Reads of one service's new log entries that left some uncounted: they hit --collect.logs.max-pages (the older entries of that interval), the API sent a page again (a repeated or ignored cursor), or a page held an entry over --api.max-value-size (the whole interval, skipped). Cached from the last log read.",
 		"project_id")
-	logEntriesLateDesc = newCounterDesc("clouddb_exporter_log_entries_late_total",
+	logEntriesLateDesc = collector.NewCounterDesc("clouddb_exporter_log_entries_late_total",
 		"Log entries that arrived after a read had passed their timestamp (older than the newest entry counted of their service): counted in clouddb_service_log_entries_total at the next read when at most one --collect.logs.interval older than that newest entry, not seen at all when older still (see --collect.logs.delay). Cached from the last log read.",
 		"project_id")
-	logSkippedDesc = newCounterDesc("clouddb_exporter_log_skipped_seconds_total",
+	logSkippedDesc = collector.NewCounterDesc("clouddb_exporter_log_skipped_seconds_total",
 		"Seconds of log time not read when the log collector resumed from a --collect.logs.state-file position older than the resume bound (1h): the entries of that span are not counted. Cached from the last log read.",
 		"project_id")
-	logEntriesSkippedDesc = newCounterDesc("clouddb_exporter_log_entries_skipped_total",
+	logEntriesSkippedDesc = collector.NewCounterDesc("clouddb_exporter_log_entries_skipped_total",
 		"Log entries written in the --collect.logs.interval before the log collector started counting a service without a --collect.logs.state-file position, read once at start (one page at most) and not counted in clouddb_service_log_entries_total: a lower bound of the entries a restart lost. Cached from the last log read.",
 		"project_id")
-	logReadPeriodDesc = newDesc("clouddb_exporter_log_read_period_seconds",
+	logReadPeriodDesc = collector.NewDesc("clouddb_exporter_log_read_period_seconds",
 		"How often each selected service's logs in a project are read at the call budget the state calls leave, in seconds: --collect.logs.interval when the budget suffices, longer when it cannot read every selected service once an interval (a WARN gives the fix); set before the first read returns. Cached from the last log read.",
 		"project_id")
 )
 
-func init() {
-	counts := ListGroup(fleet.PartLogs, func(l *fleet.Logs) []*fleet.ServiceLogs { return l.Counts },
-		func(c **fleet.ServiceLogs) Key { return Key{(*c).ServiceID()} },
-		func(_ *fleet.Logs, c []*fleet.ServiceLogs) *fleet.Logs { return &fleet.Logs{Counts: c} }, collectLogs)
+func registerLogsMetrics() {
+	counts := collector.ListGroup(PartLogs, func(l *Logs) []*ServiceLogs { return l.Counts },
+		func(c **ServiceLogs) collector.Key { return collector.Key{(*c).ServiceID()} },
+		func(_ *Logs, c []*ServiceLogs) *Logs { return &Logs{Counts: c} }, collectLogs)
 	counts.Equal = equalLogs
-	totals := DataGroup(fleet.PartLogs, func(s *fleet.Snapshot) any {
-		l := s.Logs()
-		return &fleet.Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped, ReadPeriod: l.ReadPeriod}
+	totals := collector.DataGroup(PartLogs, func(s *fleet.Snapshot) any {
+		l := logsOf(s)
+		return &Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped, ReadPeriod: l.ReadPeriod}
 	}, collectLogsTotals)
-	RegisterPart([]*Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc, logReadPeriodDesc}, counts, totals)
+	collector.RegisterPart([]*collector.Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc, logReadPeriodDesc}, counts, totals)
 }
 
-func collectLogs(out *Sink, s *fleet.Snapshot) {
-	l := s.Logs()
+func collectLogs(out *collector.Sink, s *fleet.Snapshot) {
+	l := logsOf(s)
 	if l == nil {
 		return
 	}
 	for _, c := range l.Counts {
-		for i, sev := range fleet.LogSeverities {
+		for i, sev := range LogSeverities {
 			if n, ok := c.Count(i); ok {
-				out.gauge(logEntriesDesc, n, s.ProjectID, c.ServiceID(), sev)
+				out.Gauge(logEntriesDesc, n, s.ProjectID, c.ServiceID(), sev)
 			}
 		}
 	}
 }
 
 func equalLogs(a, b *fleet.Snapshot) bool {
-	return a.ProjectID == b.ProjectID && slices.EqualFunc(a.Logs().Counts, b.Logs().Counts, (*fleet.ServiceLogs).Equal)
+	return a.ProjectID == b.ProjectID && slices.EqualFunc(logsOf(a).Counts, logsOf(b).Counts, (*ServiceLogs).Equal)
 }
 
-func collectLogsTotals(out *Sink, s *fleet.Snapshot) {
-	if l := s.Logs(); l != nil {
-		out.gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
-		out.gauge(logEntriesLateDesc, l.Late, s.ProjectID)
-		out.gauge(logSkippedDesc, l.SkippedSeconds, s.ProjectID)
-		out.gauge(logEntriesSkippedDesc, l.EntriesSkipped, s.ProjectID)
-		out.gauge(logReadPeriodDesc, l.ReadPeriod.Seconds(), s.ProjectID)
+func collectLogsTotals(out *collector.Sink, s *fleet.Snapshot) {
+	if l := logsOf(s); l != nil {
+		out.Gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
+		out.Gauge(logEntriesLateDesc, l.Late, s.ProjectID)
+		out.Gauge(logSkippedDesc, l.SkippedSeconds, s.ProjectID)
+		out.Gauge(logEntriesSkippedDesc, l.EntriesSkipped, s.ProjectID)
+		out.Gauge(logReadPeriodDesc, l.ReadPeriod.Seconds(), s.ProjectID)
 	}
 }

@@ -1,4 +1,4 @@
-package collector
+package dataplane
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
@@ -16,29 +17,29 @@ import (
 // name: the table of docs/metrics.md.
 func TestUsageConversions(t *testing.T) {
 	bucket := fleettest.Time("2025-03-01T11:58:00Z")
-	snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{fleet.PartUsage: &fleet.Usage{RefreshPeriod: 300e9,
+	snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{PartUsage: &Usage{RefreshPeriod: 300e9,
 		Suffixes: []string{apiclient.SeriesCPUUsage, apiclient.SeriesMemoryTotal, apiclient.SeriesJobDuration, "_not_documented"},
-		Services: []*fleet.UsageService{fleet.NewUsageService("s",
-			[]fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", ""), Value: 1500, Bucket: fleet.BucketOf(bucket)}},
-			[]fleet.UsagePoint{{Labels: fleet.NewUsageLabels("replica", "1", ""), Value: 1 << 30, Bucket: fleet.BucketOf(bucket)}},
-			[]fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", "7"), Value: 2_500_000, Bucket: fleet.BucketOf(bucket)}},
-			[]fleet.UsagePoint{{Value: 1, Bucket: fleet.BucketOf(bucket)}},
+		Services: []*UsageService{NewUsageService("s",
+			[]UsagePoint{{Labels: NewUsageLabels("primary", "0", ""), Value: 1500, Bucket: BucketOf(bucket)}},
+			[]UsagePoint{{Labels: NewUsageLabels("replica", "1", ""), Value: 1 << 30, Bucket: BucketOf(bucket)}},
+			[]UsagePoint{{Labels: NewUsageLabels("primary", "0", "7"), Value: 2_500_000, Bucket: BucketOf(bucket)}},
+			[]UsagePoint{{Value: 1, Bucket: BucketOf(bucket)}},
 		)}}}}
 	want := `
-# HELP clouddb_service_system_cpu_usage_cores ` + usageMetrics[apiclient.SeriesCPUUsage].desc.help + `
+# HELP clouddb_service_system_cpu_usage_cores ` + usageMetrics[apiclient.SeriesCPUUsage].desc.Help() + `
 # TYPE clouddb_service_system_cpu_usage_cores gauge
 clouddb_service_system_cpu_usage_cores{ordinal="0",project_id="p",role="primary",service_id="s"} 1.5
-# HELP clouddb_service_system_memory_total_bytes ` + usageMetrics[apiclient.SeriesMemoryTotal].desc.help + `
+# HELP clouddb_service_system_memory_total_bytes ` + usageMetrics[apiclient.SeriesMemoryTotal].desc.Help() + `
 # TYPE clouddb_service_system_memory_total_bytes gauge
 clouddb_service_system_memory_total_bytes{ordinal="1",project_id="p",role="replica",service_id="s"} 1.073741824e+09
-# HELP clouddb_service_database_job_duration_seconds ` + usageMetrics[apiclient.SeriesJobDuration].desc.help + `
+# HELP clouddb_service_database_job_duration_seconds ` + usageMetrics[apiclient.SeriesJobDuration].desc.Help() + `
 # TYPE clouddb_service_database_job_duration_seconds gauge
 clouddb_service_database_job_duration_seconds{job_id="7",ordinal="0",project_id="p",role="primary",service_id="s"} 2.5
-# HELP clouddb_exporter_usage_refresh_period_seconds ` + usageRefreshPeriodDesc.help + `
+# HELP clouddb_exporter_usage_refresh_period_seconds ` + usageRefreshPeriodDesc.Help() + `
 # TYPE clouddb_exporter_usage_refresh_period_seconds gauge
 clouddb_exporter_usage_refresh_period_seconds{project_id="p"} 300
 `
-	c := NewFleetCollectorOf(snap)
+	c := collector.NewFleetCollectorOf(snap)
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "clouddb_service_system_cpu_usage_cores",
 		"clouddb_service_system_memory_total_bytes", "clouddb_service_database_job_duration_seconds", "clouddb_exporter_usage_refresh_period_seconds"); err != nil {
 		t.Error(err)
@@ -49,7 +50,7 @@ clouddb_exporter_usage_refresh_period_seconds{project_id="p"} 300
 		t.Errorf("%d bucket timestamps, want 3", n)
 	}
 	// Off: nothing at all.
-	if n := testutil.CollectAndCount(NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p"}), "clouddb_exporter_usage_refresh_period_seconds"); n != 0 {
+	if n := testutil.CollectAndCount(collector.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p"}), "clouddb_exporter_usage_refresh_period_seconds"); n != 0 {
 		t.Errorf("usage off exports %d refresh periods", n)
 	}
 }
@@ -70,10 +71,10 @@ func TestUsageConversionIsExact(t *testing.T) {
 		{apiclient.SeriesJobDuration, 300_000, 0.3},
 		{apiclient.SeriesConnections, 17, 17},
 	} {
-		snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{fleet.PartUsage: &fleet.Usage{Suffixes: []string{c.suffix}, Services: []*fleet.UsageService{
-			fleet.NewUsageService("s", []fleet.UsagePoint{{Labels: fleet.NewUsageLabels("primary", "0", "1"), Value: c.in}}),
+		snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{PartUsage: &Usage{Suffixes: []string{c.suffix}, Services: []*UsageService{
+			NewUsageService("s", []UsagePoint{{Labels: NewUsageLabels("primary", "0", "1"), Value: c.in}}),
 		}}}}
-		var rec Samples
+		var rec collector.Samples
 		collectUsage(rec.Sink(), snap)
 		got := math.NaN()
 		for i := range rec.Len() {
