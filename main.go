@@ -185,13 +185,16 @@ func newApp() (*kingpin.Application, *flags) {
 func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 	app, f := newApp()
 	f.deprecatedEnvars = applyDeprecatedEnvars(app, getenv)
+	args, err := boolArgs(app, args, getenv)
+	if err != nil {
+		return f, err
+	}
 	if _, err := app.Parse(args); err != nil {
 		return f, err
 	}
 	if f.maxRequests < 0 {
 		return f, errors.New("--web.max-requests (CLOUDDB_WEB_MAX_REQUESTS) must not be negative")
 	}
-	var err error
 	if f.maxConnections, err = httplimit.MaxConnections("--web.max-connections (CLOUDDB_WEB_MAX_CONNECTIONS)", f.maxConnectionsFlag, httplimit.MainConnectionsShare, httplimit.MainConnectionsCap); err != nil {
 		return f, err
 	}
