@@ -22,15 +22,15 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                      {"admin", "apiclient", "apimetrics", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "logging", "projects", "sd", "shard"},
-	"admin":                  {"apiclient", "fleet", "internal/flagval", "internal/httplimit"},
+	".":                      {"admin", "apiclient", "apimetrics", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile", "logging", "projects", "sd", "shard"},
+	"admin":                  {"apiclient", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile"},
 	"apiclient":              {},
 	"apimetrics":             {"apiclient"},
 	"cloudsim":               {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
 	"cmd/cloudsim":           {"cloudsim"},
 	"collector":              {"apiclient", "fleet"},
 	"config":                 {"apiclient", "internal/flagval"},
-	"dataplane":              {"apiclient", "collector", "config", "fleet"},
+	"dataplane":              {"apiclient", "collector", "config", "fleet", "internal/safefile"},
 	"exposition":             {"apimetrics", "collector", "fleet"},
 	"fleet":                  {"apiclient"},
 	"logging":                {"internal/flagval"},
@@ -41,9 +41,11 @@ var mayImport = map[string][]string{
 	"internal/fakeclock":     {},
 	"internal/fleettest":     {"apiclient", "fleet"},
 	"internal/dataplanetest": {"apiclient", "dataplane", "fleet", "internal/fleettest"},
+	"internal/collectortest": {"collector", "fleet"},
 	"internal/gate":          {},
 	"internal/flagval":       {},
 	"internal/httplimit":     {},
+	"internal/safefile":      {},
 	"internal/syncbuf":       {},
 	"internal/testbin":       {"internal/syncbuf"},
 	"alerts":                 {},

@@ -55,6 +55,7 @@ func TestConfigCheckCarelessSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		f.euid = 1000 // the tests may run as root
 		c, err := checkConfig(f, func(string) string { return "" })
 		var settings []string
 		for _, w := range c.warnings {

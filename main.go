@@ -80,7 +80,7 @@ func run(args []string, getenv func(string) string) int {
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
 	// Closed after the readers stop, so their last positions are written.
-	positions, err := openLogPositions(ctx, f, logger)
+	positions, err := openLogPositions(ctx, f, logger, reg)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
@@ -140,6 +140,7 @@ type flags struct {
 	shard                   *shard.Flags
 	memLimit                *memLimitFlags
 	credentialCheckInterval time.Duration
+	euid                    int // the process's, for the warning about root
 	deprecatedEnvars        []deprecatedEnvar
 }
 
@@ -185,6 +186,7 @@ func newApp() (*kingpin.Application, *flags) {
 
 func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 	app, f := newApp()
+	f.euid = os.Geteuid()
 	f.deprecatedEnvars = applyDeprecatedEnvars(app, getenv)
 	args, err := boolArgs(app, args, getenv)
 	if err != nil {
@@ -258,6 +260,7 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 		c.warnings = f.config.Warnings(getenv, c.projects)
 	}
 	c.warnings = append(c.warnings, f.admin.Warnings()...)
+	c.warnings = append(c.warnings, mainWarnings(f, f.euid)...)
 	return c, nil
 }
 

@@ -19,6 +19,8 @@ import (
 	"github.com/clouddb/clouddb_exporter/admin"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
 	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 	"github.com/clouddb/clouddb_exporter/projects"
 )
 
@@ -112,6 +114,7 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	apimetrics.New(rec)
 	projects.NewReloader(rec, nil, nil, "", slog.New(slog.DiscardHandler))
 	projects.NewDiscoveryMetrics(rec)
+	safefile.NewHealth(rec)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if _, err := admin.New(ctx, admin.Options{
@@ -130,7 +133,7 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	for _, d := range collector.Families() {
 		counters[d.Name()] = d.Counter()
 	}
-	for _, d := range describe(collector.NewFleetCollectorOf()) {
+	for _, d := range describe(collectortest.NewFleetCollectorOf()) {
 		typ := "gauge"
 		if row := descRow(t, d, ""); counters[row.name] {
 			typ = "counter"

@@ -9,12 +9,14 @@ import (
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/version"
 
 	"github.com/clouddb/clouddb_exporter/admin"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/projects"
 	"github.com/clouddb/clouddb_exporter/shard"
@@ -118,12 +120,12 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 }
 
 // nil without --collect.logs.state-file, which the readers and Close accept.
-func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger) (*dataplane.LogPositions, error) {
+func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger, reg prometheus.Registerer) (*dataplane.LogPositions, error) {
 	path := dataplane.LogsStateFile(f.config.Collect)
 	if path == "" {
 		return nil, nil
 	}
-	p, err := dataplane.OpenLogPositions(path, logger)
+	p, err := dataplane.OpenLogPositions(path, logger, safefile.NewHealth(reg))
 	if err != nil {
 		return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
 	}

@@ -58,8 +58,12 @@ func TestStatusPage(t *testing.T) {
 			t.Errorf("the page shows %q unescaped", unwanted)
 		}
 	}
-	if n := strings.Count(page, `class="off"`); n != 2 {
-		t.Errorf("%d data-plane readers shown off, want proj-b's usage and logs", n)
+	// proj-a read both, proj-b neither; another reader would be off in both.
+	for _, title := range []string{"Usage series", "Log counts"} {
+		on, off := strings.Count(page, title+"</th><td>on<"), strings.Count(page, title+`</th><td><span class="off">off`)
+		if on != 1 || off != 1 {
+			t.Errorf("%s: on %d, off %d times, want once each (proj-a's, proj-b's)", title, on, off)
+		}
 	}
 }
 

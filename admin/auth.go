@@ -52,9 +52,12 @@ type authenticator struct {
 	hasToken bool
 	users    map[string]string
 	// dummy makes an unknown user take as long as the slowest user's
-	// wrong password.
-	dummy []byte
-	now   func() time.Time
+	// wrong password; a user whose hash costs less is also compared
+	// against it, so that no user name answers faster than an unknown one.
+	dummy   []byte
+	cheaper map[string]bool
+	compare func(hash, pass []byte) error
+	now     func() time.Time
 
 	// A request finding no bcrypt slot is refused, not queued, so that a
 	// flood holds no goroutines; clean is one more slot that a guesser
@@ -70,7 +73,7 @@ type authenticator struct {
 
 func newAuthenticator(token string, users map[string]string, logger *slog.Logger) (*authenticator, error) {
 	a := &authenticator{
-		users: users, now: time.Now,
+		users: users, now: time.Now, compare: bcrypt.CompareHashAndPassword,
 		slots:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
 		clean:    make(chan struct{}, 1),
 		failures: newKeyedLimiter(authFailureEvery, authFailureBurst),
@@ -96,7 +99,12 @@ func newAuthenticator(token string, users map[string]string, logger *slog.Logger
 	if err != nil {
 		return nil, fmt.Errorf("basic_auth_users: %w", err)
 	}
-	a.dummy = dummy
+	a.dummy, a.cheaper = dummy, map[string]bool{}
+	for user, hash := range users {
+		if cost, _ := bcrypt.Cost([]byte(hash)); cost < maxCost {
+			a.cheaper[user] = true
+		}
+	}
 	return a, nil
 }
 
@@ -126,13 +134,7 @@ func (a *authenticator) scheme() string {
 
 func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 	if a.hasToken {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		// Digests keep the comparison constant-time whatever the lengths.
-		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
-		if !ok || subtle.ConstantTimeCompare(sum[:], a.tokenSum[:]) != 1 {
-			return "", authWrong
-		}
-		return callerToken, authOK
+		return a.authenticateToken(r)
 	}
 	user, pass, ok := r.BasicAuth()
 	if !ok {
@@ -164,7 +166,10 @@ func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 		done(false, a.now())
 		return "", authBusy
 	}
-	good = bcrypt.CompareHashAndPassword([]byte(hash), []byte(pass)) == nil && known
+	good = a.compare([]byte(hash), []byte(pass)) == nil && known
+	if a.cheaper[user] {
+		_ = a.compare(a.dummy, []byte(pass)) // as long as an unknown user, at least
+	}
 	release()
 	a.remember(key, good)
 	done(!good, a.now())
@@ -172,6 +177,27 @@ func (a *authenticator) authenticate(r *http.Request) (string, authResult) {
 		return "", authWrong
 	}
 	return user, authOK
+}
+
+// authenticateToken: a wrong token spends one of the client's failures as a
+// wrong password does, so that a flood of guesses gets 429; the right one
+// is taken whatever the client's failures.
+func (a *authenticator) authenticateToken(r *http.Request) (string, authResult) {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	// Digests keep the comparison constant-time whatever the lengths.
+	sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+	switch {
+	case !ok:
+		return "", authWrong // no guess: nothing to limit
+	case subtle.ConstantTimeCompare(sum[:], a.tokenSum[:]) == 1:
+		return callerToken, authOK
+	}
+	done, _, ok := a.failures.take(clientKey(r.RemoteAddr), a.now())
+	if !ok {
+		return "", authThrottled
+	}
+	done(true, a.now())
+	return "", authWrong
 }
 
 func (a *authenticator) acquire(ctx context.Context, clean bool) (release func(), ok bool) {

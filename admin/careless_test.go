@@ -55,7 +55,11 @@ func TestCarelessSettings(t *testing.T) {
 		{[]string{"--admin.listen-address=localhost:0", "--admin.token-file=" + good}, "", 0},
 		{[]string{"--admin.listen-address=:0", "--admin.token-file=" + good}, "--admin.allow-insecure-listener", 0},
 		{[]string{"--admin.listen-address=0.0.0.0:0", "--admin.token-file=" + good}, "--admin.allow-insecure-listener", 0},
-		{[]string{"--admin.listen-address=:0", "--admin.token-file=" + good, "--admin.allow-insecure-listener"}, "", 0},
+		// Clear text off loopback, allowed: one "Unsafe setting" each.
+		{[]string{"--admin.listen-address=:0", "--admin.token-file=" + good, "--admin.allow-insecure-listener"}, "", 1},
+		{[]string{"--admin.listen-address=127.0.0.1:0", "--admin.token-file=" + good, "--admin.allow-insecure-listener"}, "", 0},
+		{[]string{"--admin.listen-address=:0", "--admin.token-file=" + good, "--admin.allow-insecure-listener", "--admin.web-config.file=" + tlsConfig}, "", 0},
+		{[]string{"--admin.listen-address=127.0.0.1:0", "--admin.token-file=" + good, "--admin.audit-fail-open", "--admin.audit-log=" + filepath.Join(dir, "audit.log")}, "", 1},
 		{[]string{"--admin.listen-address=:0", "--admin.token-file=" + good, "--admin.web-config.file=" + tlsConfig}, "", 0},
 		{[]string{"--admin.listen-address=127.0.0.1:0", "--admin.token-file=" + token("tiny", "1234567", 0o600)}, "shorter than 8", 1},
 		{[]string{"--admin.listen-address=127.0.0.1:0", "--admin.token-file=" + token("short", "0123456789abc", 0o600)}, "", 1},

@@ -109,10 +109,12 @@ func openAuditLog(path string) (io.Writer, func(), error) {
 func checkAuditLog(path string) (io.Writer, func(), error) {
 	nop := func() {}
 	target := path
-	info, err := os.Stat(path)
+	info, err := os.Lstat(path)
 	switch {
 	case err == nil && info.IsDir():
 		return nil, nop, fmt.Errorf("%s is a directory", path)
+	case err == nil && !info.Mode().IsRegular():
+		return nil, nop, fmt.Errorf("%s is not a regular file (a symbolic link, a FIFO or a device): the audit log is never written through one", path)
 	case errors.Is(err, fs.ErrNotExist):
 		target = filepath.Dir(path)
 		info, err = os.Stat(target)

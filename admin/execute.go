@@ -44,7 +44,7 @@ func (x *execution) replay() (answered bool) {
 	if x.req.key == "" {
 		return false
 	}
-	x.key = idemKey{project: x.req.ids[idProject], op: x.req.ep.op, key: x.req.key}
+	x.key = idemKey{caller: x.rec.Caller, project: x.req.ids[idProject], op: x.req.ep.op, key: x.req.key}
 	x.keyed = true
 	switch outcome, answer := x.s.idem.begin(x.key, fingerprint(x.req)); outcome {
 	case idemReplay:

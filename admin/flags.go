@@ -97,10 +97,14 @@ func (f *Flags) Listen() (net.Listener, error) {
 // Serve serves the admin surface on ln until Shutdown (http.ErrServerClosed).
 func (a *Listener) Serve(ln net.Listener, logger *slog.Logger) error {
 	var err error
+	// Per client first: a connection refused for its address takes no
+	// place of the listener's.
+	ln = httplimit.PerClientListener(ln, httplimit.AdminConnectionsPerClient)
 	if a.maxConns > 0 {
 		ln = netutil.LimitListener(ln, a.maxConns)
 	}
-	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil, "max_connections", a.maxConns)
+	logger.Info("Listening on", "listener", "admin", "address", ln.Addr().String(), "tls", a.tls != nil, "max_connections", a.maxConns,
+		"max_connections_per_client", httplimit.AdminConnectionsPerClient)
 	if a.tls != nil {
 		a.srv.TLSConfig = a.tls
 		err = a.srv.ServeTLS(ln, "", "")
@@ -236,10 +240,19 @@ const (
 
 // Warnings reports admin settings that work but expose the surface.
 func (f *Flags) Warnings() []flagval.Warning {
-	if f.listen == "" || f.tokenFile == "" {
+	if f.listen == "" {
 		return nil
 	}
 	var out []flagval.Warning
+	if f.allowInsecureListener && !isLoopback(f.listen) && !f.servesTLS() {
+		out = append(out, flagval.Warning{Setting: "--admin.allow-insecure-listener", Reason: "the admin listener serves clear text off loopback: its credentials and the writes' answers (database passwords included) cross the network readable; configure TLS in --admin.web-config.file"})
+	}
+	if f.auditFailOpen {
+		out = append(out, flagval.Warning{Setting: "--admin.audit-fail-open", Reason: "writes go on when the audit log cannot be written: a write may leave no audit record"})
+	}
+	if f.tokenFile == "" {
+		return out
+	}
 	if raw, err := os.ReadFile(f.tokenFile); err == nil && len(strings.TrimSpace(string(raw))) < GoodTokenLength {
 		out = append(out, flagval.Warning{Setting: "--admin.token-file", Reason: fmt.Sprintf("the token is shorter than %d characters: use a random one of at least %d", GoodTokenLength, GoodTokenLength)})
 	}
@@ -247,6 +260,16 @@ func (f *Flags) Warnings() []flagval.Warning {
 		out = append(out, w)
 	}
 	return out
+}
+
+// servesTLS: a web configuration that cannot be read is refused by the
+// checks, not warned about.
+func (f *Flags) servesTLS() bool {
+	if f.webConfig == "" {
+		return false
+	}
+	c, err := LoadWebConfig(f.webConfig)
+	return err == nil && c.TLSConfig.IsEnabled()
 }
 
 func isLoopback(addr string) bool {

@@ -30,8 +30,10 @@ type idemEntry struct {
 	answer      storedAnswer
 }
 
-// idemKey scopes a key to a project and an operation.
-type idemKey struct{ project, op, key string }
+// idemKey scopes a key to its caller (a basic-auth user, or the token), a
+// project and an operation: another caller repeating a key gets no answer
+// of someone else's, which may hold a new database's password.
+type idemKey struct{ caller, project, op, key string }
 
 type idempotencyStore struct {
 	now func() time.Time

@@ -100,7 +100,7 @@ func replicaSetEndpoints() []*endpoint {
 		},
 		{
 			op: apiclient.OpSetReplicaSetEnvironment, guard: guardToDev, decode: decodeSetEnvironment, target: replicaSetTarget(settleNone),
-			example: Example{On: "orders-read", Body: `{"environment":"PROD"}`, Bad: `{"environment":null}`, BadField: "environment"},
+			example: Example{On: "orders-read", Body: `{"environment":"DEV"}`, Bad: `{"environment":null}`, BadField: "environment"},
 			call: func(ctx context.Context, c *apiclient.Client, v ids, body any) (any, error) {
 				return c.SetReplicaSetEnvironment(ctx, v[idService], v[idReplicaSet], body.(apiclient.SetEnvironmentRequest))
 			},

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -375,7 +376,7 @@ func TestIdempotency(t *testing.T) {
 	testbin.WaitFor(t, 20*time.Second, "the first request to hold its key", func() bool {
 		e.srv.idem.mu.Lock()
 		defer e.srv.idem.mu.Unlock()
-		entry, ok := e.srv.idem.entries[idemKey{testProject, apiclient.OpCreateService, "key-3"}]
+		entry, ok := e.srv.idem.entries[idemKey{callerToken, testProject, apiclient.OpCreateService, "key-3"}]
 		return ok && !entry.done
 	})
 	if a := e.do("POST", path, body, idempotencyHeader, "key-3"); a.status != http.StatusConflict || a.json(t)["code"] != codeIdempotencyInProgress {
@@ -391,19 +392,19 @@ func TestIdempotencyStoreBounds(t *testing.T) {
 	s := newIdempotencyStore(func() time.Time { return now }, 2)
 	fp := [32]byte{1}
 	for _, k := range []string{"a", "b", "c"} {
-		if out, _ := s.begin(idemKey{"p", "op", k}, fp); out != idemNew {
+		if out, _ := s.begin(idemKey{"c", "p", "op", k}, fp); out != idemNew {
 			t.Fatalf("%s: %d", k, out)
 		}
-		s.complete(idemKey{"p", "op", k}, storedAnswer{status: 201})
+		s.complete(idemKey{"c", "p", "op", k}, storedAnswer{status: 201})
 	}
-	if out, _ := s.begin(idemKey{"p", "op", "a"}, [32]byte{2}); out != idemNew {
+	if out, _ := s.begin(idemKey{"c", "p", "op", "a"}, [32]byte{2}); out != idemNew {
 		t.Errorf("the oldest key was not evicted: %d", out)
 	}
-	if out, a := s.begin(idemKey{"p", "op", "c"}, fp); out != idemReplay || a.status != 201 {
+	if out, a := s.begin(idemKey{"c", "p", "op", "c"}, fp); out != idemReplay || a.status != 201 {
 		t.Errorf("a kept key: %d", out)
 	}
 	now = now.Add(idempotencyTTL)
-	if out, _ := s.begin(idemKey{"p", "op", "c"}, [32]byte{3}); out != idemNew {
+	if out, _ := s.begin(idemKey{"c", "p", "op", "c"}, [32]byte{3}); out != idemNew {
 		t.Errorf("a key older than 24h: %d", out)
 	}
 }
@@ -705,5 +706,39 @@ func TestResizeReplicaSetBody(t *testing.T) {
 	e.srv.background.Wait()
 	if got := nodes(); got != 3 {
 		t.Errorf("nodes after a resize with nodes 3: %d", got)
+	}
+}
+
+// TestIdempotencyKeyScopedByCaller: a second caller repeating the first
+// one's key and body got the first one's answer, the new database's
+// initial_password included. Keys are now the caller's own: the second
+// caller's request is a request of its own.
+func TestIdempotencyKeyScopedByCaller(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withOptions(func(o *Options) {
+		o.Token, o.BasicAuthUsers = "", map[string]string{"alice": string(hash), "bob": string(hash)}
+	}))
+	path := "/api/v1/projects/" + testProject + "/services"
+	body := `{"name":"idem","addons":[],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`
+	basic := func(user string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":pw"))
+	}
+	first := e.do("POST", path, body, "Authorization", basic("alice"), idempotencyHeader, "shared-key")
+	if first.status != http.StatusAccepted {
+		t.Fatalf("alice's create: %d %s", first.status, first.body)
+	}
+	other := e.do("POST", path, body, "Authorization", basic("bob"), idempotencyHeader, "shared-key")
+	if other.header.Get(replayedHeader) != "" || other.body == first.body {
+		t.Errorf("bob's request with alice's key got alice's answer: %d %v %s", other.status, other.header, other.body)
+	}
+	if n := e.sent()[apiclient.OpCreateService]; n != 2 {
+		t.Errorf("createService sent %d times, want 2 (one per caller)", n)
+	}
+	again := e.do("POST", path, body, "Authorization", basic("alice"), idempotencyHeader, "shared-key")
+	if again.header.Get(replayedHeader) != "true" || again.body != first.body {
+		t.Errorf("alice's own retry: %d %v %s, want her answer replayed", again.status, again.header, again.body)
 	}
 }

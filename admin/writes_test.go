@@ -40,7 +40,7 @@ type exampleRequest struct {
 func resolveExample(t *testing.T, d demoIDs, ep *endpoint) exampleRequest {
 	t.Helper()
 	demo := Demo{Services: d.service, ReplicaSets: d.rs, VPCs: d.vpc, Peerings: d.peerings}
-	path, body, err := ep.example.Request(ep.api, testProject, demo)
+	path, body, err := Examples()[ep.op].Request(ep.api, testProject, demo) // as the contract test reads them
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,26 +56,21 @@ func resolveExample(t *testing.T, d demoIDs, ep *endpoint) exampleRequest {
 }
 
 // isProd reads the environment of the resource an endpoint's guard reads.
-func isProd(t *testing.T, e *env, ep *endpoint, v ids) bool {
+// makeProd sets the environment of the resource a guarded write affects to PROD, through
+// the API, so that the write needs its confirmation whatever the demo fleet holds.
+func makeProd(t *testing.T, e *env, ep *endpoint, v ids) {
 	t.Helper()
-	what, id := ep.guardedResource(v)
-	if what == "replica set" {
-		list, err := e.client.ListReplicaSets(t.Context(), v[idService])
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rs := range list {
-			if rs.ID == id {
-				return rs.Metadata == nil || rs.Metadata.Environment != apiclient.EnvironmentDev
-			}
-		}
-		t.Fatalf("no replica set %s", id)
+	prod := apiclient.SetEnvironmentRequest{Environment: apiclient.EnvironmentProd}
+	var err error
+	if what, id := ep.guardedResource(v); what == "replica set" {
+		_, err = e.client.SetReplicaSetEnvironment(t.Context(), v[idService], id, prod)
+	} else {
+		_, err = e.client.SetServiceEnvironment(t.Context(), id, prod)
 	}
-	svc, err := e.client.GetService(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc.Metadata == nil || svc.Metadata.Environment != apiclient.EnvironmentDev
+	e.sent() // not the write's
 }
 
 func TestEveryWriteOperation(t *testing.T) {
@@ -96,6 +91,9 @@ func TestEveryWriteOperation(t *testing.T) {
 					t.Errorf("an invalid request reached the API: %v", sent)
 				}
 			}
+			if ep.guard != nil {
+				makeProd(t, e, ep, x.ids)
+			}
 			expectRefused(x.path, ep.example.Bad, ep.example.BadField)
 			path := x.path
 			decoded, err := ep.decode([]byte(x.body))
@@ -103,9 +101,11 @@ func TestEveryWriteOperation(t *testing.T) {
 				t.Fatalf("the example body %s is refused: %v", x.body, err)
 			}
 			switch {
+			case ep.guard != nil && !ep.guards(decoded):
+				t.Fatalf("the example %s is one the PROD guard does not apply to: give a guarded write an example it guards", x.body)
 			case !ep.guards(decoded):
 				expectRefused(x.path+"?confirm=x", x.body, "confirm")
-			case isProd(t, e, ep, x.ids):
+			default:
 				a := e.do(x.method, path, x.body)
 				if a.status != http.StatusPreconditionRequired || a.json(t)["code"] != codeConfirmationRequired {
 					t.Errorf("a PROD resource without ?confirm=: %d %s, want 428", a.status, a.body)
@@ -275,5 +275,35 @@ func TestWriteRulesAreDocumented(t *testing.T) {
 				t.Errorf("%s: %s is %v, docs/api.md says %q", ep.op, what, got, rule)
 			}
 		}
+	}
+}
+
+// TestGuardedWritesAreDocumented: docs/admin.md's PROD confirmation lists
+// exactly the endpoints with a guard, by operation name.
+func TestGuardedWritesAreDocumented(t *testing.T) {
+	raw, err := os.ReadFile("../docs/admin.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bullet, ok := strings.Cut(string(raw), "- **PROD confirmation.**")
+	bullet, _, _ = strings.Cut(bullet, "\n- ")
+	if !ok {
+		t.Fatal("docs/admin.md has no PROD confirmation bullet")
+	}
+	var documented, guarded []string
+	for _, m := range regexp.MustCompile("`(\\w+)`").FindAllStringSubmatch(bullet, -1) {
+		if slices.ContainsFunc(apiclient.Catalog(), func(o apiclient.Operation) bool { return o.Name == m[1] }) {
+			documented = append(documented, m[1])
+		}
+	}
+	for _, ep := range boundEndpoints(t) {
+		if ep.guard != nil {
+			guarded = append(guarded, ep.op)
+		}
+	}
+	slices.Sort(documented)
+	slices.Sort(guarded)
+	if !slices.Equal(documented, guarded) {
+		t.Errorf("docs/admin.md's PROD confirmation names %v, the guarded endpoints are %v", documented, guarded)
 	}
 }

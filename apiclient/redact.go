@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"strings"
 	"unicode/utf8"
 )
@@ -12,8 +13,10 @@ const minPartial = 8
 // MinKeyLength is the length below which a key is not redacted: blanking "a" would garble every text.
 const MinKeyLength = minPartial
 
-// Redactor blanks any run of 8 or more characters of a Client's keys, "access:secret" or their base64
-// (any alphabet, padding, alignment) in server text; safe for concurrent use, the zero one a no-op.
+// Redactor blanks any run of 8 or more characters of a Client's keys, "access:secret", their base64
+// (any alphabet, padding, alignment) or their hex in server text, in any letter case and
+// percent-encoded in part or whole; safe for concurrent use, the zero one a no-op. Grams and text are
+// compared in ASCII lower case, the text once its %XX escapes are decoded.
 type Redactor struct {
 	grams map[uint64]struct{}
 	// A bit per gram hash: almost no window is a gram, and a bit test is far cheaper than a map lookup.
@@ -42,8 +45,10 @@ func newRedactor(keys ...string) *Redactor {
 	forms := append([]string(nil), raw...)
 	for _, s := range raw {
 		forms = append(forms, encodedForms(s)...)
+		forms = append(forms, hex.EncodeToString([]byte(s)))
 	}
 	for _, f := range forms {
+		f = lowerASCII(f)
 		// A key of MinKeyLength or more has no form shorter than minPartial (cut base64 keeps 10).
 		for i := 0; i+minPartial <= len(f); i++ {
 			g := gram(f[i : i+minPartial])
@@ -53,6 +58,54 @@ func newRedactor(keys ...string) *Redactor {
 		}
 	}
 	return r
+}
+
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lower(c)
+	}
+	return string(b)
+}
+
+// lower folds ASCII upper case; c-'A' wraps for bytes below 'A': one
+// comparison on the hot path.
+func lower(c byte) byte {
+	if c-'A' < 26 {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// percentDecoded returns s with its %XX escapes decoded, and where each of
+// its bytes starts in s (one more entry: len(s)).
+func percentDecoded(s string) (string, []int) {
+	view := make([]byte, 0, len(s))
+	at := make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); {
+		if s[i] == '%' && i+2 < len(s) && hexDigit(s[i+1]) && hexDigit(s[i+2]) {
+			view = append(view, unhex(s[i+1])<<4|unhex(s[i+2]))
+			at = append(at, i)
+			i += 3
+			continue
+		}
+		view = append(view, s[i])
+		at = append(at, i)
+		i++
+	}
+	return string(view), append(at, len(s))
+}
+
+// hexDigit is redaction's own: the decoders' helpers may change apart.
+func hexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= lower(c) && lower(c) <= 'f'
+}
+
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return lower(c) - 'a' + 10
 }
 
 func gram(s string) uint64 {
@@ -88,10 +141,15 @@ func (r *Redactor) Redact(s string) string {
 	if r == nil || len(r.grams) == 0 || len(s) < minPartial {
 		return s
 	}
+	// view is what is matched: s itself, or s with its escapes decoded.
+	view, at := s, []int(nil)
+	if strings.IndexByte(s, '%') >= 0 {
+		view, at = percentDecoded(s)
+	}
 	var marked []bool
 	var w uint64 // the window ending at end, rolled one byte at a time
-	for end := 0; end < len(s); end++ {
-		w = w<<8 | uint64(s[end])
+	for end := 0; end < len(view); end++ {
+		w = w<<8 | uint64(lower(view[end]))
 		if end+1 < minPartial {
 			continue
 		}
@@ -102,7 +160,11 @@ func (r *Redactor) Redact(s string) string {
 			if marked == nil {
 				marked = make([]bool, len(s))
 			}
-			for j := end + 1 - minPartial; j <= end; j++ {
+			from, to := end+1-minPartial, end+1
+			if at != nil {
+				from, to = at[from], at[to]
+			}
+			for j := from; j < to; j++ {
 				marked[j] = true
 			}
 		}

@@ -70,7 +70,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		}, []string{"project_id", "operation"}),
 		retryAfterCapped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_retry_after_capped_total",
-			Help: "Retry-After answers of the cloud API that asked the poller to wait longer than 15 minutes, by operation: the call was deferred for 15 minutes only.",
+			Help: "Retry-After answers of the cloud API that asked the poller to wait longer than 5 minutes or 5 --collect.interval, whichever is longer, by operation: the call was deferred for that long only.",
 		}, []string{"project_id", "operation"}),
 		cycleDuration: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_poll_cycle_duration_seconds",

@@ -311,14 +311,3 @@ func (s *Sim) postLogs(r *http.Request) (int, any, error) {
 	}
 	return controlResult(s.AddLogEntries(p, id, lc.Entries))
 }
-
-// logCount counts without paging: the oracle of the paging tests.
-func (s *Sim) logCount(projectID, serviceID string, since, until time.Time) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	svc, err := s.controlService(projectID, serviceID)
-	if err != nil {
-		return -1
-	}
-	return len(svc.logWindow(logsQuery{since: since, until: until}, s.clock()))
-}

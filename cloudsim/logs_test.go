@@ -184,3 +184,14 @@ func TestLogsGeneratedFatalIsRare(t *testing.T) {
 		t.Errorf("a week of 10 services at 30 entries a minute: %v", seen)
 	}
 }
+
+// logCount counts without paging: the oracle of the paging tests.
+func (s *Sim) logCount(projectID, serviceID string, since, until time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	svc, err := s.controlService(projectID, serviceID)
+	if err != nil {
+		return -1
+	}
+	return len(svc.logWindow(logsQuery{since: since, until: until}, s.clock()))
+}

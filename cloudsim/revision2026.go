@@ -18,6 +18,8 @@ const (
 // The provider picks when a create names no region.
 const defaultRegion = "us-east-1"
 
+func init() { revision2026Routes = append(revision2026Routes, (*Sim).routes2026) }
+
 func (s *Sim) routes2026() []route {
 	const one = "/v1/projects/{project_id}/services/{service_id}"
 	return []route{

@@ -128,10 +128,7 @@ func New(opts Options) *Sim {
 		s.handleOperation(rt)
 	}
 	if s.rev != Revision2024 {
-		for _, rt := range s.routes2026() {
-			s.handleOperation(rt)
-		}
-		for _, routes := range readRoutes2026 {
+		for _, routes := range revision2026Routes {
 			for _, rt := range routes(s) {
 				s.handleOperation(rt)
 			}
@@ -142,8 +139,9 @@ func New(opts Options) *Sim {
 	return s
 }
 
-// readRoutes2026 holds the revision-2026 reads a resource's file registers from its init.
-var readRoutes2026 []func(*Sim) []route
+// revision2026Routes holds the routes of revision 2026's operations, reads and writes,
+// which each resource's file registers from its init beside their handlers.
+var revision2026Routes []func(*Sim) []route
 
 // newRand gives each purpose its own source, so scenarios, faults and calls
 // do not shift one another's ids.

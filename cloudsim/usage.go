@@ -53,7 +53,7 @@ const (
 	usageLag = time.Minute
 )
 
-func init() { readRoutes2026 = append(readRoutes2026, (*Sim).usageRoutes) }
+func init() { revision2026Routes = append(revision2026Routes, (*Sim).usageRoutes) }
 
 func (s *Sim) usageRoutes() []route {
 	const one = "/v1/projects/{project_id}/services/{service_id}"

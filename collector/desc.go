@@ -7,18 +7,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 )
 
-// Desc describes one resource metric family, keeping its name, HELP and labels
-// so that an encoder need not parse them back out of a prometheus.Desc.
+// Desc describes one resource metric family: its name, HELP and labels, which
+// an encoder writes as given.
 type Desc struct {
-	desc    *prometheus.Desc
 	name    string
 	help    string
 	labels  []string // in the order the collect functions pass their values
 	counter bool
+	// part is the data-plane part that registered it, "" for the state's.
+	part string
 
 	family int
 }
@@ -34,7 +34,6 @@ func newDesc(name, help string, labels ...string) *Desc {
 		}
 	}
 	return &Desc{
-		desc:   prometheus.NewDesc(name, help, labels, nil),
 		name:   name,
 		help:   help,
 		labels: labels,
@@ -57,6 +56,9 @@ func newCounterDesc(name, help string, labels ...string) *Desc {
 	d.counter = true
 	return d
 }
+
+// Part returns the data-plane part whose RegisterPart added d, "" for a family of the state.
+func (d *Desc) Part() string { return d.part }
 
 // Counter reports whether the metric is a counter; the others are gauges.
 func (d *Desc) Counter() bool { return d.counter }

@@ -32,7 +32,7 @@ type Key [2]string
 func Groups() []Group { return allGroups() }
 
 var allGroups = sync.OnceValue(func() []Group {
-	registry.closed = true
+	allDescs() // closes the registry, and names the data parts in the health's HELP
 	return slices.Concat(stateGroups, registry.groups)
 })
 
@@ -86,17 +86,23 @@ var stateGroups = []Group{
 }
 
 var registry struct {
+	parts  []string
 	descs  []*Desc
 	groups []Group
 	// closed once Groups or Families was read: a later part would be missed.
 	closed bool
 }
 
-// RegisterPart adds a data-plane part's families and groups. Call it from an
-// init: the exposition reads the groups once, at its start.
-func RegisterPart(descs []*Desc, groups ...Group) {
+// RegisterPart adds a data-plane part's families and groups; part is its name (the
+// collector label of its health). Call it from an init: the exposition reads the
+// groups once, at its start.
+func RegisterPart(part string, descs []*Desc, groups ...Group) {
 	if registry.closed {
 		panic("collector: RegisterPart after the groups were read")
+	}
+	registry.parts = append(registry.parts, part)
+	for _, d := range descs {
+		d.part = part
 	}
 	registry.descs = append(registry.descs, descs...)
 	registry.groups = append(registry.groups, groups...)

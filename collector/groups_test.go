@@ -82,20 +82,6 @@ func compareKey(a, b Key) int {
 	return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
 }
 
-// The whole snapshot is the groups one after another, which is what the
-// FleetCollector emits.
-func TestCollectSnapshotIsTheGroups(t *testing.T) {
-	s := fleettest.Snapshots()[0]
-	groups := Groups()
-	var want []string
-	for g := range groups {
-		want = append(want, record(groups[g].Collect, s)...)
-	}
-	if got := record(collectSnapshot, s); !slices.Equal(got, want) {
-		t.Errorf("collectSnapshot emits\n%q\nthe groups\n%q", got, want)
-	}
-}
-
 func TestFamiliesSortedAndIndexed(t *testing.T) {
 	fams := Families()
 	if len(fams) != len(allDescs()) {

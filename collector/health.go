@@ -1,13 +1,29 @@
 package collector
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-var (
-	collectorSuccessDesc = newDesc("clouddb_exporter_collector_success",
-		"Whether the last poll of one part of a project (services, replica_sets, vpcs, peerings, auth) succeeded completely (1) or not (0). Cached from the last poll of the API.",
+// collectorSuccessDesc's HELP lists the parts: the state's, then the registered data parts'
+// (set by allDescs once the registry closes).
+var collectorSuccessDesc = newCollectorSuccessDesc(fleet.Parts)
+
+func newCollectorSuccessDesc(parts []string) *Desc {
+	return newDesc("clouddb_exporter_collector_success",
+		"Whether the last poll of one part of a project ("+strings.Join(parts, ", ")+") succeeded completely (1) or not (0). Cached from the last poll of the API.",
 		"project_id", "collector")
+}
+
+// withDataParts names the data parts in collectorSuccessDesc's HELP; the descriptor
+// keeps its address, which the collect functions hold.
+func withDataParts(parts []string) {
+	*collectorSuccessDesc = *newCollectorSuccessDesc(slices.Concat(fleet.Parts, parts))
+}
+
+var (
 	collectorDurationDesc = newDesc("clouddb_exporter_collector_duration_seconds",
 		"How long the last poll of one part of a project took, in seconds. Cached from the last poll of the API.",
 		"project_id", "collector")

@@ -2,51 +2,28 @@ package collector
 
 import (
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Sink sends the collect functions' samples as const metrics or records them in
-// Samples. A struct, not an interface: a call through an interface makes its
-// variadic label values escape, one allocation per series.
+// Sink records the collect functions' samples into Samples. A struct, not an
+// interface: a call through an interface makes its variadic label values escape,
+// one allocation per series.
 type Sink struct {
-	ch  chan<- prometheus.Metric
 	rec *Samples
 }
 
-// gauge sends an unbuildable sample (invalid UTF-8) as an invalid metric, so the
-// registry still serves the rest; Samples records it as given for its encoder to check.
+// gauge records a sample as given: an encoder checks its values (invalid UTF-8).
 func (s *Sink) gauge(d *Desc, value float64, labelValues ...string) {
-	s.gaugeAt(d, value, time.Time{}, labelValues...)
+	s.rec.add(d, value, time.Time{}, labelValues)
 }
 
 // Gauge emits one sample of d for a part's collect function outside this package.
 func (s *Sink) Gauge(d *Desc, value float64, labelValues ...string) {
-	s.gaugeAt(d, value, time.Time{}, labelValues...)
+	s.rec.add(d, value, time.Time{}, labelValues)
 }
 
 // GaugeAt emits one sample of d with an explicit timestamp (none when ts is zero).
 func (s *Sink) GaugeAt(d *Desc, value float64, ts time.Time, labelValues ...string) {
-	s.gaugeAt(d, value, ts, labelValues...)
-}
-
-func (s *Sink) gaugeAt(d *Desc, value float64, ts time.Time, labelValues ...string) {
-	if s.rec != nil {
-		s.rec.add(d, value, ts, labelValues)
-		return
-	}
-	vt := prometheus.GaugeValue
-	if d.counter {
-		vt = prometheus.CounterValue
-	}
-	m, err := prometheus.NewConstMetric(d.desc, vt, value, labelValues...)
-	switch {
-	case err != nil:
-		m = prometheus.NewInvalidMetric(d.desc, err)
-	case !ts.IsZero():
-		m = prometheus.NewMetricWithTimestamp(ts, m)
-	}
-	s.ch <- m
+	s.rec.add(d, value, ts, labelValues)
 }
 
 // Samples records emitted samples for an encoder to read with Len and At; its

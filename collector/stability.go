@@ -9,24 +9,25 @@ const (
 )
 
 // experimental lists families (names, or prefixes ending in "_") that may
-// change in a minor release: the data plane's API is a preview.
+// change in a minor release, besides the data-plane parts' (RegisterPart):
+// the data plane's API is a preview.
 var experimental = []string{
-	"clouddb_service_system_",
-	"clouddb_service_database_",
-	"clouddb_service_usage_",
-	"clouddb_service_log_",
-	"clouddb_exporter_usage_",
-	"clouddb_exporter_log_",
 	"clouddb_up",
 	"clouddb_exporter_admin_unauthenticated_requests_total",
 	"clouddb_exporter_api_lists_too_long_total",
 	"clouddb_exporter_api_retry_after_capped_total",
 	"clouddb_exporter_api_texts_truncated_total",
 	"clouddb_exporter_discovery_",
+	"clouddb_exporter_state_file_",
 }
 
 // Stability returns the stability level of the family name.
 func Stability(name string) string {
+	for _, d := range Families() {
+		if d.name == name && d.part != "" {
+			return Experimental
+		}
+	}
 	for _, e := range experimental {
 		if name == e || strings.HasSuffix(e, "_") && strings.HasPrefix(name, e) {
 			return Experimental

@@ -51,7 +51,8 @@ type Collect struct {
 type Credentials struct {
 	AccessKey apiclient.Secret
 	SecretKey apiclient.Secret
-	// APIKey is optional: without it the auth collector is off.
+	// APIKey is optional: without it the auth collector reads GET /auth/info with the key
+	// pair (Basic), and stops once the API refuses that (a first-revision API does).
 	APIKey apiclient.Secret
 	// Files are the keys' files ("" for the environment), which Reread reads again.
 	Files CredentialFiles

@@ -149,7 +149,7 @@ projects:
       concurrency: 8
       max_resources_per_list: 500
 `, keyFile)
-	projects, err := Parse([]byte(good), api, collect, getenv)
+	projects, err := parse([]byte(good), "", api, collect, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ projects:
 			[]string{"--config.file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse([]byte(tc.yaml), api, collect, getenv)
+			_, err := parse([]byte(tc.yaml), "", api, collect, getenv)
 			if err == nil {
 				t.Fatal("want an error")
 			}

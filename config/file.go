@@ -46,11 +46,6 @@ func LoadFile(path string, api API, collect Collect, getenv func(string) string)
 	return parse(b, filepath.Dir(path), api, collect, getenv)
 }
 
-// Parse is LoadFile on content; http_client paths are relative to the working directory.
-func Parse(b []byte, api API, collect Collect, getenv func(string) string) ([]Project, error) {
-	return parse(b, "", api, collect, getenv)
-}
-
 func parse(b []byte, dir string, api API, collect Collect, getenv func(string) string) ([]Project, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {

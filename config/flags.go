@@ -55,7 +55,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 			app.GetFlag(s.flag).IsSetByUser(f.given[s.flag])
 		}
 	}
-	flagval.Duration(app, "collect.min-data-interval", "Testing only: the shortest --collect.usage.interval and --collect.logs.interval allowed.",
+	flagval.Duration(app, "collect.min-data-interval", "Testing only: the shortest interval a data-plane reader allows (its --collect.<name>.interval).",
 		"0s", "", &f.Collect.minDataInterval)
 	app.GetFlag("collect.min-data-interval").Hidden()
 	tls := &f.API.HTTPClient.TLSConfig

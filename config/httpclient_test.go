@@ -112,7 +112,7 @@ func TestHTTPClientTLS(t *testing.T) {
 	project := func(t *testing.T, httpClient string) (Project, error) {
 		t.Helper()
 		file := "projects:\n  - id: p1\n    api_url: " + srv.URL + "/v1\n    access_key_file: " + keys + "\n    secret_key_file: " + keys + "\n" + httpClient
-		ps, err := Parse([]byte(file), API{Timeout: 5 * time.Second, RateLimit: 100, Burst: 1}, Collect{Interval: time.Minute, TransitionInterval: time.Second, MaxStaleness: time.Hour, Concurrency: 1}, os.Getenv)
+		ps, err := parse([]byte(file), "", API{Timeout: 5 * time.Second, RateLimit: 100, Burst: 1}, Collect{Interval: time.Minute, TransitionInterval: time.Second, MaxStaleness: time.Hour, Concurrency: 1}, os.Getenv)
 		if err != nil {
 			return Project{}, err
 		}

@@ -49,7 +49,7 @@ func TestAddedSettings(t *testing.T) {
 		t.Fatalf("flags give %+v", got)
 	}
 	doc := "projects:\n  - {id: a, access_key_env: K, secret_key_env: K, collect: {example: {interval: 5m}}}\n  - {id: b, access_key_env: K, secret_key_env: K}\n"
-	ps, err := Parse([]byte(doc), api, collect, env(map[string]string{"K": "k"}))
+	ps, err := parse([]byte(doc), "", api, collect, env(map[string]string{"K": "k"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestAddedSettings(t *testing.T) {
 		t.Errorf("a project's key changed the flags' value")
 	}
 	doc = "projects:\n  - {id: a, access_key_env: K, secret_key_env: K, collect: {example: {interval: 10s}}}\n"
-	if _, err := Parse([]byte(doc), api, collect, env(map[string]string{"K": "k"})); err == nil || !strings.Contains(err.Error(), "projects[0].collect.example.interval must be at least 1m") {
+	if _, err := parse([]byte(doc), "", api, collect, env(map[string]string{"K": "k"})); err == nil || !strings.Contains(err.Error(), "projects[0].collect.example.interval must be at least 1m") {
 		t.Errorf("err = %v, want one naming collect.example.interval", err)
 	}
 }

@@ -39,7 +39,7 @@ func TestEveryFileKeyOverridesItsFlag(t *testing.T) {
 		}
 		doc := fmt.Sprintf("projects:\n  - {id: a, access_key_env: K, secret_key_env: K, %s}\n  - {id: b, access_key_env: K, secret_key_env: K}\n",
 			strings.TrimSuffix(strings.TrimPrefix(value, "{"), "}"))
-		ps, err := Parse([]byte(doc), api, collect, func(string) string { return "k" })
+		ps, err := parse([]byte(doc), "", api, collect, func(string) string { return "k" })
 		if err != nil {
 			t.Errorf("%s: %v", s.key, err)
 			continue
@@ -60,7 +60,7 @@ func TestEveryFileKeyOverridesItsFlag(t *testing.T) {
 // whichever copy is read first.
 func TestFileSettingsRefuseDuplicates(t *testing.T) {
 	doc := "projects:\n  - id: a\n    access_key_env: K\n    secret_key_env: K\n    collect:\n      interval: 2m\n      interval: 3m\n"
-	_, err := Parse([]byte(doc), API{URL: "https://x/v1"}, Collect{}, func(string) string { return "k" })
+	_, err := parse([]byte(doc), "", API{URL: "https://x/v1"}, Collect{}, func(string) string { return "k" })
 	if err == nil || !strings.Contains(err.Error(), "projects[0].collect.interval") {
 		t.Errorf("err = %v, want one naming projects[0].collect.interval", err)
 	}

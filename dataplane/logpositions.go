@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
 // Bounds of the log state file (--collect.logs.state-file).
@@ -22,8 +24,11 @@ const (
 	// MaxLogResume bounds the reads a position saved long ago costs.
 	MaxLogResume           = time.Hour
 	LogPositionsWriteEvery = 10 * time.Second
-	// maxPositionsFile keeps a wrong path from filling the memory.
-	maxPositionsFile = 256 << 20
+	// maxPositionsFile is checked (stat) before a byte is read: the file
+	// takes about 210 bytes a service (2 MB at 10,000 services, 21 MB at
+	// the largest fleet supported, 100,000); the decoder holds one
+	// service's value at a time.
+	maxPositionsFile = 32 << 20
 )
 
 const (
@@ -36,6 +41,7 @@ const (
 type LogPositions struct {
 	path   string
 	logger *slog.Logger
+	health *safefile.Health
 
 	mu       sync.Mutex
 	projects map[string]savedProject
@@ -44,6 +50,12 @@ type LogPositions struct {
 	failing  bool
 
 	writeMu sync.Mutex
+	// info is the file last read or written: another one found at the
+	// path is checked before it is replaced. Guarded by writeMu.
+	info os.FileInfo
+	// stuck: a refused file could not be moved aside; nothing is written
+	// over it. Guarded by writeMu once open.
+	stuck bool
 }
 
 type savedProject struct {
@@ -79,30 +91,70 @@ func CheckLogPositions(path string) error {
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return fmt.Errorf("the directory of %s does not exist", path)
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	st, err := os.Lstat(path)
+	switch {
+	case err == nil && st.IsDir():
 		return fmt.Errorf("%s is a directory", path)
+	case err == nil && st.Mode().IsRegular() && st.Size() > 0 && !isOurs(path):
+		return notOurs(path)
 	}
 	return nil
 }
 
+func notOurs(path string) error {
+	return fmt.Errorf("%s is not a log state file of this exporter (another program's file?): it is left as it is; point the flag at another path or move the file away", path)
+}
+
+// stateFileName is the log state file's state_file label.
+const stateFileName = "logs"
+
 // OpenLogPositions reads the state file at path: all of it or, with one
-// WARN, none. The error is for a path that cannot hold the file.
-func OpenLogPositions(path string, logger *slog.Logger) (*LogPositions, error) {
+// WARN, none. A file refused (not a regular file, too large, corrupt, of
+// another version) is moved aside at once, never overwritten. The error is
+// for a path that cannot hold the file, and for another program's file,
+// which the exporter never overwrites. health may be nil.
+func OpenLogPositions(path string, logger *slog.Logger, health *safefile.Health) (*LogPositions, error) {
 	if err := CheckLogPositions(path); err != nil {
 		return nil, err
 	}
-	p := &LogPositions{path: path, logger: logger, projects: map[string]savedProject{}}
-	projects, err := readPositions(path)
+	p := &LogPositions{path: path, logger: logger, health: health, projects: map[string]savedProject{}}
+	projects, info, err := readPositions(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		logger.Info("No log state file yet: counting starts now", "file", path)
+	case errors.Is(err, errNotOurs):
+		return nil, notOurs(path)
 	case err != nil:
-		logger.Warn("Log state file refused: counting starts afresh, and the file is replaced", "file", path, "reason", err)
+		p.refuse(false, err)
+		health.Start(stateFileName, false)
+		return p, nil
+	case len(projects) == 0:
+		p.info = info
+		logger.Info("Log state file empty: counting starts now", "file", path)
 	default:
-		p.projects = projects
-		logger.Info("Log state file read: counting resumes where it stopped", "file", path, "projects", len(projects))
+		p.projects, p.info = projects, info
+		logger.Info("Log state file read: each project resumes from its positions when its log reader starts", "file", path, "projects", len(projects))
 	}
+	health.Start(stateFileName, true)
 	return p, nil
+}
+
+// refuse moves the file at p.path aside with one WARN: it is kept for a
+// look, and never overwritten.
+// later: found at the path while running, not read at start.
+func (p *LogPositions) refuse(later bool, reason error) {
+	aside, err := safefile.MoveAside(p.path, time.Now())
+	switch {
+	case err != nil:
+		p.logger.Warn("Log state file refused; it cannot be moved aside and is left as it is, unwritten", "file", p.path, "reason", reason, "err", err)
+		p.stuck = true
+		return
+	case later:
+		p.logger.Warn("A file that is not this exporter's log state file was put at its path; it is moved aside", "file", p.path, "reason", reason, "moved_to", aside)
+	default:
+		p.logger.Warn("Log state file refused: counting starts afresh; the file is moved aside", "file", p.path, "reason", reason, "moved_to", aside)
+	}
+	p.health.Refused(stateFileName)
 }
 
 // apiIdentity drops the user information and query: they may hold a secret.
@@ -119,14 +171,18 @@ func (p *LogPositions) resume(projectID, apiURL string) savedServices {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	sp, ok := p.projects[projectID]
-	if !ok {
+	switch id := apiIdentity(apiURL); {
+	case !ok:
+		if len(p.projects) > 0 {
+			p.logger.Info("The log state file holds no positions for this project: its counting starts now", "project_id", projectID, "file", p.path)
+		}
 		return nil
-	}
-	if id := apiIdentity(apiURL); sp.apiURL != id {
+	case sp.apiURL != id:
 		p.logger.Warn("Log state file refused for this project: its positions are another API's; counting starts afresh",
 			"project_id", projectID, "saved_api_url", sp.apiURL, "api_url", id)
 		return nil
 	}
+	p.logger.Info("Log counting resumes where it stopped, from the state file", "project_id", projectID, "services", len(sp.services), "file", p.path)
 	return sp.services
 }
 
@@ -172,14 +228,24 @@ func (p *LogPositions) write() {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	p.mu.Lock()
-	if !p.dirty {
+	if !p.dirty || p.stuck {
 		p.mu.Unlock()
 		return
 	}
 	projects := maps.Clone(p.projects)
 	p.dirty = false
 	p.mu.Unlock()
-	err := writeAtomic(p.path, func(w io.Writer) error { return writePositions(w, projects) })
+	if !p.keepForeign() {
+		p.mu.Lock()
+		p.dirty = true
+		p.mu.Unlock()
+		return
+	}
+	err := safefile.WriteAtomic(p.path, func(w io.Writer) error { return writePositions(w, projects) })
+	if err == nil {
+		p.info, _ = safefile.Lstat(p.path)
+	}
+	p.health.Written(stateFileName, err, time.Now())
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -195,30 +261,15 @@ func (p *LogPositions) write() {
 	}
 }
 
-func writeAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
+// keepForeign moves aside what was put at the path since the exporter read
+// or wrote it, unless it is a state file of this exporter: another
+// program's file, a symbolic link or a FIFO is kept, never replaced. False
+// when it could not be moved: nothing is written over it.
+func (p *LogPositions) keepForeign() bool {
+	fi, err := safefile.Lstat(p.path)
+	if err != nil || (p.info != nil && os.SameFile(fi, p.info)) || (fi.Mode().IsRegular() && (fi.Size() == 0 || isOurs(p.path))) {
+		return true
 	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	err = write(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return err
-	}
-	// The rename itself is durable once the directory is synced.
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	p.refuse(true, errNotOurs)
+	return !p.stuck
 }

@@ -24,7 +24,7 @@ func (h *logsHarness) restart(t *testing.T, path string, down time.Duration, api
 		h.l.opts.Positions.Close()
 	}
 	h.clock.Advance(down)
-	pos, err := OpenLogPositions(path, slog.New(slog.NewTextHandler(h.logs, nil)))
+	pos, err := OpenLogPositions(path, slog.New(slog.NewTextHandler(h.logs, nil)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,12 +123,9 @@ func TestLogPositionsRefused(t *testing.T) {
 		edit    func(map[string]any)
 		api     string
 	}{
-		"corrupt":             {content: "{\"format\": \"clouddb_exporter log pos"},
-		"empty":               {content: ""},
-		"another program's":   {content: "positions:\n  /var/log/syslog: \"1234\"\n"},
+		"corrupt":             {edit: func(map[string]any) {}, content: "cut"},
 		"another version":     {edit: func(m map[string]any) { m["version"] = 2 }},
-		"another format":      {edit: func(m map[string]any) { m["format"] = "promtail" }},
-		"unknown field":       {edit: func(m map[string]any) { m["extra"] = true }},
+		"unknown field":       {edit: func(m map[string]any) { m["zextra"] = true }},
 		"negative count":      {edit: func(m map[string]any) { svc(m)["counts"] = map[string]float64{"ERROR": -1} }},
 		"unknown severity":    {edit: func(m map[string]any) { svc(m)["counts"] = map[string]float64{"error": 1} }},
 		"no boundary":         {edit: func(m map[string]any) { delete(svc(m), "boundary") }},
@@ -150,6 +147,9 @@ func TestLogPositionsRefused(t *testing.T) {
 					tc.edit(m)
 				}
 				b, _ := json.Marshal(m)
+				if tc.content == "cut" {
+					b, content = b[:len(b)-20], nil
+				}
 				content = append(b, content...)
 			}
 			if err := os.WriteFile(path, content, 0o600); err != nil {
@@ -165,8 +165,17 @@ func TestLogPositionsRefused(t *testing.T) {
 			if count(l, "svc00", "ERROR") != 0 {
 				t.Errorf("counting did not start fresh: %v", l.Counts)
 			}
-			if n := strings.Count(h.logs.String(), "refused"); n != 1 {
+			if n := strings.Count(h.logs.String(), `msg="Log state file refused`); n != 1 {
 				t.Errorf("%d lines refusing the file, want 1:\n%s", n, h.logs)
+			}
+			if tc.api == "" {
+				aside, _ := filepath.Glob(path + ".refused-*")
+				if len(aside) != 1 {
+					t.Fatalf("the refused file was not moved aside: %v", aside)
+				}
+				if b, err := os.ReadFile(aside[0]); err != nil || !bytes.Equal(b, content) {
+					t.Errorf("the file moved aside is not the refused one: %v", err)
+				}
 			}
 			pos.Close()
 			b, err := os.ReadFile(path)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,53 +33,6 @@ type fileCursor struct {
 	AtBoundary map[string]int     `json:"at_boundary"`
 	Counts     map[string]float64 `json:"counts"`
 	ReadUntil  time.Time          `json:"read_until"`
-}
-
-func readPositions(path string) (map[string]savedProject, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	var buf bytes.Buffer
-	if n, err := buf.ReadFrom(io.LimitReader(f, maxPositionsFile+1)); err != nil {
-		return nil, err
-	} else if n > maxPositionsFile {
-		return nil, fmt.Errorf("larger than %d MiB", maxPositionsFile>>20)
-	}
-	return parsePositions(buf.Bytes())
-}
-
-func parsePositions(b []byte) (map[string]savedProject, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var pf positionsFile
-	if err := dec.Decode(&pf); err != nil {
-		return nil, fmt.Errorf("not a log state file: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("not a log state file: data after its end")
-	}
-	if pf.Format != positionsFormat {
-		return nil, fmt.Errorf("not a log state file of this exporter (format %q)", pf.Format)
-	}
-	if pf.Version != positionsVersion {
-		return nil, fmt.Errorf("format version %d, this exporter reads version %d", pf.Version, positionsVersion)
-	}
-	projects := make(map[string]savedProject, len(pf.Projects))
-	left := maxBoundaryEntries
-	for id, fp := range pf.Projects {
-		services := make(savedServices, 0, len(fp.Services))
-		for sid, fc := range fp.Services {
-			if err := fc.check(&left); err != nil {
-				return nil, fmt.Errorf("project %q service %q: %w", id, sid, err)
-			}
-			services = append(services, fc.saved(sid))
-		}
-		slices.SortFunc(services, compareSaved)
-		projects[id] = savedProject{apiURL: fp.APIURL, services: services}
-	}
-	return projects, nil
 }
 
 // maxBoundaryEntries bounds the entries a file's counts at the boundaries

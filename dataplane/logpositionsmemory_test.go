@@ -17,7 +17,7 @@ import (
 // a state file for it in dir.
 func savingReader(tb testing.TB, dir string, n, reads int) *logsReader {
 	tb.Helper()
-	pos, err := OpenLogPositions(filepath.Join(dir, "positions.json"), slog.New(slog.DiscardHandler))
+	pos, err := OpenLogPositions(filepath.Join(dir, "positions.json"), slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func registerLogsMetrics() {
 		l := logsOf(s)
 		return &Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped, ReadPeriod: l.ReadPeriod}
 	}, collectLogsTotals)
-	collector.RegisterPart([]*collector.Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc, logReadPeriodDesc}, counts, totals)
+	collector.RegisterPart(PartLogs, []*collector.Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc, logReadPeriodDesc}, counts, totals)
 }
 
 func collectLogs(out *collector.Sink, s *fleet.Snapshot) {

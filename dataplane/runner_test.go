@@ -2,11 +2,13 @@ package dataplane
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -125,5 +127,31 @@ func TestRunWaitsForTheReaders(t *testing.T) {
 	wait()
 	if !slowEnded.Load() {
 		t.Error("Run's wait returned before the reader's tick ended")
+	}
+}
+
+// TestHealthHelpNamesEveryPart: clouddb_exporter_collector_success's HELP
+// lists the parts from what registered, the readers' among them.
+func TestHealthHelpNamesEveryPart(t *testing.T) {
+	for _, d := range collector.Families() {
+		if d.Name() != "clouddb_exporter_collector_success" {
+			continue
+		}
+		for _, part := range slices.Concat(fleet.Parts, []string{PartLogs, PartUsage}) {
+			if !strings.Contains(d.Help(), part+",") && !strings.Contains(d.Help(), part+")") {
+				t.Errorf("HELP %q does not name the part %s", d.Help(), part)
+			}
+		}
+		return
+	}
+	t.Fatal("no clouddb_exporter_collector_success family")
+}
+
+// TestNewRunnerDefaults: a reader's unit test may leave Options zero; the
+// runner then has a clock, a logger and the collect defaults.
+func TestNewRunnerDefaults(t *testing.T) {
+	r := newRunner(newFakeHost(0), Options{}, "test", time.Minute)
+	if r.now().IsZero() || r.logger == nil || r.opts.Interval != config.DefaultInterval || r.opts.Concurrency != config.DefaultConcurrency {
+		t.Errorf("defaults: now %v, logger %v, interval %v, concurrency %d", r.now(), r.logger, r.opts.Interval, r.opts.Concurrency)
 	}
 }

@@ -1,6 +1,8 @@
 package dataplane
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -80,7 +82,7 @@ func TestUsageInFile(t *testing.T) {
   secret_key_env: K
 `
 	collect := withReader(config.Collect{Interval: time.Minute, TransitionInterval: time.Second, Concurrency: 1}, usageKey, usageSettings{Interval: 5 * time.Minute, Series: documentedSeries, MaxJobs: 50})
-	ps, err := config.Parse([]byte(file), config.API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
+	ps, err := parseFile(t, []byte(file), config.API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestUsageInFile(t *testing.T) {
 	if b.Enabled || len(b.selectedSeries()) != 15 {
 		t.Errorf("project b's usage = %+v, want the flags'", b)
 	}
-	_, err = config.Parse([]byte(strings.Replace(file, "interval: 10m", "interval: 10s", 1)), config.API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
+	_, err = parseFile(t, []byte(strings.Replace(file, "interval: 10m", "interval: 10s", 1)), config.API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
 	if err == nil || !strings.Contains(err.Error(), "projects[0].collect.usage.interval") {
 		t.Errorf("a 10s usage interval: %v", err)
 	}
@@ -99,13 +101,13 @@ func TestUsageInFile(t *testing.T) {
 		{"series: [database_qps]", "series: [database_qps, database_qpm]", "projects[0].collect.usage.series"},
 		{`service_name_regex: "orders-.*"`, `service_name_regex: "orders-("`, "projects[0].collect.usage.service_name_regex"},
 	} {
-		_, err = config.Parse([]byte(strings.Replace(file, c.from, c.to, 1)), config.API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
+		_, err = parseFile(t, []byte(strings.Replace(file, c.from, c.to, 1)), config.API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" })
 		if err == nil || !strings.Contains(err.Error(), c.key) {
 			t.Errorf("%s: %v, want an error naming %s", c.to, err, c.key)
 		}
 	}
 	// A leading underscore is the same series.
-	if _, err = config.Parse([]byte(strings.Replace(file, "series: [database_qps]", "series: [_database_qps]", 1)), config.API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" }); err != nil {
+	if _, err = parseFile(t, []byte(strings.Replace(file, "series: [database_qps]", "series: [_database_qps]", 1)), config.API{URL: "https://x/v1", Timeout: time.Second, RateLimit: 1}, collect, func(string) string { return "k" }); err != nil {
 		t.Errorf("_database_qps: %v", err)
 	}
 }
@@ -154,4 +156,14 @@ func TestDemoTurnsReadersOn(t *testing.T) {
 			t.Errorf("%v %v: usage %v logs %v, want %v %v", tc.args, tc.env, Enabled(c, PartUsage), Enabled(c, PartLogs), tc.usage, tc.logs)
 		}
 	}
+}
+
+// parseFile loads a configuration file of content b.
+func parseFile(t *testing.T, b []byte, api config.API, collect config.Collect, getenv func(string) string) ([]config.Project, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "projects.yaml")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config.LoadFile(path, api, collect, getenv)
 }

@@ -34,16 +34,6 @@ type UsageService struct {
 	Ends   []uint16
 }
 
-// NewUsageService returns a service's series, series[i] being Suffixes[i]'s.
-func NewUsageService(id string, series ...[]UsagePoint) *UsageService {
-	s := &UsageService{ID: id, Ends: make([]uint16, len(series))}
-	for i, points := range series {
-		s.Points = append(s.Points, points...)
-		s.Ends[i] = uint16(len(s.Points))
-	}
-	return s
-}
-
 // Series returns the points of series i, nil when s has none or is malformed.
 func (s *UsageService) Series(i int) []UsagePoint {
 	if i < 0 || i >= len(s.Ends) {

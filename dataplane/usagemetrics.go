@@ -83,7 +83,7 @@ func registerUsageMetrics() {
 		u := usageOf(s)
 		return &Usage{JobsOverLimit: u.JobsOverLimit, RefreshPeriod: u.RefreshPeriod}
 	}, collectUsageTotals)
-	collector.RegisterPart(descs, series, totals)
+	collector.RegisterPart(PartUsage, descs, series, totals)
 }
 
 func collectUsage(out *collector.Sink, s *fleet.Snapshot) {

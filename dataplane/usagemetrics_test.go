@@ -10,6 +10,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -19,7 +20,7 @@ func TestUsageConversions(t *testing.T) {
 	bucket := fleettest.Time("2025-03-01T11:58:00Z")
 	snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{PartUsage: &Usage{RefreshPeriod: 300e9,
 		Suffixes: []string{apiclient.SeriesCPUUsage, apiclient.SeriesMemoryTotal, apiclient.SeriesJobDuration, "_not_documented"},
-		Services: []*UsageService{NewUsageService("s",
+		Services: []*UsageService{newUsageService("s",
 			[]UsagePoint{{Labels: NewUsageLabels("primary", "0", ""), Value: 1500, Bucket: BucketOf(bucket)}},
 			[]UsagePoint{{Labels: NewUsageLabels("replica", "1", ""), Value: 1 << 30, Bucket: BucketOf(bucket)}},
 			[]UsagePoint{{Labels: NewUsageLabels("primary", "0", "7"), Value: 2_500_000, Bucket: BucketOf(bucket)}},
@@ -39,7 +40,7 @@ clouddb_service_database_job_duration_seconds{job_id="7",ordinal="0",project_id=
 # TYPE clouddb_exporter_usage_refresh_period_seconds gauge
 clouddb_exporter_usage_refresh_period_seconds{project_id="p"} 300
 `
-	c := collector.NewFleetCollectorOf(snap)
+	c := collectortest.NewFleetCollectorOf(snap)
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "clouddb_service_system_cpu_usage_cores",
 		"clouddb_service_system_memory_total_bytes", "clouddb_service_database_job_duration_seconds", "clouddb_exporter_usage_refresh_period_seconds"); err != nil {
 		t.Error(err)
@@ -50,7 +51,7 @@ clouddb_exporter_usage_refresh_period_seconds{project_id="p"} 300
 		t.Errorf("%d bucket timestamps, want 3", n)
 	}
 	// Off: nothing at all.
-	if n := testutil.CollectAndCount(collector.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p"}), "clouddb_exporter_usage_refresh_period_seconds"); n != 0 {
+	if n := testutil.CollectAndCount(collectortest.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p"}), "clouddb_exporter_usage_refresh_period_seconds"); n != 0 {
 		t.Errorf("usage off exports %d refresh periods", n)
 	}
 }
@@ -72,7 +73,7 @@ func TestUsageConversionIsExact(t *testing.T) {
 		{apiclient.SeriesConnections, 17, 17},
 	} {
 		snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{PartUsage: &Usage{Suffixes: []string{c.suffix}, Services: []*UsageService{
-			NewUsageService("s", []UsagePoint{{Labels: NewUsageLabels("primary", "0", "1"), Value: c.in}}),
+			newUsageService("s", []UsagePoint{{Labels: NewUsageLabels("primary", "0", "1"), Value: c.in}}),
 		}}}}
 		var rec collector.Samples
 		collectUsage(rec.Sink(), snap)
@@ -86,4 +87,14 @@ func TestUsageConversionIsExact(t *testing.T) {
 			t.Errorf("%s %v: exported %v, want %v", c.suffix, c.in, got, c.want)
 		}
 	}
+}
+
+// newUsageService returns a service's series, series[i] being Suffixes[i]'s.
+func newUsageService(id string, series ...[]UsagePoint) *UsageService {
+	s := &UsageService{ID: id, Ends: make([]uint16, len(series))}
+	for i, points := range series {
+		s.Points = append(s.Points, points...)
+		s.Ends[i] = uint16(len(s.Points))
+	}
+	return s
 }

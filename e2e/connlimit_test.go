@@ -151,3 +151,53 @@ func acceptQueue(t *testing.T, addr string) int {
 	t.Fatalf("no listening socket on %s in /proc/net/tcp", addr)
 	return 0
 }
+
+// TestAdminConnectionsPerClient: one address holding 530 idle connections
+// made every other admin caller wait 7-9 s. An address holds at most 64:
+// the one after is closed at once, and another address's request is
+// answered while the 64 stay open.
+func TestAdminConnectionsPerClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	e := startAdmin(t, nil)
+	addr := strings.TrimPrefix(e.AdminURL, "http://")
+	dial := func(local string) net.Conn {
+		t.Helper()
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Against a hang, not a timing assertion.
+		_ = c.SetDeadline(time.Now().Add(time.Minute))
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	// The helpers' pooled connections (at most 2 idle a host) count too.
+	http.DefaultClient.CloseIdleConnections()
+	served := 0
+	for ; served < 70; served++ {
+		code := get(t, dial("127.0.0.1"), "/api/v1/operations")
+		if code == 0 {
+			break
+		}
+		if code != http.StatusUnauthorized {
+			t.Fatalf("an idle connection's request: %d, want 401", code)
+		}
+	}
+	if served > 64 || served < 62 {
+		t.Errorf("%d connections from one address served at once, want 64 (62 if the helpers' 2 were still open)", served)
+	}
+	if code := get(t, dial("127.0.0.1"), "/api/v1/operations"); code != 0 {
+		t.Errorf("a connection from a full address was served (%d), want it closed", code)
+	}
+	other := dial("127.0.0.2")
+	if _, err := fmt.Fprintf(other, "GET /api/v1/operations HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\n\r\n", e.AdminAuth); err != nil {
+		t.Fatal(err)
+	}
+	if code := readStatus(t, other); code != http.StatusOK {
+		t.Errorf("another address's request: %d, want 200", code)
+	}
+}

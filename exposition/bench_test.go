@@ -17,8 +17,8 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
@@ -192,7 +192,7 @@ func BenchmarkScrape(b *testing.B) {
 			})
 
 			constReg := prometheus.NewRegistry()
-			constReg.MustRegister(collector.NewFleetCollectorOf(snap))
+			constReg.MustRegister(collectortest.NewFleetCollectorOf(snap))
 			constHandler := promhttp.HandlerFor(prometheus.Gatherers{constReg, reg}, promhttp.HandlerOpts{})
 
 			b.Run("cached", func(b *testing.B) { benchHandler(b, cached, text) })

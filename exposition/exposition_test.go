@@ -29,8 +29,9 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
-	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
@@ -134,6 +135,16 @@ func readGolden(t *testing.T, name string, got []byte) []byte {
 // them, and TestExpositionSelfMetricsAfterObserver checks them instead.
 var zeroRetries = regexp.MustCompile(`(?m)^clouddb_exporter_api_retries_total\{operation="\w+",project_id="[^"]*"\} 0(\.0)?\n`)
 
+// pinnedHelp puts fleettest.PinnedHelpText in the HELP of the families of
+// fleettest.PinnedHelp, which grows with the registered data-plane parts.
+func pinnedHelp(body []byte) []byte {
+	for name := range fleettest.PinnedHelp {
+		re := regexp.MustCompile(`(?m)^# HELP ` + name + ` .*$`)
+		body = re.ReplaceAll(body, []byte("# HELP "+name+" "+fleettest.PinnedHelpText))
+	}
+	return body
+}
+
 func TestExpositionGolden(t *testing.T) {
 	e, _ := newTestExposition(t, nil)
 	for _, tc := range []struct {
@@ -143,7 +154,7 @@ func TestExpositionGolden(t *testing.T) {
 		{"exposition_openmetrics.txt", acceptPrometheus3},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			got := zeroRetries.ReplaceAll(cutPinned(t, readBody(t, scrape(t, e, tc.accept, ""))), nil)
+			got := pinnedHelp(zeroRetries.ReplaceAll(cutPinned(t, readBody(t, scrape(t, e, tc.accept, ""))), nil))
 			want := readGolden(t, tc.golden, got)
 			if !bytes.Equal(got, want) {
 				t.Errorf("exposition differs from %s (run with -update and review the diff):\n%s", tc.golden, got)
@@ -179,7 +190,7 @@ func TestExpositionParsesAndLints(t *testing.T) {
 	e, _ := newTestExposition(t, nil)
 	body := []byte(scrapeText(t, e))
 	mfs := parseText(t, body)
-	for _, name := range append(familyNames(), "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
+	for _, name := range append(familyNames(dataplane.PartUsage, dataplane.PartLogs), "clouddb_exporter_api_requests_total", "clouddb_exporter_api_request_duration_seconds",
 		"clouddb_exporter_api_retries_total", "clouddb_exporter_api_rate_limit_wait_seconds_total") {
 		if mfs[name] == nil {
 			t.Errorf("exposition has no %s", name)
@@ -203,7 +214,7 @@ func TestExpositionMatchesRegistry(t *testing.T) {
 	}
 	got := parseText(t, []byte(scrapeText(t, e)))
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector.NewFleetCollectorOf(dataplanetest.Snapshots()...))
+	reg.MustRegister(collectortest.NewFleetCollectorOf(dataplanetest.Snapshots()...))
 	want, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

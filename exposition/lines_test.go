@@ -16,9 +16,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
 	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
@@ -58,7 +58,7 @@ func oddSnapshot() *fleet.Snapshot {
 func checkRendering(t *testing.T, snaps ...*fleet.Snapshot) {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(collector.NewFleetCollectorOf(snaps...))
+	reg.MustRegister(collectortest.NewFleetCollectorOf(snaps...))
 	want, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

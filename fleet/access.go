@@ -2,7 +2,9 @@ package fleet
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"syscall"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
@@ -19,7 +21,9 @@ const (
 	CauseCredentials = "credentials" // 401: the key pair is refused
 	CausePermission  = "permission"  // 403: the keys cannot read the project
 	CauseNotFound    = "not_found"   // 404: a wrong URL or project id
-	CauseUnreachable = "unreachable" // no HTTP answer at all
+	CauseUnreachable = "unreachable" // no answer at all: refused, no route, no such host
+	CauseTimeout     = "timeout"     // no whole answer within --api.timeout: slow
+	CauseTruncated   = "truncated"   // an answer that broke off before its end
 	CauseError       = "error"       // anything else: the API's own trouble
 )
 
@@ -36,10 +40,20 @@ func AccessOf(err error) Access {
 		return Access{Known: true, Cause: CausePermission}
 	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound:
 		return Access{Known: true, Cause: CauseNotFound}
+	case errors.As(err, &transport) && transport.Timeout():
+		return Access{Known: true, Cause: CauseTimeout}
+	case cut(err):
+		return Access{Known: true, Cause: CauseTruncated}
 	case errors.As(err, &transport):
 		return Access{Known: true, Cause: CauseUnreachable}
 	}
 	return Access{Known: true, Cause: CauseError}
+}
+
+// cut: the connection closed or was reset once the request was sent, or
+// the answer ended before its end.
+func cut(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // Denied reports a mistake to fix (not ready), unlike an outage, which retrying outlasts.

@@ -108,6 +108,9 @@
     apiRateLimitedRatioThreshold: 0.05,
     apiRateLimitedFor: '15m',
     configReloadFailedFor: '5m',
+    // A state file refused at start or not written: a restart would not
+    // resume from the latest positions. Writes come every 10 s at most.
+    stateFileUnhealthyFor: '10m',
     // The project discovery (GET /projects, neither --api.project-id nor
     // --config.file) failing: an API fault, not a refused configuration.
     discoveryFailingFor: '10m',

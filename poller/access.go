@@ -48,6 +48,10 @@ func (p *Poller) accessFix(cause string) string {
 			return "--api.url (" + p.opts.APIURL + ") must end in the API's version segment, for example …/v1"
 		}
 		return "check the project id " + p.client.ProjectID() + " (--api.project-id or the project's id in --config.file) and --api.url (" + p.opts.APIURL + ")"
+	case fleet.CauseTimeout:
+		return "the API at --api.url (" + p.opts.APIURL + ") did not answer whole within --api.timeout: check its health and the network path to it, or raise --api.timeout"
+	case fleet.CauseTruncated:
+		return "the API's answers at --api.url (" + p.opts.APIURL + ") break off before their end: check the network path and any proxy (--api.proxy-url) between the exporter and the API"
 	}
 	return "check --api.url (" + p.opts.APIURL + "), the network path to it and --api.proxy-url"
 }

@@ -2,8 +2,12 @@ package poller
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -62,7 +66,9 @@ func TestAccessFixes(t *testing.T) {
 		{&apiclient.APIError{StatusCode: 404}, "https://api.example.net", "--api.url (https://api.example.net) must end in the API's version segment"},
 		{&apiclient.APIError{StatusCode: 404}, "https://api.example.net/v1", "check the project id p"},
 		{&apiclient.APIError{StatusCode: 403}, "https://api.example.net/v1", "read access to project p"},
-		{&apiclient.TransportError{Err: context.DeadlineExceeded}, "https://api.example.net/v1", "the network path"},
+		{&apiclient.TransportError{Err: context.DeadlineExceeded}, "https://api.example.net/v1", "--api.timeout"},
+		{&apiclient.TransportError{Err: fmt.Errorf("reading response body: %w", io.ErrUnexpectedEOF)}, "https://api.example.net/v1", "break off"},
+		{&apiclient.TransportError{Err: syscall.ECONNREFUSED}, "https://api.example.net/v1", "the network path"},
 	} {
 		p := New(projectClient{}, Options{APIURL: tc.url, CredentialsSource: "keys", Logger: slog.New(slog.DiscardHandler)})
 		a := fleet.AccessOf(tc.err)
@@ -72,6 +78,39 @@ func TestAccessFixes(t *testing.T) {
 	}
 	if a := fleet.AccessOf(errBoom); a.Cause != fleet.CauseError || a.Denied() {
 		t.Errorf("a 500 is %+v", a)
+	}
+}
+
+// TestAccessCauses: a slow answer is a timeout and a cut one truncated,
+// not "unreachable" (which is for no answer at all: refused, no route, no
+// such host), each logged with its own cause and fix.
+func TestAccessCauses(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&apiclient.TransportError{Err: syscall.ECONNREFUSED}, fleet.CauseUnreachable},
+		{&apiclient.TransportError{Err: &net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true}}, fleet.CauseUnreachable},
+		{&apiclient.TransportError{Err: context.DeadlineExceeded}, fleet.CauseTimeout},
+		{&apiclient.TransportError{Err: fmt.Errorf("reading response body: %w", context.DeadlineExceeded)}, fleet.CauseTimeout},
+		{&apiclient.TransportError{Err: fmt.Errorf("reading response body: %w", io.ErrUnexpectedEOF)}, fleet.CauseTruncated},
+		{&apiclient.TransportError{Err: io.EOF}, fleet.CauseTruncated},
+		{&apiclient.TransportError{Err: fmt.Errorf("read: %w", syscall.ECONNRESET)}, fleet.CauseTruncated},
+		{&apiclient.DecodeError{Err: io.ErrUnexpectedEOF}, fleet.CauseTruncated},
+	} {
+		if a := fleet.AccessOf(tc.err); a.Cause != tc.want || a.Up || a.Denied() {
+			t.Errorf("%v: %+v, want cause %s", tc.err, a, tc.want)
+		}
+	}
+	c := newFakeClient()
+	fleetOf(c, 1, 1)
+	h := newHarness(t, c)
+	c.set(func(f *fakeClient) {
+		f.fail[apiclient.OpListServices] = &apiclient.TransportError{Err: context.DeadlineExceeded}
+	})
+	h.poller.Poll(context.Background())
+	if logs := h.logs.String(); !strings.Contains(logs, "cause=timeout") || strings.Contains(logs, "cause=unreachable") {
+		t.Errorf("a timed-out services list is not logged as a timeout:\n%s", logs)
 	}
 }
 

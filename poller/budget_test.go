@@ -164,14 +164,14 @@ func TestPollRetryAfterDefers(t *testing.T) {
 	fleetOf(c, 3, 1)
 	h := newHarness(t, c)
 	c.set(func(f *fakeClient) {
-		f.fail[apiclient.OpListReplicaSets+"/svc01"] = &apiclient.APIError{StatusCode: 429, Code: "RATE_LIMITED", RetryAfter: 10 * time.Minute}
+		f.fail[apiclient.OpListReplicaSets+"/svc01"] = &apiclient.APIError{StatusCode: 429, Code: "RATE_LIMITED", RetryAfter: 4 * time.Minute}
 	})
 	snap := h.poller.Poll(context.Background())
 	if got := replicaSetIDs(snap); got != "svc00/rs-svc00,svc02/rs-svc02" || part(t, snap, fleet.PartReplicaSets).Success {
 		t.Errorf("replica sets %s, part %+v: want the others read and the part failed", got, part(t, snap, fleet.PartReplicaSets))
 	}
 	c.set(func(f *fakeClient) { clear(f.fail) })
-	for range 9 {
+	for range 3 {
 		h.clock.Advance(time.Minute)
 		c.resetCalls()
 		h.poller.Poll(context.Background())
@@ -295,36 +295,50 @@ func TestPollTransitionsRespectRetryAfter(t *testing.T) {
 }
 
 // TestRetryAfterDeferralIsCapped: a Retry-After ten years ahead defers the
-// call for MaxDeferral only, and is counted; a shorter one is honoured.
+// call for 5 minutes or 5 poll intervals, whichever is longer (it deferred
+// 15 minutes, 15 intervals at the defaults), and is counted.
 func TestRetryAfterDeferralIsCapped(t *testing.T) {
-	c := newFakeClient()
-	fleetOf(c, 2, 1)
-	h := newHarness(t, c)
-	obs := &recordingCycles{}
-	h.poller.opts.Observer = obs
-	c.set(func(f *fakeClient) {
-		f.fail[apiclient.OpListServices] = &apiclient.APIError{StatusCode: 429, RetryAfter: 10 * 365 * 24 * time.Hour}
-	})
-	h.poller.Poll(context.Background())
-	c.set(func(f *fakeClient) { clear(f.fail) })
-	c.resetCalls()
-	for elapsed := time.Duration(0); elapsed < MaxDeferral-time.Minute; elapsed += time.Minute {
-		h.clock.Advance(time.Minute)
-		h.poller.Poll(context.Background())
-	}
-	if n := c.count(apiclient.OpListServices); n != 0 {
-		t.Fatalf("%d services lists within the deferral, want 0", n)
-	}
-	h.clock.Advance(time.Minute)
-	snap := h.poller.Poll(context.Background())
-	if n := c.count(apiclient.OpListServices); n != 1 || !part(t, snap, fleet.PartServices).Success {
-		t.Errorf("%d services lists %s after the deferral, want 1 that succeeded", n, MaxDeferral)
-	}
-	if got := strings.Join(obs.capped, ","); got != apiclient.OpListServices {
-		t.Errorf("capped Retry-After observed for %q, want %s", got, apiclient.OpListServices)
-	}
-	if !strings.Contains(h.logs.String(), "max_deferral=15m0s") {
-		t.Errorf("the cap is not logged:\n%s", h.logs)
+	for _, tc := range []struct{ interval, want time.Duration }{
+		{30 * time.Second, 5 * time.Minute},
+		{time.Minute, 5 * time.Minute},
+		{2 * time.Minute, 10 * time.Minute},
+	} {
+		t.Run(tc.interval.String(), func(t *testing.T) {
+			if got := maxDeferral(tc.interval); got != tc.want {
+				t.Fatalf("maxDeferral(%s) = %s, want %s", tc.interval, got, tc.want)
+			}
+			c := newFakeClient()
+			fleetOf(c, 2, 1)
+			h := newHarness(t, c)
+			h.poller.opts.Interval = tc.interval
+			obs := &recordingCycles{}
+			h.poller.opts.Observer = obs
+			c.set(func(f *fakeClient) {
+				f.fail[apiclient.OpListServices] = &apiclient.APIError{StatusCode: 429, RetryAfter: 10 * 365 * 24 * time.Hour}
+			})
+			h.poller.Poll(context.Background())
+			c.set(func(f *fakeClient) { clear(f.fail) })
+			c.resetCalls()
+			const step = 30 * time.Second
+			for elapsed := step; elapsed < tc.want; elapsed += step {
+				h.clock.Advance(step)
+				h.poller.Poll(context.Background())
+			}
+			if n := c.count(apiclient.OpListServices); n != 0 {
+				t.Fatalf("%d services lists within the deferral, want 0", n)
+			}
+			h.clock.Advance(step)
+			snap := h.poller.Poll(context.Background())
+			if n := c.count(apiclient.OpListServices); n != 1 || !part(t, snap, fleet.PartServices).Success {
+				t.Errorf("%d services lists %s after the deferral, want 1 that succeeded", n, tc.want)
+			}
+			if got := strings.Join(obs.capped, ","); got != apiclient.OpListServices {
+				t.Errorf("capped Retry-After observed for %q, want %s", got, apiclient.OpListServices)
+			}
+			if !strings.Contains(h.logs.String(), "max_deferral="+tc.want.String()) {
+				t.Errorf("the cap is not logged:\n%s", h.logs)
+			}
+		})
 	}
 }
 

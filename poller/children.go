@@ -24,7 +24,6 @@ type childLister interface {
 	removeParent(s *state, parentID string)
 	prune(s *state, maxStaleness time.Duration)
 	fill(s *state, snap, prev *fleet.Snapshot, all bool)
-	isDirty() bool
 }
 
 type followUp struct {
@@ -61,7 +60,6 @@ type childList[T, E any] struct {
 func (l *childList[T, E]) part() string       { return l.name }
 func (l *childList[T, E]) parentPart() string { return l.parent }
 func (l *childList[T, E]) listOp() string     { return l.op }
-func (l *childList[T, E]) isDirty() bool      { return l.dirty }
 
 func (l *childList[T, E]) attrs(parentID string) []any { return []any{l.parentAttr, parentID} }
 

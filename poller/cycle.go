@@ -234,9 +234,18 @@ func (p *Poller) fetchChild(ctx context.Context, c child) (bool, error) {
 	return changed, err
 }
 
-// MaxDeferral caps a Retry-After: one asking for years would stop a collector
-// until restart. 15 minutes exceeds any documented rate-limit window.
-const MaxDeferral = 15 * time.Minute
+// MinMaxDeferral and MaxDeferralIntervals cap a Retry-After: one asking
+// for years would stop a collector until a restart. The cap is 5 minutes
+// or 5 poll intervals, whichever is longer, as careful clients do (Envoy
+// caps at 300 s).
+const (
+	MinMaxDeferral       = 5 * time.Minute
+	MaxDeferralIntervals = 5
+)
+
+func maxDeferral(interval time.Duration) time.Duration {
+	return max(MinMaxDeferral, MaxDeferralIntervals*interval)
+}
 
 // call fails with errDeferred while a Retry-After holds; it logs a new one once.
 func (p *Poller) call(op, key string, do func() error) error {
@@ -251,9 +260,9 @@ func (p *Poller) call(op, key string, do func() error) error {
 	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
 		wait := apiErr.RetryAfter
 		attrs := []any{"call", key, "retry_after", wait}
-		if wait > MaxDeferral {
-			wait = MaxDeferral
-			attrs = append(attrs, "max_deferral", MaxDeferral)
+		if limit := maxDeferral(p.opts.Interval); wait > limit {
+			wait = limit
+			attrs = append(attrs, "max_deferral", limit)
 			if p.opts.Observer != nil {
 				p.opts.Observer.ObserveRetryAfterCapped(op)
 			}

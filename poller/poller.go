@@ -69,7 +69,8 @@ type CycleObserver interface {
 	// ObserveCycle reports a cycle's duration, the time to refresh every
 	// child at the call budget, and whether the cycle overran.
 	ObserveCycle(duration, refreshPeriod time.Duration, overrun bool)
-	// ObserveRetryAfterCapped reports a Retry-After over MaxDeferral.
+	// ObserveRetryAfterCapped reports a Retry-After over the deferral cap
+	// (maxDeferral).
 	ObserveRetryAfterCapped(operation string)
 }
 

@@ -40,7 +40,7 @@ func TestReuseService(t *testing.T) {
 	}
 	st.snapshot("p", now, 0)
 	st.setServices([]apiclient.Service{same}, now)
-	if st.isDirty() {
+	if isDirty(st) {
 		t.Errorf("the kept service read again changed the state ")
 	}
 	if got := st.replicaSets().byParent["s1"].v; len(got) != 1 || &got[0] != &keptRS[0] || !st.inlineReplicaSets["s1"] {

@@ -295,10 +295,6 @@ func (s *state) snapshot(projectID string, now time.Time, maxStaleness time.Dura
 	return snap
 }
 
-func (s *state) isDirty() bool {
-	return s.dirtyServices || s.dirtyVPCs || slices.ContainsFunc(s.lists, childLister.isDirty)
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -94,7 +95,7 @@ func TestReplaceList(t *testing.T) {
 
 			s.snapshot("p", now, 0)
 			kind.set(s, []string{"a", "b", "c"}, []string{"first", "b", "c"})
-			if s.isDirty() {
+			if isDirty(s) {
 				t.Errorf("the same list again marked the state dirty")
 			}
 
@@ -123,4 +124,12 @@ func (s *state) setServices(list []apiclient.Service, now time.Time) {
 
 func peerings(s *state) *childList[apiclient.Peering, fleet.Peering] {
 	return s.childList(fleet.PartPeerings).(*childList[apiclient.Peering, fleet.Peering])
+}
+
+// isDirty reports whether the state changed since its last snapshot; a child list's
+// dirty flag is read by reflection, its type being generic.
+func isDirty(s *state) bool {
+	return s.dirtyServices || s.dirtyVPCs || slices.ContainsFunc(s.lists, func(l childLister) bool {
+		return reflect.ValueOf(l).Elem().FieldByName("dirty").Bool()
+	})
 }

@@ -67,7 +67,7 @@ func TestHostileAnswersNeverReachMetrics(t *testing.T) {
 	if err := m.Apply([]config.Project{p}); err != nil {
 		t.Fatal(err)
 	}
-	testbin.WaitFor(t, 10*time.Second, "the first cycle", m.Ready)
+	testbin.WaitFor(t, 10*time.Second, "the first cycle", func() bool { return m.NotReady() == "" })
 
 	rec := httptest.NewRecorder()
 	expo.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))

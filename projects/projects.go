@@ -260,13 +260,6 @@ func (m *Manager) Get(id string) (*Project, bool) {
 	return p, ok
 }
 
-// IDs returns the ids of the running projects, sorted.
-func (m *Manager) IDs() []string {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return slices.Sorted(maps.Keys(m.running))
-}
-
 // Snapshots returns the latest snapshots, sorted by project id.
 func (m *Manager) Snapshots() []*fleet.Snapshot {
 	m.mu.RLock()
@@ -279,9 +272,6 @@ func (m *Manager) Snapshots() []*fleet.Snapshot {
 	}
 	return snaps
 }
-
-// Ready reports whether NotReady is "".
-func (m *Manager) Ready() bool { return m.NotReady() == "" }
 
 // NotReady says why not ready: a first cycle not ended, or access denied.
 func (m *Manager) NotReady() string {

@@ -3,9 +3,11 @@ package projects
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,16 +54,16 @@ func TestApply(t *testing.T) {
 		expo.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 		return rec.Body.String()
 	}
-	ready := func() bool { return m.Ready() }
+	ready := func() bool { return (m.NotReady() == "") }
 
-	if m.Ready() {
+	if m.NotReady() == "" {
 		t.Error("ready with no project")
 	}
 	if err := m.Apply([]config.Project{project(url, "a"), project(url, "b")}); err != nil {
 		t.Fatal(err)
 	}
 	testbin.WaitFor(t, 10*time.Second, "both projects' first cycle", ready)
-	if got := strings.Join(m.IDs(), ","); got != "a,b" {
+	if got := runningIDs(m); got != "a,b" {
 		t.Errorf("ids %s", got)
 	}
 	if snaps := m.Snapshots(); len(snaps) != 2 || snaps[0].ProjectID != "a" || len(snaps[1].Services) != 2 {
@@ -87,7 +89,7 @@ func TestApply(t *testing.T) {
 	if err := m.Apply([]config.Project{project(url, "a"), bad}); err == nil {
 		t.Fatal("want an error for an invalid project")
 	}
-	if got := strings.Join(m.IDs(), ","); got != "a,b" {
+	if got := runningIDs(m); got != "a,b" {
 		t.Errorf("after a failed apply: %s, want a,b still running", got)
 	}
 
@@ -122,7 +124,7 @@ func TestStoppedPollerNeverPublishes(t *testing.T) {
 	if err := m.Apply([]config.Project{project(srv.URL+"/v1", "a")}); err != nil {
 		t.Fatal(err)
 	}
-	testbin.WaitFor(t, 10*time.Second, "the first cycle", m.Ready)
+	testbin.WaitFor(t, 10*time.Second, "the first cycle", func() bool { return m.NotReady() == "" })
 	held, _ := m.Get("a")
 	serviceID := held.Poller.Snapshot().Services[0].ServiceID
 	if err := m.Apply(nil); err != nil {
@@ -231,4 +233,11 @@ func TestApplyWarnsOfShortKeys(t *testing.T) {
 	if !strings.Contains(out, want) || strings.Count(out, "too short") != 1 || strings.Contains(out, "=ak ") {
 		t.Errorf("logs:\n%s\nwant one line %s", out, want)
 	}
+}
+
+// runningIDs returns the ids of m's running projects, sorted and joined by commas.
+func runningIDs(m *Manager) string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return strings.Join(slices.Sorted(maps.Keys(m.running)), ",")
 }

@@ -94,7 +94,7 @@ func TestOperatorReloadClearsDeferrals(t *testing.T) {
 	if err := r.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	testbin.WaitFor(t, 10*time.Second, "the first cycle", m.Ready)
+	testbin.WaitFor(t, 10*time.Second, "the first cycle", func() bool { return m.NotReady() == "" })
 	running, _ := m.Get("p")
 	running.Poller.Poll(context.Background())
 	if n := services.Load(); n != 1 {

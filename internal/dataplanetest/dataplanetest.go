@@ -75,6 +75,16 @@ func usage(serviceID string) *dataplane.Usage {
 	for _, suffix := range u.Suffixes {
 		series = append(series, points[suffix])
 	}
-	u.Services = []*dataplane.UsageService{dataplane.NewUsageService(serviceID, series...)}
+	u.Services = []*dataplane.UsageService{newUsageService(serviceID, series...)}
 	return u
+}
+
+// newUsageService returns a service's series, series[i] being Suffixes[i]'s.
+func newUsageService(id string, series ...[]dataplane.UsagePoint) *dataplane.UsageService {
+	s := &dataplane.UsageService{ID: id, Ends: make([]uint16, len(series))}
+	for i, points := range series {
+		s.Points = append(s.Points, points...)
+		s.Ends[i] = uint16(len(s.Points))
+	}
+	return s
 }

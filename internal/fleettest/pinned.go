@@ -16,16 +16,31 @@ var PinnedLabels = map[string][]string{
 	"clouddb_service_info": {"project_id", "service_id", "name", "region_code", "service_type", "environment", "host", "port"},
 }
 
+// PinnedHelp are, by family, the labels of a family whose HELP grows with the
+// data-plane parts registered (the collector's parts list): golden files hold a
+// fixed HELP, so that a new reader rewrites none (the data plane's tests check
+// that the HELP names every part).
+var PinnedHelp = map[string][]string{
+	"clouddb_exporter_collector_success": {"project_id", "collector"},
+}
+
+// PinnedHelpText is the HELP golden files hold of the families of PinnedHelp.
+const PinnedHelpText = "Pinned: the HELP names every registered part."
+
 // The real HELP lists every label's field, so it grows with them.
 var pinnedDescs = func() map[string]*prometheus.Desc {
 	descs := map[string]*prometheus.Desc{}
 	for name, labels := range PinnedLabels {
 		descs[name] = prometheus.NewDesc(name, "Cut to the labels fleettest.PinnedLabels names.", labels, nil)
 	}
+	for name, labels := range PinnedHelp {
+		descs[name] = prometheus.NewDesc(name, PinnedHelpText, labels, nil)
+	}
 	return descs
 }()
 
-// Pinned returns c with the families of PinnedLabels cut to those labels.
+// Pinned returns c with the families of PinnedLabels cut to those labels, and
+// those of PinnedHelp with PinnedHelpText.
 func Pinned(c prometheus.Collector) prometheus.Collector { return pinned{c} }
 
 type pinned struct{ inner prometheus.Collector }
@@ -48,7 +63,11 @@ func (p pinned) Collect(ch chan<- prometheus.Metric) {
 	go func() { p.inner.Collect(metrics); close(metrics) }()
 	for m := range metrics {
 		if d := pinnedDescs[familyName(m.Desc())]; d != nil {
-			m = cut(m, d, PinnedLabels[familyName(m.Desc())])
+			labels, ok := PinnedLabels[familyName(m.Desc())]
+			if !ok {
+				labels = PinnedHelp[familyName(m.Desc())]
+			}
+			m = cut(m, d, labels)
 		}
 		ch <- m
 	}

@@ -1,0 +1,81 @@
+package safefile
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Health publishes the health of the exporter's state files, one series
+// each by the state_file label: whether the file is kept, when it was last
+// written, the writes that failed and the files refused.
+type Health struct {
+	healthy   *prometheus.GaugeVec
+	lastWrite *prometheus.GaugeVec
+	failures  *prometheus.CounterVec
+	refused   *prometheus.CounterVec
+}
+
+// NewHealth registers the state files' metrics on reg (nil: none).
+func NewHealth(reg prometheus.Registerer) *Health {
+	h := &Health{
+		healthy: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "clouddb_exporter_state_file_healthy",
+			Help: "1 while the state file is kept as it should be: read (or absent) at start and its last write succeeded; 0 after a file refused at start until a write succeeds, and while writes fail.",
+		}, []string{"state_file"}),
+		lastWrite: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "clouddb_exporter_state_file_last_write_timestamp_seconds",
+			Help: "Unix time of the last successful write of the state file, 0 before the first; time() minus it is the age of what a restart would resume from.",
+		}, []string{"state_file"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clouddb_exporter_state_file_write_failures_total",
+			Help: "Writes of the state file that failed (a full disk, a directory not writable); the write is retried.",
+		}, []string{"state_file"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clouddb_exporter_state_file_refused_total",
+			Help: "State files refused (not a regular file, too large, corrupt, of another version, or another program's found later) and moved aside as NAME.refused-TIME.",
+		}, []string{"state_file"}),
+	}
+	if reg != nil {
+		reg.MustRegister(h.healthy, h.lastWrite, h.failures, h.refused)
+	}
+	return h
+}
+
+// Start serves the file's series, healthy or not after its read at start.
+func (h *Health) Start(file string, healthy bool) {
+	if h == nil {
+		return
+	}
+	h.healthy.WithLabelValues(file).Set(boolValue(healthy))
+	h.lastWrite.WithLabelValues(file)
+	h.failures.WithLabelValues(file)
+	h.refused.WithLabelValues(file)
+}
+
+// Refused counts a file moved aside.
+func (h *Health) Refused(file string) {
+	if h != nil {
+		h.refused.WithLabelValues(file).Inc()
+	}
+}
+
+// Written records the outcome of a write.
+func (h *Health) Written(file string, err error, now time.Time) {
+	if h == nil {
+		return
+	}
+	h.healthy.WithLabelValues(file).Set(boolValue(err == nil))
+	if err != nil {
+		h.failures.WithLabelValues(file).Inc()
+		return
+	}
+	h.lastWrite.WithLabelValues(file).Set(float64(now.UnixNano()) / 1e9)
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
