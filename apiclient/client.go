@@ -72,6 +72,8 @@ type Client struct {
 	basicAuthInfoRefused int32 // read and written with sync/atomic; not an atomic.Bool, so that Client stays printable by value
 	cutLogged            int32 // read and written with sync/atomic
 	scratch              *scratchBuffers
+	// skew: a pointer, so that Client stays printable by value (see clock.go).
+	skew *clockSkew
 }
 
 // ProjectID returns the project the Client addresses.
@@ -260,6 +262,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		return &TransportError{Operation: cl.op, Err: err}
 	}
 	defer resp.Body.Close()
+	c.noteDate(resp.Header, start, time.Now())
 
 	if resp.StatusCode != cl.want {
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))

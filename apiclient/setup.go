@@ -69,6 +69,7 @@ func New(cfg Config) (*Client, error) {
 		sleep:          sleepCtx,
 		now:            time.Now,
 		scratch:        &scratchBuffers{},
+		skew:           &clockSkew{},
 	}
 	c.userAgentHeader = []string{c.userAgent}
 	switch {

@@ -59,15 +59,21 @@ type Options struct {
 	Timings     Timings
 	Seed        int64
 	// Clock nil means time.Now; tests drive state machines with a fake clock.
-	Clock  func() time.Time
-	Logger *slog.Logger
+	Clock func() time.Time
+	// ClockSkew sets the simulated provider's clock this far from Clock:
+	// every time it keeps and shows (log entries, usage buckets, the Date
+	// header of its answers, which it then always sends) is off by as much.
+	ClockSkew time.Duration
+	Logger    *slog.Logger
 	// Revision is Revision2026 (also for "") or Revision2024.
 	Revision string
 }
 
 // Sim is a simulated cloud API, an http.Handler safe for concurrent use.
 type Sim struct {
-	clock   func() time.Time
+	clock func() time.Time
+	// dated: the answers' Date header is the clock's (a skewed clock's).
+	dated   bool
 	logger  *slog.Logger
 	timings Timings
 	seed    int64
@@ -103,12 +109,17 @@ func New(opts Options) *Sim {
 	if clock == nil {
 		clock = time.Now
 	}
+	if skew := opts.ClockSkew; skew != 0 {
+		base := clock
+		clock = func() time.Time { return base().Add(skew) }
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Sim{
 		clock:        clock,
+		dated:        opts.ClockSkew != 0,
 		logger:       logger,
 		timings:      opts.Timings,
 		seed:         opts.Seed,
@@ -153,6 +164,9 @@ func newRand(seed int64, purpose string) *rand.Rand {
 
 // ServeHTTP serves the API under /v1 and the controls under /_sim.
 func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.dated {
+		w.Header().Set("Date", s.clock().UTC().Format(http.TimeFormat))
+	}
 	s.mux.ServeHTTP(w, r)
 }
 

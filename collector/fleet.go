@@ -22,5 +22,5 @@ var stateDescs = []*Desc{
 	vpcInfoDesc,
 	peeringInfoDesc, peeringStatusDesc, peeringStatusChangedDesc, peeringErrorDesc, peeringErrorInfoDesc,
 	apiKeyInfoDesc, apiKeyCreatedDesc, projectInfoDesc,
-	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc,
+	collectorSuccessDesc, collectorDurationDesc, collectorLastSuccessDesc, snapshotTimestampDesc, upDesc, projectDownCauseDesc, clockSkewDesc,
 }

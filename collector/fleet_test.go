@@ -63,6 +63,8 @@ var catalog = []string{
 	"clouddb_exporter_collector_last_success_timestamp_seconds",
 	"clouddb_exporter_snapshot_timestamp_seconds",
 	"clouddb_up",
+	"clouddb_project_down_cause",
+	"clouddb_api_clock_skew_seconds",
 	// The opt-in usage collector.
 	// The opt-in log collector.
 }

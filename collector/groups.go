@@ -76,7 +76,8 @@ var stateGroups = []Group{
 		Len: func(*fleet.Snapshot) int { return 1 },
 		Key: func(*fleet.Snapshot, int) Key { return Key{} },
 		Part: func(s *fleet.Snapshot, _, _ int) fleet.Snapshot {
-			return fleet.Snapshot{ProjectID: s.ProjectID, ProjectName: s.ProjectName, Taken: s.Taken, Read: s.Read, Auth: s.Auth, Parts: s.Parts, Access: s.Access}
+			return fleet.Snapshot{ProjectID: s.ProjectID, ProjectName: s.ProjectName, Taken: s.Taken, Read: s.Read, Auth: s.Auth, Parts: s.Parts, Access: s.Access,
+				ClockSkew: s.ClockSkew, ClockSkewKnown: s.ClockSkewKnown}
 		},
 		Collect: func(out *Sink, s *fleet.Snapshot) {
 			collectAuth(out, s)

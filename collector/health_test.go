@@ -39,3 +39,35 @@ clouddb_exporter_snapshot_timestamp_seconds{project_id="p"} ` + tc.want + "\n"
 		}
 	}
 }
+
+// TestProjectDownCause: the cause of a project that is down is a state set
+// beside clouddb_up, all 0 while it is up, absent before the first answer.
+func TestProjectDownCause(t *testing.T) {
+	set := func(current string) string {
+		var b strings.Builder
+		for _, c := range fleet.AccessCauses {
+			v := "0"
+			if c == current {
+				v = "1"
+			}
+			b.WriteString(`clouddb_project_down_cause{cause="` + c + `",project_id="p"} ` + v + "\n")
+		}
+		return b.String()
+	}
+	head := "# HELP clouddb_project_down_cause " + projectDownCauseDesc.help + "\n# TYPE clouddb_project_down_cause gauge\n"
+	for _, tc := range []struct {
+		name   string
+		access fleet.Access
+		want   string
+	}{
+		{"unknown", fleet.Access{}, ""},
+		{"up", fleet.Access{Known: true, Up: true}, head + set("")},
+		{"credentials", fleet.Access{Known: true, Cause: fleet.CauseCredentials}, head + set("credentials")},
+		{"unreachable", fleet.Access{Known: true, Cause: fleet.CauseUnreachable}, head + set("unreachable")},
+	} {
+		c := NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p", Access: tc.access})
+		if err := testutil.CollectAndCompare(c, strings.NewReader(tc.want), "clouddb_project_down_cause"); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}

@@ -13,10 +13,13 @@ const (
 // the data plane's API is a preview.
 var experimental = []string{
 	"clouddb_up",
+	"clouddb_project_down_cause",
+	"clouddb_api_clock_skew_seconds",
 	"clouddb_exporter_admin_unauthenticated_requests_total",
 	"clouddb_exporter_api_lists_too_long_total",
 	"clouddb_exporter_api_retry_after_capped_total",
 	"clouddb_exporter_api_texts_truncated_total",
+	"clouddb_exporter_api_values_rejected_total",
 	"clouddb_exporter_discovery_",
 	"clouddb_exporter_state_file_",
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
@@ -28,6 +29,8 @@ type fakeHost struct {
 	published       []*fleet.Snapshot
 	planned, needed int
 	ready           chan struct{}
+	// skew is the API's clock minus the exporter's, when not zero.
+	skew time.Duration
 
 	// state is held while the fake's state calls run (enter, leave).
 	state gate.Gate
@@ -71,7 +74,7 @@ func (h *fakeHost) setServices(fn func([]fleet.Service) []fleet.Service) {
 // snapshotLocked builds a snapshot as the poller does: the services, the
 // parts' health, then each part's data. h.mu must be held.
 func (h *fakeHost) snapshotLocked() *fleet.Snapshot {
-	snap := &fleet.Snapshot{ProjectID: "p1", Services: slices.Clone(h.services)}
+	snap := &fleet.Snapshot{ProjectID: "p1", Services: slices.Clone(h.services), ClockSkew: h.skew, ClockSkewKnown: h.skew != 0}
 	for _, name := range slices.Sorted(maps.Keys(h.parts)) {
 		snap.Parts = append(snap.Parts, h.parts[name])
 	}

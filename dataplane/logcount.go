@@ -118,11 +118,12 @@ type readEntry struct {
 }
 
 // count returns the late entries. It skips those without a timestamp or
-// before lateFrom (not told from ones counted before) and after until
-// (they would move the boundary past every entry to come). scratch, when
-// not nil, is a merge buffer kept from read to read.
-func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, scratch *[]entryAt) (untimed, late int) {
-	read, untimed := c.timed(entries, until)
+// before lateFrom (not told from ones counted before: outside, the read
+// asked from lateFrom on) and after until (they would move the boundary
+// past every entry to come). scratch, when not nil, is a merge buffer kept
+// from read to read.
+func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, scratch *[]entryAt) (untimed, late, outside int) {
+	read, untimed, outside := c.timed(entries, until)
 	oldest := until.UnixNano()
 	if len(read) > 0 {
 		oldest = read[0].k.ts()
@@ -141,24 +142,26 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncat
 		c.lateFrom = oldest + 1
 	}
 	c.keep(merged)
-	return untimed, late
+	return untimed, late, outside
 }
 
 // timed compares times before taking their Unix ns: those of a time far
 // off would wrap.
-func (c *logCursor) timed(entries []apiclient.LogEntry, until time.Time) (read []readEntry, untimed int) {
+func (c *logCursor) timed(entries []apiclient.LogEntry, until time.Time) (read []readEntry, untimed, outside int) {
 	read = make([]readEntry, 0, len(entries))
 	lateFrom := unixTime(c.lateFrom)
 	for _, e := range entries {
 		switch ts := e.Timestamp.Time; {
 		case ts.IsZero():
 			untimed++
-		case !ts.Before(lateFrom) && !ts.After(until):
+		case ts.Before(lateFrom):
+			outside++
+		case !ts.After(until):
 			read = append(read, readEntry{at(ts.UnixNano(), entryKey(e)), e.Severity})
 		}
 	}
 	slices.SortFunc(read, func(a, b readEntry) int { return compareEntries(a.k, b.k) })
-	return read, untimed
+	return read, untimed, outside
 }
 
 // merge counts the entries read that recent does not hold yet, and

@@ -108,9 +108,14 @@ type logsReader struct {
 	skippedSeconds     float64
 	skippedSecsPending float64
 	// Services without a saved position are looked back at once started.
-	started         bool
-	skippedPending  float64
-	skippedEntries  float64
+	started        bool
+	skippedPending float64
+	skippedEntries float64
+	// skewSkipped: entries sent from before a read's window (logskipped.go).
+	skewSkipped float64
+	warnedSkew  bool
+	// pageCapSkipped: a lower bound of what the page cap left (peekBeyond).
+	pageCapSkipped  float64
 	warned          map[string]bool // services whose truncation was logged
 	warnedLoop      bool
 	warnedUntimed   bool
@@ -140,7 +145,8 @@ func newLogsReader(r *runner, client LogsClient) *logsReader {
 
 func (l *logsReader) tick(ctx context.Context) {
 	now := l.now()
-	services := l.sel.selected(l.host.Snapshot())
+	snap := l.host.Snapshot()
+	services := l.sel.selected(snap)
 	l.prune(services)
 	for _, c := range l.cursors {
 		c.settle()
@@ -154,7 +160,8 @@ func (l *logsReader) tick(ctx context.Context) {
 	}
 	l.setBudget(len(services))
 	l.showPeriod()
-	until := now.Add(-l.cfg.Delay).UTC()
+	// In the API's clock: the entries are stamped with it.
+	until := now.Add(clockSkew(snap) - l.cfg.Delay).UTC()
 	pass := &logsPass{lastPublished: now}
 	reads, lookBacks := l.startCursors(services, until)
 	l.endResume()
@@ -176,6 +183,8 @@ type logsPass struct {
 	notFound      int
 	answered      int
 	untimed       int
+	outside       int
+	beyondCap     int
 	truncations   []string
 	loops         []string
 	oversized     []string
@@ -215,9 +224,14 @@ func (l *logsReader) startCursors(services []string, until time.Time) (reads, lo
 func (l *logsReader) readAll(ctx context.Context, reads []string, until time.Time, pass *logsPass) {
 	inParallel(l.opts.Concurrency, reads, func(id string) {
 		c := l.cursors[id]
-		entries, truncated, looping, err := l.read(ctx, id, unixTime(c.lateFrom), unixTime(c.boundary), until, l.cfg.MaxPages)
+		if !until.After(unixTime(c.lateFrom)) {
+			return // the API's clock went back past the window: nothing new yet
+		}
+		beyond := 0
+		entries, truncated, looping, err := l.read(ctx, id, unixTime(c.lateFrom), unixTime(c.boundary), until, l.cfg.MaxPages, &beyond)
 		pass.mu.Lock()
 		defer pass.mu.Unlock()
+		pass.beyondCap += beyond
 		l.apply(pass, id, c, until, entries, truncated, looping, err)
 	})
 }
@@ -242,8 +256,9 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 		}
 	default:
 		pass.answered++
-		untimed, late := c.count(entries, until, truncated, &l.merge)
+		untimed, late, outside := c.count(entries, until, truncated, &l.merge)
 		pass.untimed += untimed
+		pass.outside += outside
 		l.late += float64(late)
 		switch {
 		case looping:
@@ -290,6 +305,8 @@ func (l *logsReader) offWhenUnsupported(now time.Time, pass *logsPass) (off bool
 
 // warnReads logs each kind of undercount once a run: no flood of the log.
 func (l *logsReader) warnReads(pass *logsPass) {
+	l.noteOutside(pass.outside)
+	l.pageCapSkipped += float64(pass.beyondCap)
 	if pass.untimed > 0 && !l.warnedUntimed {
 		l.warnedUntimed = true
 		l.logger.Warn("The API sent log entries without a readable timestamp; they cannot be placed against the entries counted before and are not counted",
@@ -330,8 +347,10 @@ func (l *logsReader) warnTruncated(truncations []string) {
 }
 
 // read's since is inclusive and reaches back for late entries at no cost;
-// looping: the API sent a page again (it ignores the cursor).
-func (l *logsReader) read(ctx context.Context, id string, since, boundary, until time.Time, maxPages int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
+// looping: the API sent a page again (it ignores the cursor). At maxPages,
+// with beyond not nil, it reads the next page to count in *beyond what the
+// cap leaves (see peekBeyond).
+func (l *logsReader) read(ctx context.Context, id string, since, boundary, until time.Time, maxPages int, beyond *int) (entries []apiclient.LogEntry, truncated, looping bool, err error) {
 	q := apiclient.LogsQuery{Since: since, Until: until}
 	sent := map[string]bool{}
 	var oldest time.Time
@@ -364,6 +383,9 @@ func (l *logsReader) read(ctx context.Context, id string, since, boundary, until
 		}
 		sent[page.LastCursor] = true
 		q.Cursor = page.LastCursor
+	}
+	if beyond != nil {
+		*beyond = l.peekBeyond(ctx, id, q)
 	}
 	return entries, true, false, nil
 }
@@ -427,8 +449,9 @@ func (l *logsReader) fill() func(*fleet.Snapshot) {
 }
 
 func (l *logsReader) build() *Logs {
-	logs := &Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries,
-		ReadPeriod: l.readPeriod}
+	logs := &Logs{PagesTruncated: l.truncated, Late: l.late, SkippedSeconds: l.skippedSeconds, EntriesSkipped: l.skippedEntries, SkewSkipped: l.skewSkipped,
+		PageCapSkipped: l.pageCapSkipped,
+		ReadPeriod:     l.readPeriod}
 	l.shownPeriod = l.readPeriod
 	logs.Counts = logCounts(l.cursors)
 	return logs

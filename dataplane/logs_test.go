@@ -27,6 +27,7 @@ type fakeLogs struct {
 	sinceExclusive bool
 	ignoreCursor   bool // a hostile API: every page is the first, with a cursor
 	ignoreUntil    bool // a hostile API: entries newer than until are sent too
+	ignoreSince    bool // and older than since
 	// maxMessage, when set, fails a read whose entries hold a longer
 	// message, as the client fails an answer over its value bound.
 	maxMessage int
@@ -60,7 +61,7 @@ func (f *fakeLogs) GetServiceLogs(_ context.Context, id string, q apiclient.Logs
 	all := f.entries[id]
 	for i := len(all) - 1; i >= 0; i-- { // newest written last
 		e := all[i]
-		if !e.Timestamp.IsZero() && e.Timestamp.Before(q.Since) || f.sinceExclusive && e.Timestamp.Equal(q.Since) || !f.ignoreUntil && !q.Until.IsZero() && e.Timestamp.After(q.Until) {
+		if !f.ignoreSince && !e.Timestamp.IsZero() && e.Timestamp.Before(q.Since) || f.sinceExclusive && e.Timestamp.Equal(q.Since) || !f.ignoreUntil && !q.Until.IsZero() && e.Timestamp.After(q.Until) {
 			continue
 		}
 		if f.maxMessage > 0 && len(e.Message) > f.maxMessage {

@@ -23,6 +23,10 @@ type Logs struct {
 	Late           float64
 	SkippedSeconds float64
 	EntriesSkipped float64
+	// SkewSkipped are entries sent from before a read's window.
+	SkewSkipped float64
+	// PageCapSkipped is a lower bound of the entries the page cap left.
+	PageCapSkipped float64
 	// ReadPeriod is how often each selected service's logs are read at the
 	// call budget: the log interval, or longer when the budget falls short.
 	ReadPeriod time.Duration

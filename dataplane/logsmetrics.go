@@ -21,8 +21,8 @@ var (
 		"Seconds of log time not read when the log collector resumed from a --collect.logs.state-file position older than the resume bound (1h): the entries of that span are not counted. Cached from the last log read.",
 		"project_id")
 	logEntriesSkippedDesc = collector.NewCounterDesc("clouddb_exporter_log_entries_skipped_total",
-		"Log entries written in the --collect.logs.interval before the log collector started counting a service without a --collect.logs.state-file position, read once at start (one page at most) and not counted in clouddb_service_log_entries_total: a lower bound of the entries a restart lost. Cached from the last log read.",
-		"project_id")
+		"Log entries read but not counted in clouddb_service_log_entries_total, by reason. start: written in the --collect.logs.interval before the log collector started counting a service without a --collect.logs.state-file position, read once at start (one page at most), a lower bound of the entries a restart lost. clock_skew: sent by a read but stamped before its window, which is in the API's clock (clouddb_api_clock_skew_seconds): the API's clock or its filter is off by more than measured. page_cap: in the page after a read's --collect.logs.max-pages, read to count them (one page: 500 when full, and at least that many were left; the read is counted in clouddb_exporter_log_pages_truncated_total). Cached from the last log read.",
+		"project_id", "reason")
 	logReadPeriodDesc = collector.NewDesc("clouddb_exporter_log_read_period_seconds",
 		"How often each selected service's logs in a project are read at the call budget the state calls leave, in seconds: --collect.logs.interval when the budget suffices, longer when it cannot read every selected service once an interval (a WARN gives the fix); set before the first read returns. Cached from the last log read.",
 		"project_id")
@@ -35,7 +35,8 @@ func registerLogsMetrics() {
 	counts.Equal = equalLogs
 	totals := collector.DataGroup(PartLogs, func(s *fleet.Snapshot) any {
 		l := logsOf(s)
-		return &Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped, ReadPeriod: l.ReadPeriod}
+		return &Logs{PagesTruncated: l.PagesTruncated, Late: l.Late, SkippedSeconds: l.SkippedSeconds, EntriesSkipped: l.EntriesSkipped, SkewSkipped: l.SkewSkipped, PageCapSkipped: l.PageCapSkipped,
+			ReadPeriod: l.ReadPeriod}
 	}, collectLogsTotals)
 	collector.RegisterPart(PartLogs, []*collector.Desc{logEntriesDesc, logPagesTruncatedDesc, logEntriesLateDesc, logSkippedDesc, logEntriesSkippedDesc, logReadPeriodDesc}, counts, totals)
 }
@@ -63,7 +64,9 @@ func collectLogsTotals(out *collector.Sink, s *fleet.Snapshot) {
 		out.Gauge(logPagesTruncatedDesc, l.PagesTruncated, s.ProjectID)
 		out.Gauge(logEntriesLateDesc, l.Late, s.ProjectID)
 		out.Gauge(logSkippedDesc, l.SkippedSeconds, s.ProjectID)
-		out.Gauge(logEntriesSkippedDesc, l.EntriesSkipped, s.ProjectID)
+		out.Gauge(logEntriesSkippedDesc, l.EntriesSkipped, s.ProjectID, "start")
+		out.Gauge(logEntriesSkippedDesc, l.SkewSkipped, s.ProjectID, "clock_skew")
+		out.Gauge(logEntriesSkippedDesc, l.PageCapSkipped, s.ProjectID, "page_cap")
 		out.Gauge(logReadPeriodDesc, l.ReadPeriod.Seconds(), s.ProjectID)
 	}
 }

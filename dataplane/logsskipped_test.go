@@ -75,3 +75,29 @@ func TestLogsFirstReadWithStateFile(t *testing.T) {
 		t.Errorf("after the restart: %v, skipped %v; want svc00's 2 resumed, svc01's 1 skipped", l.Counts, l.EntriesSkipped)
 	}
 }
+
+// TestLogsPageCapSkipped: a read that hits the page cap (2 pages of 3
+// here) reads the next page to count, not to count in the severities,
+// what it leaves: a lower bound (3 of the 4 left; a full page says at
+// least that many), at one call more; a read within the cap reads none.
+func TestLogsPageCapSkipped(t *testing.T) {
+	h := newLogsHarness(t, 1, 2)
+	id := "svc00"
+	h.tick()
+	base := h.clock.Now()
+	for i := range 10 {
+		h.fl.add(id, base.Add(-time.Duration(10-i)*time.Second), "ERROR", "e", 1)
+	}
+	calls := h.fl.calls
+	l := h.tick()
+	if count(l, id, "ERROR") != 6 || l.PagesTruncated != 1 || l.PageCapSkipped != 3 {
+		t.Errorf("capped read: %v ERROR counted, %v truncated, %v skipped; want 6, 1 and 3", count(l, id, "ERROR"), l.PagesTruncated, l.PageCapSkipped)
+	}
+	if n := h.fl.calls - calls; n != 3 {
+		t.Errorf("%d calls for a capped read of 2 pages, want 3: the cap's and the next page", n)
+	}
+	h.fl.add(id, h.clock.Now(), "ERROR", "e", 2)
+	if l = h.tick(); l.PageCapSkipped != 3 || l.PagesTruncated != 1 || count(l, id, "ERROR") != 8 {
+		t.Errorf("a read within the cap: %v skipped, %v truncated, %v ERROR; want 3, 1 and 8", l.PageCapSkipped, l.PagesTruncated, count(l, id, "ERROR"))
+	}
+}

@@ -183,6 +183,7 @@ func newRunner(host Host, opts Options, part string, interval time.Duration) *ru
 }
 
 func (r *runner) run(ctx context.Context, tick func(context.Context)) {
+	r.announce()
 	select {
 	case <-ctx.Done():
 		return
@@ -266,6 +267,14 @@ func (r *runner) publish(fill func(*fleet.Snapshot), start, end time.Time, failu
 	r.host.PublishPart(r.part, &h, fill)
 }
 
+// announce publishes the part's health before the state's first cycle and
+// its first read, which a starved budget makes long: not succeeded yet (0,
+// last success 0) rather than no series at all.
+func (r *runner) announce() {
+	h := r.health
+	r.host.PublishPart(r.part, &h, func(*fleet.Snapshot) {})
+}
+
 // publishData leaves the health as it is: a read still under way.
 func (r *runner) publishData(fill func(*fleet.Snapshot)) {
 	r.host.PublishPart(r.part, nil, fill)
@@ -282,3 +291,13 @@ func (r *runner) flag(fill func(*fleet.Snapshot)) {
 }
 
 func (r *runner) now() time.Time { return r.opts.Now() }
+
+// clockSkew is the API's clock minus the exporter's as the project's
+// answers tell it (0 before any did): the readers ask for and compare
+// times in the API's clock.
+func clockSkew(s *fleet.Snapshot) time.Duration {
+	if s == nil || !s.ClockSkewKnown {
+		return 0
+	}
+	return s.ClockSkew
+}

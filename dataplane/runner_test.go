@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -127,6 +128,34 @@ func TestRunWaitsForTheReaders(t *testing.T) {
 	wait()
 	if !slowEnded.Load() {
 		t.Error("Run's wait returned before the reader's tick ended")
+	}
+}
+
+// TestRunAnnouncesHealthBeforeReady: a reader's part reports its health
+// (not succeeded yet) from the start, before the state's first cycle lets
+// it read: a starved fleet's first reads may take minutes.
+func TestRunAnnouncesHealthBeforeReady(t *testing.T) {
+	host := newFakeHost(1)
+	host.ready = make(chan struct{}) // the state's first cycle never ends
+	var collect config.Collect
+	exampleKey.In(&collect).Enabled = true
+	ctx, cancel := context.WithCancel(context.Background())
+	rs, err := New(exampleClient{}, Options{Collect: collect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := rs.Run(ctx, host)
+	defer wait()
+	defer cancel()
+	var h fleet.PartHealth
+	var ok bool
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok && time.Now().Before(deadline) {
+		h, ok = host.part("example")
+		runtime.Gosched()
+	}
+	if !ok || h.Success || !h.LastSuccess.IsZero() {
+		t.Fatalf("health before the state's first cycle: %+v (published %v), want not succeeded yet", h, ok)
 	}
 }
 

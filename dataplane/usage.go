@@ -219,6 +219,8 @@ type usageReader struct {
 	shownCycles int
 	paused      map[string]bool
 	overrunning bool
+	// rejected counts the values no node can have (usagecheck.go).
+	rejected map[rejectKey]float64
 }
 
 func newUsageReader(r *runner, client UsageClient) *usageReader {
@@ -262,7 +264,7 @@ func (u *usageReader) tick(ctx context.Context) {
 	startCtx, cancelStart := context.WithTimeout(tickCtx, u.cfg.Interval)
 	defer cancelStart()
 	u.passes++
-	pass := &usagePass{now: now, lastPublished: now, seq: u.passes}
+	pass := &usagePass{now: now, lastPublished: now, seq: u.passes, skew: clockSkew(snap)}
 	u.readAvailable(startCtx, tickCtx, pass, pl.availReads)
 	u.readSeries(startCtx, tickCtx, pass, u.withNewServices(pl, now))
 	u.warnOverrun(ctx, tickCtx)
@@ -275,6 +277,7 @@ func (u *usageReader) tick(ctx context.Context) {
 // usagePass is what a tick found; its parallel calls hold mu for it and for the maps they change.
 type usagePass struct {
 	now           time.Time
+	skew          time.Duration
 	seq           uint32
 	mu            sync.Mutex
 	failures      int
@@ -294,7 +297,7 @@ func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usa
 		pass.mu.Lock()
 		defer pass.mu.Unlock()
 		switch {
-		case apiclient.IsNotFound(err):
+		case offByDesign(err):
 			pass.notFoundAvail = append(pass.notFoundAvail, id)
 		case err != nil:
 			pass.failures++
@@ -337,14 +340,14 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	}
 	u.notFound++
 	if u.notFound == 1 {
-		u.logger.Warn("Every usage read of the project answered 404; the usage part fails, keeps the last values and reads again each interval",
+		u.logger.Warn("Every usage read of the project answered 404 or 403; the usage part fails, keeps the last values and reads again each interval",
 			"reads", notFound, "unsupported_after_intervals", unsupportedAfter)
 	}
 	if u.notFound < unsupportedAfter {
 		return false
 	}
 	if u.unsupportedUntil.IsZero() {
-		u.logger.Warn("The API has no usage series for this project (404); the usage collector is off for it and asks again hourly",
+		u.logger.Warn("The API has no usage series for this project (404 or 403); the usage collector is off for it and asks again hourly",
 			"intervals", u.notFound, "retry_in", availableSeriesTTL)
 	}
 	u.unsupportedUntil = now.Add(availableSeriesTTL)
@@ -354,6 +357,10 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	u.publishUsage(pass.now, now, 0, true)
 	return true
 }
+
+// offByDesign: a plan without the usage endpoints answers 404 or 403 on them
+// while the state's reads succeed.
+func offByDesign(err error) bool { return apiclient.IsNotFound(err) || apiclient.IsForbidden(err) }
 
 func (u *usageReader) answeredAgain() {
 	switch {
@@ -366,7 +373,8 @@ func (u *usageReader) answeredAgain() {
 }
 
 func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
-	to := pass.now.Truncate(time.Second)
+	// The window in the API's clock: one behind would ask for buckets yet to come.
+	to := pass.now.Add(pass.skew).Truncate(time.Second)
 	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
 	inParallel(u.opts.Concurrency, tasks, func(t usageTask) {
 		if !u.pace(startCtx) {
@@ -395,7 +403,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 // apply keeps what one read returned, with pass.mu held.
 func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Series, err error) {
 	switch {
-	case apiclient.IsNotFound(err):
+	case offByDesign(err):
 		pass.notFoundSeries = append(pass.notFoundSeries, seriesRef{t.svc.id, int(t.idx)})
 	case err != nil:
 		pass.failures++
@@ -404,7 +412,9 @@ func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Ser
 		pass.answered++
 		s := u.seriesAt(t.svc, int(t.idx))
 		s.readAt = u.stamp(u.now())
-		points, over := newestBuckets(u.scratch[:0], series, u.cfg.MaxJobs)
+		suffix := u.suffixes[t.idx]
+		points, over := newestBuckets(u.scratch[:0], series, u.cfg.MaxJobs, u.valueCheck(t.svc, suffix),
+			func(reason string, v float64) { u.reject(t.svc.id, suffix, reason, v) })
 		s.jobsOver = uint16(min(over, math.MaxUint16))
 		slices.SortFunc(points, func(a, b UsagePoint) int {
 			la, lb := a.Labels, b.Labels

@@ -103,3 +103,22 @@ func TestUsageUnsupported(t *testing.T) {
 		t.Errorf("one service's 404: reads %v, health %+v, logs:\n%s", h2.fu.asked, h2.health(), h2.logs)
 	}
 }
+
+// TestUsageForbiddenIsOff: a plan without the usage endpoints may answer
+// 403 rather than 404 on every usage read: the same three intervals turn
+// usage off for the project, a success, so that the part is never stale.
+func TestUsageForbiddenIsOff(t *testing.T) {
+	h := newUsageHarness(t, 3, 0, usageSettings{Series: []string{"database_qps"}}, "x_database_qps")
+	h.fu.fail[apiclient.OpGetServiceMetricsAvailableSeries] = &apiclient.APIError{StatusCode: 403, Code: "FORBIDDEN", Message: "not in your plan"}
+	for i := range unsupportedAfter - 1 {
+		h.tick()
+		if h.health().Success {
+			t.Fatalf("tick %d of 403s: the usage part reports success", i)
+		}
+		h.clock.Advance(5 * time.Minute)
+	}
+	h.tick()
+	if !h.health().Success || !strings.Contains(h.logs.String(), "no usage series") {
+		t.Errorf("after %d ticks of 403s: health %+v, logs:\n%s", unsupportedAfter, h.health(), h.logs)
+	}
+}

@@ -22,6 +22,8 @@ type Usage struct {
 	JobsOverLimit int
 	RefreshPeriod time.Duration
 	Timestamps    bool
+	// Rejected counts values no node can have, by field and reason.
+	Rejected []Rejected
 }
 
 // UsageService holds the points of every series of one service in one list,

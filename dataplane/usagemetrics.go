@@ -66,7 +66,7 @@ var (
 )
 
 func registerUsageMetrics() {
-	descs := []*collector.Desc{usageBucketDesc, usageJobsOverLimitDesc, usageRefreshPeriodDesc}
+	descs := []*collector.Desc{usageBucketDesc, usageJobsOverLimitDesc, usageRefreshPeriodDesc, valuesRejectedDesc}
 	for _, suf := range apiclient.UsageSeriesSuffixes {
 		descs = append(descs, usageMetrics[suf].desc)
 	}
@@ -81,7 +81,7 @@ func registerUsageMetrics() {
 	series.Equal = equalUsage
 	totals := collector.DataGroup(PartUsage, func(s *fleet.Snapshot) any {
 		u := usageOf(s)
-		return &Usage{JobsOverLimit: u.JobsOverLimit, RefreshPeriod: u.RefreshPeriod}
+		return &Usage{JobsOverLimit: u.JobsOverLimit, RefreshPeriod: u.RefreshPeriod, Rejected: u.Rejected}
 	}, collectUsageTotals)
 	collector.RegisterPart(PartUsage, descs, series, totals)
 }
@@ -136,6 +136,7 @@ func collectUsageTotals(out *collector.Sink, s *fleet.Snapshot) {
 	if u := usageOf(s); u != nil {
 		out.Gauge(usageJobsOverLimitDesc, float64(u.JobsOverLimit), s.ProjectID)
 		out.Gauge(usageRefreshPeriodDesc, u.RefreshPeriod.Seconds(), s.ProjectID)
+		collectRejected(out, s, u)
 	}
 }
 

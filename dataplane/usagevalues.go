@@ -46,25 +46,44 @@ func (u *usageReader) match(names []string) []string {
 // maxNameSets: an API may name each service's series its own way.
 const maxNameSets = 64
 
-// newestBuckets keeps each label set's newest bucket with a value. Label
-// sets that differ only in labels not exported are one series (the first
-// wins a tie), so that none is exported twice; only the maxJobs lowest job
-// ids are kept, over counts the rest. It appends to out.
-func newestBuckets(out []UsagePoint, series []apiclient.Series, maxJobs int) ([]UsagePoint, int) {
+// newestBuckets keeps each label set's newest bucket with a value that
+// check (nil: any) accepts; a newer one it rejects goes to reject, once a
+// label set. Label sets that differ only in labels not exported are one
+// series (the first wins a tie), so that none is exported twice; only the
+// maxJobs lowest job ids are kept, over counts the rest. It appends to out.
+func newestBuckets(out []UsagePoint, series []apiclient.Series, maxJobs int, check func(role, ordinal string, v float64) string, reject func(reason string, v float64)) ([]UsagePoint, int) {
 	type key struct{ role, ordinal, job string }
 	index := map[key]int{}
 	for _, s := range series {
-		var best *apiclient.SeriesPoint
+		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
+		var best, newest *apiclient.SeriesPoint
+		why := ""
 		for i := range s.Data {
 			p := &s.Data[i]
-			if p.Value.Valid && !p.Time.IsZero() && (best == nil || p.Time.After(best.Time.Time)) {
+			if !p.Value.Valid || p.Time.IsZero() {
+				continue
+			}
+			if newest == nil || p.Time.After(newest.Time.Time) {
+				newest = p
+			}
+			if check != nil {
+				if r := check(k.role, k.ordinal, p.Value.Value); r != "" {
+					if p == newest {
+						why = r
+					}
+					continue
+				}
+			}
+			if best == nil || p.Time.After(best.Time.Time) {
 				best = p
 			}
+		}
+		if newest != best && why != "" && reject != nil {
+			reject(why, newest.Value.Value)
 		}
 		if best == nil {
 			continue
 		}
-		k := key{s.Labels[apiclient.LabelRole], s.Labels[apiclient.LabelOrdinal], s.Labels[apiclient.LabelJobID]}
 		smp := UsagePoint{Labels: NewUsageLabels(k.role, k.ordinal, k.job), Value: best.Value.Value, Bucket: BucketOf(best.Time.Time)}
 		if i, ok := index[k]; ok {
 			if smp.Bucket > out[i].Bucket {
@@ -193,7 +212,8 @@ func (u *usageReader) fill(unsupported bool) func(*fleet.Snapshot) {
 // build runs during a read: it makes nothing per service but a pointer.
 func (u *usageReader) build(unsupported bool) *Usage {
 	u.shownCycles = max(u.warnedCycles, 1)
-	usage := &Usage{Suffixes: u.suffixes, Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(u.shownCycles) * u.cfg.Interval}
+	usage := &Usage{Suffixes: u.suffixes, Timestamps: u.cfg.Timestamps, RefreshPeriod: time.Duration(u.shownCycles) * u.cfg.Interval,
+		Rejected: u.rejectedCounts()}
 	if unsupported {
 		return usage
 	}

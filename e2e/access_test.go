@@ -11,16 +11,17 @@ import (
 
 // TestWrongSettingsSayWhatToFix: a wrong secret key, or an --api.url
 // without its version segment, makes the exporter not ready (naming the
-// project), sets clouddb_up to 0 and logs one ERROR naming the setting to
-// fix, not a WARN per collector per cycle.
+// project), sets clouddb_up to 0 with its cause in clouddb_project_down_cause
+// and logs one ERROR naming the setting to fix, not a WARN per collector per
+// cycle.
 func TestWrongSettingsSayWhatToFix(t *testing.T) {
 	t.Parallel()
 	sim := testbin.StartSim(t)
 	for _, tc := range []struct {
-		name, env, fix string
+		name, env, fix, cause string
 	}{
-		{"wrong secret", "CLOUDDB_SECRET_KEY=not-the-secret-key", "check the key pair in $CLOUDDB_ACCESS_KEY and $CLOUDDB_SECRET_KEY"},
-		{"no version segment", "CLOUDDB_API_URL=http://" + sim, "--api.url (http://" + sim + ") must end in the API's version segment"},
+		{"wrong secret", "CLOUDDB_SECRET_KEY=not-the-secret-key", "check the key pair in $CLOUDDB_ACCESS_KEY and $CLOUDDB_SECRET_KEY", "credentials"},
+		{"no version segment", "CLOUDDB_API_URL=http://" + sim, "--api.url (http://" + sim + ") must end in the API's version segment", "not_found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -33,6 +34,17 @@ func TestWrongSettingsSayWhatToFix(t *testing.T) {
 				v, _ := testbin.Value(fams, "clouddb_exporter_api_requests_total", "operation", "listServices")
 				return v >= 3
 			})
+			// The cause CloudDBProjectDown names, one state at 1.
+			_, fams := testbin.Scrape(t, url)
+			for _, cause := range []string{"credentials", "permission", "not_found", "unreachable", "error"} {
+				want := 0.0
+				if cause == tc.cause {
+					want = 1
+				}
+				if v, ok := testbin.Value(fams, "clouddb_project_down_cause", "project_id", testbin.SimProject, "cause", cause); !ok || v != want {
+					t.Errorf("clouddb_project_down_cause{cause=%q} %v (exported %v), want %v", cause, v, ok, want)
+				}
+			}
 			code, body := testbin.Get(url + "/-/ready")
 			if code != http.StatusServiceUnavailable || !strings.Contains(body, "project "+testbin.SimProject) {
 				t.Errorf("/-/ready: %d %q, want 503 naming the project", code, body)

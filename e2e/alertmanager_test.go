@@ -19,8 +19,9 @@ const composeAlertmanagerConfig = "deploy/docker-compose/alertmanager/alertmanag
 
 // TestAlertmanagerInhibitRules runs Debian's Alertmanager with the compose
 // deployment's configuration, raises the alerts of a total outage and of an
-// UNSTABLE PROD service with amtool, and checks what is inhibited: a
-// warning never silences a page.
+// UNSTABLE PROD service and of a project whose key pair is refused with
+// amtool, and checks what is inhibited: a warning never silences a page,
+// and a project down pages once.
 func TestAlertmanagerInhibitRules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Alertmanager")
@@ -65,6 +66,13 @@ func TestAlertmanagerInhibitRules(t *testing.T) {
 	am(append([]string{"alert", "add", "alertname=CloudDBDataStale", "severity=critical", "collector=services"}, exporter...)...)
 	am(append([]string{"alert", "add", "alertname=CloudDBCollectorFailing", "severity=warning", "collector=services"}, exporter...)...)
 	am(append([]string{"alert", "add", "alertname=CloudDBCollectorFailing", "severity=warning", "collector=vpcs"}, exporter...)...)
+	// Project p2's key pair refused: one page for the project, none for
+	// its parts; p1's stale data is not p2's.
+	down := []string{"job=clouddb", "instance=exp:9866", "project_id=p2"}
+	am(append([]string{"alert", "add", "alertname=CloudDBProjectDown", "severity=critical"}, down...)...)
+	am(append([]string{"alert", "add", "alertname=CloudDBDataStale", "severity=critical", "collector=auth"}, down...)...)
+	am(append([]string{"alert", "add", "alertname=CloudDBCollectorFailing", "severity=warning", "collector=usage"}, down...)...)
+	am(append([]string{"alert", "add", "alertname=CloudDBAPIErrors", "severity=warning"}, down...)...)
 	// An UNSTABLE PROD service is also not READY.
 	service := []string{"job=clouddb", "instance=exp:9866", "project_id=p1", "service_id=s1", "severity=critical"}
 	am(append([]string{"alert", "add", "alertname=CloudDBServiceUnstable"}, service...)...)
@@ -84,21 +92,26 @@ func TestAlertmanagerInhibitRules(t *testing.T) {
 		}
 		out := map[string]bool{}
 		for _, a := range alerts {
-			out[a.Labels["alertname"]+"/"+a.Labels["collector"]] = len(a.Status.InhibitedBy) > 0
+			out[a.Labels["project_id"]+"/"+a.Labels["alertname"]+"/"+a.Labels["collector"]] = len(a.Status.InhibitedBy) > 0
 		}
 		return out
 	}
 	want := map[string]bool{
-		"CloudDBDataStale/services":        false, // the page goes out
-		"CloudDBCollectorFailing/services": true,  // held back by the page
-		"CloudDBCollectorFailing/vpcs":     false, // no page for it: the warning goes out
-		"CloudDBServiceUnstable/":          false,
-		"CloudDBProdServiceNotReady/":      true,
+		"p1/CloudDBDataStale/services":        false, // the page goes out
+		"p1/CloudDBCollectorFailing/services": true,  // held back by the page
+		"p1/CloudDBCollectorFailing/vpcs":     false, // no page for it: the warning goes out
+		"p1/CloudDBServiceUnstable/":          false,
+		"p1/CloudDBProdServiceNotReady/":      true,
+		"p2/CloudDBProjectDown/":              false, // one cause, one page
+		"p2/CloudDBDataStale/auth":            true,
+		"p2/CloudDBCollectorFailing/usage":    true,
+		"p2/CloudDBAPIErrors/":                true,
 	}
 	var got map[string]bool
 	testbin.WaitFor(t, 30*time.Second, "the inhibitions to settle", func() bool {
 		got = suppressed()
-		return len(got) == len(want) && got["CloudDBCollectorFailing/services"] && got["CloudDBProdServiceNotReady/"]
+		return len(got) == len(want) && got["p1/CloudDBCollectorFailing/services"] && got["p1/CloudDBProdServiceNotReady/"] &&
+			got["p2/CloudDBDataStale/auth"] && got["p2/CloudDBCollectorFailing/usage"] && got["p2/CloudDBAPIErrors/"]
 	})
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if got[k] != want[k] {

@@ -84,3 +84,43 @@ func TestLogsCounterIsExact(t *testing.T) {
 		t.Errorf("%v truncated reads", got)
 	}
 }
+
+// TestLogsPageCapSkipped: 1,201 entries in one burst against a page cap of
+// one page: 500 are counted, the read is counted as truncated, and the
+// page after the cap says that at least 500 more were left
+// (clouddb_exporter_log_entries_skipped_total{reason="page_cap"}), where
+// before only the truncated read was counted.
+func TestLogsPageCapSkipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	var id string
+	for _, s := range usageServices(t, sim) {
+		if s.Name == "orders-db" {
+			id = s.ServiceID
+		}
+	}
+	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
+	_, url := testbin.StartExporter(t, sim.Env(), "--collect.logs", "--collect.min-data-interval=1s", "--collect.logs.interval=1s",
+		"--collect.logs.service-name-regex=orders-db", "--collect.logs.max-pages=1", "--api.rate-limit=1000")
+	metric := url + "/metrics"
+	testbin.WaitFor(t, 60*time.Second, "the first log read", func() bool {
+		_, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_log_entries_total", "service_id", id, "severity", "ERROR")
+		return ok
+	})
+	batch := make([]map[string]string, 1201)
+	for i := range batch {
+		batch[i] = map[string]string{"severity": "ERROR", "message": "burst"}
+	}
+	sim.AddLogEntries(t, id, batch, -1)
+	testbin.WaitFor(t, 60*time.Second, "500 skipped at the page cap", testbin.MetricEquals(metric, "clouddb_exporter_log_entries_skipped_total", 500, "reason", "page_cap"))
+	fams := scrapeFams(t, url)
+	if got := value(t, fams, "clouddb_service_log_entries_total", "service_id", id, "severity", "ERROR"); got != 500 {
+		t.Errorf("%v ERROR entries counted, want the 500 of the page the cap allows", got)
+	}
+	if got := value(t, fams, "clouddb_exporter_log_pages_truncated_total"); got != 1 {
+		t.Errorf("%v truncated reads, want 1", got)
+	}
+}

@@ -519,3 +519,37 @@ func (p *promAPI) waitAlert(t *testing.T, name string, labels ...string) {
 		return err == nil && len(r) > 0
 	})
 }
+
+// TestPrometheusProjectDown: the key pair revoked under a running
+// exporter, a real Prometheus with the shipped rules makes
+// CloudDBProjectDown active, its description naming the cause the
+// exporter sees (clouddb_project_down_cause) and its fix.
+func TestPrometheusProjectDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator, the exporter and Prometheus")
+	}
+	t.Parallel()
+	promBin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("prometheus is missing: scripts/test.sh installs Debian's prometheus package")
+		}
+		t.Skip("prometheus not found: run scripts/test.sh, which installs it")
+	}
+	sim := testbin.SimAt(testbin.StartSim(t))
+	_, addr := testbin.StartExporter(t, sim.Env(), "--collect.interval=1s", "--collect.transition-interval=1s", "--api.max-retries=0")
+	prom := startPrometheus(t, promBin, strings.TrimPrefix(addr, "http://"))
+	testbin.WaitFor(t, 60*time.Second, "clouddb_up 1 in Prometheus", func() bool {
+		r, _ := prom.query(`clouddb_up == 1`)
+		return len(r) == 1
+	})
+	if a := prom.alerts(t, "CloudDBProjectDown"); len(a) > 0 {
+		t.Errorf("CloudDBProjectDown active while the API answers: %+v", a)
+	}
+	sim.RevokeCredential(t, testbin.SimAccessKey)
+	prom.waitAlert(t, "CloudDBProjectDown", "project_id", testbin.SimProject)
+	a := prom.alerts(t, "CloudDBProjectDown", "project_id", testbin.SimProject)
+	if len(a) != 1 || !strings.Contains(a[0].Annotations["description"], "the API refuses the key pair (401)") {
+		t.Errorf("CloudDBProjectDown: %+v, want one naming the refused key pair", a)
+	}
+}

@@ -310,3 +310,94 @@ func scrapeFams(t *testing.T, url string) map[string]*dto.MetricFamily {
 	_, fams := testbin.Scrape(t, url)
 	return fams
 }
+
+// TestUsageNodesAreTheServiceResources: a service exports the usage of as
+// many nodes as clouddb_service_resources counts, which is what
+// CloudDBServiceUsageMissing compares to tell a node that left (replaced,
+// an HA replica removed) from one that went silent.
+func TestUsageNodesAreTheServiceResources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes")...)
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "a usage read", func() bool {
+		fams = scrapeFams(t, url)
+		v, ok := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
+		return ok && v > 0
+	})
+	nodes := map[string]map[string]bool{}
+	for _, m := range fams["clouddb_service_system_memory_total_bytes"].GetMetric() {
+		var id, ordinal string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "service_id":
+				id = l.GetValue()
+			case "ordinal":
+				ordinal = l.GetValue()
+			}
+		}
+		if nodes[id] == nil {
+			nodes[id] = map[string]bool{}
+		}
+		nodes[id][ordinal] = true
+	}
+	if len(nodes) == 0 {
+		t.Fatal("no node reports its memory")
+	}
+	for id, ordinals := range nodes {
+		if want := value(t, fams, "clouddb_service_resources", "service_id", id); float64(len(ordinals)) != want {
+			t.Errorf("service %s: %d nodes report usage (%v), clouddb_service_resources is %v", id, len(ordinals), ordinals, want)
+		}
+	}
+}
+
+// TestUsageRejectsImpossibleValues: API answers whose first label set
+// says -5 connections: /metrics shows no negative connections, counts the
+// rejections in clouddb_exporter_api_values_rejected_total, and keeps the
+// rest of each answer (a service's other nodes).
+func TestUsageRejectsImpossibleValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	bucket := time.Now().UTC().Truncate(time.Minute).Add(-2 * time.Minute).Format(time.RFC3339)
+	sim.Fault(t, fmt.Sprintf(`{"operation":"getServiceMetricsSeries","edit":{"index":0,"field":"data","value":[{"time":%q,"value":-5}]}}`, bucket))
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=database_num_connections")...)
+	var fams map[string]*dto.MetricFamily
+	testbin.WaitFor(t, 60*time.Second, "a full usage read", func() bool {
+		fams = scrapeFams(t, url)
+		v, ok := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
+		return ok && v > 0
+	})
+	if v, ok := testbin.Value(fams, "clouddb_exporter_api_values_rejected_total", "field", "database_num_connections", "reason", "negative"); !ok || v < 1 {
+		t.Errorf("clouddb_exporter_api_values_rejected_total{reason=\"negative\"} = %v (exported %v), want the rejections", v, ok)
+	}
+	exported := map[string]int{}
+	for _, m := range fams["clouddb_service_database_connections"].GetMetric() {
+		if v := m.GetGauge().GetValue(); v < 0 {
+			t.Errorf("connections %v exported: %v", v, m.GetLabel())
+		}
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "service_id" {
+				exported[l.GetValue()]++
+			}
+		}
+	}
+	// Each answer's first label set had only the rejected bucket; the
+	// others are kept.
+	kept := 0
+	for _, id := range testbin.LabelValues(fams, "clouddb_service_info", "service_id") {
+		nodes := int(value(t, fams, "clouddb_service_resources", "service_id", id))
+		if exported[id] > nodes-1 {
+			t.Errorf("service %s: %d nodes' connections exported of %d, want the first one's rejected", id, exported[id], nodes)
+		}
+		kept += exported[id]
+	}
+	if kept == 0 {
+		t.Error("no node's connections kept: the rejection took the whole answer")
+	}
+}

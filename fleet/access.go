@@ -27,6 +27,9 @@ const (
 	CauseError       = "error"       // anything else: the API's own trouble
 )
 
+// AccessCauses are every cause, in the order of the exporter's state set.
+var AccessCauses = [...]string{CauseCredentials, CauseError, CauseNotFound, CausePermission, CauseUnreachable}
+
 // AccessOf classifies the outcome of a services list.
 func AccessOf(err error) Access {
 	var apiErr *apiclient.APIError

@@ -36,9 +36,12 @@ type Snapshot struct {
 	Auth  *apiclient.AuthInfo
 	Parts []PartHealth
 	// Data is each data-plane part's, by name; a map per snapshot, set with SetData.
-	Data   map[string]any
-	Access Access
-	Budget Budget
+	Data map[string]any
+	// ClockSkew is the API's clock minus the exporter's (the Date header), when ClockSkewKnown.
+	ClockSkew      time.Duration
+	ClockSkewKnown bool
+	Access         Access
+	Budget         Budget
 }
 
 // Service is a service with its history; apiclient values are shared, never modified.

@@ -58,8 +58,12 @@
     serviceUsageMissingFor: '5m',
     // A job whose newest run failed (job_success 0) for this long.
     serviceJobFailingFor: '15m',
-    // Any FATAL or PANIC log entry within the window.
+    // Any FATAL or PANIC log entry counted within the window. The lookback
+    // is how far before the window the rule looks for the counter's last
+    // value: an exporter away for longer (a restart without the state
+    // file's counts) falls back to increase() over the window.
     serviceFatalLogsWindow: '10m',
+    serviceFatalLogsLookback: '1h',
     serviceFatalLogsFor: '1m',
     // ERROR log entries per minute, averaged over the window.
     serviceErrorLogsPerMinuteThreshold: 10,
@@ -75,11 +79,16 @@
     // less often than these periods. 4 default usage intervals (5m): values
     // over 20 minutes old outlast the saturation alerts' for. 10 default
     // log intervals (1m): the log alerts' 10-minute windows would see no
-    // read. Raise them if you lengthened the intervals on purpose; the for
+    // read. Raise them if you lengthened the intervals on purpose. A period
+    // over dataPlaneStarvedFactor times its threshold fires after the for
+    // (a few minutes from a start); one merely over must also have been
+    // over dataPlaneStarvedSustained plus the for ago (15 minutes), which
     // skips the first cycles after a start, whose plans may still change.
     dataPlaneStarvedUsageRefreshSeconds: 1200,
     dataPlaneStarvedLogReadSeconds: 600,
-    dataPlaneStarvedFor: '15m',
+    dataPlaneStarvedFactor: 6,
+    dataPlaneStarvedFor: '3m',
+    dataPlaneStarvedSustained: '12m',
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,
@@ -98,10 +107,16 @@
     // cannot fire without a target.
     exporterAbsentFor: '10m',
     collectorFailingFor: '10m',
+    // clouddb_up 0: every services list of a project refused or failing.
+    // Below collectorFailingFor and dataStaleFor's wait, so that the one
+    // page comes first and Alertmanager holds the per-part alerts back.
+    projectDownFor: '5m',
     // Fifteen default --collect.interval cycles; raise it if your interval
     // is longer, or if the children refresh period
     // (clouddb_exporter_poll_children_refresh_period_seconds) is.
     dataStaleThresholdSeconds: 900,
+    // How far back the newest success counts: longer than a restart.
+    dataStaleLookback: '1h',
     dataStaleFor: '5m',
     apiErrorRatioThreshold: 0.1,
     apiErrorsFor: '10m',

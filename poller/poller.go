@@ -196,6 +196,9 @@ func (p *Poller) snapshotLocked() *fleet.Snapshot {
 	snap.Seq = p.seq.Add(1)
 	snap.ProjectName = p.opts.ProjectName
 	snap.Access = p.st.access
+	if c, ok := p.client.(interface{ ClockSkew() (time.Duration, bool) }); ok {
+		snap.ClockSkew, snap.ClockSkewKnown = c.ClockSkew()
+	}
 	snap.Budget = p.st.budget
 	p.latest.Store(snap)
 	return snap

@@ -45,8 +45,9 @@ func run() int {
 		rsTiming  = app.Flag("timing.replica-set", "How long a replica set is creating, resizing or deleting.").Default(demo.ReplicaSet.String()).Duration()
 		peering   = app.Flag("timing.peering", "How long a new peering stays pending.").Default(demo.Peering.String()).Duration()
 
-		churn    = app.Flag("churn.interval", "Interval of demo churn (resizes, pooler toggles, environment flips, status blips); 0 disables it.").Default("0s").Duration()
-		logLevel = app.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").Enum("debug", "info", "warn", "error")
+		churn     = app.Flag("churn.interval", "Interval of demo churn (resizes, pooler toggles, environment flips, status blips); 0 disables it.").Default("0s").Duration()
+		clockSkew = app.Flag("clock-skew", "How far the simulated provider's clock is from this machine's (negative: behind): log entries, usage buckets and the Date header of every answer are off by as much.").Default("0s").Duration()
+		logLevel  = app.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").Enum("debug", "info", "warn", "error")
 	)
 	// Keys only from the environment: out of shell history and process lists.
 	accessKey := envOr("CLOUDSIM_ACCESS_KEY", "demo-access-key")
@@ -74,8 +75,9 @@ func run() int {
 			Provision: *provision, Configure: *configure, Delete: *deletion,
 			ReplicaSet: *rsTiming, Peering: *peering,
 		},
-		Seed:   *seed,
-		Logger: logger,
+		Seed:      *seed,
+		ClockSkew: *clockSkew,
+		Logger:    logger,
 	})
 	for _, p := range projects {
 		switch *scenario {

@@ -52,7 +52,8 @@ func LogCounts(serviceID string, counts map[string]float64) *dataplane.ServiceLo
 
 // One primary and one replica, two jobs: one over a max-jobs of 2.
 func usage(serviceID string) *dataplane.Usage {
-	u := &dataplane.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1}
+	u := &dataplane.Usage{RefreshPeriod: 10 * time.Minute, JobsOverLimit: 1,
+		Rejected: []dataplane.Rejected{{Field: "system_memory_usage_bytes", Reason: "over_total", N: 2}}}
 	bucket := fleettest.Time("2025-03-01T11:58:00Z")
 	points := map[string][]dataplane.UsagePoint{}
 	for i, suffix := range apiclient.UsageSeriesSuffixes {

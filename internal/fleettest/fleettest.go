@@ -69,7 +69,8 @@ func projectA() *fleet.Snapshot {
 			{Name: "usage", Success: false, Duration: 4 * time.Second, LastSuccess: Time("2025-03-01T11:55:00Z")},
 			{Name: "logs", Success: true, Duration: 300 * time.Millisecond, LastSuccess: Time("2025-03-01T11:59:00Z")},
 		},
-		Access: fleet.Access{Known: true, Up: true},
+		Access:    fleet.Access{Known: true, Up: true},
+		ClockSkew: -3 * time.Second, ClockSkewKnown: true,
 	}
 }
 

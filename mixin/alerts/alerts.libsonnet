@@ -102,6 +102,9 @@ local util = import '../lib/util.libsonnet';
   // The operations and codes that fail most in a project (no project_id:
   // the project discovery), for CloudDBAPIErrors.
   local failingOperations = '{{ range $i, $s := printf "sort_desc(topk(5, sum by (operation, code) (rate(clouddb_exporter_api_requests_total{%s, code=~%%q}[5m])) * 60 > 0))" %s "5..|error|decode_error|401|403" | query }}{{ if $i }}, {{ end }}{{ $s.Labels.operation }} {{ $s.Labels.code }} ({{ $s.Value | humanize }}/min){{ end }}' % [matchers(['project_id']), args(['project_id'])],
+  // The cause of a project that is down, as the exporter sees it
+  // (clouddb_project_down_cause), with where its fix lies.
+  local projectDownCause = '{{ with printf "clouddb_project_down_cause{%s} == 1" %s | query }}{{ $c := . | first | label "cause" }}{{ if eq $c "credentials" }}the API refuses the key pair (401): check both keys of one pair, not revoked{{ else if eq $c "permission" }}the key pair cannot read the project (403): give it read access to the project{{ else if eq $c "not_found" }}the API knows no such project or path (404): check the project id and --api.url, which ends in the API\'s version segment{{ else if eq $c "unreachable" }}the API cannot be reached (no HTTP answer): check --api.url, the network path and --api.proxy-url{{ else }}the API fails (server errors, answers that do not decode): the provider\'s trouble{{ end }}{{ else }}the cause is not exported{{ end }}' % [matchers(['project_id']), args(['project_id'])],
   local humanSeconds(n) = if n % 60 == 0 then util.human('%dm' % (n / 60)) else util.human('%ds' % n),
   local serviceDashboard = dashboard('service-detail.json', ['project_id', 'service_id']),
   local fleetDashboard = dashboard('fleet-overview.json', ['project_id']),
@@ -260,7 +263,11 @@ local util = import '../lib/util.libsonnet';
             serviceDashboard,
           ),
           // The saturation alerts' companion: a node that stops reporting
-          // loses its series, and its alerts would resolve in silence.
+          // loses its series, and its alerts would resolve in silence. A
+          // node that left (a replacement: ordinal 0 gone, ordinal 3 new)
+          // looks the same within the lookback: a service with as many
+          // nodes reporting fresh usage as it has nodes now
+          // (clouddb_service_resources) misses none.
           alert(
             'CloudDBServiceUsageMissing',
             'warning',
@@ -272,13 +279,26 @@ local util = import '../lib/util.libsonnet';
                   - (
                     last_over_time(%(m)s[%(lookback)s])
                     unless
-                    (time() - %(m)s <= %(byProject)s group_left () (clouddb_exporter_usage_refresh_period_seconds + %(slack)d))
+                    (%(fresh)s)
                   )
                 )
                 and %(byService)s (clouddb_service_status{status="READY"} == 1)
                 and %(byProject)s clouddb_exporter_usage_refresh_period_seconds
+                unless %(byService)s (
+                  count %(groupService)s (count %(groupNode)s (%(fresh)s))
+                  >= %(byService)s clouddb_service_resources
+                )
               )
             ||| % {
+              // Fresh by the exporter's clock, or by the API's: buckets are
+              // stamped in the API's clock, off by clouddb_api_clock_skew_seconds.
+              fresh: '(time() - %(m)s <= %(p)s group_left () (%(limit)s)) or (time() - %(m)s + %(p)s group_left () clouddb_api_clock_skew_seconds <= %(p)s group_left () (%(limit)s))' % {
+                m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
+                p: on(['project_id']),
+                limit: 'clouddb_exporter_usage_refresh_period_seconds + %d' % cfg.serviceUsageMissingSlackSeconds,
+              },
+              groupService: by(['project_id', 'service_id']),
+              groupNode: by(['project_id', 'service_id', 'role', 'ordinal']),
               m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
               lookback: cfg.serviceUsageMissingLookback,
               slack: cfg.serviceUsageMissingSlackSeconds,
@@ -298,9 +318,13 @@ local util = import '../lib/util.libsonnet';
             'Job {{ $labels.job_id }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has failed on its newest run for more than %s.%s%s' % [util.human(cfg.serviceJobFailingFor), bucketAge('database_job_success', ['job_id']), dataAge('usage')],
             serviceDashboard,
           ),
-          // A severity's series may first appear with the entries that
-          // created it: increase() would miss those, so a series younger
-          // than the window counts with its value.
+          // What the counter gained since its last sample before the
+          // window, found up to serviceFatalLogsLookback back: exact, and
+          // a restart's gap in the series (the offset falling into it, a
+          // counter the state file carries over) adds nothing. increase()
+          // covers a counter reset within the window (a restart without the
+          // state file) and a series younger than the window; every series
+          // is served at 0 before its first entry, so it sees those too.
           // warning, not critical: PostgreSQL logs a failed login as FATAL.
           alert(
             'CloudDBServiceFatalLogs',
@@ -309,12 +333,12 @@ local util = import '../lib/util.libsonnet';
             withService(std.rstripChars(|||
               (
                 sum without (severity) (
-                  (%(m)s unless %(m)s offset %(w)s) * 1
+                  (%(m)s - last_over_time(%(m)s[%(l)s] offset %(w)s) > 0)
                   or
                   increase(%(m)s[%(w)s])
                 ) > 0
               )
-            ||| % { m: 'clouddb_service_log_entries_total{severity=~"FATAL|PANIC"}', w: cfg.serviceFatalLogsWindow }, '\n')),
+            ||| % { m: 'clouddb_service_log_entries_total{severity=~"FATAL|PANIC"}', w: cfg.serviceFatalLogsWindow, l: cfg.serviceFatalLogsLookback }, '\n')),
             'A database service logged FATAL or PANIC entries.',
             'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} logged {{ printf "%%.0f" $value }} FATAL or PANIC entries in the last %s.%s' % [util.human(cfg.serviceFatalLogsWindow), dataAge('logs')],
             serviceDashboard,
@@ -340,16 +364,30 @@ local util = import '../lib/util.libsonnet';
             dashboard('exporter-health.json', ['project_id']),
           ),
           // A label per collector: both periods of a project may be over,
-          // and two series of the same labels would fail the rule.
+          // and two series of the same labels would fail the rule. A period
+          // beyond dataPlaneStarvedFactor times its threshold is starvation
+          // beyond doubt and fires after the short for (within minutes of a
+          // start: the periods are published before the first read); one
+          // merely over must also have been over dataPlaneStarvedSustained
+          // ago, which skips the first cycles after a start, whose plans may
+          // still change.
           alert(
             'CloudDBDataPlaneStarved',
             'warning',
             cfg.dataPlaneStarvedFor,
             std.rstripChars(|||
-              label_replace(clouddb_exporter_usage_refresh_period_seconds > %d, "collector", "usage", "", "")
+              label_replace(%(u)s > %(ut)d and (%(u)s > %(uf)d or %(u)s offset %(o)s > %(ut)d), "collector", "usage", "", "")
               or
-              label_replace(clouddb_exporter_log_read_period_seconds > %d, "collector", "logs", "", "")
-            ||| % [cfg.dataPlaneStarvedUsageRefreshSeconds, cfg.dataPlaneStarvedLogReadSeconds], '\n'),
+              label_replace(%(l)s > %(lt)d and (%(l)s > %(lf)d or %(l)s offset %(o)s > %(lt)d), "collector", "logs", "", "")
+            ||| % {
+              u: 'clouddb_exporter_usage_refresh_period_seconds',
+              l: 'clouddb_exporter_log_read_period_seconds',
+              ut: cfg.dataPlaneStarvedUsageRefreshSeconds,
+              lt: cfg.dataPlaneStarvedLogReadSeconds,
+              uf: cfg.dataPlaneStarvedUsageRefreshSeconds * cfg.dataPlaneStarvedFactor,
+              lf: cfg.dataPlaneStarvedLogReadSeconds * cfg.dataPlaneStarvedFactor,
+              o: cfg.dataPlaneStarvedSustained,
+            }, '\n'),
             'The API call budget leaves the data plane almost nothing.',
             'The {{ $labels.collector }} collector of project {{ $labels.project_id }} on {{ $labels.instance }} {{ if eq $labels.collector "usage" }}refreshes each selected usage series{{ else }}reads each selected service\'s logs{{ end }} only every {{ $value | humanizeDuration }}, more than the {{ if eq $labels.collector "usage" }}%s{{ else }}%s{{ end }} this alert allows: the calls the state leaves of --api.rate-limit do not cover it. Its series are missing or old and its alerts cannot fire, though it reports success. The exporter logged a WARN with the --api.rate-limit that covers it.' % [humanSeconds(cfg.dataPlaneStarvedUsageRefreshSeconds), humanSeconds(cfg.dataPlaneStarvedLogReadSeconds)],
             dashboard('exporter-health.json', ['project_id']),
@@ -395,17 +433,49 @@ local util = import '../lib/util.libsonnet';
             'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} has failed every attempt for more than %s.' % util.human(cfg.collectorFailingFor),
             dashboard('exporter-health.json', ['project_id']),
           ),
+          // One cause, one page: the services list of every cycle refused
+          // or failing. Alertmanager's inhibition (docs/alerts.md) holds
+          // back the project's per-part alerts while this one fires. The
+          // cause is read when the description is rendered, never a label:
+          // a changed cause must not restart the alert.
+          alert(
+            'CloudDBProjectDown',
+            'critical',
+            cfg.projectDownFor,
+            'clouddb_up == 0',
+            'The exporter cannot read a project.',
+            'Every services list of project {{ $labels.project_id }} on {{ $labels.instance }} has failed for more than %s: %s. Nothing of the project is read; its series stay as last read. The exporter logged one ERROR with the fix.' % [util.human(cfg.projectDownFor), projectDownCause],
+            dashboard('exporter-health.json', ['project_id']),
+          ),
           // The page for an outage. By default (--collect.max-staleness=0) an
           // API outage removes no series, so the fleet alerts stay as they
-          // were and this alert says how old their truth is. A collector that
-          // never succeeded reports 0, which counts as stale.
+          // were and this alert says how old their truth is. The newest
+          // success Prometheus saw within the lookback counts, so that a
+          // restart (which forgets it) does not resolve the alert. A part
+          // that has not succeeded since the exporter started is stale once
+          // the exporter has run longer than the threshold: a part off by
+          // design (usage on a plan without it) says so before then.
+          // Without process_start_time_seconds (--web.disable-exporter-
+          // metrics) such a part is stale from the start.
           alert(
             'CloudDBDataStale',
             'critical',
             cfg.dataStaleFor,
-            'time() - clouddb_exporter_collector_last_success_timestamp_seconds > %d' % cfg.dataStaleThresholdSeconds,
+            std.rstripChars(|||
+              time() - (max_over_time(%(m)s[%(lookback)s]) > 0) > %(threshold)d
+              or
+              (
+                time() - %(m)s > %(threshold)d
+                unless %(byTarget)s (time() - process_start_time_seconds <= %(threshold)d)
+              )
+            ||| % {
+              m: 'clouddb_exporter_collector_last_success_timestamp_seconds',
+              lookback: cfg.dataStaleLookback,
+              threshold: cfg.dataStaleThresholdSeconds,
+              byTarget: util.on(cfg.targetLabels, []),
+            }, '\n'),
             "The exporter's data is stale.",
-            'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} last succeeded {{ $value | humanizeDuration }} ago: its metrics are gone or outdated.',
+            'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} {{ with printf "max_over_time(clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}[%s]) > 0" %s $labels.collector | query }}last succeeded {{ $value | humanizeDuration }} ago{{ else }}has not succeeded since the exporter started{{ with printf "time() - process_start_time_seconds{%s}" %s | query }} {{ . | first | value | humanizeDuration }} ago{{ end }}{{ end }}: its metrics are gone or outdated.' % [matchers(['project_id']), cfg.dataStaleLookback, args(['project_id']), matchers([]), args([])],
             dashboard('exporter-health.json', ['project_id']),
           ),
           // Server errors, transport errors/timeouts, answers that do not

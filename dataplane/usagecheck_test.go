@@ -1,0 +1,79 @@
+package dataplane
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/internal/collectortest"
+)
+
+// TestUsageRejectsImpossibleValues: a memory usage of 1e308 bytes on a
+// node of 8 GiB (it paged "1.164e+300% of its memory") and -5
+// connections are no measurement: each is rejected and counted, the
+// series keeps its newest possible bucket (or none), and the rest of the
+// answer, the other node's values, is kept.
+func TestUsageRejectsImpossibleValues(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"system_memory_total_bytes", "system_memory_usage_bytes", "database_num_connections"}},
+		"x_system_memory_total_bytes", "x_system_memory_usage_bytes", "x_database_num_connections")
+	h.u.opts.Concurrency = 1 // the total first, as the plan orders the series
+	now := h.clock.Now().Truncate(time.Minute)
+	node := func(ordinal string) apiclient.SeriesLabels {
+		return apiclient.SeriesLabels{"role": "primary", "ordinal": ordinal}
+	}
+	const gib = 1 << 30
+	h.fu.series["x_system_memory_total_bytes"] = []apiclient.Series{
+		{Labels: node("0"), Data: []apiclient.SeriesPoint{point(now, f64(8*gib))}},
+		{Labels: node("1"), Data: []apiclient.SeriesPoint{point(now, f64(8*gib))}},
+	}
+	h.fu.series["x_system_memory_usage_bytes"] = []apiclient.Series{
+		{Labels: node("0"), Data: []apiclient.SeriesPoint{point(now.Add(-time.Minute), f64(6*gib)), point(now, f64(1e308))}},
+		{Labels: node("1"), Data: []apiclient.SeriesPoint{point(now, f64(7*gib))}},
+	}
+	h.fu.series["x_database_num_connections"] = []apiclient.Series{
+		{Labels: node("0"), Data: []apiclient.SeriesPoint{point(now, f64(-5))}},
+		{Labels: node("1"), Data: []apiclient.SeriesPoint{point(now, f64(40))}},
+	}
+	u := h.tick()
+	got := map[string]float64{}
+	for _, s := range u.Samples() {
+		got[s.Suffix+"/"+s.Labels.Ordinal()] = s.Value
+	}
+	want := map[string]float64{
+		apiclient.SeriesMemoryTotal + "/0": 8 * gib, apiclient.SeriesMemoryTotal + "/1": 8 * gib,
+		apiclient.SeriesMemoryUsage + "/0": 6 * gib, // the older bucket
+		apiclient.SeriesMemoryUsage + "/1": 7 * gib,
+		apiclient.SeriesConnections + "/1": 40, // node 0's -5: none
+	}
+	if len(got) != len(want) {
+		t.Errorf("samples %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
+		}
+	}
+	if !h.health().Success {
+		t.Errorf("the part fails for values it rejected: %+v", h.health())
+	}
+	c := collectortest.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p1", Data: map[string]any{PartUsage: u}})
+	exp := "# HELP clouddb_exporter_api_values_rejected_total " + valuesRejectedDesc.Help() + "\n# TYPE clouddb_exporter_api_values_rejected_total counter\n" +
+		`clouddb_exporter_api_values_rejected_total{field="database_num_connections",project_id="p1",reason="negative"} 1` + "\n" +
+		`clouddb_exporter_api_values_rejected_total{field="system_memory_usage_bytes",project_id="p1",reason="over_total"} 1` + "\n"
+	if err := testutil.CollectAndCompare(c, strings.NewReader(exp), "clouddb_exporter_api_values_rejected_total"); err != nil {
+		t.Error(err)
+	}
+	if n := strings.Count(h.logs.String(), "no node can have"); n != 2 {
+		t.Errorf("%d WARN lines, want one a field and reason:\n%s", n, h.logs)
+	}
+	// Read again: counted again, warned once.
+	h.clock.Advance(5 * time.Minute)
+	h.tick()
+	if n := strings.Count(h.logs.String(), "no node can have"); n != 2 {
+		t.Errorf("%d WARN lines after a second read, want still 2:\n%s", n, h.logs)
+	}
+}
