@@ -22,10 +22,11 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                      {"admin", "apiclient", "apimetrics", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile", "logging", "projects", "sd", "shard"},
+	".":                      {"admin", "apiclient", "apimetrics", "changes", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile", "logging", "projects", "sd", "shard"},
 	"admin":                  {"apiclient", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile"},
 	"apiclient":              {},
 	"apimetrics":             {"apiclient"},
+	"changes":                {"apiclient", "fleet", "internal/flagval", "internal/safefile"},
 	"cloudsim":               {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
 	"cmd/cloudsim":           {"cloudsim"},
 	"collector":              {"apiclient", "fleet"},

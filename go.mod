@@ -7,6 +7,7 @@ require (
 	github.com/alecthomas/kingpin/v2 v2.4.0
 	github.com/alecthomas/units v0.0.0-20240927000941-0f3dac36c52b
 	github.com/coreos/go-systemd/v22 v22.7.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/lmittmann/tint v1.2.1
 	github.com/mdlayher/vsock v1.3.0
 	github.com/prometheus/client_golang v1.25.0

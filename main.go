@@ -24,12 +24,14 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/admin"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/projects"
 	"github.com/clouddb/clouddb_exporter/shard"
@@ -79,22 +81,29 @@ func run(args []string, getenv func(string) string) int {
 
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
+	health := safefile.NewHealth(reg) // one for the state files: registered once
+	timeline, publish, closeChanges, err := startTimeline(ctx, f, logger, sh, reg, health, expo)
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 2
+	}
+	// After the pollers stop (deferred later, run earlier): their last
+	// snapshots are compared, then the sink is flushed and the state saved.
+	defer closeChanges()
 	// Closed after the readers stop, so their last positions are written.
-	positions, err := openLogPositions(ctx, f, logger, reg)
+	positions, err := openLogPositions(ctx, f, logger, health)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
 	}
 	defer positions.Close()
-	manager := projects.New(ctx, logger, apiMetrics, expo, version.ComponentUserAgent(exporterName))
-	manager.Shard = sh
-	manager.LogPositions = positions
-	manager.CredentialCheckInterval = f.credentialCheckInterval
+	manager := newManager(ctx, f, logger, apiMetrics, publish, sh, positions, timeline)
 	defer manager.Stop()
 	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
 
 	// Built before the first load starts the pollers.
 	adminOpts := adminOptions(manager, reg, logger)
+	adminOpts.Writes = writesOf(timeline)
 	adminOpts.MaxRequests = f.maxRequests
 	adminOpts.Timeouts = *f.timeouts
 	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOpts, f.simulate, os.Stdout)
@@ -106,7 +115,7 @@ func run(args []string, getenv func(string) string) int {
 	if adminSrv != nil {
 		reloader.OnRequest(adminSrv.Reopen)
 	}
-	srv := newServer(f, expo, manager, reloader, logger)
+	srv := newServer(f, expo, manager, reloader, timeline, logger)
 
 	if err := reloader.Reload(); err != nil {
 		return 2
@@ -138,6 +147,7 @@ type flags struct {
 	simulateAddressSet      bool // on the command line; see checkProjects for the environment
 	admin                   *admin.Flags
 	shard                   *shard.Flags
+	changes                 *changes.Flags
 	memLimit                *memLimitFlags
 	credentialCheckInterval time.Duration
 	euid                    int // the process's, for the warning about root
@@ -172,6 +182,7 @@ func newApp() (*kingpin.Application, *flags) {
 		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)
+	f.changes = changes.AddFlags(app)
 	f.memLimit = addMemLimitFlags(app)
 	// Hidden: whole-binary tests rotate keys many times in a row, and a 401
 	// re-reads the files at once anyway.
@@ -208,6 +219,9 @@ func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 		return f, errors.New("--api.credentials-check-interval must be positive")
 	}
 	if err := f.timeouts.Check(); err != nil {
+		return f, err
+	}
+	if err := f.changes.Check(); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -304,6 +318,53 @@ func loadProjects(f *flags, getenv func(string) string) ([]config.Project, error
 	}
 	project, err := cfg.SingleProject(getenv)
 	return []config.Project{project}, err
+}
+
+// shardName names this process's shard in the change state file.
+func shardName(sh shard.Shard) string {
+	if !sh.Enabled() {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", sh.Index, sh.Total)
+}
+
+func newManager(ctx context.Context, f *flags, logger *slog.Logger, apiMetrics *apimetrics.Metrics, publish projects.Publisher,
+	sh shard.Shard, positions *dataplane.LogPositions, timeline *changes.Timeline) *projects.Manager {
+	manager := projects.New(ctx, logger, apiMetrics, publish, version.ComponentUserAgent(exporterName))
+	manager.Shard = sh
+	manager.LogPositions = positions
+	manager.CredentialCheckInterval = f.credentialCheckInterval
+	if timeline != nil {
+		manager.OnApply = timeline.SetProjects
+		manager.OnLogEntries = timeline.ObserveLogEntries
+	}
+	return manager
+}
+
+// writesOf: a nil *Timeline must not become a non-nil interface.
+func writesOf(t *changes.Timeline) admin.WriteObserver {
+	if t == nil {
+		return nil
+	}
+	return t
+}
+
+// startTimeline opens the change timeline (nil with --no-changes) and returns
+// the publisher the projects hand their snapshots to.
+func startTimeline(ctx context.Context, f *flags, logger *slog.Logger, sh shard.Shard, reg prometheus.Registerer, health *safefile.Health,
+	expo *exposition.Handler) (*changes.Timeline, projects.Publisher, func(), error) {
+	timeline, err := f.changes.Open(logger, shardName(sh), health)
+	if err != nil || timeline == nil {
+		return nil, expo, func() {}, err
+	}
+	reg.MustRegister(timeline)
+	go timeline.Run(ctx)
+	return timeline, timeline.Wrap(expo), func() {
+		// The sink gets a few seconds to deliver what is queued.
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		timeline.Close(cctx)
+	}, nil
 }
 
 func newRegistry(exporterMetrics bool) *prometheus.Registry {

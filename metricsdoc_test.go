@@ -18,6 +18,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/admin"
 	"github.com/clouddb/clouddb_exporter/apimetrics"
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/safefile"
@@ -139,6 +140,9 @@ func exporterMetricRows(t *testing.T) []metricRow {
 			typ = "counter"
 		}
 		rows = append(rows, descRow(t, d, typ))
+	}
+	for _, f := range changes.Families() {
+		rows = append(rows, descRow(t, f.Desc, f.Type))
 	}
 	for _, c := range rec.collectors {
 		for _, d := range describe(c) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/sd"
 )
@@ -21,6 +22,10 @@ type routes struct {
 	snapshots func() []*fleet.Snapshot
 	dataPlane func(projectID, part string) bool
 	pprof     bool
+	// changes is the change feed, nil with --no-changes; latestChanges
+	// gives the status page a project's latest.
+	changes       http.Handler
+	latestChanges func(projectID string, n int) []changes.Event
 }
 
 // The status page links only to the pages served.
@@ -35,6 +40,10 @@ func newMux(r routes) *http.ServeMux {
 	} {
 		mux.Handle("GET "+s.path, sd.Handler(s.kind, r.snapshots))
 		links = append(links, web.LandingLinks{Address: s.path, Text: s.text})
+	}
+	if r.changes != nil {
+		mux.Handle("GET /api/v1/changes", r.changes)
+		links = append(links, web.LandingLinks{Address: "/api/v1/changes", Text: "Changes (NDJSON)"})
 	}
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintln(w, "Healthy")
@@ -57,7 +66,7 @@ func newMux(r routes) *http.ServeMux {
 		links = append(links, web.LandingLinks{Address: "/debug/pprof/", Text: "Profiling (pprof)"})
 	}
 	if r.telemetryPath != "/" {
-		mux.Handle("GET /{$}", newStatusPage(statusPage{snapshots: r.snapshots, notReady: r.notReady, links: links, now: time.Now, dataPlane: r.dataPlane}))
+		mux.Handle("GET /{$}", newStatusPage(statusPage{snapshots: r.snapshots, notReady: r.notReady, links: links, now: time.Now, dataPlane: r.dataPlane, changes: r.latestChanges}))
 	}
 	return mux
 }

@@ -9,10 +9,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/version"
 
 	"github.com/clouddb/clouddb_exporter/admin"
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
@@ -75,15 +75,19 @@ func announce(logger *slog.Logger, f *flags, sh shard.Shard, getenv func(string)
 	}
 }
 
-func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, reloader *projects.Reloader, logger *slog.Logger) *http.Server {
-	mux := newMux(routes{
+func newServer(f *flags, expo *exposition.Handler, manager *projects.Manager, reloader *projects.Reloader, timeline *changes.Timeline, logger *slog.Logger) *http.Server {
+	r := routes{
 		telemetryPath: f.telemetryPath, metrics: expo, notReady: manager.NotReady,
 		reload: newLifecycle(f.enableLifecycle, reloadFunc(f, reloader), time.Now), snapshots: manager.Snapshots, pprof: f.enablePprof,
 		dataPlane: func(id, part string) bool {
 			p, ok := manager.Get(id)
 			return ok && dataplane.Enabled(p.Config.Collect, part)
 		},
-	})
+	}
+	if timeline != nil {
+		r.changes, r.latestChanges = timeline.Handler(), timeline.Latest
+	}
+	mux := newMux(r)
 	return httplimit.Server(&http.Server{Handler: httplimit.Handler(mux, f.maxRequests, *f.timeouts)}, *f.timeouts, logger)
 }
 
@@ -120,12 +124,12 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 }
 
 // nil without --collect.logs.state-file, which the readers and Close accept.
-func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger, reg prometheus.Registerer) (*dataplane.LogPositions, error) {
+func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger, health *safefile.Health) (*dataplane.LogPositions, error) {
 	path := dataplane.LogsStateFile(f.config.Collect)
 	if path == "" {
 		return nil, nil
 	}
-	p, err := dataplane.OpenLogPositions(path, logger, safefile.NewHealth(reg))
+	p, err := dataplane.OpenLogPositions(path, logger, health)
 	if err != nil {
 		return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
 	}

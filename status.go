@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -29,7 +30,12 @@ type statusPage struct {
 	// dataPlane says whether a project's configuration enables a data-plane
 	// part; nil: as the snapshot shows (its data is nil until the first read).
 	dataPlane func(projectID, part string) bool
+	// changes gives a project's latest changes, newest first; nil with --no-changes.
+	changes func(projectID string, n int) []changes.Event
 }
+
+// statusChanges is how many changes a project lists.
+const statusChanges = 50
 
 type statusView struct {
 	Version  string
@@ -47,6 +53,9 @@ type projectView struct {
 	Readers         []readerView
 	OverBudget      bool
 	Parts           []partView
+	// ChangesOn: the timeline runs; Changes are its latest, in plain words.
+	ChangesOn bool
+	Changes   []string
 }
 
 // readerView is a data-plane reader's row: its title and whether it is on and has read.
@@ -71,6 +80,12 @@ func newStatusPage(p statusPage) http.Handler {
 					on = p.dataPlane(s.ProjectID, part.Name)
 				}
 				v.Readers = append(v.Readers, readerView{part.Title, readerState(on, read)})
+			}
+			if p.changes != nil {
+				v.ChangesOn = true
+				for _, e := range p.changes(s.ProjectID, statusChanges) {
+					v.Changes = append(v.Changes, e.Describe())
+				}
 			}
 			view.Projects = append(view.Projects, v)
 		}

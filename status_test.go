@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/dataplanetest"
@@ -92,5 +93,42 @@ func TestStatusPageReaderNotReadYet(t *testing.T) {
 	page := rec.Body.String()
 	if !strings.Contains(page, "Usage series</th><td>on, nothing read yet") || !strings.Contains(page, `Log counts</th><td><span class="off">off`) {
 		t.Errorf("want usage on with nothing read yet and logs off:\n%s", page)
+	}
+}
+
+// TestStatusPageChanges: each project lists its latest changes in plain
+// words, newest first, escaped; none at all with --no-changes.
+func TestStatusPageChanges(t *testing.T) {
+	snaps := dataplanetest.Snapshots()
+	start := snaps[0].Read
+	latest := func(projectID string, n int) []changes.Event {
+		if projectID != snaps[0].ProjectID || n != 50 {
+			return nil
+		}
+		return []changes.Event{
+			{ObjectType: changes.TypeService, ObjectName: "<i>db</i>", Kind: changes.KindRenamed, Time: start.Add(time.Minute), WindowStart: &start,
+				Before: changes.Fields{"name": "a"}, After: changes.Fields{"name": "<i>db</i>"}},
+			{ObjectType: changes.TypeService, ObjectName: "a", Kind: changes.KindResized, Time: start, WindowStart: &start,
+				Before: changes.Fields{"cpu_millis": int64(2000), "memory_gbs": int64(8)}, After: changes.Fields{"cpu_millis": int64(1000), "memory_gbs": int64(4)}},
+		}
+	}
+	page := func(changes func(string, int) []changes.Event) string {
+		h := newStatusPage(statusPage{snapshots: func() []*fleet.Snapshot { return snaps }, notReady: func() string { return "" },
+			now: func() time.Time { return start }, changes: changes})
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		return rec.Body.String()
+	}
+	got := page(latest)
+	renamed := strings.Index(got, "service &lt;i&gt;db&lt;/i&gt; renamed a -&gt; &lt;i&gt;db&lt;/i&gt;")
+	resized := strings.Index(got, "service a resized 2 CPU / 8 GB -&gt; 1 CPU / 4 GB")
+	if renamed < 0 || resized < renamed {
+		t.Errorf("the changes are not listed newest first, escaped:\n%s", got)
+	}
+	if !strings.Contains(got, "No change seen yet") {
+		t.Errorf("the second project does not say it has no change yet")
+	}
+	if got := page(nil); strings.Contains(got, "Latest changes") {
+		t.Errorf("--no-changes still lists changes")
 	}
 }

@@ -119,6 +119,9 @@ func (x *execution) accepted(result any, now time.Time) target {
 	x.op.ServiceID, x.op.ReplicaSetID, x.op.VPCID, x.op.PeeringID = t.serviceID, t.replicaSetID, t.vpcID, t.peeringID
 	x.op.HTTPStatus, x.op.AcceptedAt = x.req.ep.api.Success, &now
 	x.s.recent.add(x.op)
+	if w := x.s.opts.Writes; w != nil {
+		w.ObserveWrite(x.op.ProjectID, []string{t.serviceID, t.replicaSetID, t.vpcID, t.peeringID}, x.rec.Caller)
+	}
 	return t
 }
 

@@ -105,11 +105,20 @@ type Options struct {
 	RateLimit  *RateLimit
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
+	// Writes, when set, learns of every write the API accepted (the change
+	// timeline names its caller as the actor of what follows).
+	Writes WriteObserver
 
 	// Test seams.
 	catalog   []apiclient.Operation
 	endpoints []*endpoint
 	now       func() time.Time
+}
+
+// WriteObserver learns of a write the API accepted: its project, the ids of
+// the objects it addressed or made, and the authenticated caller.
+type WriteObserver interface {
+	ObserveWrite(projectID string, objectIDs []string, caller string)
 }
 
 // Server is the admin surface, an http.Handler.

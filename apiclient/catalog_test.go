@@ -24,15 +24,15 @@ func TestCatalog(t *testing.T) {
 		if o.Method == http.MethodGet && o.Write {
 			t.Errorf("%s: a GET listed as a write", o.Name)
 		}
-		if got, ok := Lookup(o.Name); !ok || got != o {
-			t.Errorf("Lookup(%s) = %v, %v", o.Name, got, ok)
+		if got, ok := byName[o.Name]; !ok || got != o {
+			t.Errorf("byName[%s] = %v, %v", o.Name, got, ok)
 		}
 	}
 	if len(Operations) != len(seen) {
 		t.Errorf("Operations has %d names, the catalog %d", len(Operations), len(seen))
 	}
-	if _, ok := Lookup("noSuchOperation"); ok {
-		t.Error("Lookup found an unknown name")
+	if _, ok := byName["noSuchOperation"]; ok {
+		t.Error("byName found an unknown name")
 	}
 	for _, tc := range []struct {
 		op   string
@@ -44,7 +44,7 @@ func TestCatalog(t *testing.T) {
 		{OpDeleteReplicaSet, []string{"service_id", "replica_set_id"}},
 		{OpDeletePeering, []string{"vpc_id", "peering_id"}},
 	} {
-		o, _ := Lookup(tc.op)
+		o, _ := byName[tc.op]
 		if got := o.IDs(); !slices.Equal(got, tc.want) {
 			t.Errorf("%s IDs() = %v, want %v", tc.op, got, tc.want)
 		}

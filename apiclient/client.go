@@ -71,7 +71,6 @@ type Client struct {
 
 	basicAuthInfoRefused int32 // read and written with sync/atomic; not an atomic.Bool, so that Client stays printable by value
 	cutLogged            int32 // read and written with sync/atomic
-	scratch              *scratchBuffers
 	// skew: a pointer, so that Client stays printable by value (see clock.go).
 	skew *clockSkew
 }
@@ -176,9 +175,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		path += "?" + cl.query.Encode()
 	}
 	var payload []byte
-	if r, ok := cl.body.(SeriesRequest); ok {
-		payload = r.appendJSON(nil)
-	} else if cl.body != nil {
+	if cl.body != nil {
 		if payload, err = json.Marshal(cl.body); err != nil {
 			return fmt.Errorf("apiclient: %s: encoding request body: %w", cl.op, err)
 		}
@@ -280,7 +277,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
 	}, streamOptions{maxValue: c.maxValueBytes, begin: cl.begin, each: cl.each, maxItems: c.maxListLength,
-		tooLong: func() { c.observer.ObserveListTooLong(cl.op) }, cut: func() { c.cutText(cl.op) }, scratch: c.scratch})
+		tooLong: func() { c.observer.ObserveListTooLong(cl.op) }, cut: func() { c.cutText(cl.op) }})
 	switch {
 	case rb.tooLarge:
 		c.observer.ObserveRequest(cl.op, CodeDecodeError, time.Since(start))

@@ -2,12 +2,15 @@ package apiclient
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 var jsonNull = []byte("null")
@@ -18,13 +21,18 @@ type Int int64
 // UnmarshalJSON implements json.Unmarshaler.
 func (i *Int) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
+	if n, err := strconv.ParseInt(string(b), 10, 64); err == nil { // the common case, with no copy of b
+		*i = Int(n)
+		return nil
+	}
 	if bytes.Equal(b, jsonNull) {
 		*i = 0
 		return nil
 	}
 	s := string(b)
 	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
+		var err error
+		if s, err = unquote(b); err != nil {
 			return err
 		}
 		s = strings.TrimSpace(s)
@@ -66,18 +74,24 @@ func ParseTime(s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	// A copy, so that s does not escape: the hand decoders parse from a string on the stack.
-	return time.Time{}, fmt.Errorf("apiclient: %q is not an ISO 8601 date-time", truncate(strings.Clone(s), 40))
+	return time.Time{}, fmt.Errorf("apiclient: %q is not an ISO 8601 date-time", truncate(s, 40))
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *Time) UnmarshalJSON(b []byte) error {
+	if len(b) > 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		// The common case, with no copy of b: a text with escapes fails here.
+		if parsed, err := time.Parse(time.RFC3339Nano, string(b[1:len(b)-1])); err == nil {
+			t.Time = parsed.UTC()
+			return nil
+		}
+	}
 	if bytes.Equal(bytes.TrimSpace(b), jsonNull) {
 		t.Time = time.Time{}
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := unquote(b)
+	if err != nil {
 		return fmt.Errorf("apiclient: date-time must be a string: %w", err)
 	}
 	if strings.TrimSpace(s) == "" {
@@ -93,11 +107,25 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes RFC 3339 in UTC, null when zero.
-func (t Time) MarshalJSON() ([]byte, error) {
+func (t Time) MarshalJSON() ([]byte, error) { return t.appendJSON(nil), nil }
+
+func (t Time) appendJSON(b []byte) []byte {
 	if t.IsZero() {
-		return jsonNull, nil
+		return append(b, jsonNull...)
 	}
-	return json.Marshal(t.UTC().Format(time.RFC3339Nano))
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// unquote is the text of the JSON string b, invalid UTF-8 replaced; plain text is not copied twice.
+func unquote(b []byte) (string, error) {
+	if len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b[1:], '"') == len(b)-2 && utf8.Valid(b) {
+		return string(b[1 : len(b)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s, decodeOptions)
+	return s, err
 }
 
 // Secret is a string that never shows itself in fmt or slog output. It marshals to JSON as its value
@@ -131,4 +159,55 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// members calls each with the members of an object, in order: those whose names are among names,
+// whatever their case (field: the name's index), or with names nil every one (name: its text). A
+// value that is no object is skipped.
+func members(dec *jsontext.Decoder, names []string, each func(field int, name string, v jsontext.Value)) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		q, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		field, name := -1, ""
+		if names == nil {
+			name, _ = unquote(q)
+		} else {
+			field = fieldOf(q, names)
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if field >= 0 || names == nil {
+			each(field, name, v)
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+func fieldOf(q jsontext.Value, names []string) int {
+	name := ""
+	if bytes.IndexByte(q, '\\') >= 0 {
+		name, _ = unquote(q)
+	}
+	for i, n := range names {
+		if name != "" && strings.EqualFold(name, n) || name == "" && strings.EqualFold(string(q[1:len(q)-1]), n) {
+			return i
+		}
+	}
+	return -1
+}
+
+// fromBytes decodes b, one value that encoding/json checked, with a decoder method.
+func fromBytes(b []byte, from func(*jsontext.Decoder) error) error {
+	return from(jsontext.NewDecoder(bytes.NewReader(b), decodeOptions))
 }

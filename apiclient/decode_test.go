@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"reflect"
@@ -259,4 +260,11 @@ func TestDecodeErrorsObserved(t *testing.T) {
 	if !reflect.DeepEqual(obs.decodeErrors, []string{OpListReplicaSets, OpListReplicaSets}) {
 		t.Errorf("decode errors observed: %v", obs.decodeErrors)
 	}
+}
+
+// decodeBody decodes a whole answer as a call does, without bounds.
+func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
+	return decodeStream(op, bytes.NewReader(data), out, drop, nil, func() ([]byte, bool) {
+		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
+	}, streamOptions{})
 }

@@ -2,12 +2,13 @@ package apiclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json"
 )
 
 const maxErrorSnippet = 256
@@ -60,7 +61,7 @@ func errorFromBody(red *Redactor, data []byte) *APIError {
 	truncated := len(data) > maxErrorBody
 	var body ErrorBody
 	if !truncated {
-		if err := json.Unmarshal(data, &body); err == nil && (body.Code != "" || body.Message != "") {
+		if err := json.Unmarshal(data, &body, decodeOptions); err == nil && (body.Code != "" || body.Message != "") {
 			return &APIError{Code: red.Snippet([]byte(body.Code), maxErrorSnippet, false), Message: red.Snippet([]byte(body.Message), maxErrorSnippet, false),
 				Details: red.Snippet(body.Details, maxErrorSnippet, false)}
 		}
@@ -116,9 +117,6 @@ func StatusCode(err error) int {
 	return 0
 }
 
-// IsBadRequest reports whether err is a 400 answer.
-func IsBadRequest(err error) bool { return StatusCode(err) == http.StatusBadRequest }
-
 // IsUnauthorized reports whether err is a 401 answer (missing or wrong credentials).
 func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnauthorized }
 
@@ -127,18 +125,6 @@ func IsForbidden(err error) bool { return StatusCode(err) == http.StatusForbidde
 
 // IsNotFound reports whether err is a 404 answer.
 func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
-
-// IsConflict reports whether err is a 409 answer.
-func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
-
-// IsRateLimited reports whether err is a 429 answer.
-func IsRateLimited(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }
-
-// IsServerError reports whether err is a 5xx answer.
-func IsServerError(err error) bool {
-	code := StatusCode(err)
-	return code >= 500 && code <= 599
-}
 
 // IsTimeout reports whether err is a per-attempt timeout or the caller's deadline.
 func IsTimeout(err error) bool {

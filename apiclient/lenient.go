@@ -2,10 +2,12 @@ package apiclient
 
 import (
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FieldError is a field that did not decode; its zero is no value (an unknown CPU, not zero cores).
@@ -46,53 +48,15 @@ func fieldDropped(dropped []FieldError, field string) bool {
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// decodeLenient decodes into a resource or a slice of them; a value that does not decode costs only
-// itself, an element that is no object or has a bad id is left out. false: data is not out's shape.
-func decodeLenient(data []byte, out any, drop func(FieldError)) bool {
-	if !json.Valid(data) {
-		return false
-	}
-	v := reflect.ValueOf(out).Elem()
-	if v.Kind() != reflect.Slice {
-		if _, ok := v.Addr().Interface().(resource); !ok {
-			return false
-		}
-		var dropped []FieldError
-		if !decodeResource(data, v, func(e FieldError) { dropped = append(dropped, e) }) {
-			return false
-		}
-		for _, e := range dropped {
-			drop(e)
-		}
-		return true
-	}
-	if _, ok := reflect.New(v.Type().Elem()).Interface().(resource); !ok {
-		return false
-	}
-	var items []json.RawMessage
-	if json.Unmarshal(data, &items) != nil {
-		return false
-	}
-	list := reflect.MakeSlice(v.Type(), 0, len(items))
-	for i, item := range items {
-		elem := reflect.New(v.Type().Elem()).Elem()
-		if !decodeResource(item, elem, drop) {
-			drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
-			continue
-		}
-		list = reflect.Append(list, elem)
-	}
-	v.Set(list)
-	return true
-}
-
-func decodeResource(data []byte, v reflect.Value, drop func(FieldError)) bool {
+// decodeResource decodes data, valid JSON, into a resource; a value that does not decode costs only
+// itself. false: data is not out's shape (no object, or a bad id).
+func decodeResource(data []byte, out any, drop func(FieldError)) bool {
 	if !isObject(data) {
 		return false
 	}
-	r := v.Addr().Interface().(resource)
+	r := out.(resource)
 	var dropped []FieldError
-	lenientValue(data, v, "", func(e FieldError) { dropped = append(dropped, e) })
+	lenientValue(data, reflect.ValueOf(out).Elem(), "", func(e FieldError) { dropped = append(dropped, e) })
 	for _, e := range dropped {
 		if e.Field == r.idField() {
 			return false
@@ -112,7 +76,7 @@ func isObject(data []byte) bool {
 }
 
 func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldError)) {
-	err := json.Unmarshal(data, v.Addr().Interface())
+	err := json.Unmarshal(data, v.Addr().Interface(), decodeOptions)
 	if err == nil {
 		return
 	}
@@ -121,8 +85,8 @@ func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldErro
 	custom := reflect.PointerTo(t).Implements(unmarshalerType)
 	switch {
 	case t.Kind() == reflect.Struct && !custom:
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(data, &fields) != nil {
+		var fields map[string]jsontext.Value
+		if json.Unmarshal(data, &fields, decodeOptions) != nil {
 			break
 		}
 		for i := range t.NumField() {
@@ -152,8 +116,8 @@ func lenientValue(data []byte, v reflect.Value, path string, drop func(FieldErro
 		lenientValue(data, v.Elem(), path, drop)
 		return
 	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
-		var items []json.RawMessage
-		if json.Unmarshal(data, &items) != nil {
+		var items []jsontext.Value
+		if json.Unmarshal(data, &items, decodeOptions) != nil {
 			break
 		}
 		s := reflect.MakeSlice(t, len(items), len(items))

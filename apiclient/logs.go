@@ -2,13 +2,15 @@ package apiclient
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // LogsPageSize is the most entries one getServiceLogs answer holds.
@@ -64,24 +66,27 @@ type LogEntry struct {
 	Severity  string `json:"severity"`
 }
 
-// UnmarshalJSON leaves a field that does not decode empty: every entry must still be counted.
-func (e *LogEntry) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Timestamp json.RawMessage `json:"timestamp"`
-		Message   json.RawMessage `json:"message"`
-		Severity  json.RawMessage `json:"severity"`
-	}
+// UnmarshalJSONFrom leaves a field that does not decode empty: every entry must still be counted.
+func (e *LogEntry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*e = LogEntry{}
-	if json.Unmarshal(b, &raw) != nil {
-		return nil
-	}
-	if raw.Timestamp != nil && e.Timestamp.UnmarshalJSON(raw.Timestamp) != nil {
-		e.Timestamp = Time{}
-	}
-	_ = json.Unmarshal(raw.Message, &e.Message)
-	_ = json.Unmarshal(raw.Severity, &e.Severity)
-	return nil
+	return members(dec, entryFields, func(field int, _ string, v jsontext.Value) {
+		switch field {
+		case 0:
+			if e.Timestamp.UnmarshalJSON(v) != nil {
+				e.Timestamp = Time{}
+			}
+		case 1:
+			e.Message, _ = unquote(v)
+		default:
+			e.Severity, _ = unquote(v)
+		}
+	})
 }
+
+var entryFields = []string{"timestamp", "message", "severity"}
+
+// UnmarshalJSON implements json.Unmarshaler for encoding/json.
+func (e *LogEntry) UnmarshalJSON(b []byte) error { return fromBytes(b, e.UnmarshalJSONFrom) }
 
 // LogPage is one getServiceLogs answer, newest first; the deprecated shape is read into the same fields.
 type LogPage struct {
@@ -92,165 +97,68 @@ type LogPage struct {
 }
 
 // A page may exceed one value's bound in all; each entry stays within it.
-func (p *LogPage) decodeFrom(dec *json.Decoder, reset func()) error {
+func (p *LogPage) decodeFrom(dec *jsontext.Decoder, reset func()) error {
 	*p = LogPage{}
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
+	tok, err := dec.ReadToken()
+	if err != nil || tok.Kind() == 'n' {
 		return err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("json: cannot unmarshal %v into a log page", tok)
+	if tok.Kind() != '{' {
+		return fmt.Errorf("json: cannot unmarshal %v into a log page", tok.Kind())
 	}
 	for {
 		reset()
-		if !dec.More() {
+		if dec.PeekKind() == '}' {
 			break
 		}
-		tok, err := dec.Token()
+		name, err := dec.ReadToken()
 		if err != nil {
 			return err
 		}
-		key, _ := tok.(string)
 		reset()
-		switch key {
+		switch name.String() {
 		case "entries":
-			p.Entries, err = decodeEntries(dec, reset)
+			p.Entries, err = decodeItems[LogEntry](dec, reset)
 		case "logs":
-			p.Logs, err = decodeList[string](dec, reset)
+			p.Logs, err = decodeItems[string](dec, reset)
 		case "last_cursor":
-			err = dec.Decode(&p.LastCursor)
+			err = json.UnmarshalDecode(dec, &p.LastCursor)
 		case "lastCursor":
-			err = dec.Decode(&p.LastCursorDeprecated)
+			err = json.UnmarshalDecode(dec, &p.LastCursorDeprecated)
 		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			err = dec.SkipValue()
 		}
 		if err != nil {
 			return err
 		}
 	}
-	_, err = dec.Token() // the closing }
+	_, err = dec.ReadToken() // the closing }
 	return err
 }
 
-func decodeEntries(dec *json.Decoder, reset func()) ([]LogEntry, error) {
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
+// decodeItems decodes a list each of whose elements stays within the value bound; null is nil.
+func decodeItems[T any](dec *jsontext.Decoder, reset func()) ([]T, error) {
+	tok, err := dec.ReadToken()
+	if err != nil || tok.Kind() == 'n' {
 		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, fmt.Errorf("json: cannot unmarshal %v into a list", tok)
+	if tok.Kind() != '[' {
+		return nil, fmt.Errorf("json: cannot unmarshal %v into a list", tok.Kind())
 	}
-	var buf [32]LogEntry // a minute's page holds some tens
-	list := buf[:0]
-	var raw json.RawMessage // its bytes reused from entry to entry
+	list := []T{}
 	for {
 		reset()
-		if !dec.More() {
+		if dec.PeekKind() == ']' {
 			break
 		}
-		if err := dec.Decode(&raw); err != nil {
+		var e T
+		if err := json.UnmarshalDecode(dec, &e); err != nil {
 			return nil, err
 		}
-		s := validJSON{b: raw}
-		list = append(list, s.entry())
+		list = append(list, e)
 	}
-	_, err = dec.Token() // the closing ]
-	return append(make([]LogEntry, 0, len(list)), list...), err
-}
-
-func (p *LogPage) decodeValid(data []byte) bool {
-	*p = LogPage{}
-	s := validJSON{b: data}
-	switch s.next() {
-	case 'n':
-		return true
-	case '{':
-		s.i++
-	default:
-		return false
-	}
-	for s.more() {
-		ok := true
-		switch k := s.key(); {
-		case keyExact(k, "entries"):
-			p.Entries, ok = s.entries()
-		case keyExact(k, "logs"):
-			p.Logs, ok = s.lines()
-		case keyExact(k, "last_cursor"):
-			ok = s.cursor(&p.LastCursor)
-		case keyExact(k, "lastCursor"):
-			ok = s.cursor(&p.LastCursorDeprecated)
-		default:
-			s.value()
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *validJSON) entries() ([]LogEntry, bool) {
-	if null, ok := s.openList(); null || !ok {
-		return nil, ok
-	}
-	var buf [32]LogEntry
-	list := buf[:0]
-	for s.more() {
-		list = append(list, s.entry())
-	}
-	return append(make([]LogEntry, 0, len(list)), list...), true
-}
-
-func (s *validJSON) lines() ([]string, bool) {
-	if null, ok := s.openList(); null || !ok {
-		return nil, ok
-	}
-	list := []string{}
-	for s.more() {
-		switch v := s.value(); v[0] {
-		case 'n':
-			list = append(list, "")
-		case '"':
-			list = append(list, unquote(v))
-		default:
-			return nil, false
-		}
-	}
-	return list, true
-}
-
-func (s *validJSON) cursor(to *string) bool {
-	switch v := s.value(); v[0] {
-	case 'n':
-	case '"':
-		*to = unquote(v)
-	default:
-		return false
-	}
-	return true
-}
-
-func (s *validJSON) entry() LogEntry {
-	if s.next() != '{' {
-		s.value()
-		return LogEntry{}
-	}
-	s.i++
-	var ts, msg, sev []byte
-	for s.more() {
-		k := s.key()
-		switch v := s.value(); {
-		case keyIs(k, "timestamp"):
-			ts = v
-		case keyIs(k, "message"):
-			msg = v
-		case keyIs(k, "severity"):
-			sev = v
-		}
-	}
-	return LogEntry{Timestamp: timeOf(ts), Message: textOf(msg), Severity: textOf(sev)}
+	_, err = dec.ReadToken() // the closing ]
+	return list, err
 }
 
 func (p *LogPage) normalize() {

@@ -103,12 +103,6 @@ func init() {
 // Catalog returns every operation of the API, in the spec's order.
 func Catalog() []Operation { return append([]Operation(nil), catalog...) }
 
-// Lookup returns the named operation.
-func Lookup(name string) (Operation, bool) {
-	o, ok := byName[name]
-	return o, ok
-}
-
 // Operations lists every operation name, reads first: the API metrics' operation label values.
 var Operations []string
 

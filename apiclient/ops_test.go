@@ -172,7 +172,7 @@ var opCases = []opCase{
 		body: `{"name":"p_database_qps","from":"2024-05-01T10:00:00Z","to":"2024-05-01T10:02:00Z","bucket_seconds":60}`,
 		resp: `[{"labels":{"role":"primary","ordinal":0,"zone":"a"},"data":[{"time":"2024-05-01T10:00:00Z","value":1.5},{"time":"2024-05-01T10:01:00Z","value":null}]}]`,
 		want: []Series{{Labels: SeriesLabels{"role": "primary", "ordinal": "0", "zone": "a"}, Data: []SeriesPoint{
-			{Time: Time{created}, Value: Float(1.5)}, {Time: Time{created.Add(time.Minute)}}}}},
+			{Time: Time{created}, Value: NullableFloat{Value: 1.5, Valid: true}}, {Time: Time{created.Add(time.Minute)}}}}},
 	},
 	{
 		op: OpGetServiceLogs, method: "GET", uri: "/v1/projects/proj-1/services/" + sIDEsc + "/logs?cursor=c%2B1&node=0&search=a&search=b&severities=ERROR&severities=FATAL&since=2024-05-01T10%3A00%3A00Z&until=2024-05-01T10%3A01%3A00Z", status: 200,
@@ -302,7 +302,7 @@ var opCases = []opCase{
 func TestOpCasesAreCatalogOperations(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tc := range opCases {
-		if _, ok := Lookup(tc.op); !ok || seen[tc.op] {
+		if _, ok := byName[tc.op]; !ok || seen[tc.op] {
 			t.Errorf("operation %s unknown or listed twice", tc.op)
 		}
 		seen[tc.op] = true

@@ -63,7 +63,7 @@ func TestEveryReadCallsItsCatalogEntry(t *testing.T) {
 // TestExamplesNameReads: an example belongs to a read of the catalog.
 func TestExamplesNameReads(t *testing.T) {
 	for name, e := range examples {
-		if o, ok := Lookup(name); !ok || o.Write || e.Op != name {
+		if o, ok := byName[name]; !ok || o.Write || e.Op != name {
 			t.Errorf("example %s (%+v) is not a read's", name, e)
 		}
 	}

@@ -183,7 +183,7 @@ func TestRetryBudget(t *testing.T) {
 		t.Fatalf("err = %v, want one saying after 3 attempts", err)
 	}
 	var apiErr *APIError
-	if !IsServerError(err) || !errors.As(err, &apiErr) || apiErr.Code != "X" {
+	if StatusCode(err)/100 != 5 || !errors.As(err, &apiErr) || apiErr.Code != "X" {
 		t.Errorf("exhausted error does not unwrap to the last *APIError: %v", err)
 	}
 	if n.Load() != 3 || len(clock.recorded()) != 2 || len(obs.retries) != 2 || len(obs.requests) != 3 {
@@ -206,7 +206,7 @@ func TestCancelStopsRetrying(t *testing.T) {
 	clock.onSleep = cancel // the caller gives up while we back off
 
 	_, err := c.ListVPCs(ctx)
-	if !errors.Is(err, context.Canceled) || !IsServerError(err) {
+	if !errors.Is(err, context.Canceled) || StatusCode(err)/100 != 5 {
 		t.Fatalf("err = %v, want context.Canceled wrapping the last 503", err)
 	}
 	if n.Load() != 1 {

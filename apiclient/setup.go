@@ -68,7 +68,6 @@ func New(cfg Config) (*Client, error) {
 		jitter:         rand.Int64N,
 		sleep:          sleepCtx,
 		now:            time.Now,
-		scratch:        &scratchBuffers{},
 		skew:           &clockSkew{},
 	}
 	c.userAgentHeader = []string{c.userAgent}

@@ -3,6 +3,7 @@ package apiclient_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -396,7 +397,7 @@ func TestSimForbidden(t *testing.T) {
 	ro, _ := simClient(t, base, readOnly, nil)
 	for _, o := range simOps {
 		err := o.call(t.Context(), ro, id)
-		if o.write && !apiclient.IsForbidden(err) {
+		if o.write && apiclient.StatusCode(err) != http.StatusForbidden {
 			t.Errorf("read-only %s: err = %v, want 403", o.op, err)
 		}
 		if !o.write && err != nil {
@@ -406,7 +407,7 @@ func TestSimForbidden(t *testing.T) {
 
 	// A credential bound to one project may not address another.
 	c, _ := simClient(t, base, readWrite, func(cfg *apiclient.Config) { cfg.ProjectID = "someone-elses" })
-	if _, err := c.ListServices(t.Context()); !apiclient.IsForbidden(err) {
+	if _, err := c.ListServices(t.Context()); apiclient.StatusCode(err) != http.StatusForbidden {
 		t.Errorf("listing another project: err = %v, want 403", err)
 	}
 }
@@ -511,7 +512,7 @@ func TestSimBadRequest(t *testing.T) {
 	} {
 		err := call()
 		var apiErr *apiclient.APIError
-		if !apiclient.IsBadRequest(err) || !errors.As(err, &apiErr) || apiErr.Code == "" || apiErr.Message == "" {
+		if apiclient.StatusCode(err) != http.StatusBadRequest || !errors.As(err, &apiErr) || apiErr.Code == "" || apiErr.Message == "" {
 			t.Errorf("%s: err = %v, want 400 with code and message", name, err)
 		}
 	}
@@ -523,20 +524,20 @@ func TestSimConflict(t *testing.T) {
 	c, _ := simClient(t, base, readWrite, nil)
 	ctx := t.Context()
 
-	if err := c.DeleteVPC(ctx, id.vpc); !apiclient.IsConflict(err) {
+	if err := c.DeleteVPC(ctx, id.vpc); apiclient.StatusCode(err) != http.StatusConflict {
 		t.Errorf("deleting a VPC with a peering: err = %v, want 409", err)
 	}
-	if err := c.DetachFromVPC(ctx, id.svc, apiclient.VPCAttachmentRequest{VPCID: id.vpc}); !apiclient.IsConflict(err) {
+	if err := c.DetachFromVPC(ctx, id.svc, apiclient.VPCAttachmentRequest{VPCID: id.vpc}); apiclient.StatusCode(err) != http.StatusConflict {
 		t.Errorf("detaching an unattached service: err = %v, want 409", err)
 	}
 	mustOK(t, "AttachToVPC", c.AttachToVPC(ctx, id.svc, apiclient.VPCAttachmentRequest{VPCID: id.vpc}))
-	if err := c.AttachToVPC(ctx, id.svc, apiclient.VPCAttachmentRequest{VPCID: id.vpc}); !apiclient.IsConflict(err) {
+	if err := c.AttachToVPC(ctx, id.svc, apiclient.VPCAttachmentRequest{VPCID: id.vpc}); apiclient.StatusCode(err) != http.StatusConflict {
 		t.Errorf("attaching an attached service: err = %v, want 409", err)
 	}
 	if err := sim.SetServiceStatus(simProject, id.svc, apiclient.ServiceConfiguring); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.ResizeService(ctx, id.svc, apiclient.ResizeServiceRequest{CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)}); !apiclient.IsConflict(err) {
+	if err := c.ResizeService(ctx, id.svc, apiclient.ResizeServiceRequest{CPUMillis: apiclient.SizeOf(1), MemoryGBs: apiclient.SizeOf(1)}); apiclient.StatusCode(err) != http.StatusConflict {
 		t.Errorf("resizing a CONFIGURING service: err = %v, want 409", err)
 	}
 	if got := must[*apiclient.Service](t, "GetService")(c.GetService(ctx, id.svc)); got.Status != apiclient.ServiceConfiguring {
@@ -579,7 +580,7 @@ func TestSimFaults(t *testing.T) {
 				_, err := c.CreateVPC(ctx, apiclient.CreateVPCRequest{Name: "v", CIDR: "10.9.0.0/16", RegionCode: "r"})
 				return err
 			},
-			op: apiclient.OpCreateVPC, wantReqs: 1, wantErr: apiclient.IsServerError,
+			op: apiclient.OpCreateVPC, wantReqs: 1, wantErr: func(err error) bool { return apiclient.StatusCode(err)/100 == 5 },
 		},
 		{
 			name:  "write not retried on a dropped connection",
@@ -606,7 +607,7 @@ func TestSimFaults(t *testing.T) {
 			call:  func(ctx context.Context, c *apiclient.Client) error { _, err := c.ListServices(ctx); return err },
 			op:    apiclient.OpListServices, wantReqs: 1 + apiclient.DefaultMaxRetries,
 			wantErr: func(err error) bool {
-				return apiclient.IsServerError(err) && strings.Contains(err.Error(), "after 4 attempts")
+				return (apiclient.StatusCode(err)/100 == 5) && strings.Contains(err.Error(), "after 4 attempts")
 			},
 		},
 		{

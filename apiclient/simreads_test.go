@@ -1,6 +1,7 @@
 package apiclient_test
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -55,7 +56,7 @@ func checkRead(t *testing.T, sim *cloudsim.Sim, rev string, o apiclient.Operatio
 		t.Errorf("%s with a wrong secret: err = %v, want 401 without it", o.Name, err)
 	}
 	if strings.Contains(o.Path, "{project_id}") {
-		if _, err := apiclient.CallForTest(t, other, o, idOf); !apiclient.IsForbidden(err) {
+		if _, err := apiclient.CallForTest(t, other, o, idOf); apiclient.StatusCode(err) != http.StatusForbidden {
 			t.Errorf("%s of another project: err = %v, want 403", o.Name, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package apiclient_test
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestSimEveryWriteChecksCredentials(t *testing.T) {
 		if !apiclient.IsUnauthorized(err) || strings.Contains(err.Error(), "wrong-secret") {
 			t.Errorf("%s with a wrong secret: err = %v, want 401 without it", o.Name, err)
 		}
-		if _, err := apiclient.CallForTest(t, ro, o, anyID); !apiclient.IsForbidden(err) {
+		if _, err := apiclient.CallForTest(t, ro, o, anyID); apiclient.StatusCode(err) != http.StatusForbidden {
 			t.Errorf("read-only %s: err = %v, want 403", o.Name, err)
 		}
 		if n := sim.RequestCount(o.Name); n != 2 {

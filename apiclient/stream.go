@@ -2,13 +2,26 @@ package apiclient
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strconv"
 	"sync"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+)
+
+// decodeOptions keep what encoding/json did with the API's answers: member names matched whatever
+// their case (but not their underscores: "vpcEndpoint" is not "vpc_endpoint"), the last of duplicate
+// names kept and null leaving a value as it was, invalid UTF-8 replaced, unknown members ignored.
+var decodeOptions = json.JoinOptions(
+	json.MatchCaseInsensitiveNames(true),
+	jsonv1.MatchCaseSensitiveDelimiter(true),
+	jsonv1.MergeWithLegacySemantics(true),
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
 )
 
 const maxErrorBody = 64 << 10
@@ -72,17 +85,20 @@ func (b *limitedBody) release() {
 	}
 }
 
-// valueLimit bounds what a json.Decoder reads for one value: the decoder buffers a value, and white
-// space, whole, so one long string or a body of blanks would grow its buffer to the whole answer.
+// valueLimit bounds what the decoder reads for one list element, token or run of white space: the
+// decoder buffers a token, and the white space before it, whole, so one long string or a body of
+// blanks would grow its buffer to the whole answer.
 type valueLimit struct {
 	r        io.Reader
-	dec      *json.Decoder
+	dec      *jsontext.Decoder
 	limit    int64 // 0: no limit
 	left     int64
 	exceeded bool
 	tee      elementBytes
 }
 
+// elementBytes keeps the bytes read since the element being decoded began, for the lenient decoding
+// of one that is valid JSON but does not fit its type.
 type elementBytes struct {
 	on   bool
 	buf  []byte
@@ -110,40 +126,44 @@ func (e *elementBytes) since(start, end int64) []byte {
 	return bytes.TrimLeft(e.buf[start-e.base:end-e.base], " \t\r\n,")
 }
 
-func (l *valueLimit) reset() {
-	l.left = l.limit
-	if b, ok := l.dec.Buffered().(interface{ Len() int }); ok {
-		l.left -= int64(b.Len())
+// valueLimits keep a decoder with its buffers (and the texts it interns) from answer to answer: most
+// answers are small, and a new decoder costs more than decoding one.
+var valueLimits = sync.Pool{New: func() any { return &valueLimit{dec: jsontext.NewDecoder(eof{})} }}
+
+type eof struct{}
+
+func (eof) Read([]byte) (int, error) { return 0, io.EOF }
+
+// release lets go of the answer; a buffer grown past maxKept is not kept.
+func (l *valueLimit) release() {
+	const maxKept = 64 << 10
+	l.dec.Reset(eof{})
+	tee := l.tee.buf[:0]
+	if cap(tee) > maxKept || cap(l.dec.UnreadBuffer()) > maxKept {
+		return
 	}
+	*l = valueLimit{dec: l.dec, tee: elementBytes{buf: tee}}
+	valueLimits.Put(l)
+}
+
+func (l *valueLimit) reset() {
+	l.left = l.limit - int64(len(l.dec.UnreadBuffer()))
 }
 
 func (l *valueLimit) Read(p []byte) (int, error) {
-	if l.limit <= 0 {
-		n, err := l.r.Read(p)
-		l.tee.record(p[:n])
-		return n, err
-	}
-	if l.left <= 0 {
-		l.exceeded = true
-		return 0, ErrValueTooLarge
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
+	if l.limit > 0 {
+		if l.left <= 0 {
+			l.exceeded = true
+			return 0, ErrValueTooLarge
+		}
+		if int64(len(p)) > l.left {
+			p = p[:l.left]
+		}
 	}
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
 	l.tee.record(p[:n])
 	return n, err
-}
-
-// decodeStream decodes a list element by element: memory follows what is kept, not what is received.
-func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
-	vl := &valueLimit{r: r, limit: opts.maxValue}
-	err := decodeValues(op, vl, out, drop, red, prefix, opts)
-	if vl.exceeded {
-		return fmt.Errorf("apiclient: %s: %w: more than %d bytes in one list element, token or run of white space (see --api.max-value-size)", op, ErrValueTooLarge, opts.maxValue)
-	}
-	return err
 }
 
 type streamOptions struct {
@@ -153,211 +173,161 @@ type streamOptions struct {
 	maxItems int
 	tooLong  func()
 	cut      func()
-	scratch  *scratchBuffers // nil: a buffer per answer
 }
 
-func decodeValues(op string, vl *valueLimit, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
-	if data, ok := readSmall(vl.r, vl.limit, out, opts.scratch); data != nil {
-		// Neither decoder keeps data once it returns.
-		defer opts.scratch.put(data)
-		if ok && json.Valid(data) && decodeValid(out, data, red, opts.cut) {
-			return nil
-		}
-		vl.r = io.MultiReader(bytes.NewReader(data), vl.r)
-	}
-	dec := json.NewDecoder(vl)
-	vl.dec = dec
-	v := reflect.ValueOf(out).Elem()
+// decodeStream decodes an answer; a list element by element, so that memory follows what is kept,
+// not what is received, and an element that does not decode costs only itself (when drop is set).
+func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool), opts streamOptions) error {
+	vl := valueLimits.Get().(*valueLimit)
+	defer vl.release()
+	vl.r, vl.limit = r, opts.maxValue
+	vl.dec.Reset(vl, decodeOptions)
 	vl.reset()
-	if s, ok := out.(streamedValue); ok {
-		if err := s.decodeFrom(dec, vl.reset); err != nil {
-			return decodeError(op, err, red, prefix)
-		}
-		return expectEOFOr(op, dec, vl, red, prefix)
-	}
-	if v.Kind() != reflect.Slice || !isResource(v.Type().Elem()) {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return decodeError(op, err, red, prefix)
-		}
-		if err := expectEOF(dec, vl); err != nil {
-			return decodeError(op, err, red, prefix)
-		}
-		if err := decodeValue(op, raw, out, drop, red, prefix); err != nil {
-			return err
-		}
-		sanitize(out, red, opts.cut)
-		return nil
-	}
-
-	vl.tee.on = true
-	tok, err := dec.Token()
-	if err != nil {
-		return decodeError(op, err, red, prefix)
-	}
-	if (tok == nil || tok == json.Delim('[')) && opts.begin != nil {
-		opts.begin()
-	}
-	if tok == nil { // null: an empty list
-		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-		return expectEOFOr(op, dec, vl, red, prefix)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return decodeError(op, fmt.Errorf("json: cannot unmarshal %v into a list", tok), red, prefix)
-	}
-	list, dec, err := decodeResources(op, dec, vl, v.Type(), drop, red, opts)
-	if err != nil {
-		if errors.Is(err, ErrTooManyResources) {
-			return err
-		}
-		return decodeError(op, err, red, prefix)
-	}
-	if _, err := dec.Token(); err != nil { // the closing ]
-		return decodeError(op, err, red, prefix)
-	}
-	v.Set(list)
-	return expectEOFOr(op, dec, vl, red, prefix)
-}
-
-// A long answer fails when over half its elements were invalid: each costs a reflective walk, and a
-// stream of tiny broken elements would burn the call timeout every cycle.
-const minInvalidShare = 100
-
-func decodeResources(op string, dec *json.Decoder, vl *valueLimit, t reflect.Type, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, *json.Decoder, error) {
-	if t == servicesType {
-		return decodeServices(op, dec, vl, drop, red, opts)
-	}
-	return decodeElements(op, dec, vl, &listState{list: reflect.MakeSlice(t, 0, 0)}, drop, red, opts)
-}
-
-// listState is where a list's decoding stands: the element at i is next.
-type listState struct {
-	list             reflect.Value
-	i, kept, invalid int
-}
-
-func (st *listState) invalidElement(drop func(FieldError)) error {
-	drop(FieldError{Field: strconv.Itoa(st.i), Err: "not an object with a valid id"})
-	if st.invalid++; st.i+1 >= minInvalidShare && 2*st.invalid > st.i+1 {
-		return fmt.Errorf("%w: %d of the first %d elements", ErrMostlyInvalid, st.invalid, st.i+1)
-	}
-	return nil
-}
-
-func decodeElements(op string, dec *json.Decoder, vl *valueLimit, st *listState, drop func(FieldError), red *Redactor, opts streamOptions) (reflect.Value, *json.Decoder, error) {
-	t := st.list.Type()
-	for ; ; st.i++ {
-		vl.reset()
-		if !dec.More() {
-			return st.list, dec, nil
-		}
-		if opts.maxItems > 0 && st.kept == opts.maxItems {
-			if opts.tooLong != nil {
-				opts.tooLong()
-			}
-			return st.list, dec, fmt.Errorf("apiclient: %s: %w: more than %d in one list (see --collect.max-resources-per-list)", op, ErrTooManyResources, opts.maxItems)
-		}
-		elem := reflect.New(t.Elem()).Elem()
-		start := dec.InputOffset()
-		vl.tee.mark(start)
-		if err := dec.Decode(elem.Addr().Interface()); err != nil {
-			// Only a valid value of the wrong type is decoded again, leniently; anything else broke the stream.
-			raw := vl.tee.since(start, dec.InputOffset())
-			if drop == nil || !json.Valid(raw) {
-				return st.list, dec, err
-			}
-			elem.SetZero()
-			if !decodeResource(raw, elem, drop) {
-				if err := st.invalidElement(drop); err != nil {
-					return st.list, dec, err
-				}
-				continue
-			}
-		}
-		sanitize(elem.Addr().Interface(), red, opts.cut)
-		st.kept++
-		if opts.each != nil {
-			opts.each(elem.Addr().Interface())
-			continue
-		}
-		st.list = reflect.Append(st.list, elem)
-	}
-}
-
-// streamedValue is one object holding a long list (a log page); never exported, it is not sanitized.
-type streamedValue interface {
-	decodeFrom(dec *json.Decoder, reset func()) error
-}
-
-func decodeList[T any](dec *json.Decoder, reset func()) ([]T, error) {
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, fmt.Errorf("json: cannot unmarshal %v into a list", tok)
-	}
-	list := []T{}
-	for {
-		reset()
-		if !dec.More() {
-			break
-		}
-		var e T
-		if err := dec.Decode(&e); err != nil {
-			return nil, err
-		}
-		list = append(list, e)
-	}
-	_, err = dec.Token() // the closing ]
-	return list, err
-}
-
-func isResource(t reflect.Type) bool {
-	_, ok := reflect.New(t).Interface().(resource)
-	return ok
-}
-
-func decodeValue(op string, data []byte, out any, drop func(FieldError), red *Redactor, prefix func() ([]byte, bool)) error {
-	err := json.Unmarshal(data, out)
+	err := decodeValues(vl, out, drop, red, opts)
 	if err == nil {
+		err = expectEOF(vl)
+	}
+	switch {
+	case vl.exceeded:
+		return fmt.Errorf("apiclient: %s: %w: more than %d bytes in one list element, token or run of white space (see --api.max-value-size)", op, ErrValueTooLarge, opts.maxValue)
+	case err == nil:
 		return nil
-	}
-	if drop != nil && decodeLenient(data, out, drop) {
-		return nil
-	}
-	return decodeError(op, err, red, prefix)
-}
-
-// As json.Unmarshal, nothing but white space may follow the value.
-func expectEOF(dec *json.Decoder, vl *valueLimit) error {
-	vl.reset()
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if err == nil {
-			err = errors.New("invalid character after top-level value")
-		}
-		return err
-	}
-	return nil
-}
-
-func expectEOFOr(op string, dec *json.Decoder, vl *valueLimit, red *Redactor, prefix func() ([]byte, bool)) error {
-	if err := expectEOF(dec, vl); err != nil {
-		return decodeError(op, err, red, prefix)
-	}
-	return nil
-}
-
-func decodeError(op string, err error, red *Redactor, prefix func() ([]byte, bool)) error {
-	if errors.Is(err, io.EOF) {
+	case errors.Is(err, ErrTooManyResources):
+		return fmt.Errorf("apiclient: %s: %w", op, err)
+	case errors.Is(err, io.EOF):
 		err = io.ErrUnexpectedEOF
 	}
 	data, truncated := prefix()
 	return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data, truncated, red), Err: err}
 }
 
-func decodeBody(op string, data []byte, out any, drop func(FieldError)) error {
-	return decodeStream(op, bytes.NewReader(data), out, drop, nil, func() ([]byte, bool) {
-		return data[:min(len(data), snippetPrefix)], len(data) > snippetPrefix
-	}, streamOptions{})
+func decodeValues(vl *valueLimit, out any, drop func(FieldError), red *Redactor, opts streamOptions) error {
+	switch out := out.(type) {
+	case *[]Service:
+		return decodeList(vl, out, drop, red, opts)
+	case *[]ReplicaSet:
+		return decodeList(vl, out, drop, red, opts)
+	case *[]VPC:
+		return decodeList(vl, out, drop, red, opts)
+	case *[]Peering:
+		return decodeList(vl, out, drop, red, opts)
+	case *[]Series:
+		return decodeList(vl, out, drop, red, opts)
+	case *LogPage:
+		return out.decodeFrom(vl.dec, vl.reset)
+	}
+	raw, err := vl.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, out, decodeOptions); err != nil {
+		if _, ok := out.(resource); !ok || drop == nil || !decodeResource(raw, out, drop) {
+			return err
+		}
+	}
+	sanitize(out, red, opts.cut)
+	return nil
+}
+
+// As json.Unmarshal, nothing but white space may follow the value.
+func expectEOF(vl *valueLimit) error {
+	vl.reset()
+	switch _, err := vl.dec.ReadToken(); {
+	case err == nil:
+		return errors.New("invalid character after top-level value")
+	case !errors.Is(err, io.EOF):
+		return err
+	}
+	return nil
+}
+
+// A long answer fails when over half its elements were invalid: each costs a reflective walk, and a
+// stream of tiny broken elements would burn the call timeout every cycle.
+const minInvalidShare = 100
+
+// decodeList decodes a list (null is an empty one) element by element, each as it comes.
+func decodeList[T any](vl *valueLimit, out *[]T, drop func(FieldError), red *Redactor, opts streamOptions) error {
+	dec := vl.dec
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	if k := tok.Kind(); k != 'n' && k != '[' {
+		return fmt.Errorf("json: cannot unmarshal %v into a list", k)
+	}
+	if opts.begin != nil {
+		opts.begin()
+	}
+	list := []T{}
+	if tok.Kind() == 'n' {
+		*out = list
+		return nil
+	}
+	if drop != nil { // from here on; what the decoder holds already, it has not read yet
+		vl.tee = elementBytes{on: true, buf: append(vl.tee.buf[:0], dec.UnreadBuffer()...), base: dec.InputOffset()}
+	}
+	var kept, invalid int
+	for i := 0; ; i++ {
+		vl.reset()
+		if dec.PeekKind() == ']' {
+			break
+		}
+		if opts.maxItems > 0 && kept == opts.maxItems {
+			if opts.tooLong != nil {
+				opts.tooLong()
+			}
+			return fmt.Errorf("%w: more than %d in one list (see --collect.max-resources-per-list)", ErrTooManyResources, opts.maxItems)
+		}
+		var elem T
+		if ok, err := decodeElement(vl, &elem, drop); err != nil {
+			return err
+		} else if !ok {
+			drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
+			if invalid++; i+1 >= minInvalidShare && 2*invalid > i+1 {
+				return fmt.Errorf("%w: %d of the first %d elements", ErrMostlyInvalid, invalid, i+1)
+			}
+			continue
+		}
+		sanitize(&elem, red, opts.cut)
+		kept++
+		if opts.each != nil {
+			opts.each(&elem)
+			continue
+		}
+		list = append(list, elem)
+	}
+	*out = list
+	_, err = dec.ReadToken() // the closing ]
+	return err
+}
+
+// decodeElement decodes the next element; false, having recorded what it could not decode, for one
+// left out: a valid value of the wrong type is decoded again leniently (a resource) or skipped.
+func decodeElement[T any](vl *valueLimit, elem *T, drop func(FieldError)) (bool, error) {
+	dec := vl.dec
+	start, depth := dec.InputOffset(), dec.StackDepth()
+	vl.tee.mark(start)
+	err := json.UnmarshalDecode(dec, elem)
+	if err == nil {
+		return true, nil
+	}
+	if drop == nil || !errors.As(err, new(*json.SemanticError)) {
+		return false, err
+	}
+	// The decoder stopped where the error was met: before the element, or inside it.
+	err = nil
+	if dec.StackDepth() == depth && dec.InputOffset() == start {
+		err = dec.SkipValue()
+	}
+	for err == nil && dec.StackDepth() > depth {
+		_, err = dec.ReadToken()
+	}
+	if err != nil {
+		return false, err
+	}
+	*elem = *new(T)
+	if _, ok := any(elem).(resource); !ok {
+		return false, nil
+	}
+	return decodeResource(vl.tee.since(start, dec.InputOffset()), elem, drop), nil
 }

@@ -3,11 +3,12 @@ package apiclient
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	stdjson "encoding/json"
 	"math"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Usage series suffixes (revision 2026, a preview): accounts prefix the names, so match by suffix.
@@ -75,22 +76,22 @@ type SeriesPoint struct {
 	Value NullableFloat `json:"value"`
 }
 
-// UnmarshalJSON leaves a zero Time, which callers skip, for a time that does not decode.
-func (p *SeriesPoint) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Time  json.RawMessage `json:"time"`
-		Value NullableFloat   `json:"value"`
-	}
+// UnmarshalJSONFrom leaves a zero Time, which callers skip, for a time that does not decode.
+func (p *SeriesPoint) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*p = SeriesPoint{}
-	if json.Unmarshal(b, &raw) != nil {
-		return nil
-	}
-	p.Value = raw.Value
-	if raw.Time != nil && p.Time.UnmarshalJSON(raw.Time) != nil {
-		p.Time = Time{}
-	}
-	return nil
+	return members(dec, pointFields, func(field int, _ string, v jsontext.Value) {
+		if field == 1 {
+			_ = p.Value.UnmarshalJSON(v)
+		} else if p.Time.UnmarshalJSON(v) != nil {
+			p.Time = Time{}
+		}
+	})
 }
+
+var pointFields = []string{"time", "value"}
+
+// UnmarshalJSON implements json.Unmarshaler for encoding/json.
+func (p *SeriesPoint) UnmarshalJSON(b []byte) error { return fromBytes(b, p.UnmarshalJSONFrom) }
 
 // NullableFloat is a number or null; anything else is null: an unreadable bucket is an empty one.
 type NullableFloat struct {
@@ -102,14 +103,15 @@ type NullableFloat struct {
 func (f *NullableFloat) UnmarshalJSON(b []byte) error {
 	*f = NullableFloat{}
 	b = bytes.TrimSpace(b)
+	text := string(b)
 	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if json.Unmarshal(b, &s) != nil {
+		s, err := unquote(b)
+		if err != nil {
 			return nil
 		}
-		b = []byte(strings.TrimSpace(s))
+		text = strings.TrimSpace(s)
 	}
-	v, err := strconv.ParseFloat(string(b), 64)
+	v, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) { // no measurement is infinite
 		return nil
 	}
@@ -122,42 +124,32 @@ func (f NullableFloat) MarshalJSON() ([]byte, error) {
 	if !f.Valid {
 		return jsonNull, nil
 	}
-	return json.Marshal(f.Value)
+	return stdjson.Marshal(f.Value)
 }
-
-// Float returns a valid NullableFloat of v.
-func Float(v float64) NullableFloat { return NullableFloat{Value: v, Valid: true} }
 
 // SeriesLabels are a series' labels: other values keep their JSON text, null and nested are left out.
 type SeriesLabels map[string]string
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (l *SeriesLabels) UnmarshalJSON(b []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		*l = nil
-		if bytes.Equal(bytes.TrimSpace(b), jsonNull) {
-			return nil
-		}
-		return nil // not an object: no labels
+// UnmarshalJSONFrom implements json.UnmarshalerFrom.
+func (l *SeriesLabels) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	*l = nil
+	if k := dec.PeekKind(); k == 'n' || k == '{' {
+		*l = SeriesLabels{}
 	}
-	out := make(SeriesLabels, len(raw))
-	for k, v := range raw {
-		v = bytes.TrimSpace(v)
-		switch {
-		case len(v) == 0, bytes.Equal(v, jsonNull), v[0] == '{', v[0] == '[':
-		case v[0] == '"':
-			var s string
-			if json.Unmarshal(v, &s) == nil {
-				out[k] = s
-			}
+	return members(dec, nil, func(_ int, name string, v jsontext.Value) {
+		switch v.Kind() {
+		case 'n', '{', '[':
+			delete(*l, name) // the last of duplicate names counts
+		case '"':
+			(*l)[name], _ = unquote(v)
 		default:
-			out[k] = string(v)
+			(*l)[name] = string(v)
 		}
-	}
-	*l = out
-	return nil
+	})
 }
+
+// UnmarshalJSON implements json.Unmarshaler for encoding/json.
+func (l *SeriesLabels) UnmarshalJSON(b []byte) error { return fromBytes(b, l.UnmarshalJSONFrom) }
 
 // GetServiceMetricsAvailableSeries lists a service's usage series names (revision 2026, a preview).
 func (c *Client) GetServiceMetricsAvailableSeries(ctx context.Context, serviceID string) ([]string, error) {
@@ -179,8 +171,8 @@ type seriesName string
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (n *seriesName) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) != nil {
+	s, err := unquote(bytes.TrimSpace(b))
+	if err != nil {
 		s = ""
 	}
 	*n = seriesName(s)
@@ -190,209 +182,4 @@ func (n *seriesName) UnmarshalJSON(b []byte) error {
 // GetServiceMetricsSeries reads one usage series over a window; a POST that reads, retried as a read.
 func (c *Client) GetServiceMetricsSeries(ctx context.Context, serviceID string, req SeriesRequest) ([]Series, error) {
 	return doList[Series](ctx, c, call{op: OpGetServiceMetricsSeries, ids: []string{serviceID}, body: req})
-}
-
-// decodeSeriesList decodes as json.Unmarshal and sanitize do, without reflection (a call per series);
-// false, having called nothing, for another shape, which json.Unmarshal then fails.
-func decodeSeriesList(data []byte, out *[]Series, red *Redactor, cut func()) bool {
-	s := validJSON{b: data}
-	switch s.next() {
-	case 'n':
-		*out = nil
-		return true
-	case '[':
-		s.i++
-	default:
-		return false
-	}
-	var buf [4]Series // a primary and its replicas
-	list := buf[:0]
-	for s.more() {
-		var e Series
-		switch s.next() {
-		case 'n':
-			s.value()
-		case '{':
-			if !s.series(&e) {
-				return false
-			}
-		default:
-			return false
-		}
-		list = append(list, e)
-	}
-	*out = make([]Series, len(list))
-	for i, e := range list {
-		if e.Labels != nil {
-			e.Labels = sanitizeLabels(e.Labels, red, cut)
-		}
-		(*out)[i] = e
-	}
-	return true
-}
-
-func (s *validJSON) series(e *Series) bool {
-	s.i++
-	for s.more() {
-		k := s.key()
-		switch {
-		case keyIs(k, "labels"):
-			e.Labels = s.labels()
-		case keyIs(k, "data"):
-			switch s.next() {
-			case 'n':
-				s.value()
-				e.Data = nil
-			case '[':
-				s.i++
-				var buf [16]SeriesPoint // a read's window holds about 7
-				points := buf[:0]
-				for s.more() {
-					points = append(points, s.point())
-				}
-				e.Data = make([]SeriesPoint, len(points))
-				copy(e.Data, points)
-			default:
-				return false
-			}
-		default:
-			s.value()
-		}
-	}
-	return true
-}
-
-func (s *validJSON) labels() SeriesLabels {
-	switch s.next() {
-	case 'n':
-		s.value()
-		return SeriesLabels{}
-	case '{':
-		s.i++
-	default:
-		s.value()
-		return nil
-	}
-	out := SeriesLabels{}
-	for s.more() {
-		k := unquote(s.key())
-		switch v := s.value(); v[0] {
-		case 'n', '{', '[':
-			delete(out, k) // the last of duplicate keys counts
-		case '"':
-			out[k] = unquote(v)
-		default:
-			out[k] = string(v)
-		}
-	}
-	return out
-}
-
-func (s *validJSON) point() SeriesPoint {
-	if s.next() != '{' {
-		s.value()
-		return SeriesPoint{}
-	}
-	s.i++
-	var t, v []byte
-	for s.more() {
-		k := s.key()
-		switch raw := s.value(); {
-		case keyIs(k, "time"):
-			t = raw
-		case keyIs(k, "value"):
-			v = raw
-		}
-	}
-	return SeriesPoint{Time: timeOf(t), Value: floatOf(v)}
-}
-
-func floatOf(raw []byte) NullableFloat {
-	if len(raw) == 0 {
-		return NullableFloat{}
-	}
-	var text string
-	if raw[0] == '"' {
-		text = strings.TrimSpace(unquote(raw))
-	} else {
-		text = string(raw)
-	}
-	v, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return NullableFloat{}
-	}
-	return NullableFloat{Value: v, Valid: true}
-}
-
-func sanitizeLabels(m SeriesLabels, red *Redactor, cut func()) SeriesLabels {
-	for k := range m {
-		if sanitizeText(k, red, nil) != k {
-			out := make(SeriesLabels, len(m))
-			for k, v := range m {
-				out[sanitizeText(k, red, cut)] = sanitizeText(v, red, cut)
-			}
-			return out
-		}
-	}
-	for k, v := range m {
-		if t := sanitizeText(v, red, cut); t != v {
-			m[k] = t
-		}
-	}
-	return m
-}
-
-// appendJSON appends r as json.Marshal writes it, without reflection: a request per series.
-func (r SeriesRequest) appendJSON(b []byte) []byte {
-	b = append(b, `{"name":`...)
-	b = appendJSONString(b, r.Name)
-	b = append(b, `,"from":`...)
-	b = r.From.appendJSON(b)
-	b = append(b, `,"to":`...)
-	b = r.To.appendJSON(b)
-	if r.BucketSeconds != 0 {
-		b = append(b, `,"bucket_seconds":`...)
-		b = strconv.AppendInt(b, int64(r.BucketSeconds), 10)
-	}
-	if r.Fn != "" {
-		b = append(b, `,"fn":`...)
-		b = appendJSONString(b, r.Fn)
-	}
-	if len(r.Filters) > 0 {
-		b = append(b, `,"filters":[`...)
-		for i, f := range r.Filters {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"key":`...)
-			b = appendJSONString(b, f.Key)
-			b = append(b, `,"value":`...)
-			b = appendJSONString(b, f.Value)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	return append(b, '}')
-}
-
-func (t Time) appendJSON(b []byte) []byte {
-	if t.IsZero() {
-		return append(b, jsonNull...)
-	}
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
-}
-
-// appendJSONString leaves any text that json.Marshal escapes to it.
-func appendJSONString(b []byte, s string) []byte {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

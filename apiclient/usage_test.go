@@ -14,7 +14,7 @@ import (
 // the reads of the operation list, retried on 5xx and dropped connections
 // like a GET.
 func TestSeriesIsARead(t *testing.T) {
-	o, ok := Lookup(OpGetServiceMetricsSeries)
+	o, ok := byName[OpGetServiceMetricsSeries]
 	if !ok || o.Write || o.Method != http.MethodPost {
 		t.Fatalf("catalog entry = %+v, %v; want a POST read", o, ok)
 	}
@@ -81,11 +81,11 @@ func TestGoldenUsageAndLogs(t *testing.T) {
 	}
 	want := []Series{
 		{Labels: SeriesLabels{"job_id": "1001", "role": "primary", "ordinal": "0", "shard": "true"}, Data: []SeriesPoint{
-			{Time: Time{time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}, Value: Float(1)},
-			{Time: Time{time.Date(2026, 1, 2, 3, 5, 0, 0, time.UTC)}, Value: Float(0.5)},
+			{Time: Time{time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}, Value: NullableFloat{Value: 1, Valid: true}},
+			{Time: Time{time.Date(2026, 1, 2, 3, 5, 0, 0, time.UTC)}, Value: NullableFloat{Value: 0.5, Valid: true}},
 			{Time: Time{time.Date(2026, 1, 2, 3, 6, 0, 0, time.UTC)}},
 			{Time: Time{time.Date(2026, 1, 2, 3, 7, 0, 0, time.UTC)}},
-			{Value: Float(2)},
+			{Value: NullableFloat{Value: 2, Valid: true}},
 		}},
 		{Labels: nil, Data: nil},
 	}
@@ -154,5 +154,42 @@ func TestNullableFloat(t *testing.T) {
 		if f.Valid != c.valid || f.Value != c.want {
 			t.Errorf("%s decodes as %+v, want value %v valid %v", c.in, f, c.want, c.valid)
 		}
+	}
+}
+
+// TestBadSeriesCostsOnlyItself: a series of a usage answer that does not
+// decode (its buckets no list, itself no object) is left out and counted as
+// a decode error, as a bad element of a resource list is; the other series
+// are kept, and values that are no finite number (NaN, a string, a number
+// out of range) cost only their bucket.
+func TestBadSeriesCostsOnlyItself(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, `[
+			{"labels":{"role":"primary"},"data":"NaN"},
+			{"labels":{"role":"replica","ordinal":"1"},"data":[{"time":"2026-01-01T00:00:00Z","value":"NaN"},{"time":"2026-01-01T00:01:00Z","value":1e999},{"time":"2026-01-01T00:02:00Z","value":"many"},{"time":"2026-01-01T00:03:00Z","value":7}]},
+			{"labels":{"role":"replica","ordinal":"2"},"data":{"time":"2026-01-01T00:00:00Z","value":1}},
+			12345678901234567890123,
+			{"labels":{"role":"replica","ordinal":"3"},"data":[{"time":"2026-01-01T00:00:00Z","value":3}]}
+		]`)
+	})
+	c, _, obs := newTestClient(t, srv, nil)
+	got, err := c.GetServiceMetricsSeries(t.Context(), "s1", SeriesRequest{Name: "x_database_qps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Labels["ordinal"] != "1" || got[1].Labels["ordinal"] != "3" {
+		t.Fatalf("series %+v: want ordinals 1 and 3", got)
+	}
+	var valid []float64
+	for _, p := range got[0].Data {
+		if p.Value.Valid {
+			valid = append(valid, p.Value.Value)
+		}
+	}
+	if len(got[0].Data) != 4 || !reflect.DeepEqual(valid, []float64{7}) {
+		t.Errorf("buckets %+v: want four, only the last with a value", got[0].Data)
+	}
+	if want := []string{OpGetServiceMetricsSeries, OpGetServiceMetricsSeries, OpGetServiceMetricsSeries}; !reflect.DeepEqual(obs.decodeErrors, want) {
+		t.Errorf("decode errors observed %v, want one per series left out", obs.decodeErrors)
 	}
 }

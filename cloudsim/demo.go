@@ -70,6 +70,7 @@ func StartDemo(ctx context.Context, addr string, logger *slog.Logger) (*Demo, er
 	sim := New(Options{Credentials: []Credential{cred}, Timings: DemoTimings(), Seed: 1, Logger: logger})
 	sim.LoadDemo(DemoProject)
 	go sim.Churn(ctx, DemoChurnInterval)
+	go sim.RunTimeline(ctx, cred, DemoTimelineSteps(), DemoTimelineRound)
 
 	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

@@ -21,6 +21,9 @@ var experimental = []string{
 	"clouddb_exporter_api_texts_truncated_total",
 	"clouddb_exporter_api_values_rejected_total",
 	"clouddb_exporter_discovery_",
+	"clouddb_changes_total",
+	"clouddb_service_last_change_timestamp_seconds",
+	"clouddb_exporter_changes_",
 	"clouddb_exporter_state_file_",
 }
 

@@ -518,7 +518,10 @@ func adminWrites(t *testing.T, rev string) {
 // not route it in skips it.
 func exampleWrite(t *testing.T, rev, op string) {
 	s, frontURL := adminFront(t, rev)
-	o, _ := apiclient.Lookup(op)
+	var o apiclient.Operation
+	if i := slices.IndexFunc(apiclient.Catalog(), func(o apiclient.Operation) bool { return o.Name == op }); i >= 0 {
+		o = apiclient.Catalog()[i]
+	}
 	path, body, err := admin.Examples()[op].Request(o, project, demoFleet(t, s.client))
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func TestUsageTransientNotFound(t *testing.T) {
 	delete(h.fu.fail, apiclient.OpGetServiceMetricsSeries)
 	h.clock.Advance(5 * time.Minute)
 	asked := len(h.fu.asked)
-	h.fu.series["x_database_qps"][0].Data[0].Value = apiclient.Float(50)
+	h.fu.series["x_database_qps"][0].Data[0].Value = apiclient.NullableFloat{Value: 50, Valid: true}
 	u := h.tick()
 	if len(h.fu.asked)-asked != 3 {
 		t.Errorf("%d series reads at the first tick after the 404s, want 3", len(h.fu.asked)-asked)

@@ -42,7 +42,7 @@ func (b benchUsage) GetServiceMetricsSeries(_ context.Context, _ string, req api
 		for t := req.From.Time; t.Before(req.To.Time); t = t.Add(time.Minute) {
 			p := apiclient.SeriesPoint{Time: apiclient.Time{Time: t}}
 			if t.Add(2 * time.Minute).Before(req.To.Time) {
-				p.Value = apiclient.Float(float64(t.Unix() % 977))
+				p.Value = apiclient.NullableFloat{Value: float64(t.Unix() % 977), Valid: true}
 			}
 			out[i].Data = append(out[i].Data, p)
 		}

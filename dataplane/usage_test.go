@@ -73,7 +73,7 @@ func (f *fakeUsage) GetServiceMetricsSeries(ctx context.Context, id string, req 
 func point(t time.Time, v *float64) apiclient.SeriesPoint {
 	p := apiclient.SeriesPoint{Time: apiclient.Time{Time: t}}
 	if v != nil {
-		p.Value = apiclient.Float(*v)
+		p.Value = apiclient.NullableFloat{Value: *v, Valid: true}
 	}
 	return p
 }

@@ -459,7 +459,10 @@ func TestAdminLeaksNoSecrets(t *testing.T) {
 	}
 	auditLog, _ := os.ReadFile(audit)
 	metrics, _ := testbin.Scrape(t, r.URL)
-	for where, text := range map[string]string{"output": r.Output(), "audit log": string(auditLog), "/metrics": metrics} {
+	_, feed := testbin.Get(r.URL + "/api/v1/changes")
+	_, status := testbin.Get(r.URL + "/")
+	for where, text := range map[string]string{"output": r.Output(), "audit log": string(auditLog), "/metrics": metrics,
+		"change feed": feed, "status page": status} {
 		for _, secret := range secrets {
 			if strings.Contains(text, secret) {
 				t.Errorf("the %s holds the secret %q", where, secret)

@@ -92,6 +92,9 @@
     peeringErrorFor: '5m',
     peeringPendingFor: '1h',
     credentialsMaxAgeDays: 365,
+    // How far back the change alerts look (a resize down, HA reduced, a
+    // deletion, a rotated key): each fires for as long after the change.
+    changesWindow: '30m',
     // Every alert but CloudDBExporterDown keeps firing this long after its
     // expression stops matching (Prometheus 2.42+ keep_firing_for): when
     // the exporter is killed, rolled or unreachable its series go stale at

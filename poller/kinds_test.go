@@ -18,7 +18,7 @@ func TestChildListsAreKnown(t *testing.T) {
 			t.Errorf("list %q (parent %q): want a part of fleet.Parts, once", l.part(), l.parentPart())
 		}
 		seen[l.part()] = true
-		if op, ok := apiclient.Lookup(l.listOp()); !ok || op.Write {
+		if !slices.ContainsFunc(apiclient.Catalog(), func(o apiclient.Operation) bool { return o.Name == l.listOp() && !o.Write }) {
 			t.Errorf("list %q: operation %q is not a read of the catalog", l.part(), l.listOp())
 		}
 	}

@@ -56,6 +56,12 @@ type Manager struct {
 	Shard                   shard.Shard
 	CredentialCheckInterval time.Duration
 	LogPositions            *dataplane.LogPositions
+	// OnApply, when set, is told the running projects' ids after each
+	// successful Apply (the change timeline's added and removed).
+	OnApply func(ids []string)
+	// OnLogEntries, when set, sees every page of log entries the data
+	// plane's log reader reads (the change timeline's restarts).
+	OnLogEntries func(projectID, serviceID string, entries []apiclient.LogEntry)
 
 	mu      sync.RWMutex
 	running map[string]*Project
@@ -107,7 +113,7 @@ func (m *Manager) Apply(projects []config.Project) error {
 			continue
 		}
 		creds.client = client
-		dp, err := dataplane.New(client, dataplane.Options{
+		dp, err := dataplane.New(m.readersClient(cfg.ID, client), dataplane.Options{
 			Collect: cfg.Collect, RateLimit: cfg.API.RateLimit, Burst: cfg.API.Burst, Logger: m.logger,
 			Positions: m.LogPositions, APIURL: cfg.API.URL,
 		})
@@ -142,6 +148,9 @@ func (m *Manager) Apply(projects []config.Project) error {
 		}
 	}
 	m.running = next
+	if m.OnApply != nil {
+		m.OnApply(slices.Sorted(maps.Keys(next)))
+	}
 	return nil
 }
 
@@ -292,4 +301,27 @@ func (m *Manager) NotReady() string {
 		}
 	}
 	return ""
+}
+
+// readersClient is client, whose log pages OnLogEntries sees first.
+func (m *Manager) readersClient(projectID string, client *apiclient.Client) any {
+	if m.OnLogEntries == nil {
+		return client
+	}
+	return watchedLogs{Client: client, project: projectID, on: m.OnLogEntries}
+}
+
+// watchedLogs is the client with its log pages shown to on.
+type watchedLogs struct {
+	*apiclient.Client
+	project string
+	on      func(projectID, serviceID string, entries []apiclient.LogEntry)
+}
+
+func (c watchedLogs) GetServiceLogs(ctx context.Context, serviceID string, q apiclient.LogsQuery) (*apiclient.LogPage, error) {
+	page, err := c.Client.GetServiceLogs(ctx, serviceID, q)
+	if err == nil && page != nil {
+		c.on(c.project, serviceID, page.Entries)
+	}
+	return page, err
 }

@@ -22,6 +22,7 @@ go test -run '^$' -bench 'BenchmarkRender|BenchmarkMemory' -benchtime "${RENDER_
 go test -run '^$' -bench 'BenchmarkPlainScrape' -benchtime "${RENDER_BENCHTIME:-10x}" ./exposition/ >>"$out"
 go test -run '^$' -bench 'BenchmarkPollCycle/' -benchtime "${POLL_BENCHTIME:-3x}" ./poller/ >>"$out"
 go test -run '^$' -bench 'BenchmarkCycleVsDecode' -benchtime "${CYCLE_BENCHTIME:-10x}" ./poller/ >>"$out"
+go test -run '^$' -bench 'BenchmarkDiffVsPollCycle|BenchmarkDiffUnchanged' -benchtime "${DIFF_BENCHTIME:-5x}" -benchmem ./changes/ >>"$out"
 go test -run '^$' -bench 'BenchmarkUsageMemory|BenchmarkLogsPublish' -benchtime "${DATAPLANE_BENCHTIME:-3x}" -benchmem ./dataplane/ >>"$out"
 # The built exporter over a 10k-service fleet against a server writing the
 # same gzip bytes from one slice, in interleaved pairs (e2e/).
@@ -58,6 +59,12 @@ function key(prefix,   name) { name = $1; sub(prefix, "", name); sub(/-[0-9]+$/,
 }
 /^BenchmarkLogsPublish\// {
 	logs[++lcount] = sprintf("| %s | %.1f ms | %.1f MB | %s |", key("^BenchmarkLogsPublish/"), $3 / 1e6, metric("B/op") / 1e6, metric("allocs/op"))
+}
+/^BenchmarkDiffVsPollCycle\// {
+	diff[++dcount] = sprintf("| %s | %.3f | %.1f ms |", key("^BenchmarkDiffVsPollCycle/"), metric("diff_share"), metric("diff_ns/cycle") / 1e6)
+}
+/^BenchmarkDiffUnchanged\/.*shared/ {
+	diffu[++ducount] = sprintf("| %s | %.1f ms | %s |", key("^BenchmarkDiffUnchanged/"), $3 / 1e6, metric("allocs/op"))
 }
 /^BenchmarkPollCycle\// {
 	poll[++pcount] = sprintf("| %s | %s | %s | %s |", key("^BenchmarkPollCycle/"), metric("calls/cycle"), metric("min_calls"), metric("x_bound"))
@@ -114,6 +121,16 @@ END {
 	print "| N | log counts publish | its garbage | allocations |"
 	print "|---|---|---|---|"
 	for (i = 1; i <= lcount; i++) print logs[i]
+	print ""
+	print "## BenchmarkDiffVsPollCycle and BenchmarkDiffUnchanged (the change timeline; goals: at most 0.10 of a poll cycle at 10k services, no allocation for an unchanged fleet)"
+	print ""
+	print "| N | differ / cycle | differ per cycle |"
+	print "|---|---|---|"
+	for (i = 1; i <= dcount; i++) print diff[i]
+	print ""
+	print "| case | a complete read of an unchanged fleet | allocations |"
+	print "|---|---|---|"
+	for (i = 1; i <= ducount; i++) print diffu[i]
 	print ""
 	print "## BenchmarkPollCycle (calls per cycle vs the minimum; time vs the latency/concurrency/rate bound)"
 	print ""

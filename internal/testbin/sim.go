@@ -198,3 +198,17 @@ func (s *Sim) do(t testing.TB, req *http.Request, want int, out any) {
 		}
 	}
 }
+
+// APIWrite sends a write as the exporter's credentials would and wants status.
+func (s *Sim) APIWrite(t testing.TB, method, path, body string, want int, out any) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+"/v1"+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.SetBasicAuth(SimAccessKey, SimSecretKey)
+	s.do(t, req, want, out)
+}

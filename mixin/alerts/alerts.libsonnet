@@ -395,6 +395,80 @@ local util = import '../lib/util.libsonnet';
         ],
       },
       {
+        // From the change timeline (docs/changes.md): info alerts an on-call
+        // wants to know of; the feed (GET /api/v1/changes) says what changed.
+        name: 'clouddb-changes',
+        rules: [
+          alert(
+            'CloudDBProdServiceResizedDown',
+            'info',
+            '1m',
+            |||
+              (
+                sum %s (delta(clouddb_service_cpu_cores[%s])) < 0
+                or
+                sum %s (delta(clouddb_service_memory_bytes[%s])) < 0
+              )
+              * %s group_left (name, environment)
+                clouddb_service_info{environment="PROD"}
+            ||| % [by(['project_id', 'service_id']), cfg.changesWindow, by(['project_id', 'service_id']), cfg.changesWindow, on(['project_id', 'service_id'])],
+            'A PROD service was resized down.',
+            'Service {{ $labels.name }} ({{ $labels.service_id }}) in project {{ $labels.project_id }} has less CPU or memory than %s ago; the change feed has its before and after.' % util.human(cfg.changesWindow),
+            serviceDashboard,
+          ),
+          alert(
+            'CloudDBProdServiceHAReduced',
+            'info',
+            '1m',
+            |||
+              (delta(clouddb_service_ha_replicas[%s]) < 0)
+              * %s group_left (name, environment)
+                clouddb_service_info{environment="PROD"}
+            ||| % [cfg.changesWindow, on(['project_id', 'service_id'])],
+            'HA was reduced on a PROD service.',
+            'Service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has fewer HA replicas than %s ago.' % util.human(cfg.changesWindow),
+            serviceDashboard,
+          ),
+          alert(
+            'CloudDBProdResourceDeleted',
+            'info',
+            '1m',
+            |||
+              (
+                (max_over_time(clouddb_service_info{environment="PROD"}[%(w)s]) unless clouddb_service_info)
+                and %(onProject)s (increase(clouddb_changes_total{object_type="service", kind="deleted"}[%(w)s]) > 0)
+              )
+              or
+              (
+                (max_over_time(clouddb_replica_set_info{environment="PROD"}[%(w)s]) unless clouddb_replica_set_info)
+                and %(onProject)s (increase(clouddb_changes_total{object_type="replica_set", kind="deleted"}[%(w)s]) > 0)
+              )
+            ||| % { w: cfg.changesWindow, onProject: on(['project_id']) },
+            'A PROD service or replica set was deleted.',
+            '{{ with $labels.replica_set_id }}Replica set {{ . }} of service {{ $labels.service_id }}{{ else }}Service {{ $labels.service_id }}{{ end }} ({{ $labels.name }}, PROD) in project {{ $labels.project_id }} was deleted in the last %s.' % util.human(cfg.changesWindow),
+            fleetDashboard,
+          ),
+          alert(
+            'CloudDBVPCPeeringDeleted',
+            'info',
+            '1m',
+            'increase(clouddb_changes_total{object_type="peering", kind="deleted"}[%s]) > 0' % cfg.changesWindow,
+            'A VPC peering was deleted.',
+            '{{ $value | humanize }} peering(s) of project {{ $labels.project_id }} were deleted in the last %s; the change feed names them.' % util.human(cfg.changesWindow),
+            fleetDashboard,
+          ),
+          alert(
+            'CloudDBAPIKeyRotated',
+            'info',
+            '1m',
+            'increase(clouddb_changes_total{object_type="api_key", kind="rotated"}[%s]) > 0' % cfg.changesWindow,
+            'The API key in use was rotated.',
+            'The API key the exporter reads project {{ $labels.project_id }} with changed in the last %s.' % util.human(cfg.changesWindow),
+            dashboard('exporter-health.json', ['project_id']),
+          ),
+        ],
+      },
+      {
         name: 'clouddb-exporter',
         rules: [
           alert(

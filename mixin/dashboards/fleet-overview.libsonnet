@@ -322,6 +322,15 @@ local util = import '../lib/util.libsonnet';
                ) + g.serviceLinks(cfg) + g.valueColumn('ERROR entries a minute'),
              ]),
            ] else []),
+      annotations=[
+        g.annotation(
+          'Changes',
+          'sum by (project_id, object_type, kind) (increase(clouddb_changes_total{job=~"$job", instance=~"$instance", project_id=~"$project_id"}[$__rate_interval])) > 0',
+          '{{object_type}} {{kind}}',
+          'Changes seen by clouddb_exporter in project {{project_id}}; GET /api/v1/changes on the exporter says which and when (docs/changes.md).',
+          ['project_id', 'object_type', 'kind'],
+        ),
+      ],
     ),
   },
 }

@@ -345,6 +345,15 @@ local util = import '../lib/util.libsonnet';
                ),
              ]),
            ] else []),
+      annotations=[
+        g.annotation(
+          'Changes',
+          'changes(clouddb_service_last_change_timestamp_seconds{job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"}[$__rate_interval]) > 0',
+          'Service changed',
+          'clouddb_exporter saw a change of this service; GET /api/v1/changes?object_id={{service_id}} on the exporter says what (docs/changes.md).',
+          ['project_id', 'service_id'],
+        ),
+      ],
     ),
   },
 }

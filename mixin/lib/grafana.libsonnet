@@ -183,7 +183,23 @@
     options: [],
   },
 
-  dashboard(cfg, file, title, description, variables, panels):: {
+  // annotation marks the times where expr has a sample (Prometheus
+  // annotations), titled and tagged by its labels.
+  annotation(name, expr, title, text, tags):: {
+    name: name,
+    datasource: $.datasource,
+    enable: true,
+    hide: false,
+    iconColor: 'purple',
+    expr: expr,
+    step: '1m',
+    titleFormat: title,
+    textFormat: text,
+    tagKeys: std.join(',', tags),
+    useValueForTime: false,
+  },
+
+  dashboard(cfg, file, title, description, variables, panels, annotations=[]):: {
     uid: cfg.dashboardUIDs[file],
     title: title,
     description: description,
@@ -196,7 +212,7 @@
     refresh: cfg.dashboardRefresh,
     timezone: cfg.dashboardTimezone,
     links: [{ type: 'dashboards', tags: ['clouddb'], title: 'CloudDB dashboards', asDropdown: true, includeVars: true, keepTime: true }],
-    annotations: { list: [] },
+    annotations: { list: annotations },
     templating: { list: [$.datasourceVariable] + variables },
     // Ids by position; the panels of a collapsed row get 100 * the row's.
     panels: std.mapWithIndex(

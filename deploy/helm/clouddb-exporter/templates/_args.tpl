@@ -43,11 +43,14 @@ already set fails the render, naming the value to use instead.
 {{- if .Values.logState.enabled }}
 {{- $args = append $args "--collect.logs.state-file=/var/lib/clouddb/logs/positions.json" }}
 {{- end }}
+{{- if .Values.changesFile.enabled }}
+{{- $args = append $args "--changes.file=/var/lib/clouddb/changes/changes.ndjson" }}
+{{- end }}
 {{- $set := dict }}
 {{- range $args }}
 {{- $_ := set $set (regexReplaceAll "^--([^= ]+).*$" . "${1}") true }}
 {{- end }}
-{{- $values := dict "web.listen-address" "service.port" "log.level" "logLevel" "log.format" "logFormat" "web.config.file" "webConfig" "config.file" "config.content or config.existingConfigMap" "api.url" "api.url" "api.project-id" "api.projectId" "api.access-key-file" "credentials" "api.secret-key-file" "credentials" "api.key-file" "credentials.existingSecretHasApiKey or credentials.apiKey" "admin.listen-address" "admin.port" "admin.token-file" "admin.tokenSecret" "admin.allow" "admin.allow" "admin.allow-insecure-listener" "admin.allowInsecureListener" "shard.from-hostname" "sharding.enabled" "total-shards" "sharding.totalShards" "collect.logs.state-file" "logState" }}
+{{- $values := dict "web.listen-address" "service.port" "log.level" "logLevel" "log.format" "logFormat" "web.config.file" "webConfig" "config.file" "config.content or config.existingConfigMap" "api.url" "api.url" "api.project-id" "api.projectId" "api.access-key-file" "credentials" "api.secret-key-file" "credentials" "api.key-file" "credentials.existingSecretHasApiKey or credentials.apiKey" "admin.listen-address" "admin.port" "admin.token-file" "admin.tokenSecret" "admin.allow" "admin.allow" "admin.allow-insecure-listener" "admin.allowInsecureListener" "shard.from-hostname" "sharding.enabled" "total-shards" "sharding.totalShards" "collect.logs.state-file" "logState" "changes.file" "changesFile" }}
 {{- range .Values.extraArgs }}
 {{- $flag := regexReplaceAll "^--(no-)?([^= ]+).*$" . "${2}" }}
 {{- if and (hasPrefix "--" .) (hasKey $set $flag) }}

@@ -10,10 +10,10 @@ import (
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 )
 
-// TestServicesDecodeMatchesReflectionOnSim: the services answers of the
-// simulator's demo and a generated fleet, in both revisions, decode by hand
-// as through reflection, and so do 1,000 mutations of them.
-func TestServicesDecodeMatchesReflectionOnSim(t *testing.T) {
+// TestServicesDecodeMatchesEncodingJSONOnSim: the services answers of the
+// simulator's demo and a generated fleet, in both revisions, decode as
+// with encoding/json, and so do 1,000 mutations of them.
+func TestServicesDecodeMatchesEncodingJSONOnSim(t *testing.T) {
 	var answers [][]byte
 	for _, rev := range []string{cloudsim.Revision2026, cloudsim.Revision2024} {
 		sim := cloudsim.New(cloudsim.Options{Credentials: []cloudsim.Credential{readWrite}, Seed: 1, Revision: rev})

@@ -1,0 +1,151 @@
+package changes
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
+)
+
+// The state file (the changes file's path + ".state") holds what the
+// differs knew at the last save: after a restart, what changed while the
+// exporter was down is emitted, with window_start at the last read before.
+const stateVersion = 1
+
+type savedState struct {
+	Version  int                      `json:"version"`
+	Shard    string                   `json:"shard"`
+	Saved    time.Time                `json:"saved"`
+	Cursor   uint64                   `json:"cursor"`
+	Projects map[string]*savedProject `json:"projects"`
+	// Restarts is each service's last restart seen in its log.
+	Restarts []savedRestart `json:"restarts,omitempty"`
+}
+
+type savedProject struct {
+	Services    savedList[svcFields]     `json:"services"`
+	ReplicaSets savedList[rsFields]      `json:"replica_sets"`
+	VPCs        savedList[vpcFields]     `json:"vpcs"`
+	Peerings    savedList[peeringFields] `json:"peerings"`
+	Key         *savedKey                `json:"api_key,omitempty"`
+}
+
+type savedList[F comparable] struct {
+	Baselined bool            `json:"baselined"`
+	Last      time.Time       `json:"last_complete_read"`
+	Entries   []savedEntry[F] `json:"entries"`
+}
+
+type savedEntry[F comparable] struct {
+	Parent string    `json:"parent,omitempty"`
+	ID     string    `json:"id"`
+	Name   string    `json:"name,omitempty"`
+	Read   time.Time `json:"read"`
+	Missed int       `json:"missed,omitempty"`
+	Fields F         `json:"fields"`
+}
+
+type savedRestart struct {
+	ProjectID string    `json:"project_id"`
+	ServiceID string    `json:"service_id"`
+	At        time.Time `json:"at"`
+}
+
+// savedKey keeps the public key's hash, never the key.
+type savedKey struct {
+	PublicSHA256 string    `json:"public_sha256"`
+	Name         string    `json:"name"`
+	Created      time.Time `json:"created"`
+	Read         time.Time `json:"read"`
+}
+
+func (t *tracker[E, F]) save() savedList[F] {
+	l := savedList[F]{Baselined: t.baselined, Last: t.last, Entries: make([]savedEntry[F], 0, len(t.entries))}
+	for k, en := range t.entries {
+		l.Entries = append(l.Entries, savedEntry[F]{Parent: k.parent, ID: k.id, Name: en.name, Read: en.read, Missed: en.missed, Fields: en.f})
+	}
+	return l
+}
+
+func (t *tracker[E, F]) restore(l savedList[F]) {
+	t.baselined, t.last = l.Baselined, l.Last
+	for _, e := range l.Entries {
+		t.entries[key{parent: e.Parent, id: e.ID}] = &entry[F]{f: e.Fields, name: e.Name, read: e.Read, missed: e.Missed}
+	}
+}
+
+func (d *differ) save() *savedProject {
+	p := &savedProject{Services: d.services.save(), ReplicaSets: d.replicaSets.save(), VPCs: d.vpcs.save(), Peerings: d.peerings.save()}
+	if d.key.known {
+		p.Key = &savedKey{PublicSHA256: hex.EncodeToString(d.key.public[:]), Name: d.key.name, Created: d.key.created, Read: d.key.read}
+	}
+	return p
+}
+
+func restoreDiffer(id string, p *savedProject) *differ {
+	d := newDiffer(id)
+	d.services.restore(p.Services)
+	d.replicaSets.restore(p.ReplicaSets)
+	d.vpcs.restore(p.VPCs)
+	d.peerings.restore(p.Peerings)
+	if k := p.Key; k != nil {
+		if b, err := hex.DecodeString(k.PublicSHA256); err == nil && len(b) == len(d.key.public) {
+			copy(d.key.public[:], b)
+			d.key.known, d.key.name, d.key.created, d.key.read = true, k.Name, k.Created, k.Read
+		}
+	}
+	return d
+}
+
+// saveStateLocked writes the state file whole (a new file renamed over the
+// old), so that a crash leaves the old or the new. t.mu must be held.
+func (t *Timeline) saveStateLocked(path, shard string) error {
+	st := savedState{Version: stateVersion, Shard: shard, Saved: t.opts.Now().UTC(), Cursor: t.cursor, Projects: map[string]*savedProject{}}
+	for id, d := range t.differs {
+		st.Projects[id] = d.save()
+	}
+	for id, d := range t.restored {
+		st.Projects[id] = d.save() // a project not running yet keeps its state
+	}
+	for k, at := range t.restarts {
+		st.Restarts = append(st.Restarts, savedRestart{ProjectID: k.parent, ServiceID: k.id, At: at})
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// loadState reads the state file; a missing file is no state. An error
+// other than a failed open is the file's: the caller moves it aside.
+func loadState(path string) (st *savedState, opened bool, err error) {
+	f, _, err := safefile.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, errors.Is(err, safefile.ErrNotRegular), err
+	}
+	defer func() { _ = f.Close() }()
+	b, err := io.ReadAll(io.LimitReader(f, 1<<30))
+	if err != nil {
+		return nil, false, err
+	}
+	st = &savedState{}
+	if err := json.Unmarshal(b, st); err != nil {
+		return nil, true, fmt.Errorf("%s: %w", path, err)
+	}
+	if st.Version != stateVersion {
+		return nil, true, fmt.Errorf("%s: version %d, want %d", path, st.Version, stateVersion)
+	}
+	return st, true, nil
+}
