@@ -45,6 +45,7 @@ var flagGroupTitles = []struct{ prefix, title string }{
 	{"collect", "Polling"},
 	{"collect.usage", "Usage series (opt-in)"},
 	{"collect.logs", "Log severities (opt-in)"},
+	{"changes", "Change timeline"},
 	{"admin", "Admin surface (write operations)"},
 	{"shard", "Sharding"},
 	{"runtime", "Go runtime"},
