@@ -22,7 +22,7 @@ const module = "github.com/clouddb/clouddb_exporter/"
 // exposition (the /metrics handler), and only main and projects wire the
 // parts together.
 var mayImport = map[string][]string{
-	".":                      {"admin", "apiclient", "apimetrics", "changes", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile", "logging", "projects", "sd", "shard"},
+	".":                      {"admin", "apiclient", "apimetrics", "changes", "cloudsim", "config", "dataplane", "exposition", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile", "logging", "pricing", "projects", "rightsizing", "sd", "shard"},
 	"admin":                  {"apiclient", "fleet", "internal/flagval", "internal/httplimit", "internal/safefile"},
 	"apiclient":              {},
 	"apimetrics":             {"apiclient"},
@@ -36,6 +36,8 @@ var mayImport = map[string][]string{
 	"fleet":                  {"apiclient"},
 	"logging":                {"internal/flagval"},
 	"poller":                 {"apiclient", "config", "fleet", "internal/gate", "shard"},
+	"pricing":                {"apiclient", "collector", "config", "fleet"},
+	"rightsizing":            {"apiclient", "collector", "fleet", "pricing"},
 	"projects":               {"apiclient", "apimetrics", "config", "dataplane", "fleet", "poller", "shard"},
 	"sd":                     {"apiclient", "fleet"},
 	"shard":                  {"internal/flagval"},

@@ -103,3 +103,30 @@ func TestConfigCheckRefusesWhatTheStartRefuses(t *testing.T) {
 		t.Errorf("--config.check with a valid --api.url exited %d, want 0", code)
 	}
 }
+
+// --config.check reads the price file: a bad one fails it with the path to
+// the bad key, a good one (the shipped example) passes.
+func TestConfigCheckPriceFile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "prices.yml")
+	if err := os.WriteFile(bad, []byte("currency: USD\neffective_date: 2026-11-01\ncompute:\n  us-east-1: {\"1000x4\": 0.09}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check := func(file string) error {
+		t.Helper()
+		f, err := parseFlags([]string{"--simulate", "--pricing.file=" + file}, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = checkConfig(f, func(string) string { return "" })
+		return err
+	}
+	if err := check(bad); err == nil || !strings.Contains(err.Error(), `--pricing.file: compute.us-east-1."1000x4": "1000x4" is not a size`) {
+		t.Errorf("bad price file: %v; want the path to the bad size", err)
+	}
+	if err := check("deploy/pricing.example.yml"); err != nil {
+		t.Errorf("the example price file: %v", err)
+	}
+	if code := run([]string{"--config.check", "--log.level=error", "--simulate", "--pricing.file=" + bad}, func(string) string { return "" }); code != 2 {
+		t.Errorf("--config.check with a bad price file exited %d, want 2", code)
+	}
+}

@@ -27,13 +27,12 @@ import (
 	"github.com/clouddb/clouddb_exporter/changes"
 	"github.com/clouddb/clouddb_exporter/cloudsim"
 	"github.com/clouddb/clouddb_exporter/config"
-	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
-	"github.com/clouddb/clouddb_exporter/internal/safefile"
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/projects"
+	"github.com/clouddb/clouddb_exporter/rightsizing"
 	"github.com/clouddb/clouddb_exporter/shard"
 )
 
@@ -81,29 +80,19 @@ func run(args []string, getenv func(string) string) int {
 
 	expo := exposition.New(exposition.SelfGatherer(apiMetrics, reg), logger)
 	defer expo.Close()
-	health := safefile.NewHealth(reg) // one for the state files: registered once
-	timeline, publish, closeChanges, err := startTimeline(ctx, f, logger, sh, reg, health, expo)
+	pipe, err := startPipeline(ctx, f, c, logger, sh, reg, expo, load)
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return 2
 	}
-	// After the pollers stop (deferred later, run earlier): their last
-	// snapshots are compared, then the sink is flushed and the state saved.
-	defer closeChanges()
-	// Closed after the readers stop, so their last positions are written.
-	positions, err := openLogPositions(ctx, f, logger, health)
-	if err != nil {
-		logger.Error("Invalid configuration", "err", err)
-		return 2
-	}
-	defer positions.Close()
-	manager := newManager(ctx, f, logger, apiMetrics, publish, sh, positions, timeline)
+	defer pipe.close()
+	manager := newManager(ctx, f, logger, apiMetrics, pipe, sh)
 	defer manager.Stop()
-	reloader := projects.NewReloader(reg, manager, load, reloadSource(f), logger)
+	reloader := projects.NewReloader(reg, manager, pipe.load, reloadSource(f), logger)
 
 	// Built before the first load starts the pollers.
 	adminOpts := adminOptions(manager, reg, logger)
-	adminOpts.Writes = writesOf(timeline)
+	adminOpts.Writes = writesOf(pipe.timeline)
 	adminOpts.MaxRequests = f.maxRequests
 	adminOpts.Timeouts = *f.timeouts
 	adminSrv, adminCleanup, err := f.admin.Listener(ctx, adminOpts, f.simulate, os.Stdout)
@@ -115,7 +104,7 @@ func run(args []string, getenv func(string) string) int {
 	if adminSrv != nil {
 		reloader.OnRequest(adminSrv.Reopen)
 	}
-	srv := newServer(f, expo, manager, reloader, timeline, logger)
+	srv := newServer(f, expo, manager, reloader, pipe.timeline, logger)
 
 	if err := reloader.Reload(); err != nil {
 		return 2
@@ -145,6 +134,9 @@ type flags struct {
 	simulate                bool
 	simulateAddress         string
 	simulateAddressSet      bool // on the command line; see checkProjects for the environment
+	pricingFile             string
+	stateFile               string
+	rightsizing             rightsizingFlags
 	admin                   *admin.Flags
 	shard                   *shard.Flags
 	changes                 *changes.Flags
@@ -180,6 +172,8 @@ func newApp() (*kingpin.Application, *flags) {
 		Envar("CLOUDDB_SIMULATE").BoolVar(&f.simulate)
 	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate).").
 		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
+	addPricingFlags(app, f)
+	addStateFileFlag(app, f)
 	f.admin = admin.AddFlags(app)
 	f.shard = shard.AddFlags(app)
 	f.changes = changes.AddFlags(app)
@@ -244,6 +238,8 @@ type checked struct {
 	projects []config.Project
 	shard    shard.Shard
 	warnings []flagval.Warning
+	// rightsizing is the checked --rightsizing.* flags.
+	rightsizing rightsizing.Config
 }
 
 // checkConfig is --config.check and the first thing a start does: every
@@ -257,10 +253,14 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 	if c.shard, err = shardOf(f); err != nil {
 		return c, err
 	}
-	if path := dataplane.LogsStateFile(f.config.Collect); path != "" {
-		if err := dataplane.CheckLogPositions(path); err != nil {
-			return c, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
-		}
+	if _, err := loadPrices(f); err != nil {
+		return c, err
+	}
+	if c.rightsizing, err = rightsizingConfig(f, getenv); err != nil {
+		return c, err
+	}
+	if err := checkStateFile(f); err != nil {
+		return c, err
 	}
 	if *f.web.WebConfigFile != "" {
 		if err := web.Validate(*f.web.WebConfigFile); err != nil {
@@ -328,43 +328,17 @@ func shardName(sh shard.Shard) string {
 	return fmt.Sprintf("%d/%d", sh.Index, sh.Total)
 }
 
-func newManager(ctx context.Context, f *flags, logger *slog.Logger, apiMetrics *apimetrics.Metrics, publish projects.Publisher,
-	sh shard.Shard, positions *dataplane.LogPositions, timeline *changes.Timeline) *projects.Manager {
-	manager := projects.New(ctx, logger, apiMetrics, publish, version.ComponentUserAgent(exporterName))
+func newManager(ctx context.Context, f *flags, logger *slog.Logger, apiMetrics *apimetrics.Metrics, pipe *pipeline, sh shard.Shard) *projects.Manager {
+	manager := projects.New(ctx, logger, apiMetrics, pipe.publish, version.ComponentUserAgent(exporterName))
 	manager.Shard = sh
-	manager.LogPositions = positions
+	manager.LogPositions = pipe.positions
+	manager.UsageObserver = pipe.observer
 	manager.CredentialCheckInterval = f.credentialCheckInterval
-	if timeline != nil {
-		manager.OnApply = timeline.SetProjects
-		manager.OnLogEntries = timeline.ObserveLogEntries
+	if pipe.timeline != nil {
+		manager.OnApply = pipe.timeline.SetProjects
+		manager.OnLogEntries = pipe.timeline.ObserveLogEntries
 	}
 	return manager
-}
-
-// writesOf: a nil *Timeline must not become a non-nil interface.
-func writesOf(t *changes.Timeline) admin.WriteObserver {
-	if t == nil {
-		return nil
-	}
-	return t
-}
-
-// startTimeline opens the change timeline (nil with --no-changes) and returns
-// the publisher the projects hand their snapshots to.
-func startTimeline(ctx context.Context, f *flags, logger *slog.Logger, sh shard.Shard, reg prometheus.Registerer, health *safefile.Health,
-	expo *exposition.Handler) (*changes.Timeline, projects.Publisher, func(), error) {
-	timeline, err := f.changes.Open(logger, shardName(sh), health)
-	if err != nil || timeline == nil {
-		return nil, expo, func() {}, err
-	}
-	reg.MustRegister(timeline)
-	go timeline.Run(ctx)
-	return timeline, timeline.Wrap(expo), func() {
-		// The sink gets a few seconds to deliver what is queued.
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		timeline.Close(cctx)
-	}, nil
 }
 
 func newRegistry(exporterMetrics bool) *prometheus.Registry {

@@ -22,6 +22,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 	"github.com/clouddb/clouddb_exporter/internal/safefile"
+	"github.com/clouddb/clouddb_exporter/pricing"
 	"github.com/clouddb/clouddb_exporter/projects"
 )
 
@@ -115,6 +116,7 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	apimetrics.New(rec)
 	projects.NewReloader(rec, nil, nil, "", slog.New(slog.DiscardHandler))
 	projects.NewDiscoveryMetrics(rec)
+	pricing.NewEstimator(nil, rec)
 	safefile.NewHealth(rec)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -16,7 +16,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/dataplane"
 	"github.com/clouddb/clouddb_exporter/exposition"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
-	"github.com/clouddb/clouddb_exporter/internal/safefile"
 	"github.com/clouddb/clouddb_exporter/logging"
 	"github.com/clouddb/clouddb_exporter/projects"
 	"github.com/clouddb/clouddb_exporter/shard"
@@ -121,18 +120,4 @@ func serve(ctx context.Context, logger *slog.Logger, srv *http.Server, lns *boun
 		}
 	}
 	return 0
-}
-
-// nil without --collect.logs.state-file, which the readers and Close accept.
-func openLogPositions(ctx context.Context, f *flags, logger *slog.Logger, health *safefile.Health) (*dataplane.LogPositions, error) {
-	path := dataplane.LogsStateFile(f.config.Collect)
-	if path == "" {
-		return nil, nil
-	}
-	p, err := dataplane.OpenLogPositions(path, logger, health)
-	if err != nil {
-		return nil, fmt.Errorf("--collect.logs.state-file (%s): %w", envarOf("collect.logs.state-file"), err)
-	}
-	go p.Run(ctx)
-	return p, nil
 }

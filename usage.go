@@ -46,6 +46,8 @@ var flagGroupTitles = []struct{ prefix, title string }{
 	{"collect.usage", "Usage series (opt-in)"},
 	{"collect.logs", "Log severities (opt-in)"},
 	{"changes", "Change timeline"},
+	{"pricing", "Cost and rightsizing"},
+	{"state", "State file"},
 	{"admin", "Admin surface (write operations)"},
 	{"shard", "Sharding"},
 	{"runtime", "Go runtime"},
@@ -58,10 +60,13 @@ func flagGroupOf(name string) string {
 			return reader
 		}
 	}
-	if name == "total-shards" {
-		return "shard"
-	}
 	prefix, _, _ := strings.Cut(name, ".")
+	switch prefix {
+	case "total-shards":
+		return "shard"
+	case "rightsizing":
+		return "pricing"
+	}
 	for _, g := range flagGroupTitles {
 		if g.prefix == prefix {
 			return prefix

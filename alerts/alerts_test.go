@@ -82,7 +82,7 @@ var required = []string{
 	"CloudDBServiceCPUSaturated", "CloudDBServiceMemorySaturated", "CloudDBServiceConnectionsHigh",
 	"CloudDBServiceJobFailing", "CloudDBServiceFatalLogs", "CloudDBServiceErrorLogsHigh",
 	"CloudDBServiceUsageMissing", "CloudDBProjectDiscoveryFailing", "CloudDBLogReadsTruncated",
-	"CloudDBDataPlaneStarved", "CloudDBProjectDown", "CloudDBStateFileUnhealthy",
+	"CloudDBDataPlaneStarved", "CloudDBProjectDown", "CloudDBServiceStorageDoublingSoon", "CloudDBStateFileUnhealthy",
 }
 
 func TestRulesStyle(t *testing.T) {

@@ -78,6 +78,11 @@ func (m *metrics) addProjectLocked(id string) {
 func (m *metrics) count(e *Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if e.ObjectType == TypeProject && e.Kind == KindRemoved {
+		// The project's series went with it (removeProject): a removed
+		// project is on the feed, never a series of its own again.
+		return
+	}
 	m.addProjectLocked(e.ProjectID)
 	m.counts[e.ProjectID][[2]string{e.ObjectType, e.Kind}]++
 	if e.ObjectType != TypeService {
@@ -93,9 +98,11 @@ func (m *metrics) count(e *Event) {
 	m.last[e.ProjectID][e.ObjectID] = float64(e.Time.UnixNano()) / 1e9
 }
 
-func (m *metrics) removeServices(project string) {
+// removeProject drops a stopped project's series, as every family does.
+func (m *metrics) removeProject(project string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	delete(m.counts, project)
 	delete(m.last, project)
 }
 

@@ -112,9 +112,11 @@ func (w wrapped) SetSnapshot(s *fleet.Snapshot) {
 	w.t.Observe(s)
 }
 
+// RemoveProject drops the project's change series first, so that the
+// exposition's removal, which gathers the self-metrics again, sees them gone.
 func (w wrapped) RemoveProject(id string) {
-	w.next.RemoveProject(id)
 	w.t.removeProject(id)
+	w.next.RemoveProject(id)
 }
 
 // Observe compares s with the project's previous snapshots and records what changed.
@@ -232,7 +234,7 @@ func (t *Timeline) removeProject(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.differs, id)
-	t.metrics.removeServices(id)
+	t.metrics.removeProject(id)
 	t.dirty = true
 }
 

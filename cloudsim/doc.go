@@ -104,7 +104,9 @@
 // service runs 2 to 4 jobs (ids 1000 up) and other services 0 or 1, whose
 // job series carry job_id on the primary. Values are a pure function of the
 // service and the bucket's start: the daily load curve behind the inline
-// metrics (10% to 60% of the size, replicas 60% of that), so CPU usage is
+// metrics (10% to 60% of the size, replicas 60% of that; in the demo,
+// orders-db's 2% to 8%, oversized, and search-ai's 82% to 98%, undersized),
+// so CPU usage is
 // near metrics.milli_cpu and below the size; memory 40% to 70% of the size;
 // disk usage the inline storage; disk I/O per bucket from the load (ops are
 // bytes / 8 KiB); a job runs every 1 to 3 minutes (other buckets are null)

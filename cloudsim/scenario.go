@@ -21,6 +21,7 @@ type demoService struct {
 	status      string
 	replicaSets []demoReplicaSet
 	vpc         string
+	usage       loadCurve
 }
 
 type demoReplicaSet struct {
@@ -62,14 +63,16 @@ func (s *Sim) LoadDemo(projectID string) {
 				{name: "metrics-read", nodes: 2, cpu: 2000, mem: 8, pooler: true},
 				{name: "metrics-analytics", nodes: 1, cpu: 1000, mem: 4},
 			}},
-		{name: "orders-db", region: "us-east-1", cpu: 2000, mem: 8, env: prod, status: ready,
+		// Oversized: a 2000/8 barely loaded.
+		{name: "orders-db", region: "us-east-1", cpu: 2000, mem: 8, env: prod, status: ready, usage: idleLoad,
 			replicaSets: []demoReplicaSet{{name: "orders-read", nodes: 1, cpu: 2000, mem: 8}}},
 		{name: "embeddings", region: "eu-west-1", addons: []string{ai}, cpu: 2000, mem: 8, env: prod, status: ready},
 		{name: "dev-sandbox", region: "eu-west-1", cpu: 500, mem: 2, env: dev, status: ready},
 		{name: "legacy-reports", region: "us-east-1", cpu: 1000, mem: 4, env: prod, status: apiclient.ServicePaused},
 		{name: "events-migration", region: "eu-west-1", addons: []string{ts, ai}, cpu: 8000, mem: 32, env: prod,
 			status: apiclient.ServiceConfiguring},
-		{name: "search-ai", region: "us-west-2", addons: []string{ai}, cpu: 1000, mem: 4, env: prod, status: ready},
+		// Undersized: a 1000/4 near its size all day.
+		{name: "search-ai", region: "us-west-2", addons: []string{ai}, cpu: 1000, mem: 4, env: prod, status: ready, usage: busyLoad},
 	}
 	for i, d := range demo {
 		created := now.UTC().Add(-time.Duration(len(demo)-i) * 24 * time.Hour).
@@ -77,6 +80,7 @@ func (s *Sim) LoadDemo(projectID string) {
 		svc := s.newService(p, rng, d.name, d.region, serviceType(d.addons), d.cpu, d.mem, creationTime(created))
 		svc.environment = d.env
 		svc.pooler = d.pooler
+		svc.curve = d.usage
 		s.setReplicaCount(svc, rng, d.ha)
 		switch d.status {
 		case apiclient.ServiceConfiguring:

@@ -216,3 +216,34 @@ func TestChurnKeepsForcedStatus(t *testing.T) {
 		t.Errorf("status still forced after clearing: %s", svc.Status)
 	}
 }
+
+// TestDemoUsageShapes: over a day, orders-db stays far below its size and
+// search-ai near it (the demo's rightsizing findings), while the others
+// follow the daily curve.
+func TestDemoUsageShapes(t *testing.T) {
+	e := newEnv(t, Timings{})
+	e.sim.LoadDemo(testProject)
+	p := e.sim.projects[testProject]
+	byName := map[string]*service{}
+	for _, svc := range p.services {
+		byName[svc.name] = svc
+	}
+	for name, want := range map[string]struct{ lo, hi float64 }{
+		"orders-db":   {0, 0.1},
+		"search-ai":   {0.8, 1},
+		"dev-sandbox": {0.09, 0.61},
+	} {
+		svc := byName[name]
+		if svc == nil {
+			t.Fatalf("the demo has no %s", name)
+		}
+		lo, hi := 1.0, 0.0
+		for m := range 1440 {
+			l := svc.load(e.clock.Now().Add(time.Duration(m) * time.Minute))
+			lo, hi = min(lo, l), max(hi, l)
+		}
+		if lo < want.lo || hi > want.hi || hi-lo < 0.04 {
+			t.Errorf("%s: load from %.2f to %.2f over a day; want within [%v, %v] and a daily swing", name, lo, hi, want.lo, want.hi)
+		}
+	}
+}

@@ -29,6 +29,8 @@ type service struct {
 	replicaSets map[string]*replicaSet
 	rsOrder     []string
 	logs        logState
+	// curve is the load's daily curve; the zero value is the default one.
+	curve loadCurve
 }
 
 func serviceType(addons []string) string {

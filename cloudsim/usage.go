@@ -301,12 +301,27 @@ func (svc *service) active(now time.Time) bool {
 }
 
 // load is a daily curve of the service's own phase, 10% to 60%.
+// loadCurve is a service's load over a day: base plus swing times a sine of
+// the time of day (at a phase of its own). Zero: 0.35 +- 0.25.
+type loadCurve struct{ base, swing float64 }
+
+// The demo's clearly oversized and undersized services, for rightsizing:
+// one barely loaded, one near its size all day.
+var (
+	idleLoad = loadCurve{base: 0.05, swing: 0.03}
+	busyLoad = loadCurve{base: 0.9, swing: 0.08}
+)
+
 func (svc *service) load(t time.Time) float64 {
 	seed := svc.seed()
 	t = t.Truncate(time.Minute)
 	phase := float64(seed%1440) / 1440 * 2 * math.Pi
 	day := float64(t.Unix()%86400) / 86400 * 2 * math.Pi
-	return 0.35 + 0.25*math.Sin(day+phase)
+	c := svc.curve
+	if c == (loadCurve{}) {
+		c = loadCurve{base: 0.35, swing: 0.25}
+	}
+	return c.base + c.swing*math.Sin(day+phase)
 }
 
 func (svc *service) storageMB(t time.Time) int64 {

@@ -95,13 +95,16 @@ var registry struct {
 }
 
 // RegisterPart adds a data-plane part's families and groups; part is its name (the
-// collector label of its health). Call it from an init: the exposition reads the
-// groups once, at its start.
+// collector label of its health), "" for families derived from each snapshot as
+// it is published (the cost estimates), which have no health of their own. Call
+// it from an init: the exposition reads the groups once, at its start.
 func RegisterPart(part string, descs []*Desc, groups ...Group) {
 	if registry.closed {
 		panic("collector: RegisterPart after the groups were read")
 	}
-	registry.parts = append(registry.parts, part)
+	if part != "" {
+		registry.parts = append(registry.parts, part)
+	}
 	for _, d := range descs {
 		d.part = part
 	}

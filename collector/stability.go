@@ -21,6 +21,10 @@ var experimental = []string{
 	"clouddb_exporter_api_texts_truncated_total",
 	"clouddb_exporter_api_values_rejected_total",
 	"clouddb_exporter_discovery_",
+	// Estimates from a price file the user supplies: the shape may change.
+	"clouddb_service_estimated_",
+	"clouddb_pricing_",
+	"clouddb_service_rightsizing_",
 	"clouddb_changes_total",
 	"clouddb_service_last_change_timestamp_seconds",
 	"clouddb_exporter_changes_",

@@ -234,3 +234,9 @@ func kindOf(t reflect.Type) string {
 	}
 	return "valid here"
 }
+
+// Suggestion names the valid key nearest to key, or lists them all: for the
+// other files the exporter reads (--pricing.file), worded as this one's errors.
+func Suggestion(key string, valid []string) string {
+	return suggestion(key, slices.Clone(valid))
+}

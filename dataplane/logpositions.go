@@ -25,10 +25,11 @@ const (
 	MaxLogResume           = time.Hour
 	LogPositionsWriteEvery = 10 * time.Second
 	// maxPositionsFile is checked (stat) before a byte is read: the file
-	// takes about 210 bytes a service (2 MB at 10,000 services, 21 MB at
-	// the largest fleet supported, 100,000); the decoder holds one
-	// service's value at a time.
-	maxPositionsFile = 32 << 20
+	// takes about 210 bytes a service for the log positions and some 150
+	// for the rightsizing windows (3.6 MB at 10,000 services, 36 MB at the
+	// largest fleet supported, 100,000); the decoder holds one service's
+	// value at a time, and the windows' section whole.
+	maxPositionsFile = 64 << 20
 )
 
 const (
@@ -45,6 +46,8 @@ type LogPositions struct {
 
 	mu       sync.Mutex
 	projects map[string]savedProject
+	// sections are the other parts' state (statesections.go).
+	sections map[string][]byte
 	dirty    bool
 	closed   bool
 	failing  bool
@@ -117,8 +120,8 @@ func OpenLogPositions(path string, logger *slog.Logger, health *safefile.Health)
 	if err := CheckLogPositions(path); err != nil {
 		return nil, err
 	}
-	p := &LogPositions{path: path, logger: logger, health: health, projects: map[string]savedProject{}}
-	projects, info, err := readPositions(path)
+	p := &LogPositions{path: path, logger: logger, health: health, projects: map[string]savedProject{}, sections: map[string][]byte{}}
+	projects, sections, info, err := readPositions(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		logger.Info("No log state file yet: counting starts now", "file", path)
@@ -129,10 +132,10 @@ func OpenLogPositions(path string, logger *slog.Logger, health *safefile.Health)
 		health.Start(stateFileName, false)
 		return p, nil
 	case len(projects) == 0:
-		p.info = info
+		p.info, p.sections = info, sections
 		logger.Info("Log state file empty: counting starts now", "file", path)
 	default:
-		p.projects, p.info = projects, info
+		p.projects, p.info, p.sections = projects, info, sections
 		logger.Info("Log state file read: each project resumes from its positions when its log reader starts", "file", path, "projects", len(projects))
 	}
 	health.Start(stateFileName, true)
@@ -232,7 +235,7 @@ func (p *LogPositions) write() {
 		p.mu.Unlock()
 		return
 	}
-	projects := maps.Clone(p.projects)
+	projects, sections := maps.Clone(p.projects), maps.Clone(p.sections)
 	p.dirty = false
 	p.mu.Unlock()
 	if !p.keepForeign() {
@@ -241,7 +244,7 @@ func (p *LogPositions) write() {
 		p.mu.Unlock()
 		return
 	}
-	err := safefile.WriteAtomic(p.path, func(w io.Writer) error { return writePositions(w, projects) })
+	err := safefile.WriteAtomic(p.path, func(w io.Writer) error { return writePositions(w, projects, sections) })
 	if err == nil {
 		p.info, _ = safefile.Lstat(p.path)
 	}

@@ -21,6 +21,8 @@ type positionsFile struct {
 	Format   string                 `json:"format"`
 	Version  int                    `json:"version"`
 	Projects map[string]fileProject `json:"projects"`
+	// Sections are other parts' state, base64 in the JSON (statesections.go).
+	Sections map[string][]byte `json:"sections,omitempty"`
 }
 
 type fileProject struct {
@@ -95,7 +97,7 @@ func compareSaved(a, b savedCursor) int {
 
 // writePositions streams the file service by service: marshalled whole, it
 // took a buffer grown to several times its size (14 MB at 10,000 services).
-func writePositions(w io.Writer, projects map[string]savedProject) error {
+func writePositions(w io.Writer, projects map[string]savedProject, sections map[string][]byte) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	e := positionsEncoder{b: make([]byte, 0, 1024)}
 	e.b = append(e.b, `{"format":`...)
@@ -121,7 +123,9 @@ func writePositions(w io.Writer, projects map[string]savedProject) error {
 		}
 		e.b = append(e.b, "}}"...)
 	}
-	e.b = append(e.b, "}}"...)
+	e.b = append(e.b, '}')
+	e.b = appendSections(e.b, bw, sections)
+	e.b = append(e.b, '}')
 	_, _ = bw.Write(e.b)
 	return bw.Flush()
 }

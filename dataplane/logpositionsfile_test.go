@@ -109,7 +109,7 @@ func TestLogPositionsWrittenAsBefore(t *testing.T) {
 	pos := l.opts.Positions
 	pos.save("p<0>", "http://other.example.net/v1", nil)
 	var got bytes.Buffer
-	if err := writePositions(&got, pos.projects); err != nil {
+	if err := writePositions(&got, pos.projects, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want) {
@@ -172,7 +172,7 @@ func TestLogPositionsReadAsBefore(t *testing.T) {
 		}
 	}
 	var again bytes.Buffer
-	if err := writePositions(&again, projects); err != nil {
+	if err := writePositions(&again, projects, nil); err != nil {
 		t.Fatal(err)
 	}
 	reread, err := parsePositions(again.Bytes())

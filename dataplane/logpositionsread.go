@@ -21,20 +21,20 @@ var errNotOurs = errors.New("not a log state file of this exporter")
 // no FIFO, no device), its size checked against maxPositionsFile before a
 // byte is read, and decodes it service by service: what it holds is the
 // positions (tens of bytes a service), never the file or a tree of it.
-func readPositions(path string) (map[string]savedProject, os.FileInfo, error) {
+func readPositions(path string) (map[string]savedProject, map[string][]byte, os.FileInfo, error) {
 	f, info, err := safefile.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer func() { _ = f.Close() }()
 	if info.Size() > maxPositionsFile {
-		return nil, info, fmt.Errorf("%d bytes, larger than the bound of %d MiB", info.Size(), maxPositionsFile>>20)
+		return nil, nil, info, fmt.Errorf("%d bytes, larger than the bound of %d MiB", info.Size(), maxPositionsFile>>20)
 	}
 	if info.Size() == 0 {
-		return map[string]savedProject{}, info, nil
+		return map[string]savedProject{}, map[string][]byte{}, info, nil
 	}
-	projects, err := decodePositions(bufio.NewReaderSize(io.LimitReader(f, maxPositionsFile+1), 32<<10))
-	return projects, info, err
+	projects, sections, err := decodePositions(bufio.NewReaderSize(io.LimitReader(f, maxPositionsFile+1), 32<<10))
+	return projects, sections, info, err
 }
 
 // maxPositionsService bounds one service's value, which the decoder holds
@@ -84,50 +84,60 @@ func header(dec *json.Decoder) error {
 }
 
 func parsePositions(b []byte) (map[string]savedProject, error) {
-	return decodePositions(bytes.NewReader(b))
+	projects, _, err := decodePositions(bytes.NewReader(b))
+	return projects, err
 }
 
 // decodePositions reads the format first (what tells the exporter's file
-// from another's), then the version and the projects in any order.
-func decodePositions(r io.Reader) (map[string]savedProject, error) {
+// from another's), then the version, the projects and the other parts'
+// sections in any order.
+func decodePositions(r io.Reader) (map[string]savedProject, map[string][]byte, error) {
 	br := &boundedReader{r: r, limit: -1}
 	dec := json.NewDecoder(br)
 	if err := header(dec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var projects map[string]savedProject
+	var sections map[string][]byte
 	version := -1.0
 	for dec.More() {
 		k, err := key(dec)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch {
 		case k == "version" && version < 0:
 			if err := dec.Decode(&version); err != nil {
-				return nil, malformed(err)
+				return nil, nil, malformed(err)
 			}
 		case k == "projects" && projects == nil:
 			if projects, err = decodeProjects(dec, br); err != nil {
-				return nil, err
+				return nil, nil, err
+			}
+		case k == "sections" && sections == nil:
+			if err := dec.Decode(&sections); err != nil {
+				return nil, nil, malformed(err)
 			}
 		default:
-			return nil, fmt.Errorf("not a log state file: field %q unknown or repeated", k)
+			return nil, nil, fmt.Errorf("not a log state file: field %q unknown or repeated", k)
 		}
 	}
 	if version != positionsVersion {
-		return nil, fmt.Errorf("format version %v, this exporter reads version %d", version, positionsVersion)
+		return nil, nil, fmt.Errorf("format version %v, this exporter reads version %d", version, positionsVersion)
 	}
 	if err := expect(dec, json.Delim('}')); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("not a log state file: data after its end")
+		return nil, nil, errors.New("not a log state file: data after its end")
 	}
 	if projects == nil {
 		projects = map[string]savedProject{}
 	}
-	return projects, nil
+	if sections == nil {
+		sections = map[string][]byte{}
+	}
+	return projects, sections, nil
 }
 
 func decodeProjects(dec *json.Decoder, br *boundedReader) (map[string]savedProject, error) {

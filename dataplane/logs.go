@@ -35,7 +35,7 @@ func init() {
 			Help:  "How long each read waits for late log entries; counts lag by as much.",
 			Field: field(func(s *logsSettings) any { return &s.Delay }), Check: config.IfEnabled(on, logsDelay)},
 		config.Setting{Flag: "collect.logs.state-file",
-			Help:  "File keeping the log counts across restarts (default: none).",
+			Help:  "Deprecated name of --state.file.",
 			Field: field(func(s *logsSettings) any { return &s.StateFile })})
 	register(PartLogs, "Log counts",
 		func(c config.Collect) (bool, time.Duration) { s := logsKey.Of(c); return s.Enabled, s.Interval },

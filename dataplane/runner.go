@@ -9,11 +9,13 @@ import (
 	"log/slog"
 	"math"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -44,6 +46,23 @@ type Options struct {
 	// Positions is shared by every project, each saved under its APIURL.
 	Positions *LogPositions
 	APIURL    string
+	// UsageObserver, when set, sees every bucket the usage reads return.
+	UsageObserver *UsageObserver
+}
+
+// UsageObserver receives the whole answer of every usage read of the series
+// it names, every closed bucket and not only the newest the metrics show
+// (rightsizing keeps them over its window).
+type UsageObserver struct {
+	// Suffixes are the series observed, as apiclient names them.
+	Suffixes []string
+	// Backfill is how far back the first read of an observed series goes.
+	Backfill time.Duration
+	Observe  func(serviceID, suffix string, series []apiclient.Series)
+}
+
+func (o *UsageObserver) observes(suffix string) bool {
+	return o != nil && slices.Contains(o.Suffixes, suffix)
 }
 
 // budgetShare is the poller's: the rest is left to retries and admin writes.

@@ -375,7 +375,6 @@ func (u *usageReader) answeredAgain() {
 func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
 	// The window in the API's clock: one behind would ask for buckets yet to come.
 	to := pass.now.Add(pass.skew).Truncate(time.Second)
-	from := to.Add(-u.cfg.Interval - usageWindowSlack).Truncate(time.Minute)
 	inParallel(u.opts.Concurrency, tasks, func(t usageTask) {
 		if !u.pace(startCtx) {
 			return // not asked: first in the next read
@@ -390,6 +389,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		s := u.seriesAt(svc, int(t.idx))
 		s.asked = pass.seq
 		s.reads = min(s.reads, math.MaxUint16-1) + 1
+		from := u.readFrom(to, s, u.suffixes[t.idx])
 		pass.mu.Unlock()
 		series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
 			Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
@@ -410,6 +410,9 @@ func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Ser
 		u.expire(t.svc, int(t.idx))
 	default:
 		pass.answered++
+		if suffix := u.suffixes[t.idx]; u.opts.UsageObserver.observes(suffix) {
+			u.opts.UsageObserver.Observe(t.svc.id, suffix, series)
+		}
 		s := u.seriesAt(t.svc, int(t.idx))
 		s.readAt = u.stamp(u.now())
 		suffix := u.suffixes[t.idx]

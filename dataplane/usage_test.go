@@ -25,7 +25,8 @@ type fakeUsage struct {
 	series map[string][]apiclient.Series // by name
 	fail   map[string]error              // by op or op/service
 	calls  map[string]int
-	asked  []string // service/name of each series read, in order
+	asked  []string               // service/name of each series read, in order
+	froms  map[string][]time.Time // the From of each read, by name
 	// slow makes series reads answer only when their ctx ends, as an API
 	// slower than every timeout.
 	slow bool
@@ -61,6 +62,10 @@ func (f *fakeUsage) GetServiceMetricsSeries(ctx context.Context, id string, req 
 	}
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, id+"/"+req.Name)
+	if f.froms == nil {
+		f.froms = map[string][]time.Time{}
+	}
+	f.froms[req.Name] = append(f.froms[req.Name], req.From.Time)
 	if !req.From.Before(req.To.Time) || req.BucketSeconds < 60 {
 		panic("bad window")
 	}

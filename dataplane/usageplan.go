@@ -137,3 +137,23 @@ func (u *usageReader) budgetFix(needed int) string {
 	}
 	return fix + fewer
 }
+
+// maxCatchUp bounds how far back a read reaches for the buckets since the
+// series' last read (a refresh period longer than the interval, a failure).
+const maxCatchUp = time.Hour
+
+// readFrom is where a read of series s starts: an interval and the slack
+// back, or further to the bucket after its last read, so that no closed
+// bucket is skipped between reads; an observed series' first read reaches
+// the observer's backfill back. With pass.mu held.
+func (u *usageReader) readFrom(to time.Time, s *usageSeries, suffix string) time.Time {
+	back := u.cfg.Interval + usageWindowSlack
+	switch {
+	case s.readAt != 0:
+		// Elapsed in the exporter's clock, which the stamp is in.
+		back = max(back, min(u.now().Sub(u.stampTime(s.readAt))+usageWindowSlack, maxCatchUp))
+	case u.opts.UsageObserver.observes(suffix):
+		back = max(back, min(u.opts.UsageObserver.Backfill, maxCatchUp))
+	}
+	return to.Add(-back).Truncate(time.Minute)
+}

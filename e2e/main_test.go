@@ -99,10 +99,15 @@ func TestSimulateDemo(t *testing.T) {
 		"clouddb_replica_set_status", "clouddb_replica_set_nodes", "clouddb_replica_set_cpu_cores", "clouddb_replica_set_memory_bytes",
 		"clouddb_replica_set_connection_pooler_enabled", "clouddb_vpc_info", "clouddb_vpc_peering_info", "clouddb_vpc_peering_status",
 		"clouddb_vpc_peering_error", "clouddb_api_key_info", "clouddb_api_key_created_timestamp_seconds",
+		// The demo prices its fleet with deploy/pricing.example.yml.
+		"clouddb_service_estimated_cost_per_hour", "clouddb_pricing_info", "clouddb_pricing_unpriced_resources",
 	} {
 		if _, ok := fams[name]; !ok {
 			t.Errorf("/metrics lacks %s", name)
 		}
+	}
+	if v, ok := testbin.Value(fams, "clouddb_pricing_unpriced_resources"); !ok || v != 0 {
+		t.Errorf("the example price file leaves %v components of the demo unpriced (%v); want 0", v, ok)
 	}
 	want, _ := os.ReadFile(filepath.Join(testbin.RepoRoot(), "VERSION"))
 	if _, ok := testbin.Value(fams, "clouddb_exporter_build_info", "version", strings.TrimSpace(string(want))); !ok {

@@ -161,6 +161,12 @@ func (e *Handler) RemoveProject(projectID string) {
 	}
 	delete(e.seqs, projectID)
 	e.install(func(m map[string]*fleet.Snapshot) { delete(m, projectID) })
+	if e.others != nil {
+		// The self-metrics gathered on a schedule hold the project's series
+		// of the parts outside the snapshots (the change counters): a removed
+		// project's series go at once, not at the next scheduled gather.
+		e.others.refresh()
+	}
 }
 
 // install is called with mu held.

@@ -714,3 +714,29 @@ func TestDroppedFieldsAreNotZero(t *testing.T) {
 // Tests that render chunks without a Handler read the collector as New
 // does.
 func init() { loadCollector() }
+
+// Series of a removed project that the scheduled self-metrics gather holds
+// (the change counters) go with the project, not a gather interval later.
+func TestRemoveProjectRefreshesScheduledSelfMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	perProject := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "clouddb_changes_total", Help: "h"}, []string{"project_id"})
+	reg.MustRegister(perProject)
+	e := New(SelfGatherer(apimetrics.New(nil), reg), nil)
+	defer e.Close()
+	for _, s := range dataplanetest.Snapshots() {
+		e.SetSnapshot(s)
+		perProject.WithLabelValues(s.ProjectID).Set(1)
+	}
+	if body := scrapeText(t, e); !strings.Contains(body, `clouddb_changes_total{project_id="proj-a"} 1`) {
+		t.Fatalf("no self-metric of proj-a before the removal:\n%s", body)
+	}
+	perProject.DeleteLabelValues("proj-a")
+	e.RemoveProject("proj-a")
+	body := scrapeText(t, e)
+	if strings.Contains(body, `project_id="proj-a"`) {
+		t.Error("proj-a's self-metric served after RemoveProject")
+	}
+	if !strings.Contains(body, `clouddb_changes_total{project_id="proj-b"} 1`) {
+		t.Error("proj-b's self-metric vanished with proj-a")
+	}
+}

@@ -31,6 +31,16 @@
     storageGrowthBytesPerHour: 1073741824,
     storageGrowthWindow: '6h',
     storageGrowthFor: '1h',
+    // Storage forecast: a line fitted on the daily maxima of each service's
+    // storage over storageForecastWindow (maxima, so that the sawtooth of
+    // compression and retention jobs does not bend it). A service whose
+    // storage would double within storageDoublingHorizon, holding at least
+    // storageDoublingMinBytes and with storageForecastMinDays of history.
+    storageForecastWindow: '14d',
+    storageForecastMinDays: 7,
+    storageDoublingHorizon: '30d',
+    storageDoublingMinBytes: 1073741824,
+    storageDoublingFor: '1h',
     // A PROD service with no HA replica (revision 2026's ha_replicas).
     prodServiceWithoutHAFor: '1h',
     // Data-plane signals, from the opt-in usage and log collectors

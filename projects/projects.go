@@ -56,6 +56,9 @@ type Manager struct {
 	Shard                   shard.Shard
 	CredentialCheckInterval time.Duration
 	LogPositions            *dataplane.LogPositions
+	// UsageObserver, when set before the first Apply, returns the observer
+	// of a project's usage reads (rightsizing).
+	UsageObserver func(projectID string) *dataplane.UsageObserver
 	// OnApply, when set, is told the running projects' ids after each
 	// successful Apply (the change timeline's added and removed).
 	OnApply func(ids []string)
@@ -115,7 +118,7 @@ func (m *Manager) Apply(projects []config.Project) error {
 		creds.client = client
 		dp, err := dataplane.New(m.readersClient(cfg.ID, client), dataplane.Options{
 			Collect: cfg.Collect, RateLimit: cfg.API.RateLimit, Burst: cfg.API.Burst, Logger: m.logger,
-			Positions: m.LogPositions, APIURL: cfg.API.URL,
+			Positions: m.LogPositions, APIURL: cfg.API.URL, UsageObserver: m.usageObserver(cfg.ID),
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("project %s: %w", cfg.ID, err))
@@ -301,6 +304,13 @@ func (m *Manager) NotReady() string {
 		}
 	}
 	return ""
+}
+
+func (m *Manager) usageObserver(projectID string) *dataplane.UsageObserver {
+	if m.UsageObserver == nil {
+		return nil
+	}
+	return m.UsageObserver(projectID)
 }
 
 // readersClient is client, whose log pages OnLogEntries sees first.

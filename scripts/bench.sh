@@ -24,6 +24,8 @@ go test -run '^$' -bench 'BenchmarkPollCycle/' -benchtime "${POLL_BENCHTIME:-3x}
 go test -run '^$' -bench 'BenchmarkCycleVsDecode' -benchtime "${CYCLE_BENCHTIME:-10x}" ./poller/ >>"$out"
 go test -run '^$' -bench 'BenchmarkDiffVsPollCycle|BenchmarkDiffUnchanged' -benchtime "${DIFF_BENCHTIME:-5x}" -benchmem ./changes/ >>"$out"
 go test -run '^$' -bench 'BenchmarkUsageMemory|BenchmarkLogsPublish' -benchtime "${DATAPLANE_BENCHTIME:-3x}" -benchmem ./dataplane/ >>"$out"
+go test -run '^$' -bench 'BenchmarkUsageReadRightsizing' -benchtime "${DATAPLANE_BENCHTIME:-3x}" -benchmem ./dataplane/ >>"$out"
+go test -run '^$' -bench 'BenchmarkTrackerMemory' -benchtime 1x ./rightsizing/ >>"$out"
 # The built exporter over a 10k-service fleet against a server writing the
 # same gzip bytes from one slice, in interleaved pairs (e2e/).
 load=$(uptime | sed 's/.*load average: //')
@@ -59,6 +61,12 @@ function key(prefix,   name) { name = $1; sub(prefix, "", name); sub(/-[0-9]+$/,
 }
 /^BenchmarkLogsPublish\// {
 	logs[++lcount] = sprintf("| %s | %.1f ms | %.1f MB | %s |", key("^BenchmarkLogsPublish/"), $3 / 1e6, metric("B/op") / 1e6, metric("allocs/op"))
+}
+/^BenchmarkUsageReadRightsizing\// {
+	rs[key("^BenchmarkUsageReadRightsizing/")] = $3; if (metric("rightsizing_share") > 0) rshare = metric("rightsizing_share")
+}
+/^BenchmarkTrackerMemory\// {
+	rmem = sprintf("%.0f B kept, %.0f B saved", metric("kept_bytes/service"), metric("saved_bytes/service"))
 }
 /^BenchmarkDiffVsPollCycle\// {
 	diff[++dcount] = sprintf("| %s | %.3f | %.1f ms |", key("^BenchmarkDiffVsPollCycle/"), metric("diff_share"), metric("diff_ns/cycle") / 1e6)
@@ -121,6 +129,12 @@ END {
 	print "| N | log counts publish | its garbage | allocations |"
 	print "|---|---|---|---|"
 	for (i = 1; i <= lcount; i++) print logs[i]
+	print ""
+	print "## BenchmarkUsageReadRightsizing and BenchmarkTrackerMemory (goal: rightsizing adds at most 10% CPU to the usage reads at 10k services)"
+	print ""
+	print "| usage read, 10k services | with rightsizing | rightsizing share of the read | per service |"
+	print "|---|---|---|---|"
+	printf "| %.0f ms | %.0f ms | %.1f%% | %s |\n", rs["N=10000/rightsizing=false"] / 1e6, rs["N=10000/rightsizing=true"] / 1e6, rshare * 100, rmem
 	print ""
 	print "## BenchmarkDiffVsPollCycle and BenchmarkDiffUnchanged (the change timeline; goals: at most 0.10 of a poll cycle at 10k services, no allocation for an unchanged fleet)"
 	print ""

@@ -31,10 +31,10 @@ func volumeOf(objs map[string]object, c map[string]any, name string) (volume, mo
 // flag points into: an emptyDir, or the claim named; off, neither; a claim
 // shared by several pods is refused, as is the flag in extraArgs.
 func TestLogState(t *testing.T) {
-	const flag = "--collect.logs.state-file=/var/lib/clouddb/logs/positions.json"
+	const flag = "--state.file=/var/lib/clouddb/logs/positions.json"
 	objs := mustRender(t, minimalValues)
 	c := container(t, objs)
-	if v, m := volumeOf(objs, c, "log-state"); v != nil || m != nil || count(args(c), "--collect.logs.state-file") != 0 {
+	if v, m := volumeOf(objs, c, "log-state"); v != nil || m != nil || count(args(c), "--state.file") != 0 {
 		t.Errorf("off by default, yet: volume %v, mount %v, args %v", v, m, args(c))
 	}
 	for values, want := range map[string]string{
@@ -58,6 +58,7 @@ func TestLogState(t *testing.T) {
 		"logState: {enabled: true, existingClaim: logs}\nreplicaCount: 2":           "logState.existingClaim keeps one pod's log state file",
 		"logState: {enabled: true, existingClaim: logs}\nsharding: {enabled: true}": "logState.existingClaim keeps one pod's log state file",
 		"logState: {enabled: true}\nextraArgs: [--collect.logs.state-file=/x]":      "use logState",
+		"logState: {enabled: true}\nextraArgs: [--state.file=/x]":                   "use logState",
 		"logState: {enabled: yes-please}":                                           "at '/logState/enabled'",
 		"logState: {enabeld: true}":                                                 "logState",
 	} {

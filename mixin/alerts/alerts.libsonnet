@@ -159,6 +159,28 @@ local util = import '../lib/util.libsonnet';
             'Storage of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has grown by %s in the last hour; its trend over the last %s, {{ $value | humanize1024 }}B per hour, has been above %s per hour for more than %s.%s' % [lastHourGrowth, util.human(cfg.storageGrowthWindow), util.bytes(cfg.storageGrowthBytesPerHour), util.human(cfg.storageGrowthFor), dataAge('services')],
             serviceDashboard,
           ),
+          // node-mixin style, a level and a trend: a service holding at
+          // least storageDoublingMinBytes whose line through its daily
+          // maxima (the recording rule) reaches twice today's maximum
+          // within the horizon, with enough days to fit on. The recorded
+          // series come from another group, evaluated in its own time: read
+          // through subqueries and last_over_time, not as instant values.
+          alert(
+            'CloudDBServiceStorageDoublingSoon',
+            'warning',
+            cfg.storageDoublingFor,
+            withService(|||
+              (
+                predict_linear(service:clouddb_service_storage_usage_bytes:max_over_time1d[%(window)s:1d], %(horizon)d)
+                  >= 2 * last_over_time(service:clouddb_service_storage_usage_bytes:max_over_time1d[1h])
+                and last_over_time(service:clouddb_service_storage_usage_bytes:max_over_time1d[1h]) >= %(min)d
+                and count_over_time(service:clouddb_service_storage_usage_bytes:max_over_time1d[%(window)s:1d]) >= %(days)d
+              )
+            ||| % { window: cfg.storageForecastWindow, horizon: util.seconds(cfg.storageDoublingHorizon), min: cfg.storageDoublingMinBytes, days: cfg.storageForecastMinDays }),
+            'The storage of a database service would double within %s.' % util.human(cfg.storageDoublingHorizon),
+            'Storage of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} is on a trend to reach {{ $value | humanize1024 }}B within %s, twice its largest size of the last day: a line through its daily maxima over the last %s, for more than %s.%s' % [util.human(cfg.storageDoublingHorizon), util.human(cfg.storageForecastWindow), util.human(cfg.storageDoublingFor), dataAge('services')],
+            serviceDashboard,
+          ),
           // Only where the API reports HA replicas (revision 2026); a paused
           // service is left out, as in CloudDBProdServiceNotReady.
           alert(

@@ -12,6 +12,81 @@ local util = import '../lib/util.libsonnet';
         g.variable('job', 'Job', 'label_values(clouddb_exporter_build_info, job)'),
         g.variable('instance', 'Instance', 'label_values(clouddb_exporter_build_info{job=~"$job"}, instance)'),
         g.variable('project_id', 'Project', 'label_values(clouddb_exporter_snapshot_timestamp_seconds{job=~"$job", instance=~"$instance"}, project_id)'),
+        // The cost estimates (--pricing.file) and their recording rules.
+        g.row('Cost', 89),
+        g.stat(
+          'Cost per hour',
+          "Estimated cost of the selected projects' services per hour, every component, in the price file's currency (clouddb_pricing_info). An estimate from --pricing.file: no discounts, taxes, credits or tiered prices (docs/cost.md).",
+          'short',
+          g.pos(0, 90, 6, 4),
+          [
+            g.instant('sum(project:clouddb_service_estimated_cost_per_hour:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'per hour'),
+          ]
+        ),
+        g.stat(
+          'Month to date',
+          'The estimated cost per hour summed over the hours of the current month (UTC) so far, as Prometheus recorded it: hours it did not see are not in it.',
+          'short',
+          g.pos(6, 90, 6, 4),
+          [
+            g.instant('sum(project:clouddb_service_estimated_cost:month_to_date{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'month to date'),
+          ]
+        ),
+        g.stat(
+          'Month-end projection',
+          'Month to date plus the current cost per hour for every hour left in the month: what the month costs if nothing changes from now on.',
+          'short',
+          g.pos(12, 90, 6, 4),
+          [
+            g.instant('sum(project:clouddb_service_estimated_cost:month_end_projection{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'month end'),
+          ]
+        ),
+        g.stat(
+          'Unpriced components',
+          'Components of services the estimate leaves out: no price in the price file for their region and size, or an amount the API does not send (storage before revision 2026). Above 0, the sums undercount.',
+          'short',
+          g.pos(18, 90, 6, 4),
+          [
+            g.instant('sum(clouddb_pricing_unpriced_resources{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'unpriced'),
+          ]
+        ) + g.thresholds([{ color: 'green', value: null }, { color: 'orange', value: 1 }]),
+        g.timeseries(
+          'Cost per hour by project and environment',
+          "Estimated cost per hour of each project's services by environment (metadata.environment), in the price file's currency.",
+          'short',
+          g.pos(0, 94, 12, 8),
+          [
+            g.range('project_environment:clouddb_service_estimated_cost_per_hour:sum{job=~"$job", instance=~"$instance", project_id=~"$project_id"}', '{{project_id}} {{environment}}'),
+          ]
+        ),
+        g.tablePanel(
+          'Services by cost per hour',
+          'The services with the largest estimated cost per hour, every component summed (compute, HA replicas, read replicas, storage, pooler).',
+          'short',
+          g.pos(12, 94, 12, 8),
+          [
+            g.table('topk(20, sum by (job, instance, project_id, service_id) (clouddb_service_estimated_cost_per_hour{job=~"$job", instance=~"$instance", project_id=~"$project_id"})) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$instance", project_id=~"$project_id"}'),
+          ]
+        ) + g.serviceLinks(cfg) + g.valueColumn('Cost per hour'),
+        // The storage forecast needs a day of history before it has a value.
+        g.stat(
+          'Storage at month end (forecast)',
+          "Storage the selected projects' services will hold when the month ends, on a line through each service's daily maxima over the last %s (revision 2026's metrics.storage_mb). Empty during the first day of history." % util.human(cfg.storageForecastWindow),
+          'bytes',
+          g.pos(0, 102, 12, 4),
+          [
+            g.instant('sum(project:clouddb_service_storage_usage_bytes:predict_month_end{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'month end'),
+          ]
+        ),
+        g.stat(
+          'Storage cost per hour at month end (forecast)',
+          "What the storage forecast for the month end costs per hour at each service's current price per byte, in the price file's currency.",
+          'short',
+          g.pos(12, 102, 12, 4),
+          [
+            g.instant('sum(project:clouddb_service_estimated_storage_cost_per_hour:predict_month_end{job=~"$job", instance=~"$instance", project_id=~"$project_id"})', 'per hour'),
+          ]
+        ),
       ] + (if cfg.dataPlanePanels then [
              g.collectorVariable('usage_instance', 'usage'),
              g.collectorVariable('logs_instance', 'logs'),
@@ -299,23 +374,23 @@ local util = import '../lib/util.libsonnet';
       ] + (if cfg.dataPlanePanels then [
              // The opt-in usage and log collectors: a closed row per
              // exporter that runs them, none otherwise.
-             g.repeatedRow('Node usage: $usage_instance', 89, 'usage_instance', [
+             g.repeatedRow('Node usage: $usage_instance', 107, 'usage_instance', [
                g.tablePanel(
                  'Services by CPU saturation',
                  'The services whose busiest node uses the largest share of its CPU (usage / total, from the usage series of --collect.usage); CloudDBServiceCPUSaturated fires above %s.' % util.percent(cfg.serviceCPUSaturationThreshold),
                  'percentunit',
-                 g.pos(0, 90, 24, 8),
+                 g.pos(0, 108, 24, 8),
                  [
                    g.table('topk(20, max by (job, instance, project_id, service_id) (clouddb_service_system_cpu_usage_cores{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"} / clouddb_service_system_cpu_total_cores{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"})) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$usage_instance", project_id=~"$project_id"}'),
                  ]
                ) + g.serviceLinks(cfg) + g.valueColumn('CPU used / total'),
              ]),
-             g.repeatedRow('Log entries: $logs_instance', 98, 'logs_instance', [
+             g.repeatedRow('Log entries: $logs_instance', 116, 'logs_instance', [
                g.tablePanel(
                  'Services by error logs',
                  'The services that log the most ERROR entries a minute (from the log collector, --collect.logs); CloudDBServiceErrorLogsHigh fires above %g a minute.' % cfg.serviceErrorLogsPerMinuteThreshold,
                  'short',
-                 g.pos(0, 99, 24, 8),
+                 g.pos(0, 117, 24, 8),
                  [
                    g.table('topk(20, sum by (job, instance, project_id, service_id) (rate(clouddb_service_log_entries_total{job=~"$job", instance=~"$logs_instance", project_id=~"$project_id", severity="ERROR"}[$__rate_interval])) * 60) * on (job, instance, project_id, service_id) group_left (name, environment) clouddb_service_info{job=~"$job", instance=~"$logs_instance", project_id=~"$project_id"}'),
                  ]

@@ -2,6 +2,7 @@ local g = import '../lib/grafana.libsonnet';
 local util = import '../lib/util.libsonnet';
 {
   local cfg = $._config,
+  local sel = 'job=~"$job", instance=~"$instance", project_id=~"$project_id", service_id="$service_id"',
   grafanaDashboards+:: {
     'service-detail.json': g.dashboard(
       cfg,
@@ -344,7 +345,57 @@ local util = import '../lib/util.libsonnet';
                  ]
                ),
              ]),
-           ] else []),
+           ] else []) + [
+        // The size recommendation (--collect.usage, --rightsizing.*): a
+        // recommendation only, resized by a human through the admin surface.
+        g.row('Rightsizing', 98),
+        g.stat(
+          'Finding',
+          "What the recommendation says of the service's size: from its primary's CPU 95th percentile and memory peak over --rightsizing.window, each plus the headroom (docs/cost.md). Nothing without usage reads.",
+          'short',
+          g.pos(0, 99, 6, 4),
+          [
+            g.instant('sum(clouddb_service_rightsizing_finding{%s, finding="optimal"} * 1 or clouddb_service_rightsizing_finding{%s, finding="over_provisioned"} * 2 or clouddb_service_rightsizing_finding{%s, finding="under_provisioned"} * 3 or clouddb_service_rightsizing_finding{%s, finding="insufficient_data"} * 4)' % [sel, sel, sel, sel], 'finding'),
+          ]
+        ) + g.mappings({ '0': ['unknown', 'text'], '1': ['optimal', 'green'], '2': ['over-provisioned', 'orange'], '3': ['under-provisioned', 'red'], '4': ['insufficient data', 'text'] }),
+        g.stat(
+          'Recommended size',
+          'The smallest size of --rightsizing.sizes covering both needs, in cpu_millis and memory_gbs, beside the current size of the primary (its HA replicas follow it).',
+          'short',
+          g.pos(6, 99, 6, 4),
+          [
+            g.instant('clouddb_service_rightsizing_recommended_cpu_millis{%s}' % sel, 'recommended cpu_millis'),
+            g.instant('clouddb_service_rightsizing_recommended_memory_gbs{%s}' % sel, 'recommended memory_gbs'),
+          ]
+        ),
+        g.stat(
+          'Window covered',
+          "Share of --rightsizing.window with the primary's usage read; below --rightsizing.min-coverage the finding is insufficient data.",
+          'percentunit',
+          g.pos(12, 99, 6, 4),
+          [
+            g.instant('clouddb_service_rightsizing_coverage_ratio{%s}' % sel, 'coverage'),
+          ]
+        ),
+        g.stat(
+          'Saving per hour',
+          "What the resize to the recommended size would save per hour for the primary and its HA replicas, in the price file's currency (--pricing.file); negative: what it costs more.",
+          'short',
+          g.pos(18, 99, 6, 4),
+          [
+            g.instant('clouddb_service_rightsizing_saving_per_hour{%s}' % sel, 'saving'),
+          ]
+        ),
+        g.tablePanel(
+          'Dry run of the resize',
+          "The admin surface's request that shows, without calling anything, what resizing to the recommended size would send (docs/admin.md): POST it with the admin token. A human decides; the exporter never resizes.",
+          'short',
+          g.pos(0, 103, 24, 4),
+          [
+            g.table('label_replace(label_join(clouddb_service_rightsizing_recommended_size_info{%s}, "dry_run", ";", "project_id", "service_id", "cpu_millis", "memory_gbs"), "dry_run", "POST /api/v1/projects/$1/services/$2/resize?dry_run=true {\\"cpu_millis\\":$3,\\"memory_gbs\\":$4}", "dry_run", "(.*);(.*);(.*);(.*)")' % sel),
+          ]
+        ),
+      ],
       annotations=[
         g.annotation(
           'Changes',

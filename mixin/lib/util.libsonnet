@@ -7,6 +7,10 @@
     local unit = { s: 'second', m: 'minute', h: 'hour', d: 'day' }[d[std.length(d) - 1]];
     '%d %s%s' % [n, unit, if n == 1 then '' else 's'],
 
+  // seconds turns a Prometheus duration of one unit into seconds.
+  seconds(d)::
+    std.parseInt(d[:std.length(d) - 1]) * { s: 1, m: 60, h: 3600, d: 86400 }[d[std.length(d) - 1]],
+
   // bytes writes a byte count in the largest binary unit that divides it
   // ('1 GiB', '512 MiB'), for alert descriptions.
   bytes(n)::

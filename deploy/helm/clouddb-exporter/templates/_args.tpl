@@ -40,8 +40,11 @@ already set fails the render, naming the value to use instead.
 {{- if .Values.sharding.enabled }}
 {{- $args = concat $args (list "--shard.from-hostname" (printf "--total-shards=%v" .Values.sharding.totalShards)) }}
 {{- end }}
+{{- if include "clouddb-exporter.hasPricing" . }}
+{{- $args = append $args "--pricing.file=/etc/clouddb/pricing/pricing.yml" }}
+{{- end }}
 {{- if .Values.logState.enabled }}
-{{- $args = append $args "--collect.logs.state-file=/var/lib/clouddb/logs/positions.json" }}
+{{- $args = append $args "--state.file=/var/lib/clouddb/logs/positions.json" }}
 {{- end }}
 {{- if .Values.changesFile.enabled }}
 {{- $args = append $args "--changes.file=/var/lib/clouddb/changes/changes.ndjson" }}
@@ -50,7 +53,11 @@ already set fails the render, naming the value to use instead.
 {{- range $args }}
 {{- $_ := set $set (regexReplaceAll "^--([^= ]+).*$" . "${1}") true }}
 {{- end }}
-{{- $values := dict "web.listen-address" "service.port" "log.level" "logLevel" "log.format" "logFormat" "web.config.file" "webConfig" "config.file" "config.content or config.existingConfigMap" "api.url" "api.url" "api.project-id" "api.projectId" "api.access-key-file" "credentials" "api.secret-key-file" "credentials" "api.key-file" "credentials.existingSecretHasApiKey or credentials.apiKey" "admin.listen-address" "admin.port" "admin.token-file" "admin.tokenSecret" "admin.allow" "admin.allow" "admin.allow-insecure-listener" "admin.allowInsecureListener" "shard.from-hostname" "sharding.enabled" "total-shards" "sharding.totalShards" "collect.logs.state-file" "logState" "changes.file" "changesFile" }}
+{{- if .Values.logState.enabled }}
+{{- /* The deprecated name of --state.file would name a second file. */}}
+{{- $_ := set $set "collect.logs.state-file" true }}
+{{- end }}
+{{- $values := dict "web.listen-address" "service.port" "log.level" "logLevel" "log.format" "logFormat" "web.config.file" "webConfig" "config.file" "config.content or config.existingConfigMap" "api.url" "api.url" "api.project-id" "api.projectId" "api.access-key-file" "credentials" "api.secret-key-file" "credentials" "api.key-file" "credentials.existingSecretHasApiKey or credentials.apiKey" "admin.listen-address" "admin.port" "admin.token-file" "admin.tokenSecret" "admin.allow" "admin.allow" "admin.allow-insecure-listener" "admin.allowInsecureListener" "shard.from-hostname" "sharding.enabled" "total-shards" "sharding.totalShards" "state.file" "logState" "collect.logs.state-file" "logState" "pricing.file" "pricing.content or pricing.existingConfigMap" "changes.file" "changesFile" }}
 {{- range .Values.extraArgs }}
 {{- $flag := regexReplaceAll "^--(no-)?([^= ]+).*$" . "${2}" }}
 {{- if and (hasPrefix "--" .) (hasKey $set $flag) }}

@@ -65,6 +65,10 @@ app.kubernetes.io/part-of: clouddb-exporter
 {{- if or .Values.config.existingConfigMap .Values.config.content }}true{{ end }}
 {{- end }}
 
+{{- define "clouddb-exporter.hasPricing" -}}
+{{- if or .Values.pricing.existingConfigMap .Values.pricing.content }}true{{ end }}
+{{- end }}
+
 {{/* Namespace of an optional object: its own setting or the release's. */}}
 {{- define "clouddb-exporter.namespace" -}}
 {{- default .root.Release.Namespace .namespace }}

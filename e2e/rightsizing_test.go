@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/clouddb/clouddb_exporter/internal/testbin"
+)
+
+// rightsizingOf reads each service's finding, recommended size and saving,
+// by service name.
+func rightsizingOf(fams map[string]*dto.MetricFamily) map[string]string {
+	names := map[string]string{}
+	for _, m := range fams["clouddb_service_info"].GetMetric() {
+		names[label(m, "service_id")] = label(m, "name")
+	}
+	out := map[string]string{}
+	for _, m := range fams["clouddb_service_rightsizing_finding"].GetMetric() {
+		if m.GetGauge().GetValue() != 1 {
+			continue
+		}
+		id := label(m, "service_id")
+		line := label(m, "finding")
+		for _, s := range fams["clouddb_service_rightsizing_recommended_size_info"].GetMetric() {
+			if label(s, "service_id") == id {
+				line += " " + label(s, "cpu_millis") + "/" + label(s, "memory_gbs")
+			}
+		}
+		if v, ok := sampleOf(fams, "clouddb_service_rightsizing_saving_per_hour", "service_id", id); ok {
+			line += " saving " + strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		out[names[id]] = line
+	}
+	return out
+}
+
+// TestRightsizing: on the demo's usage, each finding where its shape
+// dictates it (orders-db barely loaded, search-ai near its size all day,
+// dev-sandbox on the daily curve that its size fits, and every service
+// with a window longer than the history read), with the saving at the
+// example prices; and after a restart that reads the state file and no
+// usage, the same recommendations.
+func TestRightsizing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator and the exporter")
+	}
+	t.Parallel()
+	sim := testbin.StartSim(t)
+	state := filepath.Join(t.TempDir(), "state.json")
+	common := []string{"--collect.interval=2s", "--api.rate-limit=200", "--api.rate-burst=200",
+		"--pricing.file=../deploy/pricing.example.yml", "--rightsizing.window=30m", "--state.file=" + state}
+	p, addr := testbin.StartExporter(t, testbin.ExporterEnv(sim), append(common,
+		"--collect.usage", "--collect.min-data-interval=1s", "--collect.usage.interval=2s",
+		"--collect.usage.series=system_cpu_usage_millicores", "--collect.usage.series=system_memory_usage_bytes")...)
+	want := map[string]string{
+		"orders-db":   "over_provisioned 1000/4 saving 0.09",
+		"search-ai":   "under_provisioned 2000/8 saving -0.09",
+		"dev-sandbox": "optimal 500/2 saving 0",
+	}
+	var got map[string]string
+	testbin.WaitFor(t, 90*time.Second, "a finding for each demo service of known shape", func() bool {
+		_, fams := testbin.Scrape(t, addr)
+		got = rightsizingOf(fams)
+		for name, w := range want {
+			if got[name] != w {
+				return false
+			}
+		}
+		return true
+	})
+	before := maps.Clone(got)
+
+	// A window longer than the usage read so far (the first read backfills
+	// an hour at most): too little to say anything.
+	_, long := testbin.StartExporter(t, testbin.ExporterEnv(sim), "--collect.interval=2s", "--api.rate-limit=200", "--api.rate-burst=200",
+		"--rightsizing.window=3h", "--collect.usage", "--collect.min-data-interval=1s", "--collect.usage.interval=2s",
+		"--collect.usage.series=system_cpu_usage_millicores", "--collect.usage.series=system_memory_usage_bytes")
+	testbin.WaitFor(t, 90*time.Second, "insufficient data with a window longer than the history read", func() bool {
+		_, fams := testbin.Scrape(t, long)
+		findings := rightsizingOf(fams)
+		return findings["orders-db"] == "insufficient_data" && findings["search-ai"] == "insufficient_data"
+	})
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.Wait(t, 15*time.Second); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+
+	// No usage reads now: what shows comes from the state file alone.
+	_, addr = testbin.StartExporter(t, testbin.ExporterEnv(sim), append(common, "--no-collect.usage")...)
+	var after map[string]string
+	testbin.WaitFor(t, 30*time.Second, "the recommendations read back from the state file", func() bool {
+		_, fams := testbin.Scrape(t, addr)
+		after = rightsizingOf(fams)
+		return len(after) == len(before)
+	})
+	for _, name := range slices.Sorted(maps.Keys(before)) {
+		if after[name] != before[name] {
+			t.Errorf("%s: %q before the restart, %q after", name, before[name], after[name])
+		}
+	}
+}

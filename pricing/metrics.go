@@ -1,0 +1,111 @@
+package pricing
+
+import (
+	"maps"
+	"slices"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/fleet"
+)
+
+const estimateNote = " An estimate from --pricing.file and the service's size, HA replicas, read replica sets, pooler and storage as last polled; discounts, taxes, credits and tiered prices are not in it."
+
+var (
+	costDesc = collector.NewDesc("clouddb_service_estimated_cost_per_hour",
+		"Estimated cost of one component of a database service per hour, in the price file's currency: compute (the primary's size), ha (its HA replicas at the ha_replica fraction), read_replicas (every node of its read replica sets at their own size), storage (metrics.storage_mb / 1024 GB at storage_gb_month / 730), pooler (the service's and its replica sets' poolers). A PAUSED service pays storage only, a shared-resource service no compute; a component without a price has no series (see clouddb_pricing_unpriced_resources)."+estimateNote,
+		"project_id", "service_id", "component")
+	unpricedDesc = collector.NewDesc("clouddb_pricing_unpriced_resources",
+		"Components of a project's services that the estimate leaves out, counting each read replica set once: no price in --pricing.file for their region and size, or an amount the API did not send (storage before revision 2026). 0 when every component is priced."+estimateNote,
+		"project_id")
+)
+
+func init() {
+	list := collector.ListGroup(PartCost, func(c *Costs) []ServiceCost { return c.Services },
+		func(c *ServiceCost) collector.Key { return collector.Key{c.ID} },
+		func(_ *Costs, l []ServiceCost) *Costs { return &Costs{Services: l} }, collectCosts)
+	list.Equal = func(a, b *fleet.Snapshot) bool {
+		return a.ProjectID == b.ProjectID && slices.Equal(Of(a).Services, Of(b).Services)
+	}
+	totals := collector.DataGroup(PartCost, func(s *fleet.Snapshot) any {
+		return &Costs{Unpriced: Of(s).Unpriced}
+	}, func(out *collector.Sink, s *fleet.Snapshot) {
+		if c := Of(s); c != nil {
+			out.Gauge(unpricedDesc, float64(c.Unpriced), s.ProjectID)
+		}
+	})
+	collector.RegisterPart("", []*collector.Desc{costDesc, unpricedDesc}, list, totals)
+}
+
+func collectCosts(out *collector.Sink, s *fleet.Snapshot) {
+	c := Of(s)
+	if c == nil {
+		return
+	}
+	for _, svc := range c.Services {
+		for i, component := range Components {
+			if svc.Priced&(1<<i) != 0 {
+				out.Gauge(costDesc, svc.PerHour[i], s.ProjectID, svc.ID, component)
+			}
+		}
+	}
+}
+
+// Publisher is what receives the snapshots (the exposition).
+type Publisher interface {
+	SetSnapshot(s *fleet.Snapshot)
+	RemoveProject(projectID string)
+}
+
+// Estimator adds the estimate to every snapshot on its way to the next
+// publisher; without a table it passes them on as they are.
+type Estimator struct {
+	next  Publisher
+	table atomic.Pointer[Table]
+	info  *prometheus.GaugeVec
+}
+
+// NewEstimator returns an Estimator publishing to next; reg receives
+// clouddb_pricing_info.
+func NewEstimator(next Publisher, reg prometheus.Registerer) *Estimator {
+	e := &Estimator{next: next, info: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "clouddb_pricing_info",
+		Help: "The price file the cost estimates use (--pricing.file), value 1: its currency and effective_date. Absent when no price file is given.",
+	}, []string{"currency", "effective_date"})}
+	if reg != nil {
+		reg.MustRegister(e.info)
+	}
+	return e
+}
+
+// SetTable makes later snapshots priced by t (nil: none); the snapshots
+// already published keep their estimate until the next poll.
+func (e *Estimator) SetTable(t *Table) {
+	e.table.Store(t)
+	e.info.Reset()
+	if t != nil {
+		e.info.WithLabelValues(t.Currency, t.EffectiveDate).Set(1)
+	}
+}
+
+// SetSnapshot publishes a copy of s that holds its estimate; s itself is
+// shared and never modified.
+func (e *Estimator) SetSnapshot(s *fleet.Snapshot) {
+	t := e.table.Load()
+	if t == nil || s == nil {
+		e.next.SetSnapshot(s)
+		return
+	}
+	priced := *s
+	priced.Data = maps.Clone(s.Data)
+	priced.SetData(PartCost, Estimate(t, s))
+	e.next.SetSnapshot(&priced)
+}
+
+// RemoveProject passes a project's removal on.
+func (e *Estimator) RemoveProject(projectID string) { e.next.RemoveProject(projectID) }
+
+// Table returns the prices in use, nil for none.
+func (e *Estimator) Table() *Table { return e.table.Load() }

@@ -1,0 +1,180 @@
+package rightsizing
+
+import (
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/collector"
+	"github.com/clouddb/clouddb_exporter/fleet"
+	"github.com/clouddb/clouddb_exporter/pricing"
+)
+
+// Part is the data part the recommendations are published as.
+const Part = "rightsizing"
+
+// ServiceRecommendation is one service's line of the part.
+type ServiceRecommendation struct {
+	ID       string
+	Finding  string
+	Coverage float64
+	// Size is zero with InsufficientData.
+	Size pricing.Size
+	// Saving is valid with HasSaving.
+	Saving    float64
+	HasSaving bool
+}
+
+// Recommendations is a project's part, sorted by service id.
+type Recommendations struct {
+	Services []ServiceRecommendation
+}
+
+// Of returns the recommendations in s, nil when rightsizing is off.
+func Of(s *fleet.Snapshot) *Recommendations { return fleet.DataOf[Recommendations](s, Part) }
+
+// Key is a service's key in a Tracker.
+func Key(projectID, serviceID string) string { return projectID + "/" + serviceID }
+
+// Publisher adds the recommendations to every snapshot on its way to next.
+type Publisher struct {
+	next    pricing.Publisher
+	tracker *Tracker
+	prices  func() *pricing.Table
+}
+
+// NewPublisher returns a Publisher of tracker's recommendations; prices
+// returns the price table for the savings (nil: none).
+func NewPublisher(next pricing.Publisher, tracker *Tracker, prices func() *pricing.Table) *Publisher {
+	return &Publisher{next: next, tracker: tracker, prices: prices}
+}
+
+// SetSnapshot publishes a copy of s that holds its recommendations.
+func (p *Publisher) SetSnapshot(s *fleet.Snapshot) {
+	if s == nil {
+		p.next.SetSnapshot(s)
+		return
+	}
+	sized := *s
+	sized.Data = maps.Clone(s.Data)
+	sized.SetData(Part, p.recommend(s))
+	p.next.SetSnapshot(&sized)
+}
+
+// RemoveProject forgets the project's windows and passes the removal on.
+func (p *Publisher) RemoveProject(projectID string) {
+	p.tracker.Retain(func(key string) bool { return len(key) <= len(projectID) || key[:len(projectID)+1] != projectID+"/" })
+	p.next.RemoveProject(projectID)
+}
+
+// recommend sizes the services with a window: a service the usage reader
+// never read has no line, rather than a flood of insufficient_data.
+func (p *Publisher) recommend(s *fleet.Snapshot) *Recommendations {
+	out := &Recommendations{}
+	known := p.tracker.Len()
+	if known == 0 {
+		return out // no usage read: nothing to size, and no walk of the services
+	}
+	out.Services = make([]ServiceRecommendation, 0, min(known, len(s.Services)))
+	prices := p.prices()
+	for i := range s.Services {
+		svc := s.Services[i].Service
+		size, ok := primarySize(svc)
+		if !ok {
+			continue // no dedicated size (shared) or none known: nothing to resize
+		}
+		r, ok := p.tracker.Recommend(Key(s.ProjectID, svc.ServiceID), size)
+		if !ok {
+			continue
+		}
+		// The coverage to a thousandth: it moves with every minute, and an
+		// unchanged line is not rendered again.
+		line := ServiceRecommendation{ID: svc.ServiceID, Finding: r.Finding, Coverage: math.Round(r.Coverage*1000) / 1000, Size: r.Size}
+		if prices != nil && r.Finding != InsufficientData {
+			line.Saving, line.HasSaving = SavingPerHour(prices, svc.RegionCode, size, r.Size, haReplicas(svc))
+		}
+		out.Services = append(out.Services, line)
+	}
+	return out
+}
+
+func primarySize(svc *apiclient.Service) (pricing.Size, bool) {
+	if len(svc.Resources) == 0 || svc.Resources[0].Spec == nil {
+		return pricing.Size{}, false
+	}
+	spec := svc.Resources[0].Spec
+	if spec.CPUMillis == nil || spec.MemoryGBs == nil {
+		return pricing.Size{}, false
+	}
+	return pricing.Size{CPUMillis: int64(*spec.CPUMillis), MemoryGBs: int64(*spec.MemoryGBs)}, true
+}
+
+func haReplicas(svc *apiclient.Service) int {
+	if ha := svc.HAReplicas; ha != nil && ha.ReplicaCount != nil {
+		return int(*ha.ReplicaCount)
+	}
+	return max(len(svc.Resources)-1, 0)
+}
+
+const note = " From the primary's CPU and memory usage series over --rightsizing.window (every closed 1-minute bucket, --collect.usage), recomputed with each snapshot; a recommendation only: nothing is resized."
+
+var (
+	recommendedCPUDesc = collector.NewDesc("clouddb_service_rightsizing_recommended_cpu_millis",
+		"CPU of the recommended size of a database service in millicores (cpu_millis): the smallest size of --rightsizing.sizes with CPU at least the 95th percentile of its primary's CPU use and memory at least its peak, each times 1 + --rightsizing.headroom; its HA replicas follow it. Absent with insufficient data."+note,
+		"project_id", "service_id")
+	recommendedMemoryDesc = collector.NewDesc("clouddb_service_rightsizing_recommended_memory_gbs",
+		"Memory of the recommended size of a database service in GB (memory_gbs, as the API sizes it); see clouddb_service_rightsizing_recommended_cpu_millis. Absent with insufficient data."+note,
+		"project_id", "service_id")
+	findingDesc = collector.NewDesc("clouddb_service_rightsizing_finding",
+		"What the recommendation says of a database service's size, one series per finding, 1 for the current one: over_provisioned (a smaller size covers the need), under_provisioned (CPU or memory short of it), optimal, insufficient_data (usage for less than --rightsizing.min-coverage of the window)."+note,
+		"project_id", "service_id", "finding")
+	recommendedSizeDesc = collector.NewDesc("clouddb_service_rightsizing_recommended_size_info",
+		"The recommended size of a database service as the admin surface's resize takes it, value 1: cpu_millis and memory_gbs, for the dashboard's dry run of the resize. Absent with insufficient data."+note,
+		"project_id", "service_id", "cpu_millis", "memory_gbs")
+	coverageDesc = collector.NewDesc("clouddb_service_rightsizing_coverage_ratio",
+		"Share of --rightsizing.window's minutes for which the primary's usage was read, from 0 to 1."+note,
+		"project_id", "service_id")
+	savingDesc = collector.NewDesc("clouddb_service_rightsizing_saving_per_hour",
+		"What resizing a database service and its HA replicas to the recommended size would save per hour, in --pricing.file's currency (negative: what it would cost more when under-provisioned); absent without a price for either size or with insufficient data."+note,
+		"project_id", "service_id")
+)
+
+func init() {
+	list := collector.ListGroup(Part, func(r *Recommendations) []ServiceRecommendation { return r.Services },
+		func(l *ServiceRecommendation) collector.Key { return collector.Key{l.ID} },
+		func(_ *Recommendations, l []ServiceRecommendation) *Recommendations {
+			return &Recommendations{Services: l}
+		}, collectRecommendations)
+	list.Equal = func(a, b *fleet.Snapshot) bool {
+		return a.ProjectID == b.ProjectID && slices.Equal(Of(a).Services, Of(b).Services)
+	}
+	collector.RegisterPart("", []*collector.Desc{recommendedCPUDesc, recommendedMemoryDesc, recommendedSizeDesc, findingDesc, coverageDesc, savingDesc}, list)
+}
+
+func collectRecommendations(out *collector.Sink, s *fleet.Snapshot) {
+	r := Of(s)
+	if r == nil {
+		return
+	}
+	p := s.ProjectID
+	for _, l := range r.Services {
+		if l.Finding != InsufficientData {
+			out.Gauge(recommendedCPUDesc, float64(l.Size.CPUMillis), p, l.ID)
+			out.Gauge(recommendedMemoryDesc, float64(l.Size.MemoryGBs), p, l.ID)
+			out.Gauge(recommendedSizeDesc, 1, p, l.ID, strconv.FormatInt(l.Size.CPUMillis, 10), strconv.FormatInt(l.Size.MemoryGBs, 10))
+		}
+		for _, f := range Findings {
+			v := 0.0
+			if f == l.Finding {
+				v = 1
+			}
+			out.Gauge(findingDesc, v, p, l.ID, f)
+		}
+		out.Gauge(coverageDesc, l.Coverage, p, l.ID)
+		if l.HasSaving {
+			out.Gauge(savingDesc, l.Saving, p, l.ID)
+		}
+	}
+}
