@@ -10,11 +10,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-// cachedNote is the state's metrics' note (collector/labels.go), kept word for word.
-const cachedNote = " Cached from the last poll of the API."
-
-const usageNote = " From the newest bucket with a value of the API's usage series (opt-in, --collect.usage), cached from the last usage read."
-
 type usageMetric struct {
 	desc *collector.Desc
 	// A divisor, so that 2397 millicores are exactly 2.397 cores.
@@ -26,42 +21,42 @@ func usageDesc(name, help string, job bool) *collector.Desc {
 	if job {
 		labels = append(labels, "job_id")
 	}
-	return collector.NewDesc(name, help+usageNote, labels...)
+	return collector.NewDesc(name, help, labels...)
 }
 
 var usageMetrics = map[string]usageMetric{
-	apiclient.SeriesCPUUsage:    {usageDesc("clouddb_service_system_cpu_usage_cores", "CPU used by one node of a database service in cores, from *_system_cpu_usage_millicores divided by 1000.", false), 1000},
-	apiclient.SeriesCPUTotal:    {usageDesc("clouddb_service_system_cpu_total_cores", "CPU available to one node of a database service in cores, from *_system_cpu_total_millicores divided by 1000.", false), 1000},
-	apiclient.SeriesMemoryUsage: {usageDesc("clouddb_service_system_memory_usage_bytes", "Memory used by one node of a database service in bytes, from *_system_memory_usage_bytes.", false), 1},
-	apiclient.SeriesMemoryTotal: {usageDesc("clouddb_service_system_memory_total_bytes", "Memory available to one node of a database service in bytes, from *_system_memory_total_bytes.", false), 1},
-	apiclient.SeriesDiskUsage:   {usageDesc("clouddb_service_system_disk_usage_bytes", "Disk used by one node of a database service in bytes, from *_system_disk_usage_bytes.", false), 1},
+	apiclient.SeriesCPUUsage:    {usageDesc("clouddb_service_system_cpu_usage_cores", "CPU used by one node of a database service, in cores.", false), 1000},
+	apiclient.SeriesCPUTotal:    {usageDesc("clouddb_service_system_cpu_total_cores", "CPU available to one node of a database service, in cores.", false), 1000},
+	apiclient.SeriesMemoryUsage: {usageDesc("clouddb_service_system_memory_usage_bytes", "Memory used by one node of a database service, in bytes.", false), 1},
+	apiclient.SeriesMemoryTotal: {usageDesc("clouddb_service_system_memory_total_bytes", "Memory available to one node of a database service, in bytes.", false), 1},
+	apiclient.SeriesDiskUsage:   {usageDesc("clouddb_service_system_disk_usage_bytes", "Disk used by one node of a database service, in bytes.", false), 1},
 	apiclient.SeriesDiskIOReadBytes: {usageDesc("clouddb_service_system_disk_io_read_bytes",
-		"Disk bytes read by one node of a database service, from *_system_disk_io_read_bytes as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk bytes read by one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOWriteBytes: {usageDesc("clouddb_service_system_disk_io_write_bytes",
-		"Disk bytes written by one node of a database service, from *_system_disk_io_write_bytes as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk bytes written by one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOTotalBytes: {usageDesc("clouddb_service_system_disk_io_total_bytes",
-		"Disk bytes read and written by one node of a database service, from *_system_disk_io_total_bytes as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk bytes read and written by one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOReadOps: {usageDesc("clouddb_service_system_disk_io_read_ops",
-		"Disk read operations of one node of a database service, from *_system_disk_io_read_ops as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk read operations of one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOWriteOps: {usageDesc("clouddb_service_system_disk_io_write_ops",
-		"Disk write operations of one node of a database service, from *_system_disk_io_write_ops as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk write operations of one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOTotalOps: {usageDesc("clouddb_service_system_disk_io_total_ops",
-		"Disk read and write operations of one node of a database service, from *_system_disk_io_total_ops as given (the API does not say whether per bucket or per second).", false), 1},
-	apiclient.SeriesQPS:         {usageDesc("clouddb_service_database_queries_per_second", "Queries per second served by one node of a database service, from *_database_qps.", false), 1},
-	apiclient.SeriesConnections: {usageDesc("clouddb_service_database_connections", "Connections to one node of a database service, from *_database_num_connections.", false), 1},
-	apiclient.SeriesJobDuration: {usageDesc("clouddb_service_database_job_duration_seconds", "Duration of the last run of a background job of a database service in seconds, from *_database_job_duration_usecs divided by 1e6.", true), 1e6},
-	apiclient.SeriesJobSuccess:  {usageDesc("clouddb_service_database_job_success", "Whether the last run of a background job of a database service succeeded (1) or not (0), from *_database_job_success as given.", true), 1},
+		"Disk read and write operations of one node of a database service.", false), 1},
+	apiclient.SeriesQPS:         {usageDesc("clouddb_service_database_queries_per_second", "Queries per second served by one node of a database service.", false), 1},
+	apiclient.SeriesConnections: {usageDesc("clouddb_service_database_connections", "Connections to one node of a database service.", false), 1},
+	apiclient.SeriesJobDuration: {usageDesc("clouddb_service_database_job_duration_seconds", "Duration of the last run of a database service's background job, in seconds.", true), 1e6},
+	apiclient.SeriesJobSuccess:  {usageDesc("clouddb_service_database_job_success", "Whether the last run of a database service's background job succeeded.", true), 1},
 }
 
 var (
 	usageBucketDesc = collector.NewDesc("clouddb_service_usage_bucket_timestamp_seconds",
-		"Unix seconds of the start of the bucket a usage value is from (series is the API's series suffix, job_id empty for series without jobs): the data's age, which lags the read by at least one bucket."+usageNote,
+		"Start of the newest usage bucket of a database node, in Unix seconds.",
 		"project_id", "service_id", "series", "role", "ordinal", "job_id")
 	usageJobsOverLimitDesc = collector.NewDesc("clouddb_exporter_usage_jobs_over_limit",
-		"Background jobs of a project's services whose usage series are not exported because a service has more jobs than --collect.usage.max-jobs."+cachedNote,
+		"Background jobs over --collect.usage.max-jobs, whose usage is not exported.",
 		"project_id")
 	usageRefreshPeriodDesc = collector.NewDesc("clouddb_exporter_usage_refresh_period_seconds",
-		"How long refreshing every selected usage series of a project takes at its call budget: --collect.usage.interval, or a multiple of it when the series are refreshed round-robin."+cachedNote,
+		"Time to refresh every selected usage series of a project, in seconds.",
 		"project_id")
 )
 
