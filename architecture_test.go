@@ -30,7 +30,7 @@ var mayImport = map[string][]string{
 	"cloudsim":               {"apiclient"}, // its wire types only: see TestSimulatorKeepsItsOwnRoutes
 	"cmd/cloudsim":           {"cloudsim"},
 	"collector":              {"apiclient", "fleet"},
-	"config":                 {"apiclient", "internal/flagval"},
+	"config":                 {"apiclient", "internal/flagval", "internal/safefile"},
 	"dataplane":              {"apiclient", "collector", "config", "fleet", "internal/safefile"},
 	"exposition":             {"apimetrics", "collector", "fleet"},
 	"fleet":                  {"apiclient"},

@@ -346,6 +346,14 @@ func newRegistry(exporterMetrics bool) *prometheus.Registry {
 	// Kept whatever the flag: the dashboards take their job and instance
 	// variables from it (node_exporter keeps it too).
 	reg.MustRegister(versioncollector.NewCollector(exporterName))
+	// Kept whatever the flag too: CloudDBDataStale tells a part that has
+	// not succeeded yet since a start from one that stopped succeeding.
+	start := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "clouddb_exporter_start_time_seconds",
+		Help: "Time the exporter started, in Unix seconds.",
+	})
+	start.SetToCurrentTime()
+	reg.MustRegister(start)
 	if exporterMetrics {
 		reg.MustRegister(
 			collectors.NewGoCollector(),

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"os"
 	"strings"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 
 	"github.com/clouddb/clouddb_exporter/internal/flagval"
 	"github.com/clouddb/clouddb_exporter/internal/httplimit"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
 // Flags are the admin.* flags.
@@ -203,7 +203,7 @@ func (f *Flags) authentication(opts *Options, simulate bool, stdout io.Writer) (
 		webConfig, opts.BasicAuthUsers = wc, users(wc)
 	}
 	if f.tokenFile != "" {
-		raw, err := os.ReadFile(f.tokenFile)
+		raw, err := safefile.ReadLinked(f.tokenFile, maxTokenFile)
 		if err != nil {
 			return nil, fmt.Errorf("--admin.token-file (CLOUDDB_ADMIN_TOKEN_FILE): %w", err)
 		}
@@ -230,6 +230,9 @@ func (f *Flags) authentication(opts *Options, simulate bool, stdout io.Writer) (
 	return webConfig, nil
 }
 
+// maxTokenFile bounds --admin.token-file: a token is a line.
+const maxTokenFile = 64 << 10
+
 // Lengths of an admin token: refused below MinTokenLength, warned about
 // below GoodTokenLength. Only its length stops guessing: it has no rate
 // limit of its own besides the optional rate_limit.
@@ -253,7 +256,7 @@ func (f *Flags) Warnings() []flagval.Warning {
 	if f.tokenFile == "" {
 		return out
 	}
-	if raw, err := os.ReadFile(f.tokenFile); err == nil && len(strings.TrimSpace(string(raw))) < GoodTokenLength {
+	if raw, err := safefile.ReadLinked(f.tokenFile, maxTokenFile); err == nil && len(strings.TrimSpace(string(raw))) < GoodTokenLength {
 		out = append(out, flagval.Warning{Setting: "--admin.token-file", Reason: fmt.Sprintf("the token is shorter than %d characters: use a random one of at least %d", GoodTokenLength, GoodTokenLength)})
 	}
 	if w, ok := flagval.SecretFileWarning("--admin.token-file", f.tokenFile); ok {

@@ -15,8 +15,8 @@ const MinKeyLength = minPartial
 
 // Redactor blanks any run of 8 or more characters of a Client's keys, "access:secret", their base64
 // (any alphabet, padding, alignment) or their hex in server text, in any letter case and
-// percent-encoded in part or whole; safe for concurrent use, the zero one a no-op. Grams and text are
-// compared in ASCII lower case, the text once its %XX escapes are decoded.
+// percent-encoded or JSON-escaped in part or whole; safe for concurrent use, the zero one a no-op.
+// Grams and text are compared in ASCII lower case, the text once its %XX and JSON escapes are decoded.
 type Redactor struct {
 	grams map[uint64]struct{}
 	// A bit per gram hash: almost no window is a gram, and a bit test is far cheaper than a map lookup.
@@ -77,21 +77,25 @@ func lower(c byte) byte {
 	return c
 }
 
-// percentDecoded returns s with its %XX escapes decoded, and where each of
-// its bytes starts in s (one more entry: len(s)).
-func percentDecoded(s string) (string, []int) {
+// escapesDecoded returns s with its %XX escapes and its JSON escapes of
+// ASCII characters (\uXXXX, \/) decoded, and where each of its bytes
+// starts in s (one more entry: len(s)).
+func escapesDecoded(s string) (string, []int) {
 	view := make([]byte, 0, len(s))
 	at := make([]int, 0, len(s)+1)
 	for i := 0; i < len(s); {
-		if s[i] == '%' && i+2 < len(s) && hexDigit(s[i+1]) && hexDigit(s[i+2]) {
-			view = append(view, unhex(s[i+1])<<4|unhex(s[i+2]))
-			at = append(at, i)
-			i += 3
-			continue
+		c, n := s[i], 1
+		switch {
+		case c == '%' && i+2 < len(s) && hexDigit(s[i+1]) && hexDigit(s[i+2]):
+			c, n = unhex(s[i+1])<<4|unhex(s[i+2]), 3
+		case c == '\\' && i+5 < len(s) && s[i+1] == 'u' && s[i+2] == '0' && s[i+3] == '0' && hexDigit(s[i+4]) && hexDigit(s[i+5]) && unhex(s[i+4]) < 8:
+			c, n = unhex(s[i+4])<<4|unhex(s[i+5]), 6
+		case c == '\\' && i+1 < len(s) && s[i+1] == '/':
+			c, n = '/', 2
 		}
-		view = append(view, s[i])
+		view = append(view, c)
 		at = append(at, i)
-		i++
+		i += n
 	}
 	return string(view), append(at, len(s))
 }
@@ -143,8 +147,8 @@ func (r *Redactor) Redact(s string) string {
 	}
 	// view is what is matched: s itself, or s with its escapes decoded.
 	view, at := s, []int(nil)
-	if strings.IndexByte(s, '%') >= 0 {
-		view, at = percentDecoded(s)
+	if strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '\\') >= 0 {
+		view, at = escapesDecoded(s)
 	}
 	var marked []bool
 	var w uint64 // the window ending at end, rolled one byte at a time

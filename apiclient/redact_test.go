@@ -44,6 +44,15 @@ func revealed(text, secret string) bool {
 	return false
 }
 
+// jsonEscaped writes every character of s as a JSON \u escape.
+func jsonEscaped(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		fmt.Fprintf(&b, `\u%04x`, c)
+	}
+	return b.String()
+}
+
 func TestRedactorForms(t *testing.T) {
 	const access, secret, apiKey = "AKIAEXAMPLE42", "s3cr3t/Key+with=Symbols", "bearer-api-key-0123456789"
 	r := newRedactor(access, secret, apiKey)
@@ -57,6 +66,12 @@ func TestRedactorForms(t *testing.T) {
 		"basic url alphabet": "auth=" + base64.URLEncoding.EncodeToString([]byte(access+":"+secret)),
 		"secret shifted":     base64.StdEncoding.EncodeToString([]byte("xx" + secret + "yy")),
 		"access:secret":      "user " + access + ":" + secret,
+		// JSON hides a key behind \u escapes, or its slashes behind \/, in
+		// an error body that is no {code, message} and reaches the log and
+		// the status page as it came.
+		"json u escapes":      `{"error":"bad key ` + jsonEscaped(secret) + `"}`,
+		"json u escapes case": `{"error":"` + strings.ReplaceAll(strings.ToUpper(jsonEscaped(apiKey)), `\U`, `\u`) + `"}`,
+		"json slash escapes":  `{"error":"bad key ` + strings.ReplaceAll(secret, "/", `\/`) + `"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := r.Redact(text)
@@ -67,6 +82,9 @@ func TestRedactorForms(t *testing.T) {
 			}
 			if !strings.Contains(got, redacted) {
 				t.Errorf("Redact(%q) = %q, want a %s mark", text, got, redacted)
+			}
+			if strings.Contains(got, "s3cr3t") {
+				t.Errorf("Redact(%q) = %q keeps the start of the secret before an escaped slash", text, got)
 			}
 		})
 	}

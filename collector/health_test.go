@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -68,6 +69,40 @@ func TestProjectDownCause(t *testing.T) {
 		c := NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p", Access: tc.access})
 		if err := testutil.CollectAndCompare(c, strings.NewReader(tc.want), "clouddb_project_down_cause"); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+// TestProjectDownCauseNamesEveryCause: a project down for a slow or a cut
+// answer (the causes the poller logs as timeout and truncated) exported no
+// cause at all, all 0 beside clouddb_up 0, and CloudDBProjectDown said
+// "the cause is not exported". Every cause AccessOf gives is one of the set.
+func TestProjectDownCauseNamesEveryCause(t *testing.T) {
+	for _, cause := range []string{fleet.CauseCredentials, fleet.CausePermission, fleet.CauseNotFound,
+		fleet.CauseUnreachable, fleet.CauseTimeout, fleet.CauseTruncated, fleet.CauseError} {
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p", Access: fleet.Access{Known: true, Cause: cause}}))
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ones []string
+		for _, mf := range mfs {
+			if mf.GetName() != "clouddb_project_down_cause" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				if m.GetGauge().GetValue() == 1 {
+					for _, l := range m.GetLabel() {
+						if l.GetName() == "cause" {
+							ones = append(ones, l.GetValue())
+						}
+					}
+				}
+			}
+		}
+		if len(ones) != 1 || ones[0] != cause {
+			t.Errorf("a project down for %s: causes at 1 %v, want [%s]", cause, ones, cause)
 		}
 	}
 }

@@ -6,11 +6,11 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
 // API holds how one project's API is reached.
@@ -166,8 +166,11 @@ func secretSource(envName, envValue, fileSetting, file string, required bool) (a
 	return "", nil
 }
 
+// maxSecretFile bounds a key file: a key is a line, not a megabyte.
+const maxSecretFile = 64 << 10
+
 func readSecretFile(setting, path string) (apiclient.Secret, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadLinked(path, maxSecretFile)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", setting, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
 // File is the YAML configuration file.
@@ -37,9 +37,12 @@ type FileProject struct {
 	Collect yaml.Node `yaml:"collect"`
 }
 
+// maxConfigFile bounds --config.file far above any list of projects.
+const maxConfigFile = 64 << 20
+
 // LoadFile reads and resolves the file at path, reporting every problem, not the first.
 func LoadFile(path string, api API, collect Collect, getenv func(string) string) ([]Project, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadLinked(path, maxConfigFile)
 	if err != nil {
 		return nil, fmt.Errorf("--config.file: %w", err)
 	}

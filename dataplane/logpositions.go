@@ -185,7 +185,7 @@ func (p *LogPositions) resume(projectID, apiURL string) savedServices {
 			"project_id", projectID, "saved_api_url", sp.apiURL, "api_url", id)
 		return nil
 	}
-	p.logger.Info("Log counting resumes where it stopped, from the state file", "project_id", projectID, "services", len(sp.services), "file", p.path)
+	p.logger.Info("Log counting resumes from the state file for the services it holds", "project_id", projectID, "saved_services", len(sp.services), "file", p.path)
 	return sp.services
 }
 

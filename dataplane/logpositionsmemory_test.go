@@ -107,3 +107,30 @@ func allocated(fn func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+// TestLogPositionsReadKeepsFewBytesPerService: what reading a state file
+// keeps live until the readers resume, a service's positions as the file
+// holds them (docs/configuration.md gives the figure).
+func TestLogPositionsReadKeepsFewBytesPerService(t *testing.T) {
+	const services = 2000
+	dir := t.TempDir()
+	func() {
+		l := savingReader(t, dir, services, 3)
+		l.savePositions()
+		l.opts.Positions.write()
+	}()
+	before := liveHeap()
+	pos, err := OpenLogPositions(filepath.Join(dir, "positions.json"), slog.New(slog.DiscardHandler), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perService := (float64(liveHeap()) - float64(before)) / services
+	t.Logf("the positions read keep %.0f bytes a service", perService)
+	if perService > 300 {
+		t.Errorf("the positions read keep %.0f bytes a service, want at most 300", perService)
+	}
+	if perService < 100 {
+		t.Errorf("the positions read keep %.0f bytes a service: fewer than 100 is no reading of them", perService)
+	}
+	runtime.KeepAlive(pos)
+}

@@ -39,7 +39,7 @@ func TestLogPositionsSayWhatResumed(t *testing.T) {
 	if got := pos.resume("p1", testAPI); len(got) != 1 {
 		t.Errorf("p1 resumed %d services, want 1", len(got))
 	}
-	if out := logs.String(); !strings.Contains(out, `msg="Log counting resumes where it stopped, from the state file" project_id=p1 services=1`) {
+	if out := logs.String(); !strings.Contains(out, `msg="Log counting resumes from the state file for the services it holds" project_id=p1 saved_services=1`) {
 		t.Errorf("the project the file holds:\n%s", out)
 	}
 }

@@ -375,7 +375,7 @@ func (u *usageReader) answeredAgain() {
 func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usagePass, tasks []usageTask) {
 	// The window in the API's clock: one behind would ask for buckets yet to come.
 	to := pass.now.Add(pass.skew).Truncate(time.Second)
-	inParallel(u.opts.Concurrency, tasks, func(t usageTask) {
+	read := func(t usageTask) {
 		if !u.pace(startCtx) {
 			return // not asked: first in the next read
 		}
@@ -397,7 +397,10 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		pass.mu.Lock()
 		defer pass.mu.Unlock()
 		u.apply(pass, t, series, err)
-	})
+	}
+	for _, batch := range u.totalsFirst(tasks) {
+		inParallel(u.opts.Concurrency, batch, read)
+	}
 }
 
 // apply keeps what one read returned, with pass.mu held.

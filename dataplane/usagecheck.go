@@ -41,6 +41,24 @@ type Rejected struct {
 
 type rejectKey struct{ field, reason string }
 
+// totalsFirst splits tasks, each part in its order, into the reads of the
+// nodes' totals and the rest, to be read in that order: parallel reads
+// answer in any order, and a usage value applied before its node's total
+// of a service's first read went unchecked (1e308 bytes of memory).
+func (u *usageReader) totalsFirst(tasks []usageTask) [2][]usageTask {
+	var out [2][]usageTask
+	for _, t := range tasks {
+		i := 1
+		for _, total := range totalOf {
+			if u.suffixes[t.idx] == total {
+				i = 0
+			}
+		}
+		out[i] = append(out[i], t)
+	}
+	return out
+}
+
 // valueCheck returns why v cannot be the value of series suffix of the
 // node (role, ordinal) of svc, or "".
 func (u *usageReader) valueCheck(svc *usageService, suffix string) func(role, ordinal string, v float64) string {

@@ -1,7 +1,9 @@
 package dataplane
 
 import (
+	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,5 +77,59 @@ func TestUsageRejectsImpossibleValues(t *testing.T) {
 	h.tick()
 	if n := strings.Count(h.logs.String(), "no node can have"); n != 2 {
 		t.Errorf("%d WARN lines after a second read, want still 2:\n%s", n, h.logs)
+	}
+}
+
+// totalLast holds the answer to the first service's total until the reads
+// of the second service begin: by then the first service's usage has been
+// applied, as when, on a service's first read, the parallel reads answer
+// out of order. The second service has no series.
+type totalLast struct {
+	*fakeUsage
+	total   string
+	release chan struct{}
+	once    sync.Once
+}
+
+func (c *totalLast) GetServiceMetricsSeries(ctx context.Context, id string, req apiclient.SeriesRequest) ([]apiclient.Series, error) {
+	if id != "svc00" {
+		c.once.Do(func() { close(c.release) })
+		return nil, nil
+	}
+	if req.Name == c.total {
+		<-c.release
+	}
+	return c.fakeUsage.GetServiceMetricsSeries(ctx, id, req)
+}
+
+// TestUsageRejectsOverTotalWhenTheTotalComesLast: on a service's first
+// read the node's total was not known yet when a parallel read brought its
+// usage first, so 1e308 bytes of memory were exported.
+func TestUsageRejectsOverTotalWhenTheTotalComesLast(t *testing.T) {
+	h := newUsageHarness(t, 2, 0, usageSettings{Series: []string{"system_memory_total_bytes", "system_memory_usage_bytes", "database_num_connections"}},
+		"x_system_memory_total_bytes", "x_system_memory_usage_bytes", "x_database_num_connections")
+	h.u.opts.Concurrency = 2
+	h.u.client = &totalLast{fakeUsage: h.fu, total: "x_system_memory_total_bytes", release: make(chan struct{})}
+	now := h.clock.Now().Truncate(time.Minute)
+	node := apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}
+	const gib = 1 << 30
+	h.fu.series["x_system_memory_total_bytes"] = []apiclient.Series{{Labels: node, Data: []apiclient.SeriesPoint{point(now, f64(8*gib))}}}
+	h.fu.series["x_system_memory_usage_bytes"] = []apiclient.Series{{Labels: node, Data: []apiclient.SeriesPoint{point(now, f64(1e308))}}}
+	h.fu.series["x_database_num_connections"] = []apiclient.Series{{Labels: node, Data: []apiclient.SeriesPoint{point(now, f64(40))}}}
+	u := h.tick()
+	found := false
+	for _, s := range u.Samples() {
+		switch s.Suffix {
+		case apiclient.SeriesMemoryUsage:
+			t.Errorf("memory usage %v exported on a node of 8 GiB", s.Value)
+		case apiclient.SeriesMemoryTotal:
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the total was not exported")
+	}
+	if !strings.Contains(h.logs.String(), "no node can have") {
+		t.Errorf("no WARN for the rejected value:\n%s", h.logs)
 	}
 }

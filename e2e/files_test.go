@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -154,5 +156,47 @@ func TestLogPositionsForeignFileStopsTheStart(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(state); string(b) != foreign {
 		t.Errorf("the file was changed (%d bytes, was %d)", len(b), len(foreign))
+	}
+}
+
+// TestCredentialFileFIFO: a FIFO put at a key file's path made the
+// re-read after a 401 wait for a writer for ever: the poller stopped and
+// the exporter outlived SIGTERM. Now the FIFO is refused with a WARN, the
+// keys in use are kept, and SIGTERM stops the process (Stop fails the test
+// after 10 s).
+func TestCredentialFileFIFO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-binary test")
+	}
+	t.Parallel()
+	var refuse atomic.Bool
+	var refused atomic.Int32
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if refuse.Load() {
+			refused.Add(1)
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"code":"UNAUTHORIZED","message":"invalid credentials"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`[]`))
+	}))
+	t.Cleanup(upstream.Close)
+	dir := t.TempDir()
+	env := append([]string{"CLOUDDB_API_URL=" + upstream.URL + "/v1", "CLOUDDB_API_PROJECT_ID=p"}, keyFiles(t, dir, "access-key-1", "secret-key-1")...)
+	p, _ := startExporter(t, env, "--collect.interval=1s")
+	secret := filepath.Join(dir, "secret")
+	if err := os.Remove(secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(secret, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refuse.Store(true)
+	testbin.WaitFor(t, time.Minute, "the FIFO refused on a re-read", func() bool {
+		return strings.Contains(p.Output(), "is a FIFO") && refused.Load() > 1
+	})
+	if code := p.Stop(t); code != 0 {
+		t.Errorf("exit code %d after SIGTERM with a FIFO at a key file, want 0", code)
 	}
 }

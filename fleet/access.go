@@ -28,7 +28,7 @@ const (
 )
 
 // AccessCauses are every cause, in the order of the exporter's state set.
-var AccessCauses = [...]string{CauseCredentials, CauseError, CauseNotFound, CausePermission, CauseUnreachable}
+var AccessCauses = [...]string{CauseCredentials, CauseError, CauseNotFound, CausePermission, CauseTimeout, CauseTruncated, CauseUnreachable}
 
 // AccessOf classifies the outcome of a services list.
 func AccessOf(err error) Access {

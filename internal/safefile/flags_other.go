@@ -4,4 +4,4 @@ package safefile
 
 // noFollow: the fstat after the open still refuses anything but a regular
 // file.
-const noFollow = 0
+const noFollow, noBlock = 0, 0

@@ -1,7 +1,9 @@
 // Package safefile opens the files the exporter reads and writes (the
 // audit log, the state files) as a careful daemon does: a symbolic link is
 // not followed, a FIFO or a device does not block the open, and anything
-// but a regular file is refused before a byte is read or written.
+// but a regular file is refused before a byte is read or written. The
+// files an operator gives it to read (keys, tokens, the configuration
+// file) are read through their links (ReadLinked), with the same care.
 package safefile
 
 import (
@@ -61,6 +63,35 @@ func open(path string, flag int, perm os.FileMode) (*os.File, os.FileInfo, error
 		return nil, nil, err
 	}
 	return f, info, nil
+}
+
+// ReadLinked reads a file an operator gives the exporter (a key, a token, a
+// configuration file): through symbolic links, since a Kubernetes Secret's
+// files are links, but without waiting on a FIFO, which would hang whoever
+// reads (a poller re-reading its keys after a 401, a reload) for ever.
+// Anything but a regular file at the end of the links is refused, and so
+// is one over limit bytes.
+func ReadLinked(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|noBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }() // read only: nothing to lose
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, notRegular(path, info.Mode())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 func notRegular(path string, mode fs.FileMode) error {

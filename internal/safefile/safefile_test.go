@@ -162,3 +162,25 @@ func TestWriteAtomicReplacesALinkNotItsTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLinkedFollowsLinksNotFIFOs: an operator's file (a key, a token)
+// is read through its links, as a Kubernetes Secret's are, but a FIFO, a
+// device or a file over the bound is refused at once.
+func TestReadLinkedFollowsLinksNotFIFOs(t *testing.T) {
+	dir := t.TempDir()
+	paths := special(t, dir)
+	got, err := ReadLinked(paths["symlink"], 1<<10)
+	if err != nil || string(got) != "someone else's\n" {
+		t.Errorf("through a symbolic link: %q, %v", got, err)
+	}
+	for _, name := range []string{"fifo", "device", "link to zero", "directory"} {
+		if _, err := ReadLinked(paths[name], 1<<10); err == nil {
+			t.Errorf("a %s: read", name)
+		} else if name != "directory" && !errors.Is(err, ErrNotRegular) {
+			t.Errorf("a %s: %v, want ErrNotRegular", name, err)
+		}
+	}
+	if _, err := ReadLinked(paths["symlink"], 4); err == nil || !strings.Contains(err.Error(), "larger than 4 bytes") {
+		t.Errorf("over the bound: %v", err)
+	}
+}

@@ -104,7 +104,7 @@ local util = import '../lib/util.libsonnet';
   local failingOperations = '{{ range $i, $s := printf "sort_desc(topk(5, sum by (operation, code) (rate(clouddb_exporter_api_requests_total{%s, code=~%%q}[5m])) * 60 > 0))" %s "5..|error|decode_error|401|403" | query }}{{ if $i }}, {{ end }}{{ $s.Labels.operation }} {{ $s.Labels.code }} ({{ $s.Value | humanize }}/min){{ end }}' % [matchers(['project_id']), args(['project_id'])],
   // The cause of a project that is down, as the exporter sees it
   // (clouddb_project_down_cause), with where its fix lies.
-  local projectDownCause = '{{ with printf "clouddb_project_down_cause{%s} == 1" %s | query }}{{ $c := . | first | label "cause" }}{{ if eq $c "credentials" }}the API refuses the key pair (401): check both keys of one pair, not revoked{{ else if eq $c "permission" }}the key pair cannot read the project (403): give it read access to the project{{ else if eq $c "not_found" }}the API knows no such project or path (404): check the project id and --api.url, which ends in the API\'s version segment{{ else if eq $c "unreachable" }}the API cannot be reached (no HTTP answer): check --api.url, the network path and --api.proxy-url{{ else }}the API fails (server errors, answers that do not decode): the provider\'s trouble{{ end }}{{ else }}the cause is not exported{{ end }}' % [matchers(['project_id']), args(['project_id'])],
+  local projectDownCause = '{{ with printf "clouddb_project_down_cause{%s} == 1" %s | query }}{{ $c := . | first | label "cause" }}{{ if eq $c "credentials" }}the API refuses the key pair (401): check both keys of one pair, not revoked{{ else if eq $c "permission" }}the key pair cannot read the project (403): give it read access to the project{{ else if eq $c "not_found" }}the API knows no such project or path (404): check the project id and --api.url, which ends in the API\'s version segment{{ else if eq $c "unreachable" }}the API cannot be reached (no HTTP answer): check --api.url, the network path and --api.proxy-url{{ else if eq $c "timeout" }}the API does not answer whole within --api.timeout: check its health and the network path, or raise --api.timeout{{ else if eq $c "truncated" }}the API\'s answers break off before their end: check the network path and any proxy (--api.proxy-url){{ else }}the API fails (server errors, answers that do not decode): the provider\'s trouble{{ end }}{{ else }}the cause is not exported{{ end }}' % [matchers(['project_id']), args(['project_id'])],
   local humanSeconds(n) = if n % 60 == 0 then util.human('%dm' % (n / 60)) else util.human('%ds' % n),
   local serviceDashboard = dashboard('service-detail.json', ['project_id', 'service_id']),
   local fleetDashboard = dashboard('fleet-overview.json', ['project_id']),
@@ -551,8 +551,9 @@ local util = import '../lib/util.libsonnet';
           // that has not succeeded since the exporter started is stale once
           // the exporter has run longer than the threshold: a part off by
           // design (usage on a plan without it) says so before then.
-          // Without process_start_time_seconds (--web.disable-exporter-
-          // metrics) such a part is stale from the start.
+          // The start is clouddb_exporter_start_time_seconds, served
+          // whatever --web.disable-exporter-metrics says, or for an older
+          // exporter process_start_time_seconds.
           alert(
             'CloudDBDataStale',
             'critical',
@@ -562,7 +563,7 @@ local util = import '../lib/util.libsonnet';
               or
               (
                 time() - %(m)s > %(threshold)d
-                unless %(byTarget)s (time() - process_start_time_seconds <= %(threshold)d)
+                unless %(byTarget)s (time() - (clouddb_exporter_start_time_seconds or %(byTarget)s process_start_time_seconds) <= %(threshold)d)
               )
             ||| % {
               m: 'clouddb_exporter_collector_last_success_timestamp_seconds',
@@ -571,7 +572,7 @@ local util = import '../lib/util.libsonnet';
               byTarget: util.on(cfg.targetLabels, []),
             }, '\n'),
             "The exporter's data is stale.",
-            'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} {{ with printf "max_over_time(clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}[%s]) > 0" %s $labels.collector | query }}last succeeded {{ $value | humanizeDuration }} ago{{ else }}has not succeeded since the exporter started{{ with printf "time() - process_start_time_seconds{%s}" %s | query }} {{ . | first | value | humanizeDuration }} ago{{ end }}{{ end }}: its metrics are gone or outdated.' % [matchers(['project_id']), cfg.dataStaleLookback, args(['project_id']), matchers([]), args([])],
+            'Collector {{ $labels.collector }} of project {{ $labels.project_id }} on {{ $labels.instance }} {{ with printf "max_over_time(clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}[%s]) > 0" %s $labels.collector | query }}last succeeded {{ $value | humanizeDuration }} ago{{ else }}has not succeeded since the exporter started{{ with printf "time() - (clouddb_exporter_start_time_seconds{%s} or process_start_time_seconds{%s})" %s %s | query }} {{ . | first | value | humanizeDuration }} ago{{ end }}{{ end }}: its metrics are gone or outdated.' % [matchers(['project_id']), cfg.dataStaleLookback, args(['project_id']), matchers([]), matchers([]), args([]), args([])],
             dashboard('exporter-health.json', ['project_id']),
           ),
           // Server errors, transport errors/timeouts, answers that do not
