@@ -2,7 +2,6 @@ package dataplane
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -51,7 +50,7 @@ var usageMetrics = map[string]usageMetric{
 var (
 	usageBucketDesc = collector.NewDesc("clouddb_service_usage_bucket_timestamp_seconds",
 		"Start of the newest usage bucket of a database node, in Unix seconds.",
-		"project_id", "service_id", "series", "role", "ordinal", "job_id")
+		"project_id", "service_id", "role", "ordinal")
 	usageJobsOverLimitDesc = collector.NewDesc("clouddb_exporter_usage_jobs_over_limit",
 		"Background jobs over --collect.usage.max-jobs, whose usage is not exported.",
 		"project_id")
@@ -87,7 +86,10 @@ func collectUsage(out *collector.Sink, s *fleet.Snapshot) {
 		return
 	}
 	p := s.ProjectID
+	// A service has a few nodes: their newest buckets fit on the stack.
+	var buf [8]nodeBucket
 	for _, svc := range u.Services {
+		nodes := buf[:0]
 		for i, suffix := range u.Suffixes {
 			m, ok := usageMetrics[suffix]
 			if !ok {
@@ -95,18 +97,45 @@ func collectUsage(out *collector.Sink, s *fleet.Snapshot) {
 			}
 			for _, smp := range svc.Series(i) {
 				collectUsageSample(out, u, p, usageSeriesID{svc.ID, suffix}, m, smp)
+				nodes = newestBucket(nodes, smp)
 			}
 		}
+		// One bucket time per node, the newest of its series: the data's
+		// age for the alerts, without a series per usage series.
+		for _, n := range nodes {
+			out.Gauge(usageBucketDesc, unixSeconds(time.Unix(0, n.bucket)), p, svc.ID, n.role, n.ordinal)
+		}
 	}
+}
+
+// nodeBucket is the newest bucket (Unix nanoseconds) of a node's series.
+type nodeBucket struct {
+	role, ordinal string
+	bucket        int64
+}
+
+// newestBucket keeps in nodes the newest bucket of smp's node; a point
+// without a bucket has no time to give.
+func newestBucket(nodes []nodeBucket, smp UsagePoint) []nodeBucket {
+	if smp.Bucket == 0 {
+		return nodes
+	}
+	role, ordinal := smp.Labels.Role(), smp.Labels.Ordinal()
+	for i := range nodes {
+		if nodes[i].role == role && nodes[i].ordinal == ordinal {
+			nodes[i].bucket = max(nodes[i].bucket, smp.Bucket)
+			return nodes
+		}
+	}
+	return append(nodes, nodeBucket{role, ordinal, smp.Bucket})
 }
 
 type usageSeriesID struct{ serviceID, suffix string }
 
 func collectUsageSample(out *collector.Sink, u *Usage, p string, ser usageSeriesID, m usageMetric, smp UsagePoint) {
-	bucket := smp.Time()
 	var ts time.Time
 	if u.Timestamps {
-		ts = bucket
+		ts = smp.Time()
 	}
 	role, ordinal, job := smp.Labels.Role(), smp.Labels.Ordinal(), smp.Labels.JobID()
 	if ser.suffix == apiclient.SeriesJobDuration || ser.suffix == apiclient.SeriesJobSuccess {
@@ -114,7 +143,6 @@ func collectUsageSample(out *collector.Sink, u *Usage, p string, ser usageSeries
 	} else {
 		out.GaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.serviceID, role, ordinal)
 	}
-	out.Gauge(usageBucketDesc, unixSeconds(bucket), p, ser.serviceID, strings.TrimPrefix(ser.suffix, "_"), role, ordinal, job)
 }
 
 // equalUsage compares two chunks of the usage: every publish of a read compares
