@@ -106,3 +106,33 @@ func BenchmarkDiffMemory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRingMemory reports what the feed keeps per event once its ring
+// is full (--changes.retention.events) of resizes, as the sizing table says.
+func BenchmarkRingMemory(b *testing.B) {
+	for _, n := range []int{DefaultMaxEvents} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			var kept float64
+			for range b.N {
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				tl := New(Options{MaxEvents: n})
+				start := time.Now()
+				// Three times over: the ring evicts as it does after hours.
+				for i := range 3 * n {
+					tl.mu.Lock()
+					tl.recordLocked(Event{Time: start, WindowStart: &start, ProjectID: "project-0001", ObjectType: TypeService,
+						ObjectID: fmt.Sprintf("svc-%08d", i%n), ObjectName: fmt.Sprintf("service-%d", i%n), Kind: KindResized, Source: SourcePoll,
+						Before: Fields{"cpu_millis": int64(2000), "memory_gbs": int64(8)}, After: Fields{"cpu_millis": int64(1000), "memory_gbs": int64(4)}})
+					tl.mu.Unlock()
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				kept = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+				runtime.KeepAlive(tl)
+			}
+			b.ReportMetric(kept, "bytes/event")
+		})
+	}
+}

@@ -19,6 +19,7 @@ type eventFile struct {
 	path string
 	max  int64
 	f    *os.File
+	info os.FileInfo // f's, to tell when path names another file
 	size int64
 	buf  []byte
 }
@@ -34,7 +35,7 @@ func openEventFile(path string, maxSize int64) (*eventFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &eventFile{path: path, max: maxSize, f: f, size: st.Size()}, nil
+	return &eventFile{path: path, max: maxSize, f: f, info: st, size: st.Size()}, nil
 }
 
 // append writes one line; past the size bound the file is rotated first.
@@ -44,6 +45,9 @@ func (w *eventFile) append(e *Event) error {
 		return err
 	}
 	w.buf = append(append(w.buf[:0], b...), '\n')
+	if err := w.reopenIfMoved(); err != nil {
+		return err
+	}
 	if w.size > 0 && w.size+int64(len(w.buf)) > w.max/2 {
 		if err := w.rotate(); err != nil {
 			return err
@@ -54,17 +58,33 @@ func (w *eventFile) append(e *Event) error {
 	return err
 }
 
+// reopenIfMoved opens a new file when path no longer names the open one
+// (deleted, moved or replaced by hand, as logrotate does): events written
+// to a file no one can open again would be lost to the next start.
+func (w *eventFile) reopenIfMoved() error {
+	if w.info != nil {
+		if st, err := safefile.Lstat(w.path); err == nil && os.SameFile(st, w.info) {
+			return nil
+		}
+	}
+	return w.reopen()
+}
+
 // rotate keeps one older file: the two together stay under max.
 func (w *eventFile) rotate() error {
-	if err := os.Rename(w.path, w.path+".1"); err != nil {
+	if err := os.Rename(w.path, w.path+".1"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	f, _, err := safefile.OpenAppend(w.path)
+	return w.reopen()
+}
+
+func (w *eventFile) reopen() error {
+	f, st, err := safefile.OpenAppend(w.path)
 	if err != nil {
 		return err
 	}
 	_ = w.f.Close()
-	w.f, w.size = f, 0
+	w.f, w.info, w.size = f, st, st.Size()
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -117,7 +118,8 @@ func (t *Timeline) openFile(path string, maxSize int64, shard string) error {
 	if err != nil {
 		return err
 	}
-	t.file, t.statePath, t.shard = w, path+".state", shard
+	t.file = startFileWriter(w, 0, t.metrics.dropped, t.logger)
+	t.statePath, t.shard = path+".state", shard
 	return nil
 }
 
@@ -176,31 +178,53 @@ func (t *Timeline) Run(ctx context.Context) {
 	}
 }
 
+// saveIfDirty saves the state when it changed. The file is written outside
+// t.mu: a slow disk delays the next save, never a poll or the feed.
 func (t *Timeline) saveIfDirty() {
+	t.saving.Lock()
+	defer t.saving.Unlock()
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if !t.dirty || t.statePath == "" {
+		t.mu.Unlock()
 		return
 	}
-	err := t.saveStateLocked(t.statePath, t.shard)
+	path, file := t.statePath, t.file
+	var queued uint64
+	if file != nil {
+		queued = file.queued
+	}
+	b, err := t.marshalStateLocked(t.shard)
+	t.dirty = false
+	t.mu.Unlock()
+	if file != nil {
+		file.waitWritten(queued)
+	}
+	if err == nil {
+		err = t.writeState(path, b)
+	}
 	t.health.Written(stateFileName, err, t.opts.Now())
 	if err != nil {
+		t.mu.Lock()
+		t.dirty = true
+		t.mu.Unlock()
 		t.logger.Warn("Cannot save the changes state file", "err", err)
-		return
 	}
-	t.dirty = false
 }
 
-// Close flushes the sink (until ctx is done), saves the state and closes the file.
+// Close flushes the sink and the file's queue (both until ctx is done),
+// saves the state and closes the file.
 func (t *Timeline) Close(ctx context.Context) {
+	t.mu.Lock()
+	file := t.file
+	t.file = nil // nothing is enqueued once it is closed
+	t.mu.Unlock()
+	var wg sync.WaitGroup
+	if file != nil {
+		wg.Go(func() { file.close(ctx) })
+	}
 	if t.sink != nil {
 		t.sink.Close(ctx)
 	}
+	wg.Wait()
 	t.saveIfDirty()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.file != nil {
-		_ = t.file.close()
-		t.file = nil
-	}
 }

@@ -10,11 +10,12 @@ import (
 const (
 	reasonRing      = "ring_full"
 	reasonFile      = "file_error"
+	reasonFileQueue = "file_queue_full"
 	reasonSinkQueue = "sink_queue_full"
 	reasonSink      = "sink_error"
 )
 
-var dropReasons = []string{reasonRing, reasonFile, reasonSinkQueue, reasonSink}
+var dropReasons = []string{reasonRing, reasonFile, reasonFileQueue, reasonSinkQueue, reasonSink}
 
 var (
 	changesDesc = prometheus.NewDesc("clouddb_changes_total",

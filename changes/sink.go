@@ -54,8 +54,10 @@ type Sink struct {
 	q      chan Event
 	done   chan struct{}
 	stop   chan struct{}
-	// abort is closed when Close's context is done: no more waiting.
-	abort   chan struct{}
+	// ctx is cancelled when Close's context is done: the push in flight
+	// ends and none follows.
+	ctx     context.Context
+	abort   context.CancelFunc
 	dropped func(reason string, n int)
 }
 
@@ -79,8 +81,9 @@ func NewSink(opts SinkOptions) (*Sink, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sink{opts: opts, target: u.Redacted(), q: make(chan Event, opts.QueueSize), done: make(chan struct{}), stop: make(chan struct{}), abort: make(chan struct{}),
-		dropped: func(string, int) {}}, nil
+	ctx, abort := context.WithCancel(context.Background())
+	return &Sink{opts: opts, target: u.Redacted(), q: make(chan Event, opts.QueueSize), done: make(chan struct{}), stop: make(chan struct{}),
+		ctx: ctx, abort: abort, dropped: func(string, int) {}}, nil
 }
 
 func cmpOr[T comparable](v, def T) T {
@@ -149,7 +152,7 @@ func (s *Sink) flush(batch []Event) {
 }
 
 // send retries a failed batch with a doubling backoff; once Close's context
-// is done, a last attempt is made without waiting.
+// is done, the attempt in flight is cancelled and the batch dropped.
 func (s *Sink) send(batch []Event) {
 	body, contentType, err := s.encode(batch)
 	if err != nil {
@@ -157,28 +160,29 @@ func (s *Sink) send(batch []Event) {
 		return
 	}
 	wait := s.opts.Backoff
-	abort := s.abort
 	for attempt := 0; ; attempt++ {
 		retry, err := s.post(body, contentType)
 		if err == nil {
 			return
 		}
-		if !retry || attempt >= s.opts.Retries || abort == nil {
+		if !retry || attempt >= s.opts.Retries || s.ctx.Err() != nil {
 			s.opts.Logger.Warn("Cannot deliver changes to the sink; dropping them", "url", s.target, "events", len(batch), "attempts", attempt+1, "err", err)
 			s.dropped(reasonSink, len(batch))
 			return
 		}
 		select {
 		case <-time.After(wait):
-		case <-abort:
-			abort = nil // one last attempt, then give up
+		case <-s.ctx.Done():
 		}
 		wait *= 2
 	}
 }
 
 func (s *Sink) post(body []byte, contentType string) (retry bool, err error) {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.opts.URL, bytes.NewReader(body))
+	if err := s.ctx.Err(); err != nil {
+		return false, errors.New("the exporter is stopping")
+	}
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, s.opts.URL, bytes.NewReader(body))
 	if err != nil {
 		return false, err
 	}
@@ -270,11 +274,12 @@ func (s *Sink) Start() { go s.run() }
 
 // Close stops taking events and sends what is queued, until ctx is done.
 func (s *Sink) Close(ctx context.Context) {
+	defer s.abort()
 	close(s.stop)
 	select {
 	case <-s.done:
 	case <-ctx.Done():
-		close(s.abort)
-		<-s.done // at most one more attempt
+		s.abort()
+		<-s.done // the push in flight is cancelled, the rest dropped
 	}
 }

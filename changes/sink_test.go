@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -148,5 +149,48 @@ func TestSinkRetriesBeforeClose(t *testing.T) {
 func TestSinkURLNeverLogged(t *testing.T) {
 	if _, err := NewSink(SinkOptions{URL: "ftp://user:secret@x", Format: FormatLoki}); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// A receiver that never answers must not hold a shutdown past Close's
+// context: the push in flight is cancelled, nothing is tried after it, and
+// every event not delivered is counted.
+func TestSinkCloseCancelsAHangingPush(t *testing.T) {
+	arrived, release := make(chan struct{}, 16), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	// No client timeout: only Close's context may end the push.
+	s, err := NewSink(SinkOptions{URL: srv.URL, Format: FormatNDJSON, BatchSize: 1, Client: &http.Client{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	drops := map[string]int{}
+	s.dropped = func(reason string, n int) { mu.Lock(); drops[reason] += n; mu.Unlock() }
+	s.Start()
+	for _, e := range sinkEvents() {
+		s.enqueue(e)
+	}
+	<-arrived // the first push hangs; the other two wait in the queue
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // the shutdown's deadline has passed
+	closed := make(chan struct{})
+	go func() { defer close(closed); s.Close(ctx) }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close waited for a receiver that never answers")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if drops[reasonSink] != len(sinkEvents()) {
+		t.Errorf("drops %v, want %d sink_error", drops, len(sinkEvents()))
 	}
 }

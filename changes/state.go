@@ -102,9 +102,8 @@ func restoreDiffer(id string, p *savedProject) *differ {
 	return d
 }
 
-// saveStateLocked writes the state file whole (a new file renamed over the
-// old), so that a crash leaves the old or the new. t.mu must be held.
-func (t *Timeline) saveStateLocked(path, shard string) error {
+// marshalStateLocked returns the state file's content. t.mu must be held.
+func (t *Timeline) marshalStateLocked(shard string) ([]byte, error) {
 	st := savedState{Version: stateVersion, Shard: shard, Saved: t.opts.Now().UTC(), Cursor: t.cursor, Projects: map[string]*savedProject{}}
 	for id, d := range t.differs {
 		st.Projects[id] = d.save()
@@ -115,10 +114,12 @@ func (t *Timeline) saveStateLocked(path, shard string) error {
 	for k, at := range t.restarts {
 		st.Restarts = append(st.Restarts, savedRestart{ProjectID: k.parent, ServiceID: k.id, At: at})
 	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
+	return json.Marshal(st)
+}
+
+// writeStateFile writes the state file whole (a new file renamed over the
+// old), so that a crash leaves the old or the new.
+func writeStateFile(path string, b []byte) error {
 	return safefile.WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err

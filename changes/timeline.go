@@ -53,13 +53,17 @@ type Timeline struct {
 	writes   map[key]write
 	// restarts is each service's last restart seen in its log, by project.
 	restarts map[key]time.Time
-	file     *eventFile
+	file     *fileWriter
 	health   *safefile.Health
 	// statePath is where the state is saved ("" without a file), by shard.
 	statePath, shard string
 	sink             *Sink
 	// dirty: a complete read changed what the state file should hold.
 	dirty bool
+	// saving serialises the state's saves, which write outside mu;
+	// writeState is writeStateFile but in tests.
+	saving     sync.Mutex
+	writeState func(path string, b []byte) error
 	// restored holds the differs read from the state file, used once.
 	restored map[string]*differ
 }
@@ -96,6 +100,8 @@ func New(opts Options) *Timeline {
 		writes:  map[key]write{},
 
 		restarts: map[key]time.Time{},
+
+		writeState: writeStateFile,
 	}
 }
 
@@ -161,10 +167,7 @@ func (t *Timeline) recordLocked(e Event) {
 	t.metrics.count(&e)
 	t.dirty = true
 	if t.file != nil {
-		if err := t.file.append(&e); err != nil {
-			t.metrics.dropped(reasonFile, 1)
-			t.logger.Warn("Cannot write a change to the changes file", "err", err)
-		}
+		t.file.enqueue(e)
 	}
 	if t.sink != nil {
 		t.sink.enqueue(e)

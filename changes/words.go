@@ -39,11 +39,7 @@ func (e *Event) what() string {
 		}
 		return "created"
 	case KindStatusChanged:
-		s := fmt.Sprintf("status %v -> %v", before["status"], after["status"])
-		if msg, _ := after["error_message"].(string); msg != "" {
-			s += " (" + msg + ")"
-		}
-		return s
+		return statusChange(before, after)
 	case KindResized:
 		return "resized " + size(before) + " -> " + size(after)
 	case KindHAChanged:
@@ -64,6 +60,23 @@ func (e *Event) what() string {
 		return fmt.Sprintf("rotated (%v -> %v)", before["name"], after["name"])
 	}
 	return strings.ReplaceAll(e.Kind, "_", " ")
+}
+
+// statusChange says what changed of a status and, for a peering, of its
+// error: a peering can report or clear an error and keep its status.
+func statusChange(before, after Fields) string {
+	was, msg := before["error_message"], after["error_message"]
+	if before["status"] == after["status"] && was != msg {
+		if msg != "" && msg != nil {
+			return fmt.Sprintf("error: %v (status %v)", msg, after["status"])
+		}
+		return fmt.Sprintf("error cleared: %v (status %v)", was, after["status"])
+	}
+	s := fmt.Sprintf("status %v -> %v", before["status"], after["status"])
+	if m, _ := msg.(string); m != "" {
+		s += " (" + m + ")"
+	}
+	return s
 }
 
 // number reads a field as stored live (int64) or read back from the file (float64).

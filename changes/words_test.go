@@ -29,3 +29,25 @@ func TestDescribeInPlainWords(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// A peering whose status stays while its error comes or goes says so,
+// rather than "status active -> active".
+func TestPeeringErrorInPlainWords(t *testing.T) {
+	at := time.Date(2026, 3, 1, 3, 4, 0, 0, time.UTC)
+	for _, c := range []struct {
+		before, after Fields
+		want          string
+	}{
+		{Fields{"status": "active", "error_message": ""}, Fields{"status": "active", "error_message": "route table conflict"},
+			"peering vpc-2 error: route table conflict (status active), seen at 2026-03-01 03:04 UTC"},
+		{Fields{"status": "active", "error_message": "route table conflict"}, Fields{"status": "active", "error_message": ""},
+			"peering vpc-2 error cleared: route table conflict (status active), seen at 2026-03-01 03:04 UTC"},
+		{Fields{"status": "pending", "error_message": ""}, Fields{"status": "failed", "error_message": "quota"},
+			"peering vpc-2 status pending -> failed (quota), seen at 2026-03-01 03:04 UTC"},
+	} {
+		e := Event{ObjectType: TypePeering, ObjectName: "vpc-2", Kind: KindStatusChanged, Time: at, Before: c.before, After: c.after}
+		if got := e.Describe(); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}
