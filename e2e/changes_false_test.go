@@ -48,7 +48,7 @@ func TestChangesNoFalseEvents(t *testing.T) {
 	sim := testbin.StartSim(t, instantSim...)
 	s := testbin.SimAt(sim)
 	services := len(s.ServiceIDs(t))
-	_, url := testbin.StartExporter(t, s.Env(), changesArgs("--collect.max-resources-per-list="+strconv.Itoa(services+1))...)
+	_, url := testbin.StartExporter(t, s.Env(), changesArgs("--collect.max-resources-per-list="+strconv.Itoa(services))...)
 	waitCycles(t, url, 2)
 
 	s.Fault(t, `{"status":500,"count":40}`)
@@ -60,7 +60,9 @@ func TestChangesNoFalseEvents(t *testing.T) {
 	s.Fault(t, `{"operation":"listPeerings","status":503,"count":5}`)
 	waitCycles(t, url, 4)
 
-	// Two more services than the list may hold: the list is cut, fails, and
+	// The list holds as many services as it may: one more cuts it (the two
+	// creations cannot be made at once, and a whole list between them would
+	// truly show the first), it fails, and
 	// nothing is created or deleted; they go before it is whole again.
 	var a, b struct {
 		ServiceID string `json:"service_id"`
