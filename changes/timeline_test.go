@@ -3,6 +3,7 @@ package changes
 import (
 	"bufio"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -182,4 +183,35 @@ func TestActorFollowsAnAdminWrite(t *testing.T) {
 func eventsOf(tl *Timeline, q Query) []Event {
 	events, _, _ := tl.events(q)
 	return events
+}
+
+// The embedded simulator is a new API at each start: a state saved against
+// the last one must not be compared with it (its reset is no change).
+func TestStateNotComparedWithAFreshAPI(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "changes.ndjson")
+	open := func(fresh bool) *Timeline {
+		f := &Flags{Enabled: true, retention: 1 << 62, maxEvents: DefaultMaxEvents, file: path, fileMaxSize: 1 << 20, FreshAPI: fresh}
+		tl, err := f.Open(slog.New(slog.DiscardHandler), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	tl := open(false)
+	tl.Observe(snapAt(0, false, svc("a", "a", 1000, 4)))
+	tl.Observe(snapAt(1, false, svc("a", "a", 2000, 4)))
+	tl.Close(t.Context())
+
+	tl = open(true)
+	defer tl.Close(t.Context())
+	tl.Observe(snapAt(10, false, svc("b", "b", 1000, 4)))
+	tl.Observe(snapAt(11, false, svc("b", "b", 1000, 4)))
+	got := eventsOf(tl, Query{})
+	if len(got) != 1 || got[0].Kind != KindResized || got[0].Cursor != 1 {
+		t.Fatalf("with a fresh API the feed holds %v: want the file's one resize and nothing compared with the saved state", kinds(got))
+	}
+	tl.Observe(snapAt(12, false, svc("b", "b", 2000, 4)))
+	if got := eventsOf(tl, Query{Since: 1}); len(got) != 1 || got[0].Cursor != 2 {
+		t.Errorf("after the baseline: %v, want one resize at cursor 2", kinds(got))
+	}
 }
