@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
 func feed(t *testing.T, tl *Timeline, query string) (int, []Event, string) {
@@ -213,5 +215,45 @@ func TestStateNotComparedWithAFreshAPI(t *testing.T) {
 	tl.Observe(snapAt(12, false, svc("b", "b", 2000, 4)))
 	if got := eventsOf(tl, Query{Since: 1}); len(got) != 1 || got[0].Cursor != 2 {
 		t.Errorf("after the baseline: %v, want one resize at cursor 2", kinds(got))
+	}
+}
+
+// The API has no call that renames a replica set, so no whole-binary test
+// can drive one: its renamed is tested here, while the exporter runs and
+// across a restart with the file.
+func TestReplicaSetRenamedAcrossRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "changes.ndjson")
+	open := func() *Timeline {
+		tl := New(Options{Now: func() time.Time { return t0.Add(time.Hour) }})
+		if err := tl.openFile(path, 1<<20, ""); err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	named := func(name string) fleet.ReplicaSet {
+		r := rs("r1", 1)
+		r.Name = name
+		return r
+	}
+	tl := open()
+	tl.Observe(rsSnap(0, 1, 1, false, named("r1")))
+	tl.Observe(rsSnap(1, 1, 1, false, named("reporting")))
+	got := eventsOf(tl, Query{})
+	if len(got) != 1 || kinds(got)[0] != "replica_set/r1/renamed" || got[0].Before["name"] != "r1" || got[0].After["name"] != "reporting" || got[0].ParentID != "a" {
+		t.Fatalf("while running: %+v", got)
+	}
+	tl.Close(t.Context())
+
+	// Down from minute 1 to 10, renamed again meanwhile.
+	tl = open()
+	defer tl.Close(t.Context())
+	tl.Observe(rsSnap(10, 1, 1, false, named("reports")))
+	got = eventsOf(tl, Query{Since: 1})
+	if len(got) != 1 || kinds(got)[0] != "replica_set/r1/renamed" || got[0].After["name"] != "reports" {
+		t.Fatalf("across the restart: %v", kinds(got))
+	}
+	// The replica sets' part was last read a second after minute 1's poll.
+	if !got[0].WindowStart.Equal(t0.Add(time.Minute + time.Second)) {
+		t.Errorf("window_start %v, want the last read before the stop", got[0].WindowStart)
 	}
 }
