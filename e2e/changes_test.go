@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -116,6 +117,13 @@ func TestChangesEveryKind(t *testing.T) {
 	s.APIWrite(t, "POST", p+"/services", `{"name":"s1","addons":["time-series"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`, 202, &svc)
 	sp := p + "/services/" + svc.ServiceID
 	waitChange(t, e.URL, "service", svc.ServiceID, "created")
+	var fork struct {
+		ServiceID string `json:"service_id"`
+	}
+	s.APIWrite(t, "POST", sp+"/forkService", `{"fork_strategy":"NOW","name":"f1"}`, 202, &fork)
+	if c := waitChange(t, e.URL, "service", fork.ServiceID, "created"); fmt.Sprint(c.After["forked_from"]) != fmt.Sprintf("map[project_id:%s service_id:%s]", testbin.SimProject, svc.ServiceID) {
+		t.Errorf("the fork's created event: after %v, want forked_from its parent", c.After)
+	}
 	code, _, body := e.Admin(t, "POST", "/api/v1"+sp+"/resize", `{"cpu_millis":2000,"memory_gbs":8}`)
 	if code != http.StatusAccepted {
 		t.Fatalf("admin resize: %d %s", code, body)
@@ -200,6 +208,7 @@ func TestChangesEveryKind(t *testing.T) {
 	}
 	// A forced status and its clearing: two changes each.
 	want["service/status_changed"], want["replica_set/status_changed"] = 2, 2
+	want["service/created"] = 2 // s1 and its fork
 	got := kindCounts(feed)
 	for k, n := range want {
 		if got[k] != n {
