@@ -226,7 +226,8 @@ func TestChangesEveryKind(t *testing.T) {
 }
 
 // TestChangesSimulateDemo: under --simulate the feed shows the demo's
-// timeline from its first minute (here on short intervals).
+// timeline from its first minute (here on short intervals), then the
+// peering's recovery and the created service's deletion.
 func TestChangesSimulateDemo(t *testing.T) {
 	t.Parallel()
 	simAddr := testbin.FreeAddr(t)
@@ -243,4 +244,25 @@ func TestChangesSimulateDemo(t *testing.T) {
 			return false
 		})
 	}
+	// After the first poll of them, the peering recovers and the created
+	// service is deleted (75 s after the start, and a deletion is confirmed
+	// by a second read).
+	testbin.WaitFor(t, 120*time.Second, "the peering's recovery and the created service's deletion", func() bool {
+		errs, created, deleted := map[string]int{}, map[string]bool{}, false
+		for _, c := range feedOf(t, url) {
+			switch {
+			case c.ObjectType == "peering" && c.Kind == "status_changed":
+				errs[c.ObjectID]++
+			case c.ObjectType == "service" && c.Kind == "created":
+				created[c.ObjectID] = true
+			case c.ObjectType == "service" && c.Kind == "deleted" && created[c.ObjectID]:
+				deleted = true
+			}
+		}
+		recovered := false
+		for _, n := range errs {
+			recovered = recovered || n >= 2
+		}
+		return recovered && deleted
+	})
 }
