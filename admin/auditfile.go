@@ -27,9 +27,15 @@ type auditFile struct {
 	// f is nil while the file cannot be reopened: each write tries again.
 	f    *os.File
 	info os.FileInfo
+	// closed: a write after Close fails rather than create the file again
+	// (a directory being removed would not be empty) and leak it.
+	closed bool
 }
 
-var errNoAuditFile = errors.New("the audit log is not open")
+var (
+	errNoAuditFile     = errors.New("the audit log is not open")
+	errAuditFileClosed = errors.New("the audit log is closed")
+)
 
 func openAuditFile(path string) (*auditFile, error) {
 	a := &auditFile{path: path}
@@ -42,8 +48,11 @@ func openAuditFile(path string) (*auditFile, error) {
 // Refresh reopens the path when it no longer names the open file.
 func (a *auditFile) Refresh() error {
 	a.mu.Lock()
-	f, info := a.f, a.info
+	f, info, closed := a.f, a.info, a.closed
 	a.mu.Unlock()
+	if closed {
+		return errAuditFileClosed
+	}
 	if f != nil {
 		if fi, err := os.Lstat(a.path); err == nil && os.SameFile(fi, info) {
 			return nil
@@ -76,8 +85,21 @@ func (a *auditFile) Write(p []byte) (int, error) {
 // path names, if not a regular file, is refused and the old file closed:
 // records go nowhere rather than to a file nobody reads.
 func (a *auditFile) Reopen() error {
+	a.mu.Lock()
+	closed := a.closed
+	a.mu.Unlock()
+	if closed {
+		return errAuditFileClosed
+	}
 	f, info, err := safefile.OpenAppend(a.path)
 	a.mu.Lock()
+	if a.closed { // closed while opening: its writer did not wait for it
+		a.mu.Unlock()
+		if f != nil {
+			_ = f.Close()
+		}
+		return errAuditFileClosed
+	}
 	old := a.f
 	a.f, a.info = f, info
 	a.mu.Unlock()
@@ -87,10 +109,11 @@ func (a *auditFile) Reopen() error {
 	return err
 }
 
-// Close closes the file; a later write would reopen it.
+// Close closes the file for good: later writes and reopens fail.
 func (a *auditFile) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.closed = true
 	if a.f == nil {
 		return nil
 	}

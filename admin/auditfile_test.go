@@ -1,8 +1,10 @@
 package admin
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -76,7 +78,9 @@ func TestAuditFileReopenFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeLog()
+	// Closed once the surface's background writers are done (newEnv's
+	// cleanup): the write's tracking audits its settling after the answer.
+	t.Cleanup(closeLog)
 	e := newEnv(t)
 	e.srv.audit.w = w
 	d := e.demo()
@@ -96,6 +100,64 @@ func TestAuditFileReopenFailsClosed(t *testing.T) {
 	}
 	if got := readFile(t, path); !strings.Contains(got, `"event":"accepted"`) {
 		t.Errorf("the recreated audit log holds %q, want the write's records", got)
+	}
+}
+
+// TestAuditFileClosedStaysClosed: a write or a reopen after Close fails
+// and creates nothing at the path. A late writer (the tracking of a write,
+// settling after the surface's answer) used to create the file again,
+// leaking it, in a directory that was being removed.
+func TestAuditFileClosedStaysClosed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "audit")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "audit.log")
+	af, err := openAuditFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := af.Write([]byte("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := af.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := af.Write([]byte("late\n")); !errors.Is(err, errAuditFileClosed) {
+		t.Errorf("a write after Close: %v, want %v", err, errAuditFileClosed)
+	}
+	if err := af.Reopen(); !errors.Is(err, errAuditFileClosed) {
+		t.Errorf("a reopen after Close: %v, want %v", err, errAuditFileClosed)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the audit path after Close and a late write: %v, want nothing there", err)
+	}
+}
+
+// TestCloseWaitsForAuditWriters: once the surface's Close returns, its
+// background writers are done (the tracking of writes, stopped, and the
+// unauthenticated summaries, whose last sweep writes what it held), so
+// that the audit log can be closed after it. Nothing waited for them: the
+// log's owner closed it while they ran, and a late one created the file
+// again.
+func TestCloseWaitsForAuditWriters(t *testing.T) {
+	e := newEnv(t)
+	d := e.demo()
+	for range 2 { // the first refusal has its record, the second goes in the summary
+		if a := e.do("GET", "/api/v1/operations", "", "Authorization", ""); a.status != http.StatusUnauthorized {
+			t.Fatalf("no token: %d %s", a.status, a.body)
+		}
+	}
+	resize := "/api/v1/projects/" + testProject + "/services/" + d.service["embeddings"] + "/resize"
+	if a := e.do("POST", resize, `{"cpu_millis":1000,"memory_gbs":4}`); a.status != http.StatusAccepted {
+		t.Fatalf("resize: %d %s", a.status, a.body)
+	}
+	e.srv.Close()
+	if text := e.audit.String(); !strings.Contains(text, `"event":"`+eventUnauthenticated+`"`) {
+		t.Errorf("the last unauthenticated summary is not in the audit log when Close returns:\n%s", text)
 	}
 }
 

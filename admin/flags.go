@@ -67,6 +67,7 @@ type Listener struct {
 	maxConns int        // 0: no bound
 	audit    *auditFile // nil without --admin.audit-log
 	logger   *slog.Logger
+	surface  *Server
 }
 
 // Reopen reopens the audit log after a rotation; a failure is logged.
@@ -138,11 +139,17 @@ func rateLimit(c *web.Config) *RateLimit {
 
 // Shutdown waits for the writes in flight up to their upstream bound,
 // whatever ctx's deadline: the API may still apply a write cut short, and
-// its caller and the audit log would never learn its outcome.
+// its caller and the audit log would never learn its outcome. It then
+// stops the tracking and waits for the audit log's last writers, so that
+// the cleanup closes the log after them.
 func (a *Listener) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.grace)
 	defer cancel()
-	return a.srv.Shutdown(ctx)
+	if err := a.srv.Shutdown(ctx); err != nil {
+		return err // requests still run: they, and the tracking, find the log closed
+	}
+	a.surface.Close()
+	return nil
 }
 
 // Listener builds the admin listener from the flags and opts (nil when
@@ -173,7 +180,7 @@ func (f *Flags) listener(ctx context.Context, opts Options, simulate bool, stdou
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // HTTP/1.1 only
 	}
 	return &Listener{srv: srv, tls: set.tlsConfig, grace: surface.opts.RequestTimeout + shutdownMargin, maxConns: set.maxConns,
-		audit: set.audit, logger: opts.Logger.With("component", "admin")}, set.cleanup, nil
+		audit: set.audit, logger: opts.Logger.With("component", "admin"), surface: surface}, set.cleanup, nil
 }
 
 func (f *Flags) checkUnused() error {

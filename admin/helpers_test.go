@@ -104,6 +104,9 @@ func newEnv(t testing.TB, options ...envOption) *env {
 		t.Fatal(err)
 	}
 	e.srv = srv
+	// After the front's Close (no request in flight), and before what the
+	// test registered earlier (an audit log's close, its directory's removal).
+	t.Cleanup(srv.Close)
 	front := httptest.NewServer(srv)
 	t.Cleanup(front.Close)
 	e.url = front.URL

@@ -141,9 +141,14 @@ type Server struct {
 	background sync.WaitGroup
 	rates      *keyedLimiter // nil without a rate_limit
 	unauth     *unauthAudit
+	// stop ends ctx, and with it the background work; swept is closed
+	// once the unauthenticated summaries' last sweep is written.
+	stop  context.CancelFunc
+	swept chan struct{}
 }
 
-// New returns the admin surface; its refreshes and tracking stop with ctx.
+// New returns the admin surface; its refreshes and tracking stop with ctx
+// or Close.
 func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Projects == nil {
 		return nil, errors.New("admin: Options.Projects is required")
@@ -189,7 +194,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
 	s := &Server{
-		ctx:      ctx,
 		opts:     opts,
 		logger:   logger,
 		auth:     auth,
@@ -205,8 +209,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.RateLimit != nil {
 		s.rates = newKeyedLimiter(opts.RateLimit.Interval, opts.RateLimit.Burst)
 	}
-	s.unauth = newUnauthAudit(s.audit, opts.now)
-	go s.unauth.run(ctx)
+	s.startBackground(ctx)
 	for _, op := range opts.Allow {
 		s.allow[op] = true
 	}
@@ -222,6 +225,28 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET "+apiPrefix+"/operations/{id}", s.getOperation)
 	s.patterns["GET "+apiPrefix+"/operations/{id}"] = opGetOperation
 	return s, nil
+}
+
+// startBackground starts the unauthenticated summaries' sweeps, on the
+// context that the tracking and the refreshes run in too.
+func (s *Server) startBackground(ctx context.Context) {
+	s.unauth = newUnauthAudit(s.audit, s.opts.now)
+	s.ctx, s.stop = context.WithCancel(ctx)
+	s.swept = make(chan struct{})
+	go func() {
+		defer close(s.swept)
+		s.unauth.run(s.ctx)
+	}()
+}
+
+// Close stops the surface's background work (tracking, refreshes, the
+// unauthenticated summaries) and waits for it: once it returns, nothing of
+// the surface writes to the audit log, which can then be closed. Call it
+// when no request is served any more (after http.Server.Shutdown).
+func (s *Server) Close() {
+	s.stop()
+	s.background.Wait()
+	<-s.swept
 }
 
 // apiError is an answer with an error status and a {code, message} body.

@@ -19,6 +19,8 @@ type fakeClient struct {
 	// fail maps "operation" or "operation/id" to the error to return.
 	fail  map[string]error
 	calls map[string]int
+	// asked counts the calls by "operation/id".
+	asked map[string]int
 	// hang lists the services whose replica sets never answer.
 	hang map[string]bool
 	// inline makes service answers carry read_replica_sets (revision 2026).
@@ -45,6 +47,7 @@ func newFakeClient() *fakeClient {
 		peerings:    map[string][]apiclient.Peering{},
 		fail:        map[string]error{},
 		calls:       map[string]int{},
+		asked:       map[string]int{},
 		hang:        map[string]bool{},
 	}
 }
@@ -59,6 +62,7 @@ func (f *fakeClient) call(op, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls[op]++
+	f.asked[op+"/"+id]++
 	if err := f.fail[op+"/"+id]; err != nil {
 		return err
 	}
@@ -85,6 +89,13 @@ func (f *fakeClient) resetCalls() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = map[string]int{}
+	f.asked = map[string]int{}
+}
+
+func (f *fakeClient) countOf(op, id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.asked[op+"/"+id]
 }
 
 func (f *fakeClient) set(fn func(f *fakeClient)) {
