@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -203,5 +204,25 @@ func fillPipe(t *testing.T, w *os.File) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStateFileOverTheBoundRefusedUnread: the .state file was read whole,
+// up to 1 GiB, before it was decoded: a large file at its path cost some
+// four times its size at every start. Its size is checked first; a file
+// over the bound is moved aside unread and the first reads are a baseline.
+func TestStateFileOverTheBoundRefusedUnread(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "changes.ndjson")
+	// A valid beginning, then a hole: sparse, it costs no disk.
+	if err := os.WriteFile(path+".state", []byte(`{"version":1,"projects":{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path+".state", maxStateFile+1); err != nil {
+		t.Fatal(err)
+	}
+	_, opened, err := loadState(path + ".state")
+	if err == nil || !opened || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("loadState: opened %v, %v; want a refusal for its size, to be moved aside", opened, err)
 	}
 }

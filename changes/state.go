@@ -126,10 +126,16 @@ func writeStateFile(path string, b []byte) error {
 	})
 }
 
+// maxStateFile bounds the state file, checked before a byte is read: it
+// is decoded whole, at some four times its size, and holds about 200 B an
+// object (the largest fleet supported, 100,000 services with their replica
+// sets, VPCs and peerings, fits well under it).
+const maxStateFile = 64 << 20
+
 // loadState reads the state file; a missing file is no state. An error
 // other than a failed open is the file's: the caller moves it aside.
 func loadState(path string) (st *savedState, opened bool, err error) {
-	f, _, err := safefile.Open(path)
+	f, info, err := safefile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -137,7 +143,10 @@ func loadState(path string) (st *savedState, opened bool, err error) {
 		return nil, errors.Is(err, safefile.ErrNotRegular), err
 	}
 	defer func() { _ = f.Close() }()
-	b, err := io.ReadAll(io.LimitReader(f, 1<<30))
+	if info.Size() > maxStateFile {
+		return nil, true, fmt.Errorf("%s: %d bytes, larger than the bound of %d MiB", path, info.Size(), maxStateFile>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
 	if err != nil {
 		return nil, false, err
 	}

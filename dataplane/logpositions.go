@@ -19,7 +19,7 @@ import (
 	"github.com/clouddb/clouddb_exporter/internal/safefile"
 )
 
-// Bounds of the log state file (--collect.logs.state-file).
+// Bounds of the log state file (--state.file).
 const (
 	// MaxLogResume bounds the reads a position saved long ago costs.
 	MaxLogResume           = time.Hour

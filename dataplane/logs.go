@@ -138,7 +138,7 @@ func newLogsReader(r *runner, client LogsClient) *logsReader {
 		l.resume = r.opts.Positions.resume(r.host.ProjectID(), r.opts.APIURL)
 	} else {
 		r.logger.Info("Log counting starts now: entries written before, while the exporter was not running, are not counted; those of the last interval are counted apart, as a lower bound",
-			"counted_in", "clouddb_exporter_log_entries_skipped_total", "resume_with", "--collect.logs.state-file")
+			"counted_in", "clouddb_exporter_log_entries_skipped_total", "resume_with", "--state.file")
 	}
 	return l
 }

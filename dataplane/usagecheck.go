@@ -17,11 +17,22 @@ const (
 	rejectNotFinite = "not_finite"
 	rejectNegative  = "negative"
 	rejectOverTotal = "over_total"
+	rejectOverAny   = "over_any_node"
 )
 
 // overTotalFactor: usage above this many times the node's total is no
 // measurement (a burst above the total is, by a little).
 const overTotalFactor = 4
+
+// anyNode bounds CPU and memory, usage and total, far beyond any machine
+// (100,000 cores, 1 PiB): the check against the node's total needs that
+// total selected and sane, and a total of 1e308 was taken as true.
+var anyNode = map[string]float64{
+	apiclient.SeriesCPUUsage:    1e8,
+	apiclient.SeriesCPUTotal:    1e8,
+	apiclient.SeriesMemoryUsage: 1 << 50,
+	apiclient.SeriesMemoryTotal: 1 << 50,
+}
 
 // totalOf names the series of a node's total that bounds a usage series.
 var totalOf = map[string]string{
@@ -30,7 +41,7 @@ var totalOf = map[string]string{
 }
 
 var valuesRejectedDesc = collector.NewCounterDesc("clouddb_exporter_api_values_rejected_total",
-	"Values of successful cloud API answers rejected because no resource can have them, by field (a usage series' suffix) and reason (not_finite; negative: every usage series is a count, a size or a duration; over_total, CPU or memory usage over four times the node's total): counted once per read whose newest bucket of a label set was rejected; the newest possible bucket is exported instead, the rest of the answer kept."+cachedNote,
+	"Values of successful cloud API answers rejected because no resource can have them, by field (a usage series' suffix) and reason (not_finite; negative: every usage series is a count, a size or a duration; over_total, CPU or memory usage over four times the node's total; over_any_node, a CPU or memory usage or total over 100,000 cores or 1 PiB): counted once per read whose newest bucket of a label set was rejected; the newest possible bucket is exported instead, the rest of the answer kept."+cachedNote,
 	"project_id", "field", "reason")
 
 // Rejected is one count of clouddb_exporter_api_values_rejected_total.
@@ -63,6 +74,7 @@ func (u *usageReader) totalsFirst(tasks []usageTask) [2][]usageTask {
 // node (role, ordinal) of svc, or "".
 func (u *usageReader) valueCheck(svc *usageService, suffix string) func(role, ordinal string, v float64) string {
 	totals := u.nodeTotals(svc, suffix)
+	limit, bounded := anyNode[suffix]
 	return func(role, ordinal string, v float64) string {
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
@@ -74,6 +86,9 @@ func (u *usageReader) valueCheck(svc *usageService, suffix string) func(role, or
 			if p.Labels.Role() == role && p.Labels.Ordinal() == ordinal && p.Value > 0 && v > overTotalFactor*p.Value {
 				return rejectOverTotal
 			}
+		}
+		if bounded && v > limit {
+			return rejectOverAny
 		}
 		return ""
 	}

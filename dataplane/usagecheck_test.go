@@ -133,3 +133,33 @@ func TestUsageRejectsOverTotalWhenTheTotalComesLast(t *testing.T) {
 		t.Errorf("no WARN for the rejected value:\n%s", h.logs)
 	}
 }
+
+// TestUsageRejectsValuesOverAnyNode: the check against the node's total
+// needs the total selected, and a total of 1e308 was itself taken as
+// true. A CPU or memory value, usage or total, beyond any node's size is
+// rejected whatever else is selected.
+func TestUsageRejectsValuesOverAnyNode(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"system_cpu_total_millicores", "system_cpu_usage_millicores", "system_memory_usage_bytes"}},
+		"x_system_cpu_total_millicores", "x_system_cpu_usage_millicores", "x_system_memory_usage_bytes")
+	h.u.opts.Concurrency = 1
+	now := h.clock.Now().Truncate(time.Minute)
+	node := apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}
+	h.fu.series["x_system_cpu_total_millicores"] = []apiclient.Series{{Labels: node, Data: []apiclient.SeriesPoint{point(now, f64(1e308))}}}
+	h.fu.series["x_system_cpu_usage_millicores"] = []apiclient.Series{{Labels: node, Data: []apiclient.SeriesPoint{point(now, f64(1500))}}}
+	h.fu.series["x_system_memory_usage_bytes"] = []apiclient.Series{{Labels: node, Data: []apiclient.SeriesPoint{point(now, f64(1e308))}}}
+	u := h.tick()
+	got := map[string]float64{}
+	for _, s := range u.Samples() {
+		got[s.Suffix] = s.Value
+	}
+	if want := map[string]float64{apiclient.SeriesCPUUsage: 1500}; len(got) != 1 || got[apiclient.SeriesCPUUsage] != 1500 {
+		t.Errorf("samples %v, want %v", got, want)
+	}
+	c := collectortest.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p1", Data: map[string]any{PartUsage: u}})
+	exp := "# HELP clouddb_exporter_api_values_rejected_total " + valuesRejectedDesc.Help() + "\n# TYPE clouddb_exporter_api_values_rejected_total counter\n" +
+		`clouddb_exporter_api_values_rejected_total{field="system_cpu_total_millicores",project_id="p1",reason="over_any_node"} 1` + "\n" +
+		`clouddb_exporter_api_values_rejected_total{field="system_memory_usage_bytes",project_id="p1",reason="over_any_node"} 1` + "\n"
+	if err := testutil.CollectAndCompare(c, strings.NewReader(exp), "clouddb_exporter_api_values_rejected_total"); err != nil {
+		t.Error(err)
+	}
+}

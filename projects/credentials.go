@@ -17,6 +17,10 @@ type credentials struct {
 	client *apiclient.Client
 	logger *slog.Logger
 	seen   config.Credentials
+	// unreadable is the error last warned about ("" while the files read):
+	// the check runs every few seconds, and an unreadable file repeated the
+	// same WARN at each.
+	unreadable string
 }
 
 func (c *credentials) current() config.Credentials {
@@ -31,9 +35,8 @@ func (c *credentials) reread(reason string) bool {
 	if cur.Files == (config.CredentialFiles{}) {
 		return false
 	}
-	fresh, err := cur.Reread()
-	if err != nil {
-		c.logger.Warn("Cannot re-read the API credential files; the current keys stay in use", "err", err)
+	fresh, ok := c.readFiles(cur)
+	if !ok {
 		return false
 	}
 	return c.install(fresh, reason)
@@ -46,9 +49,8 @@ func (c *credentials) settled(reason string) bool {
 	if cur.Files == (config.CredentialFiles{}) {
 		return false
 	}
-	fresh, err := cur.Reread()
-	if err != nil {
-		c.logger.Warn("Cannot re-read the API credential files; the current keys stay in use", "err", err)
+	fresh, ok := c.readFiles(cur)
+	if !ok {
 		return false
 	}
 	c.mu.Lock()
@@ -59,6 +61,23 @@ func (c *credentials) settled(reason string) bool {
 		return false
 	}
 	return c.install(fresh, reason)
+}
+
+// readFiles re-reads cur's files, warning once per change of what fails
+// and saying once when they read again.
+func (c *credentials) readFiles(cur config.Credentials) (config.Credentials, bool) {
+	fresh, err := cur.Reread()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case err != nil && err.Error() != c.unreadable:
+		c.unreadable = err.Error()
+		c.logger.Warn("Cannot re-read the API credential files; the current keys stay in use", "err", err)
+	case err == nil && c.unreadable != "":
+		c.unreadable = ""
+		c.logger.Info("The API credential files are readable again")
+	}
+	return fresh, err == nil
 }
 
 // install logs which keys changed, never their values.

@@ -1,0 +1,25 @@
+package changes
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestDocsStateFileBound: the .state file's bound that docs/security.md
+// and docs/changes.md promise is the code's.
+func TestDocsStateFileBound(t *testing.T) {
+	for doc, want := range map[string]string{
+		"../docs/security.md": fmt.Sprintf("The `.state` file's size is checked before it is read (%d MiB at most", maxStateFile>>20),
+		"../docs/changes.md":  fmt.Sprintf("over %d MiB: it is decoded whole) is moved aside", maxStateFile>>20),
+	} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), want) {
+			t.Errorf("%s does not say %q", doc, want)
+		}
+	}
+}
