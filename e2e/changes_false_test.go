@@ -201,6 +201,8 @@ func TestChangesKeyRotatedAndProjectAdded(t *testing.T) {
 		if got := kindCounts(feedOf(t, url)); got["project/added"] != 1 {
 			t.Errorf("feed %v, want one project added (the first projects are a baseline)", got)
 		}
+		testbin.WaitFor(t, 10*time.Second, "the project added counted", testbin.MetricEquals(url+"/metrics", "clouddb_changes_total", 1,
+			"project_id", "third-project", "object_type", "project", "kind", "added"))
 	})
 	t.Run("removed", func(t *testing.T) {
 		t.Parallel()
