@@ -23,6 +23,8 @@ type change struct {
 	Source     string         `json:"source"`
 	Actor      string         `json:"actor"`
 	After      map[string]any `json:"after"`
+	// WindowStart is zero when the event has none.
+	WindowStart time.Time `json:"window_start"`
 }
 
 func feedOf(t *testing.T, url string) []change {
