@@ -3,7 +3,8 @@
 # Multi-stage build of clouddb_exporter (the default target, last below) and
 # of the API simulator for the docker-compose demo (--target cloudsim):
 #
-#   docker build --build-arg VERSION=$(cat VERSION) --build-arg REVISION=$(git rev-parse HEAD) -t clouddb_exporter .
+#   docker build --build-arg VERSION=$(cat VERSION) --build-arg REVISION=$(git rev-parse HEAD) \
+#     --build-arg DATE=$(date -u -d @$(git log -1 --format=%ct) +%Y-%m-%dT%H:%M:%SZ) -t clouddb_exporter .
 #   docker build --target cloudsim -t clouddb-cloudsim .
 #   docker buildx build --platform linux/amd64,linux/arm64 -t clouddb_exporter .
 #
@@ -28,6 +29,7 @@ ARG TARGETARCH
 ARG VERSION=
 ARG REVISION=unknown
 ARG BRANCH=unknown
+ARG DATE=unknown
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
@@ -42,7 +44,7 @@ RUN version="${VERSION:-$(cat VERSION)}" && \
         -X github.com/prometheus/common/version.Revision=${REVISION} \
         -X github.com/prometheus/common/version.Branch=${BRANCH} \
         -X github.com/prometheus/common/version.BuildUser=docker \
-        -X github.com/prometheus/common/version.BuildDate=unknown" \
+        -X github.com/prometheus/common/version.BuildDate=${DATE}" \
       -o /out/clouddb_exporter . && \
     go build -trimpath -ldflags "-s -w" -o /out/cloudsim ./cmd/cloudsim
 
@@ -58,15 +60,20 @@ EXPOSE 8090
 ENTRYPOINT ["/bin/cloudsim"]
 
 FROM ${RUNTIME_IMAGE} AS exporter
+# The release workflow passes the version, the commit and the commit's
+# time (RFC 3339) as build arguments; they become the OCI labels.
 ARG VERSION=
 ARG REVISION=unknown
+ARG DATE=unknown
 LABEL org.opencontainers.image.title="clouddb_exporter" \
       org.opencontainers.image.description="Prometheus exporter for a managed cloud-database control plane" \
       org.opencontainers.image.source="https://github.com/clouddb/clouddb_exporter" \
       org.opencontainers.image.url="https://github.com/clouddb/clouddb_exporter" \
       org.opencontainers.image.documentation="https://github.com/clouddb/clouddb_exporter/blob/main/README.md" \
       org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}"
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${DATE}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 COPY --from=builder /out/clouddb_exporter /bin/clouddb_exporter
 USER 65532:65532
 EXPOSE 9866

@@ -33,15 +33,15 @@ type rightsizingFlags struct {
 const demoWindow = "30m"
 
 func addPricingFlags(app *kingpin.Application, f *flags) {
-	app.Flag("pricing.file", "YAML price table (currency, effective_date, compute by region and size, storage_gb_month by region, ha_replica, pooler) from which each service's cost per hour is estimated (clouddb_service_estimated_cost_per_hour); re-read on reload. Off when empty; --simulate uses the example file deploy/pricing.example.yml. See docs/cost.md.").
+	app.Flag("pricing.file", "YAML price table to estimate each service's cost per hour from.").
 		Envar("CLOUDDB_PRICING_FILE").StringVar(&f.pricingFile)
-	app.Flag("rightsizing.window", "How far back the size recommendation looks at each service's primary CPU and memory use (with --collect.usage): kept in 7 parts, the oldest dropped whole. From 7m (a demo) to 300d; --simulate takes 30m unless given.").
+	app.Flag("rightsizing.window", "How far back the size recommendation looks at CPU and memory use.").
 		Default("14d").Envar("CLOUDDB_RIGHTSIZING_WINDOW").IsSetByUser(&f.rightsizing.windowSet).StringVar(&f.rightsizing.window)
-	app.Flag("rightsizing.headroom", "Headroom of the size recommendation: the CPU need is the 95th percentile times 1 + this, the memory need the peak times 1 + this.").
+	app.Flag("rightsizing.headroom", "Headroom of the size recommendation over the CPU and memory need.").
 		Default(strconv.FormatFloat(rightsizing.DefaultHeadroom, 'g', -1, 64)).Envar("CLOUDDB_RIGHTSIZING_HEADROOM").StringVar(&f.rightsizing.headroom)
-	app.Flag("rightsizing.min-coverage", "Share of --rightsizing.window with usage read below which a service's finding is insufficient_data and no size is recommended.").
+	app.Flag("rightsizing.min-coverage", "Share of the window with usage read needed to recommend a size.").
 		Default(strconv.FormatFloat(rightsizing.DefaultMinCoverage, 'g', -1, 64)).Envar("CLOUDDB_RIGHTSIZING_MIN_COVERAGE").StringVar(&f.rightsizing.minCoverage)
-	app.Flag("rightsizing.sizes", "The sizes a service may be given, cpu_millis/memory_gbs, comma-separated: the recommendation is the smallest covering both needs.").
+	app.Flag("rightsizing.sizes", "Sizes a service may be given, cpu_millis/memory_gbs, comma-separated.").
 		Default(rightsizing.DefaultSizes).Envar("CLOUDDB_RIGHTSIZING_SIZES").StringVar(&f.rightsizing.sizes)
 }
 

@@ -80,3 +80,47 @@ func TestDeprecatedEnvars(t *testing.T) {
 		t.Errorf("key files %q and %q (err %v), want the deprecated variables' /a and /s", f.config.AccessKeyFile, f.config.SecretKeyFile, err)
 	}
 }
+
+// TestBoolArgs: --flag=true and --flag=false of a boolean flag mean --flag
+// and --no-flag (kingpin alone refuses both with "unexpected true"); any
+// other value, on the command line or in the variable, is an error naming
+// the flag and its variable.
+func TestBoolArgs(t *testing.T) {
+	app, _ := newApp()
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want []string
+		err  string
+	}{
+		{args: []string{"--collect.usage=true", "--collect.logs=0", "--no-simulate=false"}, want: []string{"--collect.usage", "--no-collect.logs", "--simulate"}},
+		{args: []string{"--collect.usage", "--api.url=x=y", "--", "--collect.usage=yes"}, want: []string{"--collect.usage", "--api.url=x=y", "--", "--collect.usage=yes"}},
+		{args: []string{"--collect.usage=yes"}, err: `--collect.usage=yes: --collect.usage (CLOUDDB_COLLECT_USAGE) is true or false, not "yes": write --collect.usage or --no-collect.usage`},
+		{env: map[string]string{"CLOUDDB_COLLECT_USAGE": "yes"}, err: `CLOUDDB_COLLECT_USAGE=yes: --collect.usage (CLOUDDB_COLLECT_USAGE) is true or false, not "yes"`},
+		{env: map[string]string{"CLOUDDB_COLLECT_USAGE": "TRUE"}, want: []string{}},
+	} {
+		got, err := boolArgs(app, tc.args, func(k string) string { return tc.env[k] })
+		switch {
+		case tc.err != "" && (err == nil || err.Error() != tc.err):
+			t.Errorf("%q %v: %v, want %q", tc.args, tc.env, err, tc.err)
+		case tc.err == "" && (err != nil || !slices.Equal(got, tc.want)):
+			t.Errorf("%q %v: %q %v, want %q", tc.args, tc.env, got, err, tc.want)
+		}
+	}
+}
+
+// TestUnknownEnvars: a CLOUDDB_ variable that is no flag's, no credential
+// nor deprecated one, and that the configuration did not name, is
+// reported with the nearest name.
+func TestUnknownEnvars(t *testing.T) {
+	app, _ := newApp()
+	got := unknownEnvars(app, []string{
+		"CLOUDDB_API_ULR=https://x/v1", "CLOUDDB_COLLECT_USAGES=true", "CLOUDDB_SECRET_KY=s",
+		"CLOUDDB_API_URL=https://x/v1", "CLOUDDB_PROJECT_ID=p", "CLOUDDB_ACCESS_KEY=a", "CLOUDDB_API_CREDENTIALS_CHECK_INTERVAL=1s",
+		"CLOUDDB_DEV_ACCESS_KEY=named-by-the-file", "CLOUDDB_EMPTY=", "HOME=/root",
+	}, map[string]bool{"CLOUDDB_DEV_ACCESS_KEY": true})
+	want := []unknownEnvar{{"CLOUDDB_API_ULR", "CLOUDDB_API_URL"}, {"CLOUDDB_COLLECT_USAGES", "CLOUDDB_COLLECT_USAGE"}, {"CLOUDDB_SECRET_KY", "CLOUDDB_SECRET_KEY"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("unknown variables %v, want %v", got, want)
+	}
+}

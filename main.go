@@ -153,24 +153,24 @@ func newApp() (*kingpin.Application, *flags) {
 	addToolkitEnvars(app)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
 		Default("/metrics").Envar("CLOUDDB_WEB_TELEMETRY_PATH").StringVar(&f.telemetryPath)
-	flagval.Int(app, "web.max-requests", "Maximum number of requests served at once on each listener (metrics and admin); beyond it, 503. 0 means no limit. Together with the write deadlines it bounds the memory clients that do not read can hold (see docs/security.md).",
+	flagval.Int(app, "web.max-requests", "Requests served at once on each listener, 503 beyond (0: no limit).",
 		"40", "CLOUDDB_WEB_MAX_REQUESTS", &f.maxRequests)
-	app.Flag("web.max-connections", "Maximum number of connections open at once on each address of the main listener; beyond it, new ones wait to be accepted. auto: half of the open-file limit (RLIMIT_NOFILE), at most 8192. 0 means no limit.").
+	app.Flag("web.max-connections", "Connections open at once per listen address (auto: by RLIMIT_NOFILE).").
 		Default("auto").Envar("CLOUDDB_WEB_MAX_CONNECTIONS").StringVar(&f.maxConnectionsFlag)
 	f.timeouts = httplimit.AddFlags(app)
-	app.Flag("web.disable-exporter-metrics", "Leave the exporter's own Go runtime and process metrics (go_*, process_*) out of /metrics; clouddb_exporter_build_info stays, the dashboards need it.").
+	app.Flag("web.disable-exporter-metrics", "Leave the exporter's go_* and process_* metrics out of /metrics.").
 		Envar("CLOUDDB_WEB_DISABLE_EXPORTER_METRICS").BoolVar(&f.disableExporterMetrics)
-	app.Flag("web.enable-pprof", "Serve the Go profiler under /debug/pprof/ on the main listener (off by default: it shows internals and a profile costs CPU).").
+	app.Flag("web.enable-pprof", "Serve the Go profiler under /debug/pprof/.").
 		Envar("CLOUDDB_WEB_ENABLE_PPROF").BoolVar(&f.enablePprof)
-	app.Flag("web.enable-lifecycle", "Serve POST /-/reload on the main listener (off by default: anyone who can reach the port could make the exporter re-read its files and, in project discovery mode, call the API). SIGHUP reloads either way.").
+	app.Flag("web.enable-lifecycle", "Serve POST /-/reload (SIGHUP reloads either way).").
 		Envar("CLOUDDB_WEB_ENABLE_LIFECYCLE").BoolVar(&f.enableLifecycle)
 	f.log = logging.AddFlags(app)
 	f.config = config.AddFlags(app)
-	app.Flag("config.check", "Check the configuration (flags, --config.file, credential files, admin settings, web configs) and exit: 0 when it is valid, 2 otherwise.").
+	app.Flag("config.check", "Check the configuration and exit: 0 when it is valid, 2 otherwise.").
 		Envar("CLOUDDB_CONFIG_CHECK").BoolVar(&f.configCheck)
-	app.Flag("simulate", "Start the embedded API simulator (demo scenario) on loopback and poll it: a complete demo with no cloud account.").
+	app.Flag("simulate", "Poll an embedded API simulator: a demo with no cloud account.").
 		Envar("CLOUDDB_SIMULATE").BoolVar(&f.simulate)
-	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate): its API under /v1, its controls (faults, statuses) under /_sim/. The standalone cloudsim's default, so that the /_sim examples of docs/simulator.md work against either.").
+	app.Flag("simulate.listen-address", "Loopback address of the embedded simulator (--simulate).").
 		Default(cloudsim.DemoAddress).Envar("CLOUDDB_SIMULATE_LISTEN_ADDRESS").IsSetByUser(&f.simulateAddressSet).StringVar(&f.simulateAddress)
 	addPricingFlags(app, f)
 	addStateFileFlag(app, f)
@@ -185,6 +185,7 @@ func newApp() (*kingpin.Application, *flags) {
 	app.GetFlag("api.credentials-check-interval").Hidden()
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
+	setUsage(app)
 	return app, f
 }
 
@@ -192,13 +193,16 @@ func parseFlags(args []string, getenv func(string) string) (*flags, error) {
 	app, f := newApp()
 	f.euid = os.Geteuid()
 	f.deprecatedEnvars = applyDeprecatedEnvars(app, getenv)
+	args, err := boolArgs(app, args, getenv)
+	if err != nil {
+		return f, err
+	}
 	if _, err := app.Parse(args); err != nil {
 		return f, err
 	}
 	if f.maxRequests < 0 {
 		return f, errors.New("--web.max-requests (CLOUDDB_WEB_MAX_REQUESTS) must not be negative")
 	}
-	var err error
 	if f.maxConnections, err = httplimit.MaxConnections("--web.max-connections (CLOUDDB_WEB_MAX_CONNECTIONS)", f.maxConnectionsFlag, httplimit.MainConnectionsShare, httplimit.MainConnectionsCap); err != nil {
 		return f, err
 	}
@@ -346,7 +350,7 @@ func newRegistry(exporterMetrics bool) *prometheus.Registry {
 	// not succeeded yet since a start from one that stopped succeeding.
 	start := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "clouddb_exporter_start_time_seconds",
-		Help: "When the exporter started, in seconds since the epoch: served whatever --web.disable-exporter-metrics says, unlike process_start_time_seconds.",
+		Help: "Time the exporter started, in Unix seconds.",
 	})
 	start.SetToCurrentTime()
 	reg.MustRegister(start)

@@ -24,9 +24,9 @@ type memLimitFlags struct {
 
 func addMemLimitFlags(app *kingpin.Application) *memLimitFlags {
 	f := &memLimitFlags{}
-	app.Flag("runtime.gomemlimit", "When GOMEMLIMIT is unset, set the Go memory limit to --runtime.gomemlimit.ratio of the cgroup's memory limit (v2 memory.max, v1 memory.limit_in_bytes), as Prometheus's --auto-gomemlimit does: near the limit the garbage collector works harder instead of the container being OOM-killed. Logged at startup.").
+	app.Flag("runtime.gomemlimit", "Set the Go memory limit from the cgroup's when GOMEMLIMIT is unset.").
 		Default("true").Envar("CLOUDDB_RUNTIME_GOMEMLIMIT").BoolVar(&f.auto)
-	flagval.Float(app, "runtime.gomemlimit.ratio", "Share of the cgroup's memory limit set as the Go memory limit, in (0, 1].",
+	flagval.Float(app, "runtime.gomemlimit.ratio", "Share of the cgroup's memory limit to set as Go's, in (0, 1].",
 		fmt.Sprint(defaultMemLimitRatio), "CLOUDDB_RUNTIME_GOMEMLIMIT_RATIO", &f.ratio)
 	return f
 }

@@ -23,6 +23,8 @@ import (
 
 // ok is false when run must return code now: an error, or --config.check done.
 func prepare(args []string, getenv func(string) string) (f *flags, c checked, logger *slog.Logger, code int, ok bool) {
+	env := &readEnv{getenv: getenv, read: map[string]bool{}}
+	getenv = env.get
 	f, err := parseFlags(args, getenv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: error: %v\n", exporterName, err)
@@ -36,8 +38,15 @@ func prepare(args []string, getenv func(string) string) (f *flags, c checked, lo
 	for _, d := range f.deprecatedEnvars {
 		logger.Warn("Deprecated environment variable", "variable", d.old, "use", envarOf(d.flag))
 	}
-	// Every check runs first, so a failed start logs its one reason.
+	// Every check runs first, so a failed start logs its one reason; a
+	// misspelt variable, which may be that reason, is named before it.
 	c, err = checkConfig(f, getenv)
+	app, _ := newApp()
+	for _, u := range unknownEnvars(app, os.Environ(), env.read) {
+		if getenv(u.name) != "" {
+			logger.Warn("Environment variable matches no flag", "variable", u.name, "nearest", u.nearest)
+		}
+	}
 	if err != nil {
 		logger.Error("Invalid configuration", "err", err)
 		return nil, c, nil, 2, false

@@ -22,7 +22,7 @@ const rightsizingSection = "rightsizing"
 const rightsizingSaveEvery = time.Minute
 
 func addStateFileFlag(app *kingpin.Application, f *flags) {
-	app.Flag("state.file", "File in which the exporter keeps what a restart must not lose: the log collector's positions and counts (so that the entries written while it was down are counted, up to 1h back) and the rightsizing windows. Written atomically (every 10s at most for the logs, every minute for the windows, and at shutdown); its directory must exist and be writable. Default: none, and a restart starts both afresh. --collect.logs.state-file is its deprecated name.").
+	app.Flag("state.file", "File keeping the log positions and rightsizing windows across restarts.").
 		Envar("CLOUDDB_STATE_FILE").StringVar(&f.stateFile)
 }
 

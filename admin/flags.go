@@ -38,23 +38,23 @@ func (f *Flags) Enabled() bool { return f.listen != "" }
 // AddFlags registers the admin.* flags on app.
 func AddFlags(app *kingpin.Application) *Flags {
 	f := &Flags{}
-	app.Flag("admin.listen-address", "Address of the admin surface's listener (write operations; see docs/admin.md). Empty disables it.").
+	app.Flag("admin.listen-address", "Address of the admin surface (write operations); empty disables it.").
 		Envar("CLOUDDB_ADMIN_LISTEN_ADDRESS").StringVar(&f.listen)
-	app.Flag("admin.web-config.file", "TLS and basic-auth configuration of the admin listener (exporter-toolkit format, bcrypt hashes).").
+	app.Flag("admin.web-config.file", "TLS and basic-auth configuration of the admin listener.").
 		Envar("CLOUDDB_ADMIN_WEB_CONFIG_FILE").StringVar(&f.webConfig)
-	app.Flag("admin.allow-insecure-listener", "Serve the admin surface without TLS on an address that is not loopback (behind a TLS-terminating proxy, say). Without it, such a listener is a startup error: tokens and passwords would cross the network in clear text.").
+	app.Flag("admin.allow-insecure-listener", "Allow the admin surface without TLS on an address that is not loopback.").
 		Envar("CLOUDDB_ADMIN_ALLOW_INSECURE_LISTENER").BoolVar(&f.allowInsecureListener)
-	app.Flag("admin.token-file", "File with the bearer token of the admin surface; alternative to basic_auth_users.").
+	app.Flag("admin.token-file", "File with the admin surface's bearer token.").
 		Envar("CLOUDDB_ADMIN_TOKEN_FILE").StringVar(&f.tokenFile)
-	app.Flag("admin.allow", "Write operations the admin surface permits: a comma-separated list, the flag repeatable (e.g. resizeService,setHA). Default: every write operation except "+strings.Join(OptIn(), ", ")+".").
+	app.Flag("admin.allow", "Write operations the admin surface permits (comma-separated).").
 		Envar("CLOUDDB_ADMIN_ALLOW").StringsVar(&f.allow)
-	app.Flag("admin.audit-log", "File the admin surface appends one JSON audit record per request to (created 0600), besides the log; reopened when renamed or removed, and on SIGHUP. A write whose \"accepted\" record cannot be written is refused (503) with nothing sent, unless --admin.audit-fail-open.").
+	app.Flag("admin.audit-log", "File the admin surface appends a JSON audit record per request to.").
 		Envar("CLOUDDB_ADMIN_AUDIT_LOG").StringVar(&f.auditLog)
-	app.Flag("admin.audit-fail-open", "Let writes go on when --admin.audit-log cannot be written (full disk, say); the failure is still logged.").
+	app.Flag("admin.audit-fail-open", "Let writes go on when --admin.audit-log cannot be written.").
 		Envar("CLOUDDB_ADMIN_AUDIT_FAIL_OPEN").BoolVar(&f.auditFailOpen)
-	app.Flag("admin.max-connections", "Maximum number of connections open at once on the admin listener; beyond it, new ones wait to be accepted. auto: an eighth of the open-file limit (RLIMIT_NOFILE), at most 512. 0 means no limit.").
+	app.Flag("admin.max-connections", "Connections open at once on the admin listener (auto: by RLIMIT_NOFILE).").
 		Default("auto").Envar("CLOUDDB_ADMIN_MAX_CONNECTIONS").StringVar(&f.maxConnections)
-	flagval.Duration(app, "admin.operation-timeout", "How long an asynchronous admin operation is tracked before it counts as timed out.",
+	flagval.Duration(app, "admin.operation-timeout", "How long an asynchronous admin operation is tracked before timing out.",
 		DefaultOperationTimeout.String(), "CLOUDDB_ADMIN_OPERATION_TIMEOUT", &f.operationTimeout)
 	return f
 }

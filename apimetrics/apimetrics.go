@@ -41,48 +41,48 @@ func New(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_requests_total",
-			Help: "HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status was not decoded (malformed, cut short, or beyond --api.max-response-size or --api.max-value-size).",
+			Help: "HTTP requests sent to the cloud API, by operation and outcome.",
 		}, []string{"project_id", "operation", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "clouddb_exporter_api_request_duration_seconds",
-			Help:    "Duration of HTTP attempts to the cloud API in seconds, by operation, whatever their outcome.",
+			Help:    "Duration of HTTP attempts to the cloud API, in seconds.",
 			Buckets: apiDurationBuckets,
 		}, []string{"project_id", "operation"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_retries_total",
-			Help: "Attempts to the cloud API that were retried, by operation.",
+			Help: "Attempts to the cloud API that were retried.",
 		}, []string{"project_id", "operation"}),
 		rateLimitWait: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_rate_limit_wait_seconds_total",
-			Help: "Time requests to the cloud API spent waiting for the client's own rate limiter, in seconds.",
+			Help: "Time API requests waited for the client-side rate limit, in seconds.",
 		}, []string{"project_id"}),
 		decodeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_decode_errors_total",
-			Help: "Fields (or list elements) of successful cloud API answers that did not decode and were left out, by operation; the rest of the answer was kept. An answer that does not decode as a whole is a failed request instead: clouddb_exporter_api_requests_total{code=\"decode_error\"}.",
+			Help: "Fields of successful API answers that did not decode and were left out.",
 		}, []string{"project_id", "operation"}),
 		listsTooLong: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_lists_too_long_total",
-			Help: "Successful cloud API list answers that held more resources than --collect.max-resources-per-list, by operation: the call failed once that many were read, and its part reports clouddb_exporter_collector_success 0.",
+			Help: "API list answers longer than --collect.max-resources-per-list.",
 		}, []string{"project_id", "operation"}),
 		textsCut: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_texts_truncated_total",
-			Help: "Texts of cloud API answers (names, hosts, messages: anything that may become a label value) longer than 1024 bytes, cut to that length with a \"...(truncated)\" mark, by operation.",
+			Help: "Texts of API answers cut to 1024 bytes.",
 		}, []string{"project_id", "operation"}),
 		retryAfterCapped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_api_retry_after_capped_total",
-			Help: "Retry-After answers of the cloud API that asked the poller to wait longer than 5 minutes or 5 --collect.interval, whichever is longer, by operation: the call was deferred for that long only.",
+			Help: "API Retry-After answers over 15 minutes, waited for 15 minutes only.",
 		}, []string{"project_id", "operation"}),
 		cycleDuration: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_poll_cycle_duration_seconds",
-			Help: "How long the last full poll cycle of a project took, in seconds.",
+			Help: "Duration of the last full poll cycle of a project, in seconds.",
 		}, []string{"project_id"}),
 		refreshPeriod: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_poll_children_refresh_period_seconds",
-			Help: "How long refreshing every replica set list and peering list of a project takes at the call budget (--api.rate-limit times --collect.interval), in seconds: the poll interval when everything fits in one cycle, a multiple of it otherwise.",
+			Help: "Time to refresh every replica set and peering list of a project, in seconds.",
 		}, []string{"project_id"}),
 		overruns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_poll_cycle_overruns_total",
-			Help: "Poll cycles of a project that did not finish their calls within the poll interval (their deadline).",
+			Help: "Poll cycles of a project that outran the poll interval.",
 		}, []string{"project_id"}),
 	}
 	m.own = prometheus.NewRegistry()

@@ -37,16 +37,16 @@ func TestMetrics(t *testing.T) {
 	b.ObserveRequest(apiclient.OpGetAuthInfo, "401", 10*time.Millisecond)
 
 	want := `
-# HELP clouddb_exporter_api_rate_limit_wait_seconds_total Time requests to the cloud API spent waiting for the client's own rate limiter, in seconds.
+# HELP clouddb_exporter_api_rate_limit_wait_seconds_total Time API requests waited for the client-side rate limit, in seconds.
 # TYPE clouddb_exporter_api_rate_limit_wait_seconds_total counter
 clouddb_exporter_api_rate_limit_wait_seconds_total{project_id="proj-a"} 2
 clouddb_exporter_api_rate_limit_wait_seconds_total{project_id="proj-b"} 0
-# HELP clouddb_exporter_api_requests_total HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status was not decoded (malformed, cut short, or beyond --api.max-response-size or --api.max-value-size).
+# HELP clouddb_exporter_api_requests_total HTTP requests sent to the cloud API, by operation and outcome.
 # TYPE clouddb_exporter_api_requests_total counter
 clouddb_exporter_api_requests_total{code="200",operation="listServices",project_id="proj-a"} 2
 clouddb_exporter_api_requests_total{code="error",operation="listServices",project_id="proj-a"} 1
 clouddb_exporter_api_requests_total{code="401",operation="getAuthInfo",project_id="proj-b"} 1
-# HELP clouddb_exporter_api_request_duration_seconds Duration of HTTP attempts to the cloud API in seconds, by operation, whatever their outcome.
+# HELP clouddb_exporter_api_request_duration_seconds Duration of HTTP attempts to the cloud API, in seconds.
 # TYPE clouddb_exporter_api_request_duration_seconds histogram
 clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="0.05"} 1
 clouddb_exporter_api_request_duration_seconds_bucket{operation="listServices",project_id="proj-a",le="0.1"} 1
@@ -124,14 +124,14 @@ func TestDiscoveryObserver(t *testing.T) {
 	m.RemoveProject("proj-a")
 
 	want := `
-# HELP clouddb_exporter_api_rate_limit_wait_seconds_total Time requests to the cloud API spent waiting for the client's own rate limiter, in seconds.
+# HELP clouddb_exporter_api_rate_limit_wait_seconds_total Time API requests waited for the client-side rate limit, in seconds.
 # TYPE clouddb_exporter_api_rate_limit_wait_seconds_total counter
 clouddb_exporter_api_rate_limit_wait_seconds_total{project_id=""} 0
-# HELP clouddb_exporter_api_requests_total HTTP requests sent to the cloud API, each once (retries included; the transport never resends one on its own), by operation and outcome: the HTTP status code; error when no complete answer came (connection failed or dropped, body broken off, timeout); decode_error when an answer with the success status was not decoded (malformed, cut short, or beyond --api.max-response-size or --api.max-value-size).
+# HELP clouddb_exporter_api_requests_total HTTP requests sent to the cloud API, by operation and outcome.
 # TYPE clouddb_exporter_api_requests_total counter
 clouddb_exporter_api_requests_total{code="200",operation="listProjects",project_id=""} 1
 clouddb_exporter_api_requests_total{code="401",operation="listProjects",project_id=""} 1
-# HELP clouddb_exporter_api_retries_total Attempts to the cloud API that were retried, by operation.
+# HELP clouddb_exporter_api_retries_total Attempts to the cloud API that were retried.
 # TYPE clouddb_exporter_api_retries_total counter
 clouddb_exporter_api_retries_total{operation="listProjects",project_id=""} 1
 `
@@ -166,10 +166,10 @@ func TestPollObserver(t *testing.T) {
 	o.ObserveCycle(42*time.Second, 3*time.Minute, false)
 	o.ObserveCycle(61*time.Second, 3*time.Minute, true)
 	want := `
-# HELP clouddb_exporter_poll_cycle_duration_seconds How long the last full poll cycle of a project took, in seconds.
+# HELP clouddb_exporter_poll_cycle_duration_seconds Duration of the last full poll cycle of a project, in seconds.
 # TYPE clouddb_exporter_poll_cycle_duration_seconds gauge
 clouddb_exporter_poll_cycle_duration_seconds{project_id="p1"} 61
-# HELP clouddb_exporter_poll_cycle_overruns_total Poll cycles of a project that did not finish their calls within the poll interval (their deadline).
+# HELP clouddb_exporter_poll_cycle_overruns_total Poll cycles of a project that outran the poll interval.
 # TYPE clouddb_exporter_poll_cycle_overruns_total counter
 clouddb_exporter_poll_cycle_overruns_total{project_id="p1"} 1
 `

@@ -32,19 +32,19 @@ type Flags struct {
 // AddFlags registers the changes.* flags on app.
 func AddFlags(app *kingpin.Application) *Flags {
 	f := &Flags{}
-	app.Flag("changes", "Derive the change timeline from the snapshots: GET /api/v1/changes, clouddb_changes_total and the status page's changes (--no-changes turns it off).").
+	app.Flag("changes", "Derive the change timeline from the snapshots (GET /api/v1/changes).").
 		Default("true").Envar("CLOUDDB_CHANGES").BoolVar(&f.Enabled)
 	flagval.Duration(app, "changes.retention", "How long a change stays in the in-memory feed (GET /api/v1/changes).",
 		DefaultRetention.String(), "CLOUDDB_CHANGES_RETENTION", &f.retention)
-	flagval.Int(app, "changes.retention.events", "Most changes kept in the in-memory feed; beyond, the oldest leave it and clouddb_exporter_changes_dropped_total{reason=\"ring_full\"} counts them. About 1.3 KiB each.",
+	flagval.Int(app, "changes.retention.events", "Most changes kept in the in-memory feed.",
 		fmt.Sprint(DefaultMaxEvents), "CLOUDDB_CHANGES_RETENTION_EVENTS", &f.maxEvents)
-	app.Flag("changes.file", "Append-only NDJSON file of the changes, and beside it (.state) what the exporter last knew of each object: the feed, its cursors and the changes made while the exporter was down survive a restart. Empty: memory only.").
+	app.Flag("changes.file", "File keeping the changes across restarts (default: memory only).").
 		Envar("CLOUDDB_CHANGES_FILE").StringVar(&f.file)
 	flagval.Bytes(app, "changes.file.max-size", "Most bytes of --changes.file and its one rotation (.1) together.",
 		"64MiB", "CLOUDDB_CHANGES_FILE_MAX_SIZE", &f.fileMaxSize)
-	app.Flag("changes.sink.url", "Push the changes in batches to this URL: a Loki push API (…/loki/api/v1/push) or any NDJSON webhook (see --changes.sink.format). User information in the URL is kept out of logs.").
+	app.Flag("changes.sink.url", "Push the changes to this Loki push API or NDJSON webhook URL.").
 		Envar("CLOUDDB_CHANGES_SINK_URL").StringVar(&f.sinkURL)
-	flagval.Enum(app, "changes.sink.format", "Format of --changes.sink.url: loki (push API JSON, a stream per project_id, object_type and kind) or ndjson (one event a line).",
+	flagval.Enum(app, "changes.sink.format", "Format of --changes.sink.url: loki or ndjson.",
 		FormatLoki, "CLOUDDB_CHANGES_SINK_FORMAT", &f.sinkFormat, FormatLoki, FormatNDJSON)
 	return f
 }

@@ -19,13 +19,13 @@ var dropReasons = []string{reasonRing, reasonFile, reasonFileQueue, reasonSinkQu
 
 var (
 	changesDesc = prometheus.NewDesc("clouddb_changes_total",
-		"Changes the exporter derived from successive complete reads of the API (and the log reader's restarts), by project, object type and kind; every kind is served from 0. The events are on GET /api/v1/changes.",
+		"Changes the exporter derived from successive reads of the API.",
 		[]string{"project_id", "object_type", "kind"}, nil)
 	lastChangeDesc = prometheus.NewDesc("clouddb_service_last_change_timestamp_seconds",
-		"Unix time at which the exporter last saw a change of the service (any kind); absent until one is seen, removed when the service is deleted.",
+		"Time the exporter last saw a change of a database service, in Unix seconds.",
 		[]string{"project_id", "service_id"}, nil)
 	droppedDesc = prometheus.NewDesc("clouddb_exporter_changes_dropped_total",
-		"Change events lost: ring_full (evicted from the in-memory feed by --changes.retention.events before their age), file_error (not written to --changes.file), file_queue_full (not queued for --changes.file, whose writes were too slow), sink_queue_full and sink_error (not delivered to --changes.sink.url).",
+		"Change events lost, by reason.",
 		[]string{"reason"}, nil)
 )
 

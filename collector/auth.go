@@ -7,13 +7,13 @@ import (
 
 var (
 	apiKeyInfoDesc = newDesc("clouddb_api_key_info",
-		"The API key the exporter uses, value 1, from the authentication info (api_key, or apiKey in the first revision: name, public_key, project.name, project.plan_type, issuing_user.id; the user's e-mail and name are personal data and not exported); absent for OAuth credentials."+cachedNote,
+		"The API key the exporter uses, value 1.",
 		"project_id", "name", "public_key", "project_name", "plan_type", "issuing_user_id")
 	apiKeyCreatedDesc = newDesc("clouddb_api_key_created_timestamp_seconds",
-		"Creation time of the API key the exporter uses as Unix seconds, from api_key.created (apiKey.created in the first revision)."+cachedNote,
+		"Creation time of the API key the exporter uses, in Unix seconds.",
 		"project_id", "public_key")
 	projectInfoDesc = newDesc("clouddb_project_info",
-		"A polled project, value 1, with its name from GET /projects (revision 2026) or else from the authentication info's api_key.project.name; absent when neither names it."+cachedNote,
+		"A polled project and its name, value 1.",
 		"project_id", "name")
 )
 

@@ -7,7 +7,6 @@ import (
 
 var allDescs = sync.OnceValue(func() []*Desc {
 	registry.closed = true
-	withDataParts(registry.parts)
 	return slices.Concat(stateDescs, registry.descs)
 })
 

@@ -32,7 +32,7 @@ type Key [2]string
 func Groups() []Group { return allGroups() }
 
 var allGroups = sync.OnceValue(func() []Group {
-	allDescs() // closes the registry, and names the data parts in the health's HELP
+	allDescs() // closes the registry
 	return slices.Concat(stateGroups, registry.groups)
 })
 
@@ -87,7 +87,6 @@ var stateGroups = []Group{
 }
 
 var registry struct {
-	parts  []string
 	descs  []*Desc
 	groups []Group
 	// closed once Groups or Families was read: a later part would be missed.
@@ -101,9 +100,6 @@ var registry struct {
 func RegisterPart(part string, descs []*Desc, groups ...Group) {
 	if registry.closed {
 		panic("collector: RegisterPart after the groups were read")
-	}
-	if part != "" {
-		registry.parts = append(registry.parts, part)
 	}
 	for _, d := range descs {
 		d.part = part

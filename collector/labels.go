@@ -7,8 +7,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/apiclient"
 )
 
-const cachedNote = " Cached from the last poll of the API."
-
 // endpointLabels returns "" for a missing endpoint: every series keeps one label set.
 func endpointLabels(e *apiclient.Endpoint) (host, port string) {
 	return endpointHost(e), endpointPort(e)

@@ -11,19 +11,19 @@ import (
 
 var (
 	peeringInfoDesc = newDesc("clouddb_vpc_peering_info",
-		"Static attributes of a VPC peering, value 1, from the list of peerings of a VPC (id, peer_account_id, peer_region_code, peer_vpc_id, provisioned_id)."+cachedNote,
+		"Static attributes of a VPC peering, value 1.",
 		"project_id", "vpc_id", "peering_id", "peer_account_id", "peer_region_code", "peer_vpc_id", "provisioned_id")
 	peeringStatusDesc = newDesc("clouddb_vpc_peering_status",
-		"Status of a VPC peering as a state set, from the status field: 1 for the current status, 0 for the other known ones (pending, active); any other status is one more series with value 1."+cachedNote,
+		"Status of a VPC peering, 1 for the current one.",
 		"project_id", "vpc_id", "peering_id", "status")
 	peeringStatusChangedDesc = newDesc("clouddb_vpc_peering_status_changed_timestamp_seconds",
-		"Unix seconds at which the exporter first saw the current status of a VPC peering (the API reports no transition times)."+cachedNote,
+		"Time the exporter first saw a VPC peering's status, in Unix seconds.",
 		"project_id", "vpc_id", "peering_id")
 	peeringErrorDesc = newDesc("clouddb_vpc_peering_error",
-		"Whether a VPC peering reports an error (1) or not (0): 1 when error_message is present and not empty. The message is in clouddb_vpc_peering_error_info."+cachedNote,
+		"Whether a VPC peering reports an error.",
 		"project_id", "vpc_id", "peering_id")
 	peeringErrorInfoDesc = newDesc("clouddb_vpc_peering_error_info",
-		"The error message of a VPC peering, value 1, only while it reports one: error_message with control characters and runs of white space made one space, cut to 256 bytes (ending in ...) if longer. At most one series per peering."+cachedNote,
+		"The error message of a VPC peering, value 1.",
 		"project_id", "vpc_id", "peering_id", "message")
 )
 

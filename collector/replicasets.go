@@ -7,25 +7,25 @@ import (
 
 var (
 	replicaSetInfoDesc = newDesc("clouddb_replica_set_info",
-		"Static attributes of a read replica set, value 1, from the list of replica sets of a service (id, name, metadata.environment, endpoint.host, endpoint.port; empty when the API sends none)."+cachedNote,
+		"Static attributes of a read replica set, value 1.",
 		"project_id", "service_id", "replica_set_id", "name", "environment", "host", "port")
 	replicaSetStatusDesc = newDesc("clouddb_replica_set_status",
-		"Status of a read replica set as a state set, from the status field: 1 for the current status, 0 for the other documented ones; an undocumented status is one more series with value 1."+cachedNote,
+		"Status of a read replica set, 1 for the current one.",
 		"project_id", "service_id", "replica_set_id", "status")
 	replicaSetStatusChangedDesc = newDesc("clouddb_replica_set_status_changed_timestamp_seconds",
-		"Unix seconds at which the exporter first saw the current status of a read replica set (the API reports no transition times)."+cachedNote,
+		"Time the exporter first saw a read replica set's status, in Unix seconds.",
 		"project_id", "service_id", "replica_set_id")
 	replicaSetNodesDesc = newDesc("clouddb_replica_set_nodes",
-		"Number of nodes of a read replica set, from the nodes field."+cachedNote,
+		"Number of nodes of a read replica set.",
 		"project_id", "service_id", "replica_set_id")
 	replicaSetCPUDesc = newDesc("clouddb_replica_set_cpu_cores",
-		"CPU of a read replica set in cores, from the cpu_millis field divided by 1000."+cachedNote,
+		"CPU of a read replica set, in cores.",
 		"project_id", "service_id", "replica_set_id")
 	replicaSetMemoryDesc = newDesc("clouddb_replica_set_memory_bytes",
-		"Memory of a read replica set in bytes, from the memory_gbs field, GB read as GiB (2^30 bytes)."+cachedNote,
+		"Memory of a read replica set, in bytes.",
 		"project_id", "service_id", "replica_set_id")
 	replicaSetPoolerDesc = newDesc("clouddb_replica_set_connection_pooler_enabled",
-		"Whether a read replica set has a connection pooler (1) or not (0): 1 when the connection_pooler field is present."+cachedNote,
+		"Whether a read replica set has a connection pooler.",
 		"project_id", "service_id", "replica_set_id")
 )
 

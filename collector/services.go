@@ -2,7 +2,6 @@ package collector
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -11,55 +10,55 @@ import (
 var (
 	serviceInfoDesc   = newInfoDesc()
 	serviceStatusDesc = newDesc("clouddb_service_status",
-		"Status of a database service as a state set, from the status field: 1 for the current status, 0 for the other documented ones; an undocumented status is one more series with value 1."+cachedNote,
+		"Status of a database service, 1 for the current one.",
 		"project_id", "service_id", "status")
 	servicePausedDesc = newDesc("clouddb_service_paused",
-		"Whether a database service is paused (1) or not (0), from the paused field when the API sends it (first revision), else 1 for status PAUSED or PAUSING (revision 2026)."+cachedNote,
+		"Whether a database service is paused.",
 		"project_id", "service_id")
 	serviceCreatedDesc = newDesc("clouddb_service_created_timestamp_seconds",
-		"Creation time of a database service as Unix seconds, from the created field; absent when the API sends none."+cachedNote,
+		"Creation time of a database service, in Unix seconds.",
 		"project_id", "service_id")
 	serviceStatusChangedDesc = newDesc("clouddb_service_status_changed_timestamp_seconds",
-		"Unix seconds at which the exporter first saw the current status of a database service (the API reports no transition times)."+cachedNote,
+		"Time the exporter first saw a database service's status, in Unix seconds.",
 		"project_id", "service_id")
 	serviceResourcesDesc = newDesc("clouddb_service_resources",
-		"Number of compute resources of a database service (the primary plus HA replicas), the length of the resources list."+cachedNote,
+		"Number of compute resources of a database service.",
 		"project_id", "service_id")
 	serviceCPUDesc = newDesc("clouddb_service_cpu_cores",
-		"CPU of one compute resource of a database service in cores, from resources[].spec.cpu_millis divided by 1000; absent when null (a shared-resource service)."+cachedNote,
+		"CPU of one compute resource of a database service, in cores.",
 		"project_id", "service_id", "resource_id")
 	serviceMemoryDesc = newDesc("clouddb_service_memory_bytes",
-		"Memory of one compute resource of a database service in bytes, from resources[].spec.memory_gbs, GB read as GiB (2^30 bytes); absent when null (a shared-resource service)."+cachedNote,
+		"Memory of one compute resource of a database service, in bytes.",
 		"project_id", "service_id", "resource_id")
 	serviceVolumeDesc = newDesc("clouddb_service_volume_info",
-		"Volume type of one compute resource of a database service, value 1, from resources[].spec.volume_type (may be empty)."+cachedNote,
+		"Volume type of one compute resource of a database service, value 1.",
 		"project_id", "service_id", "resource_id", "volume_type")
 	serviceSharedDesc = newDesc("clouddb_service_shared_resources",
-		"Whether a database service is a shared-resource service (1: resources[0].spec.cpu_millis and memory_gbs are null, it has no dedicated size) or not (0)."+cachedNote,
+		"Whether a database service runs on shared resources.",
 		"project_id", "service_id")
 	serviceCPUUsageDesc = newDesc("clouddb_service_cpu_usage_cores",
-		"Current CPU usage of a database service in cores, from metrics.milli_cpu divided by 1000 (revision 2026); absent when null."+cachedNote,
+		"CPU usage of a database service, in cores.",
 		"project_id", "service_id")
 	serviceMemoryUsageDesc = newDesc("clouddb_service_memory_usage_bytes",
-		"Current memory usage of a database service in bytes, from metrics.memory_mb, MB read as MiB (2^20 bytes) (revision 2026); absent when null."+cachedNote,
+		"Memory usage of a database service, in bytes.",
 		"project_id", "service_id")
 	serviceStorageUsageDesc = newDesc("clouddb_service_storage_usage_bytes",
-		"Current storage usage of a database service in bytes, from metrics.storage_mb, MB read as MiB (2^20 bytes) (revision 2026); absent when null."+cachedNote,
+		"Storage usage of a database service, in bytes.",
 		"project_id", "service_id")
 	serviceHAReplicasDesc = newDesc("clouddb_service_ha_replicas",
-		"High-availability replicas of a database service, from ha_replicas.replica_count (revision 2026); absent when null."+cachedNote,
+		"High-availability replicas of a database service.",
 		"project_id", "service_id")
 	serviceHASyncReplicasDesc = newDesc("clouddb_service_ha_sync_replicas",
-		"Synchronous high-availability replicas of a database service, from ha_replicas.sync_replica_count (revision 2026); absent when null."+cachedNote,
+		"Synchronous high-availability replicas of a database service.",
 		"project_id", "service_id")
 	serviceForkDesc = newDesc("clouddb_service_fork_info",
-		"The service a database service was forked from, value 1, from forked_from (project_id, service_id, is_standby as \"true\"/\"false\"); absent for a service that is not a fork."+cachedNote,
+		"The service a database service was forked from, value 1.",
 		"project_id", "service_id", "parent_project_id", "parent_service_id", "standby")
 	serviceVPCEndpointDesc = newDesc("clouddb_service_vpc_endpoint_info",
-		"How a database service is reached from its VPC, value 1, from vpc_endpoint (or the deprecated vpcEndpoint): vpc_id, host, port; absent when not attached."+cachedNote,
+		"How a database service is reached from its VPC, value 1.",
 		"project_id", "service_id", "vpc_id", "host", "port")
 	servicePoolerDesc = newDesc("clouddb_service_connection_pooler_enabled",
-		"Whether a database service has a connection pooler (1) or not (0): 1 when the connection_pooler field is present."+cachedNote,
+		"Whether a database service has a connection pooler.",
 		"project_id", "service_id")
 )
 
@@ -79,13 +78,11 @@ var serviceInfoLabels = []struct {
 
 func newInfoDesc() *Desc {
 	labels := []string{"project_id"}
-	var fields []string
 	for _, l := range serviceInfoLabels {
 		labels = append(labels, l.name)
-		fields = append(fields, l.field)
 	}
 	return newDesc("clouddb_service_info",
-		"Static attributes of a database service, value 1, from the list of services ("+strings.Join(fields, ", ")+"; empty when the API sends none)."+cachedNote,
+		"Static attributes of a database service, value 1.",
 		labels...)
 }
 

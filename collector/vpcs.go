@@ -3,7 +3,7 @@ package collector
 import "github.com/clouddb/clouddb_exporter/fleet"
 
 var vpcInfoDesc = newDesc("clouddb_vpc_info",
-	"Static attributes of a VPC, value 1, from the list of VPCs (id, name, cidr, region_code)."+cachedNote,
+	"Static attributes of a VPC, value 1.",
 	"project_id", "vpc_id", "name", "cidr", "region_code")
 
 func collectVPCs(out *Sink, s *fleet.Snapshot) {

@@ -37,15 +37,15 @@ type Flags struct {
 // AddFlags registers the flags on app.
 func AddFlags(app *kingpin.Application) *Flags {
 	f := &Flags{}
-	app.Flag("api.url", "Base URL of the cloud API, ending in its version segment (e.g. https://api.example.net/v1).").
+	app.Flag("api.url", "Base URL of the cloud API, with its version: https://api.example.net/v1.").
 		Envar("CLOUDDB_API_URL").StringVar(&f.URL)
-	app.Flag("api.project-id", "Project to poll (single-project mode).").
+	app.Flag("api.project-id", "Project to poll; unset, every project the keys reach is discovered.").
 		Envar("CLOUDDB_API_PROJECT_ID").StringVar(&f.ProjectID)
-	app.Flag("api.access-key-file", "File holding the API access key (alternative to $"+EnvAccessKey+").").
+	app.Flag("api.access-key-file", "File holding the API access key (or $"+EnvAccessKey+").").
 		Envar("CLOUDDB_API_ACCESS_KEY_FILE").StringVar(&f.AccessKeyFile)
-	app.Flag("api.secret-key-file", "File holding the API secret key (alternative to $"+EnvSecretKey+").").
+	app.Flag("api.secret-key-file", "File holding the API secret key (or $"+EnvSecretKey+").").
 		Envar("CLOUDDB_API_SECRET_KEY_FILE").StringVar(&f.SecretKeyFile)
-	app.Flag("api.key-file", "File holding the API key for GET /auth/info (alternative to $"+EnvAPIKey+"; optional: without it /auth/info is read with the key pair, which a first-revision API refuses).").
+	app.Flag("api.key-file", "File holding the key of GET /auth/info (or $"+EnvAPIKey+"; optional).").
 		Envar("CLOUDDB_API_KEY_FILE").StringVar(&f.APIKeyFile)
 	addSettingFlags(app, &f.API, &f.Collect)
 	f.given = map[string]*bool{}
@@ -59,19 +59,19 @@ func AddFlags(app *kingpin.Application) *Flags {
 		"0s", "", &f.Collect.minDataInterval)
 	app.GetFlag("collect.min-data-interval").Hidden()
 	tls := &f.API.HTTPClient.TLSConfig
-	app.Flag("api.tls.ca-file", "CA certificates (PEM) to verify the API's server certificate with, instead of the system's.").
+	app.Flag("api.tls.ca-file", "CA certificates (PEM) to verify the API's certificate with.").
 		Envar("CLOUDDB_API_TLS_CA_FILE").StringVar(&tls.CAFile)
-	app.Flag("api.tls.cert-file", "Client certificate (PEM) to present to the API (mutual TLS); needs --api.tls.key-file.").
+	app.Flag("api.tls.cert-file", "Client certificate (PEM) for mutual TLS with the API.").
 		Envar("CLOUDDB_API_TLS_CERT_FILE").StringVar(&tls.CertFile)
 	app.Flag("api.tls.key-file", "Private key (PEM) of --api.tls.cert-file.").
 		Envar("CLOUDDB_API_TLS_KEY_FILE").StringVar(&tls.KeyFile)
-	app.Flag("api.tls.server-name", "Name to verify the API's certificate against, when it differs from --api.url's host.").
+	app.Flag("api.tls.server-name", "Name to verify the API's certificate against, if not --api.url's host.").
 		Envar("CLOUDDB_API_TLS_SERVER_NAME").StringVar(&tls.ServerName)
-	app.Flag("api.tls.insecure-skip-verify", "Do not verify the API's certificate (testing only: anyone on the path can read the credentials).").
+	app.Flag("api.tls.insecure-skip-verify", "Do not verify the API's certificate (testing only).").
 		Envar("CLOUDDB_API_TLS_INSECURE_SKIP_VERIFY").BoolVar(&tls.InsecureSkipVerify)
-	app.Flag("api.proxy-url", "HTTP proxy for the API (http, https or socks5 URL). Default: $HTTPS_PROXY/$NO_PROXY.").
+	app.Flag("api.proxy-url", "Proxy for the API (http, https, socks5; default: $HTTPS_PROXY).").
 		Envar("CLOUDDB_API_PROXY_URL").StringVar(&f.proxyURL)
-	app.Flag("config.file", "YAML file listing several projects with their own credentials (see docs/configuration.md). Reloaded on SIGHUP and POST /-/reload (--web.enable-lifecycle).").
+	app.Flag("config.file", "YAML file listing several projects and their credentials (reloadable).").
 		Envar("CLOUDDB_CONFIG_FILE").StringVar(&f.ConfigFile)
 	return f
 }

@@ -89,10 +89,10 @@ func IfEnabled(on func(p Project) bool, check func(p Project, v any) []string) f
 func SelectionSettings(name, verb string, sel func(*Collect) *Selection, on func(p Project) bool) []Setting {
 	return []Setting{
 		{Flag: "collect." + name + ".environment", Key: "collect." + name + ".environments",
-			Help:  verb + " services of this environment only (PROD or DEV; repeatable; default: every environment).",
+			Help:  verb + " services of this environment (repeatable).",
 			Field: func(_ *API, c *Collect) any { return &sel(c).Environments }, Check: IfEnabled(on, environments)},
 		{Flag: "collect." + name + ".service-name-regex", Key: "collect." + name + ".service_name_regex",
-			Help:  verb + " services whose name matches this regular expression only (anchored; default: every service).",
+			Help:  verb + " services whose name matches this anchored regex only.",
 			Field: func(_ *API, c *Collect) any { return &sel(c).ServiceNameRegex }, Check: IfEnabled(on, nameRegex)},
 	}
 }

@@ -22,20 +22,20 @@ func init() {
 	on := func(p config.Project) bool { return logsKey.Of(p.Collect).Enabled }
 	field := logsKey.Field
 	config.AddSettings(config.Setting{Flag: "collect.logs", Key: "collect.logs.enabled", Demo: true,
-		Help:  "Opt-in: count each selected service's new log entries by severity (clouddb_service_log_entries_total), at a cost of at least one call per service every --collect.logs.interval (see docs/configuration.md).",
+		Help:  "Count each selected service's new log entries by severity (opt-in).",
 		Field: field(func(s *logsSettings) any { return &s.Enabled })})
 	config.AddSettings(config.Setting{Flag: "collect.logs.interval", Key: "collect.logs.interval", Default: defaultLogsInterval.String(),
-		Help:  "Interval at which each selected service's new log entries are read (at least 10s).",
+		Help:  "Interval at which each service's new log entries are read (10s or more).",
 		Field: field(func(s *logsSettings) any { return &s.Interval }), Check: config.IfEnabled(on, config.AtLeastDataInterval(minLogsInterval))})
 	config.AddSettings(config.SelectionSettings("logs", "Count the logs of", func(c *config.Collect) *config.Selection { return &logsKey.In(c).Selection }, on)...)
 	config.AddSettings(config.Setting{Flag: "collect.logs.max-pages", Key: "collect.logs.max_pages", Default: fmt.Sprint(defaultLogsMaxPages),
-		Help:  "Pages of 500 entries read per service per interval at most; beyond, the older entries of the interval are not counted: clouddb_exporter_log_pages_truncated_total counts such reads, and one more page read says how many at least (clouddb_exporter_log_entries_skipped_total{reason=\"page_cap\"}).",
+		Help:  "Pages of 500 log entries read per service and interval at most.",
 		Field: field(func(s *logsSettings) any { return &s.MaxPages }), Check: config.IfEnabled(on, atLeastOnePage)},
 		config.Setting{Flag: "collect.logs.delay", Key: "collect.logs.delay", Default: "0s",
-			Help:  "How long before each read its entries end: entries the provider delivers later than this after their timestamp are not counted (see docs/configuration.md). Counts lag by as much.",
+			Help:  "How long each read waits for late log entries; counts lag by as much.",
 			Field: field(func(s *logsSettings) any { return &s.Delay }), Check: config.IfEnabled(on, logsDelay)},
 		config.Setting{Flag: "collect.logs.state-file",
-			Help:  "Deprecated name of --state.file, the file that keeps the log counting positions and the rightsizing windows across restarts.",
+			Help:  "Deprecated name of --state.file.",
 			Field: field(func(s *logsSettings) any { return &s.StateFile })})
 	register(PartLogs, "Log counts",
 		func(c config.Collect) (bool, time.Duration) { s := logsKey.Of(c); return s.Enabled, s.Interval },

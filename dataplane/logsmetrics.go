@@ -9,22 +9,22 @@ import (
 
 var (
 	logEntriesDesc = collector.NewCounterDesc("clouddb_service_log_entries_total",
-		"Log entries a database service wrote since the exporter started reading its logs (opt-in, --collect.logs), by severity: PostgreSQL's, upper case; any other is OTHER. Counted from the API's service logs, each entry once across pages and reads; no entry before the first read is counted. Cached from the last log read.",
+		"Log entries of a database service, by severity.",
 		"project_id", "service_id", "severity")
 	logPagesTruncatedDesc = collector.NewCounterDesc("clouddb_exporter_log_pages_truncated_total",
-		"Reads of one service's new log entries that left some uncounted: they hit --collect.logs.max-pages (the older entries of that interval), the API sent a page again (a repeated or ignored cursor), or a page held an entry over --api.max-value-size (the whole interval, skipped). Cached from the last log read.",
+		"Reads of a service's new log entries that left some uncounted.",
 		"project_id")
 	logEntriesLateDesc = collector.NewCounterDesc("clouddb_exporter_log_entries_late_total",
-		"Log entries that arrived after a read had passed their timestamp (older than the newest entry counted of their service): counted in clouddb_service_log_entries_total at the next read when at most one --collect.logs.interval older than that newest entry, not seen at all when older still (see --collect.logs.delay). Cached from the last log read.",
+		"Log entries that arrived after a read had passed their timestamp.",
 		"project_id")
 	logSkippedDesc = collector.NewCounterDesc("clouddb_exporter_log_skipped_seconds_total",
-		"Seconds of log time not read when the log collector resumed from a --state.file position older than the resume bound (1h): the entries of that span are not counted. Cached from the last log read.",
+		"Log time not read on resuming from an old state file position, in seconds.",
 		"project_id")
 	logEntriesSkippedDesc = collector.NewCounterDesc("clouddb_exporter_log_entries_skipped_total",
-		"Log entries read but not counted in clouddb_service_log_entries_total, by reason. start: written in the --collect.logs.interval before the log collector started counting a service without a --state.file position, read once at start (one page at most), a lower bound of the entries a restart lost. clock_skew: sent by a read but stamped before its window, which is in the API's clock (clouddb_api_clock_skew_seconds): the API's clock or its filter is off by more than measured. page_cap: in the page after a read's --collect.logs.max-pages, read to count them (one page: 500 when full, and at least that many were left; the read is counted in clouddb_exporter_log_pages_truncated_total). Cached from the last log read.",
+		"Log entries read but not counted, by reason.",
 		"project_id", "reason")
 	logReadPeriodDesc = collector.NewDesc("clouddb_exporter_log_read_period_seconds",
-		"How often each selected service's logs in a project are read at the call budget the state calls leave, in seconds: --collect.logs.interval when the budget suffices, longer when it cannot read every selected service once an interval (a WARN gives the fix); set before the first read returns. Cached from the last log read.",
+		"How often each selected service's logs are read at the call budget, in seconds.",
 		"project_id")
 )
 

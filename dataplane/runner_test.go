@@ -3,13 +3,11 @@ package dataplane
 import (
 	"context"
 	"runtime"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/config"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
@@ -157,23 +155,6 @@ func TestRunAnnouncesHealthBeforeReady(t *testing.T) {
 	if !ok || h.Success || !h.LastSuccess.IsZero() {
 		t.Fatalf("health before the state's first cycle: %+v (published %v), want not succeeded yet", h, ok)
 	}
-}
-
-// TestHealthHelpNamesEveryPart: clouddb_exporter_collector_success's HELP
-// lists the parts from what registered, the readers' among them.
-func TestHealthHelpNamesEveryPart(t *testing.T) {
-	for _, d := range collector.Families() {
-		if d.Name() != "clouddb_exporter_collector_success" {
-			continue
-		}
-		for _, part := range slices.Concat(fleet.Parts, []string{PartLogs, PartUsage}) {
-			if !strings.Contains(d.Help(), part+",") && !strings.Contains(d.Help(), part+")") {
-				t.Errorf("HELP %q does not name the part %s", d.Help(), part)
-			}
-		}
-		return
-	}
-	t.Fatal("no clouddb_exporter_collector_success family")
 }
 
 // TestNewRunnerDefaults: a reader's unit test may leave Options zero; the

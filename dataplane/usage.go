@@ -22,20 +22,20 @@ func init() {
 	on := func(p config.Project) bool { return usageKey.Of(p.Collect).Enabled }
 	field := usageKey.Field
 	config.AddSettings(config.Setting{Flag: "collect.usage", Key: "collect.usage.enabled", Demo: true,
-		Help:  "Opt-in: read each selected service's usage series (CPU, memory, disk, I/O, queries, connections, jobs) from the API's usage time series, at a cost of one call per service and series every --collect.usage.interval (see docs/configuration.md).",
+		Help:  "Read each selected service's usage series from the API (opt-in).",
 		Field: field(func(s *usageSettings) any { return &s.Enabled })},
 		config.Setting{Flag: "collect.usage.interval", Key: "collect.usage.interval", Default: defaultUsageInterval.String(),
 			Help:  "Interval at which each selected usage series is read (at least 1m).",
 			Field: field(func(s *usageSettings) any { return &s.Interval }), Check: config.IfEnabled(on, config.AtLeastDataInterval(minUsageInterval))},
 		config.Setting{Flag: "collect.usage.series", Key: "collect.usage.series",
-			Help:  "Usage series to read, by the suffix the API's names end in (repeatable; default: every documented series).",
+			Help:  "Usage series to read, by name suffix (repeatable; default: all).",
 			Field: field(func(s *usageSettings) any { return &s.Series }), Check: config.IfEnabled(on, checkUsageSeries)})
 	config.AddSettings(config.SelectionSettings("usage", "Read the usage of", func(c *config.Collect) *config.Selection { return &usageKey.In(c).Selection }, on)...)
 	config.AddSettings(config.Setting{Flag: "collect.usage.max-jobs", Key: "collect.usage.max_jobs", Default: fmt.Sprint(defaultUsageMaxJobs),
-		Help:  "Job label sets exported per service; the rest are counted in clouddb_exporter_usage_jobs_over_limit.",
+		Help:  "Job label sets exported per service; the rest are only counted.",
 		Field: field(func(s *usageSettings) any { return &s.MaxJobs }), Check: config.IfEnabled(on, notNegativeJobs)},
 		config.Setting{Flag: "collect.usage.timestamps", Key: "collect.usage.timestamps",
-			Help:  "Export the time of the bucket a usage value is from as the sample timestamp (see docs/configuration.md for the staleness trade-off).",
+			Help:  "Export each usage value with its bucket's time as sample timestamp.",
 			Field: field(func(s *usageSettings) any { return &s.Timestamps })})
 	register(PartUsage, "Usage series",
 		func(c config.Collect) (bool, time.Duration) { s := usageKey.Of(c); return s.Enabled, s.Interval },

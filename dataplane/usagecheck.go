@@ -41,7 +41,7 @@ var totalOf = map[string]string{
 }
 
 var valuesRejectedDesc = collector.NewCounterDesc("clouddb_exporter_api_values_rejected_total",
-	"Values of successful cloud API answers rejected because no resource can have them, by field (a usage series' suffix) and reason (not_finite; negative: every usage series is a count, a size or a duration; over_total, CPU or memory usage over four times the node's total; over_any_node, a CPU or memory usage or total over 100,000 cores or 1 PiB): counted once per read whose newest bucket of a label set was rejected; the newest possible bucket is exported instead, the rest of the answer kept."+cachedNote,
+	"Values of API answers rejected because no resource can have them.",
 	"project_id", "field", "reason")
 
 // Rejected is one count of clouddb_exporter_api_values_rejected_total.

@@ -2,18 +2,12 @@ package dataplane
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
-
-// cachedNote is the state's metrics' note (collector/labels.go), kept word for word.
-const cachedNote = " Cached from the last poll of the API."
-
-const usageNote = " From the newest bucket with a value of the API's usage series (opt-in, --collect.usage), cached from the last usage read."
 
 type usageMetric struct {
 	desc *collector.Desc
@@ -26,42 +20,42 @@ func usageDesc(name, help string, job bool) *collector.Desc {
 	if job {
 		labels = append(labels, "job_id")
 	}
-	return collector.NewDesc(name, help+usageNote, labels...)
+	return collector.NewDesc(name, help, labels...)
 }
 
 var usageMetrics = map[string]usageMetric{
-	apiclient.SeriesCPUUsage:    {usageDesc("clouddb_service_system_cpu_usage_cores", "CPU used by one node of a database service in cores, from *_system_cpu_usage_millicores divided by 1000.", false), 1000},
-	apiclient.SeriesCPUTotal:    {usageDesc("clouddb_service_system_cpu_total_cores", "CPU available to one node of a database service in cores, from *_system_cpu_total_millicores divided by 1000.", false), 1000},
-	apiclient.SeriesMemoryUsage: {usageDesc("clouddb_service_system_memory_usage_bytes", "Memory used by one node of a database service in bytes, from *_system_memory_usage_bytes.", false), 1},
-	apiclient.SeriesMemoryTotal: {usageDesc("clouddb_service_system_memory_total_bytes", "Memory available to one node of a database service in bytes, from *_system_memory_total_bytes.", false), 1},
-	apiclient.SeriesDiskUsage:   {usageDesc("clouddb_service_system_disk_usage_bytes", "Disk used by one node of a database service in bytes, from *_system_disk_usage_bytes.", false), 1},
+	apiclient.SeriesCPUUsage:    {usageDesc("clouddb_service_system_cpu_usage_cores", "CPU used by one node of a database service, in cores.", false), 1000},
+	apiclient.SeriesCPUTotal:    {usageDesc("clouddb_service_system_cpu_total_cores", "CPU available to one node of a database service, in cores.", false), 1000},
+	apiclient.SeriesMemoryUsage: {usageDesc("clouddb_service_system_memory_usage_bytes", "Memory used by one node of a database service, in bytes.", false), 1},
+	apiclient.SeriesMemoryTotal: {usageDesc("clouddb_service_system_memory_total_bytes", "Memory available to one node of a database service, in bytes.", false), 1},
+	apiclient.SeriesDiskUsage:   {usageDesc("clouddb_service_system_disk_usage_bytes", "Disk used by one node of a database service, in bytes.", false), 1},
 	apiclient.SeriesDiskIOReadBytes: {usageDesc("clouddb_service_system_disk_io_read_bytes",
-		"Disk bytes read by one node of a database service, from *_system_disk_io_read_bytes as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk bytes read by one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOWriteBytes: {usageDesc("clouddb_service_system_disk_io_write_bytes",
-		"Disk bytes written by one node of a database service, from *_system_disk_io_write_bytes as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk bytes written by one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOTotalBytes: {usageDesc("clouddb_service_system_disk_io_total_bytes",
-		"Disk bytes read and written by one node of a database service, from *_system_disk_io_total_bytes as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk bytes read and written by one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOReadOps: {usageDesc("clouddb_service_system_disk_io_read_ops",
-		"Disk read operations of one node of a database service, from *_system_disk_io_read_ops as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk read operations of one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOWriteOps: {usageDesc("clouddb_service_system_disk_io_write_ops",
-		"Disk write operations of one node of a database service, from *_system_disk_io_write_ops as given (the API does not say whether per bucket or per second).", false), 1},
+		"Disk write operations of one node of a database service.", false), 1},
 	apiclient.SeriesDiskIOTotalOps: {usageDesc("clouddb_service_system_disk_io_total_ops",
-		"Disk read and write operations of one node of a database service, from *_system_disk_io_total_ops as given (the API does not say whether per bucket or per second).", false), 1},
-	apiclient.SeriesQPS:         {usageDesc("clouddb_service_database_queries_per_second", "Queries per second served by one node of a database service, from *_database_qps.", false), 1},
-	apiclient.SeriesConnections: {usageDesc("clouddb_service_database_connections", "Connections to one node of a database service, from *_database_num_connections.", false), 1},
-	apiclient.SeriesJobDuration: {usageDesc("clouddb_service_database_job_duration_seconds", "Duration of the last run of a background job of a database service in seconds, from *_database_job_duration_usecs divided by 1e6.", true), 1e6},
-	apiclient.SeriesJobSuccess:  {usageDesc("clouddb_service_database_job_success", "Whether the last run of a background job of a database service succeeded (1) or not (0), from *_database_job_success as given.", true), 1},
+		"Disk read and write operations of one node of a database service.", false), 1},
+	apiclient.SeriesQPS:         {usageDesc("clouddb_service_database_queries_per_second", "Queries per second served by one node of a database service.", false), 1},
+	apiclient.SeriesConnections: {usageDesc("clouddb_service_database_connections", "Connections to one node of a database service.", false), 1},
+	apiclient.SeriesJobDuration: {usageDesc("clouddb_service_database_job_duration_seconds", "Duration of the last run of a database service's background job, in seconds.", true), 1e6},
+	apiclient.SeriesJobSuccess:  {usageDesc("clouddb_service_database_job_success", "Whether the last run of a database service's background job succeeded.", true), 1},
 }
 
 var (
 	usageBucketDesc = collector.NewDesc("clouddb_service_usage_bucket_timestamp_seconds",
-		"Unix seconds of the start of the bucket a usage value is from (series is the API's series suffix, job_id empty for series without jobs): the data's age, which lags the read by at least one bucket."+usageNote,
-		"project_id", "service_id", "series", "role", "ordinal", "job_id")
+		"Start of the newest usage bucket of a database node, in Unix seconds.",
+		"project_id", "service_id", "role", "ordinal")
 	usageJobsOverLimitDesc = collector.NewDesc("clouddb_exporter_usage_jobs_over_limit",
-		"Background jobs of a project's services whose usage series are not exported because a service has more jobs than --collect.usage.max-jobs."+cachedNote,
+		"Background jobs over --collect.usage.max-jobs, whose usage is not exported.",
 		"project_id")
 	usageRefreshPeriodDesc = collector.NewDesc("clouddb_exporter_usage_refresh_period_seconds",
-		"How long refreshing every selected usage series of a project takes at its call budget: --collect.usage.interval, or a multiple of it when the series are refreshed round-robin."+cachedNote,
+		"Time to refresh every selected usage series of a project, in seconds.",
 		"project_id")
 )
 
@@ -92,7 +86,10 @@ func collectUsage(out *collector.Sink, s *fleet.Snapshot) {
 		return
 	}
 	p := s.ProjectID
+	// A service has a few nodes: their newest buckets fit on the stack.
+	var buf [8]nodeBucket
 	for _, svc := range u.Services {
+		nodes := buf[:0]
 		for i, suffix := range u.Suffixes {
 			m, ok := usageMetrics[suffix]
 			if !ok {
@@ -100,18 +97,45 @@ func collectUsage(out *collector.Sink, s *fleet.Snapshot) {
 			}
 			for _, smp := range svc.Series(i) {
 				collectUsageSample(out, u, p, usageSeriesID{svc.ID, suffix}, m, smp)
+				nodes = newestBucket(nodes, smp)
 			}
 		}
+		// One bucket time per node, the newest of its series: the data's
+		// age for the alerts, without a series per usage series.
+		for _, n := range nodes {
+			out.Gauge(usageBucketDesc, unixSeconds(time.Unix(0, n.bucket)), p, svc.ID, n.role, n.ordinal)
+		}
 	}
+}
+
+// nodeBucket is the newest bucket (Unix nanoseconds) of a node's series.
+type nodeBucket struct {
+	role, ordinal string
+	bucket        int64
+}
+
+// newestBucket keeps in nodes the newest bucket of smp's node; a point
+// without a bucket has no time to give.
+func newestBucket(nodes []nodeBucket, smp UsagePoint) []nodeBucket {
+	if smp.Bucket == 0 {
+		return nodes
+	}
+	role, ordinal := smp.Labels.Role(), smp.Labels.Ordinal()
+	for i := range nodes {
+		if nodes[i].role == role && nodes[i].ordinal == ordinal {
+			nodes[i].bucket = max(nodes[i].bucket, smp.Bucket)
+			return nodes
+		}
+	}
+	return append(nodes, nodeBucket{role, ordinal, smp.Bucket})
 }
 
 type usageSeriesID struct{ serviceID, suffix string }
 
 func collectUsageSample(out *collector.Sink, u *Usage, p string, ser usageSeriesID, m usageMetric, smp UsagePoint) {
-	bucket := smp.Time()
 	var ts time.Time
 	if u.Timestamps {
-		ts = bucket
+		ts = smp.Time()
 	}
 	role, ordinal, job := smp.Labels.Role(), smp.Labels.Ordinal(), smp.Labels.JobID()
 	if ser.suffix == apiclient.SeriesJobDuration || ser.suffix == apiclient.SeriesJobSuccess {
@@ -119,7 +143,6 @@ func collectUsageSample(out *collector.Sink, u *Usage, p string, ser usageSeries
 	} else {
 		out.GaugeAt(m.desc, smp.Value/m.divisor, ts, p, ser.serviceID, role, ordinal)
 	}
-	out.Gauge(usageBucketDesc, unixSeconds(bucket), p, ser.serviceID, strings.TrimPrefix(ser.suffix, "_"), role, ordinal, job)
 }
 
 // equalUsage compares two chunks of the usage: every publish of a read compares

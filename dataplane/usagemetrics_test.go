@@ -45,10 +45,16 @@ clouddb_exporter_usage_refresh_period_seconds{project_id="p"} 300
 		"clouddb_service_system_memory_total_bytes", "clouddb_service_database_job_duration_seconds", "clouddb_exporter_usage_refresh_period_seconds"); err != nil {
 		t.Error(err)
 	}
-	// One bucket timestamp per exported value: the undocumented series has
-	// neither.
-	if n := testutil.CollectAndCount(c, "clouddb_service_usage_bucket_timestamp_seconds"); n != 3 {
-		t.Errorf("%d bucket timestamps, want 3", n)
+	// One bucket timestamp per node, not per usage series: the primary's
+	// CPU and job series share one; the undocumented series has none.
+	buckets := `
+# HELP clouddb_service_usage_bucket_timestamp_seconds ` + usageBucketDesc.Help() + `
+# TYPE clouddb_service_usage_bucket_timestamp_seconds gauge
+clouddb_service_usage_bucket_timestamp_seconds{ordinal="0",project_id="p",role="primary",service_id="s"} 1.74083028e+09
+clouddb_service_usage_bucket_timestamp_seconds{ordinal="1",project_id="p",role="replica",service_id="s"} 1.74083028e+09
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(buckets), "clouddb_service_usage_bucket_timestamp_seconds"); err != nil {
+		t.Error(err)
 	}
 	// Off: nothing at all.
 	if n := testutil.CollectAndCount(collectortest.NewFleetCollectorOf(&fleet.Snapshot{ProjectID: "p"}), "clouddb_exporter_usage_refresh_period_seconds"); n != 0 {
@@ -97,4 +103,26 @@ func newUsageService(id string, series ...[]UsagePoint) *UsageService {
 		s.Ends[i] = uint16(len(s.Points))
 	}
 	return s
+}
+
+// TestUsageBucketIsTheNodesNewest: a node's bucket time is the newest of
+// its series' buckets, whichever series it is from; a point without a
+// bucket gives none.
+func TestUsageBucketIsTheNodesNewest(t *testing.T) {
+	older, newer := fleettest.Time("2025-03-01T11:55:00Z"), fleettest.Time("2025-03-01T11:58:00Z")
+	snap := &fleet.Snapshot{ProjectID: "p", Data: map[string]any{PartUsage: &Usage{RefreshPeriod: 300e9,
+		Suffixes: []string{apiclient.SeriesCPUUsage, apiclient.SeriesMemoryUsage, apiclient.SeriesConnections},
+		Services: []*UsageService{newUsageService("s",
+			[]UsagePoint{{Labels: NewUsageLabels("primary", "0", ""), Value: 1500, Bucket: BucketOf(older)}},
+			[]UsagePoint{{Labels: NewUsageLabels("primary", "0", ""), Value: 1 << 30, Bucket: BucketOf(newer)}},
+			[]UsagePoint{{Labels: NewUsageLabels("replica", "1", ""), Value: 3}},
+		)}}}}
+	want := `
+# HELP clouddb_service_usage_bucket_timestamp_seconds ` + usageBucketDesc.Help() + `
+# TYPE clouddb_service_usage_bucket_timestamp_seconds gauge
+clouddb_service_usage_bucket_timestamp_seconds{ordinal="0",project_id="p",role="primary",service_id="s"} 1.74083028e+09
+`
+	if err := testutil.CollectAndCompare(collectortest.NewFleetCollectorOf(snap), strings.NewReader(want), "clouddb_service_usage_bucket_timestamp_seconds"); err != nil {
+		t.Error(err)
+	}
 }

@@ -190,7 +190,7 @@ func TestDockerfileBuild(t *testing.T) {
 			out := t.TempDir()
 			cmd := exec.Command("sh", "-c", strings.ReplaceAll(build, "/out/", out+"/"))
 			cmd.Dir = testbin.RepoRoot()
-			cmd.Env = append(os.Environ(), "VERSION=9.8.7-dockertest", "REVISION=0123abcd", "BRANCH=dockertest", "TARGETARCH="+target)
+			cmd.Env = append(os.Environ(), "VERSION=9.8.7-dockertest", "REVISION=0123abcd", "BRANCH=dockertest", "DATE=2026-11-25T10:00:00Z", "TARGETARCH="+target)
 			if target != "" {
 				cmd.Env = append(cmd.Env, "TARGETOS=linux")
 			}
@@ -208,7 +208,7 @@ func TestDockerfileBuild(t *testing.T) {
 				return // not runnable here
 			}
 			code, version := testbin.Run(t, filepath.Join(out, "clouddb_exporter"), nil, "--version")
-			if code != 0 || !strings.Contains(version, "version 9.8.7-dockertest") || !strings.Contains(version, "revision: 0123abcd") {
+			if code != 0 || !strings.Contains(version, "version 9.8.7-dockertest") || !strings.Contains(version, "revision: 0123abcd") || !regexp.MustCompile(`build date: +2026-11-25T10:00:00Z`).MatchString(version) {
 				t.Errorf("--version of the image's binary: %d %q", code, version)
 			}
 		})

@@ -12,9 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
 )
@@ -201,5 +204,56 @@ func untar(t *testing.T, path string) map[string][]byte {
 			}
 			files[h.Name] = b
 		}
+	}
+}
+
+// TestReleaseVersionsAgree checks that what a release tags agrees: the
+// VERSION file, the chart's version and appVersion (the image tag it
+// pins), and the newest released section of CHANGELOG.md. A release
+// changes the four in one commit (docs/development.md#releasing).
+func TestReleaseVersionsAgree(t *testing.T) {
+	version := strings.TrimSpace(string(readFile(t, "VERSION")))
+	var chart struct {
+		Version    string `yaml:"version"`
+		AppVersion string `yaml:"appVersion"`
+	}
+	if err := yaml.Unmarshal(readFile(t, "deploy/helm/clouddb-exporter/Chart.yaml"), &chart); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^## (\S+) / \d{4}-\d{2}-\d{2}$`).FindStringSubmatch(string(readFile(t, "CHANGELOG.md")))
+	if m == nil {
+		t.Fatal("CHANGELOG.md has no released section")
+	}
+	if chart.Version != version || chart.AppVersion != version || m[1] != version {
+		t.Errorf("VERSION %s, Chart.yaml version %s and appVersion %s, CHANGELOG.md's newest release %s: want one version", version, chart.Version, chart.AppVersion, m[1])
+	}
+}
+
+// TestReleaseNotes runs scripts/release-notes.sh as the release workflow
+// does: for the tag of VERSION it prints that version's CHANGELOG section,
+// and for any other tag it fails, naming what disagrees.
+func TestReleaseNotes(t *testing.T) {
+	version := strings.TrimSpace(string(readFile(t, "VERSION")))
+	notes := func(tag string) (string, string, error) {
+		cmd := exec.Command("scripts/release-notes.sh", tag)
+		cmd.Dir = testbin.RepoRoot()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		return string(out), stderr.String(), err
+	}
+	out, stderr, err := notes("v" + version)
+	if err != nil {
+		t.Fatalf("release-notes.sh v%s: %v\n%s", version, err, stderr)
+	}
+	changelog := string(readFile(t, "CHANGELOG.md"))
+	_, section, _ := strings.Cut(changelog, "\n## "+version+" / ")
+	_, section, _ = strings.Cut(section, "\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	if want := strings.TrimSpace(section) + "\n"; out != want || !strings.HasPrefix(out, "* [") {
+		t.Errorf("release notes of v%s:\n%s\nwant its CHANGELOG section:\n%s", version, out, want)
+	}
+	if _, stderr, err := notes("v99.0.0"); err == nil || !strings.Contains(stderr, "VERSION holds "+version+", not 99.0.0") {
+		t.Errorf("release-notes.sh v99.0.0: %v %q, want a failure naming VERSION", err, stderr)
 	}
 }

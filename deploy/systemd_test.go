@@ -47,18 +47,23 @@ func TestSystemdHardening(t *testing.T) {
 	}
 }
 
-// TestSystemdExecStart runs ExecStart's command line with the example
-// environment file (its API URL pointed at a simulator of its project) and
-// the credentials LoadCredential= would provide, until the exporter is
-// ready.
+// TestSystemdExecStart runs ExecStart's command line with the unit's
+// Environment= defaults, then the example environment file over them (as
+// systemd orders them; its API URL pointed at a simulator of its project),
+// and the credentials LoadCredential= would provide, until the exporter is
+// ready. ExecStart passes no flag: a flag would silently win over the
+// environment file's variable of the same setting.
 func TestSystemdExecStart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the binaries")
-	}
 	u := parseUnit(t)
 	exec := strings.Fields(u["ExecStart"][0])
 	if exec[0] != "/usr/local/bin/clouddb_exporter" {
 		t.Errorf("ExecStart runs %s", exec[0])
+	}
+	if len(exec) != 1 {
+		t.Errorf("ExecStart passes %v: set them with Environment=, which the environment file overrides", exec[1:])
+	}
+	if testing.Short() {
+		t.Skip("runs the binaries")
 	}
 	creds := writeCredentials(t)
 	loaded := map[string]bool{}
@@ -66,17 +71,13 @@ func TestSystemdExecStart(t *testing.T) {
 		name, _, _ := strings.Cut(lc, ":")
 		loaded[name] = true
 	}
-	var args []string
-	for _, a := range exec[1:] {
-		if strings.Contains(a, "${CREDENTIALS_DIRECTORY}/") {
-			name := a[strings.Index(a, "${CREDENTIALS_DIRECTORY}/")+len("${CREDENTIALS_DIRECTORY}/"):]
-			if !loaded[name] {
-				t.Errorf("ExecStart reads credential %s that no LoadCredential= provides", name)
-			}
-		}
-		args = append(args, strings.ReplaceAll(a, "${CREDENTIALS_DIRECTORY}", creds))
-	}
 	var env []string
+	for _, e := range u["Environment"] {
+		if _, name, ok := strings.Cut(e, "%d/"); ok && !loaded[name] {
+			t.Errorf("Environment=%s reads credential %s that no LoadCredential= provides", e, name)
+		}
+		env = append(env, strings.ReplaceAll(e, "%d", creds))
+	}
 	project := ""
 	for _, line := range strings.Split(string(readFile(t, "deploy/systemd/clouddb_exporter.env")), "\n") {
 		line = strings.TrimSpace(line)
@@ -100,5 +101,5 @@ func TestSystemdExecStart(t *testing.T) {
 		t.Fatal("the environment file sets no CLOUDDB_API_PROJECT_ID")
 	}
 	sim := startSim(t, nil, "--project-id="+project)
-	runExporterReady(t, append(env, "CLOUDDB_API_URL=http://"+sim+"/v1"), args...)
+	runExporterReady(t, append(env, "CLOUDDB_API_URL=http://"+sim+"/v1"), exec[1:]...)
 }

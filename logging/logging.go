@@ -37,10 +37,10 @@ type Config struct {
 // AddFlags registers the log flags itself, so the console and auto formats can be offered.
 func AddFlags(app *kingpin.Application) *Config {
 	c := &Config{Level: promslog.NewLevel()}
-	app.Flag(promslogflag.LevelFlagName, promslogflag.LevelFlagHelp).
+	app.Flag(promslogflag.LevelFlagName, "Only log messages of this severity or above: debug, info, warn, error.").
 		Default("info").Envar("CLOUDDB_LOG_LEVEL").SetValue(c.Level)
 	flagval.Enum(app, promslogflag.FormatFlagName,
-		"Output format of log messages: auto (console on a terminal, logfmt otherwise), console, logfmt or json.",
+		"Log format: auto (console on a terminal), console, logfmt or json.",
 		FormatAuto, "CLOUDDB_LOG_FORMAT", &c.Format, Formats...)
 	return c
 }

@@ -26,12 +26,23 @@ const DashboardsDir = "dashboards"
 // ChartFilesDir holds the Helm chart's copies: Helm reads only files inside the chart.
 const ChartFilesDir = "deploy/helm/clouddb-exporter/files"
 
+// ChartGrafanaURL stands for the Grafana URL in the chart's copy of the
+// rules: the chart replaces it with its grafanaUrl value, or drops the
+// dashboard_url annotations when that is empty.
+const ChartGrafanaURL = "GRAFANA_URL"
+
 const rulesHeader = `# Generated from mixin/ (jsonnet) with its default _config by
 # ` + "`cd mixin && go test ./... -update`" + `. Do not edit: change mixin/ and rebuild.
 #
 # The recording rules first (used by the dashboards), then the alerts. Every
 # alert has a runbook entry in alerts/runbook.md and promtool unit tests in
 # alerts/tests/.
+`
+
+const chartRulesHeader = `# Generated from mixin/ (jsonnet) by ` + "`cd mixin && go test ./... -update`" + `:
+# alerts/clouddb.rules.yml with dashboard_url annotations on ` + ChartGrafanaURL + `, which
+# templates/prometheusrule.yaml replaces with the grafanaUrl value (or drops
+# the annotations when it is empty). Do not edit: change mixin/ and rebuild.
 `
 
 // Dir is the directory of the mixin's sources.
@@ -51,26 +62,16 @@ func Evaluate(extra, field string) (string, error) {
 // Build returns the built files by path relative to the repository root.
 func Build(extra string) (map[string][]byte, error) {
 	files := map[string][]byte{}
-	var groups []any
-	for _, field := range []string{"prometheusRules", "prometheusAlerts"} {
-		out, err := Evaluate(extra, field)
-		if err != nil {
-			return nil, err
-		}
-		var rf struct {
-			Groups []any `json:"groups"`
-		}
-		if err := json.Unmarshal([]byte(out), &rf); err != nil {
-			return nil, fmt.Errorf("%s: %w", field, err)
-		}
-		groups = append(groups, rf.Groups...)
-	}
-	rules, err := rulesYAML(groups)
+	rules, err := buildRules(extra, rulesHeader)
 	if err != nil {
 		return nil, err
 	}
 	files[RulesFile] = rules
-	files[filepath.Join(ChartFilesDir, filepath.Base(RulesFile))] = rules
+	chartRules, err := buildRules(extra+fmt.Sprintf(" + {_config+:: {grafanaURL: '%s'}}", ChartGrafanaURL), chartRulesHeader)
+	if err != nil {
+		return nil, err
+	}
+	files[filepath.Join(ChartFilesDir, filepath.Base(RulesFile))] = chartRules
 
 	out, err := Evaluate(extra, "grafanaDashboards")
 	if err != nil {
@@ -92,6 +93,25 @@ func Build(extra string) (map[string][]byte, error) {
 	return files, nil
 }
 
+// buildRules returns the rules file: the recording rules, then the alerts.
+func buildRules(extra, header string) ([]byte, error) {
+	var groups []any
+	for _, field := range []string{"prometheusRules", "prometheusAlerts"} {
+		out, err := Evaluate(extra, field)
+		if err != nil {
+			return nil, err
+		}
+		var rf struct {
+			Groups []any `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(out), &rf); err != nil {
+			return nil, fmt.Errorf("%s: %w", field, err)
+		}
+		groups = append(groups, rf.Groups...)
+	}
+	return rulesYAML(groups, header)
+}
+
 // Write writes the built files under root.
 func Write(root string, files map[string][]byte) error {
 	for name, b := range files {
@@ -105,10 +125,10 @@ func Write(root string, files map[string][]byte) error {
 // keyOrder is Prometheus's documented order; jsonnet sorts keys alphabetically.
 var keyOrder = []string{"name", "interval", "rules", "record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations", "summary", "description", "runbook_url", "dashboard_url"}
 
-func rulesYAML(groups []any) ([]byte, error) {
+func rulesYAML(groups []any, header string) ([]byte, error) {
 	node := toNode(map[string]any{"groups": groups})
 	var b bytes.Buffer
-	b.WriteString(rulesHeader)
+	b.WriteString(header)
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(node); err != nil {

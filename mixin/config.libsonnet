@@ -55,14 +55,13 @@
     // no connection limit to divide by.
     serviceConnectionsThreshold: 400,
     serviceConnectionsHighFor: '15m',
-    // A node of a READY service whose usage series that the saturation
-    // alerts read were exported within the lookback but are not now (the
-    // exporter drops a node whose window is all null, as a CPU-starved
-    // node's is), or whose newest bucket is older than the project's usage
-    // refresh period plus the slack (reads failing). Keep the for below
+    // A node of a READY service whose usage was exported within the
+    // lookback but is not now (the exporter drops a node whose window is
+    // all null, as a CPU-starved node's is), or whose newest bucket, of any
+    // of its series, is older than the project's usage refresh period plus
+    // the slack (reads failing). Keep the for below
     // keepFiringFor, so that it fires before a saturation alert of the
     // node resolves; it resolves itself once the lookback has passed.
-    serviceUsageMissingSeries: ['system_cpu_usage_millicores', 'system_cpu_total_millicores', 'system_memory_usage_bytes', 'system_memory_total_bytes', 'database_num_connections'],
     serviceUsageMissingLookback: '6h',
     serviceUsageMissingSlackSeconds: 300,
     serviceUsageMissingFor: '5m',
@@ -145,9 +144,9 @@
 
     // Links in the alerts' annotations.
     runbookURL: 'https://github.com/clouddb/clouddb_exporter/blob/main/alerts/runbook.md',
-    // Your Grafana (the default is the docker-compose demo's); the alerts'
-    // dashboard_url annotations are left out when it is empty.
-    grafanaURL: 'http://localhost:3000',
+    // Your Grafana (e.g. 'https://grafana.example.org'), for the alerts'
+    // dashboard_url annotations; left out while it is empty.
+    grafanaURL: '',
 
     // Dashboards.
     // The exporter health dashboard's admin row, one per exporter whose

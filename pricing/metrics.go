@@ -11,14 +11,12 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 )
 
-const estimateNote = " An estimate from --pricing.file and the service's size, HA replicas, read replica sets, pooler and storage as last polled; discounts, taxes, credits and tiered prices are not in it."
-
 var (
 	costDesc = collector.NewDesc("clouddb_service_estimated_cost_per_hour",
-		"Estimated cost of one component of a database service per hour, in the price file's currency: compute (the primary's size), ha (its HA replicas at the ha_replica fraction), read_replicas (every node of its read replica sets at their own size), storage (metrics.storage_mb / 1024 GB at storage_gb_month / 730), pooler (the service's and its replica sets' poolers). A PAUSED service pays storage only, a shared-resource service no compute; a component without a price has no series (see clouddb_pricing_unpriced_resources)."+estimateNote,
+		"Estimated cost of one component of a database service per hour.",
 		"project_id", "service_id", "component")
 	unpricedDesc = collector.NewDesc("clouddb_pricing_unpriced_resources",
-		"Components of a project's services that the estimate leaves out, counting each read replica set once: no price in --pricing.file for their region and size, or an amount the API did not send (storage before revision 2026). 0 when every component is priced."+estimateNote,
+		"Components of a project's services the cost estimate leaves out.",
 		"project_id")
 )
 
@@ -72,7 +70,7 @@ type Estimator struct {
 func NewEstimator(next Publisher, reg prometheus.Registerer) *Estimator {
 	e := &Estimator{next: next, info: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "clouddb_pricing_info",
-		Help: "The price file the cost estimates use (--pricing.file), value 1: its currency and effective_date. Absent when no price file is given.",
+		Help: "The price file the cost estimates use, value 1.",
 	}, []string{"currency", "effective_date"})}
 	if reg != nil {
 		reg.MustRegister(e.info)

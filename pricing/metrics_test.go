@@ -80,7 +80,7 @@ func TestEstimatorPublishes(t *testing.T) {
 		t.Error("an unpriced snapshot has cost series")
 	}
 
-	info := `# HELP clouddb_pricing_info The price file the cost estimates use (--pricing.file), value 1: its currency and effective_date. Absent when no price file is given.
+	info := `# HELP clouddb_pricing_info The price file the cost estimates use, value 1.
 # TYPE clouddb_pricing_info gauge
 clouddb_pricing_info{currency="EUR",effective_date="2026-11-01"} 1
 `

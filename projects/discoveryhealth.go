@@ -21,11 +21,11 @@ func NewDiscoveryMetrics(reg prometheus.Registerer) *DiscoveryMetrics {
 	m := &DiscoveryMetrics{
 		success: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_discovery_success",
-			Help: "Whether the last project discovery (GET /projects, when neither --api.project-id nor --config.file is given) succeeded (1) or failed (0); the projects found before keep being polled while it fails.",
+			Help: "Whether the last project discovery (GET /projects) succeeded.",
 		}),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_discovery_last_success_timestamp_seconds",
-			Help: "Unix seconds of the last successful project discovery (GET /projects), 0 if none has succeeded.",
+			Help: "Time of the last successful project discovery, in Unix seconds.",
 		}),
 	}
 	reg.MustRegister(m.success, m.lastSuccess)

@@ -38,11 +38,11 @@ func NewReloader(reg prometheus.Registerer, m *Manager, load func() ([]config.Pr
 		logger:  logger,
 		successful: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_config_last_reload_successful",
-			Help: "Whether the last configuration load succeeded (1) or failed and the previous configuration is still in use (0).",
+			Help: "Whether the last configuration load succeeded.",
 		}),
 		lastOK: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_config_last_reload_success_timestamp_seconds",
-			Help: "Unix time of the last successful configuration load.",
+			Help: "Time of the last successful configuration load, in Unix seconds.",
 		}),
 	}
 	reg.MustRegister(r.successful, r.lastOK)

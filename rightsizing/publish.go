@@ -118,26 +118,24 @@ func haReplicas(svc *apiclient.Service) int {
 	return max(len(svc.Resources)-1, 0)
 }
 
-const note = " From the primary's CPU and memory usage series over --rightsizing.window (every closed 1-minute bucket, --collect.usage), recomputed with each snapshot; a recommendation only: nothing is resized."
-
 var (
 	recommendedCPUDesc = collector.NewDesc("clouddb_service_rightsizing_recommended_cpu_millis",
-		"CPU of the recommended size of a database service in millicores (cpu_millis): the smallest size of --rightsizing.sizes with CPU at least the 95th percentile of its primary's CPU use and memory at least its peak, each times 1 + --rightsizing.headroom; its HA replicas follow it. Absent with insufficient data."+note,
+		"CPU of the recommended size of a database service, in millicores.",
 		"project_id", "service_id")
 	recommendedMemoryDesc = collector.NewDesc("clouddb_service_rightsizing_recommended_memory_gbs",
-		"Memory of the recommended size of a database service in GB (memory_gbs, as the API sizes it); see clouddb_service_rightsizing_recommended_cpu_millis. Absent with insufficient data."+note,
+		"Memory of the recommended size of a database service, in GB.",
 		"project_id", "service_id")
 	findingDesc = collector.NewDesc("clouddb_service_rightsizing_finding",
-		"What the recommendation says of a database service's size, one series per finding, 1 for the current one: over_provisioned (a smaller size covers the need), under_provisioned (CPU or memory short of it), optimal, insufficient_data (usage for less than --rightsizing.min-coverage of the window)."+note,
+		"What the size recommendation says of a database service, 1 for the current one.",
 		"project_id", "service_id", "finding")
 	recommendedSizeDesc = collector.NewDesc("clouddb_service_rightsizing_recommended_size_info",
-		"The recommended size of a database service as the admin surface's resize takes it, value 1: cpu_millis and memory_gbs, for the dashboard's dry run of the resize. Absent with insufficient data."+note,
+		"The recommended size of a database service, value 1.",
 		"project_id", "service_id", "cpu_millis", "memory_gbs")
 	coverageDesc = collector.NewDesc("clouddb_service_rightsizing_coverage_ratio",
-		"Share of --rightsizing.window's minutes for which the primary's usage was read, from 0 to 1."+note,
+		"Share of the rightsizing window with the primary's usage read.",
 		"project_id", "service_id")
 	savingDesc = collector.NewDesc("clouddb_service_rightsizing_saving_per_hour",
-		"What resizing a database service and its HA replicas to the recommended size would save per hour, in --pricing.file's currency (negative: what it would cost more when under-provisioned); absent without a price for either size or with insufficient data."+note,
+		"What resizing a database service to the recommended size saves per hour.",
 		"project_id", "service_id")
 )
 

@@ -2,9 +2,12 @@
 # gofmt, go vet, a go.mod/go.sum that `go mod tidy` would not change, and
 # golangci-lint with .golangci.yml, for the exporter's module and the tool
 # modules beside it (the monitoring mixin's build, the Helm chart's test and
-# tools/, each with its own go.mod so that the exporter's stays lean).
+# tools/, each with its own go.mod so that the exporter's stays lean); then
+# actionlint over the GitHub workflows.
 #
-# golangci-lint is the version pinned in tools/go.mod, run with `go tool`:
+# golangci-lint is the version pinned in tools/go.mod, actionlint the one in
+# tools/actionlint/go.mod (a module of its own: its dependencies' versions
+# clash with golangci-lint's), both run with `go tool`:
 # the first run fetches and builds it through the Go module proxy (some
 # minutes on a small machine), later runs take it from the Go build cache.
 set -euo pipefail
@@ -21,3 +24,5 @@ for module in $(scripts/modules.sh); do
 	echo "-- $module"
 	(cd "$module" && go vet ./... && go mod tidy -diff && "${golangci_lint[@]}" run --allow-serial-runners ./...)
 done
+echo "-- actionlint"
+go tool -modfile="$PWD/tools/actionlint/go.mod" actionlint

@@ -42,12 +42,12 @@ type Flags struct {
 // AddFlags registers --shard, --total-shards and --shard.from-hostname.
 func AddFlags(app *kingpin.Application) *Flags {
 	f := &Flags{}
-	flagval.Int(app, "shard", "This process's shard, from 0 to --total-shards - 1: it exports only the services (by service id) and VPCs (by VPC id) that hash to it.",
+	flagval.Int(app, "shard", "This process's shard, from 0 to --total-shards - 1.",
 		"0", "CLOUDDB_SHARD", &f.index)
 	app.GetFlag("shard").IsSetByUser(&f.indexSet)
-	flagval.Int(app, "total-shards", "Number of shards the resources are split between (1: no sharding). See docs/operations.md, Sharding.",
+	flagval.Int(app, "total-shards", "Number of shards the services and VPCs are split between (1: none).",
 		"1", "CLOUDDB_TOTAL_SHARDS", &f.total)
-	app.Flag("shard.from-hostname", "Take --shard from the host name's trailing -N, the ordinal of a StatefulSet's pod (clouddb-exporter-2: shard 2).").
+	app.Flag("shard.from-hostname", "Take --shard from the host name's trailing -N (a StatefulSet ordinal).").
 		Envar("CLOUDDB_SHARD_FROM_HOSTNAME").BoolVar(&f.fromHostname)
 	return f
 }

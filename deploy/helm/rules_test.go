@@ -48,7 +48,7 @@ func repoRules(t *testing.T) map[string]map[string]any {
 }
 
 // TestPrometheusRuleDefaults: with the default values, the PrometheusRule
-// holds the rule file's groups unchanged (the demo's Grafana URL included).
+// holds the rule file's groups unchanged: no Grafana, so no dashboard_url.
 func TestPrometheusRuleDefaults(t *testing.T) {
 	var rules map[string]any
 	if err := yaml.Unmarshal(readRepo(t, "alerts/clouddb.rules.yml"), &rules); err != nil {
@@ -146,7 +146,6 @@ func TestPrometheusRuleRefusesUnknownAlerts(t *testing.T) {
 	}
 	for values, want := range map[string]string{
 		"  grafanaUrl: grafana.example.org\n": "at '/prometheusRule/grafanaUrl'",
-		"  exporterSelector: \"\"\n":          "at '/prometheusRule/exporterSelector'",
 		"  disabled: [CloudDBDataStale]\n":    "at '/prometheusRule/disabled': got array, want object",
 		"  additionalRules: [{for: 5m}]\n":    "at '/prometheusRule/additionalRules/0'",
 	} {

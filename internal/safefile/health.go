@@ -21,19 +21,19 @@ func NewHealth(reg prometheus.Registerer) *Health {
 	h := &Health{
 		healthy: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_state_file_healthy",
-			Help: "1 while the state file is kept as it should be: read (or absent) at start and its last write succeeded; 0 after a file refused at start until a write succeeds, and while writes fail.",
+			Help: "Whether the state file was read and its last write succeeded.",
 		}, []string{"state_file"}),
 		lastWrite: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clouddb_exporter_state_file_last_write_timestamp_seconds",
-			Help: "Unix time of the last successful write of the state file, 0 before the first; time() minus it is the age of what a restart would resume from.",
+			Help: "Time of the last successful write of the state file, in Unix seconds.",
 		}, []string{"state_file"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_state_file_write_failures_total",
-			Help: "Writes of the state file that failed (a full disk, a directory not writable); the write is retried.",
+			Help: "Writes of the state file that failed.",
 		}, []string{"state_file"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "clouddb_exporter_state_file_refused_total",
-			Help: "State files refused (not a regular file, too large, corrupt, of another version, or another program's found later) and moved aside as NAME.refused-TIME.",
+			Help: "State files refused at start and moved aside.",
 		}, []string{"state_file"}),
 	}
 	if reg != nil {

@@ -88,10 +88,11 @@ local util = import '../lib/util.libsonnet';
   // fire: this sentence says how old that state is, and that it is stale
   // past CloudDBDataStale's threshold. Read when rendered, never a label.
   local dataAge(part) = ' Last successful poll: {{ with printf "time() - clouddb_exporter_collector_last_success_timestamp_seconds{%s, collector=%%q}" %s "%s" | query }}{{ $age := . | first | value }}{{ humanizeDuration $age }} ago{{ if gt $age %.1f }} (stale: see CloudDBDataStale){{ end }}{{ else }}unknown (the exporter is not reporting){{ end }}.' % [matchers(['project_id']), args(['project_id']), part, cfg.dataStaleThresholdSeconds],
-  // The age of the usage bucket a node's value is from, which can be
-  // older than the last successful read (the provider's lag, round-robin
-  // refreshes); nothing when the exporter does not say.
-  local bucketAge(series, labels=[]) = '{{ with printf "time() - clouddb_service_usage_bucket_timestamp_seconds{%s, series=%%q}" %s "%s" | query }} Newest bucket: {{ . | first | value | humanizeDuration }} old.{{ end }}' % [matchers(['project_id', 'service_id', 'role', 'ordinal'] + labels), args(['project_id', 'service_id', 'role', 'ordinal'] + labels), series],
+  // The age of the node's newest usage bucket (the exporter serves one
+  // per node, the newest of its series), which can be older than the last
+  // successful read (the provider's lag, round-robin refreshes); nothing
+  // when the exporter does not say.
+  local bucketAge = '{{ with printf "time() - clouddb_service_usage_bucket_timestamp_seconds{%s}" %s | query }} Newest bucket: {{ . | first | value | humanizeDuration }} old.{{ end }}' % [matchers(['project_id', 'service_id', 'role', 'ordinal']), args(['project_id', 'service_id', 'role', 'ordinal'])],
   // The storage growth of the last hour, the rate on-call compares with
   // the console: the alert's own value, the slope over the whole window,
   // lags far behind it when the growth began within the window.
@@ -263,7 +264,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceCPUSaturatedFor,
             withService('(clouddb_service_system_cpu_usage_cores / clouddb_service_system_cpu_total_cores > %g)' % cfg.serviceCPUSaturationThreshold),
             'A database node uses nearly all of its CPU.',
-            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its CPU, over %s, for more than %s.%s%s' % [util.percent(cfg.serviceCPUSaturationThreshold), util.human(cfg.serviceCPUSaturatedFor), bucketAge('system_cpu_usage_millicores'), dataAge('usage')],
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its CPU, over %s, for more than %s.%s%s' % [util.percent(cfg.serviceCPUSaturationThreshold), util.human(cfg.serviceCPUSaturatedFor), bucketAge, dataAge('usage')],
             serviceDashboard,
           ),
           alert(
@@ -272,7 +273,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceMemorySaturatedFor,
             withService('(clouddb_service_system_memory_usage_bytes / clouddb_service_system_memory_total_bytes > %g)' % cfg.serviceMemorySaturationThreshold),
             'A database node uses nearly all of its memory.',
-            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its memory, over %s, for more than %s.%s%s' % [util.percent(cfg.serviceMemorySaturationThreshold), util.human(cfg.serviceMemorySaturatedFor), bucketAge('system_memory_usage_bytes'), dataAge('usage')],
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has used {{ $value | humanizePercentage }} of its memory, over %s, for more than %s.%s%s' % [util.percent(cfg.serviceMemorySaturationThreshold), util.human(cfg.serviceMemorySaturatedFor), bucketAge, dataAge('usage')],
             serviceDashboard,
           ),
           alert(
@@ -281,7 +282,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceConnectionsHighFor,
             withService('(clouddb_service_database_connections > %d)' % cfg.serviceConnectionsThreshold),
             'A database node has many connections.',
-            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has had more than %d connections ({{ $value }} now) for more than %s.%s%s' % [cfg.serviceConnectionsThreshold, util.human(cfg.serviceConnectionsHighFor), bucketAge('database_num_connections'), dataAge('usage')],
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has had more than %d connections ({{ $value }} now) for more than %s.%s%s' % [cfg.serviceConnectionsThreshold, util.human(cfg.serviceConnectionsHighFor), bucketAge, dataAge('usage')],
             serviceDashboard,
           ),
           // The saturation alerts' companion: a node that stops reporting
@@ -296,13 +297,11 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceUsageMissingFor,
             withService(std.rstripChars(|||
               (
-                max without (series) (
-                  time()
-                  - (
-                    last_over_time(%(m)s[%(lookback)s])
-                    unless
-                    (%(fresh)s)
-                  )
+                time()
+                - (
+                  last_over_time(%(m)s[%(lookback)s])
+                  unless
+                  (%(fresh)s)
                 )
                 and %(byService)s (clouddb_service_status{status="READY"} == 1)
                 and %(byProject)s clouddb_exporter_usage_refresh_period_seconds
@@ -315,20 +314,20 @@ local util = import '../lib/util.libsonnet';
               // Fresh by the exporter's clock, or by the API's: buckets are
               // stamped in the API's clock, off by clouddb_api_clock_skew_seconds.
               fresh: '(time() - %(m)s <= %(p)s group_left () (%(limit)s)) or (time() - %(m)s + %(p)s group_left () clouddb_api_clock_skew_seconds <= %(p)s group_left () (%(limit)s))' % {
-                m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
+                m: 'clouddb_service_usage_bucket_timestamp_seconds',
                 p: on(['project_id']),
                 limit: 'clouddb_exporter_usage_refresh_period_seconds + %d' % cfg.serviceUsageMissingSlackSeconds,
               },
               groupService: by(['project_id', 'service_id']),
               groupNode: by(['project_id', 'service_id', 'role', 'ordinal']),
-              m: 'clouddb_service_usage_bucket_timestamp_seconds{series=~"%s"}' % std.join('|', cfg.serviceUsageMissingSeries),
+              m: 'clouddb_service_usage_bucket_timestamp_seconds',
               lookback: cfg.serviceUsageMissingLookback,
               slack: cfg.serviceUsageMissingSlackSeconds,
               byProject: on(['project_id']),
               byService: on(['project_id', 'service_id']),
             }, '\n')),
             'A READY database node reports no usage.',
-            'The {{ $labels.role }} node {{ $labels.ordinal }} of READY service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has exported no CPU, memory or connections usage for more than %s; its newest bucket is {{ $value | humanizeDuration }} old. Its saturation alerts cannot fire, and those firing resolve: a node too busy to report looks like this.%s' % [util.human(cfg.serviceUsageMissingFor), dataAge('usage')],
+            'The {{ $labels.role }} node {{ $labels.ordinal }} of READY service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has exported no usage for more than %s; its newest bucket is {{ $value | humanizeDuration }} old. Its saturation alerts cannot fire, and those firing resolve: a node too busy to report looks like this.%s' % [util.human(cfg.serviceUsageMissingFor), dataAge('usage')],
             serviceDashboard,
           ),
           alert(
@@ -337,7 +336,7 @@ local util = import '../lib/util.libsonnet';
             cfg.serviceJobFailingFor,
             withService('(clouddb_service_database_job_success == 0)'),
             'A database job keeps failing.',
-            'Job {{ $labels.job_id }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has failed on its newest run for more than %s.%s%s' % [util.human(cfg.serviceJobFailingFor), bucketAge('database_job_success', ['job_id']), dataAge('usage')],
+            'Job {{ $labels.job_id }} of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} has failed on its newest run for more than %s.%s%s' % [util.human(cfg.serviceJobFailingFor), bucketAge, dataAge('usage')],
             serviceDashboard,
           ),
           // What the counter gained since its last sample before the

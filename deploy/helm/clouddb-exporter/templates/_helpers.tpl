@@ -100,9 +100,7 @@ scrapeTimeout: {{ .m.scrapeTimeout }}
 {{- with .m.scheme | default (ternary "https" "" .root.Values.webConfig.tls) }}
 scheme: {{ . }}
 {{- end }}
-{{- with .m.path }}
-path: {{ . }}
-{{- end }}
+path: {{ include "clouddb-exporter.telemetryPath" (dict "m" .m "root" .root "name" .name) }}
 {{- with .m.tlsConfig }}
 tlsConfig:
   {{- toYaml . | nindent 2 }}
@@ -111,12 +109,61 @@ tlsConfig:
 basicAuth:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .m.relabelings }}
+{{- $job := include "clouddb-exporter.jobName" .root }}
+{{- range .m.relabelings }}
+{{- if eq (.targetLabel | default "") "job" }}
+{{- fail (printf "%s.relabelings: a relabeling sets the job, which the PrometheusRule's alerts would not select: set jobName instead (%q now)" $.name $job) }}
+{{- end }}
+{{- end }}
 relabelings:
+  # The job the PrometheusRule's alerts select (jobName), whatever the
+  # release, nameOverride or fullnameOverride.
+  - targetLabel: job
+    replacement: {{ $job | quote }}
+{{- with .m.relabelings }}
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- with .m.metricRelabelings }}
 metricRelabelings:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end }}
+
+{{/*
+The Prometheus job of the exporter's targets: the monitors set it and the
+PrometheusRule's alerts on up select it, so that the two always agree.
+*/}}
+{{- define "clouddb-exporter.jobName" -}}
+{{- .Values.jobName | default "clouddb-exporter" }}
+{{- end }}
+
+{{/* The alerts' selector of the exporter's targets: exporterSelector, or the job. */}}
+{{- define "clouddb-exporter.exporterSelector" -}}
+{{- $job := include "clouddb-exporter.jobName" . }}
+{{- $selector := .Values.prometheusRule.exporterSelector }}
+{{- if not $selector }}
+{{- printf "job=%q" $job }}
+{{- else }}
+{{- if and (or .Values.serviceMonitor.enabled .Values.podMonitor.enabled) (not (regexMatch (printf "(^|[ ,{])job=[\"']%s[\"']" (regexQuoteMeta $job)) $selector)) }}
+{{- fail (printf "prometheusRule.exporterSelector %s does not select the job %q of the chart's monitors: leave it empty, or set jobName" $selector $job) }}
+{{- end }}
+{{- $selector }}
+{{- end }}
+{{- end }}
+
+{{/*
+The scrape path: the monitor's path, else the --web.telemetry-path of
+extraArgs, else /metrics. A path other than extraArgs' would scrape a 404.
+*/}}
+{{- define "clouddb-exporter.telemetryPath" -}}
+{{- $fromArgs := "" }}
+{{- range .root.Values.extraArgs }}
+{{- if regexMatch "^--web\\.telemetry-path=" . }}
+{{- $fromArgs = regexReplaceAll "^--web\\.telemetry-path=" . "" }}
+{{- end }}
+{{- end }}
+{{- if and .m.path $fromArgs (ne .m.path $fromArgs) }}
+{{- fail (printf "%s.path %s is not the exporter's --web.telemetry-path=%s of extraArgs: leave it empty" .name .m.path $fromArgs) }}
+{{- end }}
+{{- .m.path | default $fromArgs | default "/metrics" }}
 {{- end }}
