@@ -159,11 +159,8 @@ func (t *Timeline) restoreState(path, shard string) {
 		return
 	}
 	t.cursor = max(t.cursor, st.Cursor)
-	t.restored = map[string]*differ{}
-	for id, p := range st.Projects {
-		t.restored[id] = restoreDiffer(id, p)
-	}
-	for _, r := range st.Restarts {
+	t.restored = st.differs
+	for _, r := range st.restarts {
 		t.restarts[key{parent: r.ProjectID, id: r.ServiceID}] = r.At
 	}
 }

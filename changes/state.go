@@ -3,10 +3,7 @@ package changes
 import (
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/internal/safefile"
@@ -72,13 +69,6 @@ func (t *tracker[E, F]) save() savedList[F] {
 	return l
 }
 
-func (t *tracker[E, F]) restore(l savedList[F]) {
-	t.baselined, t.last = l.Baselined, l.Last
-	for _, e := range l.Entries {
-		t.entries[key{parent: e.Parent, id: e.ID}] = &entry[F]{f: e.Fields, name: e.Name, read: e.Read, missed: e.Missed}
-	}
-}
-
 func (d *differ) save() *savedProject {
 	p := &savedProject{Services: d.services.save(), ReplicaSets: d.replicaSets.save(), VPCs: d.vpcs.save(), Peerings: d.peerings.save()}
 	if d.key.known {
@@ -87,19 +77,12 @@ func (d *differ) save() *savedProject {
 	return p
 }
 
-func restoreDiffer(id string, p *savedProject) *differ {
-	d := newDiffer(id)
-	d.services.restore(p.Services)
-	d.replicaSets.restore(p.ReplicaSets)
-	d.vpcs.restore(p.VPCs)
-	d.peerings.restore(p.Peerings)
-	if k := p.Key; k != nil {
-		if b, err := hex.DecodeString(k.PublicSHA256); err == nil && len(b) == len(d.key.public) {
-			copy(d.key.public[:], b)
-			d.key.known, d.key.name, d.key.created, d.key.read = true, k.Name, k.Created, k.Read
-		}
+// restoreKey sets the API key's state from its saved hash.
+func (d *differ) restoreKey(k *savedKey) {
+	if b, err := hex.DecodeString(k.PublicSHA256); err == nil && len(b) == len(d.key.public) {
+		copy(d.key.public[:], b)
+		d.key.known, d.key.name, d.key.created, d.key.read = true, k.Name, k.Created, k.Read
 	}
-	return d
 }
 
 // marshalStateLocked returns the state file's content. t.mu must be held.
@@ -126,36 +109,8 @@ func writeStateFile(path string, b []byte) error {
 	})
 }
 
-// maxStateFile bounds the state file, checked before a byte is read: it
-// is decoded whole, at some four times its size, and holds about 200 B an
-// object (the largest fleet supported, 100,000 services with their replica
-// sets, VPCs and peerings, fits well under it).
+// maxStateFile bounds the state file, checked before a byte is read. It
+// is decoded one object at a time (see stateread.go) and holds about 200 B
+// an object: the largest fleet supported, 100,000 services with their
+// replica sets, VPCs and peerings, fits well under it.
 const maxStateFile = 64 << 20
-
-// loadState reads the state file; a missing file is no state. An error
-// other than a failed open is the file's: the caller moves it aside.
-func loadState(path string) (st *savedState, opened bool, err error) {
-	f, info, err := safefile.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, errors.Is(err, safefile.ErrNotRegular), err
-	}
-	defer func() { _ = f.Close() }()
-	if info.Size() > maxStateFile {
-		return nil, true, fmt.Errorf("%s: %d bytes, larger than the bound of %d MiB", path, info.Size(), maxStateFile>>20)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
-	if err != nil {
-		return nil, false, err
-	}
-	st = &savedState{}
-	if err := json.Unmarshal(b, st); err != nil {
-		return nil, true, fmt.Errorf("%s: %w", path, err)
-	}
-	if st.Version != stateVersion {
-		return nil, true, fmt.Errorf("%s: version %d, want %d", path, st.Version, stateVersion)
-	}
-	return st, true, nil
-}
