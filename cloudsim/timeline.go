@@ -20,19 +20,20 @@ type TimelineStep struct {
 	do   func(t *timelineRun) error
 }
 
-// DemoTimelineSteps make the --simulate demo's change feed live from its
+// DemoTimelineSteps make the --simulate demo's change feed live within its
 // first minute, then every DemoTimelineRound: a resize, an HA change, a
-// peering that fails and a service created before the first minute's poll,
-// the peering's recovery and the service's deletion after it (a change
-// undone between two polls is not seen).
+// peering that fails and a service created before the demo's first poll
+// after the start (it polls every 10 s), the peering's recovery and the
+// service's deletion after that poll (a change undone between two polls is
+// not seen; a deletion is confirmed by the next complete read).
 func DemoTimelineSteps() []TimelineStep {
 	return []TimelineStep{
-		{At: 10 * time.Second, Name: "resize", do: (*timelineRun).resize},
-		{At: 15 * time.Second, Name: "ha", do: (*timelineRun).setHA},
-		{At: 20 * time.Second, Name: "peering fails", do: func(t *timelineRun) error { return t.peeringError("route table conflict (demo)") }},
-		{At: 25 * time.Second, Name: "create", do: (*timelineRun).create},
-		{At: 70 * time.Second, Name: "peering recovers", do: func(t *timelineRun) error { return t.peeringError("") }},
-		{At: 75 * time.Second, Name: "delete", do: (*timelineRun).remove},
+		{At: 5 * time.Second, Name: "resize", do: (*timelineRun).resize},
+		{At: 6 * time.Second, Name: "ha", do: (*timelineRun).setHA},
+		{At: 7 * time.Second, Name: "peering fails", do: func(t *timelineRun) error { return t.peeringError("route table conflict (demo)") }},
+		{At: 8 * time.Second, Name: "create", do: (*timelineRun).create},
+		{At: 16 * time.Second, Name: "peering recovers", do: func(t *timelineRun) error { return t.peeringError("") }},
+		{At: 17 * time.Second, Name: "delete", do: (*timelineRun).remove},
 	}
 }
 

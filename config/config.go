@@ -33,6 +33,10 @@ const (
 	DefaultTransitionInterval = 10 * time.Second
 	DefaultMaxStaleness       = time.Duration(0)
 	DefaultConcurrency        = 4
+	// DemoInterval is --collect.interval under --simulate unless it is
+	// given: the demo's change timeline reaches the feed within a minute.
+	// A demo cycle makes a handful of list calls, far under the rate limit.
+	DemoInterval = 10 * time.Second
 )
 
 // Collect holds how one project is polled.

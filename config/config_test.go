@@ -261,3 +261,28 @@ func TestDemoDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoInterval: the demo polls every DemoInterval unless the command
+// line or the environment gives --collect.interval; Defaults keep 60s.
+func TestDemoInterval(t *testing.T) {
+	if _, d := parseFlags(t).Defaults(); d.Interval != DefaultInterval {
+		t.Errorf("Defaults: interval %v, want %v", d.Interval, DefaultInterval)
+	}
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want time.Duration
+	}{
+		{nil, nil, DemoInterval},
+		{[]string{"--collect.interval=2m"}, nil, 2 * time.Minute},
+		{[]string{"--collect.interval=60s"}, nil, time.Minute},
+		{nil, map[string]string{"CLOUDDB_COLLECT_INTERVAL": "30s"}, 30 * time.Second},
+	} {
+		for k, v := range tc.env {
+			t.Setenv(k, v) // as the flag reads it (the last case)
+		}
+		if _, c := parseFlags(t, tc.args...).DemoDefaults(env(tc.env)); c.Interval != tc.want {
+			t.Errorf("%v %v: demo interval %v, want %v", tc.args, tc.env, c.Interval, tc.want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func AddFlags(app *kingpin.Application) *Flags {
 	addSettingFlags(app, &f.API, &f.Collect)
 	f.given = map[string]*bool{}
 	for _, s := range settings {
-		if s.demo {
+		if s.demo || s.flag == "collect.interval" {
 			f.given[s.flag] = new(bool)
 			app.GetFlag(s.flag).IsSetByUser(f.given[s.flag])
 		}
@@ -84,6 +84,9 @@ func (f *Flags) DemoDefaults(getenv func(string) string) (API, Collect) {
 		if s.demo && !*f.given[s.flag] && getenv(flagval.Envar(s.flag)) == "" {
 			*s.field(&api, &collect).(*bool) = true
 		}
+	}
+	if !*f.given["collect.interval"] && getenv(flagval.Envar("collect.interval")) == "" {
+		collect.Interval = DemoInterval
 	}
 	return api, collect
 }
