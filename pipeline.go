@@ -73,6 +73,8 @@ func writesOf(t *changes.Timeline) admin.WriteObserver {
 // the publisher the projects hand their snapshots to.
 func startTimeline(ctx context.Context, f *flags, logger *slog.Logger, sh shard.Shard, reg prometheus.Registerer, health *safefile.Health,
 	next projects.Publisher) (*changes.Timeline, projects.Publisher, func(), error) {
+	// The embedded simulator is a new API at each start: its reset is no change.
+	f.changes.FreshAPI = f.simulate
 	timeline, err := f.changes.Open(logger, shardName(sh), health)
 	if err != nil || timeline == nil {
 		return nil, next, func() {}, err

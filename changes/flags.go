@@ -23,6 +23,10 @@ type Flags struct {
 	fileMaxSize int64
 	sinkURL     string
 	sinkFormat  string
+	// FreshAPI says the API is new at each start (the embedded simulator):
+	// the state saved beside --changes.file is not compared with it, and the
+	// first reads are a baseline. The events and their cursors are kept.
+	FreshAPI bool
 }
 
 // AddFlags registers the changes.* flags on app.
@@ -73,7 +77,7 @@ func (f *Flags) Open(logger *slog.Logger, shard string, health *safefile.Health)
 		return nil, err
 	}
 	t := New(Options{Retention: f.retention, MaxEvents: f.maxEvents, Logger: logger})
-	t.health = health
+	t.health, t.freshAPI = health, f.FreshAPI
 	if f.file != "" {
 		if err := t.openFile(f.file, f.fileMaxSize, shard); err != nil {
 			return nil, fmt.Errorf("--changes.file (CLOUDDB_CHANGES_FILE): %w", err)
@@ -142,6 +146,12 @@ func (t *Timeline) restoreState(path, shard string) {
 	}
 	if st != nil && st.Shard != shard {
 		t.logger.Warn("The changes state file was saved by another shard; the first reads are a baseline", "saved_shard", st.Shard, "shard", shard)
+		st = nil
+	}
+	if st != nil && t.freshAPI {
+		// Its objects are those of an API that ended with the last run.
+		t.logger.Info("The changes state file is not compared with the embedded simulator, new at each start; the first reads are a baseline")
+		t.cursor = max(t.cursor, st.Cursor)
 		st = nil
 	}
 	t.health.Start(stateFileName, err == nil)

@@ -57,7 +57,9 @@ type Timeline struct {
 	health   *safefile.Health
 	// statePath is where the state is saved ("" without a file), by shard.
 	statePath, shard string
-	sink             *Sink
+	// freshAPI: the saved state is not compared with the API (--simulate).
+	freshAPI bool
+	sink     *Sink
 	// dirty: a complete read changed what the state file should hold.
 	dirty bool
 	// saving serialises the state's saves, which write outside mu;

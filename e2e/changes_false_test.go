@@ -48,7 +48,7 @@ func TestChangesNoFalseEvents(t *testing.T) {
 	sim := testbin.StartSim(t, instantSim...)
 	s := testbin.SimAt(sim)
 	services := len(s.ServiceIDs(t))
-	_, url := testbin.StartExporter(t, s.Env(), changesArgs("--collect.max-resources-per-list="+strconv.Itoa(services+1))...)
+	_, url := testbin.StartExporter(t, s.Env(), changesArgs("--collect.max-resources-per-list="+strconv.Itoa(services))...)
 	waitCycles(t, url, 2)
 
 	s.Fault(t, `{"status":500,"count":40}`)
@@ -60,7 +60,9 @@ func TestChangesNoFalseEvents(t *testing.T) {
 	s.Fault(t, `{"operation":"listPeerings","status":503,"count":5}`)
 	waitCycles(t, url, 4)
 
-	// Two more services than the list may hold: the list is cut, fails, and
+	// The list holds as many services as it may: one more cuts it (the two
+	// creations cannot be made at once, and a whole list between them would
+	// truly show the first), it fails, and
 	// nothing is created or deleted; they go before it is whole again.
 	var a, b struct {
 		ServiceID string `json:"service_id"`
@@ -151,7 +153,7 @@ func TestChangesAcrossRestartAndTwoExporters(t *testing.T) {
 
 // TestChangesKeyRotatedAndProjectAdded: a key rotation picked up from the
 // key files is one api_key rotated event; a project the discovery finds
-// later is one project added event.
+// later is one project added event, one a reload drops one project removed.
 func TestChangesKeyRotatedAndProjectAdded(t *testing.T) {
 	t.Parallel()
 	t.Run("rotated", func(t *testing.T) {
@@ -200,6 +202,40 @@ func TestChangesKeyRotatedAndProjectAdded(t *testing.T) {
 		}
 		if got := kindCounts(feedOf(t, url)); got["project/added"] != 1 {
 			t.Errorf("feed %v, want one project added (the first projects are a baseline)", got)
+		}
+		testbin.WaitFor(t, 10*time.Second, "the project added counted", testbin.MetricEquals(url+"/metrics", "clouddb_changes_total", 1,
+			"project_id", "third-project", "object_type", "project", "kind", "added"))
+	})
+	t.Run("removed", func(t *testing.T) {
+		t.Parallel()
+		s := testbin.SimAt(testbin.StartSim(t, "--extra-project-id=second-project"))
+		dir := t.TempDir()
+		keyFiles(t, dir, testbin.SimAccessKey, testbin.SimSecretKey)
+		cfg := filepath.Join(dir, "clouddb.yml")
+		write := func(ids ...string) {
+			var b strings.Builder
+			b.WriteString("projects:\n")
+			for _, id := range ids {
+				b.WriteString("  - id: " + id + "\n    access_key_file: " + filepath.Join(dir, "access") + "\n    secret_key_file: " + filepath.Join(dir, "secret") + "\n")
+			}
+			if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(testbin.SimProject, "second-project")
+		p, url := testbin.StartExporter(t, []string{"CLOUDDB_API_URL=" + s.URL + "/v1"}, changesArgs("--config.file="+cfg)...)
+		waitCycles(t, url, 1)
+		write(testbin.SimProject)
+		if err := p.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		c := waitChange(t, url, "project", "second-project", "removed")
+		if c.ProjectID != "second-project" {
+			t.Errorf("event %+v", c)
+		}
+		waitCycles(t, url, 1)
+		if got := kindCounts(feedOf(t, url)); got["project/removed"] != 1 || len(got) != 1 {
+			t.Errorf("feed %v, want one project removed and nothing else", got)
 		}
 	})
 }

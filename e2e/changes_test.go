@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,6 +23,8 @@ type change struct {
 	Source     string         `json:"source"`
 	Actor      string         `json:"actor"`
 	After      map[string]any `json:"after"`
+	// WindowStart is zero when the event has none.
+	WindowStart time.Time `json:"window_start"`
 }
 
 func feedOf(t *testing.T, url string) []change {
@@ -116,6 +119,13 @@ func TestChangesEveryKind(t *testing.T) {
 	s.APIWrite(t, "POST", p+"/services", `{"name":"s1","addons":["time-series"],"region_code":"us-east-1","cpu_millis":1000,"memory_gbs":4}`, 202, &svc)
 	sp := p + "/services/" + svc.ServiceID
 	waitChange(t, e.URL, "service", svc.ServiceID, "created")
+	var fork struct {
+		ServiceID string `json:"service_id"`
+	}
+	s.APIWrite(t, "POST", sp+"/forkService", `{"fork_strategy":"NOW","name":"f1"}`, 202, &fork)
+	if c := waitChange(t, e.URL, "service", fork.ServiceID, "created"); fmt.Sprint(c.After["forked_from"]) != fmt.Sprintf("map[project_id:%s service_id:%s]", testbin.SimProject, svc.ServiceID) {
+		t.Errorf("the fork's created event: after %v, want forked_from its parent", c.After)
+	}
 	code, _, body := e.Admin(t, "POST", "/api/v1"+sp+"/resize", `{"cpu_millis":2000,"memory_gbs":8}`)
 	if code != http.StatusAccepted {
 		t.Fatalf("admin resize: %d %s", code, body)
@@ -200,6 +210,7 @@ func TestChangesEveryKind(t *testing.T) {
 	}
 	// A forced status and its clearing: two changes each.
 	want["service/status_changed"], want["replica_set/status_changed"] = 2, 2
+	want["service/created"] = 2 // s1 and its fork
 	got := kindCounts(feed)
 	for k, n := range want {
 		if got[k] != n {
@@ -217,7 +228,8 @@ func TestChangesEveryKind(t *testing.T) {
 }
 
 // TestChangesSimulateDemo: under --simulate the feed shows the demo's
-// timeline from its first minute (here on short intervals).
+// timeline from its first minute (here on short intervals), then the
+// peering's recovery and the created service's deletion.
 func TestChangesSimulateDemo(t *testing.T) {
 	t.Parallel()
 	simAddr := testbin.FreeAddr(t)
@@ -234,4 +246,25 @@ func TestChangesSimulateDemo(t *testing.T) {
 			return false
 		})
 	}
+	// After the first poll of them, the peering recovers and the created
+	// service is deleted (75 s after the start, and a deletion is confirmed
+	// by a second read).
+	testbin.WaitFor(t, 120*time.Second, "the peering's recovery and the created service's deletion", func() bool {
+		errs, created, deleted := map[string]int{}, map[string]bool{}, false
+		for _, c := range feedOf(t, url) {
+			switch {
+			case c.ObjectType == "peering" && c.Kind == "status_changed":
+				errs[c.ObjectID]++
+			case c.ObjectType == "service" && c.Kind == "created":
+				created[c.ObjectID] = true
+			case c.ObjectType == "service" && c.Kind == "deleted" && created[c.ObjectID]:
+				deleted = true
+			}
+		}
+		recovered := false
+		for _, n := range errs {
+			recovered = recovered || n >= 2
+		}
+		return recovered && deleted
+	})
 }

@@ -58,6 +58,10 @@ func TestDiscoveryOutageIsNoConfigError(t *testing.T) {
 			t.Errorf("%d log lines %q, want %d:\n%s", n, line, want, out)
 		}
 	}
+	// An outage of the discovery removes no project from the change feed.
+	if got := kindCounts(feedOf(t, url)); got["project/removed"] != 0 || got["project/added"] != 0 {
+		t.Errorf("the change feed after a discovery outage: %v, want no project removed or added", got)
+	}
 }
 
 // discoveryCalls counts the project discovery's GET /projects, whatever

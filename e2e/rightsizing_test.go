@@ -108,3 +108,19 @@ func TestRightsizing(t *testing.T) {
 		}
 	}
 }
+
+// TestRightsizingSimulateDemo: the demo alone (--simulate, nothing else)
+// shows the oversized and the undersized service's findings within minutes,
+// priced with the example file.
+func TestRightsizingSimulateDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the exporter")
+	}
+	t.Parallel()
+	_, url := testbin.StartExporter(t, nil, "--simulate", "--simulate.listen-address="+testbin.FreeAddr(t))
+	testbin.WaitFor(t, 3*time.Minute, "the demo's findings", func() bool {
+		_, fams := testbin.Scrape(t, url)
+		got := rightsizingOf(fams)
+		return got["orders-db"] == "over_provisioned 1000/4 saving 0.09" && got["search-ai"] == "under_provisioned 2000/8 saving -0.09"
+	})
+}

@@ -333,16 +333,33 @@ func TestUsageNodesAreTheServiceResources(t *testing.T) {
 	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t))
 	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes")...)
-	var fams map[string]*dto.MetricFamily
-	// A successful usage read need not have asked for a series (its calls
-	// start within an interval, the rest wait for the next): wait for one
-	// that did.
-	testbin.WaitFor(t, 60*time.Second, "a usage read that read the memory", func() bool {
-		fams = scrapeFams(t, url)
-		return len(fams["clouddb_service_system_memory_total_bytes"].GetMetric()) > 0
+	// A successful usage read need not have asked for every series (its
+	// calls start within an interval, the rest wait for the next): wait
+	// until every service that reports its memory reports it for as many
+	// nodes as it has, and say the last difference if that never comes.
+	var mismatch string
+	defer func() {
+		if t.Failed() && mismatch != "" {
+			t.Log("last difference: " + mismatch)
+		}
+	}()
+	testbin.WaitFor(t, 60*time.Second, "every reporting service's nodes", func() bool {
+		fams := scrapeFams(t, url)
+		nodes := usageNodes(fams["clouddb_service_system_memory_total_bytes"])
+		mismatch = ""
+		for id, ordinals := range nodes {
+			if want := value(t, fams, "clouddb_service_resources", "service_id", id); float64(len(ordinals)) != want {
+				mismatch = fmt.Sprintf("service %s: %d nodes report usage (%v), clouddb_service_resources is %v", id, len(ordinals), ordinals, want)
+			}
+		}
+		return len(nodes) > 0 && mismatch == ""
 	})
+}
+
+// usageNodes returns the nodes (ordinals) each service reports a usage family for.
+func usageNodes(f *dto.MetricFamily) map[string]map[string]bool {
 	nodes := map[string]map[string]bool{}
-	for _, m := range fams["clouddb_service_system_memory_total_bytes"].GetMetric() {
+	for _, m := range f.GetMetric() {
 		var id, ordinal string
 		for _, l := range m.GetLabel() {
 			switch l.GetName() {
@@ -357,14 +374,7 @@ func TestUsageNodesAreTheServiceResources(t *testing.T) {
 		}
 		nodes[id][ordinal] = true
 	}
-	if len(nodes) == 0 {
-		t.Fatal("no node reports its memory")
-	}
-	for id, ordinals := range nodes {
-		if want := value(t, fams, "clouddb_service_resources", "service_id", id); float64(len(ordinals)) != want {
-			t.Errorf("service %s: %d nodes report usage (%v), clouddb_service_resources is %v", id, len(ordinals), ordinals, want)
-		}
-	}
+	return nodes
 }
 
 // TestUsageRejectsImpossibleValues: API answers whose first label set
