@@ -31,6 +31,23 @@ func (s *Sim) SetServiceStatus(projectID, serviceID, status string) error {
 	return nil
 }
 
+// ReplaceNode replaces a service's primary node, as the provider does after
+// a host failure: its first HA replica (if any) becomes the primary, a new
+// resource with a new id joins last, and the usage series number the nodes
+// on from the departed one's ordinal + 1 (ordinals 0, 1, 2 become 1, 2, 3:
+// ordinal 0 is gone, ordinal 3 is new). The number of nodes is unchanged.
+func (s *Sim) ReplaceNode(projectID, serviceID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	svc, err := s.controlService(projectID, serviceID)
+	if err != nil {
+		return err
+	}
+	svc.resourceIDs = append(svc.resourceIDs[1:len(svc.resourceIDs):len(svc.resourceIDs)], s.newID(s.rng))
+	svc.firstOrdinal++
+	return nil
+}
+
 // SetReplicaSetStatus forces a replica set's status as SetServiceStatus does.
 func (s *Sim) SetReplicaSetStatus(projectID, serviceID, replicaSetID, status string) error {
 	s.mu.Lock()
@@ -227,6 +244,9 @@ func (s *Sim) registerControls() {
 		})
 	})
 	s.control("POST "+svc+"/logs", s.postLogs)
+	s.control("POST "+svc+"/replaceNode", func(r *http.Request) (int, any, error) {
+		return controlResult(s.ReplaceNode(r.PathValue("project_id"), r.PathValue("service_id")))
+	})
 	s.control("POST "+svc+"/replicaSets/{replica_set_id}/status", func(r *http.Request) (int, any, error) {
 		return forcedStatus(r, func(status string) error {
 			return s.SetReplicaSetStatus(r.PathValue("project_id"), r.PathValue("service_id"),

@@ -100,7 +100,10 @@
 // list (cloudsim_database_replication_lag_bytes, never given data), so that
 // clients must match by suffix and skip what they do not know. Every node has
 // every system and database series, labelled role (primary, replica) and
-// ordinal (0 for the primary, 1 to n for the HA replicas); a time-series
+// ordinal (0 for the primary, 1 to n for the HA replicas; after a node
+// replacement, POST /_sim/.../replaceNode, the first replica is the primary
+// and the ordinals run from the departed one's + 1, the new node last, its
+// history as deterministic as the others'); a time-series
 // service runs 2 to 4 jobs (ids 1000 up) and other services 0 or 1, whose
 // job series carry job_id on the primary. Values are a pure function of the
 // service and the bucket's start: the daily load curve behind the inline

@@ -21,14 +21,18 @@ type service struct {
 	forkedFrom   *apiclient.ForkedFrom
 	// The primary resource first, then one per HA replica.
 	resourceIDs []string
-	environment string
-	pooler      bool
-	vpcID       string
-	port        int
-	life        lifecycle
-	replicaSets map[string]*replicaSet
-	rsOrder     []string
-	logs        logState
+	// firstOrdinal is the usage series' ordinal of resourceIDs[0]: each
+	// node replacement (ReplaceNode) adds one, as the provider numbers a
+	// new node after the ones it had.
+	firstOrdinal int
+	environment  string
+	pooler       bool
+	vpcID        string
+	port         int
+	life         lifecycle
+	replicaSets  map[string]*replicaSet
+	rsOrder      []string
+	logs         logState
 	// curve is the load's daily curve; the zero value is the default one.
 	curve loadCurve
 }

@@ -197,7 +197,7 @@ func (svc *service) labelSets(suffix string) []map[string]string {
 	if suffix == sufJobDuration || suffix == sufJobSuccess {
 		var out []map[string]string
 		for _, j := range svc.jobs() {
-			out = append(out, map[string]string{"role": "primary", "ordinal": "0", "job_id": j})
+			out = append(out, map[string]string{"role": "primary", "ordinal": strconv.Itoa(svc.firstOrdinal), "job_id": j})
 		}
 		return out
 	}
@@ -207,7 +207,7 @@ func (svc *service) labelSets(suffix string) []map[string]string {
 		if i == 0 {
 			role = "primary"
 		}
-		out[i] = map[string]string{"role": role, "ordinal": strconv.Itoa(i)}
+		out[i] = map[string]string{"role": role, "ordinal": strconv.Itoa(svc.firstOrdinal + i)}
 	}
 	return out
 }
@@ -225,9 +225,9 @@ func (svc *service) bucketValue(suffix string, labels map[string]string, t time.
 		return 0, false
 	}
 	cpuCap, memMB := svc.capacity()
-	ordinal, _ := strconv.Atoi(labels["ordinal"])
+	replica := labels["role"] != "primary"
 	load := svc.load(t)
-	if ordinal > 0 {
+	if replica {
 		load *= 0.6 // replicas serve reads only
 	}
 	active := svc.active(now)
@@ -243,7 +243,7 @@ func (svc *service) bucketValue(suffix string, labels map[string]string, t time.
 		return 0, false
 	}
 	readBytes, writeBytes := math.Round(load*40e6), math.Round(load*15e6)
-	if ordinal > 0 {
+	if replica {
 		writeBytes = math.Round(load * 20e6) // replication writes
 	}
 	switch suffix {

@@ -167,3 +167,29 @@ func TestUsageNotInRevision2024(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaceNode: after POST …/replaceNode a service of three nodes
+// reports ordinals 1, 2, 3 (0 gone, 3 new, 1 the primary), lists as many
+// resources, the departed one's id no longer among them, and a new one.
+func TestReplaceNode(t *testing.T) {
+	e := newEnvRev(t, Timings{}, Revision2026)
+	svc := create2026(e, "main", "2000", "8", map[string]any{"replica_count": 2})
+	id := svc.ServiceID
+	e.clock.Advance(3 * time.Hour)
+	before := e.getService(id).Resources
+	e.must(http.StatusNoContent, "POST", "/_sim/projects/"+testProject+"/services/"+id+"/replaceNode", nil, noAuth)
+	e.must(http.StatusNotFound, "POST", "/_sim/projects/"+testProject+"/services/nope/replaceNode", nil, noAuth)
+
+	now := e.clock.Now()
+	var got []string
+	for _, s := range e.series(id, SeriesPrefix+sufMemTotal, now.Add(-10*time.Minute), now, nil) {
+		got = append(got, s.Labels["role"]+"/"+s.Labels["ordinal"])
+	}
+	if want := "primary/1 replica/2 replica/3"; strings.Join(got, " ") != want {
+		t.Errorf("nodes after the replacement: %v, want %s", got, want)
+	}
+	after := e.getService(id).Resources
+	if len(after) != 3 || after[0].ID != before[1].ID || after[1].ID != before[2].ID || after[2].ID == before[0].ID {
+		t.Errorf("resources %v after replacing the primary of %v", after, before)
+	}
+}

@@ -55,6 +55,11 @@
     // no connection limit to divide by.
     serviceConnectionsThreshold: 400,
     serviceConnectionsHighFor: '15m',
+    // Defence in depth against absurd API values (the exporter rejects
+    // them too): a usage above this many times the node's total, or more
+    // connections than this, is no measurement and pages nothing.
+    serviceUsageAbsurdRatio: 4,
+    serviceConnectionsAbsurd: 1000000,
     // A node of a READY service whose usage was exported within the
     // lookback but is not now (the exporter drops a node whose window is
     // all null, as a CPU-starved node's is), or whose newest bucket, of any

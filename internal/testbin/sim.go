@@ -68,6 +68,13 @@ func (s *Sim) ServiceStatus(t testing.TB, serviceID, status string) {
 	s.status(t, "/services/"+serviceID, status)
 }
 
+// ReplaceNode replaces a service's primary node: its ordinal leaves the
+// usage series and a new ordinal joins them.
+func (s *Sim) ReplaceNode(t testing.TB, serviceID string) {
+	t.Helper()
+	s.call(t, http.MethodPost, s.projectPath()+"/services/"+serviceID+"/replaceNode", "", http.StatusNoContent, nil)
+}
+
 // ReplicaSetStatus forces the status of a replica set.
 func (s *Sim) ReplicaSetStatus(t testing.TB, serviceID, replicaSetID, status string) {
 	t.Helper()
