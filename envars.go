@@ -153,30 +153,9 @@ func unknownEnvars(app *kingpin.Application, environ []string, read map[string]b
 func nearest(name string, candidates []string) string {
 	best, bestDistance := "", -1
 	for _, c := range candidates {
-		if d := editDistance(name, c); bestDistance < 0 || d < bestDistance {
+		if d := config.EditDistance(name, c); bestDistance < 0 || d < bestDistance {
 			best, bestDistance = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

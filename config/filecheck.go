@@ -163,7 +163,7 @@ func suggestion(key string, valid []string) string {
 	slices.Sort(valid)
 	best, bestDist := "", len(key)/3+2
 	for _, k := range valid {
-		if d := editDistance(strings.ToLower(key), k); d < bestDist {
+		if d := EditDistance(strings.ToLower(key), k); d < bestDist {
 			best, bestDist = k, d
 		}
 	}
@@ -173,8 +173,9 @@ func suggestion(key string, valid []string) string {
 	return "; valid keys: " + strings.Join(valid, ", ")
 }
 
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b: how the
+// nearest name is found for a mistyped key or variable.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
