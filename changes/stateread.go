@@ -55,38 +55,19 @@ func loadState(path string) (st *loadedState, opened bool, err error) {
 // bound of the value being decoded.
 type stateDecoder struct {
 	*json.Decoder
-	r *valueBound
-}
-
-// valueBound fails a read past limit (none while negative).
-type valueBound struct {
-	r     io.Reader
-	n     int64
-	limit int64
-}
-
-func (b *valueBound) Read(p []byte) (int, error) {
-	if b.limit >= 0 {
-		if b.n >= b.limit {
-			return 0, errStateValueTooLarge
-		}
-		p = p[:min(int64(len(p)), b.limit-b.n)]
-	}
-	n, err := b.r.Read(p)
-	b.n += int64(n)
-	return n, err
+	r *safefile.ValueReader
 }
 
 // value decodes one value, held whole, within maxStateValue.
 func (d stateDecoder) value(v any) error {
-	d.r.limit = d.r.n + maxStateValue
+	d.r.Bound(maxStateValue)
 	err := d.Decode(v)
-	d.r.limit = -1
+	d.r.Unbound()
 	return err
 }
 
 func decodeState(r io.Reader) (*loadedState, error) {
-	vb := &valueBound{r: r, limit: -1}
+	vb := safefile.NewValueReader(r, errStateValueTooLarge)
 	d := stateDecoder{Decoder: json.NewDecoder(vb), r: vb}
 	st := &loadedState{differs: map[string]*differ{}}
 	version := -1

@@ -44,25 +44,6 @@ const maxPositionsService = 1 << 20
 
 var errServiceTooLarge = fmt.Errorf("a service's value larger than %d MiB", maxPositionsService>>20)
 
-// boundedReader fails a read past limit (none while negative).
-type boundedReader struct {
-	r     io.Reader
-	n     int64
-	limit int64
-}
-
-func (b *boundedReader) Read(p []byte) (int, error) {
-	if b.limit >= 0 {
-		if b.n >= b.limit {
-			return 0, errServiceTooLarge
-		}
-		p = p[:min(int64(len(p)), b.limit-b.n)]
-	}
-	n, err := b.r.Read(p)
-	b.n += int64(n)
-	return n, err
-}
-
 // isOurs says whether the file at path begins as a state file of this
 // exporter (any version): its first key is "format", with our format.
 func isOurs(path string) bool {
@@ -92,7 +73,7 @@ func parsePositions(b []byte) (map[string]savedProject, error) {
 // from another's), then the version, the projects and the other parts'
 // sections in any order.
 func decodePositions(r io.Reader) (map[string]savedProject, map[string][]byte, error) {
-	br := &boundedReader{r: r, limit: -1}
+	br := safefile.NewValueReader(r, errServiceTooLarge)
 	dec := json.NewDecoder(br)
 	if err := header(dec); err != nil {
 		return nil, nil, err
@@ -140,7 +121,7 @@ func decodePositions(r io.Reader) (map[string]savedProject, map[string][]byte, e
 	return projects, sections, nil
 }
 
-func decodeProjects(dec *json.Decoder, br *boundedReader) (map[string]savedProject, error) {
+func decodeProjects(dec *json.Decoder, br *safefile.ValueReader) (map[string]savedProject, error) {
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return nil, err
 	}
@@ -163,7 +144,7 @@ func decodeProjects(dec *json.Decoder, br *boundedReader) (map[string]savedProje
 	return projects, expect(dec, json.Delim('}'))
 }
 
-func decodeProject(dec *json.Decoder, br *boundedReader, id string, left *int) (savedProject, error) {
+func decodeProject(dec *json.Decoder, br *safefile.ValueReader, id string, left *int) (savedProject, error) {
 	var sp savedProject
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return sp, err
@@ -189,7 +170,7 @@ func decodeProject(dec *json.Decoder, br *boundedReader, id string, left *int) (
 	return sp, expect(dec, json.Delim('}'))
 }
 
-func decodeServices(dec *json.Decoder, br *boundedReader, id string, left *int) (savedServices, error) {
+func decodeServices(dec *json.Decoder, br *safefile.ValueReader, id string, left *int) (savedServices, error) {
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return nil, err
 	}
@@ -200,9 +181,9 @@ func decodeServices(dec *json.Decoder, br *boundedReader, id string, left *int) 
 			return nil, err
 		}
 		var fc fileCursor
-		br.limit = br.n + maxPositionsService
+		br.Bound(maxPositionsService)
 		err = strictDecode(dec, &fc)
-		br.limit = -1
+		br.Unbound()
 		if err != nil {
 			return nil, fmt.Errorf("project %q service %q: %w", id, sid, err)
 		}
