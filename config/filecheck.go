@@ -39,7 +39,7 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) []error {
 		return errs
 	}
 	if err := n.Decode(reflect.New(t).Interface()); err != nil {
-		return []error{fmt.Errorf("%s: %s is not %s", path, shown(n), kindOf(t))}
+		return []error{fmt.Errorf("%s: %s is not %s", path, Shown(n), kindOf(t))}
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func checkTree(n *yaml.Node, tree keyTree, path string) []error {
 	case n.Tag == "!!null":
 		return nil
 	case n.Kind != yaml.MappingNode:
-		return []error{fmt.Errorf("%s: %s is not a mapping of keys", path, shown(n))}
+		return []error{fmt.Errorf("%s: %s is not a mapping of keys", path, Shown(n))}
 	}
 	var errs []error
 	seen := map[string]bool{}
@@ -195,7 +195,9 @@ func EditDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-func shown(n *yaml.Node) string {
+// Shown names a YAML value in an error: its kind for a mapping or a list,
+// else its text, quoted and cut at 40 bytes.
+func Shown(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"

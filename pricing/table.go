@@ -177,7 +177,7 @@ func (p *parser) mapping(n *yaml.Node, path string, each func(key string, v *yam
 		if where == "" {
 			where = "(top level)"
 		}
-		p.errorf(where, "%s is not a mapping of keys", shown(n))
+		p.errorf(where, "%s is not a mapping of keys", config.Shown(n))
 		return nil
 	}
 	seen := map[string]bool{}
@@ -199,7 +199,7 @@ func (p *parser) mapping(n *yaml.Node, path string, each func(key string, v *yam
 
 func (p *parser) text(n *yaml.Node, path string) string {
 	if n.Kind != yaml.ScalarNode || strings.TrimSpace(n.Value) == "" {
-		p.errorf(path, "%s is not a non-empty string", shown(n))
+		p.errorf(path, "%s is not a non-empty string", config.Shown(n))
 		return ""
 	}
 	return n.Value
@@ -211,7 +211,7 @@ func (p *parser) date(n *yaml.Node, path string) string {
 			return n.Value
 		}
 	}
-	p.errorf(path, "%s is not a date: write it as YYYY-MM-DD, like 2026-11-01", shown(n))
+	p.errorf(path, "%s is not a date: write it as YYYY-MM-DD, like 2026-11-01", config.Shown(n))
 	return ""
 }
 
@@ -219,26 +219,12 @@ func (p *parser) date(n *yaml.Node, path string) string {
 func (p *parser) price(n *yaml.Node, path string) float64 {
 	var v float64
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!str" || n.Decode(&v) != nil {
-		p.errorf(path, "%s is not a number: write a price like 0.09", shown(n))
+		p.errorf(path, "%s is not a number: write a price like 0.09", config.Shown(n))
 		return 0
 	}
 	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		p.errorf(path, "%s is not a price: it must be a finite number at or above 0", shown(n))
+		p.errorf(path, "%s is not a price: it must be a finite number at or above 0", config.Shown(n))
 		return 0
 	}
 	return v
-}
-
-func shown(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	v := n.Value
-	if len(v) > 40 {
-		v = v[:40] + "..."
-	}
-	return strconv.Quote(v)
 }
