@@ -38,6 +38,10 @@ type Config struct {
 	Window      time.Duration
 	Headroom    float64
 	MinCoverage float64
+	// ReadLag is how far behind now the newest bucket the usage reads
+	// returned may be without the minutes after it counting as missing: the
+	// API's lag and the time to the next read (see Window.Coverage).
+	ReadLag time.Duration
 	// Sizes is the ladder, from the smallest.
 	Sizes []pricing.Size
 }
@@ -91,7 +95,7 @@ type Recommendation struct {
 // Recommend sizes a service now from its window; current is its size. Its HA
 // replicas follow it: they take the size the primary is given.
 func (c Config) Recommend(w *Window, now time.Time, current pricing.Size) Recommendation {
-	r := Recommendation{Coverage: w.Coverage(now, c.Window)}
+	r := Recommendation{Coverage: w.Coverage(now, c.Window, c.ReadLag)}
 	p95, ok := w.CPUPercentile(now, c.Window, cpuQuantile)
 	peak := w.MemoryPeak(now, c.Window)
 	if r.Coverage < c.MinCoverage || !ok || peak == 0 {

@@ -145,7 +145,7 @@ func TestOverlappingReadsCountOnce(t *testing.T) {
 	tr.Add("s", []time.Time{clock.Now()}, []float64{math.NaN()}, []float64{math.NaN()})
 	w := tr.windows["s"]
 	// The window kept: six slots of two days and the current one so far.
-	if cov := w.Coverage(clock.Now(), DefaultWindow); cov != 1.0/13 {
+	if cov := w.Coverage(clock.Now(), DefaultWindow, 0); cov != 1.0/13 {
 		t.Errorf("coverage %v after a day read twice; want 1 day of 13", cov)
 	}
 	if peak := w.MemoryPeak(clock.Now(), DefaultWindow); peak != gib {

@@ -105,12 +105,22 @@ func (w *Window) live(now time.Time, slotLen time.Duration, f func(*slot)) {
 
 // Coverage is the share of the window's minutes with a value, at most 1. The
 // window kept is the six slots before the current one and the current one so
-// far, so that a slot starting does not look like missing data.
-func (w *Window) Coverage(now time.Time, window time.Duration) float64 {
+// far, so that a slot starting does not look like missing data, from its
+// first whole minute (a slot of a short window starts within one); and it
+// ends at the newest CPU bucket added when that is less than readLag old, so
+// that the buckets the reads could not have had yet (the API's lag, the time
+// to the next read) do not look missing either. Older, the minutes after it
+// count as missing from readLag ago on.
+func (w *Window) Coverage(now time.Time, window, readLag time.Duration) float64 {
 	slotLen := window / Slots
 	minutes := 0
 	w.live(now, slotLen, func(s *slot) { minutes += int(s.minutes) })
-	span := (Slots-1)*slotLen + time.Duration(now.UnixNano()%int64(slotLen))
+	first := time.Unix(0, (slotNumber(now, slotLen)-Slots)*int64(slotLen)).Add(time.Minute - 1).Truncate(time.Minute)
+	newest := time.Unix((w.lastCPU+1)*60, 0)
+	span := now.Sub(first) - min(max(now.Sub(newest), 0), readLag)
+	if minutes == 0 || span <= 0 {
+		return 0
+	}
 	return min(float64(minutes)/span.Minutes(), 1)
 }
 
