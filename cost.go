@@ -72,6 +72,21 @@ func rightsizingConfig(f *flags, getenv func(string) string) (rightsizing.Config
 	return c, c.Check()
 }
 
+// rightsizingReadLag is the longest lag of the projects' usage reads
+// (rightsizing.Config.ReadLag): those of a file, or the flags' (the demo's,
+// a discovered project's).
+func rightsizingReadLag(f *flags, projects []config.Project, getenv func(string) string) time.Duration {
+	_, collect := f.config.Defaults()
+	if f.simulate {
+		_, collect = f.config.DemoDefaults(getenv)
+	}
+	lag := dataplane.UsageReadLag(collect)
+	for _, p := range projects {
+		lag = max(lag, dataplane.UsageReadLag(p.Collect))
+	}
+	return lag
+}
+
 // loadPrices returns the price table, nil when there is none.
 func loadPrices(f *flags) (*pricing.Table, error) {
 	switch {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -91,6 +92,38 @@ func TestStateFileFlags(t *testing.T) {
 		path, deprecated, err := stateFilePath(f)
 		if path != c.path || deprecated != c.deprecated || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%v: %q, deprecated %v, %v; want %q, %v, %q", c.args, path, deprecated, err, c.path, c.deprecated, c.err)
+		}
+	}
+}
+
+// TestRightsizingReadLag: the coverage waits for the buckets of the next
+// usage read: the demo's or the flags' interval and the API's lag, the
+// longest of a file's projects.
+func TestRightsizingReadLag(t *testing.T) {
+	none := func(string) string { return "" }
+	parse := func(args ...string) *flags {
+		t.Helper()
+		f, err := parseFlags(args, none)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	project := func(interval string) config.Project {
+		_, c := parse("--collect.usage.interval=" + interval).config.Defaults()
+		return config.Project{Collect: c}
+	}
+	for _, c := range []struct {
+		args     []string
+		projects []config.Project
+		want     time.Duration
+	}{
+		{args: []string{"--simulate"}, want: 7 * time.Minute},
+		{args: []string{"--collect.usage.interval=10m"}, want: 12 * time.Minute},
+		{projects: []config.Project{project("1m"), project("20m")}, want: 22 * time.Minute},
+	} {
+		if got := rightsizingReadLag(parse(c.args...), c.projects, none); got != c.want {
+			t.Errorf("%v, %d projects: %s; want %s", c.args, len(c.projects), got, c.want)
 		}
 	}
 }

@@ -259,6 +259,7 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 	if c.rightsizing, err = rightsizingConfig(f, getenv); err != nil {
 		return c, err
 	}
+	c.rightsizing.ReadLag = rightsizingReadLag(f, c.projects, getenv)
 	if err := checkStateFile(f); err != nil {
 		return c, err
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/clouddb/clouddb_exporter/config"
 )
 
 // budget: what the state calls leave, at least one; -1 without a budget.
@@ -136,6 +138,13 @@ func (u *usageReader) budgetFix(needed int) string {
 		}
 	}
 	return fix + fewer
+}
+
+// UsageReadLag is how far behind now the newest bucket that c's usage reads
+// returned may be just before the next read: the read interval and the API's
+// lag. A refresh round-robin over several intervals lags more.
+func UsageReadLag(c config.Collect) time.Duration {
+	return usageKey.Of(c).Interval + usageWindowSlack
 }
 
 // maxCatchUp bounds how far back a read reaches for the buckets since the
