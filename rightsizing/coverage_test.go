@@ -89,3 +89,33 @@ func TestCoverageDefaultWindow(t *testing.T) {
 		t.Errorf("coverage %.4f after a day without reads; want at most %.4f", after, most)
 	}
 }
+
+// TestReadBeyondTheWindow: a read reaching back further than the window (a
+// first read's backfill, from before the oldest slot) keeps every bucket of
+// the window, whichever series comes first: a bucket of a slot the window
+// has dropped must not empty the newer slot kept in its place.
+func TestReadBeyondTheWindow(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Window, cfg.ReadLag = 30*time.Minute, 7*time.Minute
+	for _, cpuFirst := range []bool{true, false} {
+		clock := fakeclock.New(start.Add(17 * time.Second))
+		tr := NewTracker(cfg, clock.Now)
+		var times []time.Time
+		var cpu, mem []float64
+		for at := clock.Now().Add(-cfg.Window - apiLag).Truncate(time.Minute); !at.Add(apiLag).After(clock.Now()); at = at.Add(time.Minute) {
+			times = append(times, at)
+			cpu, mem = append(cpu, 100), append(mem, float64(len(times))*gib)
+		}
+		if cpuFirst {
+			tr.Add("s", times, cpu, mem)
+		} else {
+			tr.Add("s", times, nil, mem)
+			tr.Add("s", times, cpu, nil)
+		}
+		r := tr.recommend("s", demoSize)
+		peak := tr.windows["s"].MemoryPeak(clock.Now(), cfg.Window)
+		if r.Coverage != 1 || peak != mem[len(mem)-1] {
+			t.Errorf("CPU first %v: coverage %.3f, memory peak %.0f GiB; want 1 and %.0f GiB, the newest bucket's", cpuFirst, r.Coverage, peak/gib, mem[len(mem)-1]/gib)
+		}
+	}
+}

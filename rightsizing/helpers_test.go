@@ -10,7 +10,7 @@ import (
 
 // Add records the primary's buckets through AddSeries, as a usage read
 // does: cpu (millicores) and memory (bytes) at the same index of times,
-// NaN for an empty bucket.
+// NaN for an empty bucket; a nil one is a series not read.
 func (t *Tracker) Add(key string, times []time.Time, cpuMillis, memBytes []float64) {
 	series := func(values []float64) []apiclient.Series {
 		s := apiclient.Series{Labels: apiclient.SeriesLabels{"role": "primary", "ordinal": "0"}, Data: make([]apiclient.SeriesPoint, len(times))}
@@ -22,8 +22,12 @@ func (t *Tracker) Add(key string, times []time.Time, cpuMillis, memBytes []float
 		}
 		return []apiclient.Series{s}
 	}
-	t.AddSeries(key, apiclient.SeriesCPUUsage, series(cpuMillis))
-	t.AddSeries(key, apiclient.SeriesMemoryUsage, series(memBytes))
+	if cpuMillis != nil {
+		t.AddSeries(key, apiclient.SeriesCPUUsage, series(cpuMillis))
+	}
+	if memBytes != nil {
+		t.AddSeries(key, apiclient.SeriesMemoryUsage, series(memBytes))
+	}
 }
 
 // recommend is Recommend, insufficient data for a key never added.

@@ -56,8 +56,11 @@ func (w *Window) AddCPU(t time.Time, slotLen time.Duration, millis float64) {
 	if minute <= w.lastCPU || math.IsNaN(millis) {
 		return
 	}
-	w.lastCPU = minute
 	s := w.slotAt(t, slotLen)
+	if s == nil {
+		return
+	}
+	w.lastCPU = minute
 	if s.minutes < math.MaxUint16 {
 		s.minutes++
 	}
@@ -73,17 +76,26 @@ func (w *Window) AddMemory(t time.Time, slotLen time.Duration, bytes float64) {
 	if minute <= w.lastMemory || math.IsNaN(bytes) {
 		return
 	}
+	s := w.slotAt(t, slotLen)
+	if s == nil {
+		return
+	}
 	w.lastMemory = minute
-	if s := w.slotAt(t, slotLen); float32(bytes) > s.memPeak {
+	if float32(bytes) > s.memPeak {
 		s.memPeak = float32(bytes)
 	}
 }
 
-// slotAt returns the slot of t, emptied if it held an older part.
+// slotAt returns the slot of t, emptied if it held an older part; nil if it
+// holds a newer one: t is older than the window (a read reaching back past
+// it), and must not empty the part kept in its place.
 func (w *Window) slotAt(t time.Time, slotLen time.Duration) *slot {
 	n := slotNumber(t, slotLen)
 	s := &w.slots[n%Slots]
-	if s.n != n {
+	switch {
+	case s.n > n:
+		return nil
+	case s.n < n:
 		*s = slot{n: n}
 	}
 	return s
