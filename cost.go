@@ -29,8 +29,11 @@ type rightsizingFlags struct {
 }
 
 // demoWindow is --simulate's --rightsizing.window unless one is given: the
-// first usage read backfills it, so the demo shows findings at once.
-const demoWindow = "30m"
+// first usage read backfills it (an hour at most), so the demo shows
+// findings at once. Not shorter: the simulator loses one bucket in thirty,
+// some minutes in a row at times, and six of a half hour's 26 minutes
+// counted is insufficient data.
+const demoWindow = "1h"
 
 func addPricingFlags(app *kingpin.Application, f *flags) {
 	app.Flag("pricing.file", "YAML price table to estimate each service's cost per hour from.").
