@@ -62,7 +62,7 @@ func TestCoverageBetweenReads(t *testing.T) {
 	}
 	clock.Advance(10 * time.Minute)
 	if r := tr.recommend("s", demoSize); r.Finding != InsufficientData || r.Coverage > 0.7 {
-		t.Errorf("ten minutes beyond the read lag without reads: %s, coverage %.3f; want insufficient data, at most 0.7", r.Finding, r.Coverage)
+		t.Errorf("fifteen minutes without reads: %s, coverage %.3f; want insufficient data, at most 0.7", r.Finding, r.Coverage)
 	}
 	clock.Advance(cfg.Window)
 	if r := tr.recommend("s", demoSize); r.Coverage != 0 {
