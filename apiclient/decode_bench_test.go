@@ -39,17 +39,31 @@ func benchmarkDecodeServices(b *testing.B, n int) {
 	}
 }
 
-// BenchmarkDecodeUsageSeries measures one usage series answer (two label
-// sets of seven buckets, as the simulator answers a read at the default
-// interval) through the streamed decoding a call pays, sanitizing included.
+// BenchmarkDecodeUsageSeries measures one usage series answer through the
+// streamed decoding a call pays, sanitizing included: one node's series, two
+// nodes' (as the simulator answers a read at the default interval) and three
+// jobs' series of one primary, seven buckets each.
 func BenchmarkDecodeUsageSeries(b *testing.B) {
+	b.Run("N=1", func(b *testing.B) { benchmarkDecodeSeries(b, 1, false) })
+	b.Run("N=2", func(b *testing.B) { benchmarkDecodeSeries(b, 2, false) })
+	b.Run("jobs=3", func(b *testing.B) { benchmarkDecodeSeries(b, 3, true) })
+}
+
+func benchmarkDecodeSeries(b *testing.B, n int, jobs bool) {
 	var buf bytes.Buffer
 	buf.WriteString("[")
-	for i, role := range []string{"primary", "replica"} {
+	for i := range n {
 		if i > 0 {
 			buf.WriteString(",")
 		}
-		fmt.Fprintf(&buf, `{"labels":{"ordinal":"%d","role":"%s"},"data":[`, i, role)
+		switch {
+		case jobs:
+			fmt.Fprintf(&buf, `{"labels":{"job_id":"%d","ordinal":"0","role":"primary"},"data":[`, 1000+i)
+		case i == 0:
+			buf.WriteString(`{"labels":{"ordinal":"0","role":"primary"},"data":[`)
+		default:
+			fmt.Fprintf(&buf, `{"labels":{"ordinal":"%d","role":"replica"},"data":[`, i)
+		}
 		for m := range 7 {
 			if m > 0 {
 				buf.WriteString(",")
@@ -66,15 +80,25 @@ func BenchmarkDecodeUsageSeries(b *testing.B) {
 	benchmarkDecode(b, buf.Bytes(), func() any { return new([]Series) })
 }
 
-// BenchmarkDecodeLogPage measures one full page of log entries.
+// BenchmarkDecodeLogPage measures a page of log entries as the simulator
+// writes them (PostgreSQL's messages and severities): a page of a read
+// every minute (15 entries) and a full one.
 func BenchmarkDecodeLogPage(b *testing.B) {
+	b.Run("N=15", func(b *testing.B) { benchmarkDecodeLogPage(b, 15) })
+	b.Run("N=500", func(b *testing.B) { benchmarkDecodeLogPage(b, LogsPageSize) })
+}
+
+func benchmarkDecodeLogPage(b *testing.B, n int) {
+	messages := []string{`checkpoint complete`, `automatic vacuum of table \"public.events\"`, `connection authorized: user=app`,
+		`replication slot caught up`, `there is no transaction in progress`, `canceling statement due to statement timeout`}
+	severities := []string{SeverityLog, SeverityLog, SeverityLog, SeverityInfo, SeverityWarning, SeverityError}
 	var buf bytes.Buffer
 	buf.WriteString(`{"entries":[`)
-	for i := range LogsPageSize {
+	for i := range n {
 		if i > 0 {
 			buf.WriteString(",")
 		}
-		fmt.Fprintf(&buf, `{"timestamp":"2026-11-24T01:31:%02dZ","message":"checkpoint complete: wrote %d buffers","severity":"LOG"}`, i%60, i)
+		fmt.Fprintf(&buf, `{"timestamp":"2026-11-24T01:31:%02d.%06dZ","message":"%s","severity":"%s"}`, i%60, 1000*i, messages[i%len(messages)], severities[i%len(severities)])
 	}
 	buf.WriteString(`],"last_cursor":"1795482284000000000.2"}`)
 	benchmarkDecode(b, buf.Bytes(), func() any { return new(LogPage) })
