@@ -118,10 +118,15 @@ func (t Time) appendJSON(b []byte) []byte {
 	return append(b, '"')
 }
 
-// unquote is the text of the JSON string b, invalid UTF-8 replaced; plain text is not copied twice.
+// unquote is the text of the JSON string b, invalid UTF-8 replaced; plain text is not copied twice,
+// nor is escaped text that unquotes without a fault (the decoder's own path for the rest).
 func unquote(b []byte) (string, error) {
 	if len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b[1:], '"') == len(b)-2 && utf8.Valid(b) {
 		return string(b[1 : len(b)-1]), nil
+	}
+	var buf [128]byte
+	if t, err := jsontext.AppendUnquote(buf[:0], b); err == nil {
+		return string(t), nil
 	}
 	var s string
 	err := json.Unmarshal(b, &s, decodeOptions)
@@ -165,6 +170,17 @@ func truncate(s string, n int) string {
 // whatever their case (field: the name's index), or with names nil every one (name: its text). A
 // value that is no object is skipped.
 func members(dec *jsontext.Decoder, names []string, each func(field int, name string, v jsontext.Value)) error {
+	return membersFrom(dec, names, func(field int, name string) error {
+		v, err := dec.ReadValue()
+		if err == nil && (field >= 0 || names == nil) {
+			each(field, name, v)
+		}
+		return err
+	})
+}
+
+// membersFrom is members with each reading the value from dec itself.
+func membersFrom(dec *jsontext.Decoder, names []string, each func(field int, name string) error) error {
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
@@ -178,16 +194,12 @@ func members(dec *jsontext.Decoder, names []string, each func(field int, name st
 		}
 		field, name := -1, ""
 		if names == nil {
-			name, _ = unquote(q)
+			name, _ = text(q)
 		} else {
 			field = fieldOf(q, names)
 		}
-		v, err := dec.ReadValue()
-		if err != nil {
+		if err := each(field, name); err != nil {
 			return err
-		}
-		if field >= 0 || names == nil {
-			each(field, name, v)
 		}
 	}
 	_, err := dec.ReadToken()
@@ -195,6 +207,11 @@ func members(dec *jsontext.Decoder, names []string, each func(field int, name st
 }
 
 func fieldOf(q jsontext.Value, names []string) int {
+	for i, n := range names { // the spelling of the spec, before its other cases
+		if len(q) == len(n)+2 && string(q[1:len(q)-1]) == n {
+			return i
+		}
+	}
 	name := ""
 	if bytes.IndexByte(q, '\\') >= 0 {
 		name, _ = unquote(q)
@@ -210,4 +227,18 @@ func fieldOf(q jsontext.Value, names []string) int {
 // fromBytes decodes b, one value that encoding/json checked, with a decoder method.
 func fromBytes(b []byte, from func(*jsontext.Decoder) error) error {
 	return from(jsontext.NewDecoder(bytes.NewReader(b), decodeOptions))
+}
+
+// knownTexts recur in most answers (severities, labels): decoded as these constants, they cost no allocation.
+var knownTexts = []string{SeverityLog, SeverityInfo, SeverityNotice, SeverityWarning, SeverityError, SeverityFatal, SeverityPanic,
+	"DEBUG", "DEBUG1", "DEBUG2", "DEBUG3", "DEBUG4", "DEBUG5", LabelRole, LabelOrdinal, LabelJobID, "primary", "replica"}
+
+// text is unquote's text of q, a known one without allocating.
+func text(q []byte) (string, error) {
+	for _, k := range knownTexts {
+		if len(q) == len(k)+2 && q[0] == '"' && string(q[1:len(q)-1]) == k {
+			return k, nil
+		}
+	}
+	return unquote(q)
 }

@@ -78,7 +78,7 @@ func (e *LogEntry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		case 1:
 			e.Message, _ = unquote(v)
 		default:
-			e.Severity, _ = unquote(v)
+			e.Severity, _ = text(v)
 		}
 	})
 }
@@ -96,8 +96,9 @@ type LogPage struct {
 	LastCursorDeprecated string     `json:"lastCursor,omitempty"`
 }
 
-// A page may exceed one value's bound in all; each entry stays within it.
-func (p *LogPage) decodeFrom(dec *jsontext.Decoder, reset func()) error {
+// A page may exceed one value's bound in all; each entry stays within it. scratch holds the entries
+// as they come (kept with the decoder, returned grown), the page a copy at their number.
+func (p *LogPage) decodeFrom(dec *jsontext.Decoder, reset func(), scratch *[]LogEntry) error {
 	*p = LogPage{}
 	tok, err := dec.ReadToken()
 	if err != nil || tok.Kind() == 'n' {
@@ -118,9 +119,9 @@ func (p *LogPage) decodeFrom(dec *jsontext.Decoder, reset func()) error {
 		reset()
 		switch name.String() {
 		case "entries":
-			p.Entries, err = decodeItems[LogEntry](dec, reset)
+			p.Entries, err = decodeItems(dec, reset, scratch)
 		case "logs":
-			p.Logs, err = decodeItems[string](dec, reset)
+			p.Logs, err = decodeItems(dec, reset, new([]string))
 		case "last_cursor":
 			err = json.UnmarshalDecode(dec, &p.LastCursor)
 		case "lastCursor":
@@ -136,8 +137,9 @@ func (p *LogPage) decodeFrom(dec *jsontext.Decoder, reset func()) error {
 	return err
 }
 
-// decodeItems decodes a list each of whose elements stays within the value bound; null is nil.
-func decodeItems[T any](dec *jsontext.Decoder, reset func()) ([]T, error) {
+// decodeItems decodes a list each of whose elements stays within the value bound; null is nil. The
+// elements are decoded in scratch, whose texts are let go of.
+func decodeItems[T any](dec *jsontext.Decoder, reset func(), scratch *[]T) ([]T, error) {
 	tok, err := dec.ReadToken()
 	if err != nil || tok.Kind() == 'n' {
 		return nil, err
@@ -145,20 +147,26 @@ func decodeItems[T any](dec *jsontext.Decoder, reset func()) ([]T, error) {
 	if tok.Kind() != '[' {
 		return nil, fmt.Errorf("json: cannot unmarshal %v into a list", tok.Kind())
 	}
-	list := []T{}
+	list := (*scratch)[:0]
+	defer func() { clear(list); *scratch = list[:0] }()
 	for {
 		reset()
 		if dec.PeekKind() == ']' {
 			break
 		}
-		var e T
-		if err := json.UnmarshalDecode(dec, &e); err != nil {
+		list = append(list, *new(T))
+		e := &list[len(list)-1]
+		if u, ok := any(e).(json.UnmarshalerFrom); ok {
+			err = u.UnmarshalJSONFrom(dec) // as json would, without looking the method up
+		} else {
+			err = json.UnmarshalDecode(dec, e)
+		}
+		if err != nil {
 			return nil, err
 		}
-		list = append(list, e)
 	}
 	_, err = dec.ReadToken() // the closing ]
-	return list, err
+	return append(make([]T, 0, len(list)), list...), err
 }
 
 func (p *LogPage) normalize() {

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLogPageOverValueBound: a full page of long messages (500 entries of
@@ -45,5 +47,25 @@ func TestLogPageOverValueBound(t *testing.T) {
 	}
 	if _, err := c.GetServiceLogs(t.Context(), "huge", LogsQuery{}); !errors.Is(err, ErrValueTooLarge) {
 		t.Errorf("an entry of 2 MiB: %v, want ErrValueTooLarge", err)
+	}
+}
+
+// TestLogPagesOwnTheirEntries: the entries of a page are a slice of their
+// number that decoding the next page, in the same decoder's array, leaves
+// as they were.
+func TestLogPagesOwnTheirEntries(t *testing.T) {
+	entry := `{"timestamp":"2026-01-02T03:04:%02dZ","severity":"%s","message":"m%d \"q\""}`
+	var first, second LogPage
+	body := `{"entries":[` + fmt.Sprintf(entry, 1, "LOG", 1) + `,` + fmt.Sprintf(entry, 2, "DEBUG3", 2) + `,` + fmt.Sprintf(entry, 3, "Custom", 3) + `]}`
+	if err := decodeBody(OpGetServiceLogs, []byte(body), &first, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeBody(OpGetServiceLogs, []byte(`{"entries":[`+fmt.Sprintf(entry, 9, "ERROR", 9)+`]}`), &second, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []LogEntry{{Time{time.Date(2026, 1, 2, 3, 4, 1, 0, time.UTC)}, `m1 "q"`, "LOG"}, {Time{time.Date(2026, 1, 2, 3, 4, 2, 0, time.UTC)}, `m2 "q"`, "DEBUG3"},
+		{Time{time.Date(2026, 1, 2, 3, 4, 3, 0, time.UTC)}, `m3 "q"`, "Custom"}}
+	if !reflect.DeepEqual(first.Entries, want) || cap(first.Entries) != 3 || len(second.Entries) != 1 || second.Entries[0].Message != `m9 "q"` {
+		t.Errorf("first page %+v (cap %d), second %+v", first.Entries, cap(first.Entries), second.Entries)
 	}
 }

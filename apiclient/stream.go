@@ -95,6 +95,7 @@ type valueLimit struct {
 	left     int64
 	exceeded bool
 	tee      elementBytes
+	entries  []LogEntry // a log page's, see decodeFrom
 }
 
 // elementBytes keeps the bytes read since the element being decoded began, for the lenient decoding
@@ -139,10 +140,10 @@ func (l *valueLimit) release() {
 	const maxKept = 64 << 10
 	l.dec.Reset(eof{})
 	tee := l.tee.buf[:0]
-	if cap(tee) > maxKept || cap(l.dec.UnreadBuffer()) > maxKept {
+	if cap(tee) > maxKept || cap(l.dec.UnreadBuffer()) > maxKept || cap(l.entries) > 2*LogsPageSize {
 		return
 	}
-	*l = valueLimit{dec: l.dec, tee: elementBytes{buf: tee}}
+	*l = valueLimit{dec: l.dec, tee: elementBytes{buf: tee}, entries: l.entries[:0]}
 	valueLimits.Put(l)
 }
 
@@ -214,7 +215,7 @@ func decodeValues(vl *valueLimit, out any, drop func(FieldError), red *Redactor,
 	case *[]Series:
 		return decodeList(vl, out, drop, red, opts)
 	case *LogPage:
-		return out.decodeFrom(vl.dec, vl.reset)
+		return out.decodeFrom(vl.dec, vl.reset, &vl.entries)
 	}
 	raw, err := vl.dec.ReadValue()
 	if err != nil {
