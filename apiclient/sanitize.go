@@ -102,8 +102,10 @@ func mayHoldText(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
+var textMapType = reflect.TypeFor[map[string]string]()
+
 func sanitizeMap(v reflect.Value, red *Redactor, cut func()) {
-	if v.IsNil() || !v.CanSet() {
+	if v.IsNil() || !v.CanSet() || v.Type().ConvertibleTo(textMapType) && clean(v.Convert(textMapType).Interface().(map[string]string), red) {
 		return
 	}
 	out := reflect.MakeMapWithSize(v.Type(), v.Len())
@@ -117,6 +119,16 @@ func sanitizeMap(v reflect.Value, red *Redactor, cut func()) {
 		out.SetMapIndex(k, e)
 	}
 	v.Set(out)
+}
+
+// clean reports whether sanitizing would leave m as it is, which then is not made anew.
+func clean(m map[string]string, red *Redactor) bool {
+	for k, v := range m {
+		if len(k) > MaxTextBytes || len(v) > MaxTextBytes || red.Redact(k) != k || red.Redact(v) != v {
+			return false
+		}
+	}
+	return true
 }
 
 func sanitizeText(s string, red *Redactor, cut func()) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	stdjson "encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -70,6 +71,46 @@ type Series struct {
 	Data   []SeriesPoint `json:"data"`
 }
 
+// UnmarshalJSONFrom decodes as json would, the buckets at their number; null leaves s as it was.
+func (s *Series) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if k := dec.PeekKind(); k != '{' && k != 'n' && k != 0 { // 0: SkipValue returns the syntax error
+		return fmt.Errorf("cannot unmarshal %v into a series", k)
+	}
+	return membersFrom(dec, seriesFields, func(field int, _ string) (err error) {
+		switch field {
+		case 0:
+			return s.Labels.UnmarshalJSONFrom(dec)
+		case 1:
+			s.Data, err = decodePoints(dec)
+			return err
+		}
+		return dec.SkipValue()
+	})
+}
+
+var seriesFields = []string{"labels", "data"}
+
+// decodePoints reads the buckets into an array on the stack (a series has 7 at the default
+// interval), then into a slice of their number.
+func decodePoints(dec *jsontext.Decoder) ([]SeriesPoint, error) {
+	if k := dec.PeekKind(); k == 'n' || k == 0 {
+		return nil, dec.SkipValue()
+	} else if k != '[' {
+		return nil, fmt.Errorf("cannot unmarshal %v into a list of buckets", k)
+	}
+	_, err := dec.ReadToken()
+	var stack [16]SeriesPoint
+	points := stack[:0]
+	for err == nil && dec.PeekKind() != ']' {
+		points = append(points, SeriesPoint{})
+		err = points[len(points)-1].UnmarshalJSONFrom(dec)
+	}
+	if err == nil {
+		_, err = dec.ReadToken()
+	}
+	return append(make([]SeriesPoint, 0, len(points)), points...), err
+}
+
 // SeriesPoint is one bucket; a nil Value is an empty bucket, not 0.
 type SeriesPoint struct {
 	Time  Time          `json:"time"`
@@ -103,6 +144,9 @@ type NullableFloat struct {
 func (f *NullableFloat) UnmarshalJSON(b []byte) error {
 	*f = NullableFloat{}
 	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, jsonNull) { // the common empty bucket, without ParseFloat's error
+		return nil
+	}
 	text := string(b)
 	if len(b) > 0 && b[0] == '"' {
 		s, err := unquote(b)
@@ -141,7 +185,7 @@ func (l *SeriesLabels) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		case 'n', '{', '[':
 			delete(*l, name) // the last of duplicate names counts
 		case '"':
-			(*l)[name], _ = unquote(v)
+			(*l)[name], _ = text(v)
 		default:
 			(*l)[name] = string(v)
 		}

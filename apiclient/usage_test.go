@@ -2,9 +2,11 @@ package apiclient
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -191,5 +193,37 @@ func TestBadSeriesCostsOnlyItself(t *testing.T) {
 	}
 	if want := []string{OpGetServiceMetricsSeries, OpGetServiceMetricsSeries, OpGetServiceMetricsSeries}; !reflect.DeepEqual(obs.decodeErrors, want) {
 		t.Errorf("decode errors observed %v, want one per series left out", obs.decodeErrors)
+	}
+}
+
+// TestSeriesDecodeOwnsItsParts: a series of more buckets than the decoder
+// holds on its stack keeps them all, in order, in a slice of their number;
+// its labels are still redacted and cut, the clean ones as they came.
+func TestSeriesDecodeOwnsItsParts(t *testing.T) {
+	long := strings.Repeat("x", 2*MaxTextBytes)
+	var points []string
+	for m := range 20 {
+		points = append(points, fmt.Sprintf(`{"time":"2026-11-24T01:%02d:00Z","value":%d}`, m, m))
+	}
+	body := `[{"labels":{"role":"primary","ordinal":"0","note":"` + long + `","key":"v ` + testAccessKey + `"},"data":[` + strings.Join(points, ",") + `]},` +
+		`{"labels":{"role":"replica","ordinal":"1"},"data":[` + points[3] + `]}]`
+	var got []Series
+	cuts := 0
+	red := newRedactor(testAccessKey, testSecretKey, testAPIKey)
+	if err := decodeStream("x", strings.NewReader(body), &got, func(FieldError) {}, red, func() ([]byte, bool) { return nil, false },
+		streamOptions{maxValue: 1 << 20, cut: func() { cuts++ }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[0].Data) != 20 || cap(got[0].Data) != 20 || len(got[1].Data) != 1 || got[1].Data[0].Value.Value != 3 {
+		t.Fatalf("got %+v", got)
+	}
+	for m, p := range got[0].Data {
+		if p.Time.Minute() != m || p.Value.Value != float64(m) {
+			t.Errorf("bucket %d is %+v", m, p)
+		}
+	}
+	l := got[0].Labels
+	if cuts != 1 || !strings.HasSuffix(l["note"], TruncatedMark) || strings.Contains(l["key"], testAccessKey) || l[LabelRole] != "primary" || got[1].Labels[LabelOrdinal] != "1" {
+		t.Errorf("labels %v, %v (%d cut): want the note cut, the key redacted, the others kept", l, got[1].Labels, cuts)
 	}
 }
