@@ -96,8 +96,8 @@ type LogPage struct {
 	LastCursorDeprecated string     `json:"lastCursor,omitempty"`
 }
 
-// A page may exceed one value's bound in all; each entry stays within it. scratch holds the entries
-// as they come (kept with the decoder, returned grown), the page a copy at their number.
+// A page may exceed one value's bound in all; each entry stays within it. The entries are decoded in
+// scratch, an array kept with the decoder, and the page gets a copy at their number.
 func (p *LogPage) decodeFrom(dec *jsontext.Decoder, reset func(), scratch *[]LogEntry) error {
 	*p = LogPage{}
 	tok, err := dec.ReadToken()
@@ -107,11 +107,7 @@ func (p *LogPage) decodeFrom(dec *jsontext.Decoder, reset func(), scratch *[]Log
 	if tok.Kind() != '{' {
 		return fmt.Errorf("json: cannot unmarshal %v into a log page", tok.Kind())
 	}
-	for {
-		reset()
-		if dec.PeekKind() == '}' {
-			break
-		}
+	for reset(); dec.PeekKind() != '}'; reset() {
 		name, err := dec.ReadToken()
 		if err != nil {
 			return err
@@ -138,7 +134,7 @@ func (p *LogPage) decodeFrom(dec *jsontext.Decoder, reset func(), scratch *[]Log
 }
 
 // decodeItems decodes a list each of whose elements stays within the value bound; null is nil. The
-// elements are decoded in scratch, whose texts are let go of.
+// elements are decoded in *scratch, left grown and cleared.
 func decodeItems[T any](dec *jsontext.Decoder, reset func(), scratch *[]T) ([]T, error) {
 	tok, err := dec.ReadToken()
 	if err != nil || tok.Kind() == 'n' {
@@ -149,11 +145,7 @@ func decodeItems[T any](dec *jsontext.Decoder, reset func(), scratch *[]T) ([]T,
 	}
 	list := (*scratch)[:0]
 	defer func() { clear(list); *scratch = list[:0] }()
-	for {
-		reset()
-		if dec.PeekKind() == ']' {
-			break
-		}
+	for reset(); dec.PeekKind() != ']'; reset() {
 		list = append(list, *new(T))
 		e := &list[len(list)-1]
 		if u, ok := any(e).(json.UnmarshalerFrom); ok {
