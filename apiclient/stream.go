@@ -279,23 +279,29 @@ func decodeList[T any](vl *valueLimit, out *[]T, drop func(FieldError), red *Red
 			}
 			return fmt.Errorf("%w: more than %d in one list (see --collect.max-resources-per-list)", ErrTooManyResources, opts.maxItems)
 		}
-		var elem T
-		if ok, err := decodeElement(vl, &elem, drop); err != nil {
+		var elem *T // each owns it; a list's is decoded in place
+		if opts.each == nil {
+			list = append(list, *new(T))
+			elem = &list[len(list)-1]
+		} else {
+			elem = new(T)
+		}
+		if ok, err := decodeElement(vl, elem, drop); err != nil {
 			return err
 		} else if !ok {
+			if *elem = *new(T); opts.each == nil { // nothing of it held in the list's array
+				list = list[:len(list)-1]
+			}
 			drop(FieldError{Field: strconv.Itoa(i), Err: "not an object with a valid id"})
 			if invalid++; i+1 >= minInvalidShare && 2*invalid > i+1 {
 				return fmt.Errorf("%w: %d of the first %d elements", ErrMostlyInvalid, invalid, i+1)
 			}
 			continue
 		}
-		sanitize(&elem, red, opts.cut)
-		kept++
-		if opts.each != nil {
-			opts.each(&elem)
-			continue
+		sanitize(elem, red, opts.cut)
+		if kept++; opts.each != nil {
+			opts.each(elem)
 		}
-		list = append(list, elem)
 	}
 	*out = list
 	_, err = dec.ReadToken() // the closing ]
