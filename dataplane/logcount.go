@@ -112,30 +112,36 @@ func newestOf(entries []apiclient.LogEntry) time.Time {
 	return newest
 }
 
+// readEntry is an entry taken from a read, 16 bytes: its severity is
+// entries[i]'s, looked up only when it is counted.
 type readEntry struct {
-	k   entryAt
-	sev string
+	k entryAt
+	i uint32
+}
+
+// countScratch holds the buffers of count, kept from read to read: what it
+// takes of a read, and the merge.
+type countScratch struct {
+	read  []readEntry
+	merge []entryAt
 }
 
 // count returns the late entries. It skips those without a timestamp or
 // before lateFrom (not told from ones counted before: outside, the read
 // asked from lateFrom on) and after until (they would move the boundary
-// past every entry to come). scratch, when not nil, is a merge buffer kept
-// from read to read.
-func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, scratch *[]entryAt) (untimed, late, outside int) {
-	read, untimed, outside := c.timed(entries, until)
+// past every entry to come). scratch, when not nil, keeps its buffers.
+func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, scratch *countScratch) (untimed, late, outside int) {
+	if scratch == nil {
+		scratch = new(countScratch)
+	}
+	read, untimed, outside := c.timed(scratch.read[:0], entries, until)
+	scratch.read = read[:0]
 	oldest := until.UnixNano()
 	if len(read) > 0 {
 		oldest = read[0].k.ts()
 	}
-	var buf []entryAt
-	if scratch != nil {
-		buf = (*scratch)[:0]
-	}
-	merged, newest, late := c.merge(read, buf)
-	if scratch != nil {
-		*scratch = merged[:0]
-	}
+	merged, newest, late := c.merge(read, entries, scratch.merge[:0])
+	scratch.merge = merged[:0]
 	c.boundary, c.readUntil = newest, until.UnixNano()
 	if truncated && oldest > c.lateFrom {
 		// The oldest timestamp read may have had more entries than read.
@@ -145,19 +151,18 @@ func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncat
 	return untimed, late, outside
 }
 
-// timed compares times before taking their Unix ns: those of a time far
-// off would wrap.
-func (c *logCursor) timed(entries []apiclient.LogEntry, until time.Time) (read []readEntry, untimed, outside int) {
-	read = make([]readEntry, 0, len(entries))
+// timed appends to read the entries to count, sorted. It compares times
+// before taking their Unix ns: those of a time far off would wrap.
+func (c *logCursor) timed(read []readEntry, entries []apiclient.LogEntry, until time.Time) (_ []readEntry, untimed, outside int) {
 	lateFrom := unixTime(c.lateFrom)
-	for _, e := range entries {
+	for i, e := range entries {
 		switch ts := e.Timestamp.Time; {
 		case ts.IsZero():
 			untimed++
 		case ts.Before(lateFrom):
 			outside++
 		case !ts.After(until):
-			read = append(read, readEntry{at(ts.UnixNano(), entryKey(e)), e.Severity})
+			read = append(read, readEntry{at(ts.UnixNano(), entryKey(e)), uint32(i)})
 		}
 	}
 	slices.SortFunc(read, func(a, b readEntry) int { return compareEntries(a.k, b.k) })
@@ -166,7 +171,7 @@ func (c *logCursor) timed(entries []apiclient.LogEntry, until time.Time) (read [
 
 // merge counts the entries read that recent does not hold yet, and
 // returns recent with them in merged.
-func (c *logCursor) merge(read []readEntry, merged []entryAt) (_ []entryAt, newest int64, late int) {
+func (c *logCursor) merge(read []readEntry, entries []apiclient.LogEntry, merged []entryAt) (_ []entryAt, newest int64, late int) {
 	newest = c.boundary
 	r := 0 // into c.recent
 	for i := 0; i < len(read); {
@@ -181,7 +186,7 @@ func (c *logCursor) merge(read []readEntry, merged []entryAt) (_ []entryAt, newe
 			if n++; n <= known {
 				continue
 			}
-			c.add(severityOf(read[i].sev))
+			c.add(severityOf(entries[read[i].i].Severity))
 			if k.ts() < c.boundary {
 				late++
 			}

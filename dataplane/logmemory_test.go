@@ -113,3 +113,30 @@ func TestLogsReaderKeepsFewBytesPerService(t *testing.T) {
 	}
 	runtime.KeepAlive(kept)
 }
+
+// TestLogCursorCountReusesItsBuffers: a read the cursor has counted before
+// (the API sends the window again) allocates nothing: the entries it
+// takes are sorted in a buffer kept from read to read, as the merge is
+// (a new list a read was 143 MB allocated in 11 minutes at 10,000
+// services).
+func TestLogCursorCountReusesItsBuffers(t *testing.T) {
+	const perRead = 64
+	boundary := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	until := boundary.Add(time.Minute)
+	entries := make([]apiclient.LogEntry, perRead)
+	for i := range entries {
+		entries[i] = apiclient.LogEntry{Timestamp: apiclient.Time{Time: until.Add(-time.Duration(i) * time.Second / 2)}, Severity: "LOG", Message: fmt.Sprint("m", i)}
+	}
+	c := newLogCursor("svc", boundary, time.Minute)
+	var scratch countScratch
+	c.count(entries, until, false, &scratch)
+	if allocs := testing.AllocsPerRun(10, func() { c.count(entries, until, false, &scratch) }); allocs != 0 {
+		t.Errorf("counting a read again made %.0f allocations, want none", allocs)
+	}
+	if n, _ := c.counts.Count(LogSeverityIndex("LOG")); n != perRead {
+		t.Errorf("%g entries counted, want %d", n, perRead)
+	}
+	if size := unsafe.Sizeof(readEntry{}); size > 16 {
+		t.Errorf("an entry read is %d bytes, want at most 16", size)
+	}
+}

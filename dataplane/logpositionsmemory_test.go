@@ -39,7 +39,7 @@ func savingReader(tb testing.TB, dir string, n, reads int) *logsReader {
 		}
 		for _, c := range l.cursors {
 			c.settle()
-			c.count(entries, until, false, &l.merge)
+			c.count(entries, until, false, &l.scratch)
 		}
 	}
 	// The last pass's publish shares the counts, as a tick does.

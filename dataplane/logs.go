@@ -98,7 +98,7 @@ type logsReader struct {
 	sel    serviceSelector
 
 	cursors   map[string]*logCursor
-	merge     []entryAt // the cursors' merge buffer, under the pass's mutex
+	scratch   countScratch // the cursors' buffers, under the pass's mutex
 	truncated float64
 	late      float64
 	// resume is used by the first pass; skippedSeconds lags skipped a tick,
@@ -256,7 +256,7 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 		}
 	default:
 		pass.answered++
-		untimed, late, outside := c.count(entries, until, truncated, &l.merge)
+		untimed, late, outside := c.count(entries, until, truncated, &l.scratch)
 		pass.untimed += untimed
 		pass.outside += outside
 		l.late += float64(late)
