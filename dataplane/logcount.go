@@ -36,10 +36,10 @@ func severityOf(s string) string {
 // cursor is one per service.
 type logCursor struct {
 	boundary int64
-	// The reads reach back to lateFrom, at most window before boundary.
+	// The reads reach back to lateFrom, at most the reader's window before
+	// boundary.
 	lateFrom  int64
 	readUntil int64
-	window    time.Duration
 	// recent is sorted, once an entry, with little room to spare: it is
 	// kept between reads.
 	recent []entryAt
@@ -79,9 +79,9 @@ func run(l []entryAt, i int, k entryAt) (n, end int) {
 
 func unixTime(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
-func newLogCursor(id string, boundary time.Time, window time.Duration) *logCursor {
+func newLogCursor(id string, boundary time.Time) *logCursor {
 	b := boundary.UnixNano()
-	c := &logCursor{boundary: b, lateFrom: b, window: window, readUntil: b, counts: NewServiceLogs(&id)}
+	c := &logCursor{boundary: b, lateFrom: b, readUntil: b, counts: NewServiceLogs(&id)}
 	for _, sev := range logSeverities[:7] {
 		c.counts.Set(severityIndex(sev), 0)
 	}
@@ -119,35 +119,33 @@ type readEntry struct {
 	i uint32
 }
 
-// countScratch holds the buffers of count, kept from read to read: what it
-// takes of a read, and the merge.
-type countScratch struct {
-	read  []readEntry
-	merge []entryAt
+// logCounting is what the cursors of a reader share: the window of late
+// entries they keep, and the buffers of count, kept from read to read.
+type logCounting struct {
+	window time.Duration
+	read   []readEntry
+	merge  []entryAt
 }
 
 // count returns the late entries. It skips those without a timestamp or
 // before lateFrom (not told from ones counted before: outside, the read
 // asked from lateFrom on) and after until (they would move the boundary
-// past every entry to come). scratch, when not nil, keeps its buffers.
-func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, scratch *countScratch) (untimed, late, outside int) {
-	if scratch == nil {
-		scratch = new(countScratch)
-	}
-	read, untimed, outside := c.timed(scratch.read[:0], entries, until)
-	scratch.read = read[:0]
+// past every entry to come).
+func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, with *logCounting) (untimed, late, outside int) {
+	read, untimed, outside := c.timed(with.read[:0], entries, until)
+	with.read = read[:0]
 	oldest := until.UnixNano()
 	if len(read) > 0 {
 		oldest = read[0].k.ts()
 	}
-	merged, newest, late := c.merge(read, entries, scratch.merge[:0])
-	scratch.merge = merged[:0]
+	merged, newest, late := c.merge(read, entries, with.merge[:0])
+	with.merge = merged[:0]
 	c.boundary, c.readUntil = newest, until.UnixNano()
 	if truncated && oldest > c.lateFrom {
 		// The oldest timestamp read may have had more entries than read.
 		c.lateFrom = oldest + 1
 	}
-	c.keep(merged)
+	c.keep(merged, with.window)
 	return untimed, late, outside
 }
 
@@ -203,8 +201,8 @@ func (c *logCursor) merge(read []readEntry, entries []apiclient.LogEntry, merged
 
 // keep makes recent the entries of merged from lateFrom on, in recent's
 // own array when it fits them with less than a quarter to spare.
-func (c *logCursor) keep(merged []entryAt) {
-	c.lateFrom = max(c.lateFrom, c.boundary-int64(c.window))
+func (c *logCursor) keep(merged []entryAt, window time.Duration) {
+	c.lateFrom = max(c.lateFrom, c.boundary-int64(window))
 	i, _ := slices.BinarySearchFunc(merged, c.lateFrom, func(e entryAt, ts int64) int { return cmp.Compare(e.ts(), ts) })
 	kept := merged[i:]
 	switch n := len(kept); {

@@ -25,10 +25,10 @@ func savingReader(tb testing.TB, dir string, n, reads int) *logsReader {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	host := newFakeHost(0)
 	l := &logsReader{runner: newRunner(host, Options{Positions: pos, APIURL: testAPI}, PartLogs, time.Minute),
-		cursors: map[string]*logCursor{}}
+		cursors: map[string]*logCursor{}, counting: logCounting{window: time.Minute}}
 	for i := range n {
 		id := fmt.Sprintf("service-%06d", i)
-		l.cursors[id] = newLogCursor(id, start, time.Minute)
+		l.cursors[id] = newLogCursor(id, start)
 	}
 	for r := range reads {
 		until := start.Add(time.Duration(r+1) * time.Minute)
@@ -39,7 +39,7 @@ func savingReader(tb testing.TB, dir string, n, reads int) *logsReader {
 		}
 		for _, c := range l.cursors {
 			c.settle()
-			c.count(entries, until, false, &l.scratch)
+			c.count(entries, until, false, &l.counting)
 		}
 	}
 	// The last pass's publish shares the counts, as a tick does.
