@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
+	"github.com/clouddb/clouddb_exporter/config"
 )
 
 // TestLogCursorKeepsFewBytesPerEntry: a cursor keeps each entry of its
@@ -212,5 +213,49 @@ func TestServiceLogsHoldAnyValue(t *testing.T) {
 	}
 	if n, ok := NewServiceLogs(&id).Count(LogSeverityIndex("ERROR")); n != 0 || ok {
 		t.Errorf("no count holds %g (%v)", n, ok)
+	}
+}
+
+// BenchmarkLogsReaderMemory reports what the log reader and its last
+// publish keep a service while a read goes on (kept_bytes/service): the
+// cursors of N services that write 40 entries a minute, read every
+// minute, each read again since the publish, which holds the counts of
+// before.
+func BenchmarkLogsReaderMemory(b *testing.B) {
+	const perMinute, reads = 40, 3
+	for _, n := range []int{10000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+			host := newFakeHost(n)
+			opts := Options{Collect: withReader(config.Collect{Interval: 20 * time.Second}, logsKey, logsSettings{Enabled: true, Interval: time.Minute})}
+			var kept float64
+			for range b.N {
+				before := liveHeap()
+				l := newLogsReader(newRunner(host, opts, PartLogs, time.Minute), nil)
+				for _, svc := range host.services {
+					l.cursors[svc.ServiceID] = newLogCursor(svc.ServiceID, start)
+				}
+				var published *Logs
+				for r := range reads + 1 {
+					if r > 0 {
+						published = l.build()
+					}
+					until := start.Add(time.Duration(r+1) * time.Minute)
+					entries := make([]apiclient.LogEntry, perMinute)
+					for j := range entries {
+						ts := until.Add(-time.Duration(j) * time.Minute / perMinute)
+						entries[j] = apiclient.LogEntry{Timestamp: apiclient.Time{Time: ts}, Severity: logSeverities[j%7], Message: fmt.Sprint("m", r, j)}
+					}
+					for _, c := range l.cursors {
+						c.settle()
+						c.count(entries, until, false, &l.counting)
+					}
+				}
+				kept += float64(liveHeap()-before) / float64(n)
+				runtime.KeepAlive(published)
+				runtime.KeepAlive(l)
+			}
+			b.ReportMetric(kept/float64(b.N), "kept_bytes/service")
+		})
 	}
 }

@@ -132,3 +132,45 @@ func BenchmarkLogsPublish(b *testing.B) {
 		})
 	}
 }
+
+// midRead records the live heap at its at-th series call.
+type midRead struct {
+	benchUsage
+	calls, at int
+	heap      uint64
+}
+
+func (m *midRead) GetServiceMetricsSeries(ctx context.Context, id string, req apiclient.SeriesRequest) ([]apiclient.Series, error) {
+	if m.calls++; m.calls == m.at {
+		m.heap = liveHeap()
+	}
+	return m.benchUsage.GetServiceMetricsSeries(ctx, id, req)
+}
+
+// BenchmarkUsageMemoryDuringRead reports what a usage read of N services,
+// not their first, holds while it goes on (read_bytes/service, halfway,
+// over what the reader kept before it): its plan, one task a series.
+func BenchmarkUsageMemoryDuringRead(b *testing.B) {
+	var names []string
+	for _, suf := range apiclient.UsageSeriesSuffixes {
+		names = append(names, "clouddb"+suf)
+	}
+	for _, n := range []int{10000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			var held float64
+			for range b.N {
+				u, _ := readUsageOnce(n, 1, names)
+				m := &midRead{benchUsage: benchUsage{names}, at: n * len(names) / 2}
+				u.client = m
+				before := liveHeap()
+				u.tick(context.Background())
+				if m.heap == 0 {
+					b.Fatalf("%d series calls, want %d", m.calls, n*len(names))
+				}
+				held += (float64(m.heap) - float64(before)) / float64(n)
+				runtime.KeepAlive(u)
+			}
+			b.ReportMetric(held/float64(b.N), "read_bytes/service")
+		})
+	}
+}
