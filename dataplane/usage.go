@@ -398,8 +398,10 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		defer pass.mu.Unlock()
 		u.apply(pass, t, series, err)
 	}
-	for _, batch := range u.totalsFirst(tasks) {
-		inParallel(u.opts.Concurrency, batch, read)
+	parts := u.totalsFirst(tasks)
+	// From here the read holds runs of the tasks, not the tasks.
+	for _, runs := range [...]*usageRuns{newUsageRuns(parts[0]), newUsageRuns(parts[1])} {
+		inParallelFrom(u.opts.Concurrency, runs.len(), runs.next, read)
 	}
 }
 

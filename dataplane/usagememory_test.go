@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"testing"
@@ -25,7 +26,7 @@ func TestUsageServicesShareNameLists(t *testing.T) {
 	}
 }
 
-// TestUsagePlanMadeAtOnce: a read's plan, kept while the read lasts, is
+// TestUsagePlanMadeAtOnce: a read's plan, held until the read starts, is
 // made at its size at once (it grew by doubling, twice its size at its
 // peak), of 16-byte tasks that point at their service (24 before, 32 at
 // first).
@@ -99,6 +100,34 @@ func TestUsageKeepsFewBytesPerSeries(t *testing.T) {
 	t.Logf("%.1f bytes a series besides its points", perSeries)
 	if perSeries > 40 {
 		t.Errorf("the reader keeps %.1f bytes a series besides its points, want at most 40", perSeries)
+	}
+	runtime.KeepAlive(u)
+}
+
+// TestUsageReadHoldsRunsOfItsPlan: halfway through a read (not the first)
+// what it holds over what the reader kept before is the copies of the
+// points it changed, published at the end (no clock moves, no publish on
+// the way: 30 points, 820 B a service), and its plan: a run of a
+// service's series, not a 16-byte task a series (240 B a service more,
+// and before that two lists appended anew, 275).
+func TestUsageReadHoldsRunsOfItsPlan(t *testing.T) {
+	const services = 1000
+	var names []string
+	for _, suf := range apiclient.UsageSeriesSuffixes {
+		names = append(names, "clouddb"+suf)
+	}
+	u, _ := readUsageOnce(services, 1, names)
+	m := &midRead{benchUsage: benchUsage{names}, at: services * len(names) / 2}
+	u.client = m
+	before := liveHeap()
+	u.tick(context.Background())
+	if m.heap == 0 {
+		t.Fatalf("%d series calls, want %d", m.calls, services*len(names))
+	}
+	held := (float64(m.heap) - float64(before)) / services
+	t.Logf("a read holds %.0f bytes a service", held)
+	if held > 900 {
+		t.Errorf("a read holds %.0f bytes a service, want at most 900", held)
 	}
 	runtime.KeepAlive(u)
 }

@@ -33,7 +33,8 @@ type usagePlan struct {
 // plan picks due available-series reads, then the least recently asked series.
 func (u *usageReader) plan(services []string, now time.Time, budget int) usagePlan {
 	pl := usagePlan{budget: budget, cycles: 1}
-	// Made at its most at once: it is kept while the read lasts.
+	// Made at its most at once: a large fleet's is megabytes, until the read
+	// starts (which holds runs of it, usageruns.go).
 	all := make([]usageTask, 0, u.taskCount(services, now))
 	// Series of services not yet known count, so the first tick's numbers are right.
 	pending := 0
