@@ -205,6 +205,9 @@ type usageReader struct {
 	nameSets  map[string][]string
 	ids       []string
 	idsSorted bool
+	// endSets lets the services share their published Ends (see movedEnds).
+	endSets   map[string][]uint16
+	endsKey   []byte
 	published int
 	// base and passes: what usageSeries' stamps count from.
 	base    time.Time
