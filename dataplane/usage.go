@@ -120,15 +120,32 @@ const (
 	usagePublishEvery = 5 * time.Second
 )
 
+// availability is 24 bytes: a pointer to a list the services share (see
+// match), and when it was read after the reader's base, the time.Time's
+// monotonic reading kept.
 type availability struct {
 	// names holds the API's name of each selected suffix, by index; "" where the service has none.
-	names []string
-	at    time.Time
+	names *[]string
+	at    time.Duration
+	known bool
+}
+
+// list returns the names, nil for none.
+func (a availability) list() []string {
+	if a.names == nil {
+		return nil
+	}
+	return *a.names
+}
+
+// availableAt is availability of names read at t.
+func (u *usageReader) availableAt(names *[]string, t time.Time) availability {
+	return availability{names: names, at: t.Sub(u.base), known: true}
 }
 
 func (a availability) count() int {
 	n := 0
-	for _, name := range a.names {
+	for _, name := range a.list() {
 		if name != "" {
 			n++
 		}
@@ -155,10 +172,10 @@ type usageService struct {
 }
 
 // known reports whether the available series were read (or answered 404) and not forgotten.
-func (s *usageService) known() bool { return !s.avail.at.IsZero() }
+func (s *usageService) known() bool { return s.avail.known }
 
-func (s *usageService) fresh(now time.Time) bool {
-	return s != nil && s.known() && now.Sub(s.avail.at) < availableSeriesTTL
+func (u *usageReader) fresh(s *usageService, now time.Time) bool {
+	return s != nil && s.known() && now.Sub(u.base)-s.avail.at < availableSeriesTTL
 }
 
 func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
@@ -202,7 +219,7 @@ type usageReader struct {
 
 	services map[string]*usageService
 	// nameSets lets the services share their lists of available names (see match).
-	nameSets  map[string][]string
+	nameSets  map[string]*[]string
 	ids       []string
 	idsSorted bool
 	// endSets lets the services share their published Ends (see movedEnds).
@@ -230,7 +247,7 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 	cfg := usageKey.Of(r.opts.Collect)
 	u := &usageReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
-		services: map[string]*usageService{}, nameSets: map[string][]string{}, base: r.now(),
+		services: map[string]*usageService{}, nameSets: map[string]*[]string{}, base: r.now(),
 	}
 	for _, s := range cfg.selectedSeries() {
 		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
@@ -306,7 +323,7 @@ func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usa
 			pass.failures++
 		default:
 			pass.answered++
-			u.service(id).avail = availability{names: u.match(names), at: u.now()}
+			u.service(id).avail = u.availableAt(u.match(names), u.now())
 		}
 	})
 }
@@ -319,7 +336,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	notFound := len(pass.notFoundAvail) + len(pass.notFoundSeries)
 	if pass.answered > 0 {
 		for _, id := range pass.notFoundAvail {
-			u.service(id).avail = availability{at: now}
+			u.service(id).avail = u.availableAt(nil, now)
 		}
 		for _, k := range pass.notFoundSeries {
 			if svc := u.services[k.serviceID]; svc != nil {
@@ -384,11 +401,12 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		}
 		pass.mu.Lock()
 		svc := t.svc
-		if int(t.idx) >= len(svc.avail.names) {
+		names := svc.avail.list()
+		if int(t.idx) >= len(names) {
 			pass.mu.Unlock()
 			return // its available series forgotten since the plan
 		}
-		name := svc.avail.names[t.idx]
+		name := names[t.idx]
 		s := u.seriesAt(svc, int(t.idx))
 		s.asked = pass.seq
 		s.reads = min(s.reads, math.MaxUint16-1) + 1

@@ -40,7 +40,7 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 	pending := 0
 	for _, id := range services {
 		svc := u.services[id]
-		if !svc.fresh(now) {
+		if !u.fresh(svc, now) {
 			pl.availReads = append(pl.availReads, id)
 			if svc != nil && svc.known() {
 				pending += svc.avail.count()
@@ -49,7 +49,7 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 			}
 			continue
 		}
-		names := svc.avail.names
+		names := svc.avail.list()
 		for i, suf := range u.suffixes {
 			if i < len(names) && names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
 				t := usageTask{svc: svc, idx: uint16(i)}
@@ -91,7 +91,7 @@ func (u *usageReader) setBudget(budget int) {
 func (u *usageReader) taskCount(services []string, now time.Time) int {
 	n := 0
 	for _, id := range services {
-		if svc := u.services[id]; svc.fresh(now) {
+		if svc := u.services[id]; u.fresh(svc, now) {
 			n += svc.avail.count()
 		}
 	}

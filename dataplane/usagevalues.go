@@ -14,7 +14,7 @@ import (
 )
 
 // match finds for each suffix the first available name ending in it.
-func (u *usageReader) match(names []string) []string {
+func (u *usageReader) match(names []string) *[]string {
 	var out []string
 	for i, suf := range u.suffixes {
 		for _, n := range names {
@@ -39,8 +39,8 @@ func (u *usageReader) match(names []string) []string {
 	if len(u.nameSets) >= maxNameSets {
 		clear(u.nameSets)
 	}
-	u.nameSets[key] = out
-	return out
+	u.nameSets[key] = &out
+	return &out
 }
 
 // maxNameSets: an API may name each service's series its own way.
