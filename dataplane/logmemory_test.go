@@ -222,7 +222,7 @@ func TestServiceLogsHoldAnyValue(t *testing.T) {
 // minute, each read again since the publish, which holds the counts of
 // before.
 func BenchmarkLogsReaderMemory(b *testing.B) {
-	const perMinute, reads = 40, 3
+	const reads = 3
 	for _, n := range []int{10000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -240,16 +240,7 @@ func BenchmarkLogsReaderMemory(b *testing.B) {
 					if r > 0 {
 						published = l.build()
 					}
-					until := start.Add(time.Duration(r+1) * time.Minute)
-					entries := make([]apiclient.LogEntry, perMinute)
-					for j := range entries {
-						ts := until.Add(-time.Duration(j) * time.Minute / perMinute)
-						entries[j] = apiclient.LogEntry{Timestamp: apiclient.Time{Time: ts}, Severity: logSeverities[j%7], Message: fmt.Sprint("m", r, j)}
-					}
-					for _, c := range l.cursors {
-						c.settle()
-						c.count(entries, until, false, &l.counting)
-					}
+					countMinute(l, start, r)
 				}
 				kept += float64(liveHeap()-before) / float64(n)
 				runtime.KeepAlive(published)

@@ -21,7 +21,6 @@ func savingReader(tb testing.TB, dir string, n, reads int) *logsReader {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	const perMinute = 40
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	host := newFakeHost(0)
 	l := &logsReader{runner: newRunner(host, Options{Positions: pos, APIURL: testAPI}, PartLogs, time.Minute),
@@ -31,20 +30,27 @@ func savingReader(tb testing.TB, dir string, n, reads int) *logsReader {
 		l.cursors[id] = newLogCursor(id, start)
 	}
 	for r := range reads {
-		until := start.Add(time.Duration(r+1) * time.Minute)
-		entries := make([]apiclient.LogEntry, perMinute)
-		for j := range entries {
-			ts := until.Add(-time.Duration(j) * time.Minute / perMinute)
-			entries[j] = apiclient.LogEntry{Timestamp: apiclient.Time{Time: ts}, Severity: logSeverities[j%7], Message: fmt.Sprint("m", r, j)}
-		}
-		for _, c := range l.cursors {
-			c.settle()
-			c.count(entries, until, false, &l.counting)
-		}
+		countMinute(l, start, r)
 	}
 	// The last pass's publish shares the counts, as a tick does.
 	l.publishData(l.fill())
 	return l
+}
+
+// countMinute has every cursor of l count minute r after start of a
+// service that writes 40 entries a minute, as a log pass does.
+func countMinute(l *logsReader, start time.Time, r int) {
+	const perMinute = 40
+	until := start.Add(time.Duration(r+1) * time.Minute)
+	entries := make([]apiclient.LogEntry, perMinute)
+	for j := range entries {
+		ts := until.Add(-time.Duration(j) * time.Minute / perMinute)
+		entries[j] = apiclient.LogEntry{Timestamp: apiclient.Time{Time: ts}, Severity: logSeverities[j%7], Message: fmt.Sprint("m", r, j)}
+	}
+	for _, c := range l.cursors {
+		c.settle()
+		c.count(entries, until, false, &l.counting)
+	}
 }
 
 // TestLogPositionsKeepFewBytesPerService: what the saved positions keep

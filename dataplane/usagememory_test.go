@@ -1,7 +1,6 @@
 package dataplane
 
 import (
-	"context"
 	"runtime"
 	"slices"
 	"testing"
@@ -137,25 +136,11 @@ func TestUsageKeepsFewBytesPerSeries(t *testing.T) {
 // service's series, not a 16-byte task a series (240 B a service more,
 // and before that two lists appended anew, 275).
 func TestUsageReadHoldsRunsOfItsPlan(t *testing.T) {
-	const services = 1000
-	var names []string
-	for _, suf := range apiclient.UsageSeriesSuffixes {
-		names = append(names, "clouddb"+suf)
-	}
-	u, _ := readUsageOnce(services, 1, names)
-	m := &midRead{benchUsage: benchUsage{names}, at: services * len(names) / 2}
-	u.client = m
-	before := liveHeap()
-	u.tick(context.Background())
-	if m.heap == 0 {
-		t.Fatalf("%d series calls, want %d", m.calls, services*len(names))
-	}
-	held := (float64(m.heap) - float64(before)) / services
+	held := heldDuringRead(t, 1000)
 	t.Logf("a read holds %.0f bytes a service", held)
 	if held > 900 {
 		t.Errorf("a read holds %.0f bytes a service, want at most 900", held)
 	}
-	runtime.KeepAlive(u)
 }
 
 // TestUsageSetPointsKeepsPublished: an answer of another count moves the
