@@ -46,10 +46,11 @@ func (t *Tracker) Len() int {
 }
 
 // stateVersion changes with the window's layout; another version's state is
-// not read (the windows fill again).
-const stateVersion = 1
+// not read (the windows fill again). 2: 32-bit slot numbers and minutes, a
+// slot's CPU in the 13 buckets up to its highest.
+const stateVersion = 2
 
-// maxState bounds the inflated state read back (some 370,000 services): a
+// maxState bounds the inflated state read back (some 900,000 services): a
 // corrupt or hostile file cannot inflate without end.
 const maxState = 256 << 20
 
