@@ -145,8 +145,7 @@ func (t *Tracker) marshal() []byte {
 		out = binary.AppendUvarint(out, uint64(len(services)))
 		for _, s := range services {
 			out = appendString(out, s)
-			b, _ := windows[s].MarshalBinary()
-			out = append(out, b...)
+			out, _ = windows[s].AppendBinary(out)
 		}
 	}
 	return out

@@ -28,10 +28,11 @@ const (
 
 // slotBuckets is how many CPU buckets a slot keeps: its highest bucket and
 // the 12 below it, a range of 1.2^12 (8.9 times). A minute below the range
-// counts in its lowest bucket: it can only raise a percentile that falls
-// there, by at most that bucket's width, and changes none whose rank lands
-// in the range (the 95th percentile, unless the slot's highest minute is
-// nine times above it). 13 buckets keep a window in 256 bytes.
+// counts in its lowest bucket: a percentile below the range comes out in
+// that bucket, higher than it is but at most the bucket's upper bound, and
+// none whose rank lands in the range changes (the 95th percentile, unless
+// the slot's highest minute is nine times above it). 13 buckets keep a
+// window in 256 bytes.
 const slotBuckets = 13
 
 // Window is one node's usage over the window, 256 bytes whatever the
@@ -225,8 +226,11 @@ func bucketBounds(i int) (lo, hi float64) {
 }
 
 // MarshalBinary writes the window for the state file: little-endian.
-func (w *Window) MarshalBinary() ([]byte, error) {
-	out := make([]byte, 0, Size)
+func (w *Window) MarshalBinary() ([]byte, error) { return w.AppendBinary(make([]byte, 0, Size)) }
+
+// AppendBinary appends what MarshalBinary writes to out: the state of many
+// windows is written without one allocation each.
+func (w *Window) AppendBinary(out []byte) ([]byte, error) {
 	out = binary.LittleEndian.AppendUint32(out, w.lastCPU)
 	out = binary.LittleEndian.AppendUint32(out, w.lastMemory)
 	for i := range Slots {
