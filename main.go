@@ -260,6 +260,9 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 		return c, err
 	}
 	c.rightsizing.ReadLag = rightsizingReadLag(f, c.projects, getenv)
+	if err := checkRightsizingSeries(f, c.projects, getenv); err != nil {
+		return c, err
+	}
 	if err := checkStateFile(f); err != nil {
 		return c, err
 	}

@@ -50,7 +50,7 @@ func startPipeline(ctx context.Context, f *flags, c checked, logger *slog.Logger
 	}
 	return &pipeline{
 		timeline: timeline, publish: publish, positions: positions,
-		observer: usageObserver(sizing, c.rightsizing),
+		observer: usageObserver(sizing, c.rightsizing, f.rightsizing.enabled),
 		load:     pricedLoad(load, f, costs),
 		// The last snapshots are compared, then the sink is flushed and the
 		// state saved; the log readers' last positions are in by then.
