@@ -89,7 +89,7 @@ func TestReloadChecksRightsizingSeries(t *testing.T) {
 	}
 	_, narrowCollect := narrow.config.Defaults()
 	projects := []config.Project{{ID: "a", Collect: collect}}
-	load := pricedLoad(func() ([]config.Project, error) { return projects, nil }, f, pricing.NewEstimator(discardPublisher{}, nil))
+	load := pricedLoad(func() ([]config.Project, error) { return projects, nil }, f, pricing.NewEstimator(discardPublisher{}, nil, nil))
 	if _, err := load(); err != nil {
 		t.Fatalf("first load: %v", err)
 	}
