@@ -408,11 +408,12 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 	}, nil
 }
 
-// "" with --simulate, whose project never changes.
+// reloadSource is what a reload re-reads: "" with --simulate, whose project
+// never changes, unless a --pricing.file is given, which a reload re-reads.
 func reloadSource(f *flags) string {
 	switch {
 	case f.simulate:
-		return ""
+		return f.pricingFile
 	case f.config.ConfigFile != "":
 		return f.config.ConfigFile
 	case discovering(f):
