@@ -40,7 +40,7 @@ const demoWindow = "1h"
 func addPricingFlags(app *kingpin.Application, f *flags) {
 	app.Flag("pricing.file", "YAML price table to estimate each service's cost per hour from.").
 		Envar("CLOUDDB_PRICING_FILE").StringVar(&f.pricingFile)
-	app.Flag("rightsizing", "Recommend sizes from the usage read (--collect.usage): CPU and memory use.").
+	app.Flag("rightsizing", "Recommend a size for each service from its CPU and memory use.").
 		Default("true").Envar("CLOUDDB_RIGHTSIZING").BoolVar(&f.rightsizing.enabled)
 	app.Flag("rightsizing.window", "How far back the size recommendation looks at CPU and memory use.").
 		Default("14d").Envar("CLOUDDB_RIGHTSIZING_WINDOW").IsSetByUser(&f.rightsizing.windowSet).StringVar(&f.rightsizing.window)
