@@ -14,7 +14,8 @@ import (
 // the primary's CPU or memory use while rightsizing is on: every finding
 // would stay insufficient_data forever, and nothing would say why. projects
 // are a file's or the flags' (nil: the demo's or discovery's, which take
-// the flags' settings); getenv, nil on a reload, picks the demo's defaults.
+// the flags' settings); under --simulate getenv picks the demo's defaults
+// (nil on a reload, which re-checks a file's projects only).
 func checkRightsizingSeries(f *flags, projects []config.Project, getenv func(string) string) error {
 	if !f.rightsizing.enabled {
 		return nil

@@ -50,24 +50,24 @@ func (c *ServiceCost) set(component int, v float64) {
 	c.Priced |= 1 << component
 }
 
-// Missing is a price the file lacks: Key is where the file would hold it
+// missing is a price the file lacks: Key is where the file would hold it
 // (compute.us-east-1."1000/4"), Region and Size what it prices, when any.
-type Missing struct {
+type missing struct {
 	Key, Region, Size string
 }
 
 // missFunc hears of each price the table lacks; nil hears nothing.
-type missFunc func(Missing)
+type missFunc func(missing)
 
 func (m missFunc) report(key, region, size string) {
 	if m != nil {
-		m(Missing{key, region, size})
+		m(missing{key, region, size})
 	}
 }
 
 func (m missFunc) compute(region string, size Size) {
 	if m != nil {
-		m(Missing{"compute." + region + "." + strconv.Quote(size.String()), region, size.String()})
+		m(missing{"compute." + region + "." + strconv.Quote(size.String()), region, size.String()})
 	}
 }
 

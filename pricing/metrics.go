@@ -67,7 +67,7 @@ type Estimator struct {
 	info   *prometheus.GaugeVec
 	logger *slog.Logger
 
-	// warned holds the Missing.Key of each price a WARN named, so that a
+	// warned holds the missing.Key of each price a WARN named, so that a
 	// price lacking is logged once, not at every poll of every project.
 	mu     sync.Mutex
 	warned map[string]bool
@@ -114,7 +114,7 @@ func (e *Estimator) SetSnapshot(s *fleet.Snapshot) {
 }
 
 // warn logs a price missing the first time it is seen.
-func (e *Estimator) warn(m Missing) {
+func (e *Estimator) warn(m missing) {
 	e.mu.Lock()
 	seen := e.warned[m.Key]
 	e.warned[m.Key] = true
@@ -129,7 +129,7 @@ func (e *Estimator) warn(m Missing) {
 	if m.Size != "" {
 		attrs = append(attrs, "size", m.Size)
 	}
-	attrs = append(attrs, "fix", "add "+m.Key+" to --pricing.file and reload (SIGHUP); until then clouddb_pricing_unpriced_resources counts what it prices")
+	attrs = append(attrs, "fix", "add "+m.Key+" to --pricing.file and reload (SIGHUP); until then it is counted in clouddb_pricing_unpriced_resources")
 	e.logger.Warn("A resource has no price in the price file; its cost is left out of the estimate", attrs...)
 }
 
