@@ -18,7 +18,7 @@ func TestPausedServiceSavesNothing(t *testing.T) {
 	clock := fakeclock.New(start)
 	tr := NewTracker(testConfig(t), clock.Now)
 	for _, id := range []string{"paused", "pausing", "ready"} {
-		feed(tr, clock, Key("p1", id), 0, days14, steady(300, 3*gib))
+		feed(tr, clock, testKey("p1", id), 0, days14, steady(300, 3*gib))
 		clock.Advance(-days14 * 60e9) // the next service's fortnight is the same one
 	}
 	clock.Advance(days14 * 60e9)
