@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -146,6 +147,23 @@ func (u *usageReader) budgetFix(needed int) string {
 // lag. A refresh round-robin over several intervals lags more.
 func UsageReadLag(c config.Collect) time.Duration {
 	return usageKey.Of(c).Interval + usageWindowSlack
+}
+
+// UsageSeriesLeftOut returns those of suffixes (with their leading "_")
+// that c's usage reader does not read, without the "_": none when it is off.
+func UsageSeriesLeftOut(c config.Collect, suffixes ...string) []string {
+	s := usageKey.Of(c)
+	if !s.Enabled {
+		return nil
+	}
+	var out []string
+	for _, suffix := range suffixes {
+		name := strings.TrimPrefix(suffix, "_")
+		if !slices.ContainsFunc(s.selectedSeries(), func(v string) bool { return strings.TrimPrefix(v, "_") == name }) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // maxCatchUp bounds how far back a read reaches for the buckets since the
