@@ -238,7 +238,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	if payload == nil && cl.method == http.MethodGet {
 		// Go's transport resends an idempotent request, unseen, on a failed reused connection, outside
 		// the retry budget; a body that cannot rewind stops it.
-		req.Body, req.GetBody = noReplay{}, nil
+		req.Body, req.GetBody = emptyBody{}, nil
 	}
 	// Values made once and shared (nothing writes into a request's values): Set made each anew.
 	req.Header["Accept"] = jsonHeader
@@ -272,7 +272,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	if _, relay := ctx.Value(answerKey{}).(*[]byte); cl.write || relay {
 		return c.readWhole(ctx, cl, resp, start)
 	}
-	rb := newLimitedBody(resp.Body, c.maxBodyBytes)
+	rb := &limitedBody{r: resp.Body, remaining: c.maxBodyBytes}
 	defer rb.release()
 	derr := decodeStream(cl.op, rb, cl.out, func(FieldError) { c.observer.ObserveDecodeError(cl.op) }, c.creds().redactor, func() ([]byte, bool) {
 		return rb.prefix, len(rb.prefix) == snippetPrefix
@@ -301,10 +301,11 @@ func answerCode(resp *http.Response, err error) string {
 	return strconv.Itoa(resp.StatusCode)
 }
 
-type noReplay struct{}
+// emptyBody is a GET's body that cannot rewind, and a pooled decoder's input between answers.
+type emptyBody struct{}
 
-func (noReplay) Read([]byte) (int, error) { return 0, io.EOF }
-func (noReplay) Close() error             { return nil }
+func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (emptyBody) Close() error             { return nil }
 
 // An answer documented without a body succeeds whatever it carries: the API accepted the write.
 func (c *Client) readWhole(ctx context.Context, cl call, resp *http.Response, start time.Time) error {

@@ -28,8 +28,6 @@ const maxErrorBody = 64 << 10
 
 const snippetPrefix = 4 << 10
 
-var errTooLarge = errors.New("response body too large")
-
 type limitedBody struct {
 	r         io.Reader
 	remaining int64
@@ -39,17 +37,13 @@ type limitedBody struct {
 	readErr   error // the underlying reader's error, other than io.EOF
 }
 
-func newLimitedBody(r io.Reader, limit int64) *limitedBody {
-	return &limitedBody{r: r, remaining: limit}
-}
-
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.remaining <= 0 {
 		var one [1]byte
 		n, err := io.ReadFull(b.r, one[:])
 		if n > 0 {
 			b.tooLarge = true
-			return 0, errTooLarge
+			return 0, ErrBodyTooLarge
 		}
 		if err == io.ErrUnexpectedEOF {
 			err = io.EOF
@@ -129,16 +123,12 @@ func (e *elementBytes) since(start, end int64) []byte {
 
 // valueLimits keep a decoder with its buffers (and the texts it interns) from answer to answer: most
 // answers are small, and a new decoder costs more than decoding one.
-var valueLimits = sync.Pool{New: func() any { return &valueLimit{dec: jsontext.NewDecoder(eof{})} }}
-
-type eof struct{}
-
-func (eof) Read([]byte) (int, error) { return 0, io.EOF }
+var valueLimits = sync.Pool{New: func() any { return &valueLimit{dec: jsontext.NewDecoder(emptyBody{})} }}
 
 // release lets go of the answer; a buffer grown past maxKept is not kept.
 func (l *valueLimit) release() {
 	const maxKept = 64 << 10
-	l.dec.Reset(eof{})
+	l.dec.Reset(emptyBody{})
 	tee := l.tee.buf[:0]
 	if cap(tee) > maxKept || cap(l.dec.UnreadBuffer()) > maxKept || cap(l.entries) > 2*LogsPageSize {
 		return
