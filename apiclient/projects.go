@@ -10,9 +10,6 @@ const OpListProjects = "listProjects"
 
 var _ = register([]Operation{{OpListProjects, http.MethodGet, "/projects", http.StatusOK, syncOp, readOp}})
 
-func (*Project) dropField(FieldError) {} // keeps no record: both fields are text, a lost one reads ""
-func (*Project) idField() string      { return "id" }
-
 // ListProjects lists the projects the credentials see (revision 2026): a key pair its own, a user all.
 func (c *Client) ListProjects(ctx context.Context) ([]Project, error) {
 	return doList[Project](ctx, c, call{op: OpListProjects})
