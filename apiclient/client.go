@@ -43,8 +43,7 @@ var ErrMostlyInvalid = errors.New("most list elements did not decode")
 type Client struct {
 	base      string // BaseURL without trailing slash
 	projectID string
-	userAgent string
-	// userAgentHeader is userAgent as a request header's values.
+	// The User-Agent header's values.
 	userAgentHeader []string
 	// A closure, so that a reflective print shows no keys; a new pointer when the keys change (see do).
 	creds          func() *credentials

@@ -18,9 +18,8 @@ import (
 )
 
 type credentials struct {
-	basic  string // full Authorization header value for the service API
 	bearer string // full Authorization header value for /auth/info, "" if none
-	// basic and bearer as a request header's values.
+	// The Authorization header's values: Basic for the service API, bearer.
 	basicHeader, bearerHeader []string
 	keys                      []string
 	redactor                  *Redactor
@@ -28,11 +27,9 @@ type credentials struct {
 
 // New validates cfg, applies defaults and returns a Client.
 func New(cfg Config) (*Client, error) {
-	base, err := validateBaseURL(cfg.BaseURL)
-	if err != nil {
-		return nil, err
-	}
-	switch {
+	switch err := CheckBaseURL(cfg.BaseURL); {
+	case err != nil:
+		return nil, fmt.Errorf("apiclient: BaseURL %w", err)
 	case cfg.ProjectID != "" && strings.TrimSpace(cfg.ProjectID) == "":
 		// Empty is allowed: a Client of no project lists projects and reads the auth info.
 		return nil, errors.New("apiclient: ProjectID must not be blank")
@@ -50,27 +47,27 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("apiclient: Burst must not be negative")
 	}
 
+	u, _ := url.Parse(cfg.BaseURL)
 	c := &Client{
-		base:           base,
-		projectID:      cfg.ProjectID,
-		userAgent:      orDefault(cfg.UserAgent, DefaultUserAgent),
-		http:           cfg.HTTPClient,
-		observer:       cfg.Observer,
-		timeout:        orDefault(cfg.Timeout, DefaultTimeout),
-		maxRetries:     cfg.MaxRetries,
-		retryBaseDelay: orDefault(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
-		retryMaxDelay:  orDefault(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
-		maxRetryAfter:  orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
-		maxBodyBytes:   orDefault(cfg.MaxBodyBytes, DefaultMaxBodyBytes),
-		maxValueBytes:  orDefault(cfg.MaxValueBytes, DefaultMaxValueBytes),
-		maxListLength:  orDefault(cfg.MaxListLength, DefaultMaxListLength),
-		logger:         orDefault(cfg.Logger, slog.New(slog.DiscardHandler)),
-		jitter:         rand.Int64N,
-		sleep:          sleepCtx,
-		now:            time.Now,
-		skew:           &clockSkew{},
+		base:            strings.TrimRight(u.String(), "/"),
+		projectID:       cfg.ProjectID,
+		userAgentHeader: []string{orDefault(cfg.UserAgent, DefaultUserAgent)},
+		http:            cfg.HTTPClient,
+		observer:        cfg.Observer,
+		timeout:         orDefault(cfg.Timeout, DefaultTimeout),
+		maxRetries:      cfg.MaxRetries,
+		retryBaseDelay:  orDefault(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
+		retryMaxDelay:   orDefault(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter:   orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
+		maxBodyBytes:    orDefault(cfg.MaxBodyBytes, DefaultMaxBodyBytes),
+		maxValueBytes:   orDefault(cfg.MaxValueBytes, DefaultMaxValueBytes),
+		maxListLength:   orDefault(cfg.MaxListLength, DefaultMaxListLength),
+		logger:          orDefault(cfg.Logger, slog.New(slog.DiscardHandler)),
+		jitter:          rand.Int64N,
+		sleep:           sleepCtx,
+		now:             time.Now,
+		skew:            &clockSkew{},
 	}
-	c.userAgentHeader = []string{c.userAgent}
 	switch {
 	case c.maxRetries == 0:
 		c.maxRetries = DefaultMaxRetries
@@ -108,14 +105,14 @@ func newCredentials(access, secret, apiKey Secret, prev []string) *credentials {
 	encoded := base64.StdEncoding.EncodeToString([]byte(access.Reveal() + ":" + secret.Reveal()))
 	keys := []string{access.Reveal(), secret.Reveal(), apiKey.Reveal()}
 	cr := &credentials{
-		basic:    "Basic " + encoded,
-		keys:     keys,
-		redactor: newRedactor(append(keys, prev...)...),
+		basicHeader: []string{"Basic " + encoded},
+		keys:        keys,
+		redactor:    newRedactor(append(keys, prev...)...),
 	}
 	if apiKey != "" {
 		cr.bearer = "Bearer " + apiKey.Reveal()
 	}
-	cr.basicHeader, cr.bearerHeader = []string{cr.basic}, []string{cr.bearer}
+	cr.bearerHeader = []string{cr.bearer}
 	return cr
 }
 
@@ -131,14 +128,6 @@ func (c *Client) SetCredentials(access, secret, apiKey Secret) (bool, error) {
 	}
 	c.setCreds(newCredentials(access, secret, apiKey, old.keys[:3]))
 	return true, nil
-}
-
-func validateBaseURL(raw string) (string, error) {
-	if err := CheckBaseURL(raw); err != nil {
-		return "", fmt.Errorf("apiclient: BaseURL %w", err)
-	}
-	u, _ := url.Parse(raw)
-	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // CheckBaseURL checks raw as New does (absolute http(s), no user info, query or fragment), for the
