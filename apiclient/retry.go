@@ -17,7 +17,6 @@ func (c *Client) retryable(ctx context.Context, read bool, err error, attempt in
 		return 0, false
 	}
 	var apiErr *APIError
-	var tErr *TransportError
 	switch {
 	case errors.As(err, &apiErr):
 		switch apiErr.StatusCode {
@@ -31,19 +30,12 @@ func (c *Client) retryable(ctx context.Context, read bool, err error, attempt in
 		}
 		if apiErr.RetryAfter > 0 && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable) {
 			// Not slept on: the caller sees RetryAfter; sleeping would stall a cycle as long as a server says.
-			if apiErr.RetryAfter > c.maxRetryAfter {
-				return 0, false
-			}
-			if deadline, ok := ctx.Deadline(); ok && c.now().Add(apiErr.RetryAfter).After(deadline) {
+			if deadline, ok := ctx.Deadline(); apiErr.RetryAfter > c.maxRetryAfter || ok && c.now().Add(apiErr.RetryAfter).After(deadline) {
 				return 0, false
 			}
 			return apiErr.RetryAfter, true
 		}
-	case errors.As(err, &tErr):
-		if !read {
-			return 0, false
-		}
-	default:
+	case !read || !errors.As(err, new(*TransportError)):
 		return 0, false
 	}
 	return c.backoff(attempt), true
