@@ -107,15 +107,11 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes RFC 3339 in UTC, null when zero.
-func (t Time) MarshalJSON() ([]byte, error) { return t.appendJSON(nil), nil }
-
-func (t Time) appendJSON(b []byte) []byte {
+func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
-		return append(b, jsonNull...)
+		return []byte("null"), nil
 	}
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
+	return append(t.UTC().AppendFormat([]byte{'"'}, time.RFC3339Nano), '"'), nil
 }
 
 // unquote is the text of the JSON string b, invalid UTF-8 replaced; plain text is not copied twice,
