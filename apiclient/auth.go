@@ -2,9 +2,7 @@ package apiclient
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"sync/atomic"
 )
 
@@ -15,8 +13,7 @@ func (c *Client) GetAuthInfo(ctx context.Context) (*AuthInfo, error) {
 	}
 	basic := c.creds().bearer == ""
 	info, err := doValue[AuthInfo](ctx, c, call{op: OpGetAuthInfo})
-	var ae *APIError
-	if basic && errors.As(err, &ae) && ae.StatusCode == http.StatusUnauthorized {
+	if basic && IsUnauthorized(err) {
 		atomic.StoreInt32(&c.basicAuthInfoRefused, 1)
 		return nil, fmt.Errorf("apiclient: %s: Basic refused and %w: %w", OpGetAuthInfo, ErrNoAPIKey, err)
 	}

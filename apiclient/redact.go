@@ -100,7 +100,6 @@ func escapesDecoded(s string) (string, []int) {
 	return string(view), append(at, len(s))
 }
 
-// hexDigit is redaction's own: the decoders' helpers may change apart.
 func hexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= lower(c) && lower(c) <= 'f'
 }
