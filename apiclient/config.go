@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"cmp"
 	"crypto/tls"
 	"fmt"
 	"log/slog"
@@ -76,12 +77,7 @@ type Observer interface {
 
 // String describes the Config, showing only whether credentials are set.
 func (c Config) String() string {
-	set := func(s Secret) string {
-		if s == "" {
-			return "unset"
-		}
-		return redacted
-	}
+	set := func(s Secret) string { return cmp.Or(s.String(), "unset") }
 	return fmt.Sprintf("apiclient.Config{BaseURL:%s ProjectID:%s AccessKey:%s SecretKey:%s APIKey:%s Timeout:%s RateLimit:%g Burst:%d MaxRetries:%d}",
 		redactURL(c.BaseURL), c.ProjectID, set(c.AccessKey), set(c.SecretKey), set(c.APIKey), c.Timeout, c.RateLimit, c.Burst, c.MaxRetries)
 }

@@ -53,7 +53,7 @@ func New(cfg Config) (*Client, error) {
 		projectID:       cfg.ProjectID,
 		userAgentHeader: []string{orDefault(cfg.UserAgent, DefaultUserAgent)},
 		http:            cfg.HTTPClient,
-		observer:        cfg.Observer,
+		observer:        orDefault[Observer](cfg.Observer, nopObserver{}),
 		timeout:         orDefault(cfg.Timeout, DefaultTimeout),
 		maxRetries:      cfg.MaxRetries,
 		retryBaseDelay:  orDefault(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
@@ -76,9 +76,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.limiter = rate.NewLimiter(rate.Limit(orDefault(cfg.RateLimit, DefaultRateLimit)), max(cfg.Burst, 1))
 	c.trackLimiter = rate.NewLimiter(c.limiter.Limit()*rate.Limit(orDefault(cfg.TrackingShare, DefaultTrackingShare)), 1)
-	if c.observer == nil {
-		c.observer = nopObserver{}
-	}
 	if c.http == nil {
 		c.http = newHTTPClient(orDefault(cfg.Concurrency, DefaultConcurrency))
 		t := c.http.Transport.(*http.Transport)
