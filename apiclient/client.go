@@ -87,9 +87,6 @@ func (c *Client) String() string {
 	return fmt.Sprintf("apiclient.Client{base_url=%s project_id=%s reads_auth_info=%t}", c.base, c.projectID, c.ReadsAuthInfo())
 }
 
-// GoString shows no credentials for %#v.
-func (c *Client) GoString() string { return c.String() }
-
 // Format prints String for every verb, so that none walks to the keys.
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 

@@ -82,9 +82,6 @@ func (c Config) String() string {
 		redactURL(c.BaseURL), c.ProjectID, set(c.AccessKey), set(c.SecretKey), set(c.APIKey), c.Timeout, c.RateLimit, c.Burst, c.MaxRetries)
 }
 
-// GoString shows no credentials for %#v.
-func (c Config) GoString() string { return c.String() }
-
 // Format prints String for every verb, so that none walks the struct.
 func (c Config) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
 

@@ -143,9 +143,6 @@ func (s Secret) String() string {
 	return redacted
 }
 
-// GoString implements fmt.GoStringer.
-func (s Secret) GoString() string { return s.String() }
-
 // Format implements fmt.Formatter so that no verb reveals the value.
 func (s Secret) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(s.String())) }
 
