@@ -389,13 +389,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 var secretResponses = map[string]bool{OpCreateService: true, OpForkService: true}
 
-func decodeSnippet(op string, data []byte, truncated bool, red *Redactor) string {
-	if secretResponses[op] {
-		return "<omitted: response carries a secret>"
-	}
-	return red.Snippet(data, 64, truncated)
-}
-
 // Redactor returns the redaction of the Client's credentials, for other text the server sent.
 func (c *Client) Redactor() *Redactor { return c.creds().redactor }
 

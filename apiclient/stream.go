@@ -188,8 +188,11 @@ func decodeStream(op string, r io.Reader, out any, drop func(FieldError), red *R
 	case errors.Is(err, io.EOF):
 		err = io.ErrUnexpectedEOF
 	}
-	data, truncated := prefix()
-	return &DecodeError{Operation: op, Snippet: decodeSnippet(op, data, truncated, red), Err: err}
+	snippet := "<omitted: response carries a secret>"
+	if data, truncated := prefix(); !secretResponses[op] {
+		snippet = red.Snippet(data, 64, truncated)
+	}
+	return &DecodeError{Operation: op, Snippet: snippet, Err: err}
 }
 
 func decodeValues(vl *valueLimit, out any, drop func(FieldError), red *Redactor, opts streamOptions) error {
