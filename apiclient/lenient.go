@@ -57,10 +57,8 @@ func decodeResource(data []byte, out any, drop func(FieldError)) bool {
 	r := out.(resource)
 	var dropped []FieldError
 	lenientValue(data, reflect.ValueOf(out).Elem(), "", func(e FieldError) { dropped = append(dropped, e) })
-	for _, e := range dropped {
-		if e.Field == r.idField() {
-			return false
-		}
+	if fieldDropped(dropped, r.idField()) {
+		return false
 	}
 	// Recorded afterwards, so that decoding the fields cannot overwrite it.
 	for _, e := range dropped {
