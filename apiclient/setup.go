@@ -55,7 +55,7 @@ func New(cfg Config) (*Client, error) {
 		http:            cfg.HTTPClient,
 		observer:        orDefault[Observer](cfg.Observer, nopObserver{}),
 		timeout:         orDefault(cfg.Timeout, DefaultTimeout),
-		maxRetries:      cfg.MaxRetries,
+		maxRetries:      max(orDefault(cfg.MaxRetries, DefaultMaxRetries), 0), // negative: none
 		retryBaseDelay:  orDefault(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
 		retryMaxDelay:   orDefault(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
 		maxRetryAfter:   orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
@@ -67,12 +67,6 @@ func New(cfg Config) (*Client, error) {
 		sleep:           sleepCtx,
 		now:             time.Now,
 		skew:            &clockSkew{},
-	}
-	switch {
-	case c.maxRetries == 0:
-		c.maxRetries = DefaultMaxRetries
-	case c.maxRetries < 0:
-		c.maxRetries = 0
 	}
 	c.limiter = rate.NewLimiter(rate.Limit(orDefault(cfg.RateLimit, DefaultRateLimit)), max(cfg.Burst, 1))
 	c.trackLimiter = rate.NewLimiter(c.limiter.Limit()*rate.Limit(orDefault(cfg.TrackingShare, DefaultTrackingShare)), 1)
