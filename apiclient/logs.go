@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -162,9 +163,7 @@ func decodeItems[T any](dec *jsontext.Decoder, reset func(), scratch *[]T) ([]T,
 }
 
 func (p *LogPage) normalize() {
-	if p.LastCursor == "" {
-		p.LastCursor = p.LastCursorDeprecated
-	}
+	p.LastCursor = cmp.Or(p.LastCursor, p.LastCursorDeprecated)
 	if p.Entries == nil && len(p.Logs) > 0 {
 		p.Entries = make([]LogEntry, 0, len(p.Logs))
 		for _, line := range p.Logs {

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 )
@@ -162,12 +163,7 @@ func (s *Service) IsPaused() bool {
 }
 
 // VPCAddress returns the VPC endpoint in either spelling, or nil.
-func (s *Service) VPCAddress() *VPCEndpoint {
-	if s.VPCEndpoint != nil {
-		return s.VPCEndpoint
-	}
-	return s.VPCEndpointDeprecated
-}
+func (s *Service) VPCAddress() *VPCEndpoint { return cmp.Or(s.VPCEndpoint, s.VPCEndpointDeprecated) }
 
 // Shared reports whether the primary's sizes are both null (not dropped as bad): shared resources.
 func (s *Service) Shared() bool {
@@ -238,12 +234,7 @@ type AuthInfo struct {
 }
 
 // Key returns the API key information in either spelling, or nil.
-func (a *AuthInfo) Key() *APIKeyInfo {
-	if a.APIKey != nil {
-		return a.APIKey
-	}
-	return a.APIKeyDeprecated
-}
+func (a *AuthInfo) Key() *APIKeyInfo { return cmp.Or(a.APIKey, a.APIKeyDeprecated) }
 
 // OAuthInfo describes OAuth credentials (revision 2026).
 type OAuthInfo struct {
