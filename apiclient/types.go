@@ -85,6 +85,13 @@ type Metadata struct {
 	Environment string `json:"environment"`
 }
 
+func (m *Metadata) environment() string {
+	if m == nil {
+		return ""
+	}
+	return m.Environment
+}
+
 // ResourceSpec is one compute resource's size; nil is null (revision 2026's shared service) or absent.
 type ResourceSpec struct {
 	CPUMillis  *Int   `json:"cpu_millis"`
@@ -176,12 +183,7 @@ func (s *Service) Shared() bool {
 }
 
 // Environment returns the service's environment label, or "".
-func (s *Service) Environment() string {
-	if s.Metadata == nil {
-		return ""
-	}
-	return s.Metadata.Environment
-}
+func (s *Service) Environment() string { return s.Metadata.environment() }
 
 // ReplicaSet is a read replica set of a service (docs/api.md, "Replica set").
 type ReplicaSet struct {
@@ -198,12 +200,7 @@ type ReplicaSet struct {
 }
 
 // Environment returns the replica set's environment label, or "".
-func (r *ReplicaSet) Environment() string {
-	if r.Metadata == nil {
-		return ""
-	}
-	return r.Metadata.Environment
-}
+func (r *ReplicaSet) Environment() string { return r.Metadata.environment() }
 
 // VPC is a virtual private cloud (docs/api.md, "VPC").
 type VPC struct {
