@@ -146,15 +146,14 @@ func doValue[T any](ctx context.Context, c *Client, cl call) (*T, error) {
 }
 
 func doList[T any](ctx context.Context, c *Client, cl call) ([]T, error) {
-	var v []T
-	cl.out = &v
-	if err := c.do(ctx, cl); err != nil {
+	v, err := doValue[[]T](ctx, c, cl)
+	if err != nil {
 		return nil, err
 	}
-	if v == nil {
-		v = []T{}
+	if *v == nil {
+		return []T{}, nil
 	}
-	return v, nil
+	return *v, nil
 }
 
 func (c *Client) do(ctx context.Context, cl call) error {
