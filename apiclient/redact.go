@@ -48,7 +48,6 @@ func newRedactor(keys ...string) *Redactor {
 		forms = append(forms, hex.EncodeToString([]byte(s)))
 	}
 	for _, f := range forms {
-		f = lowerASCII(f)
 		// A key of MinKeyLength or more has no form shorter than minPartial (cut base64 keeps 10).
 		for i := 0; i+minPartial <= len(f); i++ {
 			g := gram(f[i : i+minPartial])
@@ -58,14 +57,6 @@ func newRedactor(keys ...string) *Redactor {
 		}
 	}
 	return r
-}
-
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		b[i] = lower(c)
-	}
-	return string(b)
 }
 
 // lower folds ASCII upper case; c-'A' wraps for bytes below 'A': one
@@ -114,7 +105,7 @@ func unhex(c byte) byte {
 func gram(s string) uint64 {
 	var w uint64
 	for i := range minPartial {
-		w = w<<8 | uint64(s[i])
+		w = w<<8 | uint64(lower(s[i]))
 	}
 	return w
 }
