@@ -16,10 +16,7 @@ var secretType = reflect.TypeFor[Secret]()
 
 // sanitize redacts and cuts every text of *out by reflection, so that a new field is covered too.
 func sanitize(out any, red *Redactor, cut func()) {
-	v := reflect.ValueOf(out)
-	if v.Kind() == reflect.Pointer && !v.IsNil() {
-		sanitizeValue(v.Elem(), red, cut)
-	}
+	sanitizeValue(reflect.ValueOf(out), red, cut)
 }
 
 func sanitizeValue(v reflect.Value, red *Redactor, cut func()) {
