@@ -41,9 +41,8 @@ var ErrMostlyInvalid = errors.New("most list elements did not decode")
 
 // Client calls the API for one project. It is safe for concurrent use; its calls share one token bucket.
 type Client struct {
-	base      string // BaseURL without trailing slash
-	projectID string
-	// The User-Agent header's values.
+	base            string // BaseURL without trailing slash
+	projectID       string
 	userAgentHeader []string
 	// A closure, so that a reflective print shows no keys; a new pointer when the keys change (see do).
 	creds          func() *credentials
