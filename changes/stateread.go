@@ -205,7 +205,9 @@ func (t *tracker[E, F, K]) restore(e savedEntry[F]) {
 	k = k.of(e.Parent, e.ID)
 	n := t.find(k)
 	if n < 0 {
-		n = t.add(entry[F, K]{k: k})
+		if n = t.add(entry[F, K]{k: k}); n < 0 {
+			return
+		}
 	}
 	// Saved counts are 0 or 1; from 2 on, the next complete read that
 	// lacks the object deletes it.

@@ -86,9 +86,12 @@ func timeOf(n int64) time.Time {
 // keys of two strings costs some 80 B a key; the index costs 4 to 11.
 type table[F comparable, K objKey[K]] struct {
 	ents []entry[F, K]
-	// slots holds an entry's position + 1 (0 for none); its length is a
-	// power of two, at most three quarters full; linear probing.
-	slots []int32
+	// slots holds an entry's position + 1 (0 for none) in the low 24 bits
+	// and 8 bits of its key's hash above them, so that a probe rarely
+	// reads an entry not sought; its length is a power of two, at most
+	// three quarters full; linear probing. 2^24 objects in one list are
+	// far beyond the largest fleet supported (100,000 services).
+	slots []uint32
 	seed  maphash.Seed
 	// seen marks, by position, the entries a compare found in its list:
 	// a bit for each slot, so that a compare allocates nothing.
@@ -102,20 +105,29 @@ func (t *table[F, K]) find(k K) int {
 	if len(t.slots) == 0 {
 		return -1
 	}
-	mask := uint64(len(t.slots) - 1)
-	for i := k.hash(t.seed) & mask; ; i = (i + 1) & mask {
-		p := t.slots[i]
-		if p == 0 {
+	h := k.hash(t.seed)
+	mask, tag := uint64(len(t.slots)-1), tagOf(h)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
 			return -1
 		}
-		if t.ents[p-1].k == k {
-			return int(p - 1)
+		if p := int(s&posMask) - 1; s&^posMask == tag && t.ents[p].k == k {
+			return p
 		}
 	}
 }
 
-// add appends en, whose key has no entry, and returns its position.
+const posMask = 1<<24 - 1
+
+func tagOf(h uint64) uint32 { return uint32(h>>56) << 24 }
+
+// add appends en, whose key has no entry, and returns its position; -1
+// if the table is full (2^24 - 1 entries, not followed).
 func (t *table[F, K]) add(en entry[F, K]) int {
+	if len(t.ents) == posMask {
+		return -1
+	}
 	t.ents = append(t.ents, en)
 	if 4*len(t.ents) > 3*len(t.slots) {
 		t.index()
@@ -126,12 +138,13 @@ func (t *table[F, K]) add(en entry[F, K]) int {
 }
 
 func (t *table[F, K]) insert(pos int) {
+	h := t.ents[pos].k.hash(t.seed)
 	mask := uint64(len(t.slots) - 1)
-	i := t.ents[pos].k.hash(t.seed) & mask
+	i := h & mask
 	for t.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = int32(pos + 1)
+	t.slots[i] = tagOf(h) | uint32(pos+1)
 }
 
 // index rebuilds the index, sized for the entries.
@@ -141,7 +154,7 @@ func (t *table[F, K]) index() {
 		n *= 2
 	}
 	if n != len(t.slots) {
-		t.slots, t.seen = make([]int32, n), make([]uint64, (n+63)/64)
+		t.slots, t.seen = make([]uint32, n), make([]uint64, (n+63)/64)
 	} else {
 		clear(t.slots)
 	}

@@ -163,7 +163,10 @@ func (t *tracker[E, F, K]) completeRead(d *differ, list []E, at time.Time) {
 		k := t.key(e)
 		n := t.find(k)
 		if n < 0 {
-			n, added = t.add(entry[F, K]{ptr: t.ptr(e), k: k, f: t.fields(e)}), true
+			if n = t.add(entry[F, K]{ptr: t.ptr(e), k: k, f: t.fields(e)}); n < 0 {
+				continue
+			}
+			added = true
 			t.setName(&t.ents[n], t.name(e))
 			if t.baselined {
 				after, effective := t.created(e)
