@@ -55,3 +55,18 @@ func TestEntrySize(t *testing.T) {
 		}
 	}
 }
+
+// A complete read that adds objects leaves no unused quarter in the slice
+// of entries (an append's growth would).
+func TestCompleteReadSizesTheEntries(t *testing.T) {
+	d := newDiffer("p1")
+	s := fleetSnapshot(1000, 0)
+	d.observe(s)
+	more := fleetSnapshot(1001, 1)
+	d.observe(more)
+	for _, tr := range []struct{ len, cap int }{{len(d.services.ents), cap(d.services.ents)}, {len(d.replicaSets.ents), cap(d.replicaSets.ents)}} {
+		if tr.len != 1001 || tr.cap != tr.len {
+			t.Errorf("%d entries in a slice of %d; want 1001 in 1001", tr.len, tr.cap)
+		}
+	}
+}

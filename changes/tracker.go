@@ -154,9 +154,7 @@ func (t *tracker[E, F, K]) nameOf(en *entry[F, K]) string {
 func (t *tracker[E, F, K]) completeRead(d *differ, list []E, at time.Time) {
 	t.list++
 	gen, read := uint32(t.list), nanos(at)
-	if len(t.ents) == 0 {
-		t.ents = make([]entry[F, K], 0, len(list))
-	}
+	t.reserve(len(list)) // enough unless objects not listed are kept
 	added := false
 	for i := range list {
 		e := &list[i]
