@@ -127,7 +127,7 @@ func usageObserver(t *rightsizing.Tracker, cfg rightsizing.Config) func(projectI
 			Suffixes: []string{apiclient.SeriesCPUUsage, apiclient.SeriesMemoryUsage},
 			Backfill: cfg.Window,
 			Observe: func(serviceID, suffix string, series []apiclient.Series) {
-				t.AddSeries(rightsizing.Key(projectID, serviceID), suffix, series)
+				t.AddSeries(projectID, serviceID, suffix, series)
 			},
 		}
 	}

@@ -60,7 +60,7 @@ func BenchmarkUsageReadRightsizing(b *testing.B) {
 					opts.UsageObserver = &UsageObserver{Suffixes: []string{apiclient.SeriesCPUUsage, apiclient.SeriesMemoryUsage}, Backfill: 5 * time.Minute,
 						Observe: func(id, suffix string, series []apiclient.Series) {
 							start := time.Now()
-							tracker.AddSeries("p1/"+id, suffix, series)
+							tracker.AddSeries("p1", id, suffix, series)
 							spent.Add(int64(time.Since(start)))
 						}}
 				}

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +14,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/clouddb/clouddb_exporter/internal/testbin"
+	"github.com/clouddb/clouddb_exporter/pricing"
+	"github.com/clouddb/clouddb_exporter/rightsizing"
 )
 
 // rightsizingOf reads each service's finding, recommended size and saving,
@@ -166,4 +170,83 @@ func newestBucket(fams map[string]*dto.MetricFamily, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// TestRightsizingDeletedService: a deleted service's rightsizing series go,
+// and its window with them once two complete lists of the services lack
+// it: the state file saved at the exit keeps the other services' windows,
+// not its.
+func TestRightsizingDeletedService(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator and the exporter")
+	}
+	t.Parallel()
+	sim := testbin.SimAt(testbin.StartSim(t, "--timing.delete=0s"))
+	state := filepath.Join(t.TempDir(), "state.json")
+	p, addr := testbin.StartExporter(t, sim.Env(), "--collect.interval=2s", "--api.rate-limit=200", "--api.rate-burst=200",
+		"--rightsizing.window=1h", "--state.file="+state,
+		"--collect.usage", "--collect.min-data-interval=1s", "--collect.usage.interval=2s",
+		"--collect.usage.series=system_cpu_usage_millicores", "--collect.usage.series=system_memory_usage_bytes")
+	const coverage = "clouddb_service_rightsizing_coverage_ratio"
+	ids := map[string]string{}
+	testbin.WaitFor(t, 90*time.Second, "the coverage of dev-sandbox and orders-db", func() bool {
+		_, fams := testbin.Scrape(t, addr)
+		for id, name := range serviceNames(fams) {
+			ids[name] = id
+		}
+		_, sandbox := sampleOf(fams, coverage, "service_id", ids["dev-sandbox"])
+		_, orders := sampleOf(fams, coverage, "service_id", ids["orders-db"])
+		return sandbox && orders
+	})
+	gone, kept := ids["dev-sandbox"], ids["orders-db"]
+	sim.APIWrite(t, "DELETE", "/projects/"+sim.Project+"/services/"+gone, ``, 202, nil)
+	var listed float64
+	testbin.WaitFor(t, 30*time.Second, "the deleted service's rightsizing series gone", func() bool {
+		_, fams := testbin.Scrape(t, addr)
+		listed, _ = testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "services")
+		for _, name := range []string{coverage, "clouddb_service_rightsizing_finding"} {
+			if _, ok := sampleOf(fams, name, "service_id", gone); ok {
+				return false
+			}
+		}
+		return true
+	})
+	// The list that first lacked it, then two more: its window is dropped.
+	reads := 0
+	testbin.WaitFor(t, 30*time.Second, "two more complete lists of the services", func() bool {
+		_, fams := testbin.Scrape(t, addr)
+		if v, _ := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "services"); v > listed {
+			listed, reads = v, reads+1
+		}
+		return reads >= 2
+	})
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.Wait(t, 15*time.Second); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Sections map[string][]byte `json:"sections"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	sizes, err := rightsizing.ParseSizes(rightsizing.DefaultSizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := rightsizing.NewTracker(rightsizing.Config{Window: time.Hour, MinCoverage: rightsizing.DefaultMinCoverage, Sizes: sizes}, time.Now)
+	if err := saved.UnmarshalBinary(file.Sections["rightsizing"]); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{gone: false, kept: true} {
+		if _, ok := saved.Recommend(sim.Project, id, pricing.Size{CPUMillis: 1000, MemoryGBs: 4}); ok != want {
+			t.Errorf("window of %s in the state file: %v; want %v (%d windows saved)", id, ok, want, saved.Len())
+		}
+	}
 }

@@ -113,7 +113,7 @@ func TestReadBeyondTheWindow(t *testing.T) {
 			tr.Add("s", times, cpu, nil)
 		}
 		r := tr.recommend("s", demoSize)
-		peak := tr.windows["s"].MemoryPeak(clock.Now(), cfg.Window)
+		peak := tr.windowOf("s").MemoryPeak(clock.Now(), cfg.Window)
 		if r.Coverage != 1 || peak != mem[len(mem)-1] {
 			t.Errorf("CPU first %v: coverage %.3f, memory peak %.0f GiB; want 1 and %.0f GiB, the newest bucket's", cpuFirst, r.Coverage, peak/gib, mem[len(mem)-1]/gib)
 		}

@@ -35,9 +35,6 @@ type Recommendations struct {
 // Of returns the recommendations in s, nil when rightsizing is off.
 func Of(s *fleet.Snapshot) *Recommendations { return fleet.DataOf[Recommendations](s, Part) }
 
-// Key is a service's key in a Tracker.
-func Key(projectID, serviceID string) string { return projectID + "/" + serviceID }
-
 // Publisher adds the recommendations to every snapshot on its way to next.
 type Publisher struct {
 	next    pricing.Publisher
@@ -51,12 +48,14 @@ func NewPublisher(next pricing.Publisher, tracker *Tracker, prices func() *prici
 	return &Publisher{next: next, tracker: tracker, prices: prices}
 }
 
-// SetSnapshot publishes a copy of s that holds its recommendations.
+// SetSnapshot publishes a copy of s that holds its recommendations; a
+// complete list of the services in s drops the windows of those deleted.
 func (p *Publisher) SetSnapshot(s *fleet.Snapshot) {
 	if s == nil {
 		p.next.SetSnapshot(s)
 		return
 	}
+	p.forgetDeleted(s)
 	sized := *s
 	sized.Data = maps.Clone(s.Data)
 	sized.SetData(Part, p.recommend(s))
@@ -65,8 +64,28 @@ func (p *Publisher) SetSnapshot(s *fleet.Snapshot) {
 
 // RemoveProject forgets the project's windows and passes the removal on.
 func (p *Publisher) RemoveProject(projectID string) {
-	p.tracker.Retain(func(key string) bool { return len(key) <= len(projectID) || key[:len(projectID)+1] != projectID+"/" })
+	p.tracker.RemoveProject(projectID)
 	p.next.RemoveProject(projectID)
+}
+
+// forgetDeleted hands the tracker the services list of s when it is a whole
+// one: the services part's last read succeeded (a list failing or cut short
+// fails it, and removes no service from the snapshot). The tracker takes
+// each read once, at its time, and drops a window only when two in a row
+// lack its service, as the change timeline decides a deletion.
+func (p *Publisher) forgetDeleted(s *fleet.Snapshot) {
+	for _, h := range s.Parts {
+		if h.Name != fleet.PartServices || !h.Success {
+			continue
+		}
+		p.tracker.Listed(s.ProjectID, h.LastSuccess, func(yield func(string) bool) {
+			for i := range s.Services {
+				if !yield(s.Services[i].ServiceID) {
+					return
+				}
+			}
+		})
+	}
 }
 
 // recommend sizes the services with a window: a service the usage reader
@@ -85,7 +104,7 @@ func (p *Publisher) recommend(s *fleet.Snapshot) *Recommendations {
 		if !ok {
 			continue // no dedicated size (shared) or none known: nothing to resize
 		}
-		r, ok := p.tracker.Recommend(Key(s.ProjectID, svc.ServiceID), size)
+		r, ok := p.tracker.Recommend(s.ProjectID, svc.ServiceID, size)
 		if !ok {
 			continue
 		}

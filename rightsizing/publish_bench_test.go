@@ -28,7 +28,7 @@ func BenchmarkPublish(b *testing.B) {
 					cpu[j], mem[j] = float64(100+(i*37+j*131)%900), float64(1<<30)
 				}
 				id := fmt.Sprintf("service-%06d", i)
-				tr.Add(Key("p1", id), times, cpu, mem)
+				tr.Add(testKey("p1", id), times, cpu, mem)
 				s.Services = append(s.Services, sizedService(id, 1000, 4, 0))
 			}
 			clock.Advance(14 * 24 * time.Hour)
@@ -38,6 +38,32 @@ func BenchmarkPublish(b *testing.B) {
 				if r := p.recommend(s); len(r.Services) != n {
 					b.Fatalf("%d recommendations, want %d", len(r.Services), n)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkForgetDeleted checks a complete list of N services against their
+// windows, as the first publish of each services read does.
+func BenchmarkForgetDeleted(b *testing.B) {
+	for _, n := range []int{10000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			clock := fakeclock.New(start)
+			tr := NewTracker(Config{Window: DefaultWindow}, clock.Now)
+			s := &fleet.Snapshot{ProjectID: "p1", Parts: []fleet.PartHealth{{Name: fleet.PartServices, Success: true}}}
+			for i := range n {
+				id := fmt.Sprintf("service-%06d", i)
+				tr.Add(testKey("p1", id), []time.Time{start}, []float64{100}, []float64{1 << 30})
+				s.Services = append(s.Services, sizedService(id, 1000, 4, 0))
+			}
+			p := NewPublisher(&recordingPublisher{}, tr, func() *pricing.Table { return nil })
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Parts[0].LastSuccess = s.Parts[0].LastSuccess.Add(time.Second)
+				p.forgetDeleted(s)
+			}
+			if tr.Len() != n {
+				b.Fatalf("%d windows left of %d", tr.Len(), n)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -54,9 +55,9 @@ func samplesOf(s *fleet.Snapshot) []string {
 func TestPublisher(t *testing.T) {
 	clock := fakeclock.New(start)
 	tr := NewTracker(testConfig(t), clock.Now)
-	feed(tr, clock, Key("p1", "big"), 0, days14, steady(300, 3*gib))
-	feed(tr, clock, Key("p1", "small"), 0, days14, steady(950, 3.8*gib))
-	feed(tr, clock, Key("p1", "new"), days14-600, days14, steady(300, 3*gib))
+	feed(tr, clock, testKey("p1", "big"), 0, days14, steady(300, 3*gib))
+	feed(tr, clock, testKey("p1", "small"), 0, days14, steady(950, 3.8*gib))
+	feed(tr, clock, testKey("p1", "new"), days14-600, days14, steady(300, 3*gib))
 	prices, err := pricing.Parse([]byte("currency: USD\neffective_date: 2026-11-01\ncompute:\n  us-east-1: {\"1000/4\": 0.09, \"2000/8\": 0.18, \"4000/16\": 0.36}\nha_replica: 1.0\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -102,5 +103,65 @@ func TestPublisher(t *testing.T) {
 	p.RemoveProject("p1")
 	if tr.Len() != 0 || !slices.Equal(next.removed, []string{"p1"}) {
 		t.Errorf("after removing p1: %d windows, removed %v", tr.Len(), next.removed)
+	}
+}
+
+// listedSnapshot is p1 with the services ids, its services list last read
+// at read, successfully or not.
+func listedSnapshot(read time.Time, success bool, ids ...string) *fleet.Snapshot {
+	s := &fleet.Snapshot{ProjectID: "p1", Parts: []fleet.PartHealth{{Name: fleet.PartServices, Success: success, LastSuccess: read}}}
+	for _, id := range ids {
+		s.Services = append(s.Services, sizedService(id, 1000, 4, 0))
+	}
+	return s
+}
+
+// TestPublisherForgetsDeletedServices: a service's window is dropped once
+// two complete lists of its project's services in a row lack it, as the
+// change timeline decides a deletion; a failed list, a snapshot published
+// again from the same list, a snapshot without the services part and
+// another project's list drop nothing.
+func TestPublisherForgetsDeletedServices(t *testing.T) {
+	clock := fakeclock.New(start)
+	tr := NewTracker(testConfig(t), clock.Now)
+	for _, key := range []string{"p1/a", "p1/back", "p1/gone", "p2/gone"} {
+		feed(tr, clock, key, 0, 60, steady(300, gib))
+	}
+	p := NewPublisher(&recordingPublisher{}, tr, func() *pricing.Table { return nil })
+	read := func(i int) time.Time { return start.Add(time.Duration(i) * time.Minute) }
+	for i, step := range []struct {
+		s    *fleet.Snapshot
+		kept []string
+	}{
+		{listedSnapshot(read(1), true, "a", "back"), []string{"p1/a", "p1/back", "p1/gone", "p2/gone"}},
+		// The same list again (a publish between reads), a failed one, none.
+		{listedSnapshot(read(1), true, "a", "back"), []string{"p1/a", "p1/back", "p1/gone", "p2/gone"}},
+		{listedSnapshot(read(2), false, "a"), []string{"p1/a", "p1/back", "p1/gone", "p2/gone"}},
+		{&fleet.Snapshot{ProjectID: "p1"}, []string{"p1/a", "p1/back", "p1/gone", "p2/gone"}},
+		// The second complete list without it.
+		{listedSnapshot(read(3), true, "a", "back"), []string{"p1/a", "p1/back", "p2/gone"}},
+		// Missed once, listed again, missed once: kept.
+		{listedSnapshot(read(4), true, "a"), []string{"p1/a", "p1/back", "p2/gone"}},
+		{listedSnapshot(read(5), true, "a", "back"), []string{"p1/a", "p1/back", "p2/gone"}},
+		{listedSnapshot(read(6), true, "a"), []string{"p1/a", "p1/back", "p2/gone"}},
+		{listedSnapshot(read(7), true), []string{"p1/a", "p2/gone"}},
+		{listedSnapshot(read(8), true), []string{"p2/gone"}},
+	} {
+		p.SetSnapshot(step.s)
+		var kept []string
+		for _, key := range []string{"p1/a", "p1/back", "p1/gone", "p2/gone"} {
+			if tr.windowOf(key) != nil {
+				kept = append(kept, key)
+			}
+		}
+		if !slices.Equal(kept, step.kept) || tr.Len() != len(step.kept) {
+			t.Errorf("step %d: windows of %v (%d); want %v", i, kept, tr.Len(), step.kept)
+		}
+	}
+	// The state saved holds what is kept.
+	b, _ := tr.MarshalBinary()
+	restarted := NewTracker(testConfig(t), clock.Now)
+	if err := restarted.UnmarshalBinary(b); err != nil || restarted.Len() != 1 || restarted.windowOf("p2/gone") == nil {
+		t.Errorf("read back %d windows (%v); want p2/gone's alone", restarted.Len(), err)
 	}
 }

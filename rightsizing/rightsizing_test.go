@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
@@ -60,12 +59,6 @@ func daily(busyMinutes int, busyCPU, busyMem, idleCPU, idleMem float64) usage {
 	}
 }
 
-func TestWindowFitsInOneKilobyte(t *testing.T) {
-	if s := unsafe.Sizeof(Window{}); s > 1024 || Size > 1024 {
-		t.Errorf("a window takes %d bytes in memory, %d saved; want at most 1024", s, Size)
-	}
-}
-
 // TestRecommend: the findings the usage's shape dictates on the default
 // ladder: CPU at its 95th percentile and memory at its peak, both plus 15%.
 func TestRecommend(t *testing.T) {
@@ -108,7 +101,7 @@ func TestPercentileWithinItsBucket(t *testing.T) {
 	clock := fakeclock.New(start)
 	tr := NewTracker(testConfig(t), clock.Now)
 	feed(tr, clock, "s", 0, days14, func(i int) (float64, float64) { return float64(i % 1000), gib })
-	got, ok := tr.windows["s"].CPUPercentile(clock.Now(), DefaultWindow, 0.95)
+	got, ok := tr.windowOf("s").CPUPercentile(clock.Now(), DefaultWindow, 0.95)
 	if !ok || got < 950/cpuRatio || got > 950*cpuRatio {
 		t.Errorf("95th percentile of 0..999 = %v (%v); want 950 within a bucket's 20%%", got, ok)
 	}
@@ -143,7 +136,7 @@ func TestOverlappingReadsCountOnce(t *testing.T) {
 	feed(tr, clock, "s", 0, 1440, steady(100, gib))
 	feed(tr, clock, "s", 0, 1440, steady(9000, 90*gib))
 	tr.Add("s", []time.Time{clock.Now()}, []float64{math.NaN()}, []float64{math.NaN()})
-	w := tr.windows["s"]
+	w := tr.windowOf("s")
 	// The window kept: six slots of two days and the current one so far.
 	if cov := w.Coverage(clock.Now(), DefaultWindow, 0); cov != 1.0/13 {
 		t.Errorf("coverage %v after a day read twice; want 1 day of 13", cov)
@@ -160,7 +153,7 @@ func TestStateRoundTrip(t *testing.T) {
 	cfg := testConfig(t)
 	tr := NewTracker(cfg, clock.Now)
 	feed(tr, clock, "p/oversized", 0, days14, daily(120, 700, 3*gib, 200, 2*gib))
-	feed(tr, clock, "p/undersized", 0, days14, steady(1900, 7*gib))
+	feed(tr, clock, "q/undersized", 0, days14, steady(1900, 7*gib))
 	b, err := tr.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +162,7 @@ func TestStateRoundTrip(t *testing.T) {
 	if err := restarted.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"p/oversized", "p/undersized"} {
+	for _, key := range []string{"p/oversized", "q/undersized"} {
 		cur := pricing.Size{CPUMillis: 2000, MemoryGBs: 8}
 		if before, after := tr.recommend(key, cur), restarted.recommend(key, cur); before != after {
 			t.Errorf("%s: %+v before the restart, %+v after", key, before, after)
@@ -188,9 +181,9 @@ func TestStateRoundTrip(t *testing.T) {
 			t.Errorf("a state cut at %d of %d bytes was read", cut, len(b))
 		}
 	}
-	tr.Retain(func(key string) bool { return key == "p/oversized" })
-	if tr.Len() != 1 {
-		t.Errorf("%d windows after retaining one", tr.Len())
+	tr.RemoveProject("p")
+	if tr.Len() != 1 || tr.windowOf("q/undersized") == nil {
+		t.Errorf("%d windows after removing one's project", tr.Len())
 	}
 }
 
@@ -263,21 +256,21 @@ func TestAddSeries(t *testing.T) {
 	clock := fakeclock.New(start)
 	tr := NewTracker(testConfig(t), clock.Now)
 	nan := math.NaN()
-	tr.AddSeries("s", apiclient.SeriesCPUUsage, []apiclient.Series{
+	tr.AddSeries("p", "s", apiclient.SeriesCPUUsage, []apiclient.Series{
 		series("primary", "0", start, 100, nan, 300, 200),
 		series("replica", "1", start, 9000, 9000, 9000, 9000),
 	})
-	tr.AddSeries("s", apiclient.SeriesCPUUsage, []apiclient.Series{series("primary", "0", start.Add(2*time.Minute), 300, 200, 100)})
-	tr.AddSeries("s", apiclient.SeriesMemoryUsage, []apiclient.Series{
+	tr.AddSeries("p", "s", apiclient.SeriesCPUUsage, []apiclient.Series{series("primary", "0", start.Add(2*time.Minute), 300, 200, 100)})
+	tr.AddSeries("p", "s", apiclient.SeriesMemoryUsage, []apiclient.Series{
 		series("primary", "0", start, gib, 2*gib, nan),
 		series("replica", "1", start, 50*gib),
 	})
-	tr.AddSeries("s", apiclient.SeriesDiskUsage, []apiclient.Series{series("primary", "0", start, 1e15)})
+	tr.AddSeries("p", "s", apiclient.SeriesDiskUsage, []apiclient.Series{series("primary", "0", start, 1e15)})
 	clock.Advance(5 * time.Minute)
-	w := tr.windows["s"]
+	w := tr.windowOf("s")
 	slotLen := DefaultWindow / Slots
 	minutes := 0
-	w.live(clock.Now(), slotLen, func(s *slot) { minutes += int(s.minutes) })
+	w.live(clock.Now(), slotLen, func(i int) { minutes += w.minutes(i) })
 	if minutes != 4 {
 		t.Errorf("%d minutes covered; want 4 (100, 300, 200 and the later 100)", minutes)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"slices"
 	"sync"
@@ -16,40 +17,103 @@ import (
 	"github.com/clouddb/clouddb_exporter/pricing"
 )
 
-// Tracker holds the windows of many services, keyed by the caller (a
-// project and service id). Safe for concurrent use.
+// Tracker holds the windows of many services, by project and service id.
+// Safe for concurrent use.
 type Tracker struct {
 	cfg Config
 	now func() time.Time
 
-	mu      sync.Mutex
+	mu       sync.Mutex
+	projects map[string]*project
+}
+
+// project is one project's windows, by service id.
+type project struct {
 	windows map[string]*Window
+	// listed is the newest complete list of the project's services recorded
+	// (Listed); missed, the services with a window that it lacked.
+	listed time.Time
+	missed map[string]struct{}
 }
 
 // NewTracker returns an empty Tracker; now is time.Now or a test's clock.
 func NewTracker(cfg Config, now func() time.Time) *Tracker {
-	return &Tracker{cfg: cfg, now: now, windows: map[string]*Window{}}
+	return &Tracker{cfg: cfg, now: now, projects: map[string]*project{}}
 }
 
-// Retain forgets the keys keep refuses (deleted services).
-func (t *Tracker) Retain(keep func(key string) bool) {
+// RemoveProject forgets the project's windows.
+func (t *Tracker) RemoveProject(projectID string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	maps.DeleteFunc(t.windows, func(k string, _ *Window) bool { return !keep(k) })
+	delete(t.projects, projectID)
+}
+
+// Listed records a complete list of projectID's services (their ids), read
+// at at: the window of a service that two such lists in a row lack (a
+// deleted service) is dropped. A list no newer than the last one recorded
+// changes nothing. Give it only a whole list: one that failed or stopped
+// part way would drop the windows of services that still exist.
+func (t *Tracker) Listed(projectID string, at time.Time, ids iter.Seq[string]) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.projects[projectID]
+	if p == nil || !at.After(p.listed) {
+		return
+	}
+	p.listed = at
+	present := 0
+	for id := range ids {
+		if p.windows[id] != nil {
+			present++
+		}
+	}
+	if present == len(p.windows) {
+		p.missed = nil // the usual case: no window to look at
+		return
+	}
+	listed := make(map[string]struct{}, present)
+	for id := range ids {
+		if p.windows[id] != nil {
+			listed[id] = struct{}{}
+		}
+	}
+	var missed map[string]struct{}
+	for id := range p.windows {
+		if _, ok := listed[id]; ok {
+			continue
+		}
+		if _, again := p.missed[id]; again {
+			delete(p.windows, id)
+			continue
+		}
+		if missed == nil {
+			missed = map[string]struct{}{}
+		}
+		missed[id] = struct{}{}
+	}
+	p.missed = missed
+	if len(p.windows) == 0 {
+		delete(t.projects, projectID)
+	}
 }
 
 // Len returns the number of windows kept.
 func (t *Tracker) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.windows)
+	n := 0
+	for _, p := range t.projects {
+		n += len(p.windows)
+	}
+	return n
 }
 
 // stateVersion changes with the window's layout; another version's state is
-// not read (the windows fill again).
-const stateVersion = 1
+// not read (the windows fill again). 2: 32-bit slot numbers and minutes, a
+// slot's CPU in the 13 buckets up to its highest.
+const stateVersion = 2
 
-// maxState bounds the inflated state read back (some 370,000 services): a
+// maxState bounds the inflated state read back (some 900,000 services): a
 // corrupt or hostile file cannot inflate without end.
 const maxState = 256 << 20
 
@@ -72,15 +136,24 @@ func (t *Tracker) marshal() []byte {
 	defer t.mu.Unlock()
 	out := binary.AppendUvarint(nil, stateVersion)
 	out = binary.AppendUvarint(out, uint64(t.cfg.Window))
-	keys := slices.Sorted(maps.Keys(t.windows))
-	out = binary.AppendUvarint(out, uint64(len(keys)))
-	for _, k := range keys {
-		out = binary.AppendUvarint(out, uint64(len(k)))
-		out = append(out, k...)
-		b, _ := t.windows[k].MarshalBinary()
-		out = append(out, b...)
+	ids := slices.Sorted(maps.Keys(t.projects))
+	out = binary.AppendUvarint(out, uint64(len(ids)))
+	for _, id := range ids {
+		out = appendString(out, id)
+		windows := t.projects[id].windows
+		services := slices.Sorted(maps.Keys(windows))
+		out = binary.AppendUvarint(out, uint64(len(services)))
+		for _, s := range services {
+			out = appendString(out, s)
+			out, _ = windows[s].AppendBinary(out)
+		}
 	}
 	return out
+}
+
+func appendString(out []byte, s string) []byte {
+	out = binary.AppendUvarint(out, uint64(len(s)))
+	return append(out, s...)
 }
 
 // ErrOtherWindow is a state saved with another --rightsizing.window (its slots
@@ -103,18 +176,28 @@ func (t *Tracker) UnmarshalBinary(deflated []byte) error {
 		}
 		return ErrOtherWindow
 	}
-	n := r.uvarint()
-	windows := make(map[string]*Window, min(n, uint64(len(b)/Size)))
-	for range n {
-		key := string(r.bytes(int(r.uvarint())))
-		w := &Window{}
-		if err := w.UnmarshalBinary(r.bytes(Size)); err != nil && r.err == nil {
-			r.err = err
-		}
+	projects := map[string]*project{}
+	for range r.uvarint() {
+		id := string(r.bytes(int(r.uvarint())))
+		n := r.uvarint()
 		if r.err != nil {
 			return r.err
 		}
-		windows[key] = w
+		p := &project{windows: make(map[string]*Window, min(n, uint64(len(r.b)/Size)))}
+		for range n {
+			service := string(r.bytes(int(r.uvarint())))
+			w := &Window{}
+			if err := w.UnmarshalBinary(r.bytes(Size)); err != nil && r.err == nil {
+				r.err = err
+			}
+			if r.err != nil {
+				return r.err
+			}
+			p.windows[service] = w
+		}
+		if len(p.windows) > 0 {
+			projects[id] = p
+		}
 	}
 	if r.err == nil && len(r.b) > 0 {
 		r.err = fmt.Errorf("rightsizing: %d bytes after the last window", len(r.b))
@@ -123,7 +206,7 @@ func (t *Tracker) UnmarshalBinary(deflated []byte) error {
 		return r.err
 	}
 	t.mu.Lock()
-	t.windows = windows
+	t.projects = projects
 	t.mu.Unlock()
 	return nil
 }
@@ -155,22 +238,30 @@ func (r *reader) bytes(n int) []byte {
 	return out
 }
 
-// Recommend sizes key now from its window; false for a key never added.
-func (t *Tracker) Recommend(key string, current pricing.Size) (Recommendation, bool) {
+// Recommend sizes a service now from its window; false for one never added.
+func (t *Tracker) Recommend(projectID, serviceID string, current pricing.Size) (Recommendation, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	w := t.windows[key]
+	w := t.window(projectID, serviceID)
 	if w == nil {
 		return Recommendation{}, false
 	}
 	return t.cfg.Recommend(w, t.now(), current), true
 }
 
-// AddSeries records what one usage read of key's series returned: every
-// bucket with a value of the primary's (role primary, ordinal 0) CPU or
-// memory use; other series and nodes are ignored (HA replicas follow the
+// window is a service's window, nil for none; t.mu is held.
+func (t *Tracker) window(projectID, serviceID string) *Window {
+	if p := t.projects[projectID]; p != nil {
+		return p.windows[serviceID]
+	}
+	return nil
+}
+
+// AddSeries records what one usage read of a service's series returned:
+// every bucket with a value of the primary's (role primary, ordinal 0) CPU
+// or memory use; other series and nodes are ignored (HA replicas follow the
 // primary). A bucket already added counts once.
-func (t *Tracker) AddSeries(key, suffix string, series []apiclient.Series) {
+func (t *Tracker) AddSeries(projectID, serviceID, suffix string, series []apiclient.Series) {
 	cpu := suffix == apiclient.SeriesCPUUsage
 	if !cpu && suffix != apiclient.SeriesMemoryUsage {
 		return
@@ -182,11 +273,7 @@ func (t *Tracker) AddSeries(key, suffix string, series []apiclient.Series) {
 		if s.Labels["role"] != "primary" || s.Labels["ordinal"] != "0" {
 			continue
 		}
-		w := t.windows[key]
-		if w == nil {
-			w = &Window{}
-			t.windows[key] = w
-		}
+		w := t.add(projectID, serviceID)
 		for _, p := range s.Data {
 			switch {
 			case !p.Value.Valid || p.Time.IsZero():
@@ -197,4 +284,19 @@ func (t *Tracker) AddSeries(key, suffix string, series []apiclient.Series) {
 			}
 		}
 	}
+}
+
+// add returns a service's window, new if it had none; t.mu is held.
+func (t *Tracker) add(projectID, serviceID string) *Window {
+	p := t.projects[projectID]
+	if p == nil {
+		p = &project{windows: map[string]*Window{}}
+		t.projects[projectID] = p
+	}
+	w := p.windows[serviceID]
+	if w == nil {
+		w = &Window{}
+		p.windows[serviceID] = w
+	}
+	return w
 }

@@ -26,91 +26,125 @@ const (
 	cpuRatio   = 1.2
 )
 
-// slot is one part of the window: minutes observed, a CPU histogram (counts
-// of minutes) and the peak memory.
-type slot struct {
-	// n is the slot's number since the Unix epoch (time / slot length); 0 unused.
-	n       int64
-	minutes uint16
-	memPeak float32 // bytes
-	cpu     [cpuBuckets]uint16
-}
+// slotBuckets is how many CPU buckets a slot keeps: its highest bucket and
+// the 12 below it, a range of 1.2^12 (8.9 times). A minute below the range
+// counts in its lowest bucket: a percentile below the range comes out in
+// that bucket, higher than it is but at most the bucket's upper bound, and
+// none whose rank lands in the range changes (the 95th percentile, unless
+// the slot's highest minute is nine times above it). 13 buckets keep a
+// window in 256 bytes.
+const slotBuckets = 13
 
-// Window is one node's usage over the window, under 700 bytes whatever the
-// window's length. The zero value is empty. Not safe for concurrent use.
+// Window is one node's usage over the window, 256 bytes whatever the
+// window's length: Slots parts, each with its number, the peak memory and a
+// CPU histogram (counts of minutes) of the slotBuckets buckets up to its
+// highest. The zero value is empty. Not safe for concurrent use.
 type Window struct {
-	slots [Slots]slot
 	// lastCPU and lastMemory are the Unix minutes of the newest buckets
 	// added: a bucket read twice (overlapping reads) counts once.
-	lastCPU, lastMemory int64
+	lastCPU, lastMemory uint32
+	// n is each slot's number since the Unix epoch (time / slot length + 1);
+	// 0 unused.
+	n       [Slots]uint32
+	memPeak [Slots]float32 // bytes
+	// cpu[i][slotBuckets-1] counts the minutes of slot i in bucket top[i],
+	// cpu[i][0] those in bucket top[i]-slotBuckets+1 and below.
+	cpu [Slots][slotBuckets]uint16
+	top [Slots]uint8
 }
 
 // Size is the bytes a Window is saved in.
-const Size = Slots*(8+2+4+2*cpuBuckets) + 16
+const Size = 8 + Slots*(4+4+1+2*slotBuckets)
 
 // AddCPU records the CPU use (millicores) of the closed 1-minute bucket
 // starting at t, a minute of coverage; a bucket at or before the newest one
 // added, or NaN (no value), is ignored.
 func (w *Window) AddCPU(t time.Time, slotLen time.Duration, millis float64) {
 	minute := t.Unix() / 60
-	if minute <= w.lastCPU || math.IsNaN(millis) {
+	if minute <= int64(w.lastCPU) || minute > math.MaxUint32 || math.IsNaN(millis) {
 		return
 	}
-	s := w.slotAt(t, slotLen)
-	if s == nil {
+	i := w.slotAt(t, slotLen)
+	if i < 0 {
 		return
 	}
-	w.lastCPU = minute
-	if s.minutes < math.MaxUint16 {
-		s.minutes++
+	w.lastCPU = uint32(minute)
+	b := cpuBucket(millis)
+	top := int(w.top[i])
+	if b > top {
+		w.rebase(i, b)
+		top = b
 	}
-	if b := &s.cpu[cpuBucket(millis)]; *b < math.MaxUint16 {
-		*b++
+	if c := &w.cpu[i][max(b-top+slotBuckets-1, 0)]; *c < math.MaxUint16 {
+		*c++
 	}
+}
+
+// rebase moves slot i's range up to end at bucket b: the counts below the
+// new range join its lowest bucket.
+func (w *Window) rebase(i, b int) {
+	shift := b - int(w.top[i])
+	var moved [slotBuckets]uint16
+	for r, c := range w.cpu[i] {
+		moved[max(r-shift, 0)] += c
+	}
+	w.cpu[i], w.top[i] = moved, uint8(b)
+}
+
+// minutes is the minutes of CPU counted in slot i: each in one bucket.
+func (w *Window) minutes(i int) int {
+	n := 0
+	for _, c := range w.cpu[i] {
+		n += int(c)
+	}
+	return n
 }
 
 // AddMemory records the memory use (bytes) of the bucket starting at t, as
 // AddCPU does; CPU alone counts the minutes covered.
 func (w *Window) AddMemory(t time.Time, slotLen time.Duration, bytes float64) {
 	minute := t.Unix() / 60
-	if minute <= w.lastMemory || math.IsNaN(bytes) {
+	if minute <= int64(w.lastMemory) || minute > math.MaxUint32 || math.IsNaN(bytes) {
 		return
 	}
-	s := w.slotAt(t, slotLen)
-	if s == nil {
+	i := w.slotAt(t, slotLen)
+	if i < 0 {
 		return
 	}
-	w.lastMemory = minute
-	if float32(bytes) > s.memPeak {
-		s.memPeak = float32(bytes)
+	w.lastMemory = uint32(minute)
+	if float32(bytes) > w.memPeak[i] {
+		w.memPeak[i] = float32(bytes)
 	}
 }
 
-// slotAt returns the slot of t, emptied if it held an older part; nil if it
-// holds a newer one: t is older than the window (a read reaching back past
-// it), and must not empty the part kept in its place.
-func (w *Window) slotAt(t time.Time, slotLen time.Duration) *slot {
+// slotAt returns the index of the slot of t, emptied if it held an older
+// part; -1 if it holds a newer one: t is older than the window (a read
+// reaching back past it), and must not empty the part kept in its place.
+func (w *Window) slotAt(t time.Time, slotLen time.Duration) int {
 	n := slotNumber(t, slotLen)
-	s := &w.slots[n%Slots]
-	switch {
-	case s.n > n:
-		return nil
-	case s.n < n:
-		*s = slot{n: n}
+	if n <= 0 || n > math.MaxUint32 {
+		return -1
 	}
-	return s
+	i := int(n % Slots)
+	switch {
+	case int64(w.n[i]) > n:
+		return -1
+	case int64(w.n[i]) < n:
+		w.n[i], w.memPeak[i], w.cpu[i], w.top[i] = uint32(n), 0, [slotBuckets]uint16{}, 0
+	}
+	return i
 }
 
 func slotNumber(t time.Time, slotLen time.Duration) int64 {
 	return t.UnixNano()/int64(slotLen) + 1 // 0 marks an unused slot
 }
 
-// live calls f with every slot within the window ending at now.
-func (w *Window) live(now time.Time, slotLen time.Duration, f func(*slot)) {
+// live calls f with the index of every slot within the window ending at now.
+func (w *Window) live(now time.Time, slotLen time.Duration, f func(i int)) {
 	cur := slotNumber(now, slotLen)
-	for i := range w.slots {
-		if s := &w.slots[i]; s.n > cur-Slots && s.n <= cur && s.n != 0 {
-			f(s)
+	for i, n := range w.n {
+		if n := int64(n); n > cur-Slots && n <= cur && n != 0 {
+			f(i)
 		}
 	}
 }
@@ -126,9 +160,9 @@ func (w *Window) live(now time.Time, slotLen time.Duration, f func(*slot)) {
 func (w *Window) Coverage(now time.Time, window, readLag time.Duration) float64 {
 	slotLen := window / Slots
 	minutes := 0
-	w.live(now, slotLen, func(s *slot) { minutes += int(s.minutes) })
+	w.live(now, slotLen, func(i int) { minutes += w.minutes(i) })
 	first := time.Unix(0, (slotNumber(now, slotLen)-Slots)*int64(slotLen)).Add(time.Minute - 1).Truncate(time.Minute)
-	newest := time.Unix((w.lastCPU+1)*60, 0)
+	newest := time.Unix((int64(w.lastCPU)+1)*60, 0)
 	span := now.Sub(first) - min(max(now.Sub(newest), 0), readLag)
 	if minutes == 0 || span <= 0 {
 		return 0
@@ -139,7 +173,7 @@ func (w *Window) Coverage(now time.Time, window, readLag time.Duration) float64 
 // MemoryPeak is the largest memory use in the window, in bytes; 0 for none.
 func (w *Window) MemoryPeak(now time.Time, window time.Duration) float64 {
 	var peak float32
-	w.live(now, window/Slots, func(s *slot) { peak = max(peak, s.memPeak) })
+	w.live(now, window/Slots, func(i int) { peak = max(peak, w.memPeak[i]) })
 	return float64(peak)
 }
 
@@ -148,9 +182,10 @@ func (w *Window) MemoryPeak(now time.Time, window time.Duration) float64 {
 func (w *Window) CPUPercentile(now time.Time, window time.Duration, q float64) (float64, bool) {
 	var counts [cpuBuckets]int
 	total := 0
-	w.live(now, window/Slots, func(s *slot) {
-		for i, c := range s.cpu {
-			counts[i] += int(c)
+	w.live(now, window/Slots, func(i int) {
+		low := int(w.top[i]) - (slotBuckets - 1)
+		for r, c := range w.cpu[i] {
+			counts[max(low+r, 0)] += int(c) // below 0: none but a corrupt state's
 			total += int(c)
 		}
 	})
@@ -190,16 +225,19 @@ func bucketBounds(i int) (lo, hi float64) {
 	return lo, lo * cpuRatio
 }
 
-// MarshalBinary writes the window for the state file: little-endian, the
-// live slots only.
-func (w *Window) MarshalBinary() ([]byte, error) {
-	out := binary.LittleEndian.AppendUint64(nil, uint64(w.lastCPU))
-	out = binary.LittleEndian.AppendUint64(out, uint64(w.lastMemory))
-	for _, s := range w.slots {
-		out = binary.LittleEndian.AppendUint64(out, uint64(s.n))
-		out = binary.LittleEndian.AppendUint16(out, s.minutes)
-		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(s.memPeak))
-		for _, c := range s.cpu {
+// MarshalBinary writes the window for the state file: little-endian.
+func (w *Window) MarshalBinary() ([]byte, error) { return w.AppendBinary(make([]byte, 0, Size)) }
+
+// AppendBinary appends what MarshalBinary writes to out: the state of many
+// windows is written without one allocation each.
+func (w *Window) AppendBinary(out []byte) ([]byte, error) {
+	out = binary.LittleEndian.AppendUint32(out, w.lastCPU)
+	out = binary.LittleEndian.AppendUint32(out, w.lastMemory)
+	for i := range Slots {
+		out = binary.LittleEndian.AppendUint32(out, w.n[i])
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(w.memPeak[i]))
+		out = append(out, w.top[i])
+		for _, c := range w.cpu[i] {
 			out = binary.LittleEndian.AppendUint16(out, c)
 		}
 	}
@@ -209,24 +247,31 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 // errWindowSize is a saved window of another length: another version's.
 var errWindowSize = errors.New("rightsizing: a saved window of the wrong size")
 
+// errWindowBucket is a saved slot whose highest bucket is beyond the last.
+var errWindowBucket = errors.New("rightsizing: a saved window with a CPU bucket beyond the last")
+
 // UnmarshalBinary reads what MarshalBinary wrote.
 func (w *Window) UnmarshalBinary(b []byte) error {
 	if len(b) != Size {
 		return errWindowSize
 	}
-	w.lastCPU = int64(binary.LittleEndian.Uint64(b))
-	w.lastMemory = int64(binary.LittleEndian.Uint64(b[8:]))
-	b = b[16:]
-	for i := range w.slots {
-		s := &w.slots[i]
-		s.n = int64(binary.LittleEndian.Uint64(b))
-		s.minutes = binary.LittleEndian.Uint16(b[8:])
-		s.memPeak = math.Float32frombits(binary.LittleEndian.Uint32(b[10:]))
-		b = b[14:]
-		for j := range s.cpu {
-			s.cpu[j] = binary.LittleEndian.Uint16(b[2*j:])
+	var r Window
+	r.lastCPU = binary.LittleEndian.Uint32(b)
+	r.lastMemory = binary.LittleEndian.Uint32(b[4:])
+	b = b[8:]
+	for i := range Slots {
+		r.n[i] = binary.LittleEndian.Uint32(b)
+		r.memPeak[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
+		if b[8] >= cpuBuckets {
+			return errWindowBucket
 		}
-		b = b[2*cpuBuckets:]
+		r.top[i] = b[8]
+		b = b[9:]
+		for j := range r.cpu[i] {
+			r.cpu[i][j] = binary.LittleEndian.Uint16(b[2*j:])
+		}
+		b = b[2*slotBuckets:]
 	}
+	*w = r
 	return nil
 }
