@@ -205,9 +205,7 @@ func (t *tracker[E, F, K]) restore(e savedEntry[F]) {
 	k = k.of(e.Parent, e.ID)
 	n := t.find(k)
 	if n < 0 {
-		if n = t.add(entry[F, K]{k: k}); n < 0 {
-			return
-		}
+		n = t.add(entry[F, K]{k: k})
 	}
 	// Saved counts are 0 or 1; from 2 on, the next complete read that
 	// lacks the object deletes it.

@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"hash/maphash"
 	"math"
 	"time"
 	"unsafe"
@@ -13,21 +12,16 @@ type objKey[K any] interface {
 	comparable
 	ids() (parent, id string)
 	of(parent, id string) K
-	hash(maphash.Seed) uint64
 }
 
 // idKey names an object by its id alone (services, VPCs): half a key.
 type idKey string
 
-func (k idKey) ids() (parent, id string)   { return "", string(k) }
-func (idKey) of(_, id string) idKey        { return idKey(id) }
-func (k idKey) hash(s maphash.Seed) uint64 { return maphash.String(s, string(k)) }
+func (k idKey) ids() (parent, id string) { return "", string(k) }
+func (idKey) of(_, id string) idKey      { return idKey(id) }
 
 func (k key) ids() (parent, id string) { return k.parent, k.id }
 func (key) of(parent, id string) key   { return key{parent: parent, id: id} }
-func (k key) hash(s maphash.Seed) uint64 {
-	return maphash.String(s, k.id) ^ 0x9e3779b97f4a7c15*maphash.String(s, k.parent)
-}
 
 // entry is what the differ knows of one object, kept small: a fleet of
 // 10,000 services holds 20,000 of them.
@@ -81,102 +75,57 @@ func timeOf(n int64) time.Time {
 	return time.Unix(0, n)
 }
 
-// table holds a tracker's entries in a slice and finds them by key
-// through an open-addressed index of their positions. A Go map of 10,000
-// keys of two strings to positions costs some 80 B a key (44 B for keys
-// of one string); the index costs 4 B a slot, 5 to 11 B an entry.
+// table holds a tracker's entries in a slice, found by key through a map
+// of their positions: the entries take no allocation each, and an int32
+// is half a pointer that the collector does not scan.
 type table[F comparable, K objKey[K]] struct {
 	ents []entry[F, K]
-	// slots holds an entry's position + 1 (0 for none) in the low 24 bits
-	// and 8 bits of its key's hash above them, so that a probe rarely
-	// reads an entry not sought; its length is a power of two, at most
-	// three quarters full; linear probing. 2^24 objects in one list are
-	// far beyond the largest fleet supported (100,000 services).
-	slots []uint32
-	seed  maphash.Seed
+	// pos is each entry's position in ents: 2^31 objects are far beyond
+	// the largest fleet supported (100,000 services).
+	pos map[K]int32
 	// seen marks, by position, the entries a compare found in its list:
-	// a bit for each slot, so that a compare allocates nothing.
+	// a bit each, grown with the entries so that a compare allocates
+	// nothing.
 	seen []uint64
 }
 
-func newTable[F comparable, K objKey[K]]() table[F, K] { return table[F, K]{seed: maphash.MakeSeed()} }
-
 // find returns k's position, -1 if it has no entry.
 func (t *table[F, K]) find(k K) int {
-	if len(t.slots) == 0 {
-		return -1
+	if p, ok := t.pos[k]; ok {
+		return int(p)
 	}
-	h := k.hash(t.seed)
-	mask, tag := uint64(len(t.slots)-1), tagOf(h)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			return -1
-		}
-		if p := int(s&posMask) - 1; s&^posMask == tag && t.ents[p].k == k {
-			return p
-		}
-	}
+	return -1
 }
 
-const posMask = 1<<24 - 1
-
-func tagOf(h uint64) uint32 { return uint32(h>>56) << 24 }
-
-// add appends en, whose key has no entry, and returns its position; -1
-// if the table is full (2^24 - 1 entries, not followed).
+// add appends en, whose key has no entry, and returns its position.
 func (t *table[F, K]) add(en entry[F, K]) int {
-	if len(t.ents) == posMask {
-		return -1
+	if t.pos == nil {
+		t.pos = map[K]int32{}
 	}
+	t.pos[en.k] = int32(len(t.ents))
 	t.ents = append(t.ents, en)
-	if 4*len(t.ents) > 3*len(t.slots) {
-		t.index()
-	} else {
-		t.insert(len(t.ents) - 1)
+	if len(t.ents) > 64*len(t.seen) {
+		t.seen = append(t.seen, 0)
 	}
 	return len(t.ents) - 1
 }
 
-func (t *table[F, K]) insert(pos int) {
-	h := t.ents[pos].k.hash(t.seed)
-	mask := uint64(len(t.slots) - 1)
-	i := h & mask
-	for t.slots[i] != 0 {
-		i = (i + 1) & mask
-	}
-	t.slots[i] = tagOf(h) | uint32(pos+1)
-}
-
-// index rebuilds the index, sized for the entries.
-func (t *table[F, K]) index() {
-	n := 8
-	for 4*len(t.ents) > 3*n {
-		n *= 2
-	}
-	if n != len(t.slots) {
-		t.slots, t.seen = make([]uint32, n), make([]uint64, (n+63)/64)
-	} else {
-		clear(t.slots)
-	}
-	for pos := range t.ents {
-		t.insert(pos)
-	}
-}
-
 // remove drops the entries for which drop is true, keeping the others'
-// order, and reindexes.
+// order.
 func (t *table[F, K]) remove(drop func(*entry[F, K]) bool) {
 	kept := t.ents[:0]
 	for i := range t.ents {
-		if !drop(&t.ents[i]) {
-			kept = append(kept, t.ents[i])
+		en := &t.ents[i]
+		if drop(en) {
+			delete(t.pos, en.k)
+			continue
 		}
+		t.pos[en.k] = int32(len(kept))
+		kept = append(kept, *en)
 	}
 	clear(t.ents[len(kept):]) // no pointer into an old snapshot is kept
 	t.ents = kept
 	t.fit()
-	t.index()
 }
 
 // reserve gives the entries a slice of at least n, exactly n if it grows.

@@ -44,7 +44,7 @@ type tracker[E any, F comparable, K objKey[K]] struct {
 }
 
 func newTracker[E any, F comparable, K objKey[K]](k kindOf[E, F, K]) *tracker[E, F, K] {
-	return &tracker[E, F, K]{kindOf: k, table: newTable[F, K]()}
+	return &tracker[E, F, K]{kindOf: k}
 }
 
 // read is one snapshot's list as the tracker sees it.
@@ -161,9 +161,7 @@ func (t *tracker[E, F, K]) completeRead(d *differ, list []E, at time.Time) {
 		k := t.key(e)
 		n := t.find(k)
 		if n < 0 {
-			if n = t.add(entry[F, K]{ptr: t.ptr(e), k: k, f: t.fields(e)}); n < 0 {
-				continue
-			}
+			n = t.add(entry[F, K]{ptr: t.ptr(e), k: k, f: t.fields(e)})
 			added = true
 			t.setName(&t.ents[n], t.name(e))
 			if t.baselined {
