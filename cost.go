@@ -26,6 +26,8 @@ var examplePrices []byte
 type rightsizingFlags struct {
 	window, headroom, minCoverage, sizes string
 	windowSet                            bool
+	// enabled: --rightsizing, on unless --no-rightsizing.
+	enabled bool
 }
 
 // demoWindow is --simulate's --rightsizing.window unless one is given: the
@@ -38,6 +40,8 @@ const demoWindow = "1h"
 func addPricingFlags(app *kingpin.Application, f *flags) {
 	app.Flag("pricing.file", "YAML price table to estimate each service's cost per hour from.").
 		Envar("CLOUDDB_PRICING_FILE").StringVar(&f.pricingFile)
+	app.Flag("rightsizing", "Recommend a size for each service from its CPU and memory use.").
+		Default("true").Envar("CLOUDDB_RIGHTSIZING").BoolVar(&f.rightsizing.enabled)
 	app.Flag("rightsizing.window", "How far back the size recommendation looks at CPU and memory use.").
 		Default("14d").Envar("CLOUDDB_RIGHTSIZING_WINDOW").IsSetByUser(&f.rightsizing.windowSet).StringVar(&f.rightsizing.window)
 	app.Flag("rightsizing.headroom", "Headroom of the size recommendation over the CPU and memory need.").
@@ -112,6 +116,9 @@ func pricedLoad(load func() ([]config.Project, error), f *flags, est *pricing.Es
 		}
 		projects, err := load()
 		if err == nil {
+			err = checkRightsizingSeries(f, projects, nil)
+		}
+		if err == nil {
 			est.SetTable(table)
 		}
 		return projects, err
@@ -121,7 +128,10 @@ func pricedLoad(load func() ([]config.Project, error), f *flags, est *pricing.Es
 // usageObserver feeds each project's usage reads to the rightsizing windows:
 // the primary's CPU and memory, with a first read that backfills the window
 // (at most the hour a read reaches back).
-func usageObserver(t *rightsizing.Tracker, cfg rightsizing.Config) func(projectID string) *dataplane.UsageObserver {
+func usageObserver(t *rightsizing.Tracker, cfg rightsizing.Config, enabled bool) func(projectID string) *dataplane.UsageObserver {
+	if !enabled {
+		return nil
+	}
 	return func(projectID string) *dataplane.UsageObserver {
 		return &dataplane.UsageObserver{
 			Suffixes: []string{apiclient.SeriesCPUUsage, apiclient.SeriesMemoryUsage},

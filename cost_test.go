@@ -30,7 +30,7 @@ func TestPricedLoad(t *testing.T) {
 		}
 	}
 	reg := prometheus.NewPedanticRegistry()
-	est := pricing.NewEstimator(discardPublisher{}, reg)
+	est := pricing.NewEstimator(discardPublisher{}, reg, nil)
 	projectsLoaded := 0
 	load := pricedLoad(func() ([]config.Project, error) { projectsLoaded++; return nil, nil }, &flags{pricingFile: path}, est)
 	info := func() string {

@@ -260,6 +260,9 @@ func checkConfig(f *flags, getenv func(string) string) (checked, error) {
 		return c, err
 	}
 	c.rightsizing.ReadLag = rightsizingReadLag(f, c.projects, getenv)
+	if err := checkRightsizingSeries(f, c.projects, getenv); err != nil {
+		return c, err
+	}
 	if err := checkStateFile(f); err != nil {
 		return c, err
 	}
@@ -405,11 +408,12 @@ func projectSource(ctx context.Context, logger *slog.Logger, f *flags, getenv fu
 	}, nil
 }
 
-// "" with --simulate, whose project never changes.
+// reloadSource is what a reload re-reads: "" with --simulate, whose project
+// never changes, unless a --pricing.file is given, which a reload re-reads.
 func reloadSource(f *flags) string {
 	switch {
 	case f.simulate:
-		return ""
+		return f.pricingFile
 	case f.config.ConfigFile != "":
 		return f.config.ConfigFile
 	case discovering(f):

@@ -116,7 +116,7 @@ func exporterMetricRows(t *testing.T) []metricRow {
 	apimetrics.New(rec)
 	projects.NewReloader(rec, nil, nil, "", slog.New(slog.DiscardHandler))
 	projects.NewDiscoveryMetrics(rec)
-	pricing.NewEstimator(nil, rec)
+	pricing.NewEstimator(nil, rec, nil)
 	safefile.NewHealth(rec)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

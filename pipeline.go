@@ -36,7 +36,7 @@ type pipeline struct {
 // flushes the timeline: call it once the pollers and readers have stopped.
 func startPipeline(ctx context.Context, f *flags, c checked, logger *slog.Logger, sh shard.Shard, reg prometheus.Registerer,
 	expo *exposition.Handler, load func() ([]config.Project, error)) (*pipeline, error) {
-	costs := pricing.NewEstimator(expo, reg)
+	costs := pricing.NewEstimator(expo, reg, logger)
 	sizing := rightsizing.NewTracker(c.rightsizing, time.Now)
 	health := safefile.NewHealth(reg) // one for the state files: registered once
 	timeline, publish, closeChanges, err := startTimeline(ctx, f, logger, sh, reg, health, rightsizing.NewPublisher(costs, sizing, costs.Table))
@@ -50,7 +50,7 @@ func startPipeline(ctx context.Context, f *flags, c checked, logger *slog.Logger
 	}
 	return &pipeline{
 		timeline: timeline, publish: publish, positions: positions,
-		observer: usageObserver(sizing, c.rightsizing),
+		observer: usageObserver(sizing, c.rightsizing, f.rightsizing.enabled),
 		load:     pricedLoad(load, f, costs),
 		// The last snapshots are compared, then the sink is flushed and the
 		// state saved; the log readers' last positions are in by then.

@@ -122,11 +122,14 @@ func (t *timelineRun) resize() error {
 	if err != nil {
 		return err
 	}
-	next := cpu + 1000
+	// A rung of the ladder the example price file prices: up, or down
+	// from 4000/16 on, so that the demo's cost estimate leaves nothing out.
+	step := 1
 	if cpu >= 4000 {
-		next = cpu - 1000
+		step = -1
 	}
-	body, _ := json.Marshal(map[string]any{"cpu_millis": next, "memory_gbs": next / 250})
+	next, mem := ladderStep(cpu, step)
+	body, _ := json.Marshal(map[string]any{"cpu_millis": next, "memory_gbs": mem})
 	return t.call(http.MethodPost, t.project()+"/services/"+id+"/resize", string(body), nil)
 }
 

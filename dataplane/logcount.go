@@ -36,10 +36,10 @@ func severityOf(s string) string {
 // cursor is one per service.
 type logCursor struct {
 	boundary int64
-	// The reads reach back to lateFrom, at most window before boundary.
+	// The reads reach back to lateFrom, at most the reader's window before
+	// boundary.
 	lateFrom  int64
 	readUntil int64
-	window    time.Duration
 	// recent is sorted, once an entry, with little room to spare: it is
 	// kept between reads.
 	recent []entryAt
@@ -79,9 +79,9 @@ func run(l []entryAt, i int, k entryAt) (n, end int) {
 
 func unixTime(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
-func newLogCursor(id string, boundary time.Time, window time.Duration) *logCursor {
+func newLogCursor(id string, boundary time.Time) *logCursor {
 	b := boundary.UnixNano()
-	c := &logCursor{boundary: b, lateFrom: b, window: window, readUntil: b, counts: NewServiceLogs(&id)}
+	c := &logCursor{boundary: b, lateFrom: b, readUntil: b, counts: NewServiceLogs(&id)}
 	for _, sev := range logSeverities[:7] {
 		c.counts.Set(severityIndex(sev), 0)
 	}
@@ -112,52 +112,55 @@ func newestOf(entries []apiclient.LogEntry) time.Time {
 	return newest
 }
 
+// readEntry is an entry taken from a read, 16 bytes: its severity is
+// entries[i]'s, looked up only when it is counted.
 type readEntry struct {
-	k   entryAt
-	sev string
+	k entryAt
+	i uint32
+}
+
+// logCounting is what the cursors of a reader share: the window of late
+// entries they keep, and the buffers of count, kept from read to read.
+type logCounting struct {
+	window time.Duration
+	read   []readEntry
+	merge  []entryAt
 }
 
 // count returns the late entries. It skips those without a timestamp or
 // before lateFrom (not told from ones counted before: outside, the read
 // asked from lateFrom on) and after until (they would move the boundary
-// past every entry to come). scratch, when not nil, is a merge buffer kept
-// from read to read.
-func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, scratch *[]entryAt) (untimed, late, outside int) {
-	read, untimed, outside := c.timed(entries, until)
+// past every entry to come).
+func (c *logCursor) count(entries []apiclient.LogEntry, until time.Time, truncated bool, with *logCounting) (untimed, late, outside int) {
+	read, untimed, outside := c.timed(with.read[:0], entries, until)
+	with.read = read[:0]
 	oldest := until.UnixNano()
 	if len(read) > 0 {
 		oldest = read[0].k.ts()
 	}
-	var buf []entryAt
-	if scratch != nil {
-		buf = (*scratch)[:0]
-	}
-	merged, newest, late := c.merge(read, buf)
-	if scratch != nil {
-		*scratch = merged[:0]
-	}
+	merged, newest, late := c.merge(read, entries, with.merge[:0])
+	with.merge = merged[:0]
 	c.boundary, c.readUntil = newest, until.UnixNano()
 	if truncated && oldest > c.lateFrom {
 		// The oldest timestamp read may have had more entries than read.
 		c.lateFrom = oldest + 1
 	}
-	c.keep(merged)
+	c.keep(merged, with.window)
 	return untimed, late, outside
 }
 
-// timed compares times before taking their Unix ns: those of a time far
-// off would wrap.
-func (c *logCursor) timed(entries []apiclient.LogEntry, until time.Time) (read []readEntry, untimed, outside int) {
-	read = make([]readEntry, 0, len(entries))
+// timed appends to read the entries to count, sorted. It compares times
+// before taking their Unix ns: those of a time far off would wrap.
+func (c *logCursor) timed(read []readEntry, entries []apiclient.LogEntry, until time.Time) (_ []readEntry, untimed, outside int) {
 	lateFrom := unixTime(c.lateFrom)
-	for _, e := range entries {
+	for i, e := range entries {
 		switch ts := e.Timestamp.Time; {
 		case ts.IsZero():
 			untimed++
 		case ts.Before(lateFrom):
 			outside++
 		case !ts.After(until):
-			read = append(read, readEntry{at(ts.UnixNano(), entryKey(e)), e.Severity})
+			read = append(read, readEntry{at(ts.UnixNano(), entryKey(e)), uint32(i)})
 		}
 	}
 	slices.SortFunc(read, func(a, b readEntry) int { return compareEntries(a.k, b.k) })
@@ -166,7 +169,7 @@ func (c *logCursor) timed(entries []apiclient.LogEntry, until time.Time) (read [
 
 // merge counts the entries read that recent does not hold yet, and
 // returns recent with them in merged.
-func (c *logCursor) merge(read []readEntry, merged []entryAt) (_ []entryAt, newest int64, late int) {
+func (c *logCursor) merge(read []readEntry, entries []apiclient.LogEntry, merged []entryAt) (_ []entryAt, newest int64, late int) {
 	newest = c.boundary
 	r := 0 // into c.recent
 	for i := 0; i < len(read); {
@@ -181,7 +184,7 @@ func (c *logCursor) merge(read []readEntry, merged []entryAt) (_ []entryAt, newe
 			if n++; n <= known {
 				continue
 			}
-			c.add(severityOf(read[i].sev))
+			c.add(severityOf(entries[read[i].i].Severity))
 			if k.ts() < c.boundary {
 				late++
 			}
@@ -198,8 +201,8 @@ func (c *logCursor) merge(read []readEntry, merged []entryAt) (_ []entryAt, newe
 
 // keep makes recent the entries of merged from lateFrom on, in recent's
 // own array when it fits them with less than a quarter to spare.
-func (c *logCursor) keep(merged []entryAt) {
-	c.lateFrom = max(c.lateFrom, c.boundary-int64(c.window))
+func (c *logCursor) keep(merged []entryAt, window time.Duration) {
+	c.lateFrom = max(c.lateFrom, c.boundary-int64(window))
 	i, _ := slices.BinarySearchFunc(merged, c.lateFrom, func(e entryAt, ts int64) int { return cmp.Compare(e.ts(), ts) })
 	kept := merged[i:]
 	switch n := len(kept); {

@@ -239,7 +239,7 @@ func FuzzParsePositions(f *testing.F) {
 		}
 		for _, sp := range projects {
 			for _, sc := range sp.services {
-				c, _ := resumeCursor("s", sc, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), time.Minute)
+				c, _ := resumeCursor("s", sc, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 				_, _ = c.saved(nil)
 			}
 		}

@@ -32,7 +32,7 @@ func oldSaved(c *logCursor) fileCursor {
 }
 
 // oldResumeCursor is resumeCursor as it was, on a position parsed as it was.
-func oldResumeCursor(id string, fc fileCursor, until time.Time, window time.Duration) (*logCursor, time.Duration) {
+func oldResumeCursor(id string, fc fileCursor, until time.Time) (*logCursor, time.Duration) {
 	var skipped time.Duration
 	from := until.Add(-MaxLogResume)
 	boundary := fc.Boundary.UTC()
@@ -43,7 +43,7 @@ func oldResumeCursor(id string, fc fileCursor, until time.Time, window time.Dura
 		boundary = from
 		skipped = max(from.Sub(fc.ReadUntil), 0)
 	}
-	c := newLogCursor(id, boundary, window)
+	c := newLogCursor(id, boundary)
 	for sev, n := range fc.Counts {
 		c.counts.Set(severityIndex(sev), n)
 	}
@@ -67,7 +67,7 @@ func oddCursors() map[string]*logCursor {
 	b := time.Date(2026, 3, 1, 11, 59, 30, 123456789, time.UTC)
 	cursors := map[string]*logCursor{}
 	for i, id := range []string{"svc-a", `q"uote<&>`, "ünï", "bad\xffutf8", "tab\there", ""} {
-		c := newLogCursor(id, b.Add(time.Duration(i)*time.Second), time.Minute)
+		c := newLogCursor(id, b.Add(time.Duration(i)*time.Second))
 		cursors[id] = c
 		switch i {
 		case 0:
@@ -164,8 +164,8 @@ func TestLogPositionsReadAsBefore(t *testing.T) {
 		if !ok {
 			t.Fatalf("service %q not found", id)
 		}
-		got, gotSkipped := resumeCursor(id, sc, until, time.Minute)
-		want, wantSkipped := oldResumeCursor(id, fc, until, time.Minute)
+		got, gotSkipped := resumeCursor(id, sc, until)
+		want, wantSkipped := oldResumeCursor(id, fc, until)
 		if !sameCursor(got, want) || gotSkipped != wantSkipped {
 			t.Errorf("service %q resumes as %+v %v, skipped %v; before as %+v %v, skipped %v",
 				id, got, got.counts, gotSkipped, want, want.counts, wantSkipped)

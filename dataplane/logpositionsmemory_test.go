@@ -21,30 +21,36 @@ func savingReader(tb testing.TB, dir string, n, reads int) *logsReader {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	const perMinute = 40
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	host := newFakeHost(0)
 	l := &logsReader{runner: newRunner(host, Options{Positions: pos, APIURL: testAPI}, PartLogs, time.Minute),
-		cursors: map[string]*logCursor{}}
+		cursors: map[string]*logCursor{}, counting: logCounting{window: time.Minute}}
 	for i := range n {
 		id := fmt.Sprintf("service-%06d", i)
-		l.cursors[id] = newLogCursor(id, start, time.Minute)
+		l.cursors[id] = newLogCursor(id, start)
 	}
 	for r := range reads {
-		until := start.Add(time.Duration(r+1) * time.Minute)
-		entries := make([]apiclient.LogEntry, perMinute)
-		for j := range entries {
-			ts := until.Add(-time.Duration(j) * time.Minute / perMinute)
-			entries[j] = apiclient.LogEntry{Timestamp: apiclient.Time{Time: ts}, Severity: logSeverities[j%7], Message: fmt.Sprint("m", r, j)}
-		}
-		for _, c := range l.cursors {
-			c.settle()
-			c.count(entries, until, false, &l.merge)
-		}
+		countMinute(l, start, r)
 	}
 	// The last pass's publish shares the counts, as a tick does.
 	l.publishData(l.fill())
 	return l
+}
+
+// countMinute has every cursor of l count minute r after start of a
+// service that writes 40 entries a minute, as a log pass does.
+func countMinute(l *logsReader, start time.Time, r int) {
+	const perMinute = 40
+	until := start.Add(time.Duration(r+1) * time.Minute)
+	entries := make([]apiclient.LogEntry, perMinute)
+	for j := range entries {
+		ts := until.Add(-time.Duration(j) * time.Minute / perMinute)
+		entries[j] = apiclient.LogEntry{Timestamp: apiclient.Time{Time: ts}, Severity: logSeverities[j%7], Message: fmt.Sprint("m", r, j)}
+	}
+	for _, c := range l.cursors {
+		c.settle()
+		c.count(entries, until, false, &l.counting)
+	}
 }
 
 // TestLogPositionsKeepFewBytesPerService: what the saved positions keep

@@ -8,7 +8,7 @@ import (
 
 // resumeCursor moves a boundary older than MaxLogResume before until up to
 // it, and returns the span never read in skipped.
-func resumeCursor(id string, sc savedCursor, until time.Time, window time.Duration) (c *logCursor, skipped time.Duration) {
+func resumeCursor(id string, sc savedCursor, until time.Time) (c *logCursor, skipped time.Duration) {
 	from := until.Add(-MaxLogResume)
 	saved, readUntil := unixTime(sc.boundary), unixTime(sc.readUntil)
 	boundary := saved
@@ -20,7 +20,7 @@ func resumeCursor(id string, sc savedCursor, until time.Time, window time.Durati
 		boundary = from
 		skipped = max(from.Sub(readUntil), 0)
 	}
-	c = newLogCursor(id, boundary, window)
+	c = newLogCursor(id, boundary)
 	for i := range numSeverities {
 		if n, ok := sc.counts.Count(i); ok {
 			c.counts.Set(i, n)
@@ -84,10 +84,10 @@ func (l *logsReader) savePositions() {
 func (l *logsReader) startCursor(id string, until time.Time) (resumed bool) {
 	sc, ok := l.resume.find(id)
 	if !ok {
-		l.cursors[id] = newLogCursor(id, until, l.cfg.Interval)
+		l.cursors[id] = newLogCursor(id, until)
 		return false
 	}
-	c, skipped := resumeCursor(id, sc, until, l.cfg.Interval)
+	c, skipped := resumeCursor(id, sc, until)
 	l.cursors[id] = c
 	l.skipped = max(l.skipped, skipped)
 	return true

@@ -98,7 +98,7 @@ type logsReader struct {
 	sel    serviceSelector
 
 	cursors   map[string]*logCursor
-	merge     []entryAt // the cursors' merge buffer, under the pass's mutex
+	counting  logCounting // what the cursors share, under the pass's mutex
 	truncated float64
 	late      float64
 	// resume is used by the first pass; skippedSeconds lags skipped a tick,
@@ -132,7 +132,7 @@ func newLogsReader(r *runner, client LogsClient) *logsReader {
 	cfg := logsKey.Of(r.opts.Collect)
 	l := &logsReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
-		cursors: map[string]*logCursor{}, warned: map[string]bool{},
+		cursors: map[string]*logCursor{}, warned: map[string]bool{}, counting: logCounting{window: cfg.Interval},
 	}
 	if r.opts.Positions != nil {
 		l.resume = r.opts.Positions.resume(r.host.ProjectID(), r.opts.APIURL)
@@ -256,7 +256,7 @@ func (l *logsReader) apply(pass *logsPass, id string, c *logCursor, until time.T
 		}
 	default:
 		pass.answered++
-		untimed, late, outside := c.count(entries, until, truncated, &l.merge)
+		untimed, late, outside := c.count(entries, until, truncated, &l.counting)
 		pass.untimed += untimed
 		pass.outside += outside
 		l.late += float64(late)

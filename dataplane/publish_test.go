@@ -43,7 +43,7 @@ func TestLogsPublishAllocatesNothingPerService(t *testing.T) {
 	l := newLogsReader(newRunner(host, opts, PartLogs, time.Minute), nil)
 	for i := range services {
 		id := fmt.Sprintf("svc%02d", i)
-		l.cursors[id] = newLogCursor(id, time.Time{}, time.Minute)
+		l.cursors[id] = newLogCursor(id, time.Time{})
 	}
 	if got := len(l.build().Counts); got != services {
 		t.Fatalf("%d services' counts published, want %d", got, services)
@@ -91,7 +91,7 @@ func TestLogsPublishBytesPerCount(t *testing.T) {
 	l := newLogsReader(newRunner(host, opts, PartLogs, time.Minute), nil)
 	for i := range services {
 		id := fmt.Sprintf("svc%03d", i)
-		l.cursors[id] = newLogCursor(id, time.Time{}, time.Minute)
+		l.cursors[id] = newLogCursor(id, time.Time{})
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)

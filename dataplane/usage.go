@@ -120,22 +120,6 @@ const (
 	usagePublishEvery = 5 * time.Second
 )
 
-type availability struct {
-	// names holds the API's name of each selected suffix, by index; "" where the service has none.
-	names []string
-	at    time.Time
-}
-
-func (a availability) count() int {
-	n := 0
-	for _, name := range a.names {
-		if name != "" {
-			n++
-		}
-	}
-	return n
-}
-
 // usageTask is one read of a plan, which holds one per series: 16 B.
 type usageTask struct {
 	svc        *usageService
@@ -152,13 +136,6 @@ type usageService struct {
 	pub    *UsageService
 	// shared: the last publish holds pub, so pub is replaced by a copy, never modified.
 	shared bool
-}
-
-// known reports whether the available series were read (or answered 404) and not forgotten.
-func (s *usageService) known() bool { return !s.avail.at.IsZero() }
-
-func (s *usageService) fresh(now time.Time) bool {
-	return s != nil && s.known() && now.Sub(s.avail.at) < availableSeriesTTL
 }
 
 func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
@@ -202,9 +179,12 @@ type usageReader struct {
 
 	services map[string]*usageService
 	// nameSets lets the services share their lists of available names (see match).
-	nameSets  map[string][]string
+	nameSets  map[string]*[]string
 	ids       []string
 	idsSorted bool
+	// endSets lets the services share their published Ends (see movedEnds).
+	endSets   map[string][]uint16
+	endsKey   []byte
 	published int
 	// base and passes: what usageSeries' stamps count from.
 	base    time.Time
@@ -227,7 +207,7 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 	cfg := usageKey.Of(r.opts.Collect)
 	u := &usageReader{
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
-		services: map[string]*usageService{}, nameSets: map[string][]string{}, base: r.now(),
+		services: map[string]*usageService{}, nameSets: map[string]*[]string{}, base: r.now(),
 	}
 	for _, s := range cfg.selectedSeries() {
 		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
@@ -303,7 +283,7 @@ func (u *usageReader) readAvailable(startCtx, callCtx context.Context, pass *usa
 			pass.failures++
 		default:
 			pass.answered++
-			u.service(id).avail = availability{names: u.match(names), at: u.now()}
+			u.service(id).avail = u.availableAt(u.match(names), u.now())
 		}
 	})
 }
@@ -316,7 +296,7 @@ func (u *usageReader) settleNotFound(pass *usagePass) (off bool) {
 	notFound := len(pass.notFoundAvail) + len(pass.notFoundSeries)
 	if pass.answered > 0 {
 		for _, id := range pass.notFoundAvail {
-			u.service(id).avail = availability{at: now}
+			u.service(id).avail = u.availableAt(nil, now)
 		}
 		for _, k := range pass.notFoundSeries {
 			if svc := u.services[k.serviceID]; svc != nil {
@@ -381,11 +361,12 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		}
 		pass.mu.Lock()
 		svc := t.svc
-		if int(t.idx) >= len(svc.avail.names) {
+		names := svc.avail.list()
+		if int(t.idx) >= len(names) {
 			pass.mu.Unlock()
 			return // its available series forgotten since the plan
 		}
-		name := svc.avail.names[t.idx]
+		name := names[t.idx]
 		s := u.seriesAt(svc, int(t.idx))
 		s.asked = pass.seq
 		s.reads = min(s.reads, math.MaxUint16-1) + 1
@@ -398,8 +379,10 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		defer pass.mu.Unlock()
 		u.apply(pass, t, series, err)
 	}
-	for _, batch := range u.totalsFirst(tasks) {
-		inParallel(u.opts.Concurrency, batch, read)
+	parts := u.totalsFirst(tasks)
+	// From here the read holds runs of the tasks, not the tasks.
+	for _, runs := range [...]*usageRuns{newUsageRuns(parts[0]), newUsageRuns(parts[1])} {
+		inParallelFrom(u.opts.Concurrency, runs.len(), runs.next, read)
 	}
 }
 

@@ -52,22 +52,25 @@ type Rejected struct {
 
 type rejectKey struct{ field, reason string }
 
-// totalsFirst splits tasks, each part in its order, into the reads of the
-// nodes' totals and the rest, to be read in that order: parallel reads
+// totalsFirst puts the reads of the nodes' totals first, each part in its
+// order, and returns both parts, to be read in that order: parallel reads
 // answer in any order, and a usage value applied before its node's total
-// of a service's first read went unchecked (1e308 bytes of memory).
+// of a service's first read went unchecked (1e308 bytes of memory). It
+// sorts tasks in place: two lists appended anew were kept while the read
+// lasted (2.3 MB at 10,000 services).
 func (u *usageReader) totalsFirst(tasks []usageTask) [2][]usageTask {
-	var out [2][]usageTask
-	for _, t := range tasks {
-		i := 1
+	var totals uint64 // a bit a suffix: fewer than 64 are documented
+	for i, suffix := range u.suffixes {
 		for _, total := range totalOf {
-			if u.suffixes[t.idx] == total {
-				i = 0
+			if suffix == total && i < 64 {
+				totals |= 1 << i
 			}
 		}
-		out[i] = append(out[i], t)
 	}
-	return out
+	part := func(t usageTask) int { return 1 - int(totals>>t.idx&1) }
+	slices.SortStableFunc(tasks, func(a, b usageTask) int { return part(a) - part(b) })
+	n, _ := slices.BinarySearchFunc(tasks, 1, func(t usageTask, p int) int { return part(t) - p })
+	return [2][]usageTask{tasks[:n], tasks[n:]}
 }
 
 // valueCheck returns why v cannot be the value of series suffix of the

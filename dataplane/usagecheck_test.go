@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -161,5 +162,43 @@ func TestUsageRejectsValuesOverAnyNode(t *testing.T) {
 		`clouddb_exporter_api_values_rejected_total{field="system_memory_usage_bytes",project_id="p1",reason="over_any_node"} 1` + "\n"
 	if err := testutil.CollectAndCompare(c, strings.NewReader(exp), "clouddb_exporter_api_values_rejected_total"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestUsageTotalsFirstInPlace: the reads of the nodes' totals go first,
+// each part in the plan's order, in the plan's own list: two lists
+// appended anew each read were kept while it lasted (2.3 MB at 10,000
+// services).
+func TestUsageTotalsFirstInPlace(t *testing.T) {
+	h := newUsageHarness(t, 1, 0, usageSettings{Series: []string{"system_memory_total_bytes", "system_memory_usage_bytes",
+		"database_num_connections", "system_cpu_total_millicores"}})
+	isTotal := func(idx uint16) bool {
+		s := h.u.suffixes[idx]
+		return s == apiclient.SeriesMemoryTotal || s == apiclient.SeriesCPUTotal
+	}
+	var plan []usageTask
+	for i := range 64 {
+		plan = append(plan, usageTask{last: uint32(i), idx: uint16(i*7%13) % uint16(len(h.u.suffixes))})
+	}
+	var want [2][]usageTask
+	for _, task := range plan {
+		if isTotal(task.idx) {
+			want[0] = append(want[0], task)
+		} else {
+			want[1] = append(want[1], task)
+		}
+	}
+	tasks := slices.Clone(plan)
+	got := h.u.totalsFirst(tasks)
+	for i := range got {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("part %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if len(got[0]) > 0 && &got[0][0] != &tasks[0] || len(got[1]) > 0 && &got[1][0] != &tasks[len(got[0])] {
+		t.Error("the parts are not the plan's list")
+	}
+	if allocs := testing.AllocsPerRun(5, func() { copy(tasks, plan); h.u.totalsFirst(tasks) }); allocs != 0 {
+		t.Errorf("putting the totals first made %.0f allocations, want none", allocs)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -33,13 +34,14 @@ type usagePlan struct {
 // plan picks due available-series reads, then the least recently asked series.
 func (u *usageReader) plan(services []string, now time.Time, budget int) usagePlan {
 	pl := usagePlan{budget: budget, cycles: 1}
-	// Made at its most at once: it is kept while the read lasts.
+	// Made at its most at once: a large fleet's is megabytes, until the read
+	// starts (which holds runs of it, usageruns.go).
 	all := make([]usageTask, 0, u.taskCount(services, now))
 	// Series of services not yet known count, so the first tick's numbers are right.
 	pending := 0
 	for _, id := range services {
 		svc := u.services[id]
-		if !svc.fresh(now) {
+		if !u.fresh(svc, now) {
 			pl.availReads = append(pl.availReads, id)
 			if svc != nil && svc.known() {
 				pending += svc.avail.count()
@@ -48,7 +50,7 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 			}
 			continue
 		}
-		names := svc.avail.names
+		names := svc.avail.list()
 		for i, suf := range u.suffixes {
 			if i < len(names) && names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
 				t := usageTask{svc: svc, idx: uint16(i)}
@@ -90,7 +92,7 @@ func (u *usageReader) setBudget(budget int) {
 func (u *usageReader) taskCount(services []string, now time.Time) int {
 	n := 0
 	for _, id := range services {
-		if svc := u.services[id]; svc.fresh(now) {
+		if svc := u.services[id]; u.fresh(svc, now) {
 			n += svc.avail.count()
 		}
 	}
@@ -145,6 +147,23 @@ func (u *usageReader) budgetFix(needed int) string {
 // lag. A refresh round-robin over several intervals lags more.
 func UsageReadLag(c config.Collect) time.Duration {
 	return usageKey.Of(c).Interval + usageWindowSlack
+}
+
+// UsageSeriesLeftOut returns those of suffixes (with their leading "_")
+// that c's usage reader does not read, without the "_": none when it is off.
+func UsageSeriesLeftOut(c config.Collect, suffixes ...string) []string {
+	s := usageKey.Of(c)
+	if !s.Enabled {
+		return nil
+	}
+	var out []string
+	for _, suffix := range suffixes {
+		name := strings.TrimPrefix(suffix, "_")
+		if !slices.ContainsFunc(s.selectedSeries(), func(v string) bool { return strings.TrimPrefix(v, "_") == name }) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // maxCatchUp bounds how far back a read reaches for the buckets since the

@@ -14,7 +14,7 @@ import (
 )
 
 // match finds for each suffix the first available name ending in it.
-func (u *usageReader) match(names []string) []string {
+func (u *usageReader) match(names []string) *[]string {
 	var out []string
 	for i, suf := range u.suffixes {
 		for _, n := range names {
@@ -39,8 +39,8 @@ func (u *usageReader) match(names []string) []string {
 	if len(u.nameSets) >= maxNameSets {
 		clear(u.nameSets)
 	}
-	u.nameSets[key] = out
-	return out
+	u.nameSets[key] = &out
+	return &out
 }
 
 // maxNameSets: an API may name each service's series its own way.
@@ -115,15 +115,15 @@ func newestBuckets(out []UsagePoint, series []apiclient.Series, maxJobs int, che
 const maxScratch = 1024
 
 // setPoints makes points series i's of svc: in place unless a publish holds
-// svc.pub or the count changes. Ends is never modified in place, so that a
-// copy may share it.
+// svc.pub or the count changes. Ends is never modified in place, so that
+// copies and services with as many points a series share it.
 func (u *usageReader) setPoints(svc *usageService, i int, points []UsagePoint) {
 	pub := svc.pub
 	if pub == nil {
 		if len(points) == 0 {
 			return
 		}
-		pub = &UsageService{ID: svc.id, Ends: make([]uint16, len(u.suffixes))}
+		pub = &UsageService{ID: svc.id, Ends: u.movedEnds(nil, 0, 0)}
 		svc.pub, svc.shared = pub, false
 	}
 	start, end := 0, int(pub.Ends[i])
@@ -145,16 +145,46 @@ func (u *usageReader) setPoints(svc *usageService, i int, points []UsagePoint) {
 	next = append(append(append(next, pub.Points[:start]...), points...), pub.Points[end:]...)
 	ends := pub.Ends
 	if d := len(points) - (end - start); d != 0 {
-		ends = slices.Clone(ends)
-		for j := i; j < len(ends); j++ {
-			ends[j] = uint16(int(ends[j]) + d)
-		}
+		ends = u.movedEnds(ends, i, d)
 	}
 	if svc.shared {
 		pub = &UsageService{ID: svc.id}
 		svc.pub, svc.shared = pub, false
 	}
 	pub.Points, pub.Ends = next, ends
+}
+
+// maxEndSets: services' shapes are few, as a rule.
+const maxEndSets = 256
+
+// movedEnds returns ends (none: every series empty) with the ends of
+// series i on moved by d, in a list shared by the services with the same
+// (32 B a service): a service's ends were its own.
+func (u *usageReader) movedEnds(ends []uint16, i, d int) []uint16 {
+	key := u.endsKey[:0]
+	for j := range u.suffixes {
+		e := 0
+		if j < len(ends) {
+			e = int(ends[j])
+		}
+		if j >= i {
+			e += d
+		}
+		key = append(key, byte(e), byte(e>>8))
+	}
+	u.endsKey = key
+	if shared, ok := u.endSets[string(key)]; ok {
+		return shared
+	}
+	out := make([]uint16, len(u.suffixes))
+	for j := range out {
+		out[j] = uint16(key[2*j]) | uint16(key[2*j+1])<<8
+	}
+	if u.endSets == nil || len(u.endSets) >= maxEndSets {
+		u.endSets = map[string][]uint16{}
+	}
+	u.endSets[string(key)] = out
+	return out
 }
 
 // filtered returns s itself when keep keeps every point (called once each,

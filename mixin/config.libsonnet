@@ -41,6 +41,8 @@
     storageDoublingHorizon: '30d',
     storageDoublingMinBytes: 1073741824,
     storageDoublingFor: '1h',
+    // Components the cost estimate leaves out (clouddb_pricing_unpriced_resources).
+    resourcesUnpricedFor: '1h',
     // A PROD service with no HA replica (revision 2026's ha_replicas).
     prodServiceWithoutHAFor: '1h',
     // Data-plane signals, from the opt-in usage and log collectors

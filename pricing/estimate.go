@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
@@ -49,9 +50,34 @@ func (c *ServiceCost) set(component int, v float64) {
 	c.Priced |= 1 << component
 }
 
+// missing is a price the file lacks: Key is where the file would hold it
+// (compute.us-east-1."1000/4"), Region and Size what it prices, when any.
+type missing struct {
+	Key, Region, Size string
+}
+
+// missFunc hears of each price the table lacks; nil hears nothing.
+type missFunc func(missing)
+
+func (m missFunc) report(key, region, size string) {
+	if m != nil {
+		m(missing{key, region, size})
+	}
+}
+
+func (m missFunc) compute(region string, size Size) {
+	if m != nil {
+		m(missing{"compute." + region + "." + strconv.Quote(size.String()), region, size.String()})
+	}
+}
+
 // Estimate prices every service of s from its size, HA replicas, replica
 // sets, pooler and storage as the snapshot last read them.
-func Estimate(t *Table, s *fleet.Snapshot) *Costs {
+func Estimate(t *Table, s *fleet.Snapshot) *Costs { return estimate(t, s, nil) }
+
+// estimate is Estimate, telling miss of each price t lacks (once a
+// component: a price many services lack is told many times).
+func estimate(t *Table, s *fleet.Snapshot, miss missFunc) *Costs {
 	out := &Costs{Services: make([]ServiceCost, 0, len(s.Services))}
 	rs := s.ReplicaSets
 	for i := range s.Services {
@@ -64,7 +90,7 @@ func Estimate(t *Table, s *fleet.Snapshot) *Costs {
 		for n < len(rs) && rs[n].ServiceID == svc.ServiceID {
 			n++
 		}
-		c, unpriced := estimateService(t, svc, rs[:n])
+		c, unpriced := estimateService(t, svc, rs[:n], miss)
 		out.Services = append(out.Services, c)
 		out.Unpriced += unpriced
 		rs = rs[n:]
@@ -80,9 +106,9 @@ const (
 	iPooler
 )
 
-func estimateService(t *Table, svc *apiclient.Service, sets []fleet.ReplicaSet) (ServiceCost, int) {
+func estimateService(t *Table, svc *apiclient.Service, sets []fleet.ReplicaSet, miss missFunc) (ServiceCost, int) {
 	c := ServiceCost{ID: svc.ServiceID}
-	unpriced := priceStorage(t, svc, &c)
+	unpriced := priceStorage(t, svc, &c, miss)
 	if svc.IsPaused() {
 		// A paused service keeps its data and nothing else runs.
 		for _, i := range []int{iCompute, iHA, iReadReplicas, iPooler} {
@@ -90,8 +116,8 @@ func estimateService(t *Table, svc *apiclient.Service, sets []fleet.ReplicaSet) 
 		}
 		return c, unpriced
 	}
-	unpriced += priceCompute(t, svc, &c)
-	unpriced += priceReplicaSets(t, svc.RegionCode, sets, &c)
+	unpriced += priceCompute(t, svc, &c, miss)
+	unpriced += priceReplicaSets(t, svc.RegionCode, sets, &c, miss)
 	poolers := 0
 	if svc.ConnectionPooler != nil {
 		poolers++
@@ -108,16 +134,18 @@ func estimateService(t *Table, svc *apiclient.Service, sets []fleet.ReplicaSet) 
 		c.set(iPooler, float64(poolers)*price)
 	default:
 		unpriced += poolers
+		miss.report("pooler", "", "")
 	}
 	return c, unpriced
 }
 
-func priceStorage(t *Table, svc *apiclient.Service, c *ServiceCost) int {
+func priceStorage(t *Table, svc *apiclient.Service, c *ServiceCost, miss missFunc) int {
 	if svc.Metrics == nil || svc.Metrics.StorageMB == nil {
 		return 1 // the first revision sends no storage
 	}
 	price, ok := t.StorageGBMonth(svc.RegionCode)
 	if !ok {
+		miss.report("storage_gb_month."+svc.RegionCode, svc.RegionCode, "")
 		return 1
 	}
 	c.set(iStorage, float64(*svc.Metrics.StorageMB)/1024*price/HoursPerMonth)
@@ -125,7 +153,7 @@ func priceStorage(t *Table, svc *apiclient.Service, c *ServiceCost) int {
 }
 
 // priceCompute prices the primary and its HA replicas, which follow its size.
-func priceCompute(t *Table, svc *apiclient.Service, c *ServiceCost) int {
+func priceCompute(t *Table, svc *apiclient.Service, c *ServiceCost, miss missFunc) int {
 	replicas := haReplicas(svc)
 	if svc.Shared() {
 		// A shared-resource service has no dedicated size to pay for.
@@ -135,6 +163,9 @@ func priceCompute(t *Table, svc *apiclient.Service, c *ServiceCost) int {
 	}
 	size, sized := primarySize(svc)
 	price, ok := t.Compute(svc.RegionCode, size)
+	if sized && !ok {
+		miss.compute(svc.RegionCode, size)
+	}
 	if !sized || !ok {
 		if replicas > 0 {
 			return 2
@@ -149,18 +180,21 @@ func priceCompute(t *Table, svc *apiclient.Service, c *ServiceCost) int {
 	}
 	fraction, ok := t.HAReplica()
 	if !ok {
+		miss.report("ha_replica", "", "")
 		return 1
 	}
 	c.set(iHA, float64(replicas)*fraction*price)
 	return 0
 }
 
-func priceReplicaSets(t *Table, region string, sets []fleet.ReplicaSet, c *ServiceCost) int {
+func priceReplicaSets(t *Table, region string, sets []fleet.ReplicaSet, c *ServiceCost, miss missFunc) int {
 	unpriced := 0
 	total := 0.0
 	for _, r := range sets {
-		price, ok := t.Compute(region, Size{int64(r.CPUMillis), int64(r.MemoryGBs)})
+		size := Size{int64(r.CPUMillis), int64(r.MemoryGBs)}
+		price, ok := t.Compute(region, size)
 		if !ok {
+			miss.compute(region, size)
 			unpriced++
 			continue
 		}

@@ -1,8 +1,10 @@
 package pricing
 
 import (
+	"log/slog"
 	"maps"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -60,15 +62,24 @@ type Publisher interface {
 // Estimator adds the estimate to every snapshot on its way to the next
 // publisher; without a table it passes them on as they are.
 type Estimator struct {
-	next  Publisher
-	table atomic.Pointer[Table]
-	info  *prometheus.GaugeVec
+	next   Publisher
+	table  atomic.Pointer[Table]
+	info   *prometheus.GaugeVec
+	logger *slog.Logger
+
+	// warned holds the missing.Key of each price a WARN named, so that a
+	// price lacking is logged once, not at every poll of every project.
+	mu     sync.Mutex
+	warned map[string]bool
 }
 
 // NewEstimator returns an Estimator publishing to next; reg receives
-// clouddb_pricing_info.
-func NewEstimator(next Publisher, reg prometheus.Registerer) *Estimator {
-	e := &Estimator{next: next, info: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+// clouddb_pricing_info, logger (nil: none) a WARN for each price missing.
+func NewEstimator(next Publisher, reg prometheus.Registerer, logger *slog.Logger) *Estimator {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Estimator{next: next, logger: logger, warned: map[string]bool{}, info: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "clouddb_pricing_info",
 		Help: "The price file the cost estimates use, value 1.",
 	}, []string{"currency", "effective_date"})}
@@ -98,8 +109,28 @@ func (e *Estimator) SetSnapshot(s *fleet.Snapshot) {
 	}
 	priced := *s
 	priced.Data = maps.Clone(s.Data)
-	priced.SetData(PartCost, Estimate(t, s))
+	priced.SetData(PartCost, estimate(t, s, e.warn))
 	e.next.SetSnapshot(&priced)
+}
+
+// warn logs a price missing the first time it is seen.
+func (e *Estimator) warn(m missing) {
+	e.mu.Lock()
+	seen := e.warned[m.Key]
+	e.warned[m.Key] = true
+	e.mu.Unlock()
+	if seen {
+		return
+	}
+	attrs := []any{"key", m.Key}
+	if m.Region != "" {
+		attrs = append(attrs, "region", m.Region)
+	}
+	if m.Size != "" {
+		attrs = append(attrs, "size", m.Size)
+	}
+	attrs = append(attrs, "fix", "add "+m.Key+" to --pricing.file and reload (SIGHUP); until then it is counted in clouddb_pricing_unpriced_resources")
+	e.logger.Warn("A resource has no price in the price file; its cost is left out of the estimate", attrs...)
 }
 
 // RemoveProject passes a project's removal on.

@@ -45,7 +45,7 @@ func samples(s *fleet.Snapshot) []string {
 func TestEstimatorPublishes(t *testing.T) {
 	next := &recordingPublisher{}
 	reg := prometheus.NewPedanticRegistry()
-	e := NewEstimator(next, reg)
+	e := NewEstimator(next, reg, nil)
 	s := estimateSnapshot()
 
 	e.SetSnapshot(s)
@@ -99,7 +99,7 @@ clouddb_pricing_info{currency="EUR",effective_date="2026-11-01"} 1
 
 func TestCostMetricsLint(t *testing.T) {
 	next := &recordingPublisher{}
-	e := NewEstimator(next, nil)
+	e := NewEstimator(next, nil, nil)
 	e.SetTable(mustParse(t, testTable))
 	e.SetSnapshot(estimateSnapshot())
 	problems, err := testutil.CollectAndLint(collectortest.NewFleetCollectorOf(next.got[0]), "clouddb_service_estimated_cost_per_hour", "clouddb_pricing_unpriced_resources")

@@ -112,7 +112,7 @@ func (p *parser) errorf(path, format string, args ...any) {
 }
 
 func (p *parser) document(n *yaml.Node) {
-	seen := p.mapping(n, "", func(key string, v *yaml.Node) {
+	seen := p.mapping(n, "", "", func(key string, v *yaml.Node) {
 		switch key {
 		case "currency":
 			p.t.Currency = p.text(v, key)
@@ -121,7 +121,7 @@ func (p *parser) document(n *yaml.Node) {
 		case "compute":
 			p.computePrices(v)
 		case "storage_gb_month":
-			p.mapping(v, key, func(region string, price *yaml.Node) {
+			p.mapping(v, key, "give a price per region, like storage_gb_month: {us-east-1: 0.15}", func(region string, price *yaml.Node) {
 				p.t.storage[region] = p.price(price, key+"."+region)
 			})
 		case "ha_replica":
@@ -148,11 +148,11 @@ func (p *parser) document(n *yaml.Node) {
 }
 
 func (p *parser) computePrices(n *yaml.Node) {
-	p.mapping(n, "compute", func(region string, sizes *yaml.Node) {
+	p.mapping(n, "compute", `give a price per region and size, like compute: {us-east-1: {"1000/4": 0.09}}`, func(region string, sizes *yaml.Node) {
 		where := "compute." + region
 		prices := map[Size]float64{}
 		p.t.compute[region] = prices
-		p.mapping(sizes, where, func(key string, price *yaml.Node) {
+		p.mapping(sizes, where, `give a price per size, like `+region+`: {"1000/4": 0.09}`, func(key string, price *yaml.Node) {
 			size, err := ParseSize(key)
 			if err != nil {
 				p.errorf(where+"."+strconv.Quote(key), "%v", err)
@@ -167,8 +167,9 @@ func (p *parser) computePrices(n *yaml.Node) {
 	})
 }
 
-// mapping calls each for every key of a mapping; nil when n is none.
-func (p *parser) mapping(n *yaml.Node, path string, each func(key string, v *yaml.Node)) map[string]bool {
+// mapping calls each for every key of a mapping; nil when n is none, with
+// fix (when not "") said after the error.
+func (p *parser) mapping(n *yaml.Node, path, fix string, each func(key string, v *yaml.Node)) map[string]bool {
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
@@ -177,7 +178,10 @@ func (p *parser) mapping(n *yaml.Node, path string, each func(key string, v *yam
 		if where == "" {
 			where = "(top level)"
 		}
-		p.errorf(where, "%s is not a mapping of keys", config.Shown(n))
+		if fix != "" {
+			fix = ": " + fix
+		}
+		p.errorf(where, "%s is not a mapping of keys%s", config.Shown(n), fix)
 		return nil
 	}
 	seen := map[string]bool{}

@@ -111,7 +111,13 @@ func (p *Publisher) recommend(s *fleet.Snapshot) *Recommendations {
 		// The coverage to a thousandth: it moves with every minute, and an
 		// unchanged line is not rendered again.
 		line := ServiceRecommendation{ID: svc.ServiceID, Finding: r.Finding, Coverage: math.Round(r.Coverage*1000) / 1000, Size: r.Size}
-		if prices != nil && r.Finding != InsufficientData {
+		switch {
+		case prices == nil || r.Finding == InsufficientData:
+		case svc.IsPaused():
+			// It pays storage only (the cost estimate's compute is 0):
+			// no size saves anything while it is paused.
+			line.Saving, line.HasSaving = 0, true
+		default:
 			line.Saving, line.HasSaving = SavingPerHour(prices, svc.RegionCode, size, r.Size, haReplicas(svc))
 		}
 		out.Services = append(out.Services, line)

@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -55,12 +56,41 @@ func TestLogState(t *testing.T) {
 		t.Errorf("claim volume %v, want claimName logs", v)
 	}
 	for values, want := range map[string]string{
-		"logState: {enabled: true, existingClaim: logs}\nreplicaCount: 2":           "logState.existingClaim keeps one pod's log state file",
-		"logState: {enabled: true, existingClaim: logs}\nsharding: {enabled: true}": "logState.existingClaim keeps one pod's log state file",
-		"logState: {enabled: true}\nextraArgs: [--collect.logs.state-file=/x]":      "use logState",
-		"logState: {enabled: true}\nextraArgs: [--state.file=/x]":                   "use logState",
+		"logState: {enabled: true, existingClaim: logs}\nreplicaCount: 2":           "stateFile.existingClaim keeps one pod's state file",
+		"logState: {enabled: true, existingClaim: logs}\nsharding: {enabled: true}": "stateFile.existingClaim keeps one pod's state file",
+		"logState: {enabled: true}\nextraArgs: [--collect.logs.state-file=/x]":      "use stateFile",
+		"logState: {enabled: true}\nextraArgs: [--state.file=/x]":                   "use stateFile",
 		"logState: {enabled: yes-please}":                                           "at '/logState/enabled'",
 		"logState: {enabeld: true}":                                                 "logState",
+	} {
+		if _, err := render(t, minimalValues+values); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error with %q", values, err, want)
+		}
+	}
+}
+
+// TestStateFileValue: stateFile is the value named after --state.file;
+// logState, its former name, stays as a deprecated alias rendering the
+// same manifests (the same volume, mount and file, so that moving from one
+// name to the other keeps the file).
+func TestStateFileValue(t *testing.T) {
+	for _, c := range []struct{ name, alias string }{
+		{"stateFile: {enabled: true}", "logState: {enabled: true}"},
+		{"stateFile: {enabled: true, existingClaim: state}", "logState: {enabled: true, existingClaim: state}"},
+	} {
+		got, want := mustRender(t, minimalValues+c.name), mustRender(t, minimalValues+c.alias)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s renders otherwise than %s", c.name, c.alias)
+		}
+		if !slices.Contains(args(container(t, got)), "--state.file=/var/lib/clouddb/logs/positions.json") {
+			t.Errorf("%s: args %v lack --state.file", c.name, args(container(t, got)))
+		}
+	}
+	for values, want := range map[string]string{
+		"stateFile: {enabled: true, existingClaim: a}\nlogState: {enabled: true, existingClaim: b}": "stateFile.existingClaim and its deprecated alias logState.existingClaim differ",
+		"stateFile: {enabled: true, existingClaim: a}\nreplicaCount: 2":                             "stateFile.existingClaim keeps one pod's state file",
+		"stateFile: {enabled: true}\nextraArgs: [--state.file=/x]":                                  "use stateFile",
+		"stateFile: {enabeld: true}":                                                                "stateFile",
 	} {
 		if _, err := render(t, minimalValues+values); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error with %q", values, err, want)

@@ -182,6 +182,18 @@ local util = import '../lib/util.libsonnet';
             'Storage of service {{ $labels.name }} ({{ $labels.service_id }}, {{ $labels.environment }}) in project {{ $labels.project_id }} is on a trend to reach {{ $value | humanize1024 }}B within %s, twice its largest size of the last day: a line through its daily maxima over the last %s, for more than %s.%s' % [util.human(cfg.storageDoublingHorizon), util.human(cfg.storageForecastWindow), util.human(cfg.storageDoublingFor), dataAge('services')],
             serviceDashboard,
           ),
+          // With --pricing.file only: the metric has no series without one.
+          // A component the price file lacks is left out of every sum, so
+          // the cost figures undercount until the file prices it.
+          alert(
+            'CloudDBResourcesUnpriced',
+            'info',
+            cfg.resourcesUnpricedFor,
+            'clouddb_pricing_unpriced_resources > 0',
+            'The cost estimate leaves out components the price file does not price.',
+            'The cost estimate of project {{ $labels.project_id }} leaves out {{ $value }} components (a region or size the price file does not list, ha_replica or pooler missing, or storage the API does not send) for more than %s: its cost per hour, month to date and month-end projection undercount. The exporter logs a WARN for each naming what the price file lacks.' % util.human(cfg.resourcesUnpricedFor),
+            fleetDashboard,
+          ),
           // Only where the API reports HA replicas (revision 2026); a paused
           // service is left out, as in CloudDBProdServiceNotReady.
           alert(

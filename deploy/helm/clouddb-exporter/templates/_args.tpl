@@ -43,7 +43,7 @@ already set fails the render, naming the value to use instead.
 {{- if include "clouddb-exporter.hasPricing" . }}
 {{- $args = append $args "--pricing.file=/etc/clouddb/pricing/pricing.yml" }}
 {{- end }}
-{{- if .Values.logState.enabled }}
+{{- if include "clouddb-exporter.stateFile" . }}
 {{- $args = append $args "--state.file=/var/lib/clouddb/logs/positions.json" }}
 {{- end }}
 {{- if .Values.changesFile.enabled }}
@@ -53,11 +53,11 @@ already set fails the render, naming the value to use instead.
 {{- range $args }}
 {{- $_ := set $set (regexReplaceAll "^--([^= ]+).*$" . "${1}") true }}
 {{- end }}
-{{- if .Values.logState.enabled }}
+{{- if include "clouddb-exporter.stateFile" . }}
 {{- /* The deprecated name of --state.file would name a second file. */}}
 {{- $_ := set $set "collect.logs.state-file" true }}
 {{- end }}
-{{- $values := dict "web.listen-address" "service.port" "log.level" "logLevel" "log.format" "logFormat" "web.config.file" "webConfig" "config.file" "config.content or config.existingConfigMap" "api.url" "api.url" "api.project-id" "api.projectId" "api.access-key-file" "credentials" "api.secret-key-file" "credentials" "api.key-file" "credentials.existingSecretHasApiKey or credentials.apiKey" "admin.listen-address" "admin.port" "admin.token-file" "admin.tokenSecret" "admin.allow" "admin.allow" "admin.allow-insecure-listener" "admin.allowInsecureListener" "shard.from-hostname" "sharding.enabled" "total-shards" "sharding.totalShards" "state.file" "logState" "collect.logs.state-file" "logState" "pricing.file" "pricing.content or pricing.existingConfigMap" "changes.file" "changesFile" }}
+{{- $values := dict "web.listen-address" "service.port" "log.level" "logLevel" "log.format" "logFormat" "web.config.file" "webConfig" "config.file" "config.content or config.existingConfigMap" "api.url" "api.url" "api.project-id" "api.projectId" "api.access-key-file" "credentials" "api.secret-key-file" "credentials" "api.key-file" "credentials.existingSecretHasApiKey or credentials.apiKey" "admin.listen-address" "admin.port" "admin.token-file" "admin.tokenSecret" "admin.allow" "admin.allow" "admin.allow-insecure-listener" "admin.allowInsecureListener" "shard.from-hostname" "sharding.enabled" "total-shards" "sharding.totalShards" "state.file" "stateFile" "collect.logs.state-file" "stateFile" "pricing.file" "pricing.content or pricing.existingConfigMap" "changes.file" "changesFile" }}
 {{- range .Values.extraArgs }}
 {{- $flag := regexReplaceAll "^--(no-)?([^= ]+).*$" . "${2}" }}
 {{- if and (hasPrefix "--" .) (hasKey $set $flag) }}

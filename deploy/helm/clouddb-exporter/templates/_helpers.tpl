@@ -167,3 +167,21 @@ extraArgs, else /metrics. A path other than extraArgs' would scrape a 404.
 {{- end }}
 {{- .m.path | default $fromArgs | default "/metrics" }}
 {{- end }}
+
+{{/*
+The state file (--state.file): stateFile, or logState, its deprecated
+name, which renders the same (the same volume and file). "true" or "".
+*/}}
+{{- define "clouddb-exporter.stateFile" -}}
+{{- if or .Values.stateFile.enabled .Values.logState.enabled }}true{{ end }}
+{{- end }}
+
+{{/* The state file's claim: stateFile's, or logState's (deprecated). */}}
+{{- define "clouddb-exporter.stateFileClaim" -}}
+{{- $new := .Values.stateFile.existingClaim }}
+{{- $old := .Values.logState.existingClaim }}
+{{- if and $new $old (ne $new $old) }}
+{{- fail (printf "stateFile.existingClaim and its deprecated alias logState.existingClaim differ (%s, %s): set stateFile only" $new $old) }}
+{{- end }}
+{{- $new | default $old }}
+{{- end }}
