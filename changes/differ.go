@@ -13,10 +13,10 @@ import (
 // concurrent use: a poller publishes its snapshots one at a time.
 type differ struct {
 	project     string
-	services    *tracker[fleet.Service, svcFields]
-	replicaSets *tracker[fleet.ReplicaSet, rsFields]
-	vpcs        *tracker[apiclient.VPC, vpcFields]
-	peerings    *tracker[fleet.Peering, peeringFields]
+	services    *tracker[fleet.Service, svcFields, idKey]
+	replicaSets *tracker[fleet.ReplicaSet, rsFields, key]
+	vpcs        *tracker[apiclient.VPC, vpcFields, idKey]
+	peerings    *tracker[fleet.Peering, peeringFields, key]
 	key         keyState
 	// out holds the events of the snapshot being compared, reused.
 	out []Event
@@ -36,45 +36,49 @@ type keyState struct {
 func newDiffer(project string) *differ {
 	return &differ{
 		project: project,
-		services: newTracker(kindOf[fleet.Service, svcFields]{
-			typ:  TypeService,
-			key:  func(s *fleet.Service) key { return key{id: s.ServiceID} },
-			ptr:  func(s *fleet.Service) unsafe.Pointer { return unsafe.Pointer(s.Service) },
-			name: func(s *fleet.Service) string { return s.Name },
+		services: newTracker(kindOf[fleet.Service, svcFields, idKey]{
+			typ:   TypeService,
+			key:   func(s *fleet.Service) idKey { return idKey(s.ServiceID) },
+			ptr:   func(s *fleet.Service) unsafe.Pointer { return unsafe.Pointer(s.Service) },
+			name:  func(s *fleet.Service) string { return s.Name },
+			named: func(f *svcFields) *string { return &f.Name },
 			fields: func(s *fleet.Service) svcFields {
 				return serviceFields(s.Service)
 			},
 			diff: diffService, keep: svcFields.keep, created: serviceCreated, goneOn404: true,
 		}),
-		replicaSets: newTracker(kindOf[fleet.ReplicaSet, rsFields]{
+		replicaSets: newTracker(kindOf[fleet.ReplicaSet, rsFields, key]{
 			typ:    TypeReplicaSet,
 			key:    func(r *fleet.ReplicaSet) key { return key{parent: r.ServiceID, id: r.ID} },
 			ptr:    func(r *fleet.ReplicaSet) unsafe.Pointer { return unsafe.Pointer(r.ReplicaSet) },
 			name:   func(r *fleet.ReplicaSet) string { return r.Name },
+			named:  func(f *rsFields) *string { return &f.Name },
 			fields: func(r *fleet.ReplicaSet) rsFields { return replicaSetFields(r.ReplicaSet) },
 			diff:   diffReplicaSet, keep: rsFields.keep,
 			created: func(r *fleet.ReplicaSet) (Fields, time.Time) {
 				return Fields{"name": r.Name, "nodes": int64(r.Nodes)}, time.Time{}
 			},
 		}),
-		vpcs: newTracker(kindOf[apiclient.VPC, vpcFields]{
+		vpcs: newTracker(kindOf[apiclient.VPC, vpcFields, idKey]{
 			typ: TypeVPC,
-			key: func(v *apiclient.VPC) key { return key{id: v.ID} },
+			key: func(v *apiclient.VPC) idKey { return idKey(v.ID) },
 			// A VPC is a value: nil makes every changed list compare its fields, a
 			// few strings.
 			ptr:    func(*apiclient.VPC) unsafe.Pointer { return nil },
 			name:   func(v *apiclient.VPC) string { return v.Name },
+			named:  func(f *vpcFields) *string { return &f.Name },
 			fields: func(v *apiclient.VPC) vpcFields { return vpcFields{Name: v.Name} },
 			diff:   diffVPC, keep: vpcFields.keep, goneOn404: true,
 			created: func(v *apiclient.VPC) (Fields, time.Time) {
 				return Fields{"name": v.Name, "cidr": v.CIDR}, time.Time{}
 			},
 		}),
-		peerings: newTracker(kindOf[fleet.Peering, peeringFields]{
+		peerings: newTracker(kindOf[fleet.Peering, peeringFields, key]{
 			typ:    TypePeering,
 			key:    func(p *fleet.Peering) key { return key{parent: p.VPCID, id: p.ID} },
 			ptr:    func(p *fleet.Peering) unsafe.Pointer { return unsafe.Pointer(p.Peering) },
 			name:   func(p *fleet.Peering) string { return p.PeerVPCID },
+			named:  func(f *peeringFields) *string { return &f.Peer },
 			fields: func(p *fleet.Peering) peeringFields { return peeringFieldsOf(p.Peering) },
 			diff:   diffPeering, keep: peeringFields.keep,
 			created: func(p *fleet.Peering) (Fields, time.Time) {

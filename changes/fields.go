@@ -1,6 +1,8 @@
 package changes
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -26,17 +28,36 @@ const (
 // that keeping it costs no allocation.
 type svcFields struct {
 	Name, Status, Env, VPC string
-	CPU, Mem, Replicas     int64
-	Sync                   int64
+	CPU, Mem, Replicas     num32
+	Sync                   num32
 	Pooler                 bool
 	Unknown                uint16 `json:",omitempty"`
 }
 
-func num(i *apiclient.Int) int64 {
+// num32 is a size the API gave (millicores, GB, nodes, replicas) in 32
+// bits: one beyond them, no size the API could mean, is held as the
+// nearest they hold.
+type num32 int32
+
+func toNum32(n int64) num32 {
+	return num32(max(math.MinInt32, min(n, math.MaxInt32)))
+}
+
+// UnmarshalJSON reads the state of a version that kept 64 bits.
+func (n *num32) UnmarshalJSON(b []byte) error {
+	var v int64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*n = toNum32(v)
+	return nil
+}
+
+func num(i *apiclient.Int) num32 {
 	if i == nil {
 		return none
 	}
-	return int64(*i)
+	return toNum32(int64(*i))
 }
 
 // droppedMask maps each field that did not decode to its bit.
@@ -87,11 +108,11 @@ type emit func(change)
 // known reports whether a group of fields is known on both sides.
 func known(a, b, bits uint16) bool { return (a|b)&bits == 0 }
 
-func numField(n int64) any {
+func numField(n num32) any {
 	if n == none {
 		return nil
 	}
-	return n
+	return int64(n)
 }
 
 func diffService(a, b *svcFields, out emit) {
@@ -169,7 +190,7 @@ func (b svcFields) keep(a svcFields) svcFields {
 // rsFields is what a replica set's events compare.
 type rsFields struct {
 	Name, Status, Env string
-	Nodes, CPU, Mem   int64
+	Nodes, CPU, Mem   num32
 	Pooler            bool
 	Unknown           uint16 `json:",omitempty"`
 }
@@ -180,8 +201,8 @@ var rsDropped = map[string]uint16{
 }
 
 func replicaSetFields(r *apiclient.ReplicaSet) rsFields {
-	f := rsFields{Name: r.Name, Status: r.Status, Env: r.Environment(), Nodes: int64(r.Nodes), CPU: int64(r.CPUMillis),
-		Mem: int64(r.MemoryGBs), Pooler: r.ConnectionPooler != nil}
+	f := rsFields{Name: r.Name, Status: r.Status, Env: r.Environment(), Nodes: toNum32(int64(r.Nodes)), CPU: toNum32(int64(r.CPUMillis)),
+		Mem: toNum32(int64(r.MemoryGBs)), Pooler: r.ConnectionPooler != nil}
 	if len(r.Dropped) > 0 {
 		f.Unknown = droppedMask(r.Dropped, rsDropped)
 	}
@@ -193,8 +214,8 @@ func diffReplicaSet(a, b *rsFields, out emit) {
 		out(change{KindStatusChanged, Fields{"status": a.Status}, Fields{"status": b.Status}})
 	}
 	if (a.Nodes != b.Nodes || a.CPU != b.CPU || a.Mem != b.Mem) && known(a.Unknown, b.Unknown, unkSize|unkNodes) {
-		out(change{KindResized, Fields{"nodes": a.Nodes, "cpu_millis": a.CPU, "memory_gbs": a.Mem},
-			Fields{"nodes": b.Nodes, "cpu_millis": b.CPU, "memory_gbs": b.Mem}})
+		out(change{KindResized, Fields{"nodes": int64(a.Nodes), "cpu_millis": int64(a.CPU), "memory_gbs": int64(a.Mem)},
+			Fields{"nodes": int64(b.Nodes), "cpu_millis": int64(b.CPU), "memory_gbs": int64(b.Mem)}})
 	}
 	diffPooler(a.Pooler, b.Pooler, known(a.Unknown, b.Unknown, unkPooler), out)
 	diffEnvName(a.Env, b.Env, a.Name, b.Name, a.Unknown, b.Unknown, out)
@@ -239,13 +260,16 @@ func (b vpcFields) keep(a vpcFields) vpcFields {
 }
 
 // peeringFields: the error message is free text, kept in the event only.
+// Peer, the peer VPC's id, is the peering's name: the state file keeps it
+// as the name, and keep carries it over so that it is never compared.
 type peeringFields struct {
 	Status, Error string
 	Unknown       uint16 `json:",omitempty"`
+	Peer          string `json:"-"`
 }
 
 func peeringFieldsOf(p *apiclient.Peering) peeringFields {
-	f := peeringFields{Status: p.Status}
+	f := peeringFields{Status: p.Status, Peer: p.PeerVPCID}
 	if p.ErrorMessage != nil {
 		f.Error = *p.ErrorMessage
 	}
@@ -262,6 +286,7 @@ func diffPeering(a, b *peeringFields, out emit) {
 }
 
 func (b peeringFields) keep(a peeringFields) peeringFields {
+	b.Peer = a.Peer
 	if b.Unknown&^a.Unknown != 0 {
 		b.Status, b.Error = a.Status, a.Error
 	}

@@ -24,8 +24,8 @@ func (t *Timeline) ObserveRestart(projectID, serviceID string, at time.Time) {
 	t.restarts[k] = at
 	name := ""
 	if d := t.differs[projectID]; d != nil {
-		if en := d.services.entries[key{id: serviceID}]; en != nil {
-			name = en.name
+		if n := d.services.find(idKey(serviceID)); n >= 0 {
+			name = d.services.nameOf(&d.services.ents[n])
 		}
 	}
 	t.recordLocked(Event{ProjectID: projectID, ObjectType: TypeService, ObjectID: serviceID, ObjectName: name,

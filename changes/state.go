@@ -61,10 +61,12 @@ type savedKey struct {
 	Read         time.Time `json:"read"`
 }
 
-func (t *tracker[E, F]) save() savedList[F] {
-	l := savedList[F]{Baselined: t.baselined, Last: t.last, Entries: make([]savedEntry[F], 0, len(t.entries))}
-	for k, en := range t.entries {
-		l.Entries = append(l.Entries, savedEntry[F]{Parent: k.parent, ID: k.id, Name: en.name, Read: en.read, Missed: en.missed, Fields: en.f})
+func (t *tracker[E, F, K]) save() savedList[F] {
+	l := savedList[F]{Baselined: t.baselined, Last: t.last, Entries: make([]savedEntry[F], 0, len(t.ents))}
+	for i := range t.ents {
+		en := &t.ents[i]
+		parent, id := en.k.ids()
+		l.Entries = append(l.Entries, savedEntry[F]{Parent: parent, ID: id, Name: t.nameOf(en), Read: timeOf(en.read), Missed: int(en.missed), Fields: en.f})
 	}
 	return l
 }

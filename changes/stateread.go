@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/internal/safefile"
@@ -135,7 +136,7 @@ func (d stateDecoder) project(df *differ) error {
 }
 
 // decodeList restores a tracker's list, entry by entry.
-func decodeList[E any, F comparable](d stateDecoder, t *tracker[E, F]) error {
+func decodeList[E any, F comparable, K objKey[K]](d stateDecoder, t *tracker[E, F, K]) error {
 	return d.object(func(k string) error {
 		switch k {
 		case "baselined":
@@ -143,12 +144,13 @@ func decodeList[E any, F comparable](d stateDecoder, t *tracker[E, F]) error {
 		case "last_complete_read":
 			return d.value(&t.last)
 		case "entries":
+			defer t.fit()
 			return d.array(func() error {
 				var e savedEntry[F]
 				if err := d.value(&e); err != nil {
 					return err
 				}
-				t.entries[key{parent: e.Parent, id: e.ID}] = &entry[F]{f: e.Fields, name: e.Name, read: e.Read, missed: e.Missed}
+				t.restore(e)
 				return nil
 			})
 		}
@@ -195,4 +197,19 @@ func (d stateDecoder) array(elem func() error) error {
 	}
 	_, err = d.Token()
 	return err
+}
+
+// restore sets an entry from the state file, over one of the same key.
+func (t *tracker[E, F, K]) restore(e savedEntry[F]) {
+	var k K
+	k = k.of(e.Parent, e.ID)
+	n := t.find(k)
+	if n < 0 {
+		n = t.add(entry[F, K]{k: k})
+	}
+	// Saved counts are 0 or 1; from 2 on, the next complete read that
+	// lacks the object deletes it.
+	en := &t.ents[n]
+	*en = entry[F, K]{k: k, f: e.Fields, read: nanos(e.Read), missed: int16(max(math.MinInt16, min(e.Missed, 2)))}
+	t.setName(en, e.Name)
 }

@@ -25,8 +25,8 @@ func writeLargeState(t *testing.T, path string, projects, perProject int) int64 
 		d.replicaSets.baselined, d.replicaSets.last = true, at
 		for s := range perProject {
 			id := fmt.Sprintf("svc-%d-%d", p, s)
-			d.services.entries[key{id: id}] = &entry[svcFields]{name: id, read: at, f: svcFields{Name: id, Status: "running", Env: "production", VPC: "vpc-1", CPU: 4000, Mem: 16 << 30, Replicas: 2}}
-			d.replicaSets.entries[key{parent: id, id: "rs-" + id}] = &entry[rsFields]{name: "rs-" + id, read: at}
+			d.services.add(entry[svcFields, idKey]{k: idKey(id), read: nanos(at), f: svcFields{Name: id, Status: "running", Env: "production", VPC: "vpc-1", CPU: 4000, Mem: 16, Replicas: 2}})
+			d.replicaSets.add(entry[rsFields, key]{k: key{parent: id, id: "rs-" + id}, read: nanos(at), f: rsFields{Name: "rs-" + id}})
 		}
 		st.Projects[d.project] = d.save()
 	}
@@ -119,7 +119,7 @@ func TestLoadStateStreamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr.sample()
-	if d := st.differs["p"]; d == nil || len(d.services.entries) != 10 || d.services.entries[key{id: "svc-3"}].name != "orders-39993" || st.Cursor != 7 {
+	if d := st.differs["p"]; d == nil || len(d.services.ents) != 10 || d.services.nameOf(&d.services.ents[d.services.find("svc-3")]) != "orders-39993" || st.Cursor != 7 {
 		t.Fatalf("restored %+v; want project p's ten services, each at its last entry, cursor 7", st)
 	}
 	peak := int64(pr.peak) - int64(before)
@@ -140,7 +140,7 @@ func TestLoadStateRestoresAll(t *testing.T) {
 	}
 	n := 0
 	for _, d := range st.differs {
-		n += len(d.services.entries) + len(d.replicaSets.entries)
+		n += len(d.services.ents) + len(d.replicaSets.ents)
 		if !d.services.baselined || !d.replicaSets.baselined {
 			t.Errorf("project %s: not baselined", d.project)
 		}

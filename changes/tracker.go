@@ -8,34 +8,19 @@ import (
 // key names an object in its project: replica sets and peerings by parent too.
 type key struct{ parent, id string }
 
-// entry is what the differ knows of one object.
-type entry[F comparable] struct {
-	// ptr is the value last compared (snapshots share an unchanged value),
-	// nil after a restart until it is read again.
-	ptr  unsafe.Pointer
-	f    F
-	name string
-	// read is the last complete read that held the object: a change
-	// happened after it.
-	read time.Time
-	// listed and seen are the generations of the last complete read and of
-	// the last changed list that held it.
-	listed, seen uint64
-	// missed counts complete reads in a row that lacked it; gone is set when
-	// it left a list between complete reads (a 404 on its get).
-	missed int
-	gone   bool
-}
-
 // kindOf describes one object type to a tracker.
-type kindOf[E any, F comparable] struct {
+type kindOf[E any, F comparable, K objKey[K]] struct {
 	typ    string
-	key    func(*E) key
+	key    func(*E) K
 	ptr    func(*E) unsafe.Pointer
 	fields func(*E) F
 	name   func(*E) string
-	diff   func(a, b *F, out emit)
-	keep   func(b, a F) F
+	// named is where F holds the name: the last that decoded where F
+	// compares it, or (a peering's) one that keep carries over, so that
+	// the name alone is no change.
+	named func(*F) *string
+	diff  func(a, b *F, out emit)
+	keep  func(b, a F) F
 	// created is the after of a created event and the time the API gives.
 	created func(*E) (Fields, time.Time)
 	// goneOn404: only a get's 404 takes the object out of a list between
@@ -44,9 +29,9 @@ type kindOf[E any, F comparable] struct {
 }
 
 // tracker follows one list of a project's snapshots.
-type tracker[E any, F comparable] struct {
-	kindOf[E, F]
-	entries map[key]*entry[F]
+type tracker[E any, F comparable, K objKey[K]] struct {
+	kindOf[E, F, K]
+	table[F, K]
 	// baselined: a complete read was recorded (or restored); before it,
 	// nothing is created or deleted.
 	baselined bool
@@ -58,8 +43,8 @@ type tracker[E any, F comparable] struct {
 	lastLen  int
 }
 
-func newTracker[E any, F comparable](k kindOf[E, F]) *tracker[E, F] {
-	return &tracker[E, F]{kindOf: k, entries: map[key]*entry[F]{}}
+func newTracker[E any, F comparable, K objKey[K]](k kindOf[E, F, K]) *tracker[E, F, K] {
+	return &tracker[E, F, K]{kindOf: k}
 }
 
 // read is one snapshot's list as the tracker sees it.
@@ -73,7 +58,7 @@ type read struct {
 	at      time.Time // the snapshot's last successful call
 }
 
-func (t *tracker[E, F]) observe(d *differ, list []E, r read) {
+func (t *tracker[E, F, K]) observe(d *differ, list []E, r read) {
 	var data unsafe.Pointer
 	if len(list) > 0 {
 		data = unsafe.Pointer(&list[0])
@@ -90,81 +75,133 @@ func (t *tracker[E, F]) observe(d *differ, list []E, r read) {
 
 // compare finds the field changes of the objects known on both sides;
 // between complete reads of a healthy part, what left the list is marked gone.
-func (t *tracker[E, F]) compare(d *differ, list []E, between bool, at time.Time) {
+func (t *tracker[E, F, K]) compare(d *differ, list []E, between bool, at time.Time) {
 	t.gen++
+	mark := t.goneOn404 && between
+	if mark {
+		clear(t.seen)
+	}
 	present := 0
 	for i := range list {
 		e := &list[i]
-		en := t.entries[t.key(e)]
-		if en == nil {
+		n := t.find(t.key(e))
+		if n < 0 {
 			continue
 		}
 		present++
-		en.seen = t.gen
+		if mark {
+			t.seen[n/64] |= 1 << (n % 64)
+		}
+		en := &t.ents[n]
 		// A nil pointer (a VPC, a value) is compared field by field.
 		if p := t.ptr(e); p == nil || p != en.ptr {
 			en.ptr = p
 			t.update(d, e, en, at)
 		}
 	}
-	if !t.goneOn404 || !between || present == len(t.entries) {
+	if !mark || present == len(t.ents) {
 		return
 	}
-	for _, en := range t.entries {
-		if en.seen != t.gen && en.listed == t.list {
-			en.gone = true
+	for n := range t.ents {
+		if en := &t.ents[n]; t.seen[n/64]&(1<<(n%64)) == 0 && en.listed == uint32(t.list) {
+			en.flags |= gone
 		}
 	}
 }
 
-func (t *tracker[E, F]) update(d *differ, e *E, en *entry[F], at time.Time) {
+func (t *tracker[E, F, K]) update(d *differ, e *E, en *entry[F, K], at time.Time) {
 	nf := t.keep(t.fields(e), en.f)
 	if nf == en.f {
-		en.name = t.name(e)
+		t.setName(en, t.name(e))
 		return
 	}
-	k := t.key(e)
+	parent, id := en.k.ids()
 	t.diff(&en.f, &nf, func(c change) {
-		d.add(Event{ObjectType: t.typ, ObjectID: k.id, ParentID: k.parent, ObjectName: t.name(e), WindowStart: timePtr(en.read),
+		d.add(Event{ObjectType: t.typ, ObjectID: id, ParentID: parent, ObjectName: t.name(e), WindowStart: timePtr(timeOf(en.read)),
 			Kind: c.kind, Before: c.before, After: c.after})
 	})
-	en.f, en.name = nf, t.name(e)
-	if at.After(en.read) {
-		en.read = at
+	en.f = nf
+	t.setName(en, t.name(e))
+	if a := nanos(at); a > en.read {
+		en.read = a
 	}
+}
+
+// setName records the name the object was last read with: the one f holds
+// unless it did not decode (""), when f keeps the last that did.
+func (t *tracker[E, F, K]) setName(en *entry[F, K], name string) {
+	switch p := t.named(&en.f); {
+	case name == *p:
+		en.flags &^= blank
+	case name == "":
+		en.flags |= blank
+	default: // a peering's name, kept out of its comparison
+		*p = name
+		en.flags &^= blank
+	}
+}
+
+// nameOf is the name the object was last read with.
+func (t *tracker[E, F, K]) nameOf(en *entry[F, K]) string {
+	if en.flags&blank != 0 {
+		return ""
+	}
+	return *t.named(&en.f)
 }
 
 // completeRead records a complete read at time at: the objects it lacks twice
 // (or once after a 404) are deleted, those it adds created.
-func (t *tracker[E, F]) completeRead(d *differ, list []E, at time.Time) {
+func (t *tracker[E, F, K]) completeRead(d *differ, list []E, at time.Time) {
 	t.list++
+	gen, read := uint32(t.list), nanos(at)
+	t.reserve(len(list)) // enough unless objects not listed are kept
+	added := false
 	for i := range list {
 		e := &list[i]
 		k := t.key(e)
-		en := t.entries[k]
-		if en == nil {
-			en = &entry[F]{ptr: t.ptr(e), f: t.fields(e), name: t.name(e), seen: t.gen}
-			t.entries[k] = en
+		n := t.find(k)
+		if n < 0 {
+			n = t.add(entry[F, K]{ptr: t.ptr(e), k: k, f: t.fields(e)})
+			added = true
+			t.setName(&t.ents[n], t.name(e))
 			if t.baselined {
 				after, effective := t.created(e)
-				d.add(Event{ObjectType: t.typ, ObjectID: k.id, ParentID: k.parent, ObjectName: en.name, WindowStart: timePtr(t.last),
+				parent, id := k.ids()
+				d.add(Event{ObjectType: t.typ, ObjectID: id, ParentID: parent, ObjectName: t.name(e), WindowStart: timePtr(t.last),
 					EffectiveTime: timePtr(effective), Kind: KindCreated, After: after})
 			}
 		}
-		en.read, en.listed, en.missed, en.gone = at, t.list, 0, false
+		en := &t.ents[n]
+		en.read, en.listed, en.missed, en.flags = read, gen, 0, en.flags&^gone
 	}
-	if len(t.entries) > len(list) {
-		for k, en := range t.entries {
-			if en.listed == t.list {
-				continue
-			}
-			en.missed++
-			if en.missed >= 2 || en.gone {
-				d.add(Event{ObjectType: t.typ, ObjectID: k.id, ParentID: k.parent, ObjectName: en.name, WindowStart: timePtr(en.read),
-					Kind: KindDeleted, Before: Fields{"name": en.name}})
-				delete(t.entries, k)
-			}
-		}
+	if added {
+		t.fit()
+	}
+	if len(t.ents) > len(list) {
+		t.deleteMissed(d, gen)
 	}
 	t.baselined, t.last = true, at
+}
+
+// deleteMissed deletes the objects that complete read gen lacked twice in
+// a row, or once after a 404.
+func (t *tracker[E, F, K]) deleteMissed(d *differ, gen uint32) {
+	deleted := false
+	for n := range t.ents {
+		en := &t.ents[n]
+		if en.listed == gen {
+			continue
+		}
+		en.missed++
+		if en.missed >= 2 || en.flags&gone != 0 {
+			parent, id := en.k.ids()
+			name := t.nameOf(en)
+			d.add(Event{ObjectType: t.typ, ObjectID: id, ParentID: parent, ObjectName: name, WindowStart: timePtr(timeOf(en.read)),
+				Kind: KindDeleted, Before: Fields{"name": name}})
+			en.flags, deleted = en.flags|dropped, true
+		}
+	}
+	if deleted {
+		t.remove(func(en *entry[F, K]) bool { return en.flags&dropped != 0 })
+	}
 }

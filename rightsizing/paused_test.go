@@ -1,8 +1,6 @@
 package rightsizing
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -35,14 +33,10 @@ func TestPausedServiceSavesNothing(t *testing.T) {
 		sizedService("ready", 4000, 16, 0),
 	}})
 	got := samplesOf(next.got[0])
-	for _, want := range []string{
+	wantSamples(t, got,
 		"clouddb_service_rightsizing_finding[p1 paused over_provisioned] 1",
 		"clouddb_service_rightsizing_saving_per_hour[p1 paused] 0",
 		"clouddb_service_rightsizing_saving_per_hour[p1 pausing] 0",
 		"clouddb_service_rightsizing_saving_per_hour[p1 ready] 0.27",
-	} {
-		if !slices.Contains(got, want) {
-			t.Errorf("no sample %s in\n%s", want, strings.Join(got, "\n"))
-		}
-	}
+	)
 }

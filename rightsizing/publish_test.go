@@ -72,7 +72,7 @@ func TestPublisher(t *testing.T) {
 		t.Error("the poller's snapshot was modified")
 	}
 	got := samplesOf(next.got[0])
-	for _, want := range []string{
+	wantSamples(t, got,
 		"clouddb_service_rightsizing_finding[p1 big over_provisioned] 1",
 		"clouddb_service_rightsizing_finding[p1 big optimal] 0",
 		"clouddb_service_rightsizing_recommended_cpu_millis[p1 big] 1000",
@@ -85,11 +85,7 @@ func TestPublisher(t *testing.T) {
 		"clouddb_service_rightsizing_recommended_cpu_millis[p1 small] 2000",
 		"clouddb_service_rightsizing_saving_per_hour[p1 small] -0.09",
 		"clouddb_service_rightsizing_finding[p1 new insufficient_data] 1",
-	} {
-		if !slices.Contains(got, want) {
-			t.Errorf("no sample %s in\n%s", want, strings.Join(got, "\n"))
-		}
-	}
+	)
 	for _, g := range got {
 		if strings.Contains(g, "[p1 unread") || strings.Contains(g, "recommended_cpu_millis[p1 new]") || strings.Contains(g, "saving_per_hour[p1 new]") {
 			t.Errorf("unexpected sample %s", g)
@@ -163,5 +159,15 @@ func TestPublisherForgetsDeletedServices(t *testing.T) {
 	restarted := NewTracker(testConfig(t), clock.Now)
 	if err := restarted.UnmarshalBinary(b); err != nil || restarted.Len() != 1 || restarted.windowOf("p2/gone") == nil {
 		t.Errorf("read back %d windows (%v); want p2/gone's alone", restarted.Len(), err)
+	}
+}
+
+// wantSamples fails t for each of want that got lacks.
+func wantSamples(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("no sample %s in\n%s", w, strings.Join(got, "\n"))
+		}
 	}
 }
