@@ -19,7 +19,7 @@ import (
 
 type credentials struct {
 	bearer string // full Authorization header value for /auth/info, "" if none
-	// The Authorization header's values: Basic for the service API, bearer.
+	// Authorization header values: Basic for the service API, bearer as a header.
 	basicHeader, bearerHeader []string
 	keys                      []string
 	redactor                  *Redactor
