@@ -65,3 +65,47 @@ func TestMemLimitRatioChecked(t *testing.T) {
 		t.Errorf("defaults: %+v, %v; want on at %g", f.memLimit, err, defaultMemLimitRatio)
 	}
 }
+
+func TestSetGCPercent(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		env     string
+		gogc    int
+		want    int // the percent set, 0 for none
+		wantLog string
+	}{
+		{"the default", "", defaultGOGC, 75, "gogc=75"},
+		{"another", "", 50, 50, "gogc=50"},
+		{"GOGC wins", "200", defaultGOGC, 0, "GOGC=200"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			set := 0
+			setGCPercent(slog.New(slog.NewTextHandler(&logs, nil)), &memLimitFlags{gogc: tt.gogc},
+				func(k string) string {
+					if k == "GOGC" {
+						return tt.env
+					}
+					return ""
+				}, func(n int) int { set = n; return 100 })
+			if set != tt.want {
+				t.Errorf("set %d, want %d", set, tt.want)
+			}
+			if !strings.Contains(logs.String(), tt.wantLog) {
+				t.Errorf("log %q does not say %q", logs.String(), tt.wantLog)
+			}
+		})
+	}
+}
+
+func TestGOGCChecked(t *testing.T) {
+	for _, v := range []string{"0", "-5"} {
+		if _, err := parseFlags([]string{"--runtime.gogc=" + v}, os.Getenv); err == nil || !strings.Contains(err.Error(), "--runtime.gogc") {
+			t.Errorf("--runtime.gogc=%s: err = %v, want one naming the flag", v, err)
+		}
+	}
+	f, err := parseFlags(nil, os.Getenv)
+	if err != nil || f.memLimit.gogc != defaultGOGC {
+		t.Errorf("defaults: %+v, %v; want --runtime.gogc at %d", f.memLimit, err, defaultGOGC)
+	}
+}

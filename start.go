@@ -63,7 +63,7 @@ func prepare(args []string, getenv func(string) string) (f *flags, c checked, lo
 
 func announce(logger *slog.Logger, f *flags, sh shard.Shard, getenv func(string) string) {
 	logger.Info("Starting "+exporterName, "version", version.Info(), "build_context", version.BuildContext())
-	setMemoryLimitFromCgroup(logger, f.memLimit, getenv)
+	setRuntimeLimits(logger, f.memLimit, getenv)
 	if sh.Enabled() {
 		logger.Info("Sharding: exporting only the services and VPCs whose id hashes to this shard", "shard", sh.Index, "total_shards", sh.Total)
 	}

@@ -38,8 +38,8 @@
 #   PLAIN=1        after the first cycle, one plain text and one OpenMetrics
 #                  request without gzip, as a person with curl makes them.
 #   PROFILE=dir    run with --web.enable-pprof and save a heap profile after
-#                  the last cycle, and a 20 s CPU profile from the middle of
-#                  the last half, into dir.
+#                  the last cycle, and a CPU profile of the last half (40 s
+#                  profiles back to back, merged), into dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/rss.sh SERVICES [CYCLES] | scripts/rss.sh hostile}
@@ -169,9 +169,14 @@ while ((seen - start_cycles < cycles)); do
 		seen=$now
 		per_cycle+=("$(($(rss_kb "$exp_pid" VmRSS) / 1024))")
 		ticks_at+=("$(cpu_ticks "$exp_pid")")
-		if [[ -n "${PROFILE:-}" ]] && ((${#per_cycle[@]} == cycles - cycles / 4)); then
+		if [[ -n "${PROFILE:-}" ]] && ((${#per_cycle[@]} == cycles - cycles / 2)); then
+			# Back to back profiles of 40 s (under the server's write timeout)
+			# until the run ends: the opt-in readers work in bursts.
 			mkdir -p "$PROFILE"
-			curl -fsS -o "$PROFILE/cpu.pprof" "$base/debug/pprof/profile?seconds=20" &
+			rm -f "$PROFILE"/cpu-*.pprof
+			(i=0; while [[ ! -e "$tmp/done" ]] && kill -0 "$exp_pid" 2>/dev/null; do
+				curl -fsS -o "$PROFILE/cpu-$((i++)).pprof" "$base/debug/pprof/profile?seconds=40" || break
+			done) &
 			cpu_pid=$!
 		fi
 		if [[ "${PLAIN:-0}" == 1 ]] && ((${#per_cycle[@]} == 1)); then
@@ -189,7 +194,9 @@ last_ticks=$ticks
 ((half > 0)) || half=$cycles
 if [[ -n "${PROFILE:-}" ]]; then
 	curl -fsS -o "$PROFILE/heap.pprof" "$base/debug/pprof/heap?gc=1"
+	touch "$tmp/done"
 	wait "${cpu_pid:-}" 2>/dev/null || true
+	go tool pprof -proto "$PROFILE"/cpu-*.pprof >"$PROFILE/cpu.pprof" 2>/dev/null && rm -f "$PROFILE"/cpu-*.pprof
 fi
 rss=$(rss_kb "$exp_pid" VmRSS)
 hwm=$(rss_kb "$exp_pid" VmHWM)
