@@ -130,10 +130,10 @@ func (t *tracker[E, F, K]) update(d *differ, e *E, en *entry[F, K], at time.Time
 // setName records the name the object was last read with: the one f holds
 // unless it did not decode (""), when f keeps the last that did.
 func (t *tracker[E, F, K]) setName(en *entry[F, K], name string) {
-	switch p := t.named(&en.f); {
-	case name == *p:
+	switch p := t.named(&en.f); name {
+	case *p:
 		en.flags &^= blank
-	case name == "":
+	case "":
 		en.flags |= blank
 	default: // a peering's name, kept out of its comparison
 		*p = name

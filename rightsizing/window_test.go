@@ -155,8 +155,12 @@ func TestOlderStateRefused(t *testing.T) {
 	old = append(old, make([]byte, Slots*(8+2+4+2*40)+16)...)
 	var buf bytes.Buffer
 	zw, _ := flate.NewWriter(&buf, flate.BestSpeed)
-	zw.Write(old)
-	zw.Close()
+	if _, err := zw.Write(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	tr := NewTracker(cfg, time.Now)
 	if err := tr.UnmarshalBinary(buf.Bytes()); !errors.Is(err, ErrOtherWindow) {
 		t.Errorf("a version 1 state: %v; want ErrOtherWindow", err)
