@@ -29,7 +29,7 @@ func TestClockSkew(t *testing.T) {
 	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
 	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.logs", "--collect.logs.interval=1s",
 		"--collect.logs.service-name-regex=orders-db", "--collect.usage.service-name-regex=orders-db",
-		"--collect.usage.interval=2s", "--collect.usage.series=system_cpu_usage_millicores")...)
+		"--collect.usage.interval=2s", "--collect.usage.series=system_cpu_usage_millicores", "--no-rightsizing")...)
 	metric := url + "/metrics"
 	testbin.WaitFor(t, 60*time.Second, "the first log read", func() bool {
 		_, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_log_entries_total", "service_id", id, "severity", "ERROR")

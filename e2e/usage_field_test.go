@@ -26,7 +26,7 @@ func TestUsageHostileSeriesAnswers(t *testing.T) {
 	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t))
 	sim.Fault(t, `{"operation":"getServiceMetricsSeries","edit":{"index":0,"field":"labels.zone","value":"b","append":true}}`)
-	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=1s", "--collect.usage.series=system_cpu_usage_millicores")...)
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=1s", "--collect.usage.series=system_cpu_usage_millicores", "--no-rightsizing")...)
 	testbin.WaitFor(t, 60*time.Second, "usage values", func() bool {
 		_, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_system_cpu_usage_cores")
 		return ok
@@ -75,7 +75,7 @@ func TestUsageSlowAPI(t *testing.T) {
 	}
 	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t))
-	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes", "--api.timeout=500ms")...)
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes", "--api.timeout=500ms", "--no-rightsizing")...)
 	testbin.WaitFor(t, 60*time.Second, "usage values", func() bool {
 		_, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_system_memory_total_bytes")
 		return ok

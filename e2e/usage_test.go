@@ -92,7 +92,7 @@ func TestUsageCollector(t *testing.T) {
 		}
 	}
 	sim.ResetRequests(t) // the reads above are the test's
-	args := usageArgs("--collect.usage.interval=1h", "--collect.usage.service-name-regex=metrics-prod|orders-db")
+	args := usageArgs("--collect.usage.interval=1h", "--collect.usage.service-name-regex=metrics-prod|orders-db", "--no-rightsizing")
 	for _, s := range series {
 		args = append(args, "--collect.usage.series="+s)
 	}
@@ -166,7 +166,7 @@ func TestUsageOutageKeepsValues(t *testing.T) {
 	}
 	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t))
-	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes", "--api.max-retries=0")...)
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes", "--api.max-retries=0", "--no-rightsizing")...)
 	testbin.WaitFor(t, 60*time.Second, "usage values", func() bool {
 		_, ok := testbin.Value(scrapeFams(t, url), "clouddb_service_system_memory_total_bytes")
 		return ok
@@ -332,7 +332,7 @@ func TestUsageNodesAreTheServiceResources(t *testing.T) {
 	}
 	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t))
-	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes")...)
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes", "--no-rightsizing")...)
 	// A successful usage read need not have asked for every series (its
 	// calls start within an interval, the rest wait for the next): wait
 	// until every service that reports its memory reports it for as many
@@ -394,7 +394,7 @@ func TestUsageRejectsImpossibleValues(t *testing.T) {
 	bucket := time.Now().UTC().Truncate(time.Minute).Add(-2 * time.Minute).Format(time.RFC3339)
 	sim.Fault(t, fmt.Sprintf(`{"operation":"getServiceMetricsSeries","edit":{"index":0,"field":"data","value":[{"time":%q,"value":-5}]}}`, bucket))
 	sim.Fault(t, fmt.Sprintf(`{"operation":"getServiceMetricsAvailableSeries","latency":"2500ms","count":%d}`, len(sim.ServiceIDs(t))))
-	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=database_num_connections")...)
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=database_num_connections", "--no-rightsizing")...)
 	var fams map[string]*dto.MetricFamily
 	exported := map[string]int{}
 	testbin.WaitFor(t, 60*time.Second, "rejections counted and a node's connections kept", func() bool {

@@ -19,7 +19,7 @@ func TestUsageFollowsReplacedNode(t *testing.T) {
 	}
 	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t))
-	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes")...)
+	_, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=2s", "--collect.usage.series=system_memory_total_bytes", "--no-rightsizing")...)
 	var id string
 	var last map[string]bool
 	testbin.WaitFor(t, 60*time.Second, "a service with replicas reporting every node", func() bool {
