@@ -60,15 +60,10 @@ const Size = 8 + Slots*(4+4+1+2*slotBuckets)
 // starting at t, a minute of coverage; a bucket at or before the newest one
 // added, or NaN (no value), is ignored.
 func (w *Window) AddCPU(t time.Time, slotLen time.Duration, millis float64) {
-	minute := t.Unix() / 60
-	if minute <= int64(w.lastCPU) || minute > math.MaxUint32 || math.IsNaN(millis) {
-		return
-	}
-	i := w.slotAt(t, slotLen)
+	i := w.take(&w.lastCPU, t, slotLen, millis)
 	if i < 0 {
 		return
 	}
-	w.lastCPU = uint32(minute)
 	b := cpuBucket(millis)
 	top := int(w.top[i])
 	if b > top {
@@ -78,6 +73,21 @@ func (w *Window) AddCPU(t time.Time, slotLen time.Duration, millis float64) {
 	if c := &w.cpu[i][max(b-top+slotBuckets-1, 0)]; *c < math.MaxUint16 {
 		*c++
 	}
+}
+
+// take returns the index of the slot that takes the bucket starting at t
+// and records its minute in *last; -1 for a bucket at or before *last, NaN
+// (no value), or older than the window.
+func (w *Window) take(last *uint32, t time.Time, slotLen time.Duration, v float64) int {
+	minute := t.Unix() / 60
+	if minute <= int64(*last) || minute > math.MaxUint32 || math.IsNaN(v) {
+		return -1
+	}
+	i := w.slotAt(t, slotLen)
+	if i >= 0 {
+		*last = uint32(minute)
+	}
+	return i
 }
 
 // rebase moves slot i's range up to end at bucket b: the counts below the
@@ -103,15 +113,10 @@ func (w *Window) minutes(i int) int {
 // AddMemory records the memory use (bytes) of the bucket starting at t, as
 // AddCPU does; CPU alone counts the minutes covered.
 func (w *Window) AddMemory(t time.Time, slotLen time.Duration, bytes float64) {
-	minute := t.Unix() / 60
-	if minute <= int64(w.lastMemory) || minute > math.MaxUint32 || math.IsNaN(bytes) {
-		return
-	}
-	i := w.slotAt(t, slotLen)
+	i := w.take(&w.lastMemory, t, slotLen, bytes)
 	if i < 0 {
 		return
 	}
-	w.lastMemory = uint32(minute)
 	if float32(bytes) > w.memPeak[i] {
 		w.memPeak[i] = float32(bytes)
 	}
