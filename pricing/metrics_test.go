@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -13,16 +15,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/collectortest"
 )
-
-type recordingPublisher struct {
-	got     []*fleet.Snapshot
-	removed []string
-}
-
-func (r *recordingPublisher) SetSnapshot(s *fleet.Snapshot) { r.got = append(r.got, s) }
-func (r *recordingPublisher) RemoveProject(projectID string) {
-	r.removed = append(r.removed, projectID)
-}
 
 // samples renders s through every registered group, as the exposition does.
 func samples(s *fleet.Snapshot) []string {
@@ -43,13 +35,13 @@ func samples(s *fleet.Snapshot) []string {
 // TestEstimatorPublishes: the estimate travels in a copy of each snapshot
 // (the poller's stays as it was), one series per priced component.
 func TestEstimatorPublishes(t *testing.T) {
-	next := &recordingPublisher{}
+	next := &fleettest.Recorder{}
 	reg := prometheus.NewPedanticRegistry()
 	e := NewEstimator(next, reg, nil)
 	s := estimateSnapshot()
 
 	e.SetSnapshot(s)
-	if Of(next.got[0]) != nil {
+	if Of(next.Got[0]) != nil {
 		t.Error("no table yet, but the snapshot was priced")
 	}
 	e.SetTable(mustParse(t, testTable))
@@ -57,7 +49,7 @@ func TestEstimatorPublishes(t *testing.T) {
 	if s.Data != nil {
 		t.Error("the poller's snapshot was modified")
 	}
-	got := samples(next.got[1])
+	got := samples(next.Got[1])
 	for _, want := range []string{
 		"clouddb_service_estimated_cost_per_hour[p1 a-plain compute] 0.09",
 		"clouddb_service_estimated_cost_per_hour[p1 b-ha ha] 0.18",
@@ -76,7 +68,7 @@ func TestEstimatorPublishes(t *testing.T) {
 			}
 		}
 	}
-	if len(samples(next.got[0])) != 0 {
+	if len(samples(next.Got[0])) != 0 {
 		t.Error("an unpriced snapshot has cost series")
 	}
 
@@ -92,17 +84,17 @@ clouddb_pricing_info{currency="EUR",effective_date="2026-11-01"} 1
 		t.Errorf("without a table: %d clouddb_pricing_info series, %v", n, err)
 	}
 	e.RemoveProject("p1")
-	if !slices.Equal(next.removed, []string{"p1"}) {
-		t.Errorf("removed %v; want [p1]", next.removed)
+	if !slices.Equal(next.Removed, []string{"p1"}) {
+		t.Errorf("removed %v; want [p1]", next.Removed)
 	}
 }
 
 func TestCostMetricsLint(t *testing.T) {
-	next := &recordingPublisher{}
+	next := &fleettest.Recorder{}
 	e := NewEstimator(next, nil, nil)
 	e.SetTable(mustParse(t, testTable))
 	e.SetSnapshot(estimateSnapshot())
-	problems, err := testutil.CollectAndLint(collectortest.NewFleetCollectorOf(next.got[0]), "clouddb_service_estimated_cost_per_hour", "clouddb_pricing_unpriced_resources")
+	problems, err := testutil.CollectAndLint(collectortest.NewFleetCollectorOf(next.Got[0]), "clouddb_service_estimated_cost_per_hour", "clouddb_pricing_unpriced_resources")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
 // TestEstimatorWarnsOncePerMissingPrice: each price the file lacks is named
@@ -33,7 +35,7 @@ compute:
 				}
 				return a
 			}}))
-			e := NewEstimator(&recordingPublisher{}, nil, logger)
+			e := NewEstimator(&fleettest.Recorder{}, nil, logger)
 			e.SetTable(mustParse(t, c.table))
 			for range 3 {
 				e.SetSnapshot(estimateSnapshot())

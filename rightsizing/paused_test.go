@@ -3,6 +3,8 @@ package rightsizing
 import (
 	"testing"
 
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
+
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
@@ -24,7 +26,7 @@ func TestPausedServiceSavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := &recordingPublisher{}
+	next := &fleettest.Recorder{}
 	p := NewPublisher(next, tr, func() *pricing.Table { return prices })
 	status := func(svc fleet.Service, st string) fleet.Service { svc.Status = st; return svc }
 	p.SetSnapshot(&fleet.Snapshot{ProjectID: "p1", Services: []fleet.Service{
@@ -32,7 +34,7 @@ func TestPausedServiceSavesNothing(t *testing.T) {
 		status(sizedService("pausing", 4000, 16, 0), apiclient.ServicePausing),
 		sizedService("ready", 4000, 16, 0),
 	}})
-	got := samplesOf(next.got[0])
+	got := samplesOf(next.Got[0])
 	wantSamples(t, got,
 		"clouddb_service_rightsizing_finding[p1 paused over_provisioned] 1",
 		"clouddb_service_rightsizing_saving_per_hour[p1 paused] 0",

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
+
 	"github.com/clouddb/clouddb_exporter/fleet"
 	"github.com/clouddb/clouddb_exporter/internal/fakeclock"
 	"github.com/clouddb/clouddb_exporter/pricing"
@@ -32,7 +34,7 @@ func BenchmarkPublish(b *testing.B) {
 				s.Services = append(s.Services, sizedService(id, 1000, 4, 0))
 			}
 			clock.Advance(14 * 24 * time.Hour)
-			p := NewPublisher(&recordingPublisher{}, tr, func() *pricing.Table { return nil })
+			p := NewPublisher(&fleettest.Recorder{}, tr, func() *pricing.Table { return nil })
 			b.ReportAllocs()
 			for b.Loop() {
 				if r := p.recommend(s); len(r.Services) != n {
@@ -56,7 +58,7 @@ func BenchmarkForgetDeleted(b *testing.B) {
 				tr.Add(testKey("p1", id), []time.Time{start}, []float64{100}, []float64{1 << 30})
 				s.Services = append(s.Services, sizedService(id, 1000, 4, 0))
 			}
-			p := NewPublisher(&recordingPublisher{}, tr, func() *pricing.Table { return nil })
+			p := NewPublisher(&fleettest.Recorder{}, tr, func() *pricing.Table { return nil })
 			b.ReportAllocs()
 			for b.Loop() {
 				s.Parts[0].LastSuccess = s.Parts[0].LastSuccess.Add(time.Second)

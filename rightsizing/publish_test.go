@@ -18,16 +18,6 @@ import (
 	"github.com/clouddb/clouddb_exporter/pricing"
 )
 
-type recordingPublisher struct {
-	got     []*fleet.Snapshot
-	removed []string
-}
-
-func (r *recordingPublisher) SetSnapshot(s *fleet.Snapshot) { r.got = append(r.got, s) }
-func (r *recordingPublisher) RemoveProject(projectID string) {
-	r.removed = append(r.removed, projectID)
-}
-
 func sizedService(id string, cpu, mem int64, ha int) fleet.Service {
 	s := &apiclient.Service{ServiceID: id, RegionCode: "us-east-1", Status: apiclient.ServiceReady,
 		Resources:  []apiclient.Resource{{ID: id + "-0", Spec: &apiclient.ResourceSpec{CPUMillis: fleettest.Int(cpu), MemoryGBs: fleettest.Int(mem)}}},
@@ -62,7 +52,7 @@ func TestPublisher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := &recordingPublisher{}
+	next := &fleettest.Recorder{}
 	p := NewPublisher(next, tr, func() *pricing.Table { return prices })
 	s := &fleet.Snapshot{ProjectID: "p1", Services: []fleet.Service{
 		sizedService("big", 4000, 16, 1), sizedService("new", 4000, 16, 0), sizedService("small", 1000, 4, 0), sizedService("unread", 1000, 4, 0),
@@ -71,7 +61,7 @@ func TestPublisher(t *testing.T) {
 	if s.Data != nil {
 		t.Error("the poller's snapshot was modified")
 	}
-	got := samplesOf(next.got[0])
+	got := samplesOf(next.Got[0])
 	wantSamples(t, got,
 		"clouddb_service_rightsizing_finding[p1 big over_provisioned] 1",
 		"clouddb_service_rightsizing_finding[p1 big optimal] 0",
@@ -91,14 +81,14 @@ func TestPublisher(t *testing.T) {
 			t.Errorf("unexpected sample %s", g)
 		}
 	}
-	problems, err := testutil.CollectAndLint(collectortest.NewFleetCollectorOf(next.got[0]), "clouddb_service_rightsizing_finding", "clouddb_service_rightsizing_saving_per_hour")
+	problems, err := testutil.CollectAndLint(collectortest.NewFleetCollectorOf(next.Got[0]), "clouddb_service_rightsizing_finding", "clouddb_service_rightsizing_saving_per_hour")
 	if err != nil || len(problems) > 0 {
 		t.Errorf("lint: %v %v", err, problems)
 	}
 
 	p.RemoveProject("p1")
-	if tr.Len() != 0 || !slices.Equal(next.removed, []string{"p1"}) {
-		t.Errorf("after removing p1: %d windows, removed %v", tr.Len(), next.removed)
+	if tr.Len() != 0 || !slices.Equal(next.Removed, []string{"p1"}) {
+		t.Errorf("after removing p1: %d windows, removed %v", tr.Len(), next.Removed)
 	}
 }
 
@@ -123,7 +113,7 @@ func TestPublisherForgetsDeletedServices(t *testing.T) {
 	for _, key := range []string{"p1/a", "p1/back", "p1/gone", "p2/gone"} {
 		feed(tr, clock, key, 0, 60, steady(300, gib))
 	}
-	p := NewPublisher(&recordingPublisher{}, tr, func() *pricing.Table { return nil })
+	p := NewPublisher(&fleettest.Recorder{}, tr, func() *pricing.Table { return nil })
 	read := func(i int) time.Time { return start.Add(time.Duration(i) * time.Minute) }
 	for i, step := range []struct {
 		s    *fleet.Snapshot

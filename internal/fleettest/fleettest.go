@@ -204,3 +204,15 @@ func Synthetic(projectID string, n int) *fleet.Snapshot {
 	}
 	return s
 }
+
+// Recorder is a publisher that keeps what it is given.
+type Recorder struct {
+	Got     []*fleet.Snapshot
+	Removed []string
+}
+
+// SetSnapshot keeps s.
+func (r *Recorder) SetSnapshot(s *fleet.Snapshot) { r.Got = append(r.Got, s) }
+
+// RemoveProject keeps projectID.
+func (r *Recorder) RemoveProject(projectID string) { r.Removed = append(r.Removed, projectID) }
