@@ -296,14 +296,7 @@ func TestChangesSinkToLoki(t *testing.T) {
 // accept connections is one restarted event, dated by the entry.
 func TestChangesRestartedFromLogs(t *testing.T) {
 	t.Parallel()
-	sim := testbin.SimAt(testbin.StartSim(t))
-	var id string
-	for _, s := range usageServices(t, sim) {
-		if s.Name == "orders-db" {
-			id = s.ServiceID
-		}
-	}
-	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
+	sim, id := quietOrdersDB(t)
 	_, url := testbin.StartExporter(t, sim.Env(), "--collect.logs", "--collect.min-data-interval=1s", "--collect.logs.interval=1s",
 		"--collect.logs.service-name-regex=orders-db", "--api.rate-limit=1000", "--collect.interval=1s")
 	testbin.WaitFor(t, 60*time.Second, "the first log read", testbin.MetricEquals(url+"/metrics", "clouddb_service_log_entries_total", 0,

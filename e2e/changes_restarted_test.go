@@ -17,14 +17,7 @@ import (
 // reader does not read it again here.
 func TestChangesRestartedAcrossRestart(t *testing.T) {
 	t.Parallel()
-	sim := testbin.SimAt(testbin.StartSim(t))
-	var id string
-	for _, s := range usageServices(t, sim) {
-		if s.Name == "orders-db" {
-			id = s.ServiceID
-		}
-	}
-	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
+	sim, id := quietOrdersDB(t)
 	dir := t.TempDir()
 	args := []string{"--collect.logs", "--collect.min-data-interval=1s", "--collect.logs.interval=1s",
 		"--collect.logs.service-name-regex=orders-db", "--api.rate-limit=1000", "--collect.interval=1s",

@@ -20,14 +20,7 @@ func TestLogsStateFileResumes(t *testing.T) {
 		t.Skip("whole-binary test")
 	}
 	t.Parallel()
-	sim := testbin.SimAt(testbin.StartSim(t))
-	var id string
-	for _, s := range usageServices(t, sim) {
-		if s.Name == "orders-db" {
-			id = s.ServiceID
-		}
-	}
-	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
+	sim, id := quietOrdersDB(t)
 	state := filepath.Join(t.TempDir(), "log-positions.json")
 	args := []string{"--collect.logs", "--collect.min-data-interval=1s", "--collect.logs.interval=1s",
 		"--collect.logs.service-name-regex=orders-db", "--api.rate-limit=1000", "--collect.logs.state-file=" + state}

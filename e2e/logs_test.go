@@ -15,14 +15,7 @@ func TestLogsCounterIsExact(t *testing.T) {
 		t.Skip("whole-binary test")
 	}
 	t.Parallel()
-	sim := testbin.SimAt(testbin.StartSim(t))
-	var id string
-	for _, s := range usageServices(t, sim) {
-		if s.Name == "orders-db" {
-			id = s.ServiceID
-		}
-	}
-	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
+	sim, id := quietOrdersDB(t)
 	_, url := testbin.StartExporter(t, sim.Env(), "--collect.logs", "--collect.min-data-interval=1s", "--collect.logs.interval=1s",
 		"--collect.logs.service-name-regex=orders-db", "--api.rate-limit=1000")
 	counter := func(severity string) func() bool {
@@ -95,14 +88,7 @@ func TestLogsPageCapSkipped(t *testing.T) {
 		t.Skip("whole-binary test")
 	}
 	t.Parallel()
-	sim := testbin.SimAt(testbin.StartSim(t))
-	var id string
-	for _, s := range usageServices(t, sim) {
-		if s.Name == "orders-db" {
-			id = s.ServiceID
-		}
-	}
-	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
+	sim, id := quietOrdersDB(t)
 	_, url := testbin.StartExporter(t, sim.Env(), "--collect.logs", "--collect.min-data-interval=1s", "--collect.logs.interval=1s",
 		"--collect.logs.service-name-regex=orders-db", "--collect.logs.max-pages=1", "--api.rate-limit=1000")
 	metric := url + "/metrics"

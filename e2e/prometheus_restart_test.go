@@ -28,14 +28,7 @@ func TestPrometheusRestartPagesNoOldFatal(t *testing.T) {
 	if err != nil {
 		t.Skip("prometheus not found: run scripts/test.sh, which installs it")
 	}
-	sim := testbin.SimAt(testbin.StartSim(t))
-	var id string
-	for _, s := range usageServices(t, sim) {
-		if s.Name == "orders-db" {
-			id = s.ServiceID
-		}
-	}
-	sim.AddLogEntries(t, id, nil, 0) // only the entries the test adds
+	sim, id := quietOrdersDB(t)
 	args := []string{"--collect.interval=1s", "--collect.logs", "--collect.min-data-interval=1s", "--collect.logs.interval=1s",
 		"--collect.logs.service-name-regex=orders-db", "--api.rate-limit=1000",
 		"--state.file=" + filepath.Join(t.TempDir(), "state.json")}

@@ -424,3 +424,18 @@ func TestUsageRejectsImpossibleValues(t *testing.T) {
 		}
 	}
 }
+
+// quietOrdersDB starts a simulator whose orders-db logs only the entries
+// the test adds, and returns it with orders-db's id.
+func quietOrdersDB(t *testing.T) (*testbin.Sim, string) {
+	t.Helper()
+	sim := testbin.SimAt(testbin.StartSim(t))
+	var id string
+	for _, s := range usageServices(t, sim) {
+		if s.Name == "orders-db" {
+			id = s.ServiceID
+		}
+	}
+	sim.AddLogEntries(t, id, nil, 0)
+	return sim, id
+}
