@@ -3,6 +3,7 @@ package rightsizing
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -279,5 +280,26 @@ func TestAddSeries(t *testing.T) {
 	}
 	if peak := w.MemoryPeak(clock.Now(), DefaultWindow); peak != 2*gib {
 		t.Errorf("memory peak %v; want 2 GiB, the primary's", peak)
+	}
+}
+
+// TestAddSeriesAnyOrderAnyOrdinal: the API promises no order of a series'
+// buckets, and a replaced primary node has another ordinal: a newest-first
+// answer counts every bucket, and the primary counts whatever its ordinal.
+func TestAddSeriesAnyOrderAnyOrdinal(t *testing.T) {
+	clock := fakeclock.New(start)
+	tr := NewTracker(testConfig(t), clock.Now)
+	s := series("primary", "3", start, 100, 200, 300, 400)
+	slices.Reverse(s.Data)
+	tr.AddSeries("p", "s", apiclient.SeriesCPUUsage, []apiclient.Series{s})
+	clock.Advance(5 * time.Minute)
+	w := tr.windowOf("s")
+	if w == nil {
+		t.Fatal("no window for a primary at ordinal 3")
+	}
+	minutes := 0
+	w.live(clock.Now(), DefaultWindow/Slots, func(i int) { minutes += w.minutes(i) })
+	if minutes != 4 {
+		t.Errorf("%d minutes covered; want the 4 buckets of a newest-first answer", minutes)
 	}
 }

@@ -258,8 +258,9 @@ func (t *Tracker) window(projectID, serviceID string) *Window {
 }
 
 // AddSeries records what one usage read of a service's series returned:
-// every bucket with a value of the primary's (role primary, ordinal 0) CPU
-// or memory use; other series and nodes are ignored (HA replicas follow the
+// every bucket with a value of the primary's CPU or memory use (role
+// primary, whatever its ordinal: a replaced node has a new one), in time
+// order; other series and nodes are ignored (HA replicas follow the
 // primary). A bucket already added counts once.
 func (t *Tracker) AddSeries(projectID, serviceID, suffix string, series []apiclient.Series) {
 	cpu := suffix == apiclient.SeriesCPUUsage
@@ -270,11 +271,11 @@ func (t *Tracker) AddSeries(projectID, serviceID, suffix string, series []apicli
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, s := range series {
-		if s.Labels["role"] != "primary" || s.Labels["ordinal"] != "0" {
+		if s.Labels["role"] != "primary" {
 			continue
 		}
 		w := t.add(projectID, serviceID)
-		for _, p := range s.Data {
+		for _, p := range oldestFirst(s.Data) {
 			switch {
 			case !p.Value.Valid || p.Time.IsZero():
 			case cpu:
@@ -284,6 +285,16 @@ func (t *Tracker) AddSeries(projectID, serviceID, suffix string, series []apicli
 			}
 		}
 	}
+}
+
+// oldestFirst returns points in time order: a window takes a bucket only
+// after the newest it holds, and the API promises no order.
+func oldestFirst(points []apiclient.SeriesPoint) []apiclient.SeriesPoint {
+	byTime := func(a, b apiclient.SeriesPoint) int { return a.Time.Compare(b.Time.Time) }
+	if slices.IsSortedFunc(points, byTime) {
+		return points
+	}
+	return slices.SortedStableFunc(slices.Values(points), byTime)
 }
 
 // add returns a service's window, new if it had none; t.mu is held.
