@@ -94,29 +94,59 @@ func equalParts(g *collector.Group, a, b *fleet.Snapshot) bool {
 func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk) (chunks []*chunk, changed int) {
 	n := g.Len(s)
 	o := 0
-	start := 0
 	// One for the call, not one a chunk: equalParts takes its address.
 	var part fleet.Snapshot
-	for i := range n {
-		if i+1 < n && !isBoundary(g.Key(s, i), weight(g, s, i)) {
-			continue
-		}
+	for start := 0; start < n; {
 		first := g.Key(s, start)
-		part = g.Part(s, start, i+1)
-		start = i + 1
 		for o < len(old) && compareKeys(old[o].first, first) < 0 {
 			o++
 		}
-		if o < len(old) && old[o].first == first && equalParts(g, &old[o].src, &part) {
-			c := old[o]
-			o++
+		var prev *chunk
+		if o < len(old) && old[o].first == first {
+			prev = old[o]
+		}
+		end, same := sameEnd(g, s, n, start, prev, &part)
+		if !same {
+			tried := end
+			end = nextEnd(g, s, n, start)
+			part = g.Part(s, start, end)
+			same = prev != nil && end != tried && equalParts(g, &prev.src, &part)
+		}
+		start = end
+		if same {
 			// Point at the new snapshot so that the old one can be freed.
-			c.src = part
-			chunks = append(chunks, c)
+			prev.src = part
+			chunks = append(chunks, prev)
+			o++
 			continue
 		}
 		chunks = append(chunks, &chunk{first: first, src: part})
 		changed++
 	}
 	return chunks, changed
+}
+
+// sameEnd returns where prev ends if it starts at start of s's n resources,
+// and whether its part (then in *part) is unchanged; -1 if it cannot end
+// there. An unchanged chunk ends where it ended, since its boundaries are
+// its resources': only the changed runs of a list are hashed again.
+func sameEnd(g *collector.Group, s *fleet.Snapshot, n, start int, prev *chunk, part *fleet.Snapshot) (end int, same bool) {
+	if prev == nil {
+		return -1, false
+	}
+	end = start + g.Len(&prev.src)
+	if end > n || end < n && !isBoundary(g.Key(s, end-1), weight(g, s, end-1)) {
+		return -1, false
+	}
+	*part = g.Part(s, start, end)
+	return end, equalParts(g, &prev.src, part)
+}
+
+// nextEnd returns the end of the chunk starting at start of s's n resources.
+func nextEnd(g *collector.Group, s *fleet.Snapshot, n, start int) int {
+	end := start + 1
+	for end < n && !isBoundary(g.Key(s, end-1), weight(g, s, end-1)) {
+		end++
+	}
+	return end
 }
