@@ -60,7 +60,10 @@ type piece struct {
 	family int
 	b      []byte // raw, or deflated for a gzip form
 	crc    uint32 // CRC-32 of the raw bytes, for a gzip form
-	raw    int    // length of the raw bytes
+	// shift is crcX8n(raw), for a gzip form: every view combines every
+	// piece's CRC, and the shift was most of that. It fills padding.
+	shift uint32
+	raw   int // length of the raw bytes
 }
 
 // isBoundary: an item that stands for weight resources ends a chunk weight

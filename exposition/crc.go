@@ -15,24 +15,16 @@ var crcX2n = func() (t [32]uint32) {
 	return t
 }()
 
-// crcMultModP multiplies modulo the polynomial, in CRC-32's reflected bit order.
+// crcMultModP multiplies modulo the polynomial, in CRC-32's reflected bit
+// order: a bit of a at a time, from x^0, without a branch on the bits (a
+// view combines a CRC a piece, and the bits of a are as good as random).
 func crcMultModP(a, b uint32) uint32 {
-	m := uint32(1) << 31
 	var p uint32
-	for {
-		if a&m != 0 {
-			p ^= b
-			if a&(m-1) == 0 {
-				return p
-			}
-		}
-		m >>= 1
-		if b&1 != 0 {
-			b = b>>1 ^ crcPoly
-		} else {
-			b >>= 1
-		}
+	for i := 31; i >= 0; i-- {
+		p ^= b & -(a >> i & 1)
+		b = b>>1 ^ crcPoly&-(b&1)
 	}
+	return p
 }
 
 // crcX8n is the operator that appends n zero bytes to a CRC.
@@ -47,5 +39,10 @@ func crcX8n(n int64) uint32 {
 }
 
 func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
-	return crcMultModP(crcX8n(lenB), crcA) ^ crcB
+	return crcCombineShift(crcA, crcB, crcX8n(lenB))
+}
+
+// crcCombineShift is crc32Combine with crcX8n(lenB) computed once.
+func crcCombineShift(crcA, crcB, shiftB uint32) uint32 {
+	return crcMultModP(shiftB, crcA) ^ crcB
 }

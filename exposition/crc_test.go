@@ -4,6 +4,9 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
+
+	"github.com/clouddb/clouddb_exporter/internal/fleettest"
 )
 
 func TestCRC32Combine(t *testing.T) {
@@ -20,5 +23,24 @@ func TestCRC32Combine(t *testing.T) {
 		if got := crc32Combine(crc32.ChecksumIEEE(a), crc32.ChecksumIEEE(b), int64(len(b))); got != want {
 			t.Errorf("sizes %v: combined %08x, want %08x", sizes, got, want)
 		}
+	}
+}
+
+// TestPieceKeepsItsShift: a gzip form's pieces keep what combining their
+// CRC takes, in the padding of a piece: no byte more a piece.
+func TestPieceKeepsItsShift(t *testing.T) {
+	s := fleettest.Synthetic("p", 10)
+	var r renderer
+	cf, err := r.renderChunk(&groups[0], s, formOf(formatOpenMetrics, true))
+	if err != nil || len(cf.pieces) == 0 {
+		t.Fatalf("%d pieces, %v", len(cf.pieces), err)
+	}
+	for _, pc := range cf.pieces {
+		if pc.shift != crcX8n(int64(pc.raw)) {
+			t.Errorf("family %d: shift %08x, want %08x", pc.family, pc.shift, crcX8n(int64(pc.raw)))
+		}
+	}
+	if n := unsafe.Sizeof(piece{}); n > 48 {
+		t.Errorf("a piece takes %d bytes, want 48", n)
 	}
 }

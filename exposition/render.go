@@ -144,7 +144,7 @@ func (e *Handler) build(f int, generation uint64) *view {
 		v.parts = append(v.parts, pc.b)
 		v.size += len(pc.b)
 		if gzip {
-			v.crc = crc32Combine(v.crc, pc.crc, int64(pc.raw))
+			v.crc = crcCombineShift(v.crc, pc.crc, pc.shift)
 		}
 		v.raw += pc.raw
 	}
@@ -184,7 +184,7 @@ var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
 			fw.Reset(&out)
 			_, _ = fw.Write(header)
 			_ = fw.Flush()
-			h[f] = append(h[f], piece{family: i, b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(header), raw: len(header)})
+			h[f] = append(h[f], piece{family: i, b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(header), shift: crcX8n(int64(len(header))), raw: len(header)})
 		}
 	}
 	return h
@@ -239,7 +239,7 @@ func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (
 				r.deflater = &deflater{}
 			}
 			r.deflater.deflate(&r.out, raw)
-			pc.crc = crc32.ChecksumIEEE(raw)
+			pc.crc, pc.shift = crc32.ChecksumIEEE(raw), crcX8n(int64(len(raw)))
 		} else {
 			r.out.Write(raw)
 		}
