@@ -358,7 +358,7 @@ func BenchmarkRenderChunk(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := r.renderChunk(&groups[g], &part, formOf(formatText, false)); err != nil {
+				if _, err := r.renderChunk(&groups[g], &part, formOf(formatText, false), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

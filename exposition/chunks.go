@@ -50,6 +50,11 @@ type chunk struct {
 	src fleet.Snapshot
 	// forms is nil for a form nobody asked for since src changed.
 	forms [numForms]*chunkForm
+	// prev is the chunk of the same first key that this one replaced, until
+	// this one is rendered: its pieces of the families that did not change
+	// are taken as they are (a usage read's first publishes change the
+	// nodes' totals alone).
+	prev *chunk
 }
 
 type chunkForm struct {
@@ -57,13 +62,23 @@ type chunkForm struct {
 }
 
 type piece struct {
-	family int
 	b      []byte // raw, or deflated for a gzip form
-	crc    uint32 // CRC-32 of the raw bytes, for a gzip form
-	// shift is crcX8n(raw), for a gzip form: every view combines every
-	// piece's CRC, and the shift was most of that. It fills padding.
-	shift uint32
-	raw   int // length of the raw bytes
+	raw    int    // length of the raw bytes
+	family int32
+	// For a gzip form: crc is the CRC-32 of the raw bytes; shift is
+	// crcX8n(raw), since every view combines every piece's CRC, and the
+	// shift was most of that; sum is a second hash, so that a piece
+	// rendered again to the same bytes is known without keeping them.
+	crc, shift, sum uint32
+}
+
+// rawSum is a piece's sum: with its CRC and length, 64 bits to tell two
+// renderings apart.
+func rawSum(raw []byte) uint32 { return uint32(maphash.Bytes(chunkSeed, raw)) }
+
+// sameRaw reports whether two pieces of a gzip form hold the same raw bytes.
+func (pc *piece) sameRaw(o *piece) bool {
+	return pc.family == o.family && pc.raw == o.raw && pc.crc == o.crc && pc.sum == o.sum
 }
 
 // isBoundary: an item that stands for weight resources ends a chunk weight
@@ -93,8 +108,9 @@ func equalParts(g *collector.Group, a, b *fleet.Snapshot) bool {
 }
 
 // rechunk reuses the renderings of unchanged chunks; both lists are sorted
-// by key, so they are walked side by side.
-func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk) (chunks []*chunk, changed int) {
+// by key, so they are walked side by side. With keep, a changed chunk
+// keeps the one of the same first key it replaces (prev).
+func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk, keep bool) (chunks []*chunk, changed int) {
 	n := g.Len(s)
 	o := 0
 	// One for the call, not one a chunk: equalParts takes its address.
@@ -123,7 +139,11 @@ func rechunk(g *collector.Group, s *fleet.Snapshot, old []*chunk) (chunks []*chu
 			o++
 			continue
 		}
-		chunks = append(chunks, &chunk{first: first, src: part})
+		c := &chunk{first: first, src: part}
+		if keep {
+			c.prev = prev
+		}
+		chunks = append(chunks, c)
 		changed++
 	}
 	return chunks, changed

@@ -29,7 +29,7 @@ type chunkSpan struct {
 func TestRechunkRemembersBoundaries(t *testing.T) {
 	base := fleettest.Synthetic("p", 3000)
 	g := &groups[0] // the services
-	old, _ := rechunk(g, base, nil)
+	old, _ := rechunk(g, base, nil, false)
 	if len(old) < 3 {
 		t.Fatalf("%d chunks of %d services", len(old), len(base.Services))
 	}
@@ -56,11 +56,11 @@ func TestRechunkRemembersBoundaries(t *testing.T) {
 	} {
 		next := *base
 		next.Services = services
-		fresh, _ := rechunk(g, &next, nil)
+		fresh, _ := rechunk(g, &next, nil, false)
 		keys := 0
 		counting := *g
 		counting.Key = func(s *fleet.Snapshot, i int) chunkKey { keys++; return g.Key(s, i) }
-		again, _ := rechunk(&counting, &next, old)
+		again, _ := rechunk(&counting, &next, old, false)
 		if got, want := chunkLayout(g, again), chunkLayout(g, fresh); !slices.Equal(got, want) {
 			t.Errorf("%s: chunks %v, want %v", name, got, want)
 		}

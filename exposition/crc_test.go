@@ -31,7 +31,7 @@ func TestCRC32Combine(t *testing.T) {
 func TestPieceKeepsItsShift(t *testing.T) {
 	s := fleettest.Synthetic("p", 10)
 	var r renderer
-	cf, err := r.renderChunk(&groups[0], s, formOf(formatOpenMetrics, true))
+	cf, err := r.renderChunk(&groups[0], s, formOf(formatOpenMetrics, true), nil)
 	if err != nil || len(cf.pieces) == 0 {
 		t.Fatalf("%d pieces, %v", len(cf.pieces), err)
 	}

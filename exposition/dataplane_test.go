@@ -31,12 +31,12 @@ func TestDataPlaneChunksComparedWithoutGarbage(t *testing.T) {
 	next.SetData(dataplane.PartLogs, &dataplane.Logs{Counts: counts})
 	for _, name := range []string{dataplane.PartUsage, dataplane.PartLogs} {
 		g := dataPlaneGroup(t, snap, name)
-		old, _ := rechunk(g, snap, nil)
+		old, _ := rechunk(g, snap, nil, false)
 		if len(old) < 5 {
 			t.Fatalf("%s: %d chunks", name, len(old))
 		}
 		var changed int
-		allocs := testing.AllocsPerRun(5, func() { _, changed = rechunk(g, &next, old) })
+		allocs := testing.AllocsPerRun(5, func() { _, changed = rechunk(g, &next, old, false) })
 		if changed != 0 {
 			t.Errorf("%s: %d chunks changed, want none", name, changed)
 		}

@@ -292,11 +292,11 @@ func TestRenderAllocations(t *testing.T) {
 	var r renderer
 	part := groups[0].Part(s, 0, len(s.Services))
 	for f := range numForms {
-		if _, err := r.renderChunk(&groups[0], &part, f); err != nil {
+		if _, err := r.renderChunk(&groups[0], &part, f, nil); err != nil {
 			t.Fatal(err)
 		}
 		allocs := testing.AllocsPerRun(5, func() {
-			if _, err := r.renderChunk(&groups[0], &part, f); err != nil {
+			if _, err := r.renderChunk(&groups[0], &part, f, nil); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -346,7 +346,7 @@ func TestRenderChunkWritesOnlyItsFormat(t *testing.T) {
 	var r renderer
 	part := groups[0].Part(s, 0, len(s.Services))
 	for f := range numForms {
-		if _, err := r.renderChunk(&groups[0], &part, f); err != nil {
+		if _, err := r.renderChunk(&groups[0], &part, f, nil); err != nil {
 			t.Fatal(err)
 		}
 		for fam := range r.w.samples {

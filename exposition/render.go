@@ -35,17 +35,20 @@ func (e *Handler) view(f int) *view {
 
 // prepare drops the stale view of f before rendering: it holds the only
 // reference to the changed chunks' old renderings, which would otherwise
-// stay live beside their replacements. Called with renderMu held.
+// stay live beside their replacements. A flat view's pieces are all in
+// its slice, which lastFlat keeps for the next: then a changed chunk
+// keeps the one it replaces, whose pieces cost nothing more, to take
+// those that render the same again. Called with renderMu held.
 func (e *Handler) prepare(f int, latest *snapshots) {
 	if e.applied != latest.generation {
-		e.apply(latest)
+		e.apply(latest, e.lastFlat[f] != nil)
 		e.dropIdleForms(f)
 	}
 	e.views[f].Store(nil)
 }
 
-// apply is called with renderMu held.
-func (e *Handler) apply(latest *snapshots) {
+// apply is called with renderMu held; keep is rechunk's.
+func (e *Handler) apply(latest *snapshots, keep bool) {
 	for id := range e.projects {
 		if _, ok := latest.byProject[id]; !ok {
 			delete(e.projects, id)
@@ -63,7 +66,7 @@ func (e *Handler) apply(latest *snapshots) {
 		p.snap = s
 		for g := range groups {
 			var changed int
-			p.groups[g], changed = rechunk(&groups[g], s, p.groups[g])
+			p.groups[g], changed = rechunk(&groups[g], s, p.groups[g], keep)
 			e.stats.changed += changed
 		}
 	}
@@ -116,11 +119,16 @@ func (e *Handler) build(f int, generation uint64) *view {
 		for g := range groups {
 			for _, c := range p.groups[g] {
 				if c.forms[f] == nil {
+					var prev *chunkForm
+					if c.prev != nil {
+						prev = c.prev.forms[f]
+					}
 					var err error
-					c.forms[f], err = r.renderChunk(&groups[g], &c.src, f)
+					c.forms[f], err = r.renderChunk(&groups[g], &c.src, f, prev)
 					if err != nil {
 						errs = append(errs, fmt.Errorf("project %s: %w", id, err))
 					}
+					c.prev = nil // Its renderings can go.
 					e.stats.rendered[f]++
 				}
 				for j := range c.forms[f].pieces {
@@ -171,7 +179,7 @@ func familyHeader(family, f int) piece {
 		return deflatedHeaders()[formFormat(f)][family]
 	}
 	h := families[family].header[formFormat(f)]
-	return piece{family: family, b: h, raw: len(h)}
+	return piece{family: int32(family), b: h, raw: len(h)}
 }
 
 var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
@@ -184,7 +192,7 @@ var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
 			fw.Reset(&out)
 			_, _ = fw.Write(header)
 			_ = fw.Flush()
-			h[f] = append(h[f], piece{family: i, b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(header), shift: crcX8n(int64(len(header))), raw: len(header)})
+			h[f] = append(h[f], piece{family: int32(i), b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(header), shift: crcX8n(int64(len(header))), raw: len(header)})
 		}
 	}
 	return h
@@ -198,15 +206,18 @@ type renderer struct {
 	w        *lineWriter
 	out      bytes.Buffer
 	deflater *deflater
-	spans    [][2]int   // of each piece in out
+	spans    [][2]int   // of each piece in out, -1 for one taken from the last rendering
 	byFamily [][]*piece // into the chunks' forms, while building a view
+	deflated int        // pieces deflated, for tests and benchmarks
 }
 
 // scratchLimit lets go of scratch buffers after a spike rather than holding them.
 const scratchLimit = 1 << 20
 
-// renderChunk leaves out a series that cannot be written; the error says which.
-func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (*chunkForm, error) {
+// renderChunk leaves out a series that cannot be written; the error says
+// which. A gzip form takes the pieces of prev (the last rendering of the
+// chunk it replaces, nil for none) that hold the same raw bytes.
+func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int, prev *chunkForm) (*chunkForm, error) {
 	if r.w == nil {
 		r.w = newLineWriter()
 		r.byFamily = make([][]*piece, len(families))
@@ -222,24 +233,42 @@ func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (
 	g.Collect(r.samples.Sink(), src)
 	w.writeAll(&r.samples)
 	r.samples.Reset()
+	return r.pieces(f, prev), errors.Join(w.errs...)
+}
 
+// pieces makes a chunk's form f of what the line writer holds.
+func (r *renderer) pieces(f int, prev *chunkForm) *chunkForm {
 	format := formFormat(f)
 	cf := &chunkForm{}
 	r.out.Reset()
 	r.spans = r.spans[:0]
-	for i := range w.samples {
-		raw := w.samples[i][format]
+	var last []piece
+	if prev != nil {
+		last = prev.pieces
+	}
+	for i := range r.w.samples {
+		raw := r.w.samples[i][format]
 		if len(raw) == 0 {
 			continue
 		}
 		start := r.out.Len()
-		pc := piece{family: i, raw: len(raw)}
+		pc := piece{family: int32(i), raw: len(raw)}
 		if formGzip(f) {
+			pc.crc, pc.shift, pc.sum = crc32.ChecksumIEEE(raw), crcX8n(int64(len(raw))), rawSum(raw)
+			for len(last) > 0 && last[0].family < pc.family {
+				last = last[1:]
+			}
+			if len(last) > 0 && last[0].sameRaw(&pc) {
+				pc.b = last[0].b
+				cf.pieces = append(cf.pieces, pc)
+				r.spans = append(r.spans, [2]int{-1, -1})
+				continue
+			}
 			if r.deflater == nil {
 				r.deflater = &deflater{}
 			}
 			r.deflater.deflate(&r.out, raw)
-			pc.crc, pc.shift = crc32.ChecksumIEEE(raw), crcX8n(int64(len(raw)))
+			r.deflated++
 		} else {
 			r.out.Write(raw)
 		}
@@ -248,9 +277,11 @@ func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int) (
 	}
 	slab := bytes.Clone(r.out.Bytes())
 	for i, sp := range r.spans {
-		cf.pieces[i].b = slab[sp[0]:sp[1]:sp[1]]
+		if sp[0] >= 0 {
+			cf.pieces[i].b = slab[sp[0]:sp[1]:sp[1]]
+		}
 	}
-	return cf, errors.Join(w.errs...)
+	return cf
 }
 
 func (r *renderer) shrink() {
