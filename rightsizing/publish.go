@@ -2,9 +2,10 @@ package rightsizing
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
 	"github.com/clouddb/clouddb_exporter/collector"
@@ -40,12 +41,17 @@ type Publisher struct {
 	next    pricing.Publisher
 	tracker *Tracker
 	prices  func() *pricing.Table
+
+	mu      sync.Mutex
+	sizings map[string]*sizing // by project (sizing.go)
+	// sized counts the services sized, for tests.
+	sized atomic.Int64
 }
 
 // NewPublisher returns a Publisher of tracker's recommendations; prices
 // returns the price table for the savings (nil: none).
 func NewPublisher(next pricing.Publisher, tracker *Tracker, prices func() *pricing.Table) *Publisher {
-	return &Publisher{next: next, tracker: tracker, prices: prices}
+	return &Publisher{next: next, tracker: tracker, prices: prices, sizings: map[string]*sizing{}}
 }
 
 // SetSnapshot publishes a copy of s that holds its recommendations; a
@@ -65,6 +71,9 @@ func (p *Publisher) SetSnapshot(s *fleet.Snapshot) {
 // RemoveProject forgets the project's windows and passes the removal on.
 func (p *Publisher) RemoveProject(projectID string) {
 	p.tracker.RemoveProject(projectID)
+	p.mu.Lock()
+	delete(p.sizings, projectID)
+	p.mu.Unlock()
 	p.next.RemoveProject(projectID)
 }
 
@@ -86,43 +95,6 @@ func (p *Publisher) forgetDeleted(s *fleet.Snapshot) {
 			}
 		})
 	}
-}
-
-// recommend sizes the services with a window: a service the usage reader
-// never read has no line, rather than a flood of insufficient_data.
-func (p *Publisher) recommend(s *fleet.Snapshot) *Recommendations {
-	out := &Recommendations{}
-	known := p.tracker.Len()
-	if known == 0 {
-		return out // no usage read: nothing to size, and no walk of the services
-	}
-	out.Services = make([]ServiceRecommendation, 0, min(known, len(s.Services)))
-	prices := p.prices()
-	for i := range s.Services {
-		svc := s.Services[i].Service
-		size, ok := primarySize(svc)
-		if !ok {
-			continue // no dedicated size (shared) or none known: nothing to resize
-		}
-		r, ok := p.tracker.Recommend(s.ProjectID, svc.ServiceID, size)
-		if !ok {
-			continue
-		}
-		// The coverage to a thousandth: it moves with every minute, and an
-		// unchanged line is not rendered again.
-		line := ServiceRecommendation{ID: svc.ServiceID, Finding: r.Finding, Coverage: math.Round(r.Coverage*1000) / 1000, Size: r.Size}
-		switch {
-		case prices == nil || r.Finding == InsufficientData:
-		case svc.IsPaused():
-			// It pays storage only (the cost estimate's compute is 0):
-			// no size saves anything while it is paused.
-			line.Saving, line.HasSaving = 0, true
-		default:
-			line.Saving, line.HasSaving = SavingPerHour(prices, svc.RegionCode, size, r.Size, haReplicas(svc))
-		}
-		out.Services = append(out.Services, line)
-	}
-	return out
 }
 
 func primarySize(svc *apiclient.Service) (pricing.Size, bool) {

@@ -34,6 +34,10 @@ type project struct {
 	// (Listed); missed, the services with a window that it lacked.
 	listed time.Time
 	missed map[string]struct{}
+	// changes logs the services whose windows changed, the last of changed
+	// in all (changes.go).
+	changes []string
+	changed uint64
 }
 
 // NewTracker returns an empty Tracker; now is time.Now or a test's clock.
@@ -84,6 +88,7 @@ func (t *Tracker) Listed(projectID string, at time.Time, ids iter.Seq[string]) {
 		}
 		if _, again := p.missed[id]; again {
 			delete(p.windows, id)
+			p.logChange(id)
 			continue
 		}
 		if missed == nil {
@@ -274,7 +279,9 @@ func (t *Tracker) AddSeries(projectID, serviceID, suffix string, series []apicli
 		if s.Labels["role"] != "primary" {
 			continue
 		}
-		w := t.add(projectID, serviceID)
+		proj, w := t.add(projectID, serviceID)
+		// A window changes only with a bucket taken, which moves its last.
+		lastCPU, lastMemory := w.lastCPU, w.lastMemory
 		for _, p := range oldestFirst(s.Data) {
 			switch {
 			case !p.Value.Valid || p.Time.IsZero():
@@ -283,6 +290,9 @@ func (t *Tracker) AddSeries(projectID, serviceID, suffix string, series []apicli
 			default:
 				w.AddMemory(p.Time.Time, slotLen, p.Value.Value)
 			}
+		}
+		if w.lastCPU != lastCPU || w.lastMemory != lastMemory {
+			proj.logChange(serviceID)
 		}
 	}
 }
@@ -297,8 +307,9 @@ func oldestFirst(points []apiclient.SeriesPoint) []apiclient.SeriesPoint {
 	return slices.SortedStableFunc(slices.Values(points), byTime)
 }
 
-// add returns a service's window, new if it had none; t.mu is held.
-func (t *Tracker) add(projectID, serviceID string) *Window {
+// add returns a service's window, new if it had none, and its project;
+// t.mu is held.
+func (t *Tracker) add(projectID, serviceID string) (*project, *Window) {
 	p := t.projects[projectID]
 	if p == nil {
 		p = &project{windows: map[string]*Window{}}
@@ -308,6 +319,7 @@ func (t *Tracker) add(projectID, serviceID string) *Window {
 	if w == nil {
 		w = &Window{}
 		p.windows[serviceID] = w
+		p.logChange(serviceID)
 	}
-	return w
+	return p, w
 }
