@@ -45,23 +45,17 @@ type Client struct {
 	projectID       string
 	userAgentHeader []string
 	// A closure, so that a reflective print shows no keys; a new pointer when the keys change (see do).
-	creds          func() *credentials
-	setCreds       func(*credentials)
-	onUnauthorized func() bool
-	http           *http.Client
-	limiter        *rate.Limiter
-	trackLimiter   *rate.Limiter
-	observer       Observer
+	creds                 func() *credentials
+	setCreds              func(*credentials)
+	onUnauthorized        func() bool
+	http                  *http.Client
+	limiter, trackLimiter *rate.Limiter
+	observer              Observer
 
-	timeout        time.Duration
-	maxRetries     int
-	retryBaseDelay time.Duration
-	retryMaxDelay  time.Duration
-	maxRetryAfter  time.Duration
-	maxBodyBytes   int64
-	maxValueBytes  int64
-	maxListLength  int
-	logger         *slog.Logger
+	timeout, retryBaseDelay, retryMaxDelay, maxRetryAfter time.Duration
+	maxRetries, maxListLength                             int
+	maxBodyBytes, maxValueBytes                           int64
+	logger                                                *slog.Logger
 
 	jitter func(n int64) int64
 	sleep  func(ctx context.Context, d time.Duration) error
@@ -375,12 +369,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-time.After(d): // collected once unreachable, fired or not (Go 1.23)
 		return nil
 	}
 }
