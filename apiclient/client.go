@@ -283,7 +283,7 @@ const maxWholeBody = 32 << 20
 var jsonHeader = []string{"application/json"}
 
 func answerCode(resp *http.Response, err error) string {
-	if errors.As(err, new(*DecodeError)) || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrTooManyResources) {
+	if _, ok := errors.AsType[*DecodeError](err); ok || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrTooManyResources) {
 		return CodeDecodeError
 	}
 	return strconv.Itoa(resp.StatusCode)
