@@ -116,13 +116,14 @@ func (c *Client) path(tmpl string, ids ...string) (string, error) {
 }
 
 type call struct {
-	op    string
-	ids   []string   // values for the template's placeholders after {project_id}
-	body  any        // request body, marshalled to JSON; nil for none
-	query url.Values // query parameters; nil for none
-	out   any        // decode target; nil to ignore the body
-	begin func()
-	each  func(elem any)
+	op      string
+	ids     []string   // values for the template's placeholders after {project_id}
+	body    any        // request body, marshalled to JSON; nil for none
+	payload []byte     // request body encoded: body's, or set instead of body
+	query   url.Values // query parameters; nil for none
+	out     any        // decode target; nil to ignore the body
+	begin   func()
+	each    func(elem any)
 
 	method string // filled by do from the catalog
 	want   int    // filled by do from the catalog
@@ -162,9 +163,8 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	if len(cl.query) > 0 {
 		path += "?" + cl.query.Encode()
 	}
-	var payload []byte
 	if cl.body != nil {
-		if payload, err = json.Marshal(cl.body); err != nil {
+		if cl.payload, err = json.Marshal(cl.body); err != nil {
 			return fmt.Errorf("apiclient: %s: encoding request body: %w", cl.op, err)
 		}
 	}
@@ -177,7 +177,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			err = &TransportError{Operation: cl.op, Err: err}
 		} else {
 			sent = c.creds()
-			err = c.attempt(ctx, cl, path, payload, sent)
+			err = c.attempt(ctx, cl, path, sent)
 		}
 		if err == nil {
 			return nil
@@ -211,19 +211,19 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	}
 }
 
-func (c *Client) attempt(ctx context.Context, cl call, path string, payload []byte, cr *credentials) error {
+func (c *Client) attempt(ctx context.Context, cl call, path string, cr *credentials) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
 	var body io.Reader
-	if payload != nil {
-		body = bytes.NewReader(payload)
+	if cl.payload != nil {
+		body = bytes.NewReader(cl.payload)
 	}
 	req, err := http.NewRequestWithContext(ctx, cl.method, c.base+path, body)
 	if err != nil {
 		return fmt.Errorf("apiclient: %s: building request: %w", cl.op, err)
 	}
-	if payload == nil && cl.method == http.MethodGet {
+	if cl.payload == nil && cl.method == http.MethodGet {
 		// Go's transport resends an idempotent request, unseen, on a failed reused connection, outside
 		// the retry budget; a body that cannot rewind stops it.
 		req.Body, req.GetBody = emptyBody{}, nil
@@ -231,7 +231,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	// Values made once and shared (nothing writes into a request's values): Set made each anew.
 	req.Header["Accept"] = jsonHeader
 	req.Header["User-Agent"] = c.userAgentHeader
-	if payload != nil {
+	if cl.payload != nil {
 		req.Header["Content-Type"] = jsonHeader
 	}
 	if cl.op == OpGetAuthInfo && cr.bearer != "" {
