@@ -83,19 +83,19 @@ func (c *Client) String() string {
 // Format prints String for every verb, so that none walks to the keys.
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
-// An empty, "." or ".." id would address the collection, or a parent after path cleaning.
-func (c *Client) path(tmpl string, ids ...string) (string, error) {
+// requestURL is the base URL, tmpl with its ids escaped, then query. An empty, "." or ".." id would
+// address the collection, or a parent after path cleaning.
+func (c *Client) requestURL(tmpl, query string, ids ...string) (string, error) {
 	var b strings.Builder
+	b.Grow(len(c.base) + 2*len(tmpl) + len(query)) // ids of their placeholders' length, one allocation
+	b.WriteString(c.base)
 	for {
-		open := strings.IndexByte(tmpl, '{')
-		if open < 0 {
-			b.WriteString(tmpl)
+		before, rest, found := strings.Cut(tmpl, "{")
+		if b.WriteString(before); !found {
 			break
 		}
-		end := strings.IndexByte(tmpl[open:], '}') + open
-		name := tmpl[open+1 : end]
-		b.WriteString(tmpl[:open])
-		tmpl = tmpl[end+1:]
+		var name string
+		name, tmpl, _ = strings.Cut(rest, "}")
 
 		v := c.projectID
 		if name != "project_id" {
@@ -112,16 +112,17 @@ func (c *Client) path(tmpl string, ids ...string) (string, error) {
 	if len(ids) != 0 {
 		panic("apiclient: too many ids for path template")
 	}
+	b.WriteString(query)
 	return b.String(), nil
 }
 
 type call struct {
 	op      string
-	ids     []string   // values for the template's placeholders after {project_id}
-	body    any        // request body, marshalled to JSON; nil for none
-	payload []byte     // request body encoded: body's, or set instead of body
-	query   url.Values // query parameters; nil for none
-	out     any        // decode target; nil to ignore the body
+	ids     []string // values for the template's placeholders after {project_id}
+	body    any      // request body, marshalled to JSON; nil for none
+	payload []byte   // request body encoded: body's, or set instead of body
+	query   string   // "?" and the encoded query parameters; "" for none
+	out     any      // decode target; nil to ignore the body
 	begin   func()
 	each    func(elem any)
 
@@ -156,12 +157,9 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		panic("apiclient: operation " + cl.op + " is not in the catalog") // programming error, covered by tests
 	}
 	cl.method, cl.want, cl.write = o.Method, o.Success, o.Write
-	path, err := c.path(o.Path, cl.ids...)
+	target, err := c.requestURL(o.Path, cl.query, cl.ids...)
 	if err != nil {
 		return fmt.Errorf("apiclient: %s: %w", cl.op, err)
-	}
-	if len(cl.query) > 0 {
-		path += "?" + cl.query.Encode()
 	}
 	if cl.body != nil {
 		if cl.payload, err = json.Marshal(cl.body); err != nil {
@@ -177,7 +175,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			err = &TransportError{Operation: cl.op, Err: err}
 		} else {
 			sent = c.creds()
-			err = c.attempt(ctx, cl, path, sent)
+			err = c.attempt(ctx, cl, target, sent)
 		}
 		if err == nil {
 			return nil
@@ -211,7 +209,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	}
 }
 
-func (c *Client) attempt(ctx context.Context, cl call, path string, cr *credentials) error {
+func (c *Client) attempt(ctx context.Context, cl call, target string, cr *credentials) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
@@ -219,7 +217,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, cr *credenti
 	if cl.payload != nil {
 		body = bytes.NewReader(cl.payload)
 	}
-	req, err := http.NewRequestWithContext(ctx, cl.method, c.base+path, body)
+	req, err := http.NewRequestWithContext(ctx, cl.method, target, body)
 	if err != nil {
 		return fmt.Errorf("apiclient: %s: building request: %w", cl.op, err)
 	}
@@ -255,7 +253,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, cr *credenti
 		if err != nil && len(data) == 0 {
 			return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", err)}
 		}
-		return c.newAPIError(cl, path, resp, data)
+		return c.newAPIError(cl, target[len(c.base):], resp, data)
 	}
 	if _, relay := ctx.Value(answerKey{}).(*[]byte); cl.write || relay {
 		return c.readWhole(ctx, cl, resp, start)
