@@ -350,15 +350,16 @@ func (c *Client) wait(ctx context.Context, op string) error {
 }
 
 func (c *Client) take(ctx context.Context, l *rate.Limiter, op string) error {
-	r := l.Reserve()
-	d := r.Delay()
-	if d <= 0 {
+	if l.Allow() { // a token at once, as Reserve would give, without allocating a Reservation
 		return nil
 	}
-	c.observer.ObserveRateLimitWait(op, d)
-	if err := c.sleep(ctx, d); err != nil {
-		r.Cancel() // give the token back: no request was sent
-		return err
+	r := l.Reserve()
+	if d := r.Delay(); d > 0 {
+		c.observer.ObserveRateLimitWait(op, d)
+		if err := c.sleep(ctx, d); err != nil {
+			r.Cancel() // give the token back: no request was sent
+			return err
+		}
 	}
 	return nil
 }
