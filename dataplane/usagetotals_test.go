@@ -67,9 +67,9 @@ func (h *usageHarness) tickReads() (totals, others int) {
 
 // TestUsageTotalsReadOncePerPeriod: the nodes' totals are read at the
 // first tick, not in the ticks after it, and then once an hour, each
-// service at its own minute of the hour: never sooner than half an hour
-// after the last read, and every hour to the tick after that; the other
-// series are read every interval.
+// service at its own minute of the hour: first between half an hour and
+// an hour and a half after the first read, then exactly an hour apart;
+// the other series are read every interval.
 func TestUsageTotalsReadOncePerPeriod(t *testing.T) {
 	const n = 40
 	h := newTotalsHarness(t, n, usageSettings{})
