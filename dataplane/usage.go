@@ -381,7 +381,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		s := u.seriesAt(svc, int(t.idx))
 		s.asked = pass.seq
 		s.reads = min(s.reads, math.MaxUint16-1) + 1
-		from := u.readFrom(to, s, u.suffixes[t.idx])
+		from := u.readFrom(to, s, int(t.idx))
 		pass.mu.Unlock()
 		series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
 			Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,

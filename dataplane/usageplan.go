@@ -187,13 +187,16 @@ func UsageSeriesLeftOut(c config.Collect, suffixes ...string) []string {
 // series' last read (a refresh period longer than the interval, a failure).
 const maxCatchUp = time.Hour
 
-// readFrom is where a read of series s starts: an interval and the slack
+// readFrom is where a read of series i starts: an interval and the slack
 // back, or further to the bucket after its last read, so that no closed
 // bucket is skipped between reads; an observed series' first read reaches
-// the observer's backfill back. With pass.mu held.
-func (u *usageReader) readFrom(to time.Time, s *usageSeries, suffix string) time.Time {
+// the observer's backfill back. A node's total read when due exports its
+// newest bucket only: it reaches no further. With pass.mu held.
+func (u *usageReader) readFrom(to time.Time, s *usageSeries, i int) time.Time {
 	back := u.cfg.Interval + usageWindowSlack
+	suffix := u.suffixes[i]
 	switch {
+	case u.isTotal(i):
 	case s.readAt != 0:
 		// Elapsed in the exporter's clock, which the stamp is in.
 		back = max(back, min(u.now().Sub(u.stampTime(s.readAt))+usageWindowSlack, maxCatchUp))

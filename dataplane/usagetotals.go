@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"hash/maphash"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -61,14 +62,13 @@ func spacedTotals(suffixes []string, timestamps bool) bool {
 }
 
 // totalsPhase is the second of each totalsRefresh at which a service's
-// totals fall due: FNV-1a of its id, spread evenly over the period.
+// totals fall due: a hash of its id, spread evenly over the period.
 func totalsPhase(id string) int64 {
-	h := uint32(2166136261)
-	for i := range len(id) {
-		h = (h ^ uint32(id[i])) * 16777619
-	}
-	return int64(h % uint32(totalsRefresh/time.Second))
+	return int64(maphash.String(totalsSeed, id) % uint64(totalsRefresh/time.Second))
 }
+
+// totalsSeed: phases and shapes need only hold within one process.
+var totalsSeed = maphash.MakeSeed()
 
 // nextRefresh is the stamp at which a total read at stamp readAt falls
 // due: the first of its service's phase at least half a period later, so
@@ -154,37 +154,22 @@ func (u *usageReader) observeShapes(snap *fleet.Snapshot, now time.Time) {
 // which is "not seen yet"; 16 bits, which fit in a service's padding: a
 // change missed one time in 65,536 is read at the next refresh.
 func shapeOf(s *apiclient.Service) uint16 {
-	h := uint32(2166136261)
-	add := func(v int64) {
-		for range 8 {
-			h = (h ^ uint32(v&0xff)) * 16777619
-			v >>= 8
-		}
-	}
-	addString := func(v string) {
-		for i := range len(v) {
-			h = (h ^ uint32(v[i])) * 16777619
-		}
-		add(int64(len(v)))
-	}
+	var h maphash.Hash
+	h.SetSeed(totalsSeed)
 	size := func(v *apiclient.Int) {
-		if v == nil {
-			add(-1)
-			return
+		n := int64(-1)
+		if v != nil {
+			n = int64(*v)
 		}
-		add(int64(*v))
+		maphash.WriteComparable(&h, n)
 	}
-	addString(s.Status)
-	paused := int64(0)
-	if s.IsPaused() {
-		paused = 1
-	}
-	add(paused)
-	add(int64(len(s.Resources)))
+	maphash.WriteComparable(&h, s.Status)
+	maphash.WriteComparable(&h, s.IsPaused())
+	maphash.WriteComparable(&h, len(s.Resources))
 	for _, r := range s.Resources {
-		addString(r.ID)
+		maphash.WriteComparable(&h, r.ID)
 		if r.Spec == nil {
-			add(-2)
+			maphash.WriteComparable(&h, int64(-2))
 			continue
 		}
 		size(r.Spec.CPUMillis)
@@ -194,7 +179,8 @@ func shapeOf(s *apiclient.Service) uint16 {
 		size(ha.ReplicaCount)
 		size(ha.SyncReplicaCount)
 	} else {
-		add(-2)
+		maphash.WriteComparable(&h, int64(-2))
 	}
-	return max(1, uint16(h^h>>16))
+	sum := h.Sum64()
+	return max(1, uint16(sum^sum>>16^sum>>32^sum>>48))
 }

@@ -210,3 +210,27 @@ func TestUsageTotalsEveryIntervalWhen(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageTotalsReadTheirNewestBuckets: a total read an hour after the
+// last asks for an interval and the lag, not the hour between: only its
+// newest bucket is exported, and the catch-up of the other series (whose
+// buckets feed rightsizing) would bring 60 buckets instead of 7.
+func TestUsageTotalsReadTheirNewestBuckets(t *testing.T) {
+	h := newTotalsHarness(t, 1, usageSettings{})
+	h.tick()
+	window := h.u.cfg.Interval + usageWindowSlack + time.Minute
+	for range 24 {
+		h.clock.Advance(5 * time.Minute)
+		before := len(h.fu.froms["x"+apiclient.SeriesCPUTotal])
+		h.tick()
+		froms := h.fu.froms["x"+apiclient.SeriesCPUTotal]
+		for _, from := range froms[before:] {
+			if back := h.clock.Now().Sub(from); back > window {
+				t.Fatalf("at %s a total was read from %s back, want at most %s", h.clock.Now().Format("15:04"), back, window)
+			}
+		}
+	}
+	if n := len(h.fu.froms["x"+apiclient.SeriesCPUTotal]); n < 2 {
+		t.Fatalf("the CPU total was read %d times in two hours, want its refresh", n)
+	}
+}
