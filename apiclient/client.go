@@ -87,7 +87,7 @@ func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String
 // address the collection, or a parent after path cleaning.
 func (c *Client) requestURL(tmpl, query string, ids ...string) (string, error) {
 	var b strings.Builder
-	b.Grow(len(c.base) + 2*len(tmpl) + len(query)) // ids of their placeholders' length, one allocation
+	b.Grow(len(c.base) + 2*len(tmpl) + len(query)) // one allocation while the ids are no longer than tmpl
 	b.WriteString(c.base)
 	for {
 		before, rest, found := strings.Cut(tmpl, "{")
