@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -64,28 +63,6 @@ type SeriesRequest struct {
 	BucketSeconds int            `json:"bucket_seconds,omitempty"`
 	Fn            string         `json:"fn,omitempty"`
 	Filters       []SeriesFilter `json:"filters,omitempty"`
-}
-
-// body is json.Marshal's encoding of r, written without its reflection for the data plane's requests
-// (one a series): both times and a bucket, no function, no filters.
-func (r SeriesRequest) body() []byte {
-	if r.Fn != "" || len(r.Filters) > 0 || r.From.IsZero() || r.To.IsZero() || r.BucketSeconds == 0 {
-		b, _ := stdjson.Marshal(r) // no error: texts, numbers and times
-		return b
-	}
-	b := appendString(append(make([]byte, 0, 160), `{"name":`...), r.Name)
-	b = r.From.UTC().AppendFormat(append(b, `,"from":"`...), time.RFC3339Nano)
-	b = r.To.UTC().AppendFormat(append(b, `","to":"`...), time.RFC3339Nano)
-	return append(strconv.AppendInt(append(b, `","bucket_seconds":`...), int64(r.BucketSeconds), 10), '}')
-}
-
-// appendString appends s as json.Marshal writes it, through json.Marshal when it has to be escaped.
-func appendString(b []byte, s string) []byte {
-	if strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r > '~' || strings.ContainsRune(`"\<>&`, r) }) {
-		q, _ := stdjson.Marshal(s)
-		return append(b, q...)
-	}
-	return append(append(append(b, '"'), s...), '"')
 }
 
 // Series is one label set of a usage series and its buckets, in any order.
@@ -248,5 +225,5 @@ func (n *seriesName) UnmarshalJSON(b []byte) error {
 
 // GetServiceMetricsSeries reads one usage series over a window; a POST that reads, retried as a read.
 func (c *Client) GetServiceMetricsSeries(ctx context.Context, serviceID string, req SeriesRequest) ([]Series, error) {
-	return doList[Series](ctx, c, call{op: OpGetServiceMetricsSeries, ids: []string{serviceID}, payload: req.body()})
+	return doList[Series](ctx, c, call{op: OpGetServiceMetricsSeries, ids: []string{serviceID}, body: req})
 }
