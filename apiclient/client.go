@@ -45,23 +45,17 @@ type Client struct {
 	projectID       string
 	userAgentHeader []string
 	// A closure, so that a reflective print shows no keys; a new pointer when the keys change (see do).
-	creds          func() *credentials
-	setCreds       func(*credentials)
-	onUnauthorized func() bool
-	http           *http.Client
-	limiter        *rate.Limiter
-	trackLimiter   *rate.Limiter
-	observer       Observer
+	creds                 func() *credentials
+	setCreds              func(*credentials)
+	onUnauthorized        func() bool
+	http                  *http.Client
+	limiter, trackLimiter *rate.Limiter
+	observer              Observer
 
-	timeout        time.Duration
-	maxRetries     int
-	retryBaseDelay time.Duration
-	retryMaxDelay  time.Duration
-	maxRetryAfter  time.Duration
-	maxBodyBytes   int64
-	maxValueBytes  int64
-	maxListLength  int
-	logger         *slog.Logger
+	timeout, retryBaseDelay, retryMaxDelay, maxRetryAfter time.Duration
+	maxRetries, maxListLength                             int
+	maxBodyBytes, maxValueBytes                           int64
+	logger                                                *slog.Logger
 
 	jitter func(n int64) int64
 	sleep  func(ctx context.Context, d time.Duration) error
@@ -89,19 +83,19 @@ func (c *Client) String() string {
 // Format prints String for every verb, so that none walks to the keys.
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
-// An empty, "." or ".." id would address the collection, or a parent after path cleaning.
-func (c *Client) path(tmpl string, ids ...string) (string, error) {
+// requestURL is the base URL, tmpl with its ids escaped, then query. An empty, "." or ".." id would
+// address the collection, or a parent after path cleaning.
+func (c *Client) requestURL(tmpl, query string, ids ...string) (string, error) {
 	var b strings.Builder
+	b.Grow(len(c.base) + 2*len(tmpl) + len(query)) // one allocation while the ids are no longer than tmpl
+	b.WriteString(c.base)
 	for {
-		open := strings.IndexByte(tmpl, '{')
-		if open < 0 {
-			b.WriteString(tmpl)
+		before, rest, found := strings.Cut(tmpl, "{")
+		if b.WriteString(before); !found {
 			break
 		}
-		end := strings.IndexByte(tmpl[open:], '}') + open
-		name := tmpl[open+1 : end]
-		b.WriteString(tmpl[:open])
-		tmpl = tmpl[end+1:]
+		var name string
+		name, tmpl, _ = strings.Cut(rest, "}")
 
 		v := c.projectID
 		if name != "project_id" {
@@ -118,17 +112,19 @@ func (c *Client) path(tmpl string, ids ...string) (string, error) {
 	if len(ids) != 0 {
 		panic("apiclient: too many ids for path template")
 	}
+	b.WriteString(query)
 	return b.String(), nil
 }
 
 type call struct {
-	op    string
-	ids   []string   // values for the template's placeholders after {project_id}
-	body  any        // request body, marshalled to JSON; nil for none
-	query url.Values // query parameters; nil for none
-	out   any        // decode target; nil to ignore the body
-	begin func()
-	each  func(elem any)
+	op      string
+	ids     []string // values for the template's placeholders after {project_id}
+	body    any      // request body, marshalled to JSON; nil for none
+	payload []byte   // request body encoded: body's, or set instead of body
+	query   string   // "?" and the encoded query parameters; "" for none
+	out     any      // decode target; nil to ignore the body
+	begin   func()
+	each    func(elem any)
 
 	method string // filled by do from the catalog
 	want   int    // filled by do from the catalog
@@ -161,16 +157,12 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		panic("apiclient: operation " + cl.op + " is not in the catalog") // programming error, covered by tests
 	}
 	cl.method, cl.want, cl.write = o.Method, o.Success, o.Write
-	path, err := c.path(o.Path, cl.ids...)
+	target, err := c.requestURL(o.Path, cl.query, cl.ids...)
 	if err != nil {
 		return fmt.Errorf("apiclient: %s: %w", cl.op, err)
 	}
-	if len(cl.query) > 0 {
-		path += "?" + cl.query.Encode()
-	}
-	var payload []byte
 	if cl.body != nil {
-		if payload, err = json.Marshal(cl.body); err != nil {
+		if cl.payload, err = json.Marshal(cl.body); err != nil {
 			return fmt.Errorf("apiclient: %s: encoding request body: %w", cl.op, err)
 		}
 	}
@@ -183,7 +175,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			err = &TransportError{Operation: cl.op, Err: err}
 		} else {
 			sent = c.creds()
-			err = c.attempt(ctx, cl, path, payload, sent)
+			err = c.attempt(ctx, cl, target, sent)
 		}
 		if err == nil {
 			return nil
@@ -217,19 +209,19 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	}
 }
 
-func (c *Client) attempt(ctx context.Context, cl call, path string, payload []byte, cr *credentials) error {
+func (c *Client) attempt(ctx context.Context, cl call, target string, cr *credentials) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
 	var body io.Reader
-	if payload != nil {
-		body = bytes.NewReader(payload)
+	if cl.payload != nil {
+		body = bytes.NewReader(cl.payload)
 	}
-	req, err := http.NewRequestWithContext(ctx, cl.method, c.base+path, body)
+	req, err := http.NewRequestWithContext(ctx, cl.method, target, body)
 	if err != nil {
 		return fmt.Errorf("apiclient: %s: building request: %w", cl.op, err)
 	}
-	if payload == nil && cl.method == http.MethodGet {
+	if cl.payload == nil && cl.method == http.MethodGet {
 		// Go's transport resends an idempotent request, unseen, on a failed reused connection, outside
 		// the retry budget; a body that cannot rewind stops it.
 		req.Body, req.GetBody = emptyBody{}, nil
@@ -237,7 +229,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 	// Values made once and shared (nothing writes into a request's values): Set made each anew.
 	req.Header["Accept"] = jsonHeader
 	req.Header["User-Agent"] = c.userAgentHeader
-	if payload != nil {
+	if cl.payload != nil {
 		req.Header["Content-Type"] = jsonHeader
 	}
 	if cl.op == OpGetAuthInfo && cr.bearer != "" {
@@ -261,7 +253,7 @@ func (c *Client) attempt(ctx context.Context, cl call, path string, payload []by
 		if err != nil && len(data) == 0 {
 			return &TransportError{Operation: cl.op, Err: fmt.Errorf("reading response body: %w", err)}
 		}
-		return c.newAPIError(cl, path, resp, data)
+		return c.newAPIError(cl, target[len(c.base):], resp, data)
 	}
 	if _, relay := ctx.Value(answerKey{}).(*[]byte); cl.write || relay {
 		return c.readWhole(ctx, cl, resp, start)
@@ -289,7 +281,7 @@ const maxWholeBody = 32 << 20
 var jsonHeader = []string{"application/json"}
 
 func answerCode(resp *http.Response, err error) string {
-	if errors.As(err, new(*DecodeError)) || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrTooManyResources) {
+	if _, ok := errors.AsType[*DecodeError](err); ok || errors.Is(err, ErrValueTooLarge) || errors.Is(err, ErrBodyTooLarge) || errors.Is(err, ErrTooManyResources) {
 		return CodeDecodeError
 	}
 	return strconv.Itoa(resp.StatusCode)
@@ -358,15 +350,16 @@ func (c *Client) wait(ctx context.Context, op string) error {
 }
 
 func (c *Client) take(ctx context.Context, l *rate.Limiter, op string) error {
-	r := l.Reserve()
-	d := r.Delay()
-	if d <= 0 {
+	if l.Allow() { // a token at once, as Reserve would give, without allocating a Reservation
 		return nil
 	}
-	c.observer.ObserveRateLimitWait(op, d)
-	if err := c.sleep(ctx, d); err != nil {
-		r.Cancel() // give the token back: no request was sent
-		return err
+	r := l.Reserve()
+	if d := r.Delay(); d > 0 {
+		c.observer.ObserveRateLimitWait(op, d)
+		if err := c.sleep(ctx, d); err != nil {
+			r.Cancel() // give the token back: no request was sent
+			return err
+		}
 	}
 	return nil
 }
@@ -375,12 +368,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-time.After(d): // collected once unreachable, fired or not (Go 1.23)
 		return nil
 	}
 }

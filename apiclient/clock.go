@@ -12,15 +12,29 @@ import (
 type clockSkew struct {
 	nanos atomic.Int64
 	known atomic.Bool
+	// date is the last Date parsed: answers come many a second, and one parse costs more than the rest.
+	date atomic.Pointer[parsedDate]
+}
+
+type parsedDate struct {
+	text string
+	t    time.Time
 }
 
 // noteDate measures the skew from an answer's Date header (one-second
 // precision: a skew under two seconds is none).
 func (c *Client) noteDate(h http.Header, start, end time.Time) {
-	date, err := http.ParseTime(h.Get("Date"))
-	if err != nil {
-		return
+	text := h.Get("Date")
+	last := c.skew.date.Load()
+	if last == nil || last.text != text {
+		t, err := http.ParseTime(text)
+		if err != nil {
+			return
+		}
+		last = &parsedDate{text, t}
+		c.skew.date.Store(last)
 	}
+	date := last.t
 	mid := start.Add(end.Sub(start) / 2)
 	skew := date.Sub(mid.Truncate(time.Second)).Round(time.Second)
 	if skew > -2*time.Second && skew < 2*time.Second {

@@ -39,3 +39,25 @@ func TestClockSkewFromDate(t *testing.T) {
 		}
 	}
 }
+
+// TestClockSkewSameDate: answers carrying the same Date text (many a second)
+// are measured each against its own request's time.
+func TestClockSkewSameDate(t *testing.T) {
+	c, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", AccessKey: testAccessKey, SecretKey: testSecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	date := time.Date(2026, 11, 24, 1, 31, 5, 0, time.UTC)
+	h := http.Header{"Date": []string{date.Format(http.TimeFormat)}}
+	for _, sent := range []time.Time{date.Add(-time.Hour), date.Add(10 * time.Minute), date, date.Add(-time.Hour)} {
+		c.noteDate(h, sent, sent)
+		if got, _ := c.ClockSkew(); got != date.Sub(sent) {
+			t.Errorf("sent at %v: skew %v, want %v", sent, got, date.Sub(sent))
+		}
+	}
+	h.Set("Date", "not a date")
+	c.noteDate(h, date, date)
+	if got, _ := c.ClockSkew(); got != time.Hour {
+		t.Errorf("after an unreadable Date: skew %v, want the last one's (1h)", got)
+	}
+}

@@ -50,6 +50,12 @@ func BenchmarkDecodeUsageSeries(b *testing.B) {
 }
 
 func benchmarkDecodeSeries(b *testing.B, n int, jobs bool) {
+	benchmarkDecode(b, seriesBody(n, jobs), func() any { return new([]Series) })
+}
+
+// seriesBody is a usage series answer of n label sets (nodes, or jobs of
+// one primary), seven buckets each, the newest empty.
+func seriesBody(n int, jobs bool) []byte {
 	var buf bytes.Buffer
 	buf.WriteString("[")
 	for i := range n {
@@ -77,7 +83,7 @@ func benchmarkDecodeSeries(b *testing.B, n int, jobs bool) {
 		buf.WriteString("]}")
 	}
 	buf.WriteString("]")
-	benchmarkDecode(b, buf.Bytes(), func() any { return new([]Series) })
+	return buf.Bytes()
 }
 
 // BenchmarkDecodeLogPage measures a page of log entries as the simulator
@@ -89,6 +95,11 @@ func BenchmarkDecodeLogPage(b *testing.B) {
 }
 
 func benchmarkDecodeLogPage(b *testing.B, n int) {
+	benchmarkDecode(b, logPageBody(n), func() any { return new(LogPage) })
+}
+
+// logPageBody is a page of n log entries as the simulator writes them.
+func logPageBody(n int) []byte {
 	messages := []string{`checkpoint complete`, `automatic vacuum of table \"public.events\"`, `connection authorized: user=app`,
 		`replication slot caught up`, `there is no transaction in progress`, `canceling statement due to statement timeout`}
 	severities := []string{SeverityLog, SeverityLog, SeverityLog, SeverityInfo, SeverityWarning, SeverityError}
@@ -101,7 +112,7 @@ func benchmarkDecodeLogPage(b *testing.B, n int) {
 		fmt.Fprintf(&buf, `{"timestamp":"2026-11-24T01:31:%02d.%06dZ","message":"%s","severity":"%s"}`, i%60, 1000*i, messages[i%len(messages)], severities[i%len(severities)])
 	}
 	buf.WriteString(`],"last_cursor":"1795482284000000000.2"}`)
-	benchmarkDecode(b, buf.Bytes(), func() any { return new(LogPage) })
+	return buf.Bytes()
 }
 
 // BenchmarkDecodeLogPageQuoted measures a page whose every other message

@@ -110,8 +110,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 
 // StatusCode returns the HTTP status of the APIError in err's chain, or 0.
 func StatusCode(err error) int {
-	var e *APIError
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*APIError](err); ok {
 		return e.StatusCode
 	}
 	return 0
@@ -128,8 +127,7 @@ func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound 
 
 // IsTimeout reports whether err is a per-attempt timeout or the caller's deadline.
 func IsTimeout(err error) bool {
-	var t *TransportError
-	if errors.As(err, &t) && t.Timeout() {
+	if t, ok := errors.AsType[*TransportError](err); ok && t.Timeout() {
 		return true
 	}
 	return errors.Is(err, context.DeadlineExceeded)

@@ -232,3 +232,13 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 		t.Fatalf("err = %v, redirect target hit %d times; want a 307 *APIError and no hit", err, hits.Load())
 	}
 }
+
+// TestErrorChecksAllocateNothing: the readers ask every answer whether it is
+// a 404 or a 403, and an answer, most often, is no error at all.
+func TestErrorChecksAllocateNothing(t *testing.T) {
+	for _, err := range []error{nil, fmt.Errorf("x: %w", &APIError{StatusCode: http.StatusNotFound})} {
+		if n := testing.AllocsPerRun(10, func() { _, _, _ = IsNotFound(err), IsForbidden(err), IsTimeout(err) }); n != 0 {
+			t.Errorf("%v: %v allocations, want 0", err, n)
+		}
+	}
+}

@@ -28,3 +28,7 @@ func CheckServicesDecodeForTest(t *testing.T, answers [][]byte, n int) {
 	t.Helper()
 	checkMutations(t, answers, n, 9, checkListDecode[Service])
 }
+
+// SeriesBodyForTest and LogPageBodyForTest are the decoding benchmarks'
+// answers, for BenchmarkCall in package apiclient_test.
+var SeriesBodyForTest, LogPageBodyForTest = seriesBody, logPageBody

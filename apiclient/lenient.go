@@ -3,6 +3,7 @@ package apiclient
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,12 +39,7 @@ func (s *Service) FieldDropped(field string) bool { return fieldDropped(s.Droppe
 func (r *ReplicaSet) FieldDropped(field string) bool { return fieldDropped(r.Dropped, field) }
 
 func fieldDropped(dropped []FieldError, field string) bool {
-	for _, e := range dropped {
-		if e.Field == field {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dropped, func(e FieldError) bool { return e.Field == field })
 }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()

@@ -37,27 +37,29 @@ type LogsQuery struct {
 	Search, Severities []string
 }
 
-func (q LogsQuery) values() url.Values {
-	v := url.Values{}
-	if q.Node != nil {
-		v.Set("node", strconv.Itoa(*q.Node))
+// query is url.Values' encoding of q after a "?" ("" for none), its keys in order, without the Values.
+func (q LogsQuery) query() string {
+	b := append(make([]byte, 0, 128), '?')
+	add := func(key string, values ...string) {
+		for _, v := range values {
+			b = append(append(append(append(b, key...), '='), url.QueryEscape(v)...), '&')
+		}
 	}
 	if q.Cursor != "" {
-		v.Set("cursor", q.Cursor)
+		add("cursor", q.Cursor)
 	}
+	if q.Node != nil {
+		add("node", strconv.Itoa(*q.Node))
+	}
+	add("search", q.Search...)
+	add("severities", q.Severities...)
 	if !q.Since.IsZero() {
-		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
+		add("since", q.Since.UTC().Format(time.RFC3339Nano))
 	}
 	if !q.Until.IsZero() {
-		v.Set("until", q.Until.UTC().Format(time.RFC3339Nano))
+		add("until", q.Until.UTC().Format(time.RFC3339Nano))
 	}
-	for _, s := range q.Search {
-		v.Add("search", s)
-	}
-	for _, s := range q.Severities {
-		v.Add("severities", s)
-	}
-	return v
+	return string(b[:len(b)-1])
 }
 
 // LogEntry is one log entry of a service.
@@ -193,7 +195,7 @@ func parseLogLine(line string) LogEntry {
 
 // GetServiceLogs reads one page of a service's log (revision 2026); LastCursor as q.Cursor reads the next.
 func (c *Client) GetServiceLogs(ctx context.Context, serviceID string, q LogsQuery) (*LogPage, error) {
-	p, err := doValue[LogPage](ctx, c, call{op: OpGetServiceLogs, ids: []string{serviceID}, query: q.values()})
+	p, err := doValue[LogPage](ctx, c, call{op: OpGetServiceLogs, ids: []string{serviceID}, query: q.query()})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +69,42 @@ func TestLogPagesOwnTheirEntries(t *testing.T) {
 		{Time{time.Date(2026, 1, 2, 3, 4, 3, 0, time.UTC)}, `m3 "q"`, "Custom"}}
 	if !reflect.DeepEqual(first.Entries, want) || cap(first.Entries) != 3 || len(second.Entries) != 1 || second.Entries[0].Message != `m9 "q"` {
 		t.Errorf("first page %+v (cap %d), second %+v", first.Entries, cap(first.Entries), second.Entries)
+	}
+}
+
+// TestLogsQueryEncoding: a log read's query is url.Values' encoding of its
+// parameters, escapes, repeated keys and zones included.
+func TestLogsQueryEncoding(t *testing.T) {
+	node, negative := 2, -1
+	since := time.Date(2026, 11, 24, 1, 31, 5, 123456789, time.FixedZone("x", 3600))
+	for _, q := range []LogsQuery{
+		{},
+		{Since: since, Until: since.Add(time.Minute)},
+		{Node: &node, Cursor: "1795482284000000000.2", Since: since},
+		{Node: &negative, Cursor: "a+b/c&d=e f%", Until: since.Truncate(time.Second)},
+		{Search: []string{"deadlock", "relation \"x\"", "é & ü"}, Severities: []string{SeverityError, SeverityFatal}},
+		{Search: []string{""}, Severities: []string{"", "LOG"}},
+	} {
+		v := url.Values{}
+		if q.Node != nil {
+			v.Set("node", strconv.Itoa(*q.Node))
+		}
+		if q.Cursor != "" {
+			v.Set("cursor", q.Cursor)
+		}
+		if !q.Since.IsZero() {
+			v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
+		}
+		if !q.Until.IsZero() {
+			v.Set("until", q.Until.UTC().Format(time.RFC3339Nano))
+		}
+		v["search"], v["severities"] = q.Search, q.Severities
+		want := v.Encode()
+		if want != "" {
+			want = "?" + want
+		}
+		if got := q.query(); got != want {
+			t.Errorf("%+v: query %q, want %q", q, got, want)
+		}
 	}
 }

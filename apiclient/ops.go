@@ -25,17 +25,12 @@ type Operation struct {
 // IDs are the names of the path placeholders after {project_id}, in order.
 func (o Operation) IDs() []string {
 	var ids []string
-	for rest := o.Path; ; {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			return ids
-		}
-		end := strings.IndexByte(rest[open:], '}') + open
-		if name := rest[open+1 : end]; name != "project_id" {
+	for _, part := range strings.Split(o.Path, "{")[1:] {
+		if name, _, _ := strings.Cut(part, "}"); name != "project_id" {
 			ids = append(ids, name)
 		}
-		rest = rest[end+1:]
 	}
+	return ids
 }
 
 const (

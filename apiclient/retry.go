@@ -16,9 +16,8 @@ func (c *Client) retryable(ctx context.Context, read bool, err error, attempt in
 		// The caller gave up; per-attempt timeouts leave ctx alive.
 		return 0, false
 	}
-	var apiErr *APIError
-	switch {
-	case errors.As(err, &apiErr):
+	switch apiErr, isAPI := errors.AsType[*APIError](err); {
+	case isAPI:
 		switch apiErr.StatusCode {
 		case http.StatusTooManyRequests:
 		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -51,27 +52,27 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		base:            strings.TrimRight(u.String(), "/"),
 		projectID:       cfg.ProjectID,
-		userAgentHeader: []string{orDefault(cfg.UserAgent, DefaultUserAgent)},
+		userAgentHeader: []string{cmp.Or(cfg.UserAgent, DefaultUserAgent)},
 		http:            cfg.HTTPClient,
-		observer:        orDefault[Observer](cfg.Observer, nopObserver{}),
-		timeout:         orDefault(cfg.Timeout, DefaultTimeout),
-		maxRetries:      max(orDefault(cfg.MaxRetries, DefaultMaxRetries), 0), // negative: none
-		retryBaseDelay:  orDefault(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
-		retryMaxDelay:   orDefault(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
-		maxRetryAfter:   orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
-		maxBodyBytes:    orDefault(cfg.MaxBodyBytes, DefaultMaxBodyBytes),
-		maxValueBytes:   orDefault(cfg.MaxValueBytes, DefaultMaxValueBytes),
-		maxListLength:   orDefault(cfg.MaxListLength, DefaultMaxListLength),
-		logger:          orDefault(cfg.Logger, slog.New(slog.DiscardHandler)),
+		observer:        cmp.Or[Observer](cfg.Observer, nopObserver{}),
+		timeout:         cmp.Or(cfg.Timeout, DefaultTimeout),
+		maxRetries:      max(cmp.Or(cfg.MaxRetries, DefaultMaxRetries), 0), // negative: none
+		retryBaseDelay:  cmp.Or(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
+		retryMaxDelay:   cmp.Or(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
+		maxRetryAfter:   cmp.Or(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
+		maxBodyBytes:    cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes),
+		maxValueBytes:   cmp.Or(cfg.MaxValueBytes, DefaultMaxValueBytes),
+		maxListLength:   cmp.Or(cfg.MaxListLength, DefaultMaxListLength),
+		logger:          cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
 		jitter:          rand.Int64N,
 		sleep:           sleepCtx,
 		now:             time.Now,
 		skew:            &clockSkew{},
 	}
-	c.limiter = rate.NewLimiter(rate.Limit(orDefault(cfg.RateLimit, DefaultRateLimit)), max(cfg.Burst, 1))
-	c.trackLimiter = rate.NewLimiter(c.limiter.Limit()*rate.Limit(orDefault(cfg.TrackingShare, DefaultTrackingShare)), 1)
+	c.limiter = rate.NewLimiter(rate.Limit(cmp.Or(cfg.RateLimit, DefaultRateLimit)), max(cfg.Burst, 1))
+	c.trackLimiter = rate.NewLimiter(c.limiter.Limit()*rate.Limit(cmp.Or(cfg.TrackingShare, DefaultTrackingShare)), 1)
 	if c.http == nil {
-		c.http = newHTTPClient(orDefault(cfg.Concurrency, DefaultConcurrency))
+		c.http = newHTTPClient(cmp.Or(cfg.Concurrency, DefaultConcurrency))
 		t := c.http.Transport.(*http.Transport)
 		if cfg.TLSConfig != nil {
 			t.TLSClientConfig = cfg.TLSConfig
@@ -165,12 +166,4 @@ func newHTTPClient(concurrency int) *http.Client {
 			return http.ErrUseLastResponse
 		},
 	}
-}
-
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }

@@ -144,6 +144,10 @@ func (m *Metrics) observer(projectID string, retryOps, decodeOps []string) apicl
 		tooLong:    m.listsTooLong.MustCurryWith(project),
 		cut:        m.textsCut.MustCurryWith(project),
 		wait:       m.rateLimitWait.WithLabelValues(projectID),
+		calls:      make(map[string]*atomic.Pointer[callSeries], len(apiclient.Operations)),
+	}
+	for _, op := range apiclient.Operations {
+		o.calls[op] = new(atomic.Pointer[callSeries])
 	}
 	for _, op := range retryOps {
 		o.retries.WithLabelValues(op)
@@ -217,12 +221,43 @@ type apiObserver struct {
 	tooLong    *prometheus.CounterVec
 	cut        *prometheus.CounterVec
 	wait       prometheus.Counter
+	// calls holds each operation's request series, made at its first call (a series appears
+	// only once counted); read-only once made, so that a call takes no lock to find its slot.
+	calls map[string]*atomic.Pointer[callSeries]
+}
+
+// callSeries are one operation's request series, for the code it last answered: a lookup by
+// labels hashes them and locks the vector, on each of the data plane's many calls.
+type callSeries struct {
+	code     string
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 func (o *apiObserver) ObserveRequest(operation, code string, duration time.Duration) {
-	o.requests.WithLabelValues(operation, code).Inc()
-	o.duration.WithLabelValues(operation).Observe(duration.Seconds())
+	s := o.series(operation, code)
+	s.requests.Inc()
+	s.duration.Observe(duration.Seconds())
 	o.generation.Add(1)
+}
+
+func (o *apiObserver) series(operation, code string) *callSeries {
+	slot := o.calls[operation]
+	if slot == nil {
+		return &callSeries{requests: o.requests.WithLabelValues(operation, code), duration: o.duration.WithLabelValues(operation)}
+	}
+	s := slot.Load()
+	if s != nil && s.code == code {
+		return s
+	}
+	next := &callSeries{code: code, requests: o.requests.WithLabelValues(operation, code)}
+	if s != nil {
+		next.duration = s.duration
+	} else {
+		next.duration = o.duration.WithLabelValues(operation)
+	}
+	slot.Store(next)
+	return next
 }
 
 func (o *apiObserver) ObserveRetry(operation string) {

@@ -2,11 +2,13 @@ package apimetrics
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -182,5 +184,48 @@ clouddb_exporter_poll_cycle_overruns_total{project_id="p1"} 1
 	m.RemoveProject("p1")
 	if n, _ := testutil.GatherAndCount(reg, names...); n != 0 {
 		t.Errorf("%d series after RemoveProject", n)
+	}
+}
+
+// TestObserveRequestSeries: a call finds its request series without a lookup
+// by labels and without allocating, and every code and every operation,
+// in the catalog or not, still counts apart when calls race.
+func TestObserveRequestSeries(t *testing.T) {
+	m := New(nil)
+	o := m.Observer("p")
+	o.ObserveRequest(apiclient.OpGetServiceLogs, "200", time.Millisecond)
+	if n := testing.AllocsPerRun(100, func() { o.ObserveRequest(apiclient.OpGetServiceLogs, "200", time.Millisecond) }); n != 0 {
+		t.Errorf("ObserveRequest: %v allocations a call, want 0", n)
+	}
+	var wg sync.WaitGroup
+	for _, code := range []string{"200", "error", "200", "decode_error"} {
+		wg.Go(func() {
+			for range 50 {
+				o.ObserveRequest(apiclient.OpGetServiceLogs, code, time.Second)
+				o.ObserveRequest("notAnOperation", code, time.Second)
+			}
+		})
+	}
+	wg.Wait()
+	for _, op := range []string{apiclient.OpGetServiceLogs, "notAnOperation"} {
+		want := map[string]float64{"200": 100, "error": 50, "decode_error": 50}
+		if op == apiclient.OpGetServiceLogs {
+			want["200"] += 102 // the first call, AllocsPerRun's 101
+		}
+		for code, n := range want {
+			if got := testutil.ToFloat64(m.requests.WithLabelValues("p", op, code)); got != n {
+				t.Errorf("requests{%s,%s} = %g, want %g", op, code, got, n)
+			}
+		}
+	}
+	if got := testutil.CollectAndCount(m.requests); got != 6 {
+		t.Errorf("%d request series, want 6", got)
+	}
+	h := &dto.Metric{}
+	if err := m.duration.WithLabelValues("p", apiclient.OpGetServiceLogs).(prometheus.Histogram).Write(h); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.GetHistogram().GetSampleCount(); got != 302 {
+		t.Errorf("duration{%s}: %d observations, want 302", apiclient.OpGetServiceLogs, got)
 	}
 }

@@ -306,10 +306,13 @@ func (svc *service) active(now time.Time) bool {
 type loadCurve struct{ base, swing float64 }
 
 // The demo's clearly oversized and undersized services, for rightsizing:
-// one barely loaded, one near its size all day.
+// one barely loaded, one near its size all day. Clearly at every hour: the
+// next size down must hold the idle one's memory peak (40% + half its load,
+// of twice that size, plus the 15% headroom) and the busy one's CPU trough
+// must exceed its size with the headroom, or the finding follows the clock.
 var (
-	idleLoad = loadCurve{base: 0.05, swing: 0.03}
-	busyLoad = loadCurve{base: 0.9, swing: 0.08}
+	idleLoad = loadCurve{base: 0.03, swing: 0.02}
+	busyLoad = loadCurve{base: 0.95, swing: 0.03}
 )
 
 func (svc *service) load(t time.Time) float64 {

@@ -31,13 +31,13 @@ func (s serviceSelector) selected(snap *fleet.Snapshot) []string {
 	}
 	var ids []string
 	for _, svc := range snap.Services {
-		if s.envs != nil && !s.envs[strings.ToUpper(svc.Environment())] {
-			continue
+		if s.selects(svc) {
+			ids = append(ids, svc.ServiceID)
 		}
-		if s.nameRe != nil && !s.nameRe.MatchString(svc.Name) {
-			continue
-		}
-		ids = append(ids, svc.ServiceID)
 	}
 	return ids
+}
+
+func (s serviceSelector) selects(svc fleet.Service) bool {
+	return (s.envs == nil || s.envs[strings.ToUpper(svc.Environment())]) && (s.nameRe == nil || s.nameRe.MatchString(svc.Name))
 }

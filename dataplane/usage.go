@@ -136,6 +136,11 @@ type usageService struct {
 	pub    *UsageService
 	// shared: the last publish holds pub, so pub is replaced by a copy, never modified.
 	shared bool
+	// shape is a signature of what sets the nodes' totals, 0 until seen;
+	// reshaped stamps when it last changed, 0 for never (usagetotals.go).
+	// Both fit in the padding after shared.
+	shape    uint16
+	reshaped uint32
 }
 
 func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
@@ -199,6 +204,10 @@ type usageReader struct {
 	shownCycles int
 	paused      map[string]bool
 	overrunning bool
+	// totals has a bit per suffix that is a node's total; spaced: they are
+	// read only when due (usagetotals.go).
+	totals uint64
+	spaced bool
 	// rejected counts the values no node can have (usagecheck.go).
 	rejected map[rejectKey]float64
 }
@@ -215,6 +224,7 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 	// In the publish's order; a series selected twice is read and exported once.
 	slices.Sort(u.suffixes)
 	u.suffixes = slices.Compact(u.suffixes)
+	u.totals, u.spaced = totalsMask(u.suffixes), spacedTotals(u.suffixes, cfg.Timestamps)
 	return u
 }
 
@@ -223,6 +233,7 @@ func (u *usageReader) tick(ctx context.Context) {
 	snap := u.host.Snapshot()
 	services := u.sel.selected(snap)
 	u.prune(services)
+	u.observeShapes(snap, now)
 	u.paused = nil
 	if snap != nil {
 		u.paused = pausedServices(snap.Services)
@@ -370,7 +381,7 @@ func (u *usageReader) readSeries(startCtx, callCtx context.Context, pass *usageP
 		s := u.seriesAt(svc, int(t.idx))
 		s.asked = pass.seq
 		s.reads = min(s.reads, math.MaxUint16-1) + 1
-		from := u.readFrom(to, s, u.suffixes[t.idx])
+		from := u.readFrom(to, s, int(t.idx))
 		pass.mu.Unlock()
 		series, err := u.client.GetServiceMetricsSeries(callCtx, svc.id, apiclient.SeriesRequest{
 			Name: name, From: apiclient.Time{Time: from}, To: apiclient.Time{Time: to}, BucketSeconds: apiclient.MinBucketSeconds,
@@ -419,7 +430,7 @@ func (u *usageReader) apply(pass *usagePass, t usageTask, series []apiclient.Ser
 
 func (u *usageReader) expire(svc *usageService, i int) {
 	s := u.seriesAt(svc, i)
-	if ms := u.opts.MaxStaleness; ms > 0 && (s.readAt == 0 || u.now().Sub(u.stampTime(s.readAt)) > ms) {
+	if ms := u.opts.MaxStaleness; ms > 0 && (s.readAt == 0 || u.now().Sub(u.stampTime(u.staleFrom(svc, i, s))) > ms) {
 		s.jobsOver = 0
 		u.setPoints(svc, i, nil)
 	}

@@ -25,16 +25,6 @@ func (u *usageReader) availableAt(names *[]string, t time.Time) availability {
 	return availability{names: names, at: t.Sub(u.base), known: true}
 }
 
-func (a availability) count() int {
-	n := 0
-	for _, name := range a.list() {
-		if name != "" {
-			n++
-		}
-	}
-	return n
-}
-
 // known reports whether the available series were read (or answered 404) and not forgotten.
 func (s *usageService) known() bool { return s.avail.known }
 

@@ -44,15 +44,14 @@ func (u *usageReader) plan(services []string, now time.Time, budget int) usagePl
 		if !u.fresh(svc, now) {
 			pl.availReads = append(pl.availReads, id)
 			if svc != nil && svc.known() {
-				pending += svc.avail.count()
+				pending += u.readCount(svc, now)
 			} else {
 				pending += len(u.suffixes)
 			}
 			continue
 		}
-		names := svc.avail.list()
-		for i, suf := range u.suffixes {
-			if i < len(names) && names[i] != "" && (!u.paused[id] || isJobSeries(suf)) {
+		for i := range u.suffixes {
+			if u.reads(svc, i, now) {
 				t := usageTask{svc: svc, idx: uint16(i)}
 				if i < len(svc.series) {
 					t.last, t.reads = svc.series[i].asked, svc.series[i].reads
@@ -93,7 +92,25 @@ func (u *usageReader) taskCount(services []string, now time.Time) int {
 	n := 0
 	for _, id := range services {
 		if svc := u.services[id]; u.fresh(svc, now) {
-			n += svc.avail.count()
+			n += u.readCount(svc, now)
+		}
+	}
+	return n
+}
+
+// reads reports whether a plan at now reads series i of svc: one it
+// has, not a node series of a paused service, and due (usagetotals.go).
+func (u *usageReader) reads(svc *usageService, i int, now time.Time) bool {
+	names := svc.avail.list()
+	return i < len(names) && names[i] != "" && (!u.paused[svc.id] || isJobSeries(u.suffixes[i])) && u.due(svc, i, now)
+}
+
+// readCount counts the series of svc a plan at now reads.
+func (u *usageReader) readCount(svc *usageService, now time.Time) int {
+	n := 0
+	for i := range u.suffixes {
+		if u.reads(svc, i, now) {
+			n++
 		}
 	}
 	return n
@@ -170,13 +187,16 @@ func UsageSeriesLeftOut(c config.Collect, suffixes ...string) []string {
 // series' last read (a refresh period longer than the interval, a failure).
 const maxCatchUp = time.Hour
 
-// readFrom is where a read of series s starts: an interval and the slack
+// readFrom is where a read of series i starts: an interval and the slack
 // back, or further to the bucket after its last read, so that no closed
 // bucket is skipped between reads; an observed series' first read reaches
-// the observer's backfill back. With pass.mu held.
-func (u *usageReader) readFrom(to time.Time, s *usageSeries, suffix string) time.Time {
+// the observer's backfill back. A node's total read when due exports its
+// newest bucket only: it reaches no further. With pass.mu held.
+func (u *usageReader) readFrom(to time.Time, s *usageSeries, i int) time.Time {
 	back := u.cfg.Interval + usageWindowSlack
+	suffix := u.suffixes[i]
 	switch {
+	case u.isTotal(i):
 	case s.readAt != 0:
 		// Elapsed in the exporter's clock, which the stamp is in.
 		back = max(back, min(u.now().Sub(u.stampTime(s.readAt))+usageWindowSlack, maxCatchUp))
