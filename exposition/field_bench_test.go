@@ -20,11 +20,12 @@ import (
 // intervals, as the readers publish: a tick is 5 s.
 const (
 	fieldServices = 10000
-	// A usage read lasts its interval (5 m): 60 publishes, the first 8
-	// of every service's node totals (the plan puts them first), the
-	// other 52 of its other series, each run in service id order.
+	// A usage read lasts its interval (5 m): 60 publishes. Its plan puts
+	// first the nodes' totals that are due, each service's about hourly at
+	// a second of its own (a twelfth of the services a read, spread over
+	// the ids), then the other series of every service, by service id.
 	fieldUsageTicks  = 60
-	fieldTotalsTicks = 8
+	fieldTotalsReads = 12
 	// A log read lasts its interval (1 m): 12 publishes in service id order.
 	fieldLogsTicks = 12
 	// The poller publishes every 20 s, its lists unchanged.
@@ -33,16 +34,14 @@ const (
 
 // fieldModel makes the snapshots of the field's publishes, tick after tick.
 type fieldModel struct {
-	// totals[r][i] is service i after read r's node totals, usage[r][i]
-	// after its other series; logs[m][i] after minute m's read (r, m: 0
-	// or 1, every other read).
-	totals, usage [2][]*dataplane.UsageService
-	logs          [2][]*dataplane.ServiceLogs
-	suffixes      []string
-	curUsage      []*dataplane.UsageService
-	curLogs       []*dataplane.ServiceLogs
-	state         *fleet.Snapshot
-	tick          int
+	// logs[m][i] is service i's counts after minute m's read (m: 0 or 1,
+	// every other read).
+	logs     [2][]*dataplane.ServiceLogs
+	suffixes []string
+	curUsage []*dataplane.UsageService
+	curLogs  []*dataplane.ServiceLogs
+	state    *fleet.Snapshot
+	tick     int
 }
 
 func newFieldModel(n int) *fieldModel {
@@ -53,34 +52,33 @@ func newFieldModel(n int) *fieldModel {
 	m.suffixes = u.Suffixes
 	for r := range 2 {
 		for i, svc := range u.Services {
-			m.totals[r] = append(m.totals[r], m.bumped(svc, r, true))
-			m.usage[r] = append(m.usage[r], m.bumped(m.totals[r][i], r, false))
-			id := svc.ID
-			logs := dataplanetest.LogCounts(id, nil)
+			logs := dataplanetest.LogCounts(svc.ID, nil)
 			for sev, n := range map[string]float64{"LOG": 1000, "WARNING": 100, "ERROR": 10, "INFO": 5} {
 				logs.Set(dataplane.LogSeverityIndex(sev), n+float64(i%7+r))
 			}
 			m.logs[r] = append(m.logs[r], logs)
 		}
 	}
-	m.curUsage, m.curLogs = slices.Clone(m.usage[1]), slices.Clone(l.Counts)
+	m.curUsage, m.curLogs = slices.Clone(u.Services), slices.Clone(l.Counts)
 	return m
 }
 
-// bumped returns a copy of svc whose node totals (totals) or other series
-// read r: a total's value stays, its bucket moves; the others' both move.
-func (m *fieldModel) bumped(svc *dataplane.UsageService, r int, totals bool) *dataplane.UsageService {
+// read returns a copy of svc after a read of its nodes' totals (totals) or
+// of its other series: a total's value stays and its bucket moves an hour;
+// the others' values move, and their buckets an interval.
+func (m *fieldModel) read(svc *dataplane.UsageService, totals bool) *dataplane.UsageService {
 	c := &dataplane.UsageService{ID: svc.ID, Ends: svc.Ends, Points: slices.Clone(svc.Points)}
 	for i, suffix := range m.suffixes {
-		isTotal := suffix == apiclient.SeriesCPUTotal || suffix == apiclient.SeriesMemoryTotal
-		if isTotal != totals {
+		if isTotal := suffix == apiclient.SeriesCPUTotal || suffix == apiclient.SeriesMemoryTotal; isTotal != totals {
 			continue
 		}
 		for j := range c.Series(i) {
 			p := &c.Series(i)[j]
-			p.Bucket += int64(r+1) * int64(5*time.Minute)
-			if !totals {
-				p.Value += float64(r + 1)
+			if totals {
+				p.Bucket += int64(time.Hour)
+			} else {
+				p.Value++
+				p.Bucket += int64(5 * time.Minute)
 			}
 		}
 	}
@@ -99,18 +97,21 @@ func (m *fieldModel) next() []*fleet.Snapshot {
 	t := m.tick
 	m.tick++
 	n := len(m.curUsage)
-	r := t / fieldUsageTicks % 2
-	if k := t % fieldUsageTicks; k < fieldTotalsTicks {
-		from, to := span(n, k, fieldTotalsTicks)
-		m.curUsage = slices.Clone(m.curUsage)
-		copy(m.curUsage[from:to], m.totals[r][from:to])
-	} else {
-		from, to := span(n, k-fieldTotalsTicks, fieldUsageTicks-fieldTotalsTicks)
-		m.curUsage = slices.Clone(m.curUsage)
-		copy(m.curUsage[from:to], m.usage[r][from:to])
+	m.curUsage = slices.Clone(m.curUsage)
+	read, k := t/fieldUsageTicks, t%fieldUsageTicks
+	if k == 0 {
+		for i := range m.curUsage {
+			if (i*7919+read)%fieldTotalsReads == 0 {
+				m.curUsage[i] = m.read(m.curUsage[i], true)
+			}
+		}
+	}
+	from, to := span(n, k, fieldUsageTicks)
+	for i := from; i < to; i++ {
+		m.curUsage[i] = m.read(m.curUsage[i], false)
 	}
 	out := []*fleet.Snapshot{m.snapshot()}
-	from, to := span(n, t%fieldLogsTicks, fieldLogsTicks)
+	from, to = span(n, t%fieldLogsTicks, fieldLogsTicks)
 	m.curLogs = slices.Clone(m.curLogs)
 	copy(m.curLogs[from:to], m.logs[t/fieldLogsTicks%2][from:to])
 	out = append(out, m.snapshot())
@@ -135,8 +136,9 @@ func (m *fieldModel) snapshot() *fleet.Snapshot {
 }
 
 // BenchmarkFieldRender is the exposition's CPU per scrape in the field of
-// fieldModel: each op is one tick, the usage's and the logs' publishes,
-// the poller's every fourth, then a scrape as Prometheus makes it
+// fieldModel: each op is one tick, the usage's and the logs' publishes
+// (and the making of their data, as the readers make it), the poller's
+// every fourth, then a scrape as Prometheus makes it
 // (OpenMetrics, gzip). Over the ticks of two usage reads before the timed
 // ones, it reports per scrape and group (named by its first family) the
 // chunks rendered again (chunks), their raw bytes (raw_kB), and their
