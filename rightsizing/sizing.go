@@ -69,6 +69,7 @@ func sameList(a, b []fleet.Service) bool {
 func (p *Publisher) sizeAll(c *sizing, s *fleet.Snapshot, prices *pricing.Table, windows int) {
 	c.out = &Recommendations{Services: make([]ServiceRecommendation, 0, min(windows, len(s.Services)))}
 	c.lines = slices.Grow(c.lines[:0], len(s.Services))[:len(s.Services)]
+	p.sized.Add(int64(len(s.Services)))
 	for i := range s.Services {
 		c.lines[i] = -1
 		if line, ok := p.line(s.ProjectID, s.Services[i].Service, prices); ok {
@@ -83,7 +84,9 @@ func (p *Publisher) sizeAll(c *sizing, s *fleet.Snapshot, prices *pricing.Table,
 func (p *Publisher) sizeChanged(c *sizing, s *fleet.Snapshot, ids []string, prices *pricing.Table) bool {
 	var next []ServiceRecommendation // a copy once a line changes: the last is published
 	// A read logs a service's CPU and its memory: each once.
-	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	p.sized.Add(int64(len(ids)))
+	for _, id := range ids {
 		i, found := slices.BinarySearchFunc(s.Services, id, func(svc fleet.Service, id string) int { return strings.Compare(svc.ServiceID, id) })
 		if !found {
 			return false
@@ -117,7 +120,6 @@ func (p *Publisher) line(projectID string, svc *apiclient.Service, prices *prici
 	if !ok {
 		return ServiceRecommendation{}, false
 	}
-	p.sized.Add(1)
 	// The coverage to a thousandth: it moves with every minute, and an
 	// unchanged line is not rendered again.
 	line := ServiceRecommendation{ID: svc.ServiceID, Finding: r.Finding, Coverage: math.Round(r.Coverage*1000) / 1000, Size: r.Size}

@@ -52,7 +52,7 @@ func TestPublisherSizesWhatChanged(t *testing.T) {
 		}
 		last = got
 	}
-	step("first", 4)
+	step("first", 5)
 	step("nothing changed", 0)
 	tr.Add(testKey("p1", "c"), []time.Time{start.Add(600 * time.Minute)}, []float64{300}, []float64{3 * gib})
 	step("c read", 1)
