@@ -50,8 +50,9 @@ func (p *Publisher) recommend(s *fleet.Snapshot) *Recommendations {
 	changes := p.tracker.changedSince(s.ProjectID, c.mark)
 	switch {
 	case changes.windows == 0:
-		// No usage read: nothing to size, and no walk of the services.
-		c.out, c.lines = &Recommendations{}, nil
+		// No usage read: nothing to size, and no walk of the services;
+		// the first window makes the next size all.
+		c.out, c.lines, changes.mark = &Recommendations{}, nil, changeMark{}
 	case changes.all || c.minute != minute || c.prices != prices || !sameList(c.services, s.Services) ||
 		!p.sizeChanged(c, s, changes.ids, prices):
 		p.sizeAll(c, s, prices, changes.windows)
