@@ -2,6 +2,7 @@ package collector
 
 import (
 	"time"
+	"unsafe"
 )
 
 // Sink records the collect functions' samples into Samples. A struct, not an
@@ -79,10 +80,20 @@ func (s *Samples) Reset() {
 	s.samples = s.samples[:0]
 }
 
+// Size returns the bytes the samples recorded since the last Reset take in
+// the buffers.
+func (s *Samples) Size() int {
+	return len(s.values)*stringSize + len(s.samples)*sampleSize
+}
+
+const (
+	stringSize = int(unsafe.Sizeof(""))
+	sampleSize = int(unsafe.Sizeof(sample{}))
+)
+
 // Trim drops a buffer over limit bytes, so that a spike is not held for good,
 // and returns the bytes kept.
 func (s *Samples) Trim(limit int) (kept int) {
-	const stringSize, sampleSize = 16, 24
 	if cap(s.values)*stringSize > limit {
 		s.values = nil
 	}
