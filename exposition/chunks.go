@@ -63,22 +63,16 @@ type chunkForm struct {
 
 type piece struct {
 	b      []byte // raw, or deflated for a gzip form
-	raw    int    // length of the raw bytes
+	raw    int32  // length of the raw bytes (a chunk's family: kilobytes)
 	family int32
 	// For a gzip form: crc is the CRC-32 of the raw bytes; shift is
 	// crcX8n(raw), since every view combines every piece's CRC, and the
-	// shift was most of that; sum is a second hash, so that a piece
-	// rendered again to the same bytes is known without keeping them.
-	crc, shift, sum uint32
-}
-
-// rawSum is a piece's sum: with its CRC and length, 64 bits to tell two
-// renderings apart.
-func rawSum(raw []byte) uint32 { return uint32(maphash.Bytes(chunkSeed, raw)) }
-
-// sameRaw reports whether two pieces of a gzip form hold the same raw bytes.
-func (pc *piece) sameRaw(o *piece) bool {
-	return pc.family == o.family && pc.raw == o.raw && pc.crc == o.crc && pc.sum == o.sum
+	// shift was most of that; samples is the sum of the samples written
+	// (lineWriter.writeAll), 0 for none: a chunk rendered again takes the
+	// piece of the one it replaces whose samples have the same sum, without
+	// writing its lines.
+	crc, shift uint32
+	samples    uint64
 }
 
 // isBoundary: an item that stands for weight resources ends a chunk weight

@@ -27,7 +27,7 @@ func TestCRC32Combine(t *testing.T) {
 }
 
 // TestPieceKeepsItsShift: a gzip form's pieces keep what combining their
-// CRC takes, in the padding of a piece: no byte more a piece.
+// CRC takes, and their samples' sum, in 48 bytes a piece, as before either.
 func TestPieceKeepsItsShift(t *testing.T) {
 	s := fleettest.Synthetic("p", 10)
 	var r renderer

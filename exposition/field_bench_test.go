@@ -203,7 +203,7 @@ func (e *Handler) renderings() map[rendering]renderedPiece {
 			for _, c := range chunks {
 				if cf := c.forms[f]; cf != nil {
 					for _, pc := range cf.pieces {
-						out[rendering{g, c.first, int(pc.family)}] = renderedPiece{cf, pc.crc, pc.raw}
+						out[rendering{g, c.first, int(pc.family)}] = renderedPiece{cf, pc.crc, int(pc.raw)}
 					}
 				}
 			}

@@ -2,7 +2,9 @@ package exposition
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strconv"
@@ -88,39 +90,123 @@ func escapeHelp(help string, quote bool) []byte {
 }
 
 // lineWriter writes text 0.0.4 or OpenMetrics 1.0 lines (format) byte for
-// byte as expfmt encodes a const metric.
+// byte as expfmt encodes a const metric: a chunk's lines, family after
+// family, into one buffer, so that its scratch is the largest chunk's
+// lines rather than every family's largest.
 type lineWriter struct {
-	samples [][numFormats][]byte // by family index
-	format  int
-	errs    []error
+	buf    []byte
+	spans  [][2]int // by family index: its lines in buf
+	sums   []uint64 // by family index: the samples' sum, 0 for none
+	counts []int32  // by family index: its samples, then where they start in order
+	order  []int32  // the samples' indices, family after family
+	hashes []maphash.Hash
+	// last is the pieces of the rendering replaced, in family order: a
+	// family of the same samples as its piece is not written again.
+	last   []piece
+	format int
+	errs   []error
 }
 
 func newLineWriter() *lineWriter {
-	return &lineWriter{samples: make([][numFormats][]byte, len(families))}
+	n := len(families)
+	return &lineWriter{spans: make([][2]int, n), sums: make([]uint64, n), counts: make([]int32, n), hashes: make([]maphash.Hash, n)}
 }
 
+// writeAll writes rec's samples but those of a family whose sum is its
+// piece's in last (counts -1): the same samples make the same sum, and
+// other samples the same one by a chance of one in 2^64.
 func (w *lineWriter) writeAll(rec *collector.Samples) {
+	w.buf = w.buf[:0]
+	clear(w.counts)
 	for i := range rec.Len() {
 		d, value, labelValues := rec.At(i)
-		w.write(d, value, labelValues, rec.Timestamp(i))
+		fam := d.Family()
+		if w.counts[fam] == 0 {
+			w.hashes[fam].SetSeed(chunkSeed)
+		}
+		w.counts[fam]++
+		sampleSum(&w.hashes[fam], value, labelValues, rec.Timestamp(i))
+	}
+	start := int32(0)
+	for fam, n := range w.counts {
+		w.spans[fam] = [2]int{}
+		w.sums[fam] = 0
+		if n == 0 {
+			continue
+		}
+		w.sums[fam] = w.hashes[fam].Sum64()
+		if w.same(fam) {
+			w.counts[fam] = -1
+			continue
+		}
+		w.counts[fam] = start
+		start += n
+	}
+	w.order = slices.Grow(w.order[:0], int(start))[:start]
+	for i := range rec.Len() {
+		d, _, _ := rec.At(i)
+		if at := w.counts[d.Family()]; at >= 0 {
+			w.order[at] = int32(i)
+			w.counts[d.Family()]++
+		}
+	}
+	fam := -1
+	for _, i := range w.order {
+		d, value, labelValues := rec.At(int(i))
+		if d.Family() != fam {
+			fam = d.Family()
+			w.spans[fam][0] = len(w.buf)
+		}
+		if !w.write(d, value, labelValues, rec.Timestamp(int(i))) {
+			w.sums[fam] = 0 // Written again next time, to tell its error again.
+		}
+		w.spans[fam][1] = len(w.buf)
 	}
 }
 
-// write takes ts in Unix milliseconds, 0 for none.
-func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []string, ts int64) {
+func (w *lineWriter) same(fam int) bool {
+	for len(w.last) > 0 && int(w.last[0].family) < fam {
+		w.last = w.last[1:]
+	}
+	return w.sums[fam] != 0 && len(w.last) > 0 && int(w.last[0].family) == fam && w.last[0].samples == w.sums[fam]
+}
+
+// sampleSum adds a sample to its family's sum: all that its line is made of.
+func sampleSum(h *maphash.Hash, value float64, labelValues []string, ts int64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(value))
+	_, _ = h.Write(b[:])
+	binary.LittleEndian.PutUint64(b[:], uint64(ts))
+	_, _ = h.Write(b[:])
+	binary.LittleEndian.PutUint64(b[:], uint64(len(labelValues)))
+	_, _ = h.Write(b[:])
+	for _, v := range labelValues {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(v)))
+		_, _ = h.Write(b[:])
+		_, _ = h.WriteString(v)
+	}
+}
+
+// lines returns family fam's lines.
+func (w *lineWriter) lines(fam int) []byte {
+	return w.buf[w.spans[fam][0]:w.spans[fam][1]]
+}
+
+// write takes ts in Unix milliseconds, 0 for none; false for a sample it cannot write.
+func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []string, ts int64) bool {
 	// The checks of prometheus.NewConstMetric, with its messages.
 	if len(labelValues) != len(d.Labels()) {
 		w.errs = append(w.errs, fmt.Errorf("%s: expected %d label values but got %d", d.Name(), len(d.Labels()), len(labelValues)))
-		return
+		return false
 	}
 	for _, v := range labelValues {
 		if !utf8.ValidString(v) {
 			w.errs = append(w.errs, fmt.Errorf("%s: label value %q is not valid UTF-8", d.Name(), v))
-			return
+			return false
 		}
 	}
 	desc := &families[d.Family()]
-	b := w.samples[d.Family()][w.format]
+	b := w.buf
 	for i, j := range desc.order {
 		b = append(b, desc.prefixes[i]...)
 		b = appendLabelValue(b, labelValues[j])
@@ -137,7 +223,9 @@ func (w *lineWriter) write(d *collector.Desc, value float64, labelValues []strin
 			b = strconv.AppendInt(append(b, ' '), ts, 10)
 		}
 	}
-	w.samples[d.Family()][w.format] = append(b, '\n')
+	b = append(b, '\n')
+	w.buf = b
+	return true
 }
 
 func appendLabelValue(b []byte, v string) []byte {

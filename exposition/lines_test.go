@@ -340,21 +340,22 @@ func lineOf(b []byte, prefix string) []byte {
 
 // TestRenderChunkWritesOnlyItsFormat: a chunk is rendered for one form, so
 // its lines are written in that form's format only (both were written, and
-// the other's copy and scratch thrown away).
+// the other's copy and scratch thrown away): the lines are its pieces'.
 func TestRenderChunkWritesOnlyItsFormat(t *testing.T) {
 	s := fleettest.Synthetic("p", 50)
 	var r renderer
 	part := groups[0].Part(s, 0, len(s.Services))
 	for f := range numForms {
-		if _, err := r.renderChunk(&groups[0], &part, f, nil); err != nil {
+		cf, err := r.renderChunk(&groups[0], &part, f, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
-		for fam := range r.w.samples {
-			for format := range numFormats {
-				if n := len(r.w.samples[fam][format]); format != formFormat(f) && n > 0 {
-					t.Fatalf("form %d: %d bytes written in format %d too", f, n, format)
-				}
-			}
+		raw := 0
+		for _, pc := range cf.pieces {
+			raw += int(pc.raw)
+		}
+		if n := len(r.w.buf); n != raw {
+			t.Fatalf("form %d: %d bytes written for %d bytes of pieces", f, n, raw)
 		}
 	}
 }

@@ -154,7 +154,7 @@ func (e *Handler) build(f int, generation uint64) *view {
 		if gzip {
 			v.crc = crcCombineShift(v.crc, pc.crc, pc.shift)
 		}
-		v.raw += pc.raw
+		v.raw += int(pc.raw)
 	}
 	if gzip {
 		v.parts = append(v.parts, []byte(gzipHeader))
@@ -179,7 +179,7 @@ func familyHeader(family, f int) piece {
 		return deflatedHeaders()[formFormat(f)][family]
 	}
 	h := families[family].header[formFormat(f)]
-	return piece{family: int32(family), b: h, raw: len(h)}
+	return piece{family: int32(family), b: h, raw: int32(len(h))}
 }
 
 var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
@@ -192,7 +192,7 @@ var deflatedHeaders = sync.OnceValue(func() (h [numFormats][]piece) {
 			fw.Reset(&out)
 			_, _ = fw.Write(header)
 			_ = fw.Flush()
-			h[f] = append(h[f], piece{family: int32(i), b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(header), shift: crcX8n(int64(len(header))), raw: len(header)})
+			h[f] = append(h[f], piece{family: int32(i), b: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(header), shift: crcX8n(int64(len(header))), raw: int32(len(header))})
 		}
 	}
 	return h
@@ -206,39 +206,42 @@ type renderer struct {
 	w        *lineWriter
 	out      bytes.Buffer
 	deflater *deflater
-	spans    [][2]int   // of each piece in out, -1 for one taken from the last rendering
+	spans    [][2]int // of each piece in out, -1 for one taken from the last rendering
+	use      scratchPeaks
 	byFamily [][]*piece // into the chunks' forms, while building a view
 	deflated int        // pieces deflated, for tests and benchmarks
 }
 
-// scratchLimit lets go of scratch buffers after a spike rather than holding them.
+// scratchLimit bounds each scratch buffer kept between builds, and twice it all of them.
 const scratchLimit = 1 << 20
 
 // renderChunk leaves out a series that cannot be written; the error says
 // which. A gzip form takes the pieces of prev (the last rendering of the
-// chunk it replaces, nil for none) that hold the same raw bytes.
+// chunk it replaces, nil for none) of the same samples without writing
+// their lines, and those of the same raw bytes.
 func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int, prev *chunkForm) (*chunkForm, error) {
 	if r.w == nil {
 		r.w = newLineWriter()
 		r.byFamily = make([][]*piece, len(families))
 	}
 	w := r.w
-	for i := range w.samples {
-		for ff := range numFormats {
-			w.samples[i][ff] = w.samples[i][ff][:0]
-		}
-	}
 	w.errs = w.errs[:0]
 	w.format = formFormat(f)
+	w.last = nil
+	if prev != nil && formGzip(f) {
+		w.last = prev.pieces
+	}
 	g.Collect(r.samples.Sink(), src)
 	w.writeAll(&r.samples)
+	samples := r.samples.Size()
 	r.samples.Reset()
-	return r.pieces(f, prev), errors.Join(w.errs...)
+	cf := r.pieces(f, prev)
+	r.use.note(scratchUse{lines: len(w.buf), order: len(w.order), samples: samples, out: r.out.Len()})
+	return cf, errors.Join(w.errs...)
 }
 
 // pieces makes a chunk's form f of what the line writer holds.
 func (r *renderer) pieces(f int, prev *chunkForm) *chunkForm {
-	format := formFormat(f)
 	cf := &chunkForm{}
 	r.out.Reset()
 	r.spans = r.spans[:0]
@@ -246,24 +249,26 @@ func (r *renderer) pieces(f int, prev *chunkForm) *chunkForm {
 	if prev != nil {
 		last = prev.pieces
 	}
-	for i := range r.w.samples {
-		raw := r.w.samples[i][format]
+	for i, n := range r.w.counts {
+		if n == 0 {
+			continue
+		}
+		for len(last) > 0 && last[0].family < int32(i) {
+			last = last[1:]
+		}
+		if n < 0 { // Its samples are last[0]'s.
+			cf.pieces = append(cf.pieces, last[0])
+			r.spans = append(r.spans, [2]int{-1, -1})
+			continue
+		}
+		raw := r.w.lines(i)
 		if len(raw) == 0 {
 			continue
 		}
 		start := r.out.Len()
-		pc := piece{family: int32(i), raw: len(raw)}
+		pc := piece{family: int32(i), raw: int32(len(raw))}
 		if formGzip(f) {
-			pc.crc, pc.shift, pc.sum = crc32.ChecksumIEEE(raw), crcX8n(int64(len(raw))), rawSum(raw)
-			for len(last) > 0 && last[0].family < pc.family {
-				last = last[1:]
-			}
-			if len(last) > 0 && last[0].sameRaw(&pc) {
-				pc.b = last[0].b
-				cf.pieces = append(cf.pieces, pc)
-				r.spans = append(r.spans, [2]int{-1, -1})
-				continue
-			}
+			pc.crc, pc.shift, pc.samples = crc32.ChecksumIEEE(raw), crcX8n(int64(len(raw))), r.w.sums[i]
 			if r.deflater == nil {
 				r.deflater = &deflater{}
 			}
@@ -284,23 +289,57 @@ func (r *renderer) pieces(f int, prev *chunkForm) *chunkForm {
 	return cf
 }
 
+// scratchUse is what renderings used of each scratch buffer, in bytes
+// (order's in indices).
+type scratchUse struct{ lines, order, samples, out int }
+
+// scratchWindow builds (at one a scrape, 5 min at Prometheus's 5 s): the
+// scratch kept is what the renderings of the last one or two windows used,
+// so that a usage read's publishes, one chunk after another, render into
+// the same buffers, and a spike's are let go after two windows.
+const scratchWindow = 64
+
+type scratchPeaks struct {
+	cur, last scratchUse
+	builds    int
+}
+
+func (p *scratchPeaks) note(u scratchUse) {
+	p.cur = scratchUse{max(p.cur.lines, u.lines), max(p.cur.order, u.order), max(p.cur.samples, u.samples), max(p.cur.out, u.out)}
+}
+
+// need is the most used in the window, and ends a window after scratchWindow builds.
+func (p *scratchPeaks) need() scratchUse {
+	n := scratchUse{max(p.cur.lines, p.last.lines), max(p.cur.order, p.last.order), max(p.cur.samples, p.last.samples), max(p.cur.out, p.last.out)}
+	if p.builds++; p.builds == scratchWindow {
+		p.last, p.cur, p.builds = p.cur, scratchUse{}, 0
+	}
+	return n
+}
+
+// shrink lets go of a scratch buffer over twice what the window's renderings
+// used of it (append at most doubles), over scratchLimit, or past
+// 2*scratchLimit for all together.
 func (r *renderer) shrink() {
-	if r.out.Cap() > scratchLimit {
+	need := r.use.need()
+	kept := 0
+	keep := func(c, used int) bool {
+		if c > 2*used || c > scratchLimit || kept+c > 2*scratchLimit {
+			return false
+		}
+		kept += c
+		return true
+	}
+	if !keep(r.out.Cap(), need.out) {
 		r.out = bytes.Buffer{}
 	}
-	if r.w == nil {
-		return
-	}
-	// The limit also holds for all buffers together.
-	kept := r.samples.Trim(scratchLimit)
-	for i := range r.w.samples {
-		for f := range numFormats {
-			c := cap(r.w.samples[i][f])
-			if c > scratchLimit || kept+c > 2*scratchLimit {
-				r.w.samples[i][f] = nil
-				continue
-			}
-			kept += c
+	kept += r.samples.Trim(min(2*need.samples, scratchLimit, 2*scratchLimit-kept))
+	if w := r.w; w != nil {
+		if !keep(cap(w.buf), need.lines) {
+			w.buf = nil
+		}
+		if !keep(cap(w.order)*4, need.order*4) {
+			w.order = nil
 		}
 	}
 	for i := range r.byFamily {

@@ -44,12 +44,8 @@ func (e *Handler) retainedBytes() int {
 	e.renderMu.Lock()
 	defer e.renderMu.Unlock()
 	n := e.render.out.Cap()
-	if e.render.w != nil {
-		for i := range e.render.w.samples {
-			for f := range numFormats {
-				n += cap(e.render.w.samples[i][f])
-			}
-		}
+	if w := e.render.w; w != nil {
+		n += cap(w.buf) + 4*cap(w.order)
 	}
 	for _, p := range e.projects {
 		for _, chunks := range p.groups {
