@@ -147,19 +147,7 @@ func (m *fieldModel) snapshot() *fleet.Snapshot {
 // and the process's CPU time per tick (cpu_ms), the garbage collector's
 // included, which the machine's other loads move less than the time.
 func BenchmarkFieldRender(b *testing.B) {
-	m := newFieldModel(fieldServices)
-	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
-	req.Header.Set("Accept", acceptPrometheus3)
-	req.Header.Set("Accept-Encoding", "gzip")
-	w := &discardResponse{header: http.Header{}}
-	e := New(nil, nil)
-	tick := func() {
-		for _, s := range m.next() {
-			e.SetSnapshot(s)
-		}
-		clear(w.header)
-		e.ServeHTTP(w, req)
-	}
+	e, tick := fieldTicks(fieldServices)
 	tick()
 	var counts fieldCounts
 	deflated := e.render.deflated
@@ -177,6 +165,24 @@ func BenchmarkFieldRender(b *testing.B) {
 	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu_ms/scrape")
 	counts.report(b, 2*fieldUsageTicks)
 	b.ReportMetric(float64(deflated)/(2*fieldUsageTicks), "deflated_pieces/scrape")
+}
+
+// fieldTicks returns a handler of the field of n services and a tick of
+// it: its publishes, then a scrape as Prometheus makes it.
+func fieldTicks(n int) (*Handler, func()) {
+	m := newFieldModel(n)
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Accept", acceptPrometheus3)
+	req.Header.Set("Accept-Encoding", "gzip")
+	w := &discardResponse{header: http.Header{}}
+	e := New(nil, nil)
+	return e, func() {
+		for _, s := range m.next() {
+			e.SetSnapshot(s)
+		}
+		clear(w.header)
+		e.ServeHTTP(w, req)
+	}
 }
 
 // rendering is what a chunk's piece of a family was last rendered to.

@@ -1,8 +1,6 @@
 package exposition
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"unsafe"
 )
@@ -15,19 +13,7 @@ func TestRendererKeepsSteadyScratch(t *testing.T) {
 		t.Skip("renders 250 ticks of the field")
 	}
 	t.Parallel()
-	m := newFieldModel(2000)
-	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
-	req.Header.Set("Accept", acceptPrometheus3)
-	req.Header.Set("Accept-Encoding", "gzip")
-	w := &discardResponse{header: http.Header{}}
-	e := New(nil, nil)
-	tick := func() {
-		for _, s := range m.next() {
-			e.SetSnapshot(s)
-		}
-		clear(w.header)
-		e.ServeHTTP(w, req)
-	}
+	e, tick := fieldTicks(2000)
 	// Past the first rendering's spike: two windows of the scratch's use.
 	for range 2*scratchWindow + fieldUsageTicks {
 		tick()
