@@ -111,7 +111,9 @@ func notNegativeJobs(_ config.Project, v any) []string {
 
 // Usage collector constants (docs/configuration.md).
 const (
-	// availableSeriesTTL also spaces the retries of a project whose API has no usage series.
+	// availableSeriesTTL is about how often a service's available series are
+	// read (each at its own second of the hour, usageavail.go); it also
+	// spaces the retries of a project whose API has no usage series.
 	availableSeriesTTL = time.Hour
 	// usageWindowSlack reaches back over the last complete bucket: the data lags a bucket or more.
 	usageWindowSlack = 2 * time.Minute

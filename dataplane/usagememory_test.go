@@ -24,8 +24,8 @@ func TestUsageServicesShareNameLists(t *testing.T) {
 	if a.avail.names != b.avail.names {
 		t.Errorf("two services with the same available series keep a list each")
 	}
-	// A service is 80 bytes, a size class: 112 with its list's header and
-	// a time.Time of when it was read.
+	// A service is 72 bytes, in the 80-byte size class: 112 with its
+	// list's header and a time.Time of when it was read.
 	if size := unsafe.Sizeof(usageService{}); size > 80 {
 		t.Errorf("a service is %d bytes, want at most 80", size)
 	}

@@ -62,7 +62,8 @@ func spacedTotals(suffixes []string, timestamps bool) bool {
 }
 
 // totalsPhase is the second of each totalsRefresh at which a service's
-// totals fall due: a hash of its id, spread evenly over the period.
+// totals and its available series (usageavail.go) fall due: a hash of its
+// id, spread evenly over the period.
 func totalsPhase(id string) int64 {
 	return int64(maphash.String(totalsSeed, id) % uint64(totalsRefresh/time.Second))
 }
@@ -70,10 +71,10 @@ func totalsPhase(id string) int64 {
 // totalsSeed: phases and shapes need only hold within one process.
 var totalsSeed = maphash.MakeSeed()
 
-// nextRefresh is the stamp at which a total read at stamp readAt falls
-// due: the first of its service's phase at least half a period later, so
-// that a read off the phase (the first, one after a change) is not
-// followed by another within minutes.
+// nextRefresh is the stamp at which a total or the available series read
+// at stamp readAt fall due: the first of its service's phase at least
+// half a period later, so that a read off the phase (the first, one after
+// a change) is not followed by another within minutes.
 func nextRefresh(id string, readAt uint32) uint32 {
 	period := int64(totalsRefresh / time.Second)
 	phase, read := totalsPhase(id), int64(readAt)-1

@@ -178,8 +178,8 @@ func TestUsageTotalsNeededSteady(t *testing.T) {
 		h.clock.Advance(5 * time.Minute)
 		now := h.clock.Now()
 		pl := h.u.plan(h.u.sel.selected(h.host.Snapshot()), now, -1)
-		// The available series' hourly reads are apart: they are due a
-		// service an hour after its last, and are not the totals.
+		// The available series' hourly reads are apart: they are not
+		// the totals.
 		due := pl.needed - len(pl.availReads) - n
 		if tick >= 7 {
 			lo, hi = min(lo, due), max(hi, due)
