@@ -143,6 +143,9 @@ type usageService struct {
 	// Both fit in the padding after shared.
 	shape    uint16
 	reshaped uint32
+	// phase is the second of the hour at which its totals and available
+	// series fall due (totalsPhase), hashed once.
+	phase uint16
 }
 
 func (u *usageReader) seriesAt(svc *usageService, i int) *usageSeries {
@@ -473,7 +476,7 @@ func (u *usageReader) prune(services []string) {
 func (u *usageReader) service(id string) *usageService {
 	svc := u.services[id]
 	if svc == nil {
-		svc = &usageService{id: id}
+		svc = &usageService{id: id, phase: totalsPhase(id)}
 		u.services[id] = svc
 		u.idsSorted = false
 	}

@@ -33,5 +33,5 @@ func (s *usageService) known() bool { return s.avail.at != 0 }
 // lift the calls the budget's round-robin counts (and flap its WARN)
 // every hour.
 func (u *usageReader) fresh(s *usageService, now time.Time) bool {
-	return s != nil && s.known() && u.stamp(now) < nextRefresh(s.id, s.avail.at)
+	return s != nil && s.known() && u.stamp(now) < nextRefresh(s.phase, s.avail.at)
 }

@@ -1,7 +1,9 @@
 package dataplane
 
 import (
+	"hash/fnv"
 	"hash/maphash"
+	"io"
 	"time"
 
 	"github.com/clouddb/clouddb_exporter/apiclient"
@@ -62,23 +64,26 @@ func spacedTotals(suffixes []string, timestamps bool) bool {
 }
 
 // totalsPhase is the second of each totalsRefresh at which a service's
-// totals and its available series (usageavail.go) fall due: a hash of its
-// id, spread evenly over the period.
-func totalsPhase(id string) int64 {
-	return int64(maphash.String(totalsSeed, id) % uint64(totalsRefresh/time.Second))
+// totals and available series fall due: FNV-1a of its id, spread
+// evenly over the period, the same in every process (a restart keeps the
+// spread, and tests see one).
+func totalsPhase(id string) uint16 {
+	h := fnv.New32a()
+	_, _ = io.WriteString(h, id)
+	return uint16(h.Sum32() % uint32(totalsRefresh/time.Second))
 }
 
-// totalsSeed: phases and shapes need only hold within one process.
-var totalsSeed = maphash.MakeSeed()
+// shapeSeed: shapes need only hold within one process.
+var shapeSeed = maphash.MakeSeed()
 
 // nextRefresh is the stamp at which a total or the available series read
 // at stamp readAt fall due: the first of its service's phase at least
 // half a period later, so that a read off the phase (the first, one after
 // a change) is not followed by another within minutes.
-func nextRefresh(id string, readAt uint32) uint32 {
+func nextRefresh(phase uint16, readAt uint32) uint32 {
 	period := int64(totalsRefresh / time.Second)
-	phase, read := totalsPhase(id), int64(readAt)-1
-	next := phase + (read+period-phase)/period*period
+	at, read := int64(phase), int64(readAt)-1
+	next := at + (read+period-at)/period*period
 	if next-read < period/2 {
 		next += period
 	}
@@ -103,7 +108,7 @@ func (u *usageReader) due(svc *usageService, i int, now time.Time) bool {
 		return true
 	}
 	s := svc.series[i]
-	return s.readAt == 0 || s.readAt < u.settledAt(svc) || u.stamp(now) >= nextRefresh(svc.id, s.readAt)
+	return s.readAt == 0 || s.readAt < u.settledAt(svc) || u.stamp(now) >= nextRefresh(svc.phase, s.readAt)
 }
 
 // settledAt is the stamp from which a read of svc's totals follows its
@@ -125,7 +130,7 @@ func (u *usageReader) staleFrom(svc *usageService, i int, s *usageSeries) uint32
 	if s.readAt < u.settledAt(svc) {
 		return max(s.readAt, svc.reshaped)
 	}
-	return nextRefresh(svc.id, s.readAt)
+	return nextRefresh(svc.phase, s.readAt)
 }
 
 // observeShapes notes the shape of each selected service of snap: a
@@ -156,7 +161,7 @@ func (u *usageReader) observeShapes(snap *fleet.Snapshot, now time.Time) {
 // change missed one time in 65,536 is read at the next refresh.
 func shapeOf(s *apiclient.Service) uint16 {
 	var h maphash.Hash
-	h.SetSeed(totalsSeed)
+	h.SetSeed(shapeSeed)
 	size := func(v *apiclient.Int) {
 		n := int64(-1)
 		if v != nil {
