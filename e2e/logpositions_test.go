@@ -48,17 +48,7 @@ func TestLogsStateFileResumes(t *testing.T) {
 	p2, url2 := testbin.StartExporter(t, sim.Env(), args...)
 	testbin.WaitFor(t, 60*time.Second, "5+3 ERROR entries", testbin.MetricEquals(url2+"/metrics", name, 8, labels...))
 	// A few reads later the count is the same: nothing counted twice.
-	last := 0.0
-	for range 3 {
-		testbin.WaitFor(t, 30*time.Second, "a log read", func() bool {
-			v, ok := testbin.Value(scrapeFams(t, url2), "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "logs")
-			if ok && v > last {
-				last = v
-				return true
-			}
-			return false
-		})
-	}
+	waitSuccesses(t, url2, "logs", 3, "a log read")
 	fams := scrapeFams(t, url2)
 	if got := value(t, fams, name, labels...); got != 8 {
 		t.Errorf("ERROR counter %v after the restart, want 8", got)

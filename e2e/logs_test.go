@@ -56,17 +56,7 @@ func TestLogsCounterIsExact(t *testing.T) {
 	sim.AddLogEntries(t, id, []map[string]string{{"severity": "WARNING", "message": "newer"}}, -1)
 	testbin.WaitFor(t, 60*time.Second, "the newer WARNING", testbin.MetricEquals(metric, "clouddb_service_log_entries_total", 1, "service_id", id, "severity", "WARNING"))
 	// Several more reads: the counts stay exact.
-	last := 0.0
-	for range 3 {
-		testbin.WaitFor(t, 30*time.Second, "a log read", func() bool {
-			v, ok := testbin.Value(scrapeFams(t, url), "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "logs")
-			if ok && v > last {
-				last = v
-				return true
-			}
-			return false
-		})
-	}
+	waitSuccesses(t, url, "logs", 3, "a log read")
 	fams := scrapeFams(t, url)
 	for severity, want := range map[string]float64{"ERROR": 1203, "FATAL": 2, "PANIC": 1, "WARNING": 1, "LOG": 0} {
 		if got := value(t, fams, "clouddb_service_log_entries_total", "service_id", id, "severity", severity); got != want {

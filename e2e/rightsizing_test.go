@@ -200,10 +200,8 @@ func TestRightsizingDeletedService(t *testing.T) {
 	})
 	gone, kept := ids["dev-sandbox"], ids["orders-db"]
 	sim.APIWrite(t, "DELETE", "/projects/"+sim.Project+"/services/"+gone, ``, 202, nil)
-	var listed float64
 	testbin.WaitFor(t, 30*time.Second, "the deleted service's rightsizing series gone", func() bool {
 		_, fams := testbin.Scrape(t, addr)
-		listed, _ = testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "services")
 		for _, name := range []string{coverage, "clouddb_service_rightsizing_finding"} {
 			if _, ok := sampleOf(fams, name, "service_id", gone); ok {
 				return false
@@ -212,14 +210,7 @@ func TestRightsizingDeletedService(t *testing.T) {
 		return true
 	})
 	// The list that first lacked it, then two more: its window is dropped.
-	reads := 0
-	testbin.WaitFor(t, 30*time.Second, "two more complete lists of the services", func() bool {
-		_, fams := testbin.Scrape(t, addr)
-		if v, _ := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "services"); v > listed {
-			listed, reads = v, reads+1
-		}
-		return reads >= 2
-	})
+	waitSuccesses(t, addr, "services", 3, "two more complete lists of the services")
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

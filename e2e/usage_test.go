@@ -201,17 +201,7 @@ func TestUsageUnsupportedAPI(t *testing.T) {
 	sim := testbin.SimAt(testbin.StartSim(t, "--api.revision=2024"))
 	services := len(sim.ServiceIDs(t))
 	p, url := testbin.StartExporter(t, sim.Env(), usageArgs("--collect.usage.interval=1s")...)
-	last := 0.0
-	for range 4 { // four usage intervals
-		testbin.WaitFor(t, 30*time.Second, "a usage interval", func() bool {
-			v, ok := testbin.Value(scrapeFams(t, url), "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
-			if ok && v > last {
-				last = v
-				return true
-			}
-			return false
-		})
-	}
+	waitSuccesses(t, url, "usage", 4, "a usage interval") // four usage intervals
 	// The first revision's simulator counts no request to a path it does
 	// not have: the exporter's own API metrics count them (their encoding
 	// may be a few seconds old). Every service is asked in each of the
@@ -239,17 +229,7 @@ func TestUsageAndLogsOffByDefault(t *testing.T) {
 	t.Parallel()
 	sim := testbin.SimAt(testbin.StartSim(t))
 	_, url := testbin.StartExporter(t, sim.Env(), "--collect.interval=1s")
-	last := 0.0
-	for range 3 {
-		testbin.WaitFor(t, 30*time.Second, "a poll cycle", func() bool {
-			v, ok := testbin.Value(scrapeFams(t, url), "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "services")
-			if ok && v > last {
-				last = v
-				return true
-			}
-			return false
-		})
-	}
+	waitSuccesses(t, url, "services", 3, "a poll cycle")
 	for op, n := range sim.Requests(t) {
 		if strings.Contains(op, "Metrics") || strings.Contains(op, "Logs") {
 			t.Errorf("%d %s requests without the collector's flag", n, op)
@@ -285,18 +265,7 @@ func TestUsageLargeFleetDefaultBudget(t *testing.T) {
 	})
 	// The state keeps its interval: the services part succeeds cycle
 	// after cycle while usage reads go on.
-	last := 0.0
-	for range 3 {
-		testbin.WaitFor(t, 30*time.Second, "a full poll cycle", func() bool {
-			fams := scrapeFams(t, url)
-			v, ok := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "services")
-			if ok && v > last {
-				last = v
-				return true
-			}
-			return false
-		})
-	}
+	waitSuccesses(t, url, "services", 3, "a full poll cycle")
 	fams := scrapeFams(t, url)
 	if v := value(t, fams, "clouddb_exporter_poll_cycle_overruns_total"); v != 0 {
 		t.Errorf("%v cycles overran while usage ran", v)

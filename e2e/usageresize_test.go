@@ -19,12 +19,8 @@ func nodeTotals(fams map[string]*dto.MetricFamily, serviceID string) (cpu, mem m
 	byOrdinal := func(name string) map[string]float64 {
 		out := map[string]float64{}
 		for _, m := range fams[name].GetMetric() {
-			l := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				l[lp.GetName()] = lp.GetValue()
-			}
-			if l["service_id"] == serviceID {
-				out[l["ordinal"]] = m.GetGauge().GetValue()
+			if label(m, "service_id") == serviceID {
+				out[label(m, "ordinal")] = m.GetGauge().GetValue()
 			}
 		}
 		return out
@@ -115,18 +111,8 @@ func TestUsageTotalsFollowResize(t *testing.T) {
 		return ok1 && ok2 && keptCPU == 0.007 && resizedTotal == 0.007
 	})
 	// A read's calls may straddle two intervals: let two more reads end.
-	last := value(t, fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
-	for range 2 {
-		testbin.WaitFor(t, 30*time.Second, "a usage read", func() bool {
-			fams = scrapeFams(t, url)
-			v, ok := testbin.Value(fams, "clouddb_exporter_collector_last_success_timestamp_seconds", "collector", "usage")
-			if ok && v > last {
-				last = v
-				return true
-			}
-			return false
-		})
-	}
+	waitSuccesses(t, url, "usage", 3, "a usage read")
+	fams = scrapeFams(t, url)
 	if !totalsAre(t, fams, kept, 4, 16*gib) {
 		t.Error("the service left alone had its totals read again (or lost them) after the other's resize")
 	}
