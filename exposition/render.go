@@ -152,7 +152,7 @@ func (e *Handler) build(f int, generation uint64) *view {
 		v.parts = append(v.parts, pc.b)
 		v.size += len(pc.b)
 		if gzip {
-			v.crc = crcCombineShift(v.crc, pc.crc, pc.shift)
+			v.crc = crc32Combine(v.crc, pc.crc, pc.shift)
 		}
 		v.raw += int(pc.raw)
 	}
