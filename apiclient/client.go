@@ -120,7 +120,7 @@ type call struct {
 	op      string
 	ids     []string // values for the template's placeholders after {project_id}
 	body    any      // request body, marshalled to JSON; nil for none
-	payload []byte   // request body encoded: body's, or set instead of body
+	payload []byte   // body encoded by do, for each attempt; nil for none
 	query   string   // "?" and the encoded query parameters; "" for none
 	out     any      // decode target; nil to ignore the body
 	begin   func()

@@ -37,29 +37,25 @@ type LogsQuery struct {
 	Search, Severities []string
 }
 
-// query is url.Values' encoding of q after a "?" ("" for none), its keys in order, without the Values.
+// query is the encoded query of q after a "?", "" for none.
 func (q LogsQuery) query() string {
-	b := append(make([]byte, 0, 128), '?')
-	add := func(key string, values ...string) {
-		for _, v := range values {
-			b = append(append(append(append(b, key...), '='), url.QueryEscape(v)...), '&')
-		}
+	v := url.Values{"search": q.Search, "severities": q.Severities}
+	if q.Node != nil {
+		v.Set("node", strconv.Itoa(*q.Node))
 	}
 	if q.Cursor != "" {
-		add("cursor", q.Cursor)
+		v.Set("cursor", q.Cursor)
 	}
-	if q.Node != nil {
-		add("node", strconv.Itoa(*q.Node))
-	}
-	add("search", q.Search...)
-	add("severities", q.Severities...)
 	if !q.Since.IsZero() {
-		add("since", q.Since.UTC().Format(time.RFC3339Nano))
+		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
 	}
 	if !q.Until.IsZero() {
-		add("until", q.Until.UTC().Format(time.RFC3339Nano))
+		v.Set("until", q.Until.UTC().Format(time.RFC3339Nano))
 	}
-	return string(b[:len(b)-1])
+	if enc := v.Encode(); enc != "" {
+		return "?" + enc
+	}
+	return ""
 }
 
 // LogEntry is one log entry of a service.

@@ -79,6 +79,19 @@ func (u usageSettings) selectedSeries() []string {
 	return u.Series
 }
 
+// suffixes returns the selected series, each with its leading "_", sorted
+// (the publish's order) and once each: a series selected twice is read and
+// exported once.
+func (u usageSettings) suffixes() []string {
+	series := u.selectedSeries()
+	out := make([]string, 0, len(series))
+	for _, s := range series {
+		out = append(out, "_"+strings.TrimPrefix(s, "_"))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // documentedSeries is every documented series suffix, without its leading underscore.
 var documentedSeries = func() []string {
 	out := make([]string, len(apiclient.UsageSeriesSuffixes))
@@ -223,12 +236,7 @@ func newUsageReader(r *runner, client UsageClient) *usageReader {
 		runner: r, client: client, cfg: cfg, sel: newServiceSelector(cfg.Environments, cfg.NameMatcher()),
 		services: map[string]*usageService{}, nameSets: map[string]*[]string{}, base: r.now(),
 	}
-	for _, s := range cfg.selectedSeries() {
-		u.suffixes = append(u.suffixes, "_"+strings.TrimPrefix(s, "_"))
-	}
-	// In the publish's order; a series selected twice is read and exported once.
-	slices.Sort(u.suffixes)
-	u.suffixes = slices.Compact(u.suffixes)
+	u.suffixes = cfg.suffixes()
 	u.totals, u.spaced = totalsMask(u.suffixes), spacedTotals(u.suffixes, cfg.Timestamps)
 	return u
 }

@@ -173,10 +173,10 @@ func UsageSeriesLeftOut(c config.Collect, suffixes ...string) []string {
 	if !s.Enabled {
 		return nil
 	}
+	read := s.suffixes()
 	var out []string
 	for _, suffix := range suffixes {
-		name := strings.TrimPrefix(suffix, "_")
-		if !slices.ContainsFunc(s.selectedSeries(), func(v string) bool { return strings.TrimPrefix(v, "_") == name }) {
+		if name := strings.TrimPrefix(suffix, "_"); !slices.Contains(read, "_"+name) {
 			out = append(out, name)
 		}
 	}

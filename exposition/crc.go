@@ -38,11 +38,8 @@ func crcX8n(n int64) uint32 {
 	return p
 }
 
-func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
-	return crcCombineShift(crcA, crcB, crcX8n(lenB))
-}
-
-// crcCombineShift is crc32Combine with crcX8n(lenB) computed once.
-func crcCombineShift(crcA, crcB, shiftB uint32) uint32 {
+// crc32Combine is the CRC of A then B from theirs and shiftB, crcX8n of B's
+// length: kept with B's CRC, so that combining is one multiplication.
+func crc32Combine(crcA, crcB, shiftB uint32) uint32 {
 	return crcMultModP(shiftB, crcA) ^ crcB
 }

@@ -48,7 +48,7 @@ const gzipTrailerSize = 8
 
 func writeGzipEnd(w *bufio.Writer, v *view, self *selfPart) {
 	var trailer [gzipTrailerSize]byte
-	binary.LittleEndian.PutUint32(trailer[0:4], crc32Combine(v.crc, self.crc, int64(len(self.raw))))
+	binary.LittleEndian.PutUint32(trailer[0:4], crc32Combine(v.crc, self.crc, self.shift))
 	// ISIZE is the length modulo 2^32: truncation is meant.
 	binary.LittleEndian.PutUint32(trailer[4:8], uint32(v.raw+len(self.raw)))
 	_, _ = w.Write(self.deflated)

@@ -100,16 +100,16 @@ type lineWriter struct {
 	counts []int32  // by family index: its samples, then where they start in order
 	order  []int32  // the samples' indices, family after family
 	hashes []maphash.Hash
-	// last is the pieces of the rendering replaced, in family order: a
-	// family of the same samples as its piece is not written again.
-	last   []piece
+	// last is by family index the piece of the rendering replaced, nil for
+	// none: a family of the same samples as its piece is not written again.
+	last   []*piece
 	format int
 	errs   []error
 }
 
 func newLineWriter() *lineWriter {
 	n := len(families)
-	return &lineWriter{spans: make([][2]int, n), sums: make([]uint64, n), counts: make([]int32, n), hashes: make([]maphash.Hash, n)}
+	return &lineWriter{spans: make([][2]int, n), sums: make([]uint64, n), counts: make([]int32, n), hashes: make([]maphash.Hash, n), last: make([]*piece, n)}
 }
 
 // writeAll writes rec's samples but those of a family whose sum is its
@@ -165,10 +165,7 @@ func (w *lineWriter) writeAll(rec *collector.Samples) {
 }
 
 func (w *lineWriter) same(fam int) bool {
-	for len(w.last) > 0 && int(w.last[0].family) < fam {
-		w.last = w.last[1:]
-	}
-	return w.sums[fam] != 0 && len(w.last) > 0 && int(w.last[0].family) == fam && w.last[0].samples == w.sums[fam]
+	return w.sums[fam] != 0 && w.last[fam] != nil && w.last[fam].samples == w.sums[fam]
 }
 
 // sampleSum adds a sample to its family's sum: all that its line is made of.

@@ -152,7 +152,7 @@ func (e *Handler) build(f int, generation uint64) *view {
 		v.parts = append(v.parts, pc.b)
 		v.size += len(pc.b)
 		if gzip {
-			v.crc = crcCombineShift(v.crc, pc.crc, pc.shift)
+			v.crc = crc32Combine(v.crc, pc.crc, pc.shift)
 		}
 		v.raw += int(pc.raw)
 	}
@@ -218,7 +218,7 @@ const scratchLimit = 1 << 20
 // renderChunk leaves out a series that cannot be written; the error says
 // which. A gzip form takes the pieces of prev (the last rendering of the
 // chunk it replaces, nil for none) of the same samples without writing
-// their lines, and those of the same raw bytes.
+// their lines.
 func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int, prev *chunkForm) (*chunkForm, error) {
 	if r.w == nil {
 		r.w = newLineWriter()
@@ -227,37 +227,32 @@ func (r *renderer) renderChunk(g *collector.Group, src *fleet.Snapshot, f int, p
 	w := r.w
 	w.errs = w.errs[:0]
 	w.format = formFormat(f)
-	w.last = nil
 	if prev != nil && formGzip(f) {
-		w.last = prev.pieces
+		for i := range prev.pieces {
+			w.last[prev.pieces[i].family] = &prev.pieces[i]
+		}
 	}
 	g.Collect(r.samples.Sink(), src)
 	w.writeAll(&r.samples)
 	samples := r.samples.Size()
 	r.samples.Reset()
-	cf := r.pieces(f, prev)
+	cf := r.pieces(f)
+	clear(w.last) // The pieces taken are copied: prev's can go.
 	r.use.note(scratchUse{lines: len(w.buf), order: len(w.order), samples: samples, out: r.out.Len()})
 	return cf, errors.Join(w.errs...)
 }
 
 // pieces makes a chunk's form f of what the line writer holds.
-func (r *renderer) pieces(f int, prev *chunkForm) *chunkForm {
+func (r *renderer) pieces(f int) *chunkForm {
 	cf := &chunkForm{}
 	r.out.Reset()
 	r.spans = r.spans[:0]
-	var last []piece
-	if prev != nil {
-		last = prev.pieces
-	}
 	for i, n := range r.w.counts {
 		if n == 0 {
 			continue
 		}
-		for len(last) > 0 && last[0].family < int32(i) {
-			last = last[1:]
-		}
-		if n < 0 { // Its samples are last[0]'s.
-			cf.pieces = append(cf.pieces, last[0])
+		if n < 0 { // Its samples are its last piece's.
+			cf.pieces = append(cf.pieces, *r.w.last[i])
 			r.spans = append(r.spans, [2]int{-1, -1})
 			continue
 		}

@@ -179,7 +179,8 @@ type selfPart struct {
 
 	raw      []byte
 	deflated []byte
-	crc      uint32
+	// crc and shift (crcX8n of raw's length) make the gzip trailer's CRC.
+	crc, shift uint32
 }
 
 // selfPart reuses the cached part while its sources are unchanged.
@@ -241,7 +242,7 @@ func (e *Handler) deflateSelf(p *selfPart) {
 	var out bytes.Buffer
 	e.deflater.deflate(&out, p.raw)
 	p.deflated = out.Bytes()
-	p.crc = crc32.ChecksumIEEE(p.raw)
+	p.crc, p.shift = crc32.ChecksumIEEE(p.raw), crcX8n(int64(len(p.raw)))
 }
 
 // encodeSelf: a failing gatherer or family costs only its own series.
