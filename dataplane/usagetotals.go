@@ -15,8 +15,9 @@ import (
 // shape: a resize, a node more or less or replaced, a pause. They were
 // read every interval, 2 of the 15 calls a service. A total is read
 // again when it is due:
-//   - it was never read, or its last read exported nothing (a new
-//     service's first buckets lag; a paused service's were forgotten);
+//   - it was never read, or it exports nothing (a new service's first
+//     buckets lag; a paused service's were forgotten), or fewer nodes than
+//     another node series of the service (a node's bucket was lost);
 //   - the service's shape changed, every interval until a read made an
 //     interval and the API's lag after the change succeeded: the read
 //     right after a change may still find the old size's buckets;
@@ -104,11 +105,27 @@ func (u *usageReader) isTotal(i int) bool {
 // due reports whether series i of svc is to be read at now: always, but
 // for a total that is not due.
 func (u *usageReader) due(svc *usageService, i int, now time.Time) bool {
-	if !u.isTotal(i) || i >= len(svc.series) || svc.pub == nil || len(svc.pub.Series(i)) == 0 {
+	if !u.isTotal(i) || i >= len(svc.series) || svc.pub == nil || u.lacksNode(svc, i) {
 		return true
 	}
 	s := svc.series[i]
 	return s.readAt == 0 || s.readAt < u.settledAt(svc) || u.stamp(now) >= nextRefresh(svc.phase, s.readAt)
+}
+
+// lacksNode reports whether series i of svc exports fewer nodes than
+// another of its node series: none yet, or a node whose bucket the last
+// read lacked (one node per point of a node series).
+func (u *usageReader) lacksNode(svc *usageService, i int) bool {
+	n := len(svc.pub.Series(i))
+	if n == 0 {
+		return true
+	}
+	for j, suffix := range u.suffixes {
+		if j != i && !isJobSeries(suffix) && len(svc.pub.Series(j)) > n {
+			return true
+		}
+	}
+	return false
 }
 
 // settledAt is the stamp from which a read of svc's totals follows its

@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -232,5 +233,46 @@ func TestUsageTotalsReadTheirNewestBuckets(t *testing.T) {
 	}
 	if n := len(h.fu.froms["x"+apiclient.SeriesCPUTotal]); n < 2 {
 		t.Fatalf("the CPU total was read %d times in two hours, want its refresh", n)
+	}
+}
+
+// TestUsageTotalsDueForAMissingNode: a total whose answer lacked a node
+// that another of the service's node series has (its one bucket lost) is
+// read again at the next interval, not an hour later: every node exports
+// its size.
+func TestUsageTotalsDueForAMissingNode(t *testing.T) {
+	h := newTotalsHarness(t, 1, usageSettings{})
+	now := h.clock.Now().Truncate(time.Minute)
+	nodes := func(ordinals ...string) []apiclient.Series {
+		var out []apiclient.Series
+		for _, o := range ordinals {
+			role := "replica"
+			if o == "0" {
+				role = "primary"
+			}
+			out = append(out, apiclient.Series{Labels: apiclient.SeriesLabels{"role": role, "ordinal": o}, Data: []apiclient.SeriesPoint{point(now, f64(1000))}})
+		}
+		return out
+	}
+	h.fu.series["x"+apiclient.SeriesCPUUsage] = nodes("0", "1")
+	h.fu.series["x"+apiclient.SeriesCPUTotal] = nodes("0", "1")
+	h.fu.series["x"+apiclient.SeriesMemoryTotal] = nodes("0") // node 1's bucket lost
+	h.tick()
+	h.fu.series["x"+apiclient.SeriesMemoryTotal] = nodes("0", "1")
+	h.clock.Advance(5 * time.Minute)
+	before := len(h.fu.asked)
+	h.tick()
+	var read []string
+	for _, a := range h.fu.asked[before:] {
+		if isTotal(a) {
+			read = append(read, a)
+		}
+	}
+	if len(read) != 1 || !strings.HasSuffix(read[0], apiclient.SeriesMemoryTotal) {
+		t.Fatalf("second tick read the totals %v, want the memory total alone (it lacked node 1)", read)
+	}
+	got := h.u.services["svc00"].pub.Series(slices.Index(h.u.suffixes, apiclient.SeriesMemoryTotal))
+	if len(got) != 2 {
+		t.Errorf("the memory total has %d nodes after its read again, want 2", len(got))
 	}
 }
