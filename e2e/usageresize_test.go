@@ -82,13 +82,17 @@ func TestUsageTotalsFollowResize(t *testing.T) {
 			}
 		}
 	}()
-	testbin.WaitFor(t, 60*time.Second, "both services' totals at their sizes", func() bool {
+	// A 2 s read's window holds one or two closed 1-minute buckets, and the
+	// simulator loses one bucket in thirty: a node may wait for the next
+	// bucket to close, a minute and its lag. Each wait allows two.
+	const bucketWait = 150 * time.Second
+	testbin.WaitFor(t, bucketWait, "both services' totals at their sizes", func() bool {
 		fams = scrapeFams(t, url)
 		return totalsAre(t, fams, resized, 2, 8*gib) && totalsAre(t, fams, kept, 4, 16*gib)
 	})
 
 	sim.APIWrite(t, http.MethodPost, "/projects/"+sim.Project+"/services/"+resized+"/resize", `{"cpu_millis":3000,"memory_gbs":12}`, http.StatusAccepted, nil)
-	testbin.WaitFor(t, 45*time.Second, "the resized service's totals at its new size", func() bool {
+	testbin.WaitFor(t, bucketWait, "the resized service's totals at its new size", func() bool {
 		fams = scrapeFams(t, url)
 		return totalsAre(t, fams, resized, 3, 12*gib)
 	})
